@@ -1,0 +1,57 @@
+# vitcourse: two commands, `make lab` and `make test`. Both create .venv when it is missing.
+PYTHON ?= python3
+TORCH  ?= torch==2.13.0
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
+
+.PHONY: lab test unit nbval lint format execute clean-venv help
+
+help:
+	@echo "make lab      - create .venv if needed, then open JupyterLab on notebooks/00_start_here.ipynb"
+	@echo "make test     - create .venv if needed, then ruff, unit tests and strict nbval over every notebook"
+	@echo "make execute  - re-run every notebook in place in a fresh kernel on the CPU (refreshes stored outputs)"
+	@echo "make format   - format the code with ruff"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# The stamp depends on pyproject.toml: change the dependencies and the next make re-installs.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install "$(TORCH)"
+	$(BIN)/python -m pip install -e ".[dev]"
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+
+lint: $(STAMP)
+	$(BIN)/ruff check vitcourse tests notebooks
+	$(BIN)/ruff format --check vitcourse tests
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix vitcourse tests notebooks
+	$(BIN)/ruff format vitcourse tests
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests -q
+
+# Strict nbval: every stored output must come out the same. CUDA_VISIBLE_DEVICES is left alone so GPU
+# runners test the GPU path; MPLBACKEND is never set (figures would vanish from the outputs).
+nbval: $(STAMP)
+	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg \
+		-p no:cacheprovider notebooks -q
+
+test: lint unit nbval
+
+# Re-run every notebook in place in a fresh kernel, on the CPU, so stored outputs are produced by the code.
+execute: $(STAMP)
+	for nb in $(NOTEBOOKS); do \
+		CUDA_VISIBLE_DEVICES= $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+			--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600 $$nb || exit 1; \
+	done
+
+clean-venv:
+	rm -rf $(VENV)

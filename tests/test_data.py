@@ -1,0 +1,92 @@
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from vitcourse import data
+
+
+def test_shipped_picture_is_what_the_code_draws() -> None:
+    shipped = np.load(data.shipped_path(), allow_pickle=False)
+    np.testing.assert_array_equal(shipped, data.draw_mountains())
+
+
+def test_picture_shape_range_and_levels() -> None:
+    img = data.load_mountains()
+    assert img.shape == (60, 100)
+    assert img.min() == 0.0 and img.max() == 1.0
+    levels = np.unique(img)
+    assert 4 <= len(levels) <= 8
+    assert set(levels.tolist()) <= set(data.LEVELS)
+
+
+def test_picture_composition() -> None:
+    img = data.load_mountains()
+    assert img[0, 45:56].min() >= 0.9 and img[0, 50] == 1.0  # the moon, cut by the top edge near the middle
+    assert img[-1, 0] == 0.0 and img[-1, -1] == 0.0  # darkest ground in both bottom corners
+    assert len(np.unique(img[40:60, 20:40])) >= 3  # patch 12 holds several shades
+    sky = img[20:24, 60:90]
+    assert set(np.unique(sky).tolist()) == {0.45, 0.6}  # the dithered checkerboard band
+    assert img[35, 5] > img[35, 95]  # pale mountain on the left, dark ridge on the right
+
+
+def test_draw_mountains_scales_and_rejects_bad_sizes() -> None:
+    assert data.draw_mountains(30, 50).shape == (30, 50)
+    with pytest.raises(ValueError, match="height"):
+        data.draw_mountains(3, 100)
+
+
+def test_to_tensor() -> None:
+    t = data.to_tensor(data.load_mountains())
+    assert t.shape == (1, 1, 60, 100) and t.dtype == torch.float32
+    with pytest.raises(ValueError, match="2 dimensions"):
+        data.to_tensor(np.zeros((1, 60, 100)))
+    with pytest.raises(TypeError, match="picture"):
+        data.to_tensor([[0.0]])
+
+
+def _serve(tmp_path: Path, payload: np.ndarray) -> tuple[str, str]:
+    source = tmp_path / "served" / "mountains.npy"
+    source.parent.mkdir()
+    np.save(source, payload)
+    return source.as_uri(), hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+def test_original_download_checks_caches_and_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    payload = np.linspace(0, 1, 6000).reshape(60, 100)
+    url, digest = _serve(tmp_path, payload)
+    monkeypatch.setenv("VITCOURSE_MOUNTAINS_URL", url)
+    monkeypatch.setenv("VITCOURSE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(data, "ORIGINAL_SHA256", digest)
+    np.testing.assert_array_equal(data.load_mountains(original=True), payload)
+    assert (tmp_path / "cache" / "mountains_original.npy").exists()
+    Path(url.removeprefix("file://")).unlink()  # the cache now serves it
+    np.testing.assert_array_equal(data.load_mountains(original=True), payload)
+    monkeypatch.setenv("VITCOURSE_IMAGE", "original")
+    np.testing.assert_array_equal(data.load_mountains(), payload)
+    monkeypatch.setenv("VITCOURSE_IMAGE", "ours")
+    np.testing.assert_array_equal(data.load_mountains(), data.draw_mountains())
+
+
+def test_original_checksum_mismatch_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url, _ = _serve(tmp_path, np.zeros((60, 100)))
+    monkeypatch.setenv("VITCOURSE_MOUNTAINS_URL", url)
+    monkeypatch.setenv("VITCOURSE_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(RuntimeError, match="sha256.*works offline"):
+        data.load_mountains(original=True)
+    assert not list((tmp_path / "cache").iterdir())  # nothing kept
+
+
+def test_original_offline_says_the_shipped_picture_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VITCOURSE_MOUNTAINS_URL", (tmp_path / "missing.npy").as_uri())
+    monkeypatch.setenv("VITCOURSE_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(RuntimeError, match="Could not download.*works offline"):
+        data.load_mountains(original=True)
+
+
+def test_unknown_image_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VITCOURSE_IMAGE", "sunset")
+    with pytest.raises(ValueError, match="VITCOURSE_IMAGE"):
+        data.load_mountains()

@@ -1,0 +1,122 @@
+"""Multi-head self-attention, step by step or fused.
+
+For tokens ``x`` of shape (B, N, dim) and ``chan`` channels split over ``num_heads`` heads
+(head_dim = chan / num_heads):
+
+    Q, K, V = split(x @ W_qkv)                 each (B, heads, N, head_dim)
+    A = softmax(Q K^T * scale)                 (B, heads, N, N), scale = head_dim ** -0.5 unless given
+    out = merge_heads(A V) @ W_proj + b_proj   (B, N, chan)
+
+The **step-by-step** path computes and can return every intermediate (q, k, v, scores, weights, heads); the
+**fused** path hands the same computation to ``F.scaled_dot_product_attention``, which never stores the N x N
+matrix. The fused path is used whenever ``fused`` is on and no intermediates are asked for.
+
+When the token length changes (dim != chan, as in T2T's token transformers) the usual residual ``x + attn(x)``
+cannot be added; T2T adds ``v`` instead. That skip is chosen by the explicit argument ``v_skip``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ._validate import positive_int, tensor_of_rank
+
+__all__ = ["Attention", "AttentionSteps"]
+
+
+class AttentionSteps(NamedTuple):
+    """Every intermediate of one attention call (step-by-step path). Shapes for B, heads, N, head_dim, chan."""
+
+    q: torch.Tensor  # (B, heads, N, head_dim)
+    k: torch.Tensor  # (B, heads, N, head_dim)
+    v: torch.Tensor  # (B, heads, N, head_dim)
+    scores: torch.Tensor  # (B, heads, N, N), Q K^T already multiplied by the scale
+    weights: torch.Tensor  # (B, heads, N, N), softmax over the last axis: each row sums to 1
+    heads: torch.Tensor  # (B, heads, N, head_dim), weights @ v
+    merged: torch.Tensor  # (B, N, chan), heads glued back side by side
+
+
+class Attention(nn.Module):
+    """Multi-head self-attention with a teaching path and a fused path.
+
+    Args:
+        dim: length of the input tokens.
+        chan: channels of q, k, v and of the output (default: ``dim``).
+        num_heads: heads; must divide ``chan``.
+        qkv_bias: whether the qkv projection has a bias (timm's ViT: yes; T2T-ViT: no).
+        qk_scale: the factor on ``Q K^T``; ``None`` takes ``head_dim ** -0.5``.
+        v_skip: add ``v`` (heads merged) to the output, T2T's skip connection for when ``dim != chan``.
+        fused: use ``F.scaled_dot_product_attention`` when no intermediates are asked for.
+
+    Parameters: ``qkv`` (dim -> 3 * chan) and ``proj`` (chan -> chan), as timm names them; that is
+    ``dim * chan * 3`` (+ ``3 * chan`` bias) and ``chan**2 + chan`` weights.
+
+    Shapes: ``(B, N, dim) -> (B, N, chan)``.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        chan: int | None = None,
+        num_heads: int = 1,
+        qkv_bias: bool = False,
+        qk_scale: float | None = None,
+        v_skip: bool = False,
+        fused: bool = True,
+    ) -> None:
+        super().__init__()
+        self.dim = positive_int("dim", dim)
+        self.chan = positive_int("chan", dim if chan is None else chan)
+        self.num_heads = positive_int("num_heads", num_heads)
+        if self.chan % num_heads:
+            valid = [h for h in range(1, self.chan + 1) if self.chan % h == 0]
+            raise ValueError(f"num_heads={num_heads} does not divide chan={self.chan}; valid head counts: {valid}")
+        self.head_dim = self.chan // num_heads
+        self.scale = self.head_dim**-0.5 if qk_scale is None else float(qk_scale)
+        self.v_skip = bool(v_skip)
+        self.fused = bool(fused)
+        self.qkv = nn.Linear(dim, self.chan * 3, bias=qkv_bias)
+        self.proj = nn.Linear(self.chan, self.chan)
+
+    def _split(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        tensor_of_rank("x", x, 3, "(B, N, dim)")
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"x has tokens of length {x.shape[-1]} but this attention was built for dim={self.dim}")
+        batch, n, _ = x.shape
+        qkv = self.qkv(x).reshape(batch, n, 3, self.num_heads, self.head_dim)  # (B, N, 3, heads, head_dim)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # each (B, heads, N, head_dim)
+        return q, k, v
+
+    def _finish(self, heads: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        batch, _, n, _ = heads.shape
+        merged = heads.transpose(1, 2).reshape(batch, n, self.chan)  # (B, N, chan)
+        out = self.proj(merged)  # (B, N, chan)
+        if self.v_skip:
+            out = out + v.transpose(1, 2).reshape(batch, n, self.chan)  # (B, N, chan)
+        return out, merged
+
+    def steps(self, x: torch.Tensor) -> tuple[torch.Tensor, AttentionSteps]:
+        """The step-by-step path: returns the output and every intermediate (see :class:`AttentionSteps`)."""
+        q, k, v = self._split(x)
+        scores = (q @ k.transpose(-2, -1)) * self.scale  # (B, heads, N, N)
+        weights = scores.softmax(dim=-1)  # (B, heads, N, N)
+        heads = weights @ v  # (B, heads, N, head_dim)
+        out, merged = self._finish(heads, v)
+        return out, AttentionSteps(q, k, v, scores, weights, heads, merged)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.fused:
+            return self.steps(x)[0]
+        q, k, v = self._split(x)
+        heads = F.scaled_dot_product_attention(q, k, v, scale=self.scale)  # (B, heads, N, head_dim)
+        return self._finish(heads, v)[0]
+
+    def extra_repr(self) -> str:
+        return (
+            f"dim={self.dim}, chan={self.chan}, num_heads={self.num_heads}, scale={self.scale:.4g}, "
+            f"v_skip={self.v_skip}, fused={self.fused}"
+        )

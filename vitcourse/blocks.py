@@ -1,0 +1,102 @@
+"""The blocks a transformer is stacked from: the MLP, the pre-norm encoder block and T2T's token transformer.
+
+* :class:`Mlp`: ``fc1 -> GELU -> fc2``, hidden width usually 4 x the token length (ViT) or 1 x (T2T's tokens).
+* :class:`EncoderBlock`: ``x + attn(norm1(x))`` then ``x + mlp(norm2(x))``; the shape (B, N, D) is unchanged.
+* :class:`TokenTransformer`: the same, but its attention changes the token length from ``dim`` to ``chan``,
+  so its first residual goes through ``v`` (``v_skip=True``): ``(B, N, dim) -> (B, N, chan)``.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ._validate import positive_int
+from .attention import Attention
+
+__all__ = ["Mlp", "EncoderBlock", "TokenTransformer"]
+
+
+class Mlp(nn.Module):
+    """Two linear layers with a GELU between: ``(B, N, in_features) -> (B, N, out_features)``.
+
+    Args:
+        in_features: token length in.
+        hidden_features: width of the hidden layer.
+        out_features: token length out (default: ``in_features``).
+    """
+
+    def __init__(self, in_features: int, hidden_features: int, out_features: int | None = None) -> None:
+        super().__init__()
+        positive_int("in_features", in_features)
+        positive_int("hidden_features", hidden_features)
+        out_features = in_features if out_features is None else positive_int("out_features", out_features)
+        self.fc1 = nn.Linear(in_features, hidden_features)
+        self.act = nn.GELU()
+        self.fc2 = nn.Linear(hidden_features, out_features)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class EncoderBlock(nn.Module):
+    """A pre-norm transformer encoder block: ``(B, N, D) -> (B, N, D)``.
+
+    Args:
+        dim: token length D.
+        num_heads: attention heads; must divide D.
+        mlp_ratio: hidden width of the MLP as a multiple of D (4 in ViT).
+        qkv_bias: bias on the qkv projection (timm's ViT: True; T2T-ViT: False).
+        eps: LayerNorm epsilon (timm's ViT: 1e-6; T2T-ViT: 1e-5).
+    """
+
+    def __init__(
+        self, dim: int, num_heads: int, mlp_ratio: float = 4.0, qkv_bias: bool = True, eps: float = 1e-6
+    ) -> None:
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=eps)
+        self.attn = Attention(dim, dim, num_heads=num_heads, qkv_bias=qkv_bias)
+        self.norm2 = nn.LayerNorm(dim, eps=eps)
+        self.mlp = Mlp(dim, int(dim * mlp_ratio))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.norm1(x))  # (B, N, D)
+        return x + self.mlp(self.norm2(x))  # (B, N, D)
+
+
+class TokenTransformer(nn.Module):
+    """T2T's token transformer: an encoder block whose attention changes the token length.
+
+    ``norm1`` acts on the input length ``dim``; attention maps it to ``chan`` with the skip through ``v``; the
+    MLP (hidden ``chan * mlp_ratio``) keeps ``chan``: ``(B, N, dim) -> (B, N, chan)``.
+
+    Args:
+        dim: token length in (e.g. 49 = 1 x 7 x 7 after T2T's first soft split of a one-channel image).
+        chan: token length out (T2T's ``token_dim``, 64).
+        num_heads: attention heads (1 in T2T).
+        mlp_ratio: MLP width as a multiple of ``chan`` (1 in T2T).
+        qkv_bias: bias on the qkv projection (False in T2T).
+        qk_scale: factor on ``Q K^T``. ``None`` takes ``(chan / num_heads) ** -0.5``; the official T2T code uses
+            ``(dim / num_heads) ** -0.5``, which :class:`vitcourse.models.TokensToToken` passes explicitly.
+        eps: LayerNorm epsilon (1e-5 in T2T).
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        chan: int,
+        num_heads: int = 1,
+        mlp_ratio: float = 1.0,
+        qkv_bias: bool = False,
+        qk_scale: float | None = None,
+        eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=eps)
+        self.attn = Attention(dim, chan, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale, v_skip=True)
+        self.norm2 = nn.LayerNorm(chan, eps=eps)
+        self.mlp = Mlp(chan, int(chan * mlp_ratio))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.attn(self.norm1(x))  # (B, N, chan), the residual is inside: through v
+        return x + self.mlp(self.norm2(x))  # (B, N, chan)

@@ -1,0 +1,224 @@
+"""The course's one picture: the Mountain-at-Dusk scene, 60 rows x 100 columns, one channel, values in [0, 1].
+
+Two pictures can be loaded:
+
+* **ours** (the default): a pixel-art rendition drawn by :func:`draw_mountains`, shipped as
+  ``data/mountains.npy``. A test asserts that the shipped file equals what the code draws.
+* **the original crop** used by the "Vision Transformers Explained" article series
+  (``load_mountains(original=True)``). It is downloaded once, checked against a fixed sha256, cached under
+  ``$VITCOURSE_CACHE`` (default ``~/.cache/vitcourse``) and loaded with ``allow_pickle=False``. It is never
+  shipped with the course.
+
+Environment variables:
+
+* ``VITCOURSE_IMAGE=original`` makes plain ``load_mountains()`` return the original, so a whole course run can
+  use either picture.
+* ``VITCOURSE_MOUNTAINS_URL`` replaces the download address (``file://`` addresses work: mirrors and tests).
+* ``VITCOURSE_CACHE`` replaces the cache folder.
+
+:func:`draw_mountains` takes the scene's parameters (moon place, ridges, sky band), so other scenes of the
+same world can be drawn from the same code; its defaults draw the shipped picture.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import torch
+
+__all__ = [
+    "HEIGHT",
+    "WIDTH",
+    "LEVELS",
+    "ORIGINAL_URL",
+    "ORIGINAL_SHA256",
+    "draw_mountains",
+    "load_mountains",
+    "to_tensor",
+    "shipped_path",
+]
+
+HEIGHT = 60
+WIDTH = 100
+
+#: The grey levels the rendition uses, darkest to brightest.
+LEVELS = (0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.0)
+
+ORIGINAL_URL = (
+    "https://raw.githubusercontent.com/lanl/vision_transformers_explained/main/figures/NotebookOutput/mountains.npy"
+)
+ORIGINAL_SHA256 = "c77d209a65756a7b2abc5e7db509941f162dfab2cf13b453196630bc436fd1e3"
+
+_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+def shipped_path() -> Path:
+    """Return the path of the shipped picture, ``data/mountains.npy`` in the course folder."""
+    return _DATA_DIR / "mountains.npy"
+
+
+def draw_mountains(
+    height: int = HEIGHT,
+    width: int = WIDTH,
+    *,
+    moon_col: float = 50.0,
+    moon_row: float = -2.0,
+    moon_radius: float = 11.0,
+    peak_col: float = 20.0,
+    peak_row: float = 14.0,
+    far_ridge: tuple[float, float] = (46.0, 24.0),
+    near_ridge: tuple[float, float] = (60.0, 37.0),
+    band_row: int = 20,
+    band_height: int = 6,
+) -> np.ndarray:
+    """Draw a Mountain-at-Dusk scene in the pixel-art style of the course picture.
+
+    With the defaults this draws exactly the shipped picture (60 x 100). The layers, back to front:
+
+    1. a dusk sky in two mid-tones, joined by a dithered checkerboard band;
+    2. a bright moon, a disc cut by the top edge, with two darker craters;
+    3. a pale mountain on the left, lit on its left face;
+    4. a far and a near dark ridge, each sloping down from right to left;
+    5. the darkest ground (0.0) rising into the two bottom corners.
+
+    Args:
+        height: rows of the picture (the scene is laid out for 60; other sizes scale the layout).
+        width: columns of the picture (laid out for 100).
+        moon_col, moon_row: centre of the moon in pixels of a 60 x 100 picture (a negative row puts the centre
+            above the top edge, so the edge cuts the disc).
+        moon_radius: radius of the moon in pixels.
+        peak_col, peak_row: summit of the pale mountain.
+        far_ridge: row of the far ridge's crest at the left edge and at the right edge.
+        near_ridge: row of the near ridge's crest at the left edge and at the right edge.
+        band_row: first row of the dithered band between the two sky tones.
+        band_height: rows in the dithered band.
+
+    Returns:
+        A float64 array of shape (height, width), values in [0, 1] taken from :data:`LEVELS`.
+    """
+    for name, value in (("height", height), ("width", width)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 8:
+            raise ValueError(f"{name} must be an int >= 8, got {value!r}")
+    sy, sx = height / HEIGHT, width / WIDTH
+    rows = (np.arange(height)[:, None] + 0.5) / sy  # row coordinates in 60 x 100 units, (H, 1)
+    cols = (np.arange(width)[None, :] + 0.5) / sx  # column coordinates in 60 x 100 units, (1, W)
+    rr, cc = np.broadcast_arrays(rows, cols)  # (H, W) each
+    img = np.empty((height, width))
+
+    # 1. Sky: the upper sky a little darker than the lower, joined by a checkerboard band.
+    upper, lower = LEVELS[3], LEVELS[4]
+    img[:] = np.where(rr < band_row, upper, lower)
+    band = (rr >= band_row) & (rr < band_row + band_height)
+    checker = ((np.floor(rr) + np.floor(cc)) % 2) == 0
+    img[band] = np.where(checker[band], upper, lower)
+
+    # 2. The moon, cut by the top edge, with two craters.
+    moon = (rr - moon_row) ** 2 + (cc - moon_col) ** 2 <= moon_radius**2
+    img[moon] = LEVELS[7]
+    for dr, dc, rad in ((3.0, -4.0, 2.2), (5.0, 4.0, 1.6)):
+        crater = (rr - moon_row - dr) ** 2 + (cc - moon_col - dc) ** 2 <= rad**2
+        img[crater & moon] = LEVELS[6]
+
+    # 3. The pale mountain: lit left face, shaded right face.
+    left_slope, right_slope = 0.9, 0.6
+    left_face = (rr >= peak_row + (peak_col - cc) * left_slope) & (cc <= peak_col)
+    right_face = (rr >= peak_row + (cc - peak_col) * right_slope) & (cc > peak_col)
+    img[left_face] = LEVELS[6]
+    img[right_face] = LEVELS[5]
+
+    # 4. Two dark ridges, higher on the right; a small saw-tooth keeps the crest from looking ruled.
+    def crest(left_row: float, right_row: float, tooth: float) -> np.ndarray:
+        line = left_row + (right_row - left_row) * cc / WIDTH
+        return line + tooth * np.abs(((cc / 6.0) % 2.0) - 1.0)
+
+    img[rr >= crest(*far_ridge, tooth=2.0)] = LEVELS[2]
+    img[rr >= crest(*near_ridge, tooth=1.5)] = LEVELS[1]
+
+    # 5. The darkest ground in the bottom corners.
+    corner = np.minimum(cc, WIDTH - cc)
+    img[rr >= HEIGHT - 9.0 + corner * 0.45] = LEVELS[0]
+    return img
+
+
+def to_tensor(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """Turn a picture into a batch of one single-channel image.
+
+    Args:
+        picture: array or tensor of shape (H, W).
+
+    Returns:
+        A float32 tensor of shape (1, 1, H, W) on the CPU.
+    """
+    if isinstance(picture, torch.Tensor):
+        t = picture.detach().to("cpu", torch.float32)
+    elif isinstance(picture, np.ndarray):
+        t = torch.from_numpy(np.asarray(picture, dtype=np.float32).copy())
+    else:
+        raise TypeError(f"picture must be a numpy array or a torch tensor, got {type(picture).__name__}")
+    if t.ndim != 2:
+        raise ValueError(f"picture must have 2 dimensions (H, W), got shape {tuple(t.shape)}")
+    return t[None, None]  # (1, 1, H, W)
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("VITCOURSE_CACHE", Path.home() / ".cache" / "vitcourse"))
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+_OFFLINE_HINT = "The course's own picture works offline: call load_mountains() without original=True."
+
+
+def _load_original() -> np.ndarray:
+    url = os.environ.get("VITCOURSE_MOUNTAINS_URL", ORIGINAL_URL)
+    cached = _cache_dir() / "mountains_original.npy"
+    if not (cached.exists() and _sha256(cached) == ORIGINAL_SHA256):
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(".part")
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                partial.write_bytes(response.read())
+        except (urllib.error.URLError, OSError, ValueError) as err:
+            raise RuntimeError(f"Could not download the original picture from {url}: {err}. {_OFFLINE_HINT}") from err
+        digest = _sha256(partial)
+        if digest != ORIGINAL_SHA256:
+            partial.unlink()
+            raise RuntimeError(
+                f"The file downloaded from {url} has sha256 {digest}, expected {ORIGINAL_SHA256}; "
+                f"it was not kept. {_OFFLINE_HINT}"
+            )
+        partial.replace(cached)
+    picture = np.load(cached, allow_pickle=False)
+    return np.asarray(picture, dtype=np.float64)
+
+
+def load_mountains(original: bool | None = None) -> np.ndarray:
+    """Load the Mountain-at-Dusk picture.
+
+    Args:
+        original: ``False`` for the course's own rendition (shipped, offline); ``True`` for the article series'
+            original crop (downloaded once and cached, see the module docstring). ``None`` (the default) reads
+            ``VITCOURSE_IMAGE``: ``original`` picks the original, anything else or unset picks ours.
+
+    Returns:
+        A float64 array of shape (60, 100), values in [0, 1].
+
+    Raises:
+        RuntimeError: the original was asked for but could not be downloaded, or its checksum did not match.
+        ValueError: ``VITCOURSE_IMAGE`` holds something other than ``original`` or ``ours``.
+    """
+    if original is None:
+        choice = os.environ.get("VITCOURSE_IMAGE", "ours").strip().lower() or "ours"
+        if choice not in ("ours", "original"):
+            raise ValueError(f"VITCOURSE_IMAGE must be 'ours' or 'original', got {choice!r}")
+        original = choice == "original"
+    if original:
+        return _load_original()
+    return np.load(shipped_path(), allow_pickle=False)

@@ -1,0 +1,145 @@
+"""Every figure the course draws, as small named functions (no plotting lives in model code).
+
+Conventions: the picture is shown with the ``Purples_r`` colormap over [0, 1], ticks every 10 pixels and a
+colorbar; every axis carries a label and every figure a title. Functions take an optional ``ax`` and return it,
+so notebooks can compose them into one figure.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.patches import Rectangle
+
+__all__ = [
+    "CMAP",
+    "as_numpy",
+    "show_picture",
+    "draw_patch_grid",
+    "draw_windows",
+    "show_matrix",
+    "show_token_strip",
+]
+
+CMAP = "Purples_r"
+
+
+def as_numpy(x: torch.Tensor | np.ndarray) -> np.ndarray:
+    """A CPU numpy copy of a tensor (detached), or the array itself."""
+    if isinstance(x, torch.Tensor):
+        return x.detach().to("cpu", torch.float32).numpy()
+    return np.asarray(x)
+
+
+def _ticks(ax: Axes, height: int, width: int, step: int = 10) -> None:
+    ax.set_xticks(np.arange(0, width + 1, step))
+    ax.set_yticks(np.arange(0, height + 1, step))
+    ax.set_xlabel("column (pixels)")
+    ax.set_ylabel("row (pixels)")
+
+
+def show_picture(
+    picture: torch.Tensor | np.ndarray,
+    ax: Axes | None = None,
+    title: str = "Mountain at Dusk",
+    colorbar: bool = True,
+    vmin: float = 0.0,
+    vmax: float = 1.0,
+    extent_offset: float = 0.0,
+) -> Axes:
+    """Show a (H, W) picture with the course's colormap, ticks every 10 pixels and a colorbar.
+
+    ``extent_offset`` shifts the pixel coordinates (e.g. ``-padding`` to show a padded picture in the
+    coordinates of the unpadded one).
+    """
+    img = as_numpy(picture).squeeze()
+    if img.ndim != 2:
+        raise ValueError(f"picture must be (H, W) after squeezing, got shape {img.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.8))
+    h, w = img.shape
+    o = extent_offset
+    im = ax.imshow(img, cmap=CMAP, vmin=vmin, vmax=vmax, extent=(o, o + w, o + h, o))
+    _ticks(ax, h, w)
+    if o:
+        ax.set_xticks(np.arange(10 * np.ceil(o / 10), o + w + 1, 10))
+        ax.set_yticks(np.arange(10 * np.ceil(o / 10), o + h + 1, 10))
+    ax.set_title(title)
+    if colorbar:
+        plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label="brightness")
+    return ax
+
+
+def draw_patch_grid(ax: Axes, height: int, width: int, patch: int, numbers: bool = True, color: str = "k") -> Axes:
+    """Draw the P x P patch grid over a picture and number the patches 1, 2, ... row by row."""
+    for r in range(0, height + 1, patch):
+        ax.axhline(r, color=color, lw=1.2)
+    for c in range(0, width + 1, patch):
+        ax.axvline(c, color=color, lw=1.2)
+    if numbers:
+        n = 1
+        for r in range(0, height - patch + 1, patch):
+            for c in range(0, width - patch + 1, patch):
+                ax.text(
+                    c + patch / 2, r + patch / 2, str(n), ha="center", va="center", fontsize=9, color="k",
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0},
+                )
+                n += 1
+    return ax
+
+
+def draw_windows(
+    ax: Axes, corners: np.ndarray, kernel: int, highlight: int | None = None, color: str = "tab:orange"
+) -> Axes:
+    """Outline sliding windows given their top-left (row, col) corners; ``highlight`` fills one of them."""
+    for i, (r, c) in enumerate(np.asarray(corners)):
+        filled = i == highlight
+        ax.add_patch(
+            Rectangle(
+                (c, r), kernel, kernel, fill=filled, alpha=0.45 if filled else 0.9,
+                ec=color, fc=color, lw=2.0 if filled else 0.8,
+            )
+        )
+    return ax
+
+
+def show_matrix(
+    matrix: torch.Tensor | np.ndarray,
+    ax: Axes | None = None,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    cmap: str = CMAP,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    colorbar: bool = True,
+    aspect: str = "auto",
+) -> Axes:
+    """A labelled heatmap of a 2-D matrix (token matrices, attention weights, position tables)."""
+    m = as_numpy(matrix)
+    if m.ndim != 2:
+        raise ValueError(f"matrix must be 2-D, got shape {m.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    im = ax.imshow(m, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if colorbar:
+        plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02)
+    return ax
+
+
+def show_token_strip(token: torch.Tensor | np.ndarray, ax: Axes | None = None, title: str = "") -> Axes:
+    """One token drawn as a 1-pixel-high strip, with its entries along the x axis."""
+    t = as_numpy(token).reshape(1, -1)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 1.2))
+    ax.imshow(t, cmap=CMAP, vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    ax.set_yticks([])
+    ax.set_xlabel("position in the token")
+    ax.set_title(title)
+    return ax
+

@@ -1,0 +1,288 @@
+"""Turning an image into tokens: ViT's non-overlapping patches and T2T's overlapping soft split.
+
+Both are one call of ``nn.Unfold`` (``F.unfold``): a window of ``kernel x kernel`` pixels slides over the
+(padded) image with a given stride, and each window, flattened channel by channel, becomes one token of length
+``C * kernel**2``. ViT's patches are the special case ``stride = kernel``, ``padding = 0``.
+
+Shapes (B = batch, C = channels, H x W = image, N = tokens):
+
+* :func:`patchify` / :func:`soft_split`: ``(B, C, H, W) -> (B, N, C * k * k)``
+* :class:`PatchTokenizer`: ``(B, C, H, W) -> (B, N, D)``, split then a linear projection to D
+* :func:`rebuild_image`: ``(B, H * W, C) -> (B, C, H, W)``, the step T2T takes between its stages
+* :func:`count_tokens`: the token grid, ``rows x cols``, without building any tensor
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ._validate import divisors, non_negative_int, positive_int, tensor_of_rank
+
+__all__ = [
+    "TokenCount",
+    "count_tokens",
+    "t2t_stride_padding",
+    "patchify",
+    "PatchTokenizer",
+    "soft_split",
+    "SoftSplit",
+    "rebuild_image",
+    "unsplit",
+    "window_corners",
+]
+
+
+class TokenCount(NamedTuple):
+    """How many tokens a sliding window makes: ``rows`` down, ``cols`` across, ``total = rows * cols``."""
+
+    rows: int
+    cols: int
+    total: int
+
+
+def count_tokens(height: int, width: int, kernel: int, stride: int, padding: int) -> TokenCount:
+    """Count the tokens that ``nn.Unfold(kernel, stride=stride, padding=padding)`` makes from an image.
+
+    Along each side the count is ``floor((side + 2 * padding - (kernel - 1) - 1) / stride + 1)``
+    (nn.Unfold's formula with dilation 1).
+
+    Args:
+        height: image rows H (>= 1).
+        width: image columns W (>= 1).
+        kernel: window side k (>= 1).
+        stride: step between windows s (>= 1).
+        padding: zeros added on every side p (>= 0).
+
+    Returns:
+        ``TokenCount(rows, cols, total)``; rows comes first, as in a (H, W) array.
+
+    Raises:
+        ValueError: the window does not fit in the padded image (no token at all), or an argument is out of range.
+        TypeError: an argument is not an int.
+    """
+    positive_int("height", height)
+    positive_int("width", width)
+    positive_int("kernel", kernel)
+    positive_int("stride", stride)
+    non_negative_int("padding", padding)
+    padded_h, padded_w = height + 2 * padding, width + 2 * padding
+    if kernel > min(padded_h, padded_w):
+        raise ValueError(
+            f"kernel={kernel} is larger than the padded image ({padded_h} x {padded_w} with padding={padding}), "
+            f"so no window fits and there are no tokens; use kernel <= {min(padded_h, padded_w)} or more padding"
+        )
+    rows = (padded_h - (kernel - 1) - 1) // stride + 1
+    cols = (padded_w - (kernel - 1) - 1) // stride + 1
+    return TokenCount(rows, cols, rows * cols)
+
+
+def t2t_stride_padding(kernel: int) -> tuple[int, int]:
+    """The T2T paper's rule for a soft split of window ``kernel``: ``stride = ceil(k / 2)``, ``padding = ceil(k / 4)``."""
+    positive_int("kernel", kernel)
+    return math.ceil(kernel / 2), math.ceil(kernel / 4)
+
+
+def soft_split(
+    images: torch.Tensor, kernel: int, stride: int | None = None, padding: int | None = None
+) -> torch.Tensor:
+    """Cut images into overlapping windows and flatten each into a token (T2T's soft split).
+
+    Args:
+        images: tensor of shape (B, C, H, W).
+        kernel: window side k.
+        stride: step between windows; ``None`` takes T2T's ``ceil(k / 2)``.
+        padding: zeros on every side; ``None`` takes T2T's ``ceil(k / 4)``.
+
+    Returns:
+        Tokens of shape (B, N, C * k * k), N from :func:`count_tokens`, windows in row-major order.
+    """
+    tensor_of_rank("images", images, 4, "(B, C, H, W)")
+    default_stride, default_padding = t2t_stride_padding(kernel)
+    stride = default_stride if stride is None else stride
+    padding = default_padding if padding is None else padding
+    count_tokens(images.shape[2], images.shape[3], kernel, stride, padding)  # validates, raises if no token
+    cols = F.unfold(images, kernel_size=kernel, stride=stride, padding=padding)  # (B, C*k*k, N)
+    return cols.transpose(1, 2)  # (B, N, C*k*k)
+
+
+def _check_patch_size(height: int, width: int, patch_size: int) -> None:
+    positive_int("patch_size", patch_size)
+    if height % patch_size or width % patch_size:
+        common = [d for d in divisors(math.gcd(height, width))]
+        raise ValueError(
+            f"patch_size={patch_size} does not divide the image ({height} x {width}); "
+            f"sizes that divide both sides: {common}"
+        )
+
+
+def patchify(images: torch.Tensor, patch_size: int) -> torch.Tensor:
+    """Cut images into non-overlapping ``patch_size x patch_size`` patches and flatten each into a token.
+
+    Args:
+        images: tensor of shape (B, C, H, W); ``patch_size`` must divide H and W.
+        patch_size: patch side P.
+
+    Returns:
+        Tokens of shape (B, H * W / P**2, C * P**2), patches numbered row by row.
+    """
+    tensor_of_rank("images", images, 4, "(B, C, H, W)")
+    _check_patch_size(images.shape[2], images.shape[3], patch_size)
+    return soft_split(images, patch_size, stride=patch_size, padding=0)
+
+
+class SoftSplit(nn.Module):
+    """A soft split as a module: ``(B, C, H, W) -> (B, N, C * k * k)``; see :func:`soft_split`."""
+
+    def __init__(self, kernel: int, stride: int | None = None, padding: int | None = None) -> None:
+        super().__init__()
+        default_stride, default_padding = t2t_stride_padding(kernel)
+        self.kernel = kernel
+        self.stride = positive_int("stride", default_stride if stride is None else stride)
+        self.padding = non_negative_int("padding", default_padding if padding is None else padding)
+
+    def grid(self, height: int, width: int) -> TokenCount:
+        """The token grid this split makes from an ``height x width`` image."""
+        return count_tokens(height, width, self.kernel, self.stride, self.padding)
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return soft_split(images, self.kernel, self.stride, self.padding)
+
+    def extra_repr(self) -> str:
+        return f"kernel={self.kernel}, stride={self.stride}, padding={self.padding}"
+
+
+class PatchTokenizer(nn.Module):
+    """ViT's patch embedding: split into P x P patches (nn.Unfold), then project each to length D (nn.Linear).
+
+    This equals ``nn.Conv2d(C, D, kernel_size=P, stride=P)`` followed by flattening, when the linear weight is
+    the convolution weight reshaped to (D, C * P * P). The attribute ``proj`` carries timm's name
+    (``patch_embed.proj``); only the weight's layout differs (see ``vitcourse.checkpoints``).
+
+    Args:
+        img_size: (H, W) of the images this tokenizer accepts.
+        patch_size: patch side P; must divide H and W.
+        in_chans: channels C.
+        embed_dim: token length D after the projection.
+
+    Shapes: ``(B, C, H, W) -> (B, N, D)`` with N = H * W / P**2.
+    """
+
+    def __init__(self, img_size: tuple[int, int], patch_size: int, in_chans: int, embed_dim: int) -> None:
+        super().__init__()
+        height, width = _image_size(img_size)
+        _check_patch_size(height, width, patch_size)
+        self.img_size = (height, width)
+        self.patch_size = patch_size
+        self.in_chans = positive_int("in_chans", in_chans)
+        self.embed_dim = positive_int("embed_dim", embed_dim)
+        self.grid = count_tokens(height, width, patch_size, patch_size, 0)
+        self.num_patches = self.grid.total
+        self.proj = nn.Linear(in_chans * patch_size**2, embed_dim)
+
+    def split(self, images: torch.Tensor) -> torch.Tensor:
+        """The first step alone: ``(B, C, H, W) -> (B, N, C * P**2)``."""
+        _check_image(images, self.in_chans, self.img_size)
+        return patchify(images, self.patch_size)
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return self.proj(self.split(images))  # (B, N, D)
+
+
+def rebuild_image(tokens: torch.Tensor, height: int, width: int) -> torch.Tensor:
+    """Lay a sequence of tokens back onto a 2-D grid: token i becomes pixel (i // width, i % width).
+
+    Each token's entries become the channels of its pixel. This is how T2T turns the output of a token
+    transformer into an image for its next soft split; it works for any ``height x width``.
+
+    Args:
+        tokens: tensor of shape (B, N, C) with N == height * width.
+        height: rows of the rebuilt image.
+        width: columns of the rebuilt image.
+
+    Returns:
+        Tensor of shape (B, C, height, width).
+    """
+    tensor_of_rank("tokens", tokens, 3, "(B, N, C)")
+    positive_int("height", height)
+    positive_int("width", width)
+    batch, n, chans = tokens.shape
+    if n != height * width:
+        raise ValueError(
+            f"tokens has {n} tokens but height * width = {height} * {width} = {height * width}; "
+            f"they must be equal (use count_tokens to find the grid)"
+        )
+    return tokens.transpose(1, 2).reshape(batch, chans, height, width)  # (B, C, H, W)
+
+
+def unsplit(
+    tokens: torch.Tensor, height: int, width: int, kernel: int, stride: int | None = None, padding: int | None = None
+) -> torch.Tensor:
+    """Undo :func:`soft_split`: put every window back in its place and average where windows overlap.
+
+    Pixels that no window covers come back as 0. With ``stride <= kernel`` every pixel is covered and
+    ``unsplit(soft_split(x, ...), ...)`` returns ``x`` (up to rounding).
+
+    Args:
+        tokens: tensor of shape (B, N, C * k * k), as :func:`soft_split` returns.
+        height, width: size of the image before the split.
+        kernel, stride, padding: the split's settings (``None`` takes T2T's rule, as in :func:`soft_split`).
+
+    Returns:
+        Tensor of shape (B, C, height, width).
+    """
+    tensor_of_rank("tokens", tokens, 3, "(B, N, C * k * k)")
+    default_stride, default_padding = t2t_stride_padding(kernel)
+    stride = default_stride if stride is None else stride
+    padding = default_padding if padding is None else padding
+    grid = count_tokens(height, width, kernel, stride, padding)
+    if tokens.shape[1] != grid.total or tokens.shape[2] % (kernel * kernel):
+        raise ValueError(
+            f"tokens has shape {tuple(tokens.shape)}; a split of a {height} x {width} image with kernel={kernel}, "
+            f"stride={stride}, padding={padding} makes {grid.total} tokens of length C * {kernel * kernel}"
+        )
+    settings = {"output_size": (height, width), "kernel_size": kernel, "stride": stride, "padding": padding}
+    summed = F.fold(tokens.transpose(1, 2), **settings)  # (B, C, H, W)
+    ones = torch.ones_like(tokens[:1, :, : kernel * kernel]).transpose(1, 2)  # (1, k*k, N)
+    cover = F.fold(ones, **settings)  # (1, 1, H, W): how many windows hold each pixel
+    return summed / cover.clamp(min=1)
+
+
+def window_corners(height: int, width: int, kernel: int, stride: int, padding: int) -> np.ndarray:
+    """Top-left corners of every window, in the unpadded image's pixel coordinates (can be negative).
+
+    Returns:
+        Integer array of shape (N, 2) of (row, col), in the order the tokens come out of :func:`soft_split`.
+    """
+    grid = count_tokens(height, width, kernel, stride, padding)
+    rows = np.arange(grid.rows) * stride - padding
+    cols = np.arange(grid.cols) * stride - padding
+    rr, cc = np.meshgrid(rows, cols, indexing="ij")
+    return np.stack([rr.ravel(), cc.ravel()], axis=1)
+
+
+def _image_size(img_size: object) -> tuple[int, int]:
+    if isinstance(img_size, int) and not isinstance(img_size, bool):
+        img_size = (img_size, img_size)
+    if not (isinstance(img_size, tuple | list) and len(img_size) == 2):
+        raise TypeError(f"img_size must be an int or a pair (H, W), got {img_size!r}")
+    return positive_int("img_size[0] (height)", img_size[0]), positive_int("img_size[1] (width)", img_size[1])
+
+
+def _check_image(images: torch.Tensor, in_chans: int, img_size: tuple[int, int]) -> None:
+    tensor_of_rank("images", images, 4, "(B, C, H, W)")
+    if images.shape[1] != in_chans:
+        raise ValueError(
+            f"images has {images.shape[1]} channels but the model was built for in_chans={in_chans}; "
+            f"pass images of shape (B, {in_chans}, {img_size[0]}, {img_size[1]})"
+        )
+    if tuple(images.shape[2:]) != tuple(img_size):
+        raise ValueError(
+            f"images are {images.shape[2]} x {images.shape[3]} but the model was built for img_size={img_size}; "
+            f"pass images of shape (B, {in_chans}, {img_size[0]}, {img_size[1]})"
+        )
