@@ -70,7 +70,10 @@ def test_weight_counts() -> None:
     att = Attention(dim, chan, qkv_bias=False)
     assert att.qkv.weight.numel() == dim * chan * 3
     assert sum(p.numel() for p in att.proj.parameters()) == chan**2 + chan
-    assert sum(p.numel() for p in Attention(dim, chan, qkv_bias=True).qkv.parameters()) == dim * chan * 3 + 3 * chan
+    assert (
+        sum(p.numel() for p in Attention(dim, chan, qkv_bias=True).qkv.parameters())
+        == dim * chan * 3 + 3 * chan
+    )
 
 
 def test_permutation_equivariance() -> None:
@@ -90,7 +93,9 @@ def test_custom_scale() -> None:
 
 
 def test_bad_input() -> None:
-    with pytest.raises(ValueError, match=r"num_heads=5 does not divide chan=64; valid head counts: \[1, 2, 4, 8"):
+    with pytest.raises(
+        ValueError, match=r"num_heads=5 does not divide chan=64; valid head counts: \[1, 2, 4, 8"
+    ):
         Attention(64, 64, num_heads=5)
     with pytest.raises(ValueError, match="x has tokens of length 10 but this attention was built for dim=64"):
         Attention(64)(torch.randn(1, 3, 10))

@@ -79,7 +79,9 @@ def test_original_checksum_mismatch_is_refused(tmp_path: Path, monkeypatch: pyte
     assert not list((tmp_path / "cache").iterdir())  # nothing kept
 
 
-def test_original_offline_says_the_shipped_picture_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_original_offline_says_the_shipped_picture_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("VITCOURSE_MOUNTAINS_URL", (tmp_path / "missing.npy").as_uri())
     monkeypatch.setenv("VITCOURSE_CACHE", str(tmp_path / "cache"))
     with pytest.raises(RuntimeError, match="Could not download.*works offline"):

@@ -124,8 +124,16 @@ def test_position_kinds() -> None:
     ("build", "error", "pattern"),
     [
         (lambda: models.VisionTransformer(pos_embed="rotary"), ValueError, "pos_embed must be one of"),
-        (lambda: models.VisionTransformer(patch_size=7), ValueError, r"sizes that divide both sides: \[1, 2, 4, 5"),
-        (lambda: models.VisionTransformer(embed_dim=30, num_heads=4), ValueError, "num_heads=4 does not divide"),
+        (
+            lambda: models.VisionTransformer(patch_size=7),
+            ValueError,
+            r"sizes that divide both sides: \[1, 2, 4, 5",
+        ),
+        (
+            lambda: models.VisionTransformer(embed_dim=30, num_heads=4),
+            ValueError,
+            "num_heads=4 does not divide",
+        ),
         (lambda: models.VisionTransformer(img_size=(60, 100, 3)), TypeError, "img_size must be"),
         (lambda: create_model("vit_tiny"), ValueError, "name must be one of"),
         (lambda: models.TokensToToken((2, 2)), ValueError, "kernel=7 is larger than the padded image"),
@@ -142,7 +150,9 @@ def test_bad_images() -> None:
         model(torch.zeros(1, 3, 60, 100))
     with pytest.raises(ValueError, match=r"images must have 4 dimensions"):
         model(torch.zeros(60, 100))
-    with pytest.raises(ValueError, match=r"images are 64 x 64 but the model was built for img_size=\(60, 100\)"):
+    with pytest.raises(
+        ValueError, match=r"images are 64 x 64 but the model was built for img_size=\(60, 100\)"
+    ):
         model(torch.zeros(1, 1, 64, 64))
     t2t = models.T2TViT(embed_dim=16, depth=1, num_heads=2)
     with pytest.raises(ValueError, match="in_chans=1"):

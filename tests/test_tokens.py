@@ -95,7 +95,9 @@ def test_lecture_example_224() -> None:
 
 
 def test_patch_size_must_divide_and_lists_valid_sizes() -> None:
-    with pytest.raises(ValueError, match=r"patch_size=7 does not divide the image \(60 x 100\).*\[1, 2, 4, 5, 10, 20\]"):
+    with pytest.raises(
+        ValueError, match=r"patch_size=7 does not divide the image \(60 x 100\).*\[1, 2, 4, 5, 10, 20\]"
+    ):
         tokens.patchify(torch.zeros(1, 1, 60, 100), 7)
 
 
@@ -156,7 +158,9 @@ def test_rebuild_image_bad_input() -> None:
 
 
 def test_soft_split_rank_error() -> None:
-    with pytest.raises(ValueError, match=r"images must have 4 dimensions \(B, C, H, W\), got shape \(60, 100\)"):
+    with pytest.raises(
+        ValueError, match=r"images must have 4 dimensions \(B, C, H, W\), got shape \(60, 100\)"
+    ):
         tokens.soft_split(torch.zeros(60, 100), 3)
 
 

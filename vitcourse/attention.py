@@ -74,7 +74,9 @@ class Attention(nn.Module):
         self.num_heads = positive_int("num_heads", num_heads)
         if self.chan % num_heads:
             valid = [h for h in range(1, self.chan + 1) if self.chan % h == 0]
-            raise ValueError(f"num_heads={num_heads} does not divide chan={self.chan}; valid head counts: {valid}")
+            raise ValueError(
+                f"num_heads={num_heads} does not divide chan={self.chan}; valid head counts: {valid}"
+            )
         self.head_dim = self.chan // num_heads
         self.scale = self.head_dim**-0.5 if qk_scale is None else float(qk_scale)
         self.v_skip = bool(v_skip)
@@ -85,7 +87,9 @@ class Attention(nn.Module):
     def _split(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         tensor_of_rank("x", x, 3, "(B, N, dim)")
         if x.shape[-1] != self.dim:
-            raise ValueError(f"x has tokens of length {x.shape[-1]} but this attention was built for dim={self.dim}")
+            raise ValueError(
+                f"x has tokens of length {x.shape[-1]} but this attention was built for dim={self.dim}"
+            )
         batch, n, _ = x.shape
         qkv = self.qkv(x).reshape(batch, n, 3, self.num_heads, self.head_dim)  # (B, N, 3, heads, head_dim)
         q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # each (B, heads, N, head_dim)

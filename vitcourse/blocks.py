@@ -93,7 +93,9 @@ class TokenTransformer(nn.Module):
     ) -> None:
         super().__init__()
         self.norm1 = nn.LayerNorm(dim, eps=eps)
-        self.attn = Attention(dim, chan, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale, v_skip=True)
+        self.attn = Attention(
+            dim, chan, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale, v_skip=True
+        )
         self.norm2 = nn.LayerNorm(chan, eps=eps)
         self.mlp = Mlp(chan, int(chan * mlp_ratio))
 

@@ -49,9 +49,7 @@ WIDTH = 100
 #: The grey levels the rendition uses, darkest to brightest.
 LEVELS = (0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.0)
 
-ORIGINAL_URL = (
-    "https://raw.githubusercontent.com/lanl/vision_transformers_explained/main/figures/NotebookOutput/mountains.npy"
-)
+ORIGINAL_URL = "https://raw.githubusercontent.com/lanl/vision_transformers_explained/main/figures/NotebookOutput/mountains.npy"
 ORIGINAL_SHA256 = "c77d209a65756a7b2abc5e7db509941f162dfab2cf13b453196630bc436fd1e3"
 
 _DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -186,7 +184,9 @@ def _load_original() -> np.ndarray:
             with urllib.request.urlopen(url, timeout=30) as response:
                 partial.write_bytes(response.read())
         except (urllib.error.URLError, OSError, ValueError) as err:
-            raise RuntimeError(f"Could not download the original picture from {url}: {err}. {_OFFLINE_HINT}") from err
+            raise RuntimeError(
+                f"Could not download the original picture from {url}: {err}. {_OFFLINE_HINT}"
+            ) from err
         digest = _sha256(partial)
         if digest != ORIGINAL_SHA256:
             partial.unlink()
@@ -222,3 +222,24 @@ def load_mountains(original: bool | None = None) -> np.ndarray:
     if original:
         return _load_original()
     return np.load(shipped_path(), allow_pickle=False)
+
+
+def write_shipped_files(folder: Path | None = None) -> list[Path]:
+    """Draw the picture and write ``mountains.npy`` and the preview ``mountains.png`` into ``folder`` (``data/``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plots import show_picture
+
+    folder = _DATA_DIR if folder is None else Path(folder)
+    picture = draw_mountains()
+    npy, png = folder / "mountains.npy", folder / "mountains.png"
+    np.save(npy, picture)
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    show_picture(picture, ax=ax, title="Mountain at Dusk (vitcourse rendition, 60 x 100)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return [npy, png]

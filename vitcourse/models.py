@@ -81,11 +81,16 @@ class _Body(nn.Module):
         if pos_embed == "learned":
             self.pos_embed = learned_position_embedding(num_patches + 1, embed_dim)
         elif pos_embed == "sinusoidal":  # fixed: a parameter that does not train, as in the official T2T code
-            self.pos_embed = nn.Parameter(sinusoidal_table(num_patches + 1, embed_dim)[None], requires_grad=False)
+            self.pos_embed = nn.Parameter(
+                sinusoidal_table(num_patches + 1, embed_dim)[None], requires_grad=False
+            )
         else:
             self.register_parameter("pos_embed", None)
         self.blocks = nn.Sequential(
-            *[EncoderBlock(embed_dim, num_heads, mlp_ratio, qkv_bias=qkv_bias, eps=norm_eps) for _ in range(depth)]
+            *[
+                EncoderBlock(embed_dim, num_heads, mlp_ratio, qkv_bias=qkv_bias, eps=norm_eps)
+                for _ in range(depth)
+            ]
         )
         self.norm = nn.LayerNorm(embed_dim, eps=norm_eps)
         self.head = nn.Linear(embed_dim, num_classes)
@@ -152,7 +157,14 @@ class VisionTransformer(_Body):
         super().__init__()
         self.patch_embed = PatchTokenizer(_image_size(img_size), patch_size, in_chans, embed_dim)
         self._build_body(
-            self.patch_embed.num_patches, embed_dim, depth, num_heads, mlp_ratio, qkv_bias, norm_eps, pos_embed,
+            self.patch_embed.num_patches,
+            embed_dim,
+            depth,
+            num_heads,
+            mlp_ratio,
+            qkv_bias,
+            norm_eps,
+            pos_embed,
             num_classes,
         )
 
@@ -206,7 +218,9 @@ class TokensToToken(nn.Module):
             length = chans * kernel * kernel
             if i < len(stages) - 1:
                 scale = length**-0.5 if official_scale else None
-                self.add_module(f"attention{i + 1}", TokenTransformer(length, token_dim, qk_scale=scale, eps=norm_eps))
+                self.add_module(
+                    f"attention{i + 1}", TokenTransformer(length, token_dim, qk_scale=scale, eps=norm_eps)
+                )
                 chans = token_dim
             height, width = grid.rows, grid.cols
         self.num_stages = len(stages)
@@ -265,7 +279,14 @@ class T2TViT(_Body):
         super().__init__()
         self.tokens_to_token = TokensToToken(img_size, in_chans, embed_dim, token_dim, stages, norm_eps)
         self._build_body(
-            self.tokens_to_token.num_patches, embed_dim, depth, num_heads, mlp_ratio, qkv_bias, norm_eps, pos_embed,
+            self.tokens_to_token.num_patches,
+            embed_dim,
+            depth,
+            num_heads,
+            mlp_ratio,
+            qkv_bias,
+            norm_eps,
+            pos_embed,
             num_classes,
         )
 
@@ -314,4 +335,3 @@ def count_parameters(model: nn.Module) -> tuple[int, int]:
     """Return (all, trainable) parameter counts; works on models built on the meta device."""
     params = list(model.parameters())
     return sum(p.numel() for p in params), sum(p.numel() for p in params if p.requires_grad)
-

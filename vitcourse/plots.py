@@ -72,7 +72,9 @@ def show_picture(
     return ax
 
 
-def draw_patch_grid(ax: Axes, height: int, width: int, patch: int, numbers: bool = True, color: str = "k") -> Axes:
+def draw_patch_grid(
+    ax: Axes, height: int, width: int, patch: int, numbers: bool = True, color: str = "k"
+) -> Axes:
     """Draw the P x P patch grid over a picture and number the patches 1, 2, ... row by row."""
     for r in range(0, height + 1, patch):
         ax.axhline(r, color=color, lw=1.2)
@@ -83,7 +85,13 @@ def draw_patch_grid(ax: Axes, height: int, width: int, patch: int, numbers: bool
         for r in range(0, height - patch + 1, patch):
             for c in range(0, width - patch + 1, patch):
                 ax.text(
-                    c + patch / 2, r + patch / 2, str(n), ha="center", va="center", fontsize=9, color="k",
+                    c + patch / 2,
+                    r + patch / 2,
+                    str(n),
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color="k",
                     bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0},
                 )
                 n += 1
@@ -98,8 +106,14 @@ def draw_windows(
         filled = i == highlight
         ax.add_patch(
             Rectangle(
-                (c, r), kernel, kernel, fill=filled, alpha=0.45 if filled else 0.9,
-                ec=color, fc=color, lw=2.0 if filled else 0.8,
+                (c, r),
+                kernel,
+                kernel,
+                fill=filled,
+                alpha=0.45 if filled else 0.9,
+                ec=color,
+                fc=color,
+                lw=2.0 if filled else 0.8,
             )
         )
     return ax
@@ -142,4 +156,3 @@ def show_token_strip(token: torch.Tensor | np.ndarray, ax: Axes | None = None, t
     ax.set_xlabel("position in the token")
     ax.set_title(title)
     return ax
-

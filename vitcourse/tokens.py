@@ -221,7 +221,12 @@ def rebuild_image(tokens: torch.Tensor, height: int, width: int) -> torch.Tensor
 
 
 def unsplit(
-    tokens: torch.Tensor, height: int, width: int, kernel: int, stride: int | None = None, padding: int | None = None
+    tokens: torch.Tensor,
+    height: int,
+    width: int,
+    kernel: int,
+    stride: int | None = None,
+    padding: int | None = None,
 ) -> torch.Tensor:
     """Undo :func:`soft_split`: put every window back in its place and average where windows overlap.
 
