@@ -156,3 +156,60 @@ def show_token_strip(token: torch.Tensor | np.ndarray, ax: Axes | None = None, t
     ax.set_xlabel("position in the token")
     ax.set_title(title)
     return ax
+
+
+def _colorize(picture: np.ndarray, vmin: float = 0.0, vmax: float = 1.0) -> np.ndarray:
+    """(H, W) values -> (H, W, 3) uint8 colours of the course's colormap."""
+    cmap = plt.get_cmap(CMAP)
+    scaled = np.clip((picture - vmin) / (vmax - vmin), 0.0, 1.0)
+    return (cmap(scaled)[..., :3] * 255).round().astype(np.uint8)
+
+
+def soft_split_frames(
+    picture: torch.Tensor | np.ndarray, kernel: int, stride: int, padding: int, scale: int = 3
+) -> list[np.ndarray]:
+    """The frames of the soft-split animation: on the zero-padded picture, windows appear one by one.
+
+    Frame i outlines windows 0..i and fills window i. Drawn with numpy alone (no fonts, no renderer), so the
+    frames are the same bytes on every machine.
+
+    Returns:
+        One uint8 array of shape ((H + 2p) * scale, (W + 2p) * scale, 3) per token.
+    """
+    from .tokens import window_corners
+
+    img = as_numpy(picture).squeeze().astype(np.float64)
+    corners = window_corners(img.shape[0], img.shape[1], kernel, stride, padding) + padding  # padded coords
+    padded = np.pad(img, padding)
+    base = np.kron(_colorize(padded), np.ones((scale, scale, 1), dtype=np.uint8))  # (Hp*s, Wp*s, 3)
+    outline = np.array([255, 140, 0], dtype=np.uint8)  # orange
+    frames = []
+    canvas = base.copy()
+    for r, c in corners:
+        r0, c0, r1, c1 = r * scale, c * scale, (r + kernel) * scale - 1, (c + kernel) * scale - 1
+        canvas[r0, c0 : c1 + 1] = outline
+        canvas[r1, c0 : c1 + 1] = outline
+        canvas[r0 : r1 + 1, c0] = outline
+        canvas[r0 : r1 + 1, c1] = outline
+        frame = canvas.copy()
+        inner = frame[r0 + 1 : r1, c0 + 1 : c1].astype(np.uint16)
+        frame[r0 + 1 : r1, c0 + 1 : c1] = ((inner + outline) // 2).astype(np.uint8)  # current window, tinted
+        frames.append(frame)
+    return frames
+
+
+def soft_split_animation(
+    picture: torch.Tensor | np.ndarray,
+    kernel: int,
+    stride: int,
+    padding: int,
+    scale: int = 3,
+    frames_per_second: float = 2.0,
+) -> bytes:
+    """A looping GIF, built in memory, of the soft-split windows appearing one by one (see :func:`soft_split_frames`)."""
+    import imageio.v3 as iio
+
+    frames = soft_split_frames(picture, kernel, stride, padding, scale)
+    return iio.imwrite(
+        "<bytes>", np.stack(frames), extension=".gif", duration=1000.0 / frames_per_second, loop=0
+    )

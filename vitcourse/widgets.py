@@ -1,0 +1,125 @@
+"""Interactive explorers for the notebooks, built on ipywidgets.
+
+Each explorer is a thin widget around a plain *view* function that takes the settings and returns the figure
+and a one-line summary. The view functions are what the tests call; an impossible setting makes a view return
+``None`` for the figure and a sentence saying why, so a widget shows the sentence, never a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.collections import PatchCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from . import plots
+from ._validate import divisors
+from .data import to_tensor
+from .tokens import count_tokens, patchify, soft_split, window_corners
+
+__all__ = ["valid_patch_sizes", "patch_view", "patch_explorer", "soft_split_view", "soft_split_explorer"]
+
+
+def valid_patch_sizes(height: int, width: int) -> list[int]:
+    """Patch sizes that divide both sides of an ``height x width`` image."""
+    return divisors(math.gcd(height, width))
+
+
+def patch_view(picture: np.ndarray, patch: int) -> tuple[Figure | None, str]:
+    """The picture with its patch grid and the token matrix for patch size ``patch``.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why when ``patch`` does not divide the picture.
+    """
+    height, width = picture.shape
+    if patch not in valid_patch_sizes(height, width):
+        return None, (
+            f"A patch size of {patch} does not divide the {height} x {width} picture; "
+            f"choose one of {valid_patch_sizes(height, width)}."
+        )
+    toks = patchify(to_tensor(picture), patch)[0]  # (N, P*P)
+    count = count_tokens(height, width, patch, patch, 0)
+    summary = f"P = {patch}: {count.rows} x {count.cols} = {count.total} tokens of length {toks.shape[1]}"
+    fig, (ax_pic, ax_tok) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
+    plots.show_picture(picture, ax=ax_pic, title=f"patches of {patch} x {patch}")
+    plots.draw_patch_grid(ax_pic, height, width, patch, numbers=count.total <= 60)
+    plots.show_matrix(
+        toks, ax=ax_tok, title=f"token matrix {count.total} x {toks.shape[1]}", xlabel="position in token",
+        ylabel="token index (patch number - 1)", vmin=0, vmax=1,
+    )
+    fig.tight_layout()
+    return fig, summary
+
+
+def soft_split_view(picture: np.ndarray, kernel: int, stride: int, padding: int) -> tuple[Figure | None, str]:
+    """The windows of a soft split on the padded picture, its token grid and its token matrix.
+
+    The token count comes from :func:`count_tokens` and is checked against ``nn.Unfold``.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why when the setting gives no tokens.
+    """
+    height, width = picture.shape
+    try:
+        count = count_tokens(height, width, kernel, stride, padding)
+    except (ValueError, TypeError) as err:
+        return None, f"No tokens: {err}."
+    toks = soft_split(to_tensor(picture), kernel, stride, padding)[0]  # (N, k*k)
+    if toks.shape[0] != count.total:  # the formula and nn.Unfold must agree
+        raise AssertionError(f"count_tokens says {count.total}, nn.Unfold made {toks.shape[0]}")
+    summary = (
+        f"kernel {kernel}, stride {stride}, padding {padding}: padded {height + 2 * padding} x "
+        f"{width + 2 * padding}, {count.rows} x {count.cols} = {count.total} tokens of length {toks.shape[1]} "
+        f"(nn.Unfold agrees)"
+    )
+    fig, (ax_pic, ax_tok) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
+    padded = np.pad(picture, padding)
+    plots.show_picture(padded, ax=ax_pic, title=f"{count.total} windows of {kernel} x {kernel}", extent_offset=-padding)
+    corners = window_corners(height, width, kernel, stride, padding)
+    boxes = [Rectangle((c, r), kernel, kernel) for r, c in corners]
+    ax_pic.add_collection(PatchCollection(boxes, facecolor="none", edgecolor="tab:orange", linewidth=0.8))
+    ax_pic.add_patch(Rectangle((corners[0][1], corners[0][0]), kernel, kernel, color="tab:orange", alpha=0.5))
+    plots.show_matrix(
+        toks, ax=ax_tok, title=f"token matrix {count.total} x {toks.shape[1]}", xlabel="position in token",
+        ylabel="token", vmin=0, vmax=1,
+    )
+    fig.tight_layout()
+    return fig, summary
+
+
+def _show(fig: Figure | None, summary: str) -> None:
+    print(summary)
+    if fig is not None:
+        plt.show()
+
+
+def patch_explorer(picture: np.ndarray | torch.Tensor):  # -> ipywidgets.Widget
+    """A drop-down of the patch sizes that divide the picture, driving :func:`patch_view`."""
+    import ipywidgets as widgets
+
+    picture = plots.as_numpy(picture).squeeze()
+    sizes = valid_patch_sizes(*picture.shape)
+    default = 20 if 20 in sizes else sizes[-1]
+    return widgets.interactive(
+        lambda patch: _show(*patch_view(picture, patch)),
+        patch=widgets.Dropdown(options=sizes, value=default, description="patch size"),
+    )
+
+
+def soft_split_explorer(picture: np.ndarray | torch.Tensor):  # -> ipywidgets.Widget
+    """Sliders for kernel, stride and padding, driving :func:`soft_split_view`."""
+    import ipywidgets as widgets
+
+    picture = plots.as_numpy(picture).squeeze()
+    height, width = picture.shape
+    style = {"description_width": "70px"}
+    return widgets.interactive(
+        lambda kernel, stride, padding: _show(*soft_split_view(picture, kernel, stride, padding)),
+        kernel=widgets.IntSlider(value=20, min=1, max=max(height, width), description="kernel", style=style),
+        stride=widgets.IntSlider(value=10, min=1, max=max(height, width) // 2, description="stride", style=style),
+        padding=widgets.IntSlider(value=5, min=0, max=20, description="padding", style=style),
+    )
