@@ -23,6 +23,7 @@ import torch
 from . import position, tokens
 
 __all__ = [
+    "Verdict",
     "patch_count",
     "token_length",
     "patch_number",
@@ -39,16 +40,38 @@ PASS = "✓"
 FAIL = "✗"
 
 
-def _say(ok: bool, message: str) -> bool:
-    print(f"{PASS if ok else FAIL} {message}")
-    return ok
+class Verdict:
+    """What a check found: ``ok`` (also its truth value) and the ``message`` it printed.
+
+    A verdict shows nothing when it ends a notebook cell (the message is already printed), so a learner sees
+    one line, while a teacher's script can still test ``if check.patch_count(x): ...``.
+    """
+
+    def __init__(self, ok: bool, message: str) -> None:
+        self.ok = ok
+        self.message = message
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return f"Verdict(ok={self.ok}, message={self.message!r})"
+
+    def _ipython_display_(self) -> None:
+        pass
 
 
-def _never_raises(func: Callable[..., bool]) -> Callable[..., bool]:
+def _say(ok: bool, message: str) -> Verdict:
+    line = f"{PASS if ok else FAIL} {message}"
+    print(line)
+    return Verdict(ok, line)
+
+
+def _never_raises(func: Callable[..., Verdict]) -> Callable[..., Verdict]:
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> bool:
+    def wrapper(*args: Any, **kwargs: Any) -> Verdict:
         try:
-            return bool(func(*args, **kwargs))
+            return func(*args, **kwargs)
         except Exception as err:  # a checker must help, not crash
             return _say(False, f"the check could not use your answer ({type(err).__name__}: {err}).")
 
@@ -63,7 +86,7 @@ def _describe(x: object) -> str:
     return f"{type(x).__name__} {x!r}" if not callable(x) else f"the function {getattr(x, '__name__', x)!r}"
 
 
-def _int_answer(answer: object, expected: int, what: str, hint: str) -> bool:
+def _int_answer(answer: object, expected: int, what: str, hint: str) -> Verdict:
     if isinstance(answer, torch.Tensor | np.ndarray) and np.size(answer) == 1:
         answer = answer.item()
     if answer is None:
@@ -101,7 +124,9 @@ def _compare_tensors(got: object, expected: torch.Tensor, what: str, atol: float
     expected = expected.detach().to("cpu", torch.float64)
     if tuple(tensor.shape) != tuple(expected.shape):
         same_numel = tensor.numel() == expected.numel()
-        extra = " (same number of entries: check the order of your reshape or transpose)" if same_numel else ""
+        extra = (
+            " (same number of entries: check the order of your reshape or transpose)" if same_numel else ""
+        )
         return False, f"{what} has shape {tuple(tensor.shape)}, expected {tuple(expected.shape)}{extra}."
     if torch.isnan(tensor).any():
         return False, f"{what} contains NaN at index {tuple(torch.nonzero(torch.isnan(tensor))[0].tolist())}."
@@ -116,10 +141,12 @@ def _compare_tensors(got: object, expected: torch.Tensor, what: str, atol: float
     return True, ""
 
 
-def _check_function(func: object, what: str, cases: Sequence[tuple[tuple, Any]]) -> bool:
+def _check_function(func: object, what: str, cases: Sequence[tuple[tuple, Any]]) -> Verdict:
     """Call ``func(*args)`` for each case and compare with the expected result (tensor or plain value)."""
     if func is None:
-        return _say(False, f"{what}: the answer is still None; define the function and pass it (without calling it).")
+        return _say(
+            False, f"{what}: the answer is still None; define the function and pass it (without calling it)."
+        )
     if not callable(func):
         return _say(False, f"{what}: pass the function itself (no parentheses), got {_describe(func)}.")
     for args, expected in cases:
@@ -145,35 +172,41 @@ def _check_function(func: object, what: str, cases: Sequence[tuple[tuple, Any]])
 
 
 @_never_raises
-def patch_count(answer: object) -> bool:
+def patch_count(answer: object) -> Verdict:
     """Exercise 01.1: how many 10 x 10 patches does the 60 x 100 picture make?"""
     return _int_answer(
-        answer, tokens.count_tokens(60, 100, 10, 10, 0).total, "patches of 10 x 10",
+        answer,
+        tokens.count_tokens(60, 100, 10, 10, 0).total,
+        "patches of 10 x 10",
         "Count the patches down (60 / 10) and across (100 / 10), then multiply.",
     )
 
 
 @_never_raises
-def token_length(answer: object) -> bool:
+def token_length(answer: object) -> Verdict:
     """Exercise 01.2: the length of one flattened 16 x 16 patch of a 3-channel image."""
     return _int_answer(
-        answer, 3 * 16 * 16, "token length for 16 x 16 patches of an RGB image",
+        answer,
+        3 * 16 * 16,
+        "token length for 16 x 16 patches of an RGB image",
         "A token holds every pixel of its patch in every channel: C x P x P.",
     )
 
 
 @_never_raises
-def patch_number(answer: object) -> bool:
+def patch_number(answer: object) -> Verdict:
     """Exercise 01.3: which patch (numbered from 1, row by row, P = 20) holds pixel (row 45, column 30)?"""
     expected = (45 // 20) * (100 // 20) + 30 // 20 + 1
     return _int_answer(
-        answer, expected, "patch holding pixel (45, 30)",
+        answer,
+        expected,
+        "patch holding pixel (45, 30)",
         "Find the patch row (45 // 20) and column (30 // 20); there are 5 patches per row; numbering starts at 1.",
     )
 
 
 @_never_raises
-def patchify_function(func: object) -> bool:
+def patchify_function(func: object) -> Verdict:
     """Exercise 01.4: ``func(images, p)`` must equal ``vitcourse.tokens.patchify`` (reshape and permute only)."""
     gen = torch.Generator().manual_seed(0)
     cases = []
@@ -188,7 +221,7 @@ def patchify_function(func: object) -> bool:
 
 
 @_never_raises
-def soft_split_count(answer: object) -> bool:
+def soft_split_count(answer: object) -> Verdict:
     """Exercise 02.1: (rows, cols) of tokens for kernel 7, stride 4, padding 2 on the 60 x 100 picture."""
     expected = tokens.count_tokens(60, 100, 7, 4, 2)
     what = "tokens for kernel 7, stride 4, padding 2"
@@ -212,11 +245,18 @@ def soft_split_count(answer: object) -> bool:
 
 
 @_never_raises
-def count_tokens_function(func: object) -> bool:
+def count_tokens_function(func: object) -> Verdict:
     """Exercise 02.2: ``func(h, w, k, s, p)`` must return (rows, cols) as nn.Unfold makes them."""
     cases = []
-    for h, w, k, s, p in ((60, 100, 20, 10, 5), (60, 100, 7, 4, 2), (224, 224, 16, 16, 0), (13, 7, 3, 2, 1),
-                          (400, 100, 7, 4, 2), (5, 9, 5, 3, 0), (10, 10, 1, 1, 0)):
+    for h, w, k, s, p in (
+        (60, 100, 20, 10, 5),
+        (60, 100, 7, 4, 2),
+        (224, 224, 16, 16, 0),
+        (13, 7, 3, 2, 1),
+        (400, 100, 7, 4, 2),
+        (5, 9, 5, 3, 0),
+        (10, 10, 1, 1, 0),
+    ):
         out = torch.nn.functional.unfold(torch.zeros(1, 1, h, w), k, stride=s, padding=p).shape[-1]
         count = tokens.count_tokens(h, w, k, s, p)
         assert count.total == out  # the reference itself is checked against nn.Unfold
@@ -232,12 +272,14 @@ def count_tokens_function(func: object) -> bool:
 
 def _pair(result: object) -> object:
     if isinstance(result, tuple | list) and len(result) >= 2:
-        return tuple(int(v) if isinstance(v, int | np.integer | float) and v == int(v) else v for v in result[:2])
+        return tuple(
+            int(v) if isinstance(v, int | np.integer | float) and v == int(v) else v for v in result[:2]
+        )
     return result
 
 
 @_never_raises
-def rebuild_function(func: object) -> bool:
+def rebuild_function(func: object) -> Verdict:
     """Exercise 02.3: ``func(tokens, h, w)`` must lay (B, h * w, C) tokens back as a (B, C, h, w) image."""
     gen = torch.Generator().manual_seed(1)
     cases = []
@@ -252,7 +294,7 @@ def rebuild_function(func: object) -> bool:
 
 
 @_never_raises
-def sinusoidal_entry(answer: object) -> bool:
+def sinusoidal_entry(answer: object) -> Verdict:
     """Exercise 03.1: PE[3, 5] of the sinusoidal table with d = 400."""
     expected = position.sinusoidal_table(4, 400)[3, 5].item()
     what = "PE[3, 5] for d = 400"
@@ -269,18 +311,22 @@ def sinusoidal_entry(answer: object) -> bool:
         return _say(False, f"{what}: j = 5 is odd, so it takes the cosine, not the sine.")
     if abs(answer - math.cos(3 / 10000 ** (5 / 400))) < 1e-5:
         return _say(False, f"{what}: the exponent uses 2 * (j // 2) = 4, not j = 5.")
-    return _say(False, f"{what}: {answer:.6g} is not it. Angle = 3 / 10000 ** (2 * (5 // 2) / 400), then cos.")
+    return _say(
+        False, f"{what}: {answer:.6g} is not it. Angle = 3 / 10000 ** (2 * (5 // 2) / 400), then cos."
+    )
 
 
 @_never_raises
-def sinusoidal_function(func: object) -> bool:
+def sinusoidal_function(func: object) -> Verdict:
     """Exercise 03.2: ``func(n, d)`` must return the (n, d) sinusoidal table."""
-    cases = [((n, d), position.sinusoidal_table(n, d)) for n, d in ((15, 400), (176, 768), (4, 9), (1, 2), (7, 3))]
+    cases = [
+        ((n, d), position.sinusoidal_table(n, d)) for n, d in ((15, 400), (176, 768), (4, 9), (1, 2), (7, 3))
+    ]
     return _check_function(func, "your sinusoidal table", cases)
 
 
 @_never_raises
-def scrambled_rows(answer: object) -> bool:
+def scrambled_rows(answer: object) -> Verdict:
     """Exercise 03.3: after swapping tokens 0 and 2, which original output row is now row 0, 1, 2, 3?"""
     expected = [2, 1, 0, 3]
     what = "rows of the output after swapping tokens 0 and 2"

@@ -7,6 +7,8 @@ so notebooks can compose them into one figure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -73,28 +75,24 @@ def show_picture(
 
 
 def draw_patch_grid(
-    ax: Axes, height: int, width: int, patch: int, numbers: bool = True, color: str = "k"
+    ax: Axes, height: int, width: int, patch: int, numbers: bool | Sequence[int] = True, color: str = "k"
 ) -> Axes:
-    """Draw the P x P patch grid over a picture and number the patches 1, 2, ... row by row."""
+    """Draw the P x P patch grid over a picture and number the patches 1, 2, ... row by row.
+
+    ``numbers`` may instead give the label of each grid cell, row by row (e.g. the original number of each
+    patch of a scrambled picture); ``False`` draws no labels.
+    """
     for r in range(0, height + 1, patch):
         ax.axhline(r, color=color, lw=1.2)
     for c in range(0, width + 1, patch):
         ax.axvline(c, color=color, lw=1.2)
-    if numbers:
-        n = 1
-        for r in range(0, height - patch + 1, patch):
-            for c in range(0, width - patch + 1, patch):
-                ax.text(
-                    c + patch / 2,
-                    r + patch / 2,
-                    str(n),
-                    ha="center",
-                    va="center",
-                    fontsize=9,
-                    color="k",
-                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0},
-                )
-                n += 1
+    if numbers is False:
+        return ax
+    cells = [(r, c) for r in range(0, height - patch + 1, patch) for c in range(0, width - patch + 1, patch)]
+    labels = range(1, len(cells) + 1) if numbers is True else numbers
+    box = {"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0}
+    for (r, c), label in zip(cells, labels):
+        ax.text(c + patch / 2, r + patch / 2, str(label), ha="center", va="center", fontsize=9, bbox=box)
     return ax
 
 
@@ -213,3 +211,33 @@ def soft_split_animation(
     return iio.imwrite(
         "<bytes>", np.stack(frames), extension=".gif", duration=1000.0 / frames_per_second, loop=0
     )
+
+
+def show_similarity_grid(
+    sims: torch.Tensor | np.ndarray, title: str = "", vmin: float = -1.0, vmax: float = 1.0
+):
+    """Show a (rows, cols, rows, cols) similarity grid as rows x cols small maps, one per patch.
+
+    Map (r, c) shows how similar patch (r, c)'s position vector is to every patch's; it is drawn in the place of
+    patch (r, c) on the patch grid. Returns the figure.
+    """
+    s = as_numpy(sims)
+    if s.ndim != 4 or s.shape[:2] != s.shape[2:]:
+        raise ValueError(f"sims must have shape (rows, cols, rows, cols), got {s.shape}")
+    rows, cols = s.shape[:2]
+    fig, axes = plt.subplots(rows, cols, figsize=(1.7 * cols + 1.2, 1.2 * rows + 0.8), squeeze=False)
+    im = None
+    for r in range(rows):
+        for c in range(cols):
+            ax = axes[r, c]
+            im = ax.imshow(s[r, c], cmap="RdBu_r", vmin=vmin, vmax=vmax)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.set_title(f"patch {r * cols + c + 1}", fontsize=8)
+            if r == rows - 1:
+                ax.set_xlabel("patch column", fontsize=7)
+            if c == 0:
+                ax.set_ylabel("patch row", fontsize=7)
+    fig.suptitle(title)
+    fig.colorbar(im, ax=axes, fraction=0.02, pad=0.02, label="cosine similarity")
+    return fig

@@ -48,8 +48,13 @@ def patch_view(picture: np.ndarray, patch: int) -> tuple[Figure | None, str]:
     plots.show_picture(picture, ax=ax_pic, title=f"patches of {patch} x {patch}")
     plots.draw_patch_grid(ax_pic, height, width, patch, numbers=count.total <= 60)
     plots.show_matrix(
-        toks, ax=ax_tok, title=f"token matrix {count.total} x {toks.shape[1]}", xlabel="position in token",
-        ylabel="token index (patch number - 1)", vmin=0, vmax=1,
+        toks,
+        ax=ax_tok,
+        title=f"token matrix {count.total} x {toks.shape[1]}",
+        xlabel="position in token",
+        ylabel="token index (patch number - 1)",
+        vmin=0,
+        vmax=1,
     )
     fig.tight_layout()
     return fig, summary
@@ -78,14 +83,21 @@ def soft_split_view(picture: np.ndarray, kernel: int, stride: int, padding: int)
     )
     fig, (ax_pic, ax_tok) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
     padded = np.pad(picture, padding)
-    plots.show_picture(padded, ax=ax_pic, title=f"{count.total} windows of {kernel} x {kernel}", extent_offset=-padding)
+    plots.show_picture(
+        padded, ax=ax_pic, title=f"{count.total} windows of {kernel} x {kernel}", extent_offset=-padding
+    )
     corners = window_corners(height, width, kernel, stride, padding)
     boxes = [Rectangle((c, r), kernel, kernel) for r, c in corners]
     ax_pic.add_collection(PatchCollection(boxes, facecolor="none", edgecolor="tab:orange", linewidth=0.8))
     ax_pic.add_patch(Rectangle((corners[0][1], corners[0][0]), kernel, kernel, color="tab:orange", alpha=0.5))
     plots.show_matrix(
-        toks, ax=ax_tok, title=f"token matrix {count.total} x {toks.shape[1]}", xlabel="position in token",
-        ylabel="token", vmin=0, vmax=1,
+        toks,
+        ax=ax_tok,
+        title=f"token matrix {count.total} x {toks.shape[1]}",
+        xlabel="position in token",
+        ylabel="token",
+        vmin=0,
+        vmax=1,
     )
     fig.tight_layout()
     return fig, summary
@@ -120,6 +132,8 @@ def soft_split_explorer(picture: np.ndarray | torch.Tensor):  # -> ipywidgets.Wi
     return widgets.interactive(
         lambda kernel, stride, padding: _show(*soft_split_view(picture, kernel, stride, padding)),
         kernel=widgets.IntSlider(value=20, min=1, max=max(height, width), description="kernel", style=style),
-        stride=widgets.IntSlider(value=10, min=1, max=max(height, width) // 2, description="stride", style=style),
+        stride=widgets.IntSlider(
+            value=10, min=1, max=max(height, width) // 2, description="stride", style=style
+        ),
         padding=widgets.IntSlider(value=5, min=0, max=20, description="padding", style=style),
     )
