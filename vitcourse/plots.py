@@ -91,7 +91,7 @@ def draw_patch_grid(
     cells = [(r, c) for r in range(0, height - patch + 1, patch) for c in range(0, width - patch + 1, patch)]
     labels = range(1, len(cells) + 1) if numbers is True else numbers
     box = {"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0}
-    for (r, c), label in zip(cells, labels):
+    for (r, c), label in zip(cells, labels, strict=True):
         ax.text(c + patch / 2, r + patch / 2, str(label), ha="center", va="center", fontsize=9, bbox=box)
     return ax
 
