@@ -1,0 +1,137 @@
+"""The exercise checkers: right answers pass, wrong answers of every kind get a hint, nothing ever raises."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vitcourse import check, position, tokens
+
+VALUE_CHECKS = {
+    check.patch_count: 60,
+    check.token_length: 768,
+    check.patch_number: 12,
+    check.soft_split_count: (15, 25),
+    check.sinusoidal_entry: math.cos(3 / 10000 ** (4 / 400)),
+    check.scrambled_rows: [2, 1, 0, 3],
+}
+
+
+def _patchify(images: torch.Tensor, p: int) -> torch.Tensor:
+    b, c, h, w = images.shape
+    x = images.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 1, 3, 5)
+    return x.reshape(b, (h // p) * (w // p), c * p * p)
+
+
+FUNCTION_CHECKS = {
+    check.patchify_function: _patchify,
+    check.count_tokens_function: lambda h, w, k, s, p: tuple(tokens.count_tokens(h, w, k, s, p)[:2]),
+    check.rebuild_function: lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], h, w),
+    check.sinusoidal_function: position.sinusoidal_table,
+}
+ALL_CHECKS = list(VALUE_CHECKS) + list(FUNCTION_CHECKS)
+
+
+@pytest.mark.parametrize("checker", list(VALUE_CHECKS), ids=lambda f: f.__name__)
+def test_right_value_passes(checker, capsys) -> None:
+    verdict = checker(VALUE_CHECKS[checker])
+    assert verdict and verdict.ok
+    assert capsys.readouterr().out.startswith("✓")
+
+
+@pytest.mark.parametrize("checker", list(FUNCTION_CHECKS), ids=lambda f: f.__name__)
+def test_right_function_passes(checker, capsys) -> None:
+    assert checker(FUNCTION_CHECKS[checker])
+    assert capsys.readouterr().out.startswith("✓")
+
+
+def _raises(*args):
+    raise RuntimeError("boom")
+
+
+def _not_implemented(*args):
+    raise NotImplementedError
+
+
+WRONG = [
+    None,
+    "60",
+    3.5,
+    float("nan"),
+    float("inf"),
+    -1,
+    0,
+    10**9,
+    True,
+    (1,),
+    (15, 25, 3),
+    [1, 2, 3],
+    {"rows": 15},
+    np.zeros((2, 2)),
+    torch.zeros(3, 3),
+    torch.tensor(float("nan")),
+    _raises,
+    _not_implemented,
+    lambda *a: None,
+    lambda *a: torch.zeros(1),
+    lambda *a: np.zeros((1, 15, 400)),
+    lambda *a: torch.full((1, 15, 400), float("nan")),
+    lambda *a: "text",
+]
+
+
+@pytest.mark.parametrize("checker", ALL_CHECKS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("answer", WRONG, ids=lambda a: type(a).__name__)
+def test_wrong_answers_get_a_hint_and_never_raise(checker, answer, capsys) -> None:
+    verdict = checker(answer)
+    out = capsys.readouterr().out
+    assert not verdict
+    assert out.startswith("✗") and len(out.strip()) > 20  # a sentence, not just a mark
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    checker=st.sampled_from(ALL_CHECKS),
+    answer=st.one_of(
+        st.none(),
+        st.integers(-(10**12), 10**12),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=5),
+        st.lists(st.integers(-5, 30), max_size=5),
+        st.tuples(st.integers(-5, 30), st.integers(-5, 30)),
+    ),
+)
+def test_fuzzed_answers_never_raise(checker, answer, capsys) -> None:
+    verdict = checker(answer)
+    out = capsys.readouterr().out
+    assert isinstance(verdict, check.Verdict)
+    assert out.startswith("✓" if verdict else "✗")
+
+
+def test_specific_hints(capsys) -> None:
+    check.soft_split_count((25, 15))
+    assert "swapped" in capsys.readouterr().out
+    check.soft_split_count(375)
+    assert "pair" in capsys.readouterr().out
+    check.sinusoidal_entry(math.sin(3 / 10000 ** (4 / 400)))
+    assert "cosine" in capsys.readouterr().out
+    check.patchify_function(lambda x, p: torch.zeros(1, 400, 15))
+    assert "shape (1, 400, 15), expected (1, 15, 400)" in capsys.readouterr().out
+    check.patchify_function(lambda x, p: _patchify(x, p) + (x.shape[1] == 3))
+    out = capsys.readouterr().out
+    assert "differs at index" in out
+    check.rebuild_function(lambda t, h, w: t.reshape(t.shape[0], t.shape[2], h, w))
+    assert "differs at index" in capsys.readouterr().out
+    check.patch_count(61)
+    assert "too large" in capsys.readouterr().out
+    check.patchify_function(lambda x, p: _patchify(x, p).numpy())
+    assert "numpy array" in capsys.readouterr().out
+
+
+def test_verdict_shows_nothing_in_a_notebook() -> None:
+    verdict = check.patch_count(60)
+    assert verdict._ipython_display_() is None
+    assert "ok=True" in repr(verdict)
