@@ -17,6 +17,12 @@ VALUE_CHECKS = {
     check.soft_split_count: (15, 25),
     check.sinusoidal_entry: math.cos(3 / 10000 ** (4 / 400)),
     check.scrambled_rows: [2, 1, 0, 3],
+    check.scores_shape: (13, 4, 100, 100),
+    check.qkv_weight_count: 9408,
+    check.vit_token_count: 197,
+    check.block_parameter_count: 7_087_872,
+    check.t2t_token_count: 196,
+    check.t2t_token_length: 576,
 }
 
 
@@ -26,11 +32,22 @@ def _patchify(images: torch.Tensor, p: int) -> torch.Tensor:
     return x.reshape(b, (h // p) * (w // p), c * p * p)
 
 
+def _grids(h: int, w: int) -> list[tuple[int, int]]:
+    out = []
+    for k, s, p in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
+        h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+        out.append((h, w))
+    return out
+
+
 FUNCTION_CHECKS = {
     check.patchify_function: _patchify,
     check.count_tokens_function: lambda h, w, k, s, p: tuple(tokens.count_tokens(h, w, k, s, p)[:2]),
     check.rebuild_function: lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], h, w),
     check.sinusoidal_function: position.sinusoidal_table,
+    check.attention_function: lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, -1) @ v,
+    check.prepend_function: lambda t, c: torch.cat([c.expand(t.shape[0], -1, -1), t], dim=1),
+    check.t2t_grids_function: lambda h, w: [(56, 56), (28, 28), (14, 14)] if h == w == 224 else _grids(h, w),
 }
 ALL_CHECKS = list(VALUE_CHECKS) + list(FUNCTION_CHECKS)
 
@@ -80,6 +97,7 @@ WRONG = [
     lambda *a: np.zeros((1, 15, 400)),
     lambda *a: torch.full((1, 15, 400), float("nan")),
     lambda *a: "text",
+    lambda *a: [(1, 2)],
 ]
 
 

@@ -157,3 +157,15 @@ def test_bad_images() -> None:
     t2t = models.T2TViT(embed_dim=16, depth=1, num_heads=2)
     with pytest.raises(ValueError, match="in_chans=1"):
         t2t(torch.zeros(1, 3, 60, 100))
+
+
+def test_macs_match_published_figures() -> None:
+    from vitcourse.cost import count_macs
+
+    # Published: ViT-B/16 17.6 G multiply-adds (timm / DeiT tables); T2T-ViT_t-14 6.1 G (T2T-ViT paper).
+    vit = count_macs(create_model("vit_base_patch16_224").eval(), torch.zeros(1, 3, 224, 224))
+    assert round(sum(vit.values()) / 1e9, 1) == 17.6
+    t2t = count_macs(create_model("t2t_vit_14").eval(), torch.zeros(1, 3, 224, 224))
+    assert round(sum(t2t.values()) / 1e9, 1) == 6.1
+    assert list(t2t)[:3] == ["tokens_to_token.attention1", "tokens_to_token.attention2", "tokens_to_token.project"]
+    assert max(t2t, key=t2t.get) == "tokens_to_token.attention1"  # the first stage's 3136 tokens cost most

@@ -21,6 +21,8 @@ import numpy as np
 import torch
 
 from . import position, tokens
+from .blocks import EncoderBlock
+from .models import T2T_STAGES
 
 __all__ = [
     "Verdict",
@@ -34,6 +36,15 @@ __all__ = [
     "sinusoidal_entry",
     "sinusoidal_function",
     "scrambled_rows",
+    "scores_shape",
+    "qkv_weight_count",
+    "attention_function",
+    "vit_token_count",
+    "block_parameter_count",
+    "prepend_function",
+    "t2t_token_count",
+    "t2t_token_length",
+    "t2t_grids_function",
 ]
 
 PASS = "✓"
@@ -339,3 +350,133 @@ def scrambled_rows(answer: object) -> Verdict:
     if list(answer) == [0, 1, 2, 3]:
         return _say(False, f"{what}: the output does change: attention moves its rows along with the tokens.")
     return _say(False, f"{what}: {list(answer)} is not it; each output row follows its own token.")
+
+
+def _shape_answer(answer: object, expected: tuple[int, ...], what: str, hint: str) -> Verdict:
+    if isinstance(answer, torch.Size):
+        answer = tuple(answer)
+    if not isinstance(answer, tuple | list):
+        return _say(False, f"{what}: expected a tuple of {len(expected)} sizes, got {_describe(answer)}.")
+    if len(answer) != len(expected):
+        return _say(False, f"{what}: expected {len(expected)} sizes, got {len(answer)}. {hint}")
+    for i, (got, exp) in enumerate(zip(answer, expected, strict=True)):
+        if got != exp:
+            return _say(False, f"{what}: size {i} is {got!r}, which is not right. {hint}")
+    return _say(True, f"{what}: {tuple(expected)} is right.")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# 04 attention
+
+
+@_never_raises
+def scores_shape(answer: object) -> Verdict:
+    """Exercise 04.1: shape of Q K^T with 4 heads, batch 13, 100 tokens, 64 channels."""
+    return _shape_answer(
+        answer, (13, 4, 100, 100), "shape of Q K^T with 4 heads",
+        "Each head compares every token with every token: (batch, heads, tokens, tokens).",
+    )
+
+
+@_never_raises
+def qkv_weight_count(answer: object) -> Verdict:
+    """Exercise 04.2: weights in a bias-free qkv layer from tokens of length 49 to 64 channels."""
+    return _int_answer(
+        answer, 49 * 64 * 3, "weights of the qkv layer (49 -> 3 x 64, no bias)",
+        "One linear map makes q, k and v at once: dim x chan x 3.",
+    )
+
+
+@_never_raises
+def attention_function(func: object) -> Verdict:
+    """Exercise 04.3: ``func(q, k, v)`` must equal ``F.scaled_dot_product_attention(q, k, v)``."""
+    gen = torch.Generator().manual_seed(2)
+    cases = []
+    for shape in ((2, 1, 10, 64), (1, 4, 7, 16), (3, 2, 5, 3)):
+        q, k, v = (torch.randn(shape, generator=gen) for _ in range(3))
+        cases.append(((q, k, v), torch.nn.functional.scaled_dot_product_attention(q, k, v)))
+    return _check_function(func, "your attention", cases)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# 05 vision transformer
+
+
+@_never_raises
+def vit_token_count(answer: object) -> Verdict:
+    """Exercise 05.1: tokens entering ViT-Base's encoder for a 224 x 224 image, 16 x 16 patches."""
+    return _int_answer(
+        answer, tokens.count_tokens(224, 224, 16, 16, 0).total + 1, "tokens entering the encoder",
+        "Count the patches (224 / 16 per side), then remember the prediction token.",
+    )
+
+
+@_never_raises
+def block_parameter_count(answer: object) -> Verdict:
+    """Exercise 05.2: parameters of one ViT-Base encoder block (D = 768, MLP 3072, qkv bias)."""
+    with torch.device("meta"):
+        expected = sum(p.numel() for p in EncoderBlock(768, 12).parameters())
+    return _int_answer(
+        answer, expected, "parameters of one ViT-Base block",
+        "Add two LayerNorms (2 x 768 each), qkv (768 x 2304 + 2304), proj (768 x 768 + 768), "
+        "fc1 (768 x 3072 + 3072) and fc2 (3072 x 768 + 768).",
+    )
+
+
+@_never_raises
+def prepend_function(func: object) -> Verdict:
+    """Exercise 05.3: ``func(tokens, cls_token)`` must prepend a (1, 1, D) token to every item of (B, N, D)."""
+    gen = torch.Generator().manual_seed(5)
+    cases = []
+    for b, n, d in ((13, 175, 768), (1, 15, 64), (4, 3, 2)):
+        toks, cls = torch.randn(b, n, d, generator=gen), torch.randn(1, 1, d, generator=gen)
+        cases.append(((toks, cls), torch.cat([cls.expand(b, -1, -1), toks], dim=1)))
+    return _check_function(func, "your prepend", cases)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# 06 tokens-to-token
+
+
+def _t2t_grids(height: int, width: int) -> list[tuple[int, int]]:
+    grids = []
+    for k, s, p in T2T_STAGES:
+        count = tokens.count_tokens(height, width, k, s, p)
+        grids.append((count.rows, count.cols))
+        height, width = count.rows, count.cols
+    return grids
+
+
+@_never_raises
+def t2t_token_count(answer: object) -> Verdict:
+    """Exercise 06.1: tokens out of the T2T module for a 224 x 224 image."""
+    rows, cols = _t2t_grids(224, 224)[-1]
+    return _int_answer(
+        answer, rows * cols, "tokens out of the T2T module at 224 x 224",
+        "Apply the count formula three times: (7, 4, 2), then (3, 2, 1) twice, each on the previous grid.",
+    )
+
+
+@_never_raises
+def t2t_token_length(answer: object) -> Verdict:
+    """Exercise 06.2: length of the tokens entering the second token transformer (token_dim 64, k = 3)."""
+    return _int_answer(
+        answer, 64 * 3 * 3, "length of the tokens entering attention2",
+        "The rebuilt image has token_dim = 64 channels, and each 3 x 3 window takes all of them.",
+    )
+
+
+@_never_raises
+def t2t_grids_function(func: object) -> Verdict:
+    """Exercise 06.3: ``func(h, w)`` must list the (rows, cols) token grid after each of T2T's three splits."""
+    cases = [((h, w), _t2t_grids(h, w)) for h, w in ((224, 224), (60, 100), (400, 100), (32, 48), (9, 5))]
+    if callable(func):
+
+        def wrapped(h: int, w: int) -> object:
+            result = func(h, w)
+            if isinstance(result, tuple | list):
+                return [_pair(g) for g in result]
+            return result
+
+        return _check_function(wrapped, "your T2T grids", cases)
+    return _check_function(func, "your T2T grids", cases)

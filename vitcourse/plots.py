@@ -241,3 +241,45 @@ def show_similarity_grid(
     fig.suptitle(title)
     fig.colorbar(im, ax=axes, fraction=0.02, pad=0.02, label="cosine similarity")
     return fig
+
+
+def show_attention_on_picture(
+    picture: torch.Tensor | np.ndarray,
+    weights: torch.Tensor | np.ndarray,
+    patch: int,
+    query: int,
+    title: str = "",
+):
+    """Lay each head's attention weights for one query patch back onto the picture's patch grid.
+
+    Args:
+        picture: (H, W).
+        weights: (heads, N) attention weights of the query token over the N patch tokens.
+        patch: patch size P; the grid is (H / P) x (W / P).
+        query: index of the query patch (0-based); it is outlined.
+
+    Returns:
+        The figure: one panel per head, the picture in grey with the weights over it.
+    """
+    img = as_numpy(picture).squeeze()
+    w = as_numpy(weights)
+    h_img, w_img = img.shape
+    rows, cols = h_img // patch, w_img // patch
+    if w.ndim != 2 or w.shape[1] != rows * cols:
+        raise ValueError(f"weights must be (heads, {rows * cols}), got shape {w.shape}")
+    heads = w.shape[0]
+    fig, axes = plt.subplots(1, heads, figsize=(3.4 * heads + 1.0, 2.6), squeeze=False)
+    vmax = float(w.max())
+    im = None
+    for h, ax in enumerate(axes[0]):
+        ax.imshow(img, cmap="Greys_r", vmin=0, vmax=1, extent=(0, w_img, h_img, 0))
+        im = ax.imshow(
+            w[h].reshape(rows, cols), cmap="magma", alpha=0.6, vmin=0, vmax=vmax, extent=(0, w_img, h_img, 0)
+        )
+        qr, qc = divmod(query, cols)
+        ax.add_patch(Rectangle((qc * patch, qr * patch), patch, patch, fill=False, ec="cyan", lw=2))
+        ax.set_title(f"head {h}")
+        _ticks(ax, h_img, w_img, step=20)
+    fig.suptitle(title)
+    fig.colorbar(im, ax=axes, fraction=0.02, pad=0.02, label="attention weight")
+    return fig
