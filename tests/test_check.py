@@ -45,7 +45,9 @@ FUNCTION_CHECKS = {
     check.count_tokens_function: lambda h, w, k, s, p: tuple(tokens.count_tokens(h, w, k, s, p)[:2]),
     check.rebuild_function: lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], h, w),
     check.sinusoidal_function: position.sinusoidal_table,
-    check.attention_function: lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, -1) @ v,
+    check.attention_function: lambda q, k, v: (
+        torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, -1) @ v
+    ),
     check.prepend_function: lambda t, c: torch.cat([c.expand(t.shape[0], -1, -1), t], dim=1),
     check.t2t_grids_function: lambda h, w: [(56, 56), (28, 28), (14, 14)] if h == w == 224 else _grids(h, w),
 }

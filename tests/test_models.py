@@ -167,5 +167,9 @@ def test_macs_match_published_figures() -> None:
     assert round(sum(vit.values()) / 1e9, 1) == 17.6
     t2t = count_macs(create_model("t2t_vit_14").eval(), torch.zeros(1, 3, 224, 224))
     assert round(sum(t2t.values()) / 1e9, 1) == 6.1
-    assert list(t2t)[:3] == ["tokens_to_token.attention1", "tokens_to_token.attention2", "tokens_to_token.project"]
+    assert list(t2t)[:3] == [
+        "tokens_to_token.attention1",
+        "tokens_to_token.attention2",
+        "tokens_to_token.project",
+    ]
     assert max(t2t, key=t2t.get) == "tokens_to_token.attention1"  # the first stage's 3136 tokens cost most

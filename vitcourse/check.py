@@ -373,7 +373,9 @@ def _shape_answer(answer: object, expected: tuple[int, ...], what: str, hint: st
 def scores_shape(answer: object) -> Verdict:
     """Exercise 04.1: shape of Q K^T with 4 heads, batch 13, 100 tokens, 64 channels."""
     return _shape_answer(
-        answer, (13, 4, 100, 100), "shape of Q K^T with 4 heads",
+        answer,
+        (13, 4, 100, 100),
+        "shape of Q K^T with 4 heads",
         "Each head compares every token with every token: (batch, heads, tokens, tokens).",
     )
 
@@ -382,7 +384,9 @@ def scores_shape(answer: object) -> Verdict:
 def qkv_weight_count(answer: object) -> Verdict:
     """Exercise 04.2: weights in a bias-free qkv layer from tokens of length 49 to 64 channels."""
     return _int_answer(
-        answer, 49 * 64 * 3, "weights of the qkv layer (49 -> 3 x 64, no bias)",
+        answer,
+        49 * 64 * 3,
+        "weights of the qkv layer (49 -> 3 x 64, no bias)",
         "One linear map makes q, k and v at once: dim x chan x 3.",
     )
 
@@ -406,7 +410,9 @@ def attention_function(func: object) -> Verdict:
 def vit_token_count(answer: object) -> Verdict:
     """Exercise 05.1: tokens entering ViT-Base's encoder for a 224 x 224 image, 16 x 16 patches."""
     return _int_answer(
-        answer, tokens.count_tokens(224, 224, 16, 16, 0).total + 1, "tokens entering the encoder",
+        answer,
+        tokens.count_tokens(224, 224, 16, 16, 0).total + 1,
+        "tokens entering the encoder",
         "Count the patches (224 / 16 per side), then remember the prediction token.",
     )
 
@@ -417,7 +423,9 @@ def block_parameter_count(answer: object) -> Verdict:
     with torch.device("meta"):
         expected = sum(p.numel() for p in EncoderBlock(768, 12).parameters())
     return _int_answer(
-        answer, expected, "parameters of one ViT-Base block",
+        answer,
+        expected,
+        "parameters of one ViT-Base block",
         "Add two LayerNorms (2 x 768 each), qkv (768 x 2304 + 2304), proj (768 x 768 + 768), "
         "fc1 (768 x 3072 + 3072) and fc2 (3072 x 768 + 768).",
     )
@@ -452,7 +460,9 @@ def t2t_token_count(answer: object) -> Verdict:
     """Exercise 06.1: tokens out of the T2T module for a 224 x 224 image."""
     rows, cols = _t2t_grids(224, 224)[-1]
     return _int_answer(
-        answer, rows * cols, "tokens out of the T2T module at 224 x 224",
+        answer,
+        rows * cols,
+        "tokens out of the T2T module at 224 x 224",
         "Apply the count formula three times: (7, 4, 2), then (3, 2, 1) twice, each on the previous grid.",
     )
 
@@ -461,7 +471,9 @@ def t2t_token_count(answer: object) -> Verdict:
 def t2t_token_length(answer: object) -> Verdict:
     """Exercise 06.2: length of the tokens entering the second token transformer (token_dim 64, k = 3)."""
     return _int_answer(
-        answer, 64 * 3 * 3, "length of the tokens entering attention2",
+        answer,
+        64 * 3 * 3,
+        "length of the tokens entering attention2",
         "The rebuilt image has token_dim = 64 channels, and each 3 x 3 window takes all of them.",
     )
 

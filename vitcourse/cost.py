@@ -44,14 +44,18 @@ def count_macs(model: nn.Module, images: torch.Tensor, depth: int = 2) -> dict[s
     for name, module in model.named_modules():
         if isinstance(module, nn.Linear):
 
-            def linear_hook(mod: nn.Linear, inputs: tuple, output: torch.Tensor, key: str = group(name)) -> None:
+            def linear_hook(
+                mod: nn.Linear, inputs: tuple, output: torch.Tensor, key: str = group(name)
+            ) -> None:
                 rows = output.numel() // mod.out_features  # tokens x batch
                 totals[key] += rows * mod.in_features * mod.out_features
 
             handles.append(module.register_forward_hook(linear_hook))
         elif isinstance(module, Attention):
 
-            def attention_hook(mod: Attention, inputs: tuple, output: torch.Tensor, key: str = group(name)) -> None:
+            def attention_hook(
+                mod: Attention, inputs: tuple, output: torch.Tensor, key: str = group(name)
+            ) -> None:
                 batch, n = inputs[0].shape[:2]
                 totals[key] += 2 * batch * mod.num_heads * n * n * mod.head_dim
 
