@@ -118,6 +118,26 @@ class _Body(nn.Module):
         """(B, C, H, W) -> (B, num_classes): the head applied to the prediction token."""
         return self.head(self.forward_features(images)[:, 0])
 
+    @torch.no_grad()
+    def attention_weights(self, images: torch.Tensor, block: int = -1) -> torch.Tensor:
+        """The attention weights of one encoder block, for looking inside a (trained) model.
+
+        Args:
+            images: (B, C, H, W).
+            block: which block (Python indexing: -1 is the last).
+
+        Returns:
+            (B, heads, N + 1, N + 1); row 0 is the prediction token's query, column 0 its key.
+        """
+        n_blocks = len(self.blocks)
+        if not -n_blocks <= block < n_blocks:
+            raise ValueError(f"block must be in [-{n_blocks}, {n_blocks - 1}], got {block}")
+        x = self.embed(images)  # (B, N + 1, D)
+        for blk in self.blocks[: block % n_blocks]:
+            x = blk(x)
+        target = self.blocks[block % n_blocks]
+        return target.attn.steps(target.norm1(x))[1].weights
+
 
 class VisionTransformer(_Body):
     """The Vision Transformer (Dosovitskiy et al., 2021) for images of any H x W divisible by the patch size.

@@ -1,0 +1,110 @@
+"""Training data from the picture's world: random Mountain-at-Dusk scenes, drawn on the fly.
+
+Every scene is drawn by :func:`vitcourse.data.draw_mountains` with its own moon, mountain, ridges and sky band,
+so the data set is unlimited, needs no files, and is the same for the same seed on every machine (numpy's
+``default_rng`` draws the scene parameters).
+
+Two tasks, both about *where* things are, so position information matters:
+
+* ``"scramble"``: is the scene intact (label 0) or are its patches shuffled (label 1)? Scenes come in pairs,
+  each once intact and once scrambled, so the classes are balanced and a model that cannot see positions is
+  exactly at chance.
+* ``"moon"``: where is the moon? The target is the moon's column divided by the width (a number in [0, 1]), a
+  single regression output like the article series' prediction head.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import functools
+
+import numpy as np
+import torch
+
+from .data import WIDTH, draw_mountains
+from .tokens import patchify, unsplit
+
+__all__ = ["TASKS", "Batch", "random_scene", "make_batch", "scramble_patches", "scene_pool"]
+
+#: The tasks :func:`make_batch` can make.
+TASKS = ("scramble", "moon")
+
+
+class Batch(NamedTuple):
+    """Images (B, 1, 60, 100) float32 and targets: (B,) long labels for "scramble", (B, 1) float for "moon"."""
+
+    images: torch.Tensor
+    targets: torch.Tensor
+
+
+def random_scene(rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """Draw one random scene. Returns the (60, 100) picture and the moon's column in pixels."""
+    moon_col = float(rng.uniform(8, WIDTH - 8))
+    picture = draw_mountains(
+        moon_col=moon_col,
+        moon_row=float(rng.uniform(-4, 6)),  # always at least a few rows of moon in view
+        moon_radius=float(rng.uniform(7, 12)),
+        peak_col=float(rng.uniform(8, 45)),
+        peak_row=float(rng.uniform(8, 22)),
+        far_ridge=(float(rng.uniform(40, 54)), float(rng.uniform(18, 32))),
+        near_ridge=(float(rng.uniform(54, 64)), float(rng.uniform(32, 44))),
+        band_row=int(rng.integers(14, 26)),
+        band_height=int(rng.integers(3, 8)),
+    )
+    return picture, moon_col
+
+
+def scramble_patches(images: torch.Tensor, patch: int, generator: torch.Generator) -> torch.Tensor:
+    """Shuffle the ``patch x patch`` patches of each image with its own random permutation (never the identity).
+
+    Args:
+        images: (B, C, H, W), H and W divisible by ``patch``.
+        patch: patch side.
+        generator: the source of the permutations.
+
+    Returns:
+        (B, C, H, W), each image made of the same patches in another order.
+    """
+    toks = patchify(images, patch)  # (B, N, C*P*P)
+    n = toks.shape[1]
+    perms = []
+    for _ in range(images.shape[0]):
+        perm = torch.randperm(n, generator=generator)
+        while n > 1 and torch.equal(perm, torch.arange(n)):
+            perm = torch.randperm(n, generator=generator)
+        perms.append(perm)
+    index = torch.stack(perms)[:, :, None].expand_as(toks)  # (B, N, C*P*P)
+    shuffled = torch.gather(toks, 1, index)
+    return unsplit(shuffled, images.shape[2], images.shape[3], patch, patch, 0)
+
+
+def make_batch(task: str, size: int, seed: int, patch: int = 20) -> Batch:
+    """A batch of ``size`` scenes for ``task``, the same for the same seed.
+
+    For "scramble", ``size`` must be even: ``size // 2`` scenes, each intact and scrambled (patch side ``patch``).
+    """
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    if not isinstance(size, int) or size < 1 or (task == "scramble" and size % 2):
+        raise ValueError(f"size must be a positive int (even for 'scramble'), got {size!r}")
+    rng = np.random.default_rng(seed)
+    n_scenes = size // 2 if task == "scramble" else size
+    drawn = [random_scene(rng) for _ in range(n_scenes)]
+    images = torch.from_numpy(np.stack([p for p, _ in drawn]).astype(np.float32))[:, None]  # (n, 1, H, W)
+    if task == "moon":
+        cols = torch.tensor([[c / WIDTH] for _, c in drawn], dtype=torch.float32)  # (n, 1)
+        return Batch(images, cols)
+    scrambled = scramble_patches(images, patch, torch.Generator().manual_seed(seed))
+    labels = torch.cat([torch.zeros(n_scenes), torch.ones(n_scenes)]).long()  # intact first, then scrambled
+    return Batch(torch.cat([images, scrambled]), labels)
+
+
+@functools.lru_cache(maxsize=8)
+def scene_pool(task: str, size: int, seed: int, patch: int = 20) -> Batch:
+    """A cached :func:`make_batch`: a fixed pool of scenes that training samples its batches from.
+
+    Drawing scenes costs more than a training step of the course's small models, so a run draws its pool
+    once and picks random batches from it; runs with the same arguments share one pool.
+    """
+    return make_batch(task, size, seed, patch)
