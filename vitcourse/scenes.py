@@ -15,9 +15,8 @@ Two tasks, both about *where* things are, so position information matters:
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import functools
+from typing import NamedTuple
 
 import numpy as np
 import torch
