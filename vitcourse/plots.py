@@ -247,7 +247,7 @@ def show_attention_on_picture(
     picture: torch.Tensor | np.ndarray,
     weights: torch.Tensor | np.ndarray,
     patch: int,
-    query: int,
+    query: int | None,
     title: str = "",
 ):
     """Lay each head's attention weights for one query patch back onto the picture's patch grid.
@@ -256,7 +256,8 @@ def show_attention_on_picture(
         picture: (H, W).
         weights: (heads, N) attention weights of the query token over the N patch tokens.
         patch: patch size P; the grid is (H / P) x (W / P).
-        query: index of the query patch (0-based); it is outlined.
+        query: index of the query patch (0-based), outlined; None when the query is not a patch (the prediction
+            token).
 
     Returns:
         The figure: one panel per head, the picture in grey with the weights over it.
@@ -276,8 +277,9 @@ def show_attention_on_picture(
         im = ax.imshow(
             w[h].reshape(rows, cols), cmap="magma", alpha=0.6, vmin=0, vmax=vmax, extent=(0, w_img, h_img, 0)
         )
-        qr, qc = divmod(query, cols)
-        ax.add_patch(Rectangle((qc * patch, qr * patch), patch, patch, fill=False, ec="cyan", lw=2))
+        if query is not None:
+            qr, qc = divmod(query, cols)
+            ax.add_patch(Rectangle((qc * patch, qr * patch), patch, patch, fill=False, ec="cyan", lw=2))
         ax.set_title(f"head {h}")
         _ticks(ax, h_img, w_img, step=20)
     fig.suptitle(title)

@@ -37,7 +37,11 @@ MODELS = ("vit", "t2t")
 
 @dataclass
 class TrainConfig:
-    """Everything that defines a run. The defaults train in a few seconds on a 2-core CPU.
+    """Everything that defines a run. The defaults train a ViT in about 4 s on a 2-core CPU.
+
+    The defaults were chosen by trying seeds: with them the ViT leaves the scramble task's starting plateau
+    (loss 0.693, accuracy 0.5) with every seed tried; with a smaller model or a higher learning rate the learned
+    position embedding sometimes stays stuck there.
 
     Attributes:
         model: "vit" (patches of ``patch_size``) or "t2t" (Tokens-to-Token with ``token_dim``).
@@ -60,17 +64,17 @@ class TrainConfig:
     model: str = "vit"
     pos_embed: str = "learned"
     task: str = "scramble"
-    steps: int = 150
+    steps: int = 200
     batch_size: int = 64
-    lr: float = 3e-3
+    lr: float = 1e-3
     weight_decay: float = 0.05
     warmup: int = 15
     seed: int = 0
     train_scenes: int = 2048
     device: str = "auto"
-    embed_dim: int = 32
+    embed_dim: int = 64
     depth: int = 2
-    num_heads: int = 2
+    num_heads: int = 4
     mlp_ratio: float = 2.0
     patch_size: int = 20
     token_dim: int = 16
