@@ -6,13 +6,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
-.PHONY: lab test unit nbval lint format execute clean-venv help
+.PHONY: lab test unit nbval lint format execute student clean-venv help
 
 help:
 	@echo "make lab      - create .venv if needed, then open JupyterLab on notebooks/00_start_here.ipynb"
 	@echo "make test     - create .venv if needed, then ruff, unit tests and strict nbval over every notebook"
 	@echo "make execute  - re-run every notebook in place in a fresh kernel on the CPU (refreshes stored outputs)"
 	@echo "make format   - format the code with ruff"
+	@echo "make student  - build student copies of the notebooks (no solutions) into student/"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,3 +56,7 @@ execute: $(STAMP)
 
 clean-venv:
 	rm -rf $(VENV)
+
+# Student copies: solutions replaced by stubs, outputs cleared, into student/ (ignored by git).
+student: $(STAMP)
+	$(BIN)/python -m vitcourse.classroom --out student

@@ -99,6 +99,10 @@ WRONG = [
     lambda *a: np.zeros((1, 15, 400)),
     lambda *a: torch.full((1, 15, 400), float("nan")),
     lambda *a: "text",
+    torch.zeros(3, device="meta"),
+    lambda *a: torch.zeros(1, 15, 400, device="meta"),
+    lambda *a: torch.zeros(1, 15, 400, dtype=torch.complex64),
+    lambda *a: torch.zeros(1, 15, 400, dtype=torch.int64),
     lambda *a: [(1, 2)],
 ]
 
@@ -131,6 +135,26 @@ def test_fuzzed_answers_never_raise(checker, answer, capsys) -> None:
     assert out.startswith("✓" if verdict else "✗")
 
 
+_tensors = st.builds(
+    lambda shape, dtype, fill: torch.full(shape, fill).to(dtype),
+    st.lists(st.integers(0, 5), min_size=0, max_size=4).map(tuple),
+    st.sampled_from([torch.float32, torch.float16, torch.float64, torch.int64, torch.bool, torch.complex64]),
+    st.sampled_from([0.0, 1.0, -3.5, float("nan"), float("inf")]),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    checker=st.sampled_from(ALL_CHECKS),
+    result=st.one_of(_tensors, _tensors.map(lambda t: t.numpy() if t.dtype != torch.complex64 else t)),
+)
+def test_fuzzed_tensors_and_functions_returning_them_never_raise(checker, result, capsys) -> None:
+    for answer in (result, lambda *a, r=result: r):
+        verdict = checker(answer)
+        out = capsys.readouterr().out
+        assert isinstance(verdict, check.Verdict) and out.startswith("✓" if verdict else "✗")
+
+
 def test_specific_hints(capsys) -> None:
     check.soft_split_count((25, 15))
     assert "swapped" in capsys.readouterr().out
@@ -149,9 +173,16 @@ def test_specific_hints(capsys) -> None:
     assert "too large" in capsys.readouterr().out
     check.patchify_function(lambda x, p: _patchify(x, p).numpy())
     assert "numpy array" in capsys.readouterr().out
+    check.patchify_function(lambda x, p: _patchify(x, p).to("meta"))
+    assert "meta device" in capsys.readouterr().out
 
 
 def test_verdict_shows_nothing_in_a_notebook() -> None:
     verdict = check.patch_count(60)
     assert verdict._ipython_display_() is None
     assert "ok=True" in repr(verdict)
+
+
+def test_every_public_checker_is_fuzzed() -> None:
+    public = {getattr(check, name) for name in check.__all__ if name != "Verdict"}
+    assert public == set(ALL_CHECKS)

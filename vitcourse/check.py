@@ -122,6 +122,11 @@ def _as_tensor(x: object, name: str) -> tuple[torch.Tensor | None, str]:
         return None, f"{name} is a numpy array; return a torch tensor (torch.from_numpy can convert it)."
     if not isinstance(x, torch.Tensor):
         return None, f"{name} should be a torch tensor, got {_describe(x)}."
+    if x.device.type == "meta":
+        return (
+            None,
+            f"{name} is on the meta device, which holds shapes but no numbers; compute it on the CPU or GPU.",
+        )
     if x.is_complex():
         return None, f"{name} is complex; expected real numbers."
     return x.detach().to("cpu", torch.float64), ""

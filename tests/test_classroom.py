@@ -1,0 +1,106 @@
+"""Student copies: no solution survives, exercise cells fail with NotImplementedError only, the rest still runs."""
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from vitcourse import classroom
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+WITH_EXERCISES = [
+    p for p in NOTEBOOKS if any(classroom.has_solution(c.source) for c in nbformat.read(p, 4).cells)
+]
+
+
+def test_strip_keeps_indentation_and_surroundings() -> None:
+    source = (
+        "def f(x):\n    y = 1\n    ### BEGIN SOLUTION\n    return x + y\n    ### END SOLUTION\n\nprint(f(1))"
+    )
+    stripped = classroom.strip_solutions(source)
+    assert "return x + y" not in stripped and "SOLUTION" not in stripped
+    assert "    raise NotImplementedError(" in stripped and "    # YOUR CODE HERE" in stripped
+    assert stripped.startswith("def f(x):\n    y = 1\n") and stripped.endswith("print(f(1))")
+    compile(stripped, "<stripped>", "exec")  # still valid Python
+
+
+@pytest.mark.parametrize(
+    ("source", "pattern"),
+    [
+        ("### BEGIN SOLUTION\nx = 1", "without its"),
+        ("x = 1\n### END SOLUTION", "without a"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "inside another"),
+    ],
+)
+def test_broken_markers_are_refused(source: str, pattern: str) -> None:
+    with pytest.raises(ValueError, match=pattern):
+        classroom.strip_solutions(source, "test.ipynb, cell 3")
+
+
+def test_every_exercise_notebook_has_three_or_more_collapsed_solutions() -> None:
+    assert len(WITH_EXERCISES) >= 6
+    for path in WITH_EXERCISES:
+        solutions = [c for c in nbformat.read(path, 4).cells if classroom.has_solution(c.source)]
+        assert len(solutions) >= 3, path.name
+        for cell in solutions:
+            assert cell.cell_type == "code"
+            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, path.name
+
+
+@pytest.fixture(scope="module")
+def student_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("student")
+    assert classroom.main(["--out", str(out)]) == 0
+    return out
+
+
+def test_student_copies_hold_no_solution_and_no_output(student_dir: Path) -> None:
+    for full in NOTEBOOKS:
+        student = nbformat.read(student_dir / full.name, 4)
+        original = nbformat.read(full, 4)
+        assert len(student.cells) == len(original.cells)
+        for s_cell, o_cell in zip(student.cells, original.cells, strict=True):
+            assert not classroom.has_solution(s_cell.source)
+            if s_cell.cell_type == "code":
+                assert s_cell.outputs == [] and s_cell.execution_count is None
+                assert "source_hidden" not in s_cell.metadata.get("jupyter", {})
+            if not classroom.has_solution(o_cell.source):
+                assert s_cell.source == o_cell.source  # everything else is kept
+            for line in _solution_body(o_cell.source):
+                assert line not in s_cell.source.splitlines(), (full.name, line)
+
+
+def _solution_body(source: str) -> list[str]:
+    """The lines strictly between BEGIN and END SOLUTION markers."""
+    body, inside = [], False
+    for line in source.splitlines():
+        if line.strip() in (classroom.BEGIN, classroom.END):
+            inside = line.strip() == classroom.BEGIN
+        elif inside and line.strip():
+            body.append(line)
+    return body
+
+
+@pytest.mark.parametrize("name", [p.name for p in WITH_EXERCISES])
+def test_student_copy_runs_and_only_exercises_fail(student_dir: Path, name: str) -> None:
+    nb = nbformat.read(student_dir / name, 4)
+    NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(student_dir)}},
+    ).execute()
+    original = nbformat.read(ROOT / "notebooks" / name, 4)
+    for index, (cell, o_cell) in enumerate(zip(nb.cells, original.cells, strict=True)):
+        if cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if classroom.has_solution(o_cell.source):
+            assert [e.ename for e in errors] == ["NotImplementedError"], f"{name} cell {index}"
+        else:
+            assert errors == [], (
+                f"{name} cell {index}: {errors[0].ename}: {errors[0].evalue}" if errors else ""
+            )
