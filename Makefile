@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
-.PHONY: lab test unit nbval lint format execute student clean-venv help
+.PHONY: lab test unit nbval lint format execute student test-browser browser-if-present clean-venv help
 
 help:
 	@echo "make lab      - create .venv if needed, then open JupyterLab on notebooks/00_start_here.ipynb"
@@ -14,6 +14,7 @@ help:
 	@echo "make execute  - re-run every notebook in place in a fresh kernel on the CPU (refreshes stored outputs)"
 	@echo "make format   - format the code with ruff"
 	@echo "make student  - build student copies of the notebooks (no solutions) into student/"
+	@echo "make test-browser - run every notebook and widget in JupyterLab in headless Chromium"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +46,18 @@ nbval: $(STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg \
 		-p no:cacheprovider notebooks -q
 
-test: lint unit nbval
+# The browser suite needs Debian's Chromium (.ci/run installs it); without it, make test says so and goes on.
+CHROMIUM ?= /usr/bin/chromium
+
+test: lint unit nbval browser-if-present
+
+browser-if-present: $(STAMP)
+	@if [ -x "$(CHROMIUM)" ]; then $(MAKE) --no-print-directory test-browser; \
+	else echo "browser tests skipped: no Chromium at $(CHROMIUM) (apt-get install chromium, then make test-browser)"; fi
+
+# JupyterLab + Chromium: every notebook run in the browser, every widget moved; screenshots in screenshots/.
+test-browser: $(STAMP)
+	VITCOURSE_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/browser -v -p no:cacheprovider
 
 # Re-run every notebook in place in a fresh kernel, on the CPU, so stored outputs are produced by the code.
 execute: $(STAMP)

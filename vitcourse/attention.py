@@ -25,7 +25,7 @@ from torch import nn
 
 from ._validate import positive_int, tensor_of_rank
 
-__all__ = ["Attention", "AttentionSteps"]
+__all__ = ["Attention", "AttentionSteps", "set_fused"]
 
 
 class AttentionSteps(NamedTuple):
@@ -124,3 +124,13 @@ class Attention(nn.Module):
             f"dim={self.dim}, chan={self.chan}, num_heads={self.num_heads}, scale={self.scale:.4g}, "
             f"v_skip={self.v_skip}, fused={self.fused}"
         )
+
+
+def set_fused(model: nn.Module, fused: bool) -> int:
+    """Switch every :class:`Attention` in ``model`` to the fused or the step-by-step path; returns how many."""
+    count = 0
+    for module in model.modules():
+        if isinstance(module, Attention):
+            module.fused = fused
+            count += 1
+    return count

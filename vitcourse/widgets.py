@@ -56,7 +56,9 @@ def patch_view(picture: np.ndarray, patch: int) -> tuple[Figure | None, str]:
         vmin=0,
         vmax=1,
     )
-    fig.tight_layout()
+    fig.subplots_adjust(
+        left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3
+    )  # fixed: tight_layout costs ~0.2 s
     return fig, summary
 
 
@@ -99,7 +101,9 @@ def soft_split_view(picture: np.ndarray, kernel: int, stride: int, padding: int)
         vmin=0,
         vmax=1,
     )
-    fig.tight_layout()
+    fig.subplots_adjust(
+        left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3
+    )  # fixed: tight_layout costs ~0.2 s
     return fig, summary
 
 

@@ -1,0 +1,275 @@
+"""Benchmarks: how fast and how lean the course's models and notebooks are, measured in one run.
+
+    python -m vitcourse.bench                 # full run (a few minutes on a 2-core CPU)
+    python -m vitcourse.bench --short         # a smoke run in seconds: small sizes, no notebooks
+    python -m vitcourse.bench --json          # one JSON object instead of the table
+
+What is measured (each model variant in a fresh subprocess, so memory and caches do not leak between them):
+
+* **training step** of ``--model`` (default T2T-ViT-14) at ``--img-size`` (224) and ``--batch`` (8): forward +
+  backward, fused attention (``F.scaled_dot_product_attention``) against the step-by-step path that stores the
+  N x N attention matrix. Images per second (median of ``--repeats`` steps after one warm-up step) and the peak
+  memory the step adds on top of the idle model (CPU: the process's peak resident memory, reset before the
+  step through ``/proc/self/clear_refs`` on Linux; CUDA: ``torch.cuda.max_memory_allocated``).
+* **forward** of ViT-B/16 at 224: images per second, fused and step-by-step.
+* **the course**: seconds per notebook under strict nbval, building the soft-split animation, and one widget
+  redraw (median of 20).
+* **CUDA only**: the training step under bf16 autocast, images per second and model-FLOP utilisation against
+  the card's peak (FLOPs counted by :func:`vitcourse.cost.count_macs`, x 2 per multiply-add, x 3 for forward +
+  backward).
+
+Targets (2-core CPU, fp32): fused >= 1.5x the step-by-step throughput and <= 0.5x its added peak memory;
+animation <= 3 s; widget redraw <= 100 ms. The benchmark reports; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+__all__ = ["main", "PEAK_BF16_TFLOPS"]
+
+#: Dense bf16 peak of some cards, TFLOP/s (vendor data sheets), for model-FLOP utilisation.
+PEAK_BF16_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0, "L40S": 362.0, "L4": 121.0, "A10": 125.0}
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rss_kib(field: str) -> int | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _reset_peak() -> bool:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def _device(name: str) -> str:
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
+def _worker(args: argparse.Namespace) -> dict:
+    """Runs in a subprocess: one model, one path, one kind of step."""
+    from .attention import set_fused
+    from .cost import count_macs
+    from .models import create_model
+
+    device = _device(args.device)
+    torch.manual_seed(0)
+    overrides = {"img_size": args.img_size}
+    if args.depth:
+        overrides["depth"] = args.depth
+    model = create_model(args.model, **overrides).to(device)
+    set_fused(model, args.path == "fused")
+    in_chans = getattr(model, model.tokenizer_name).in_chans
+    images = torch.randn(args.batch, in_chans, args.img_size, args.img_size, device=device)
+    train_step = args.kind == "train"
+    autocast = (
+        torch.autocast("cuda", dtype=torch.bfloat16)
+        if args.dtype == "bf16"
+        else torch.autocast(device, enabled=False)
+    )
+
+    def step() -> None:
+        with autocast:
+            if train_step:
+                model(images).float().sum().backward()
+            else:
+                with torch.no_grad():
+                    model(images)
+        if device == "cuda":
+            torch.cuda.synchronize()
+
+    model.train(train_step)
+    if device == "cuda":
+        torch.cuda.synchronize()
+        idle = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        step()
+        added = torch.cuda.max_memory_allocated() - idle
+    else:
+        idle_kib = _rss_kib("VmRSS")
+        exact = _reset_peak()
+        step()
+        peak_kib = _rss_kib("VmHWM") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        added = None if idle_kib is None or peak_kib is None else (peak_kib - idle_kib) * 1024
+    times = []
+    for _ in range(args.repeats):
+        model.zero_grad(set_to_none=True)
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    seconds = statistics.median(times)
+    result = {"images_per_s": args.batch / seconds, "step_s": seconds, "added_peak_bytes": added}
+    if device == "cuda":
+        macs = sum(count_macs(model, images[:1]).values()) * args.batch
+        flops = macs * 2 * (3 if train_step else 1)
+        name = torch.cuda.get_device_name(0)
+        peak = next((v for k, v in PEAK_BF16_TFLOPS.items() if k in name), None)
+        result["device_name"] = name
+        result["tflops"] = flops / seconds / 1e12
+        result["mfu"] = None if peak is None else result["tflops"] / peak
+    return result
+
+
+def _run_worker(**settings: object) -> dict:
+    cmd = [sys.executable, "-m", "vitcourse.bench", "--worker"]
+    for key, value in settings.items():
+        if value is not None:
+            cmd += [f"--{key.replace('_', '-')}", str(value)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmark worker failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _course(short: bool) -> dict:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from . import load_mountains, plots, widgets
+
+    picture = load_mountains()
+    start = time.perf_counter()
+    plots.soft_split_animation(picture, 20, 10, 5)
+    animation = time.perf_counter() - start
+    redraws = []
+    for _ in range(3 if short else 20):
+        start = time.perf_counter()
+        fig, _summary = widgets.soft_split_view(picture, 20, 10, 5)
+        fig.canvas.draw()
+        redraws.append(time.perf_counter() - start)
+        plt.close(fig)
+    out = {"animation_s": animation, "widget_redraw_median_s": statistics.median(redraws), "notebooks_s": {}}
+    if not short:
+        for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "--nbval-sanitize-with",
+                 str(ROOT / "notebooks" / "sanitize.cfg"), "-p", "no:cacheprovider", "-q", str(nb)],
+                capture_output=True, check=False, cwd=ROOT,
+            )  # fmt: skip
+            out["notebooks_s"][nb.name] = time.perf_counter() - start
+    return out
+
+
+def _mib(n: int | None) -> str:
+    return "n/a" if n is None else f"{n / 2**20:.0f} MiB"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vitcourse.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--model", default="t2t_vit_14", help="preset for the training step (default: %(default)s)"
+    )
+    p.add_argument("--batch", type=int, default=8, help="batch size (default: %(default)s)")
+    p.add_argument("--img-size", type=int, default=224, help="image side (default: %(default)s)")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32", help="bf16 uses CUDA autocast")
+    p.add_argument(
+        "--repeats", type=int, default=3, help="timed steps after one warm-up (default: %(default)s)"
+    )
+    p.add_argument("--short", action="store_true", help="tiny sizes and no notebooks: a smoke run")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    # used by the subprocesses the benchmark starts
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--path", choices=("fused", "step"), default="fused", help=argparse.SUPPRESS)
+    p.add_argument("--kind", choices=("train", "forward"), default="train", help=argparse.SUPPRESS)
+    p.add_argument("--depth", type=int, default=0, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        print(json.dumps(_worker(args)))
+        return 0
+    device = _device(args.device)
+    if device == "cuda" and not torch.cuda.is_available():
+        p.error("--device cuda was asked for but CUDA is not available")
+    if args.dtype == "bf16" and device != "cuda":
+        p.error("--dtype bf16 is measured with CUDA autocast; use it with a CUDA device")
+    if args.short:
+        args.model, args.img_size, args.batch, args.repeats = "t2t_vit_7", 64, 2, 1
+    common = {"device": device, "repeats": args.repeats, "dtype": args.dtype, "img_size": args.img_size}
+    report: dict = {
+        "machine": {
+            "platform": platform.platform(), "python": platform.python_version(), "torch": torch.__version__,
+            "cpus": os.cpu_count(), "device": device,
+            "device_name": torch.cuda.get_device_name(0) if device == "cuda" else platform.processor() or "cpu",
+        },
+        "settings": {"model": args.model, "batch": args.batch, "img_size": args.img_size, "dtype": args.dtype},
+    }  # fmt: skip
+    train = {
+        path: _run_worker(model=args.model, batch=args.batch, path=path, kind="train", **common)
+        for path in ("fused", "step")
+    }
+    report["train_step"] = train
+    report["train_step"]["fused_speedup"] = train["fused"]["images_per_s"] / train["step"]["images_per_s"]
+    if train["fused"]["added_peak_bytes"] and train["step"]["added_peak_bytes"]:
+        report["train_step"]["fused_memory_ratio"] = (
+            train["fused"]["added_peak_bytes"] / train["step"]["added_peak_bytes"]
+        )
+    vit_depth = 1 if args.short else None
+    report["vit_b16_forward"] = {
+        path: _run_worker(model="vit_base_patch16_224", batch=args.batch, path=path, kind="forward", depth=vit_depth, **common)
+        for path in ("fused", "step")
+    }  # fmt: skip
+    report["course"] = _course(args.short)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    m, s = report["machine"], report["settings"]
+    print(
+        f"machine: {m['device']} ({m['device_name']}), {m['cpus']} CPUs, torch {m['torch']}, Python {m['python']}"
+    )
+    print(
+        f"\ntraining step: {s['model']}, {s['img_size']} x {s['img_size']}, batch {s['batch']}, {s['dtype']}"
+    )
+    print(f"{'path':14s} {'images/s':>9s} {'s/step':>8s} {'added peak memory':>18s}")
+    for path in ("fused", "step"):
+        r = train[path]
+        print(f"{path:14s} {r['images_per_s']:9.2f} {r['step_s']:8.3f} {_mib(r['added_peak_bytes']):>18s}")
+    print(f"fused / step-by-step: {report['train_step']['fused_speedup']:.2f}x throughput", end="")
+    ratio = report["train_step"].get("fused_memory_ratio")
+    print(f", {ratio:.2f}x added peak memory" if ratio else "")
+    if device == "cuda":
+        r = train["fused"]
+        mfu = "n/a" if r["mfu"] is None else f"{r['mfu']:.1%}"
+        print(f"{r['device_name']}: {r['tflops']:.1f} TFLOP/s, model-FLOP utilisation {mfu}")
+    print(
+        f"\nViT-B/16 forward, {s['img_size']} x {s['img_size']}, batch {s['batch']}"
+        + (" (1 block: --short)" if args.short else "")
+    )
+    for path in ("fused", "step"):
+        print(f"{path:14s} {report['vit_b16_forward'][path]['images_per_s']:9.2f} images/s")
+    c = report["course"]
+    print(
+        f"\ncourse: soft-split animation {c['animation_s']:.2f} s, widget redraw median {c['widget_redraw_median_s'] * 1000:.0f} ms"
+    )
+    for name, secs in c["notebooks_s"].items():
+        print(f"  {name:36s} {secs:6.1f} s under nbval")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Loading checkpoints of the reference implementations into the course's models.
+
+Two sources, each through a documented key map:
+
+**timm** ``VisionTransformer`` (``vit_base/large/huge_patch16_224``). Every key keeps its name; one tensor
+changes layout:
+
+    ==============================  ==============================  ===========================================
+    timm key                        vitcourse key                   change
+    ==============================  ==============================  ===========================================
+    patch_embed.proj.weight         patch_embed.proj.weight         (D, C, P, P) conv  ->  (D, C*P*P) linear
+    everything else                 the same name                   none
+    ==============================  ==============================  ===========================================
+
+**The official T2T-ViT** (transformer tokens-to-token: ``t2t_vit_t_14/19/24`` and the smaller sizes built the
+same way). The names are the same on both sides (``tokens_to_token.attention1.attn.qkv.weight``,
+``blocks.N.attn.qkv.weight``, ...), so the map is the identity once the wrappers are removed: a
+``state_dict`` or ``state_dict_ema`` entry around the weights, and a ``module.`` prefix left by
+``DataParallel``.
+
+Every key and shape is checked before anything is loaded: a key the model does not have, a key the checkpoint
+lacks, or a shape that does not fit raises a ``ValueError`` that names it. :func:`to_timm_vit` maps back, so a
+loaded model can be exported again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+from torch import nn
+
+__all__ = ["unwrap", "from_timm_vit", "to_timm_vit", "from_official_t2t", "load_pretrained"]
+
+_PATCH = "patch_embed.proj.weight"
+
+
+def unwrap(checkpoint: Mapping[str, object]) -> dict[str, torch.Tensor]:
+    """Remove the wrappers training scripts add: a ``state_dict``/``state_dict_ema``/``model`` entry, ``module.``."""
+    if not isinstance(checkpoint, Mapping):
+        raise TypeError(f"checkpoint must be a mapping of names to tensors, got {type(checkpoint).__name__}")
+    for wrapper in ("state_dict_ema", "state_dict", "model"):
+        inner = checkpoint.get(wrapper)
+        if isinstance(inner, Mapping):
+            checkpoint = inner
+            break
+    out = {}
+    for key, value in checkpoint.items():
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"checkpoint entry {key!r} is {type(value).__name__}, not a tensor")
+        out[key.removeprefix("module.")] = value
+    return out
+
+
+def from_timm_vit(state_dict: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """timm ``VisionTransformer`` keys -> vitcourse ``VisionTransformer`` keys (see the module's table)."""
+    out = dict(unwrap(state_dict))
+    if _PATCH in out and out[_PATCH].ndim == 4:
+        out[_PATCH] = out[_PATCH].flatten(1)  # (D, C, P, P) -> (D, C*P*P), the order nn.Unfold uses
+    return out
+
+
+def to_timm_vit(
+    state_dict: Mapping[str, torch.Tensor], in_chans: int, patch_size: int
+) -> dict[str, torch.Tensor]:
+    """vitcourse ``VisionTransformer`` keys -> timm keys; the inverse of :func:`from_timm_vit`."""
+    out = dict(state_dict)
+    if _PATCH in out:
+        out[_PATCH] = out[_PATCH].reshape(out[_PATCH].shape[0], in_chans, patch_size, patch_size)
+    return out
+
+
+def from_official_t2t(state_dict: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Official T2T-ViT keys -> vitcourse ``T2TViT`` keys: the identity after removing wrappers."""
+    return unwrap(state_dict)
+
+
+def load_pretrained(model: nn.Module, checkpoint: Mapping[str, object], source: str) -> nn.Module:
+    """Load a reference checkpoint into ``model`` after checking every key and shape.
+
+    Args:
+        model: a vitcourse ``VisionTransformer`` (source "timm") or ``T2TViT`` (source "t2t") built with the
+            checkpoint's settings (e.g. ``create_model("vit_base_patch16_224")``).
+        checkpoint: the loaded checkpoint (``torch.load(path, weights_only=True)``).
+        source: "timm" or "t2t".
+
+    Returns:
+        ``model``, with every parameter filled.
+
+    Raises:
+        ValueError: an unknown source, or keys/shapes that do not fit (all of them are listed).
+    """
+    converters = {"timm": from_timm_vit, "t2t": from_official_t2t}
+    if source not in converters:
+        raise ValueError(f"source must be one of {sorted(converters)}, got {source!r}")
+    incoming = converters[source](checkpoint)
+    expected = model.state_dict()
+    problems = []
+    unknown = sorted(set(incoming) - set(expected))
+    missing = sorted(set(expected) - set(incoming))
+    if unknown:
+        problems.append(f"keys the model does not have: {unknown}")
+    if missing:
+        problems.append(f"keys the checkpoint lacks: {missing}")
+    for key in sorted(set(incoming) & set(expected)):
+        if incoming[key].shape != expected[key].shape:
+            problems.append(
+                f"{key}: checkpoint shape {tuple(incoming[key].shape)}, model shape {tuple(expected[key].shape)}"
+            )
+    if problems:
+        raise ValueError(
+            f"the {source} checkpoint does not fit {type(model).__name__}: " + "; ".join(problems)
+        )
+    model.load_state_dict(incoming, strict=True)
+    return model
