@@ -50,6 +50,19 @@ class Lab:
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}/{path}?token={self.token}"
 
+    def _api(self, method: str, path: str) -> object:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/api/{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def stop_kernels(self) -> None:
+        """Shut down every kernel, so one test's kernel does not slow the next."""
+        for session in self._api("GET", "sessions"):
+            self._api("DELETE", f"sessions/{session['id']}")
+
 
 def _settings(folder: Path) -> None:
     """User settings: no windowing (all cells in the DOM), no news, no update checks."""
@@ -80,7 +93,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         sys.executable, "-m", "jupyter", "lab", "--no-browser",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work / 'notebooks'}",
-        "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
+        "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None", "--allow-root",
+        "--LabApp.extension_manager=readonly",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]  # fmt: skip
     log = (work / "lab.log").open("w")
@@ -142,3 +156,4 @@ def page(browser, lab: Lab) -> Iterator[object]:
         yield pg
     finally:
         context.close()
+        lab.stop_kernels()

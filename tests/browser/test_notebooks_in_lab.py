@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from pathlib import Path
 
 import pytest
@@ -23,26 +24,28 @@ def _stored_figures(name: str) -> int:
     )
 
 
+_KERNEL = "window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
+
+
 def _open_and_run(page, lab: Lab, name: str, timeout_s: float = 240) -> None:
-    page.goto(lab.url(f"lab/tree/{name}"))
+    # a workspace of its own, reset, so JupyterLab does not reopen the notebooks of earlier tests
+    page.goto(lab.url(f"lab/workspaces/{Path(name).stem}-{secrets.token_hex(4)}/tree/{name}") + "&reset")
+    page.wait_for_function(f"() => {_KERNEL}?.status === 'idle'", timeout=120_000, polling=250)
+    # clear the stored outputs first (execution counts become null), so everything checked below is fresh
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-        " && window.jupyterapp.shell.currentWidget.context"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session"
-        " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
-        timeout=120_000,
+        "() => window.jupyterapp.shell.currentWidget.content.widgets.every(c => c.model.type !== 'code'"
+        " || c.model.executionCount === null)"
     )
-    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
-                           timeout=120_000)  # fmt: skip
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    # done when every code cell has an execution count and the kernel is idle again
+    # done when every code cell has a new execution count and the kernel is idle again
     page.wait_for_function(
-        """() => {
-            const nb = window.jupyterapp.shell.currentWidget.content;
+        f"""() => {{
+            const nb = window.jupyterapp?.shell?.currentWidget?.content;
+            if (!nb || {_KERNEL}?.status !== 'idle') return false;
             const cells = nb.widgets.filter(c => c.model.type === 'code' && c.model.sharedModel.getSource().trim());
-            const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
-            return kernel.status === 'idle' && cells.every(c => c.model.executionCount !== null);
-        }""",
+            return cells.every(c => c.model.executionCount !== null);
+        }}""",
         timeout=timeout_s * 1000,
         polling=500,
     )
