@@ -52,7 +52,9 @@ class Lab:
 
     def _api(self, method: str, path: str) -> object:
         request = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}/api/{path}", method=method, headers={"Authorization": f"token {self.token}"}
+            f"http://127.0.0.1:{self.port}/api/{path}",
+            method=method,
+            headers={"Authorization": f"token {self.token}"},
         )
         with urllib.request.urlopen(request, timeout=30) as response:
             body = response.read()

@@ -75,7 +75,12 @@ def test_notebook_runs_in_lab(page, lab: Lab, name: str) -> None:
     )
     assert all(w > 0 for w in widths), f"{name}: a figure did not render"
     SCREENSHOTS.mkdir(exist_ok=True)
-    page.evaluate("() => window.jupyterapp.shell.currentWidget.content.node.scrollTo(0, 0)")
+    page.evaluate(
+        "() => { const nb = window.jupyterapp.shell.currentWidget.content;"
+        " nb.activeCellIndex = 0; nb.node.querySelectorAll('.jp-WindowedPanel-outer').forEach(e => e.scrollTop = 0);"
+        " nb.node.scrollTop = 0; }"
+    )
+    page.wait_for_timeout(500)
     page.screenshot(path=str(SCREENSHOTS / f"{Path(name).stem}.png"))
 
 
