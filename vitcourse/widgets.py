@@ -44,21 +44,10 @@ def patch_view(picture: np.ndarray, patch: int) -> tuple[Figure | None, str]:
     toks = patchify(to_tensor(picture), patch)[0]  # (N, P*P)
     count = count_tokens(height, width, patch, patch, 0)
     summary = f"P = {patch}: {count.rows} x {count.cols} = {count.total} tokens of length {toks.shape[1]}"
-    fig, (ax_pic, ax_tok) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
-    plots.show_picture(picture, ax=ax_pic, title=f"patches of {patch} x {patch}")
-    plots.draw_patch_grid(ax_pic, height, width, patch, numbers=count.total <= 60)
-    plots.show_matrix(
-        toks,
-        ax=ax_tok,
-        title=f"token matrix {count.total} x {toks.shape[1]}",
-        xlabel="position in token",
-        ylabel="token index (patch number - 1)",
-        vmin=0,
-        vmax=1,
+    fig, ax_pic = _picture_and_tokens(
+        picture, toks, f"patches of {patch} x {patch}", "token index (patch number - 1)"
     )
-    fig.subplots_adjust(
-        left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3
-    )  # fixed: tight_layout costs ~0.2 s
+    plots.draw_patch_grid(ax_pic, height, width, patch, numbers=count.total <= 60)
     return fig, summary
 
 
@@ -83,28 +72,30 @@ def soft_split_view(picture: np.ndarray, kernel: int, stride: int, padding: int)
         f"{width + 2 * padding}, {count.rows} x {count.cols} = {count.total} tokens of length {toks.shape[1]} "
         f"(nn.Unfold agrees)"
     )
-    fig, (ax_pic, ax_tok) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
-    padded = np.pad(picture, padding)
-    plots.show_picture(
-        padded, ax=ax_pic, title=f"{count.total} windows of {kernel} x {kernel}", extent_offset=-padding
-    )
+    title = f"{count.total} windows of {kernel} x {kernel}"
+    fig, ax_pic = _picture_and_tokens(np.pad(picture, padding), toks, title, "token index", offset=-padding)
     corners = window_corners(height, width, kernel, stride, padding)
     boxes = [Rectangle((c, r), kernel, kernel) for r, c in corners]
     ax_pic.add_collection(PatchCollection(boxes, facecolor="none", edgecolor="tab:orange", linewidth=0.8))
     ax_pic.add_patch(Rectangle((corners[0][1], corners[0][0]), kernel, kernel, color="tab:orange", alpha=0.5))
+    return fig, summary
+
+
+def _picture_and_tokens(
+    picture: np.ndarray, toks: torch.Tensor, title: str, token_label: str, offset: float = 0.0
+) -> tuple[Figure, plt.Axes]:
+    """The two panels every view shows: the picture (left, returned for overlays) and the token matrix (right)."""
+    fig, (ax_pic, ax_tok) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
+    plots.show_picture(picture, ax=ax_pic, title=title, extent_offset=offset)
+    n, length = toks.shape
     plots.show_matrix(
-        toks,
-        ax=ax_tok,
-        title=f"token matrix {count.total} x {toks.shape[1]}",
-        xlabel="position in token",
-        ylabel="token",
-        vmin=0,
-        vmax=1,
-    )
+        toks, ax=ax_tok, title=f"token matrix {n} x {length}", xlabel="position in token", ylabel=token_label,
+        vmin=0, vmax=1,
+    )  # fmt: skip
     fig.subplots_adjust(
         left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3
     )  # fixed: tight_layout costs ~0.2 s
-    return fig, summary
+    return fig, ax_pic
 
 
 def _show(fig: Figure | None, summary: str) -> None:
