@@ -38,7 +38,7 @@ format: $(STAMP)
 	$(BIN)/ruff format vitcourse tests
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q --durations=10
 
 # Strict nbval: every stored output must come out the same. CUDA_VISIBLE_DEVICES is left alone so GPU
 # runners test the GPU path; MPLBACKEND is never set (figures would vanish from the outputs).
