@@ -5,14 +5,17 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
+# Each notebook's py:percent text source (jupytext.toml): the file to edit and review.
+SOURCES   := $(NOTEBOOKS:.ipynb=.py)
 
-.PHONY: lab test unit nbval lint format execute student test-browser browser-if-present clean-venv help
+.PHONY: lab test unit nbval lint format sync execute student test-browser browser-if-present clean-venv help
 
 help:
 	@echo "make lab      - create .venv if needed, then open JupyterLab on notebooks/00_start_here.ipynb"
 	@echo "make test     - create .venv if needed, then ruff, unit tests and strict nbval over every notebook"
 	@echo "make execute  - re-run every notebook in place in a fresh kernel on the CPU (refreshes stored outputs)"
-	@echo "make format   - format the code with ruff"
+	@echo "make format   - format the code and the notebook sources with ruff, then sync the notebooks"
+	@echo "make sync     - copy the notebook sources (notebooks/NN_*.py) into the .ipynb files, outputs kept"
 	@echo "make student  - build student copies of the notebooks (no solutions) into student/"
 	@echo "make test-browser - run every notebook and widget in JupyterLab in headless Chromium"
 
@@ -31,11 +34,17 @@ lab: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check vitcourse tests notebooks
-	$(BIN)/ruff format --check vitcourse tests
+	$(BIN)/ruff format --check vitcourse tests notebooks
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix vitcourse tests notebooks
-	$(BIN)/ruff format vitcourse tests
+	$(BIN)/ruff format vitcourse tests notebooks
+	$(MAKE) --no-print-directory sync
+
+# The .py source wins: its cells replace the notebook's inputs; the stored outputs stay until `make execute`.
+# (tests/test_notebook_sources.py fails when a pair disagrees.)
+sync: $(STAMP)
+	$(BIN)/jupytext --quiet --to ipynb --update $(SOURCES)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q --durations=10
@@ -60,10 +69,11 @@ test-browser: $(STAMP)
 	VITCOURSE_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/browser -v -p no:cacheprovider
 
 # Re-run every notebook in place in a fresh kernel, on the CPU, so stored outputs are produced by the code.
-execute: $(STAMP)
+execute: sync
 	for nb in $(NOTEBOOKS); do \
 		CUDA_VISIBLE_DEVICES= $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-			--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600 $$nb || exit 1; \
+			--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600 \
+			--ExecutePreprocessor.record_timing=False $$nb || exit 1; \
 	done
 
 clean-venv:

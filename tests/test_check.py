@@ -186,3 +186,24 @@ def test_verdict_shows_nothing_in_a_notebook() -> None:
 def test_every_public_checker_is_fuzzed() -> None:
     public = {getattr(check, name) for name in check.__all__ if name != "Verdict"}
     assert public == set(ALL_CHECKS)
+
+
+def test_check_function_names_a_known_mistake(capsys: pytest.CaptureFixture[str]) -> None:
+    from vitcourse.check._core import Mistake, check_function
+
+    x = torch.randn(3, 4)
+    cases = [((x,), x.softmax(-1))]
+    mistakes = [Mistake(lambda t: t.softmax(0), "softmax over the wrong axis")]
+    assert not check_function(lambda t: t.softmax(0), "softmax", cases, mistakes=mistakes)
+    assert "softmax over the wrong axis" in capsys.readouterr().out
+    # An unknown wrong answer falls back to the first differing entry.
+    assert not check_function(lambda t: t * 0, "softmax", cases, mistakes=mistakes)
+    assert "differs at index" in capsys.readouterr().out
+    assert check_function(lambda t: t.softmax(-1), "softmax", cases, mistakes=mistakes)
+
+
+def test_a_learner_sys_exit_does_not_escape(capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    assert not check.patchify_function(lambda x, p: sys.exit(1))
+    assert "SystemExit" in capsys.readouterr().out

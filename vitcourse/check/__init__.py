@@ -1,0 +1,45 @@
+"""Exercise checkers: each prints ✓ or a specific hint, returns a :class:`Verdict`, and never raises.
+
+Every checker takes the learner's answer as it is (a number, a tuple, a tensor, an array, a function, or
+something else entirely) and compares it with the package's own result. A wrong type, a wrong shape, a NaN, a
+function that raises: each gets a sentence saying what was expected, never a traceback. Function checkers
+also try the typical wrong answers on the same inputs and name the mistake when one matches.
+
+Layout: ``_core`` holds the machinery; ``nb01`` ... ``nb07`` hold each notebook's exercises. Usage::
+
+    from vitcourse import check
+    check.patch_count(answer)
+"""
+
+from __future__ import annotations
+
+from ._core import Verdict
+from .nb01 import patch_count, patch_number, patchify_function, token_length
+from .nb02 import count_tokens_function, rebuild_function, soft_split_count
+from .nb03 import scrambled_rows, sinusoidal_entry, sinusoidal_function
+from .nb04 import attention_function, qkv_weight_count, scores_shape
+from .nb05 import block_parameter_count, prepend_function, vit_token_count
+from .nb06 import t2t_grids_function, t2t_token_count, t2t_token_length
+
+__all__ = [
+    "Verdict",
+    "patch_count",
+    "token_length",
+    "patch_number",
+    "patchify_function",
+    "soft_split_count",
+    "count_tokens_function",
+    "rebuild_function",
+    "sinusoidal_entry",
+    "sinusoidal_function",
+    "scrambled_rows",
+    "scores_shape",
+    "qkv_weight_count",
+    "attention_function",
+    "vit_token_count",
+    "block_parameter_count",
+    "prepend_function",
+    "t2t_token_count",
+    "t2t_token_length",
+    "t2t_grids_function",
+]

@@ -1,0 +1,254 @@
+"""The checkers' machinery: verdicts, the never-raise wrapper, number/shape/tensor comparisons, and
+function checks that recognise typical wrong answers and name the mistake.
+
+The exercises themselves live in one small module per notebook (``nb01`` ... ``nb07``); each reads as a
+table of what is asked, what is right (computed by the same package code the notebook prints), and which
+known-wrong variants to recognise.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = [
+    "PASS",
+    "FAIL",
+    "Verdict",
+    "Mistake",
+    "say",
+    "never_raises",
+    "describe",
+    "int_answer",
+    "shape_answer",
+    "as_tensor",
+    "compare_tensors",
+    "check_function",
+    "pair",
+    "pairs",
+]
+
+PASS = "✓"
+FAIL = "✗"
+
+
+class Verdict:
+    """What a check found: ``ok`` (also its truth value) and the ``message`` it printed.
+
+    A verdict shows nothing when it ends a notebook cell (the message is already printed), so a learner sees
+    one line, while a teacher's script can still test ``if check.patch_count(x): ...``.
+    """
+
+    def __init__(self, ok: bool, message: str) -> None:
+        self.ok = ok
+        self.message = message
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return f"Verdict(ok={self.ok}, message={self.message!r})"
+
+    def _ipython_display_(self) -> None:
+        pass
+
+
+def say(ok: bool, message: str) -> Verdict:
+    line = f"{PASS if ok else FAIL} {message}"
+    print(line)
+    return Verdict(ok, line)
+
+
+def never_raises(func: Callable[..., Verdict]) -> Callable[..., Verdict]:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Verdict:
+        try:
+            return func(*args, **kwargs)
+        except (Exception, SystemExit) as err:  # a checker must help, not crash
+            return say(False, f"the check could not use your answer ({type(err).__name__}: {err}).")
+
+    return wrapper
+
+
+def describe(x: object) -> str:
+    if isinstance(x, torch.Tensor):
+        return f"a tensor of shape {tuple(x.shape)} and dtype {x.dtype}"
+    if isinstance(x, np.ndarray):
+        return f"a numpy array of shape {x.shape}"
+    return f"{type(x).__name__} {x!r}" if not callable(x) else f"the function {getattr(x, '__name__', x)!r}"
+
+
+def int_answer(
+    answer: object, expected: int, what: str, hint: str, wrong: Mapping[int, str] | None = None
+) -> Verdict:
+    """Check a whole-number answer. ``wrong`` maps typical wrong numbers to the mistake each one reveals
+    (e.g. ``{14: "you forgot the + 1 in the token-count formula"}``)."""
+    if isinstance(answer, torch.Tensor | np.ndarray) and np.size(answer) == 1:
+        answer = answer.item()
+    if answer is None:
+        return say(False, f"{what}: the answer is still None; replace None with a number.")
+    if isinstance(answer, bool) or not isinstance(answer, int | float | np.integer | np.floating):
+        return say(False, f"{what}: expected a whole number, got {describe(answer)}.")
+    if isinstance(answer, float | np.floating) and not math.isfinite(answer):
+        return say(False, f"{what}: got {answer}; expected a finite whole number.")
+    if answer != int(answer):
+        return say(False, f"{what}: {answer} is not a whole number; {hint}")
+    if wrong and int(answer) in wrong and int(answer) != expected:
+        return say(False, f"{what}: {int(answer)} is not it: {wrong[int(answer)]}")
+    if int(answer) != expected:
+        direction = "too large" if answer > expected else "too small"
+        return say(False, f"{what}: {int(answer)} is {direction}. {hint}")
+    return say(True, f"{what}: {expected} is right.")
+
+
+def as_tensor(x: object, name: str) -> tuple[torch.Tensor | None, str]:
+    """The learner's result as a CPU float tensor, or None and the reason it is not one."""
+    if x is None:
+        return None, f"{name} is None: did the function forget to return its result?"
+    if isinstance(x, np.ndarray):
+        return None, f"{name} is a numpy array; return a torch tensor (torch.from_numpy can convert it)."
+    if not isinstance(x, torch.Tensor):
+        return None, f"{name} should be a torch tensor, got {describe(x)}."
+    if x.device.type == "meta":
+        return (
+            None,
+            f"{name} is on the meta device, which holds shapes but no numbers; compute it on the CPU or GPU.",
+        )
+    if x.is_complex():
+        return None, f"{name} is complex; expected real numbers."
+    return x.detach().to("cpu", torch.float64), ""
+
+
+def compare_tensors(got: object, expected: torch.Tensor, what: str, atol: float = 1e-5) -> tuple[bool, str]:
+    """(ok, message): shape first, then NaNs, then the first entry that differs."""
+    tensor, why = as_tensor(got, what)
+    if tensor is None:
+        return False, why
+    expected = expected.detach().to("cpu", torch.float64)
+    if tuple(tensor.shape) != tuple(expected.shape):
+        same_numel = tensor.numel() == expected.numel()
+        extra = (
+            " (same number of entries: check the order of your reshape or transpose)" if same_numel else ""
+        )
+        return False, f"{what} has shape {tuple(tensor.shape)}, expected {tuple(expected.shape)}{extra}."
+    if torch.isnan(tensor).any():
+        return False, f"{what} contains NaN at index {tuple(torch.nonzero(torch.isnan(tensor))[0].tolist())}."
+    wrong = (tensor - expected).abs() > atol + 1e-5 * expected.abs()
+    if wrong.any():
+        idx = tuple(torch.nonzero(wrong)[0].tolist())
+        return (
+            False,
+            f"{what} has the right shape but differs at index {idx}: got {tensor[idx].item():.6g}, "
+            f"expected {expected[idx].item():.6g} ({int(wrong.sum())} of {wrong.numel()} entries differ).",
+        )
+    return True, ""
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical wrong answer to a function exercise, recognised by what it returns.
+
+    ``variant`` is the wrong function itself (e.g. softmax over the wrong axis); it is called with the same
+    arguments as the learner's function, and when the learner's result equals the variant's (and the variant
+    differs from the right answer there), the checker prints ``hint``, which names the mistake.
+    """
+
+    variant: Callable[..., object]
+    hint: str
+
+
+def _same(got: object, reference: object) -> bool:
+    if isinstance(reference, torch.Tensor):
+        return compare_tensors(got, reference, "the result")[0]
+    try:
+        return bool(got == reference)
+    except Exception:  # e.g. comparing a tensor with a tuple
+        return False
+
+
+def _diagnose(got: object, args: tuple, expected: object, mistakes: Sequence[Mistake]) -> str | None:
+    """The hint of the first known mistake whose result equals the learner's, or None."""
+    for mistake in mistakes:
+        try:
+            with torch.no_grad():
+                wrong = mistake.variant(*args)
+        except Exception:  # a variant that does not apply to these inputs says nothing
+            continue
+        if not _same(wrong, expected) and _same(got, wrong):
+            return mistake.hint
+    return None
+
+
+def check_function(
+    func: object,
+    what: str,
+    cases: Sequence[tuple[tuple, Any]],
+    normalise: Callable[[object], object] | None = None,
+    mistakes: Sequence[Mistake] = (),
+) -> Verdict:
+    """Call ``func(*args)`` for each case and compare with the expected result (tensor or plain value).
+
+    ``normalise``, if given, turns the learner's result into the form the expected values have (for example a
+    numpy integer pair into a tuple of ints) before comparing. ``mistakes`` are typical wrong answers: when a
+    case fails and the learner's result equals one of them, the verdict names that mistake instead of only
+    pointing at the first entry that differs.
+    """
+    if func is None:
+        return say(
+            False, f"{what}: the answer is still None; define the function and pass it (without calling it)."
+        )
+    if not callable(func):
+        return say(False, f"{what}: pass the function itself (no parentheses), got {describe(func)}.")
+    for args, expected in cases:
+        shown = ", ".join(describe(a) if isinstance(a, torch.Tensor) else repr(a) for a in args)
+        try:
+            with torch.no_grad():
+                got = func(*args)
+            if normalise is not None:
+                got = normalise(got)
+        except NotImplementedError:
+            return say(False, f"{what}: the function is not written yet (it raises NotImplementedError).")
+        except (Exception, SystemExit) as err:  # a learner's sys.exit() must not end the checker either
+            return say(False, f"{what}: calling it with ({shown}) raised {type(err).__name__}: {err}")
+        if isinstance(expected, torch.Tensor):
+            ok, message = compare_tensors(got, expected, "the result")
+        else:
+            ok = _same(got, expected)
+            message = f"returned {describe(got)}, expected {expected!r}."
+        if not ok:
+            hint = _diagnose(got, args, expected, mistakes)
+            if hint is not None:
+                return say(False, f"{what} with ({shown}): {hint}")
+            return say(False, f"{what} with ({shown}): {message}")
+    return say(True, f"{what}: all {len(cases)} test cases pass.")
+
+
+def shape_answer(answer: object, expected: tuple[int, ...], what: str, hint: str) -> Verdict:
+    if isinstance(answer, torch.Size):
+        answer = tuple(answer)
+    if not isinstance(answer, tuple | list):
+        return say(False, f"{what}: expected a tuple of {len(expected)} sizes, got {describe(answer)}.")
+    if len(answer) != len(expected):
+        return say(False, f"{what}: expected {len(expected)} sizes, got {len(answer)}. {hint}")
+    for i, (got, exp) in enumerate(zip(answer, expected, strict=True)):
+        if got != exp:
+            return say(False, f"{what}: size {i} is {got!r}, which is not right. {hint}")
+    return say(True, f"{what}: {tuple(expected)} is right.")
+
+
+def pairs(result: object) -> object:
+    return [pair(g) for g in result] if isinstance(result, tuple | list) else result
+
+
+def pair(result: object) -> object:
+    if isinstance(result, tuple | list) and len(result) >= 2:
+        return tuple(
+            int(v) if isinstance(v, int | np.integer | float) and v == int(v) else v for v in result[:2]
+        )
+    return result
