@@ -1,6 +1,7 @@
 """The exercise checkers: right answers pass, wrong answers of every kind get a hint, nothing ever raises."""
 
-import math
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,49 +9,25 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vitcourse import check, position, tokens
-
-VALUE_CHECKS = {
-    check.patch_count: 60,
-    check.token_length: 768,
-    check.patch_number: 12,
-    check.soft_split_count: (15, 25),
-    check.sinusoidal_entry: math.cos(3 / 10000 ** (4 / 400)),
-    check.scrambled_rows: [2, 1, 0, 3],
-    check.scores_shape: (13, 4, 100, 100),
-    check.qkv_weight_count: 9408,
-    check.vit_token_count: 197,
-    check.block_parameter_count: 7_087_872,
-    check.t2t_token_count: 196,
-    check.t2t_token_length: 576,
-}
+from vitcourse import check
 
 
-def _patchify(images: torch.Tensor, p: int) -> torch.Tensor:
-    b, c, h, w = images.shape
-    x = images.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 1, 3, 5)
-    return x.reshape(b, (h // p) * (w // p), c * p * p)
+def _load_answers() -> tuple[dict, dict, list]:
+    """Merge tests/answers/nbNN.py: one file of right answers and diagnosed mistakes per notebook."""
+    values: dict = {}
+    functions: dict = {}
+    mistakes: list = []
+    for path in sorted((Path(__file__).parent / "answers").glob("nb*.py")):
+        spec = importlib.util.spec_from_file_location(f"answers_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        values.update(module.VALUE_CHECKS)
+        functions.update(module.FUNCTION_CHECKS)
+        mistakes.extend(module.MISTAKES)
+    return values, functions, mistakes
 
 
-def _grids(h: int, w: int) -> list[tuple[int, int]]:
-    out = []
-    for k, s, p in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
-        h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-        out.append((h, w))
-    return out
-
-
-FUNCTION_CHECKS = {
-    check.patchify_function: _patchify,
-    check.count_tokens_function: lambda h, w, k, s, p: tuple(tokens.count_tokens(h, w, k, s, p)[:2]),
-    check.rebuild_function: lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], h, w),
-    check.sinusoidal_function: position.sinusoidal_table,
-    check.attention_function: lambda q, k, v: (
-        torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, -1) @ v
-    ),
-    check.prepend_function: lambda t, c: torch.cat([c.expand(t.shape[0], -1, -1), t], dim=1),
-    check.t2t_grids_function: lambda h, w: [(56, 56), (28, 28), (14, 14)] if h == w == 224 else _grids(h, w),
-}
+VALUE_CHECKS, FUNCTION_CHECKS, MISTAKES = _load_answers()
 ALL_CHECKS = list(VALUE_CHECKS) + list(FUNCTION_CHECKS)
 
 
@@ -155,26 +132,14 @@ def test_fuzzed_tensors_and_functions_returning_them_never_raise(checker, result
         assert isinstance(verdict, check.Verdict) and out.startswith("✓" if verdict else "✗")
 
 
-def test_specific_hints(capsys) -> None:
-    check.soft_split_count((25, 15))
-    assert "swapped" in capsys.readouterr().out
-    check.soft_split_count(375)
-    assert "pair" in capsys.readouterr().out
-    check.sinusoidal_entry(math.sin(3 / 10000 ** (4 / 400)))
-    assert "cosine" in capsys.readouterr().out
-    check.patchify_function(lambda x, p: torch.zeros(1, 400, 15))
-    assert "shape (1, 400, 15), expected (1, 15, 400)" in capsys.readouterr().out
-    check.patchify_function(lambda x, p: _patchify(x, p) + (x.shape[1] == 3))
+@pytest.mark.parametrize(
+    ("checker", "answer", "phrase"), MISTAKES, ids=[f"{m[0].__name__}-{i}" for i, m in enumerate(MISTAKES)]
+)
+def test_typical_mistakes_are_named(checker, answer, phrase, capsys) -> None:
+    verdict = checker(answer)
     out = capsys.readouterr().out
-    assert "differs at index" in out
-    check.rebuild_function(lambda t, h, w: t.reshape(t.shape[0], t.shape[2], h, w))
-    assert "differs at index" in capsys.readouterr().out
-    check.patch_count(61)
-    assert "too large" in capsys.readouterr().out
-    check.patchify_function(lambda x, p: _patchify(x, p).numpy())
-    assert "numpy array" in capsys.readouterr().out
-    check.patchify_function(lambda x, p: _patchify(x, p).to("meta"))
-    assert "meta device" in capsys.readouterr().out
+    assert not verdict
+    assert phrase in out, f"{checker.__name__}: expected the hint to say {phrase!r}, got: {out}"
 
 
 def test_verdict_shows_nothing_in_a_notebook() -> None:
