@@ -10,6 +10,7 @@
 """
 
 from .data import load_mountains, to_tensor
+from .device import get_device
 from .models import T2TViT, TokensToToken, VisionTransformer, count_parameters, create_model
 from .tokens import count_tokens
 
@@ -27,10 +28,3 @@ __all__ = [
     "get_device",
     "__version__",
 ]
-
-
-def get_device() -> str:
-    """``"cuda"`` when a CUDA GPU is available, else ``"cpu"``: every notebook runs on either."""
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import torch
 
+from .device import get_device
+
 __all__ = ["main", "PEAK_BF16_TFLOPS"]
 
 #: Dense bf16 peak of some cards, TFLOP/s (vendor data sheets), for model-FLOP utilisation.
@@ -63,19 +65,13 @@ def _reset_peak() -> bool:
         return False
 
 
-def _device(name: str) -> str:
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name
-
-
 def _worker(args: argparse.Namespace) -> dict:
     """Runs in a subprocess: one model, one path, one kind of step."""
     from .attention import set_fused
     from .cost import count_macs
     from .models import create_model
 
-    device = _device(args.device)
+    device = get_device(args.device)
     torch.manual_seed(0)
     overrides = {"img_size": args.img_size}
     if args.depth:
@@ -203,9 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         print(json.dumps(_worker(args)))
         return 0
-    device = _device(args.device)
-    if device == "cuda" and not torch.cuda.is_available():
-        p.error("--device cuda was asked for but CUDA is not available")
+    try:
+        device = get_device(args.device)
+    except ValueError as err:
+        p.error(str(err))
     if args.dtype == "bf16" and device != "cuda":
         p.error("--dtype bf16 is measured with CUDA autocast; use it with a CUDA device")
     if args.short:

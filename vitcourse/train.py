@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .device import DEVICES, get_device
 from .models import T2TViT, VisionTransformer, count_parameters
 from .position import POSITION_KINDS
 from .scenes import TASKS, make_batch, scene_pool
@@ -90,17 +91,12 @@ class TrainConfig:
             raise ValueError(
                 f"steps must be >= 1 and batch_size an even number >= 2, got {self.steps}, {self.batch_size}"
             )
-        if self.device not in ("auto", "cpu", "cuda"):
-            raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {self.device!r}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {DEVICES}, got {self.device!r}")
 
     def resolved_device(self) -> str:
-        if self.device == "auto":
-            return "cuda" if torch.cuda.is_available() else "cpu"
-        if self.device == "cuda" and not torch.cuda.is_available():
-            raise ValueError(
-                "device='cuda' was asked for but torch.cuda.is_available() is False; use 'cpu' or 'auto'"
-            )
-        return self.device
+        """The device this run uses ("cpu" or "cuda"), decided by :func:`vitcourse.device.get_device`."""
+        return get_device(self.device)
 
 
 @dataclass
