@@ -109,3 +109,62 @@ def test_cpu_and_gpu_forward_agree() -> None:
         cpu = model(images)
         gpu = model.cuda()(images.cuda()).cpu()
     torch.testing.assert_close(gpu, cpu, rtol=1e-3, atol=1e-4)
+
+
+def test_build_model_leaves_the_callers_random_state_alone() -> None:
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    a = train.build_model(train.TrainConfig(embed_dim=16, seed=5))
+    assert torch.equal(torch.rand(3), expected)
+    b = train.build_model(train.TrainConfig(embed_dim=16, seed=5))  # the same seed gives the same weights
+    for (name, x), y in zip(a.state_dict().items(), b.state_dict().values(), strict=True):
+        assert torch.equal(x, y), name
+
+
+def test_param_groups_exclude_biases_norms_and_tokens() -> None:
+    model = train.build_model(train.TrainConfig(embed_dim=16, depth=1, pos_embed="learned"))
+    decay, no_decay = train.param_groups(model, 0.05)
+    assert decay["weight_decay"] == 0.05 and no_decay["weight_decay"] == 0.0
+    names = {id(p): n for n, p in model.named_parameters()}
+    no_decay_names = {names[id(p)] for p in no_decay["params"]}
+    assert {"cls_token", "pos_embed", "norm.weight", "norm.bias", "head.bias"} <= no_decay_names
+    assert all(names[id(p)].endswith("weight") and p.ndim == 2 for p in decay["params"])
+    n_all = sum(1 for p in model.parameters() if p.requires_grad)
+    assert len(decay["params"]) + len(no_decay["params"]) == n_all
+    # a fixed sinusoidal table does not train, so it is in neither group
+    fixed = train.build_model(train.TrainConfig(embed_dim=16, depth=1, pos_embed="sinusoidal"))
+    grouped = {id(p) for g in train.param_groups(fixed, 0.05) for p in g["params"]}
+    assert id(fixed.pos_embed) not in grouped
+
+
+def test_param_groups_use_the_models_own_list() -> None:
+    class Tiny(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.table = torch.nn.Parameter(torch.zeros(4, 4))
+            self.weight = torch.nn.Parameter(torch.zeros(4, 4))
+
+        def no_weight_decay(self) -> set[str]:
+            return {"table"}
+
+    tiny = Tiny()
+    decay, no_decay = train.param_groups(tiny, 0.1)
+    assert decay["params"] == [tiny.weight] and no_decay["params"] == [tiny.table]
+
+
+def test_learning_rate_schedule() -> None:
+    config = train.TrainConfig(steps=30, warmup=5, batch_size=4, embed_dim=16, train_scenes=8, device="cpu")
+    result = train.train(config, progress=False, eval_size=4)
+    expected = [config.lr * train.lr_factor(k, config.warmup, config.steps) for k in range(config.steps)]
+    assert result.lrs == pytest.approx(expected)
+    assert result.lrs[config.warmup - 1] == pytest.approx(config.lr)  # the peak ends the warm-up
+    assert result.lrs[0] == pytest.approx(config.lr / config.warmup)
+    assert max(result.lrs) == pytest.approx(config.lr) and result.lrs[-1] < 0.01 * config.lr
+
+
+def test_scramble_block_sets_the_shuffled_blocks() -> None:
+    config = train.TrainConfig(scramble_block=10, steps=1, batch_size=4, embed_dim=16, train_scenes=8)
+    assert config.block == 10 and train.TrainConfig().block == 20
+    result = train.train(config, progress=False, eval_size=4)
+    assert 0.0 <= result.metrics["accuracy"] <= 1.0

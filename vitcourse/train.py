@@ -1,8 +1,9 @@
 """Training small ViTs and T2T-ViTs from scratch on scenes from :mod:`vitcourse.scenes`, on CPU or GPU.
 
-The loop is plain PyTorch: AdamW, a linear warm-up then cosine decay of the learning rate, a fresh batch of
-scenes every step (drawn from a per-run seed, so a run is repeatable), and a text progress bar. The notebook
-``07_training_from_scratch`` uses exactly these functions.
+The loop is plain PyTorch: AdamW (:func:`param_groups` says which parameters take weight decay), a linear
+warm-up then cosine decay of the learning rate (:func:`lr_factor`), and a batch sampled every step from a fixed
+pool of scenes (the pool is drawn once; the batch order comes from a per-run seed, so a run is repeatable), and
+a text progress bar. The notebook ``07_training_from_scratch`` uses exactly these functions.
 
 Command line (``python -m vitcourse.train --help``)::
 
@@ -26,12 +27,25 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .data import HEIGHT, WIDTH
 from .device import DEVICES, get_device
 from .models import T2TViT, VisionTransformer, count_parameters
 from .position import POSITION_KINDS
 from .scenes import TASKS, make_batch, scene_pool
 
-__all__ = ["TrainConfig", "TrainResult", "build_model", "train", "evaluate", "load_checkpoint", "main"]
+__all__ = [
+    "TrainConfig",
+    "TrainResult",
+    "build_model",
+    "param_groups",
+    "lr_factor",
+    "make_optimiser",
+    "train",
+    "evaluate",
+    "save_checkpoint",
+    "load_checkpoint",
+    "main",
+]
 
 MODELS = ("vit", "t2t")
 
@@ -48,18 +62,21 @@ class TrainConfig:
         model: "vit" (patches of ``patch_size``) or "t2t" (Tokens-to-Token with ``token_dim``).
         pos_embed: "learned", "sinusoidal" or "none".
         task: "scramble" (two classes) or "moon" (one regression output).
-        steps: optimiser steps; each draws a fresh batch of scenes.
-        batch_size: scenes per step (even for "scramble").
+        steps: optimiser steps; each samples a batch from the pool of ``train_scenes`` images.
+        batch_size: images per step (even for "scramble").
         lr: peak learning rate of AdamW, reached after ``warmup`` steps, then cosine decay to 0.
-        weight_decay: AdamW's decoupled weight decay (not applied to norms, biases, tokens and embeddings).
+        weight_decay: AdamW's decoupled weight decay (not applied to norms, biases, the prediction token and
+            the position embedding: see :func:`param_groups`).
         warmup: steps of linear warm-up.
         seed: seeds the weights and the order of the batches; the evaluation set uses a separate fixed seed.
-        train_scenes: size of the pool of training scenes (drawn once with seed 1, shared by every run, so
-            runs differ only in their weights and batch order); batches are sampled from it.
+        train_scenes: images in the fixed training pool (for "scramble": ``train_scenes // 2`` scenes, each
+            intact and scrambled), drawn once with seed 1 and shared by every run, so runs differ only in
+            their weights and batch order; batches are sampled from it with replacement.
         device: "cpu", "cuda", or "auto" (CUDA when available).
         embed_dim, depth, num_heads, mlp_ratio: the transformer body.
         patch_size: ViT's patch side.
         token_dim: T2T's token length inside the T2T module.
+        scramble_block: side of the blocks the "scramble" task shuffles; None means ``patch_size``.
     """
 
     model: str = "vit"
@@ -79,6 +96,7 @@ class TrainConfig:
     mlp_ratio: float = 2.0
     patch_size: int = 20
     token_dim: int = 16
+    scramble_block: int | None = None
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
@@ -94,6 +112,11 @@ class TrainConfig:
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {DEVICES}, got {self.device!r}")
 
+    @property
+    def block(self) -> int:
+        """The side of the blocks the "scramble" task shuffles."""
+        return self.patch_size if self.scramble_block is None else self.scramble_block
+
     def resolved_device(self) -> str:
         """The device this run uses ("cpu" or "cuda"), decided by :func:`vitcourse.device.get_device`."""
         return get_device(self.device)
@@ -101,18 +124,23 @@ class TrainConfig:
 
 @dataclass
 class TrainResult:
-    """What :func:`train` returns: the trained model (in eval mode), the loss per step, and final metrics."""
+    """What :func:`train` returns: the trained model (in eval mode), the loss and the learning rate of every
+    step, and final metrics."""
 
     model: nn.Module
     config: TrainConfig
     losses: list[float] = field(default_factory=list)
+    lrs: list[float] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
 
 
 def build_model(config: TrainConfig) -> nn.Module:
-    """The model a config describes, on the CPU, weights drawn from ``config.seed``."""
-    torch.manual_seed(config.seed)
+    """The model a config describes, on the CPU, weights drawn from ``config.seed``.
+
+    The weights come from a forked copy of the global random generator, so building a model leaves the
+    caller's random state as it was.
+    """
     outputs = 2 if config.task == "scramble" else 1
     body = {
         "num_classes": outputs,
@@ -122,22 +150,71 @@ def build_model(config: TrainConfig) -> nn.Module:
         "mlp_ratio": config.mlp_ratio,
         "pos_embed": config.pos_embed,
     }
-    if config.model == "vit":
-        return VisionTransformer((60, 100), config.patch_size, 1, **body)
-    return T2TViT((60, 100), 1, token_dim=config.token_dim, **body)
+    with torch.random.fork_rng(devices=[]):  # the CPU generator only: the model is built on the CPU
+        torch.manual_seed(config.seed)
+        if config.model == "vit":
+            return VisionTransformer((HEIGHT, WIDTH), config.patch_size, 1, **body)
+        return T2TViT((HEIGHT, WIDTH), 1, token_dim=config.token_dim, **body)
 
 
 def _loss(task: str, outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(outputs, targets) if task == "scramble" else F.mse_loss(outputs, targets)
 
 
-def _param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
+#: Parameter names that take no weight decay when a model has no ``no_weight_decay()`` method.
+NO_WEIGHT_DECAY = frozenset({"cls_token", "pos_embed"})
+
+
+def param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
+    """AdamW parameter groups as timm makes them: weight decay on the weight matrices only.
+
+    No decay for biases and LayerNorm scales (every parameter with fewer than 2 dims) and for the names the
+    model lists in ``model.no_weight_decay()`` (the prediction token and the position embedding; models
+    without that method fall back to :data:`NO_WEIGHT_DECAY`). Weight decay pulls weights towards 0: right
+    for a weight matrix, wrong for a LayerNorm scale (whose neutral value is 1), a bias, or a token whose
+    values carry meaning. Parameters that do not train (a fixed sinusoidal table) are left out.
+
+    Args:
+        model: the model to optimise.
+        weight_decay: the decay of the first group.
+
+    Returns:
+        ``[{"params": [...], "weight_decay": weight_decay}, {"params": [...], "weight_decay": 0.0}]``.
+    """
+    listed = getattr(model, "no_weight_decay", None)
+    skip = set(listed()) if callable(listed) else set(NO_WEIGHT_DECAY)
     decay, no_decay = [], []
     for name, p in model.named_parameters():
         if not p.requires_grad:
             continue
-        (no_decay if p.ndim < 2 or name in ("cls_token", "pos_embed") else decay).append(p)
+        (no_decay if p.ndim < 2 or name in skip else decay).append(p)
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def lr_factor(step: int, warmup: int, steps: int) -> float:
+    """The learning rate at ``step`` (0-based) as a fraction of the peak: linear warm-up, then cosine decay.
+
+    ``(step + 1) / warmup`` for the first ``warmup`` steps, then
+    ``0.5 * (1 + cos(pi * (step - warmup) / (steps - warmup)))``, which falls from 1 to 0.
+    """
+    if step < warmup:
+        return (step + 1) / warmup
+    return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
+
+
+def make_optimiser(
+    model: nn.Module, config: TrainConfig
+) -> tuple[torch.optim.AdamW, torch.optim.lr_scheduler.LambdaLR]:
+    """AdamW over :func:`param_groups` and its schedule (:func:`lr_factor`), as :func:`train` uses them.
+
+    Call ``scheduler.step()`` after each ``optimiser.step()``; the learning rate for step ``k`` is then
+    ``config.lr * lr_factor(k, config.warmup, config.steps)``.
+    """
+    optimiser = torch.optim.AdamW(param_groups(model, config.weight_decay), lr=config.lr)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda step: lr_factor(step, config.warmup, config.steps)
+    )
+    return optimiser, scheduler
 
 
 def _bar(step: int, total: int, loss: float, width: int = 30) -> str:
@@ -158,16 +235,9 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
     """
     device = config.resolved_device()
     model = build_model(config).to(device)
-    optimiser = torch.optim.AdamW(_param_groups(model, config.weight_decay), lr=config.lr)
-
-    def schedule(step: int) -> float:  # linear warm-up, then cosine decay to 0
-        if step < config.warmup:
-            return (step + 1) / config.warmup
-        return 0.5 * (1 + math.cos(math.pi * (step - config.warmup) / max(1, config.steps - config.warmup)))
-
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, schedule)
+    optimiser, scheduler = make_optimiser(model, config)
     result = TrainResult(model, config)
-    pool = scene_pool(config.task, config.train_scenes, 1, config.patch_size)
+    pool = scene_pool(config.task, config.train_scenes, 1, config.block)
     pool_images, pool_targets = pool.images.to(device), pool.targets.to(device)
     order = torch.Generator().manual_seed(config.seed)
     start = time.perf_counter()
@@ -175,6 +245,7 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
     for step in range(config.steps):
         index = torch.randint(len(pool_targets), (config.batch_size,), generator=order).to(device)
         images, targets = pool_images[index], pool_targets[index]
+        result.lrs.append(optimiser.param_groups[0]["lr"])  # the rate this step uses
         loss = _loss(config.task, model(images), targets)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
@@ -187,7 +258,7 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
         print()
     result.seconds = time.perf_counter() - start
     model.eval()
-    result.metrics = evaluate(model, config.task, eval_size, patch=config.patch_size)
+    result.metrics = evaluate(model, config.task, eval_size, patch=config.block)
     return result
 
 
@@ -195,7 +266,10 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
 def evaluate(
     model: nn.Module, task: str, size: int = 256, seed: int = 10_000, patch: int = 20
 ) -> dict[str, float]:
-    """Metrics on a fixed held-out set: "accuracy" and "loss" (scramble) or "mae_pixels" and "loss" (moon)."""
+    """Metrics on a fixed held-out set: "accuracy" and "loss" (scramble) or "mae_pixels" and "loss" (moon).
+
+    ``patch`` is the side of the blocks a "scramble" set shuffles.
+    """
     model.eval()
     device = next(model.parameters()).device
     batch = make_batch(task, size, seed=seed, patch=patch)
