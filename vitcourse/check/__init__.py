@@ -14,32 +14,43 @@ Layout: ``_core`` holds the machinery; ``nb01`` ... ``nb07`` hold each notebook'
 from __future__ import annotations
 
 from ._core import Verdict
-from .nb01 import patch_count, patch_number, patchify_function, token_length
-from .nb02 import count_tokens_function, rebuild_function, soft_split_count
-from .nb03 import scrambled_rows, sinusoidal_entry, sinusoidal_function
+from .nb01 import patch_count, patch_number, patchify_function, token_position
+from .nb02 import count_tokens_function, rebuild_function, soft_split_count, soft_split_function
+from .nb03 import permuted_weights_function, sinusoidal_entry, sinusoidal_function
 from .nb04 import attention_function, qkv_weight_count, scores_shape
-from .nb05 import block_parameter_count, prepend_function, vit_token_count
-from .nb06 import t2t_grids_function, t2t_token_count, t2t_token_length
+from .nb05 import (
+    block_forward_function,
+    block_macs,
+    block_parameter_count,
+    mean_pool_function,
+    prepend_function,
+    vit_token_count,
+)
+from .nb06 import t2t_grids_function, t2t_picture_tokens, t2t_qkv_weight_count
 
 __all__ = [
     "Verdict",
     "patch_count",
-    "token_length",
     "patch_number",
+    "token_position",
     "patchify_function",
     "soft_split_count",
     "count_tokens_function",
+    "soft_split_function",
     "rebuild_function",
+    "permuted_weights_function",
     "sinusoidal_entry",
     "sinusoidal_function",
-    "scrambled_rows",
     "scores_shape",
     "qkv_weight_count",
     "attention_function",
     "vit_token_count",
     "block_parameter_count",
     "prepend_function",
-    "t2t_token_count",
-    "t2t_token_length",
+    "block_forward_function",
+    "mean_pool_function",
+    "block_macs",
+    "t2t_qkv_weight_count",
+    "t2t_picture_tokens",
     "t2t_grids_function",
 ]

@@ -3,45 +3,229 @@
 from __future__ import annotations
 
 import torch
+from torch import nn
 
 from .. import tokens
 from ..blocks import EncoderBlock
-from ._core import Verdict, check_function, int_answer, never_raises
+from ._core import Mistake, Verdict, check_function, int_answer, never_raises, say
 
-__all__ = ["vit_token_count", "block_parameter_count", "prepend_function"]
+__all__ = [
+    "vit_token_count",
+    "block_parameter_count",
+    "prepend_function",
+    "block_forward_function",
+    "mean_pool_function",
+    "block_macs",
+]
 
 
 @never_raises
 def vit_token_count(answer: object) -> Verdict:
-    """Exercise 05.1: tokens entering ViT-Base's encoder for a 224 x 224 image, 16 x 16 patches."""
+    """Exercise 05: tokens entering ViT-Base's encoder for a 224 x 224 image, 16 x 16 patches."""
+    patches = tokens.count_tokens(224, 224, 16, 16, 0).total
     return int_answer(
         answer,
-        tokens.count_tokens(224, 224, 16, 16, 0).total + 1,
+        patches + 1,
         "tokens entering the encoder",
         "Count the patches (224 / 16 per side), then remember the prediction token.",
+        wrong={
+            patches: "that counts the patches only; the prediction token is prepended to them.",
+            224 // 16 + 1: "that is one row of patches (plus one); the patches form a 14 x 14 grid.",
+            (224 // 16) ** 2 * 3 + 1: "the channels are not extra tokens: each token holds all 3 channels.",
+        },
     )
 
 
 @never_raises
 def block_parameter_count(answer: object) -> Verdict:
-    """Exercise 05.2: parameters of one ViT-Base encoder block (D = 768, MLP 3072, qkv bias)."""
+    """Exercise 05: parameters of one ViT-Base encoder block (D = 768, MLP 3072, qkv bias)."""
+    d = 768
     with torch.device("meta"):
-        expected = sum(p.numel() for p in EncoderBlock(768, 12).parameters())
+        expected = sum(p.numel() for p in EncoderBlock(d, 12).parameters())
     return int_answer(
         answer,
         expected,
         "parameters of one ViT-Base block",
         "Add two LayerNorms (2 x 768 each), qkv (768 x 2304 + 2304), proj (768 x 768 + 768), "
         "fc1 (768 x 3072 + 3072) and fc2 (3072 x 768 + 768).",
+        wrong={
+            12 * d * d: "that counts the weight matrices only; add the biases and the two LayerNorms.",
+            expected - 4 * d: "the two LayerNorms are missing: each has a weight and a bias of length D.",
+            expected - 3 * d: "the qkv bias is missing: ViT's qkv layer has one (3 x 768 numbers).",
+            expected - 5 * d * d - 5 * d: "the MLP is missing (fc1: 768 -> 3072, fc2: 3072 -> 768).",
+        },
     )
+
+
+def _prepend(toks: torch.Tensor, cls: torch.Tensor) -> torch.Tensor:
+    return torch.cat([cls.expand(toks.shape[0], -1, -1), toks], dim=1)  # (B, N + 1, D)
+
+
+PREPEND_MISTAKES = [
+    Mistake(
+        lambda t, c: torch.cat([t, c.expand(t.shape[0], -1, -1)], dim=1),
+        "the prediction token is appended (at the end) instead of prepended: it must be token 0, "
+        "the one the head reads.",
+    ),
+    Mistake(
+        lambda t, c: t + c,
+        "the token was added to every patch token (broadcast) instead of put in front as a token of its own.",
+    ),
+]
 
 
 @never_raises
 def prepend_function(func: object) -> Verdict:
-    """Exercise 05.3: ``func(tokens, cls_token)`` must prepend a (1, 1, D) token to every item of (B, N, D)."""
+    """Exercise 05: ``func(tokens, cls_token)`` must prepend a (1, 1, D) token to every item of (B, N, D)."""
     gen = torch.Generator().manual_seed(5)
     cases = []
     for b, n, d in ((13, 175, 768), (1, 15, 64), (4, 3, 2)):
         toks, cls = torch.randn(b, n, d, generator=gen), torch.randn(1, 1, d, generator=gen)
-        cases.append(((toks, cls), torch.cat([cls.expand(b, -1, -1), toks], dim=1)))
-    return check_function(func, "your prepend", cases)
+        cases.append(((toks, cls), _prepend(toks, cls)))
+    if callable(func):  # not expanded: fine for a batch of 1, an error for any other batch
+        toks, cls = cases[2][0]
+        try:
+            with torch.no_grad():
+                func(toks, cls)
+        except Exception:
+            try:
+                with torch.no_grad():
+                    same = torch.equal(func(toks, cls.expand(4, -1, -1)), _prepend(toks, cls))
+            except Exception:
+                same = False
+            if same:
+                return say(
+                    False,
+                    "your prepend works only when the token is given per item: the (1, 1, D) cls token is not "
+                    "expanded over the batch. Use cls_token.expand(B, -1, -1) before concatenating.",
+                )
+    return check_function(func, "your prepend", cases, mistakes=PREPEND_MISTAKES)
+
+
+def _pre_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    x = x + block.attn(block.norm1(x))  # (B, N, D)
+    return x + block.mlp(block.norm2(x))  # (B, N, D)
+
+
+BLOCK_MISTAKES = [
+    Mistake(
+        lambda b, x: b.mlp(b.norm2(b.attn(b.norm1(x)))),
+        "both residual connections are missing: add each part's input back to its output (x + ...).",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: y + b.mlp(b.norm2(y)))(b.attn(b.norm1(x))),
+        "the first residual is missing: after attention, add the block's input x back.",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: b.mlp(b.norm2(y)))(x + b.attn(b.norm1(x))),
+        "the second residual is missing: after the MLP, add its input back.",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(x + b.attn(x))),
+        "this is post-norm (the original Transformer's LN(x + f(x))); ViT normalises first: x + f(LN(x)).",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: y + b.attn(b.norm2(y)))(x + b.mlp(b.norm1(x))),
+        "the MLP and the attention are swapped: attention (with norm1) comes first, then the MLP (with norm2).",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: y + b.attn(b.norm1(y)))(x + b.mlp(b.norm2(x))),
+        "the MLP runs before the attention: attention comes first, then the MLP.",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: y + b.mlp(b.norm1(y)))(x + b.attn(b.norm2(x))),
+        "norm1 and norm2 are swapped: norm1 belongs to the attention, norm2 to the MLP.",
+    ),
+]
+
+
+def _random_block(dim: int, heads: int, gen: torch.Generator) -> EncoderBlock:
+    """An encoder block whose LayerNorms are not the identity, so every wrong order gives other numbers."""
+    block = EncoderBlock(dim, heads).eval()
+    with torch.no_grad():
+        for p in block.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen) * (0.3 if p.ndim > 1 else 0.5))
+        for norm in (block.norm1, block.norm2):
+            norm.weight.add_(1.0)
+    return block
+
+
+@never_raises
+def block_forward_function(func: object) -> Verdict:
+    """Exercise 05: ``func(block, x)`` must be the pre-norm encoder block's forward pass."""
+    gen = torch.Generator().manual_seed(7)
+    cases = []
+    for b, n, d, heads in ((2, 5, 16, 4), (1, 16, 24, 3), (3, 4, 8, 2)):
+        block = _random_block(d, heads, gen)
+        x = torch.randn(b, n, d, generator=gen)
+        with torch.no_grad():
+            cases.append(((block, x), _pre_norm(block, x)))
+    return check_function(func, "your encoder block", cases, mistakes=BLOCK_MISTAKES)
+
+
+POOL_MISTAKES = [
+    Mistake(
+        lambda f: f.mean(dim=1),
+        "the mean includes the prediction token (token 0): average the patch tokens only, features[:, 1:].",
+    ),
+    Mistake(
+        lambda f: f[:, 0],
+        "that is the prediction token itself; the exercise asks for the mean of the others.",
+    ),
+    Mistake(
+        lambda f: f[:, 1:].mean(dim=0),
+        "the mean runs over the batch (dim 0): each image must keep its own vector; average over the tokens.",
+    ),
+    Mistake(
+        lambda f: f[:, 1:].mean(dim=-1),
+        "the mean runs over the token length D (the last dim); average over the tokens (dim 1) instead.",
+    ),
+    Mistake(
+        lambda f: f[:, 1:].sum(dim=1),
+        "that is the sum of the patch tokens; divide by their number to get the mean.",
+    ),
+]
+
+
+@never_raises
+def mean_pool_function(func: object) -> Verdict:
+    """Exercise 05: ``func(features)`` must average the patch tokens of (B, N + 1, D): result (B, D)."""
+    gen = torch.Generator().manual_seed(9)
+    cases = []
+    for b, n1, d in ((2, 16, 8), (3, 5, 12), (1, 197, 32)):
+        features = torch.randn(b, n1, d, generator=gen)
+        cases.append(((features,), features[:, 1:].mean(dim=1)))
+    return check_function(func, "your mean pooling", cases, mistakes=POOL_MISTAKES)
+
+
+def block_macs_formula(n: int, d: int, mlp_ratio: float = 4.0) -> int:
+    """Multiply-adds of one encoder block on N tokens of length D: ``(4 + 2 r) N D^2 + 2 N^2 D``.
+
+    qkv ``3 N D^2``, scores ``N^2 D``, weights times values ``N^2 D``, proj ``N D^2``, MLP ``2 r N D^2``.
+    """
+    return int(round((4 + 2 * mlp_ratio) * n * d * d)) + 2 * n * n * d
+
+
+#: Exercise 05 asks for one ViT-S/16 block at 224 x 224: 196 patches + the prediction token, D = 384.
+MACS_N, MACS_D = 197, 384
+
+
+@never_raises
+def block_macs(answer: object) -> Verdict:
+    """Exercise 05: multiply-adds of one encoder block with N = 197 tokens of length D = 384 (MLP ratio 4)."""
+    n, d = MACS_N, MACS_D
+    expected = block_macs_formula(n, d)
+    one_product = 12 * n * d * d + n * n * d
+    return int_answer(
+        answer,
+        expected,
+        f"multiply-adds of one block at N = {n}, D = {d}",
+        "Add qkv (3 N D^2), Q K^T (N^2 D), weights x V (N^2 D), proj (N D^2) and the MLP (8 N D^2).",
+        wrong={
+            12 * n * d * d: "the two N^2 D terms of attention are missing (Q K^T and weights x V).",
+            4 * n * d * d + 2 * n * n * d: "the MLP is missing: fc1 and fc2 together cost 8 N D^2.",
+            2 * expected: "that counts FLOPs (a multiply and an add each); a multiply-add counts once.",
+            block_macs_formula(n - 1, d): "N is 197 here: 196 patches plus the prediction token.",
+            one_product: "only one of the two N^2 D products is counted: Q K^T and weights x V.",
+        },
+    )
