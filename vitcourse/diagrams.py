@@ -11,7 +11,10 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-__all__: list[str] = []
+from .models import T2T_STAGES
+from .tokens import count_tokens
+
+__all__: list[str] = ["token_transformer", "t2t_loop"]
 
 BOX_COLOURS = {
     "data": "#ede7f6",  # tensors: what flows
@@ -74,3 +77,143 @@ def _arrow(
 
 # ----------------------------------------------------------------------------------------------------------
 # Tokens-to-Token (notebook 06): token_transformer, t2t_loop
+
+
+def _shape(*sizes: int | None) -> str:
+    """A shape label as the notebooks print shapes, e.g. ``(13, 100, 49)``; ``None`` sizes are left out."""
+    return str(tuple(s for s in sizes if s is not None))
+
+
+def _label(ax: Axes, x: float, y: float, text: str, fontsize: float = 8) -> None:
+    """A shape written just above a horizontal arrow whose middle is (x, y)."""
+    ax.text(x, y + 0.12, text, fontsize=fontsize, color="#311b92", ha="center", va="bottom")
+
+
+def _path(ax: Axes, points: list[tuple[float, float]]) -> None:
+    """A line through ``points`` whose last segment ends in an arrow head (for skip connections)."""
+    xs, ys = zip(*points[:-1], strict=True)
+    ax.plot(xs, ys, color="#311b92", lw=1.0)
+    _arrow(ax, points[-2], points[-1])
+
+
+def token_transformer(
+    ax: Axes | None = None,
+    batch: int = 13,
+    tokens: int = 100,
+    dim: int = 49,
+    chan: int = 64,
+    num_heads: int = 1,
+    mlp_ratio: float = 1.0,
+) -> Axes:
+    """T2T's token transformer as a diagram: LN -> attention (dim -> chan) + v -> LN -> MLP -> + residual.
+
+    Args:
+        ax: where to draw (a new figure when None).
+        batch, tokens, dim: the input's shape (B, N, dim), e.g. (13, 100, 49) for 7 x 7 windows.
+        chan: token length out (T2T's token_dim, 64).
+        num_heads: attention heads (1 in T2T); q, k, v are (B, heads, N, chan / heads).
+        mlp_ratio: MLP hidden width as a multiple of chan (1 in T2T).
+
+    Every arrow carries the shape of what flows along it, computed from these arguments.
+    """
+    ax = _canvas(ax, 12.5, 15.4, (7.5, 9.5))
+    head_dim, hidden = chan // num_heads, int(chan * mlp_ratio)
+    x_in, x_mid = _shape(batch, tokens, dim), _shape(batch, tokens, chan)
+    cx, w, h = 5.4, 6.2, 0.8
+    left = cx - w / 2
+
+    def box(y: float, text: str, kind: str = "layer") -> None:
+        _box(ax, left, y - h / 2, w, h, text, kind)
+
+    def plus(y: float) -> None:
+        _box(ax, cx - 0.35, y - 0.35, 0.7, 0.7, "+", "op", fontsize=12)
+
+    box(14.6, f"tokens in: length {dim}", "data")
+    _arrow(ax, (cx, 14.2), (cx, 13.3), x_in)
+    box(12.9, f"LayerNorm({dim})")
+    _arrow(ax, (cx, 12.5), (cx, 11.6), x_in)
+    box(11.2, f"qkv: Linear {dim} → 3 × {chan}, no bias")
+    _arrow(ax, (cx, 10.8), (cx, 9.9), f"q, k, v: {_shape(batch, num_heads, tokens, head_dim)} each")
+    box(9.5, f"softmax(q kᵀ × scale) v, {num_heads} head{'s' if num_heads > 1 else ''}", "op")
+    _arrow(ax, (cx, 9.1), (cx, 8.2), f"heads merged: {x_mid}")
+    box(7.8, f"proj: Linear {chan} → {chan}")
+    _arrow(ax, (cx, 7.4), (cx, 6.85))
+    plus(6.5)
+    # The skip through v: lengths differ (dim != chan), so x itself cannot be added; v (heads merged) can.
+    _path(ax, [(left + w, 11.2), (10.8, 11.2), (10.8, 6.5), (cx + 0.35, 6.5)])
+    ax.text(10.95, 8.85, f"skip through v\n(heads merged)\n{x_mid}", fontsize=8, color="#311b92", va="center")
+    _arrow(ax, (cx, 6.15), (cx, 5.1), x_mid)
+    box(4.7, f"LayerNorm({chan})")
+    _arrow(ax, (cx, 4.3), (cx, 3.5), x_mid)
+    box(3.1, f"MLP: Linear {chan} → {hidden}, GELU, Linear {hidden} → {chan}")
+    _arrow(ax, (cx, 2.7), (cx, 2.15))
+    plus(1.8)
+    _path(ax, [(cx, 5.65), (1.0, 5.65), (1.0, 1.8), (cx - 0.35, 1.8)])
+    ax.text(0.85, 3.7, "residual", fontsize=8, color="#311b92", rotation=90, ha="right", va="center")
+    _arrow(ax, (cx, 1.45), (cx, 0.95), x_mid)
+    box(0.55, f"tokens out: length {chan}", "data")
+    ax.set_title(
+        f"Token transformer: tokens of length {dim} in, {chan} out, {num_heads} head, skip through v"
+    )
+    return ax
+
+
+def t2t_loop(
+    ax: Axes | None = None,
+    height: int = 60,
+    width: int = 100,
+    in_chans: int = 1,
+    batch: int | None = None,
+    token_dim: int = 64,
+    embed_dim: int = 768,
+) -> Axes:
+    """The T2T module as a diagram: soft split -> token transformer -> rebuild, twice, then soft split -> linear.
+
+    Args:
+        ax: where to draw (a new figure when None).
+        height, width, in_chans: the input image (C, H, W).
+        batch: a batch size to put in front of every shape (left out when None).
+        token_dim: token length inside the module (64).
+        embed_dim: token length out (the ViT body's D).
+
+    The stages are :data:`vitcourse.models.T2T_STAGES`; every arrow carries the running shape, computed for
+    this image size with :func:`vitcourse.tokens.count_tokens` (the same grids the model builds).
+    """
+    ax = _canvas(ax, 16, 6.4, (13.5, 5.4))
+    steps: list[tuple[str, str]] = []  # (box text, shape on the arrow out of the box)
+    steps.append((f"image\n{in_chans} × {height} × {width}", _shape(batch, in_chans, height, width)))
+    h, w, c = height, width, in_chans
+    for i, (k, s, p) in enumerate(T2T_STAGES):
+        grid = count_tokens(h, w, k, s, p)
+        steps.append((f"soft split\nk={k}, s={s}, p={p}", _shape(batch, grid.total, c * k * k)))
+        if i == len(T2T_STAGES) - 1:
+            steps.append((f"linear\n{c * k * k} → {embed_dim}", _shape(batch, grid.total, embed_dim)))
+            break
+        steps.append((f"token transformer\n{c * k * k} → {token_dim}", _shape(batch, grid.total, token_dim)))
+        steps.append(
+            (f"rebuild\n{grid.rows} × {grid.cols} grid", _shape(batch, token_dim, grid.rows, grid.cols))
+        )
+        h, w, c = grid.rows, grid.cols, token_dim
+    steps.append(("tokens to the\nViT body", ""))
+    # A snake over 4 columns: left to right, then right to left, then left to right from column 1.
+    columns, rows = (1.4, 5.6, 9.8, 14.0), (5.4, 3.2, 1.0)
+    slots = [(0, r) for r in range(4)] + [(1, r) for r in (3, 2, 1)] + [(2, r) for r in (1, 2, 3)]
+    bw, bh = 2.5, 1.0
+    for n, ((text, _), (row, col)) in enumerate(zip(steps, slots, strict=True)):
+        kind = (
+            "data"
+            if n in (0, len(steps) - 1)
+            else ("op" if text.startswith(("soft", "rebuild")) else "layer")
+        )
+        _box(ax, columns[col] - bw / 2, rows[row] - bh / 2, bw, bh, text, kind)
+    for (_, shape), (r0, c0), (r1, c1) in zip(steps, slots, slots[1:], strict=False):
+        x0, y0, x1, y1 = columns[c0], rows[r0], columns[c1], rows[r1]
+        if r0 == r1:  # horizontal: from one box's side to the next one's
+            sign = 1 if c1 > c0 else -1
+            _arrow(ax, (x0 + sign * bw / 2, y0), (x1 - sign * bw / 2, y1))
+            _label(ax, (x0 + x1) / 2, y0, shape)
+        else:  # down to the next row, shape written beside the arrow
+            _arrow(ax, (x0, y0 - bh / 2), (x1, y1 + bh / 2), shape)
+    where = f"batch {batch}, " if batch is not None else ""
+    ax.set_title(f"The T2T module on a {in_chans} × {height} × {width} image ({where}shapes on the arrows)")
+    return ax
