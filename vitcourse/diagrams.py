@@ -8,13 +8,16 @@ boxes and arrows come from the two small helpers below, so all diagrams look ali
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import torch
 from matplotlib.axes import Axes
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from torch import nn
+from torch.func import functional_call
 
 from .models import T2T_STAGES
 from .tokens import count_tokens
 
-__all__: list[str] = ["token_transformer", "t2t_loop"]
+__all__: list[str] = ["pipeline_shapes", "vit_pipeline", "encoder_block", "token_transformer", "t2t_loop"]
 
 BOX_COLOURS = {
     "data": "#ede7f6",  # tensors: what flows
@@ -73,6 +76,207 @@ def _arrow(
 
 # ----------------------------------------------------------------------------------------------------------
 # ViT (notebook 05): vit_pipeline, encoder_block
+
+
+def _times(shape: tuple[int, ...]) -> str:
+    """A shape written the way the course prints it in prose: ``13 × 16 × 768``."""
+    return " × ".join(str(s) for s in shape)
+
+
+def _meta_run(module: nn.Module, inputs: torch.Tensor, hooked: dict[str, nn.Module]) -> dict[str, tuple]:
+    """Run ``module`` on the meta device (shapes only, no numbers) and record, for each named submodule, the
+    shapes of its first input and of its output: ``{"name.in": shape, "name.out": shape}``."""
+    shapes: dict[str, tuple] = {}
+    handles = []
+    for name, sub in hooked.items():
+
+        def hook(mod: nn.Module, args: tuple, output: torch.Tensor, key: str = name) -> None:
+            shapes[f"{key}.in"] = tuple(args[0].shape)
+            shapes[f"{key}.out"] = tuple(output.shape)
+
+        handles.append(sub.register_forward_hook(hook))
+    state = {
+        name: torch.empty_like(t, device="meta")
+        for name, t in [*module.named_parameters(), *module.named_buffers()]
+    }
+    try:
+        with torch.no_grad():
+            functional_call(module, state, (inputs.to("meta"),))
+    finally:
+        for handle in handles:
+            handle.remove()
+    return shapes
+
+
+def pipeline_shapes(model: nn.Module | None = None, batch: int = 13) -> dict[str, tuple[int, ...]]:
+    """The running shapes of a ViT's forward pass, found by running it on the meta device (no compute).
+
+    Args:
+        model: a :class:`~vitcourse.models.VisionTransformer` (default: the course's picture model,
+            ``VisionTransformer()``, built on the meta device).
+        batch: batch size B of the imagined input.
+
+    Returns:
+        ``{"image", "patches", "tokens", "embedded", "blocks", "norm", "token0", "head"}`` -> shape, e.g.
+        ``"patches": (13, 15, 400)``, ``"embedded": (13, 16, 768)``, ``"head": (13, 1)``.
+    """
+    from .models import VisionTransformer  # here, not at the top: models need no diagrams, and vice versa
+
+    if model is None:
+        with torch.device("meta"):
+            model = VisionTransformer()
+    height, width = model.patch_embed.img_size
+    image = torch.empty(batch, model.patch_embed.in_chans, height, width, device="meta")  # (B, C, H, W)
+    hooked = {"proj": model.patch_embed.proj, "blocks": model.blocks, "norm": model.norm, "head": model.head}
+    seen = _meta_run(model, image, hooked)
+    return {
+        "image": tuple(image.shape),
+        "patches": seen["proj.in"],
+        "tokens": seen["proj.out"],
+        "embedded": seen["blocks.in"],
+        "blocks": seen["blocks.out"],
+        "norm": seen["norm.out"],
+        "token0": seen["head.in"],
+        "head": seen["head.out"],
+    }
+
+
+def vit_pipeline(ax: Axes | None = None, batch: int = 13, model: nn.Module | None = None) -> Axes:
+    """The ViT's forward pass as a column of boxes, each arrow labelled with the shape flowing along it.
+
+    The shapes are not typed in: :func:`pipeline_shapes` runs ``model`` on the meta device to find them. The
+    numbers on the right are the ViT paper's equations (1)-(4) that each step implements.
+
+    Args:
+        ax: where to draw (default: a new figure).
+        batch: batch size B shown in the shapes.
+        model: the :class:`~vitcourse.models.VisionTransformer` to draw (default: ``VisionTransformer()``).
+
+    Returns:
+        The Axes.
+    """
+    from .models import VisionTransformer
+
+    if model is None:
+        with torch.device("meta"):
+            model = VisionTransformer()
+    s = pipeline_shapes(model, batch)
+    p, depth = model.patch_embed.patch_size, len(model.blocks)
+    n_patch, d_in, dim = s["patches"][1], s["patches"][2], s["tokens"][2]
+    steps = [  # (box text, kind, equation, shape on the arrow out of the box)
+        ("image", "data", "", s["image"]),
+        (f"cut into {p} × {p} patches, flatten each\n(reshape only, no weights)", "op", "(1)", s["patches"]),
+        (f"linear projection E: {d_in} → {dim}", "layer", "(1)", s["tokens"]),
+        (
+            "prepend the prediction token x_class\n(one learned 1 × 1 × D vector, expanded)",
+            "layer",
+            "(1)",
+            None,
+        ),
+        (
+            f"+ position embedding E_pos\n(1 × {n_patch + 1} × {dim}, {model.pos_kind})",
+            "layer",
+            "(1)",
+            s["embedded"],
+        ),
+        (f"{depth} encoder blocks\n(each keeps the shape)", "layer", "(2), (3)", s["blocks"]),
+        ("final LayerNorm", "layer", "(4)", s["norm"]),
+        ("take token 0 (the prediction token)", "op", "(4)", s["token0"]),
+        (f"head: linear {dim} → {s['head'][-1]}", "layer", "", s["head"]),
+    ]
+    rows = len(steps) + 1
+    ax = _canvas(ax, 10, rows * 1.1, (8.5, rows * 0.78))
+    x, w, h = 1.0, 5.0, 0.62
+    top = rows * 1.1 - 0.85
+    previous = None
+    for i, (text, kind, eq, _) in enumerate(steps):
+        y = top - i * 1.1
+        _box(ax, x, y, w, h, text, kind, fontsize=8.5)
+        if eq:
+            ax.text(x + w + 0.2, y + h / 2, f"eq. {eq}", fontsize=8, color="#6a1b9a", va="center")
+        if previous is not None:
+            shape = previous[1]
+            label = _times(shape) if shape is not None else _times(s["embedded"])
+            _arrow(ax, (x + w / 2, previous[0]), (x + w / 2, y + h), label)
+        previous = (y, steps[i][3])
+    y_out = top - len(steps) * 1.1
+    _box(ax, x, y_out, w, h, "prediction", "data", fontsize=8.5)
+    _arrow(ax, (x + w / 2, previous[0]), (x + w / 2, y_out + h), _times(previous[1]))
+    ax.set_title(f"The Vision Transformer, batch {batch}: the shape after every step", fontsize=10)
+    return ax
+
+
+def encoder_block(
+    ax: Axes | None = None, block: nn.Module | None = None, batch: int = 13, tokens: int = 16
+) -> Axes:
+    """The pre-norm encoder block: LN -> multi-head attention -> + residual, LN -> MLP -> + residual.
+
+    Arrows carry the shapes, found by running ``block`` on the meta device; the two residual paths go round
+    the left side.
+
+    Args:
+        ax: where to draw (default: a new figure).
+        block: an :class:`~vitcourse.blocks.EncoderBlock` (default: ViT-Base's, D = 768 with 12 heads).
+        batch: batch size B in the shapes.
+        tokens: tokens per item N + 1 in the shapes.
+
+    Returns:
+        The Axes.
+    """
+    from .blocks import EncoderBlock
+
+    if block is None:
+        with torch.device("meta"):
+            block = EncoderBlock(768, 12)
+    dim = block.norm1.normalized_shape[0]
+    x = torch.empty(batch, tokens, dim, device="meta")  # (B, N + 1, D)
+    hooked = {"attn": block.attn, "fc1": block.mlp.fc1, "fc2": block.mlp.fc2, "block": block}
+    seen = _meta_run(block, x, hooked)
+    hidden = seen["fc1.out"][-1]
+    ax = _canvas(ax, 10, 11, (7.5, 8.25))  # one unit = 0.75 inch both ways: the + circles stay round
+    cx, w, h = 5.2, 4.2, 0.6
+    left = cx - w / 2
+
+    def centre_box(y: float, text: str, kind: str) -> float:
+        _box(ax, left, y, w, h, text, kind, fontsize=8.5)
+        return y
+
+    def plus(y: float) -> None:
+        ax.add_patch(plt.Circle((cx, y), 0.22, facecolor=BOX_COLOURS["op"], edgecolor="#4a148c"))
+        ax.text(cx, y, "+", ha="center", va="center", fontsize=11)
+
+    def skip(y_from: float, y_to: float) -> None:
+        xs = left - 1.0
+        ax.plot([cx, xs, xs], [y_from, y_from, y_to], color="#311b92", linewidth=1.0)
+        _arrow(ax, (xs, y_to), (cx - 0.22, y_to))
+        ax.text(xs - 0.1, (y_from + y_to) / 2, "residual\n(identity)", fontsize=7.5, ha="right", va="center")
+
+    centre_box(10.1, "input x", "data")
+    y_ln1 = centre_box(8.7, "LayerNorm 1 (per token, over D)", "layer")
+    y_att = centre_box(
+        7.3, f"multi-head attention\n({block.attn.num_heads} heads of {block.attn.head_dim})", "layer"
+    )
+    plus(6.3)
+    y_ln2 = centre_box(5.0, "LayerNorm 2", "layer")
+    y_fc1 = centre_box(3.6, f"MLP: linear {dim} → {hidden}, GELU", "layer")
+    y_fc2 = centre_box(2.2, f"MLP: linear {hidden} → {dim}", "layer")
+    plus(1.2)
+    centre_box(0.0, "output", "data")
+    shape = _times(seen["block.in"])
+    _arrow(ax, (cx, 10.1), (cx, y_ln1 + h), shape)
+    _arrow(ax, (cx, y_ln1), (cx, y_att + h), shape)
+    _arrow(ax, (cx, y_att), (cx, 6.3 + 0.22), _times(seen["attn.out"]))
+    _arrow(ax, (cx, 6.3 - 0.22), (cx, y_ln2 + h), shape)
+    _arrow(ax, (cx, y_ln2), (cx, y_fc1 + h), shape)
+    _arrow(ax, (cx, y_fc1), (cx, y_fc2 + h), _times(seen["fc1.out"]))
+    _arrow(ax, (cx, y_fc2), (cx, 1.2 + 0.22), _times(seen["fc2.out"]))
+    _arrow(ax, (cx, 1.2 - 0.22), (cx, h), _times(seen["block.out"]))
+    skip(9.85, 6.3)
+    skip(5.95, 1.2)
+    ax.text(cx + w / 2 + 0.25, 7.6, "eq. (2)\nz′ = MSA(LN(z)) + z", fontsize=8, color="#6a1b9a", va="center")
+    ax.text(cx + w / 2 + 0.25, 2.9, "eq. (3)\nz = MLP(LN(z′)) + z′", fontsize=8, color="#6a1b9a", va="center")
+    ax.set_title("The pre-norm encoder block: norm first, then add the input back", fontsize=10)
+    return ax
 
 
 # ----------------------------------------------------------------------------------------------------------
