@@ -18,11 +18,25 @@ def test_sinusoidal_table_equals_the_formula() -> None:
     torch.testing.assert_close(table, expected.float(), rtol=0, atol=1e-6)
 
 
-def test_sinusoidal_table_176_x_768_range() -> None:
+def test_sinusoidal_table_pairs_and_distance() -> None:
     table = position.sinusoidal_table(176, 768)
     assert table.shape == (176, 768)
-    assert table.min() >= -1 and table.max() <= 1
     assert torch.all(table[0, 0::2] == 0) and torch.all(table[0, 1::2] == 1)
+    # Entries 2m and 2m + 1 are a sine and a cosine of one angle.
+    torch.testing.assert_close(table[:, 0::2] ** 2 + table[:, 1::2] ** 2, torch.ones(176, 384))
+    # The frequency of pair m is 10000 ** (-2m / d): row 1 holds sin and cos of exactly that angle.
+    freq = 10000 ** (-torch.arange(384, dtype=torch.float64) * 2 / 768)
+    torch.testing.assert_close(table[1, 0::2].double(), torch.sin(freq), rtol=0, atol=1e-6)
+    # Dot products of rows depend only on the distance between the slots.
+    dots = table.double() @ table.double().T
+    for offset in (1, 7, 100):
+        diagonal = dots.diagonal(offset)
+        torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), rtol=0, atol=1e-4)
+
+
+def test_sinusoidal_table_other_base() -> None:
+    table = position.sinusoidal_table(5, 4, base=100.0)
+    torch.testing.assert_close(table[3, 2], torch.tensor(math.sin(3 / 100 ** (2 / 4))))
 
 
 def test_learned_embedding_shape_and_spread() -> None:
@@ -30,8 +44,16 @@ def test_learned_embedding_shape_and_spread() -> None:
     emb = position.learned_position_embedding(197, 768)
     assert isinstance(emb, torch.nn.Parameter) and emb.requires_grad
     assert emb.shape == (1, 197, 768)
-    assert emb.abs().max() <= 0.04 + 1e-7  # truncated at two standard deviations
-    assert 0.015 < emb.std().item() < 0.02  # a normal of std 0.02 truncated at 2 std has std ~0.0176
+    assert emb.abs().max() <= 0.04 + 1e-7  # our own cut at two standard deviations
+    assert 0.0170 < emb.std().item() < 0.0182  # a normal of std 0.02 cut at 2 std has std ~0.0176
+
+
+def test_torch_trunc_normal_bounds_are_absolute() -> None:
+    # Why timm's trunc_normal_(std=.02) is effectively untruncated: its bounds a=-2, b=2 are absolute values.
+    t = torch.nn.init.trunc_normal_(
+        torch.empty(200_000), std=0.02, generator=torch.Generator().manual_seed(0)
+    )
+    assert t.abs().max() > 0.04
 
 
 def test_cosine_similarity_grid() -> None:

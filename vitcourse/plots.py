@@ -285,3 +285,14 @@ def show_attention_on_picture(
     fig.suptitle(title)
     fig.colorbar(im, ax=axes, fraction=0.02, pad=0.02, label="attention weight")
     return fig
+
+
+def outline_rows_and_columns(ax: Axes, indices: Sequence[int], size: int, color: str = "lime") -> Axes:
+    """Outline rows and columns ``indices`` of a ``size`` x ``size`` matrix drawn by :func:`show_matrix`.
+
+    Used to show where a permutation of the tokens moves entries of an attention-weight matrix.
+    """
+    for i in indices:
+        ax.add_patch(Rectangle((-0.5, i - 0.5), size, 1, fill=False, ec=color, lw=1.8))  # row i
+        ax.add_patch(Rectangle((i - 0.5, -0.5), 1, size, fill=False, ec=color, lw=1.8, ls="--"))  # column i
+    return ax

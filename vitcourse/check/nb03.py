@@ -8,14 +8,65 @@ import numpy as np
 import torch
 
 from .. import position
-from ._core import Verdict, check_function, describe, never_raises, say
+from ._core import Mistake, Verdict, check_function, describe, never_raises, say
 
-__all__ = ["sinusoidal_entry", "sinusoidal_function", "scrambled_rows"]
+__all__ = ["permuted_weights_function", "sinusoidal_entry", "sinusoidal_function"]
+
+
+def _attention_weights(x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor) -> torch.Tensor:
+    """Single-head attention weights softmax(x W_q (x W_k)^T / sqrt(d)) of tokens x (N, D); returns (N, N)."""
+    q, k = x @ w_q, x @ w_k  # (N, d) each
+    return torch.softmax(q @ k.T / math.sqrt(q.shape[-1]), dim=-1)
+
+
+def _permutation_cases() -> list[tuple[tuple, torch.Tensor]]:
+    """(weights, perm) -> the weights attention really computes on the permuted tokens."""
+    gen = torch.Generator().manual_seed(5)
+    cases = []
+    for n, perm in (
+        (6, [1, 2, 3, 4, 5, 0]),
+        (15, torch.randperm(15, generator=gen).tolist()),
+        (4, [2, 1, 0, 3]),
+    ):
+        x = torch.randn(n, 12, generator=gen)  # (N, 12)
+        w_q, w_k = torch.randn(12, 8, generator=gen), torch.randn(12, 8, generator=gen)
+        order = torch.tensor(perm)
+        cases.append(((_attention_weights(x, w_q, w_k), order), _attention_weights(x[order], w_q, w_k)))
+    return cases
+
+
+@never_raises
+def permuted_weights_function(func: object) -> Verdict:
+    """Exercise 03.1: ``func(weights, perm)`` predicts the attention weights of the permuted tokens."""
+    mistakes = [
+        Mistake(
+            lambda a, p: a[p],
+            "you moved the rows (queries) but not the columns: every key moved with its token too.",
+        ),
+        Mistake(
+            lambda a, p: a[:, p],
+            "you moved the columns (keys) but not the rows: every query moved with its token too.",
+        ),
+        Mistake(
+            lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)],
+            "you used the inverse permutation: new token r is old token perm[r], so new entry [r, c] is old "
+            "entry [perm[r], perm[c]].",
+        ),
+        Mistake(
+            lambda a, p: a[p][:, p].T,
+            "your matrix is transposed: rows are queries and columns are keys, and the weights are not symmetric.",
+        ),
+        Mistake(
+            lambda a, p: a.clone(),
+            "the weights do change: each token keeps its own query and key, so its row and column move with it.",
+        ),
+    ]
+    return check_function(func, "your predicted weights", _permutation_cases(), mistakes=mistakes)
 
 
 @never_raises
 def sinusoidal_entry(answer: object) -> Verdict:
-    """Exercise 03.1: PE[3, 5] of the sinusoidal table with d = 400."""
+    """Exercise 03.2: PE[3, 5] of the sinusoidal table with d = 400."""
     expected = position.sinusoidal_table(4, 400)[3, 5].item()
     what = "PE[3, 5] for d = 400"
     if isinstance(answer, torch.Tensor | np.ndarray) and np.size(answer) == 1:
@@ -34,26 +85,68 @@ def sinusoidal_entry(answer: object) -> Verdict:
     return say(False, f"{what}: {answer:.6g} is not it. Angle = 3 / 10000 ** (2 * (5 // 2) / 400), then cos.")
 
 
+def _table(n: int, d: int, base: float = 10000.0, exponent: str = "pair", start: int = 0) -> torch.Tensor:
+    """Sinusoidal-table variants for diagnosing: ``exponent`` "pair" (right), "j" or "2j"."""
+    i = torch.arange(start, start + n, dtype=torch.float64)[:, None]  # (n, 1)
+    j = torch.arange(d)  # (d,)
+    power = {"pair": 2 * (j // 2), "j": j, "2j": 2 * j}[exponent].to(torch.float64)
+    return i / base ** (power / d)  # (n, d) angles
+
+
+def _sin_cos(angle: torch.Tensor, swapped: bool = False) -> torch.Tensor:
+    even = torch.arange(angle.shape[-1]) % 2 == 0  # (d,)
+    if swapped:
+        even = ~even
+    return torch.where(even, torch.sin(angle), torch.cos(angle))
+
+
+def _roles_swapped(n: int, d: int) -> torch.Tensor:
+    """The table with the roles of i and j exchanged in the formula, at the right shape (n, d)."""
+    i = torch.arange(n, dtype=torch.float64)[:, None]  # (n, 1)
+    j = torch.arange(d, dtype=torch.float64)[None, :]  # (1, d)
+    angle = j / 10000 ** (2 * torch.div(i, 2, rounding_mode="floor") / d)  # (n, d)
+    return torch.where(i % 2 == 0, torch.sin(angle), torch.cos(angle))
+
+
 @never_raises
 def sinusoidal_function(func: object) -> Verdict:
-    """Exercise 03.2: ``func(n, d)`` must return the (n, d) sinusoidal table."""
+    """Exercise 03.3: ``func(n, d)`` must return the (n, d) sinusoidal table."""
     cases = [
         ((n, d), position.sinusoidal_table(n, d)) for n, d in ((15, 400), (176, 768), (4, 9), (1, 2), (7, 3))
     ]
-    return check_function(func, "your sinusoidal table", cases)
-
-
-@never_raises
-def scrambled_rows(answer: object) -> Verdict:
-    """Exercise 03.3: after swapping tokens 0 and 2, which original output row is now row 0, 1, 2, 3?"""
-    expected = [2, 1, 0, 3]
-    what = "rows of the output after swapping tokens 0 and 2"
-    if isinstance(answer, torch.Tensor | np.ndarray):
-        answer = answer.tolist()
-    if not isinstance(answer, list | tuple) or len(answer) != 4:
-        return say(False, f"{what}: expected a list of 4 row numbers, got {describe(answer)}.")
-    if list(answer) == expected:
-        return say(True, f"{what}: {expected} — the output rows move exactly like the input tokens.")
-    if list(answer) == [0, 1, 2, 3]:
-        return say(False, f"{what}: the output does change: attention moves its rows along with the tokens.")
-    return say(False, f"{what}: {list(answer)} is not it; each output row follows its own token.")
+    mistakes = [
+        Mistake(
+            lambda n, d: _sin_cos(_table(n, d), swapped=True),
+            "sine and cosine are swapped: even entries j take the sine, odd ones the cosine.",
+        ),
+        Mistake(
+            lambda n, d: _sin_cos(_table(n, d, exponent="j")),
+            "wrong exponent: use 2 * (j // 2) / d, so that entries 2m and 2m + 1 share one frequency (you used j).",
+        ),
+        Mistake(
+            lambda n, d: _sin_cos(_table(n, d, exponent="2j")),
+            "wrong exponent: use 2 * (j // 2) / d, not 2 * j / d (entries 2m and 2m + 1 share one frequency).",
+        ),
+        Mistake(
+            lambda n, d: position.sinusoidal_table(n, d).T,
+            "i and j are swapped: rows are the n token slots i, columns the d entries j (your table is transposed).",
+        ),
+        Mistake(
+            _roles_swapped,
+            "i and j are swapped: the angle is i / 10000 ** (2 * (j // 2) / d) with i the token slot (row) and j "
+            "the entry (column); the parity of j picks sine or cosine.",
+        ),
+        Mistake(
+            lambda n, d: _sin_cos(_table(n, d, start=1)),
+            "positions start at 0: row 0 is sin(0), cos(0), ... = 0, 1, 0, 1, ... (torch.arange(n)).",
+        ),
+        Mistake(
+            lambda n, d: _sin_cos(_table(n, d, base=1000.0)),
+            "wrong base: the wavelengths grow with powers of 10000, not 1000.",
+        ),
+        Mistake(
+            lambda n, d: _sin_cos(_table(n, d, base=100000.0)),
+            "wrong base: the wavelengths grow with powers of 10000, not 100000.",
+        ),
+    ]
+    return check_function(func, "your sinusoidal table", cases, mistakes=mistakes)
