@@ -92,3 +92,20 @@ def test_unknown_image_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VITCOURSE_IMAGE", "sunset")
     with pytest.raises(ValueError, match="VITCOURSE_IMAGE"):
         data.load_mountains()
+
+
+def test_preview_writes_the_shipped_files(tmp_path: Path) -> None:
+    from vitcourse import preview
+
+    npy, png = preview.write_shipped_files(tmp_path / "out")
+    assert npy.read_bytes() == data.shipped_path().read_bytes()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
+
+
+def test_data_imports_no_plotting() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, vitcourse.data; print(any(m.startswith('matplotlib') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

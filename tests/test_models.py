@@ -173,3 +173,45 @@ def test_macs_match_published_figures() -> None:
         "tokens_to_token.project",
     ]
     assert max(t2t, key=t2t.get) == "tokens_to_token.attention1"  # the first stage's 3136 tokens cost most
+
+
+def test_t2t_grids_come_from_stage_grids() -> None:
+    t2t = models.TokensToToken((data.HEIGHT, data.WIDTH), in_chans=1, embed_dim=32, token_dim=8)
+    assert t2t.grids == tokens.stage_grids(data.HEIGHT, data.WIDTH, models.T2T_STAGES)
+    assert models.T2T_STAGES is tokens.T2T_STAGES
+    assert t2t.num_patches == t2t.grids[-1].total == 28
+
+
+def test_tokenizer_is_public() -> None:
+    vit = models.VisionTransformer(embed_dim=16, depth=1, num_heads=2)
+    t2t = models.T2TViT(embed_dim=16, depth=1, num_heads=2)
+    assert vit.tokenizer is vit.patch_embed and t2t.tokenizer is t2t.tokens_to_token
+    assert vit.in_chans == t2t.in_chans == 1
+    assert create_model("vit_base_patch16_224", depth=1).in_chans == 3
+    x = data.to_tensor(data.load_mountains())
+    torch.testing.assert_close(vit.tokenize(x), vit.patch_embed(x))
+    # the tokenizer is registered once, under its reference name, before the body's modules (the reference order)
+    assert [name for name, _ in vit.named_children()][:2] == ["patch_embed", "blocks"]
+    assert [name for name, _ in t2t.named_children()][:2] == ["tokens_to_token", "blocks"]
+
+
+def test_body_defaults_and_unknown_settings() -> None:
+    vit = models.VisionTransformer(depth=1)
+    assert (vit.embed_dim, vit.blocks[0].attn.num_heads, vit.pos_kind) == (768, 12, "learned")
+    assert vit.blocks[0].norm1.eps == 1e-6 and vit.blocks[0].attn.qkv.bias is not None
+    t2t = models.T2TViT(depth=1)
+    assert (t2t.embed_dim, t2t.blocks[0].attn.num_heads, t2t.pos_kind) == (384, 6, "sinusoidal")
+    assert t2t.blocks[0].norm1.eps == 1e-5 and t2t.blocks[0].attn.qkv.bias is None
+    assert models.VIT_DEFAULTS["embed_dim"] == 768 and models.T2T_VIT_DEFAULTS["embed_dim"] == 384
+    with pytest.raises(TypeError, match=r"unknown model settings \['depht'\]"):
+        models.VisionTransformer(depht=2)
+
+
+@pytest.mark.parametrize("pos_embed", ["learned", "sinusoidal", "none"])
+@pytest.mark.parametrize("model_class", [models.VisionTransformer, models.T2TViT])
+def test_no_weight_decay_names_the_tokens_and_embeddings(model_class: type, pos_embed: str) -> None:
+    model = model_class(embed_dim=16, depth=1, num_heads=2, pos_embed=pos_embed)
+    names = model.no_weight_decay()
+    expected = {"cls_token"} if pos_embed == "none" else {"cls_token", "pos_embed"}
+    assert names == expected
+    assert names <= dict(model.named_parameters()).keys()

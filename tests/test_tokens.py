@@ -168,3 +168,29 @@ def test_window_corners_match_count() -> None:
     assert corners.shape == (60, 2)
     assert tuple(corners[0]) == (-5, -5) and tuple(corners[-1]) == (45, 85)
     assert math.prod(count_tokens(60, 100, 20, 10, 5)[:2]) == len(corners)
+
+
+def test_stage_grids_walk_the_t2t_module() -> None:
+    # the walk-through of the course: a 400 x 100 input through (7, 4, 2), (3, 2, 1), (3, 2, 1)
+    assert tokens.T2T_STAGES == ((7, 4, 2), (3, 2, 1), (3, 2, 1))
+    assert tokens.stage_grids(400, 100) == [(100, 25, 2500), (50, 13, 650), (25, 7, 175)]
+    assert tokens.stage_grids(data.HEIGHT, data.WIDTH)[-1] == (4, 7, 28)
+    assert tokens.stage_grids(224, 224)[-1].total == 196  # 14 x 14, as the official 224 x 224 models have
+    assert tokens.stage_grids(60, 100, [(20, 10, 5)]) == [count_tokens(60, 100, 20, 10, 5)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(h=st.integers(8, 300), w=st.integers(8, 300))
+def test_stage_grids_chain_count_tokens(h: int, w: int) -> None:
+    grids = tokens.stage_grids(h, w)
+    height, width = h, w
+    for grid, (k, s, p) in zip(grids, tokens.T2T_STAGES, strict=True):
+        assert grid == count_tokens(height, width, k, s, p)
+        height, width = grid.rows, grid.cols
+
+
+def test_stage_grids_bad_input() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        tokens.stage_grids(60, 100, [])
+    with pytest.raises(ValueError, match="kernel=7 is larger than the padded image"):
+        tokens.stage_grids(2, 2)

@@ -57,3 +57,15 @@ def test_animation_is_deterministic_and_complete() -> None:
     assert frames.shape == (60, 70 * 3, 110 * 3, 3)
     meta = iio.immeta(gif, extension=".gif")
     assert meta["duration"] == 500 and meta["loop"] == 0
+
+
+def test_explorers_are_annotated_with_the_widget_class() -> None:
+    import typing
+
+    import ipywidgets
+
+    for explorer in (widgets.patch_explorer, widgets.soft_split_explorer):
+        assert typing.get_type_hints(explorer, vars(widgets) | {"ipywidgets": ipywidgets})["return"] is (
+            ipywidgets.interactive
+        )
+    assert isinstance(widgets.patch_explorer(PICTURE), ipywidgets.interactive)

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._validate import positive_int, tensor_of_rank
+from ._validate import divisors, listing, positive_int, tensor_of_rank
 
 __all__ = ["Attention", "AttentionSteps", "set_fused"]
 
@@ -73,9 +73,9 @@ class Attention(nn.Module):
         self.chan = positive_int("chan", dim if chan is None else chan)
         self.num_heads = positive_int("num_heads", num_heads)
         if self.chan % num_heads:
-            valid = [h for h in range(1, self.chan + 1) if self.chan % h == 0]
             raise ValueError(
-                f"num_heads={num_heads} does not divide chan={self.chan}; valid head counts: {valid}"
+                f"num_heads={num_heads} does not divide chan={self.chan}; "
+                f"valid head counts: {listing(divisors(self.chan))}"
             )
         self.head_dim = self.chan // num_heads
         self.scale = self.head_dim**-0.5 if qk_scale is None else float(qk_scale)

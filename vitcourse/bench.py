@@ -78,8 +78,7 @@ def _worker(args: argparse.Namespace) -> dict:
         overrides["depth"] = args.depth
     model = create_model(args.model, **overrides).to(device)
     set_fused(model, args.path == "fused")
-    in_chans = getattr(model, model.tokenizer_name).in_chans
-    images = torch.randn(args.batch, in_chans, args.img_size, args.img_size, device=device)
+    images = torch.randn(args.batch, model.in_chans, args.img_size, args.img_size, device=device)
     train_step = args.kind == "train"
     autocast = (
         torch.autocast("cuda", dtype=torch.bfloat16)

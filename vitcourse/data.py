@@ -18,6 +18,9 @@ Environment variables:
 
 :func:`draw_mountains` takes the scene's parameters (moon place, ridges, sky band), so other scenes of the
 same world can be drawn from the same code; its defaults draw the shipped picture.
+
+This module draws and loads arrays only; it imports no plotting. The shipped files (the array and its preview
+image) are written by :mod:`vitcourse.preview` (``python -m vitcourse.preview``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ __all__ = [
     "shipped_path",
 ]
 
+#: The picture's size: rows and columns. Every default image size in the package comes from these two.
 HEIGHT = 60
 WIDTH = 100
 
@@ -208,7 +212,7 @@ def load_mountains(original: bool | None = None) -> np.ndarray:
             ``VITCOURSE_IMAGE``: ``original`` picks the original, anything else or unset picks ours.
 
     Returns:
-        A float64 array of shape (60, 100), values in [0, 1].
+        A float64 array of shape (HEIGHT, WIDTH) = (60, 100), values in [0, 1].
 
     Raises:
         RuntimeError: the original was asked for but could not be downloaded, or its checksum did not match.
@@ -222,24 +226,3 @@ def load_mountains(original: bool | None = None) -> np.ndarray:
     if original:
         return _load_original()
     return np.load(shipped_path(), allow_pickle=False)
-
-
-def write_shipped_files(folder: Path | None = None) -> list[Path]:
-    """Draw the picture and write ``mountains.npy`` and the preview ``mountains.png`` into ``folder`` (``data/``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .plots import show_picture
-
-    folder = _DATA_DIR if folder is None else Path(folder)
-    picture = draw_mountains()
-    npy, png = folder / "mountains.npy", folder / "mountains.png"
-    np.save(npy, picture)
-    fig, ax = plt.subplots(figsize=(6, 3.8))
-    show_picture(picture, ax=ax, title="Mountain at Dusk (vitcourse rendition, 60 x 100)")
-    fig.tight_layout()
-    fig.savefig(png, dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    return [npy, png]

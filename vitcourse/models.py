@@ -17,18 +17,23 @@ same, so their checkpoints map onto these models key by key (see the README). Pr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import torch
 from torch import nn
 
-from ._validate import positive_int
+from ._validate import check_image, image_size, positive_int
 from .blocks import EncoderBlock, TokenTransformer
+from .data import HEIGHT, WIDTH
 from .position import POSITION_KINDS, learned_position_embedding, sinusoidal_table
-from .tokens import PatchTokenizer, SoftSplit, TokenCount, _check_image, _image_size, rebuild_image
+from .tokens import T2T_STAGES, PatchTokenizer, SoftSplit, TokenCount, rebuild_image, stage_grids
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
+    "BodySettings",
     "VisionTransformer",
     "TokensToToken",
     "T2TViT",
@@ -38,8 +43,50 @@ __all__ = [
     "T2T_STAGES",
 ]
 
-#: The T2T module's default soft splits, (kernel, stride, padding) per stage.
-T2T_STAGES: tuple[tuple[int, int, int], ...] = ((7, 4, 2), (3, 2, 1), (3, 2, 1))
+
+class BodySettings(TypedDict, total=False):
+    """The shared body's settings: keyword arguments of both models (any left out take the model's default).
+
+    Keys: ``num_classes`` (outputs of the head; 1 gives a single regression value), ``embed_dim`` (token length
+    D), ``depth`` (encoder blocks), ``num_heads`` (attention heads per block), ``mlp_ratio`` (MLP hidden width
+    as a multiple of D), ``qkv_bias`` (bias on the qkv projections), ``norm_eps`` (LayerNorm epsilon) and
+    ``pos_embed`` ("learned", "sinusoidal" (fixed, a parameter that does not train) or "none").
+    """
+
+    num_classes: int
+    embed_dim: int
+    depth: int
+    num_heads: int
+    mlp_ratio: float
+    qkv_bias: bool
+    norm_eps: float
+    pos_embed: str
+
+
+#: The names of the body's settings, in the order of the default rows below.
+BODY_SETTINGS: tuple[str, ...] = tuple(BodySettings.__annotations__)
+
+
+def _row(*values: object) -> BodySettings:
+    return cast(BodySettings, dict(zip(BODY_SETTINGS, values, strict=True)))
+
+
+# Each model's body defaults, one row each:
+#               num_classes, embed_dim, depth, num_heads, mlp_ratio, qkv_bias, norm_eps, pos_embed
+VIT_DEFAULTS = _row(1, 768, 12, 12, 4.0, True, 1e-6, "learned")  # ViT-Base; timm's qkv bias and eps
+T2T_VIT_DEFAULTS = _row(1, 384, 14, 6, 3.0, False, 1e-5, "sinusoidal")  # T2T-ViT-14; the official settings
+
+
+def body_settings(defaults: BodySettings, given: Mapping[str, Any]) -> BodySettings:
+    """A model's body ``defaults`` (a row above) updated with the settings ``given``.
+
+    Raises:
+        TypeError: ``given`` names a setting the body does not have (a misspelt keyword, say).
+    """
+    unknown = sorted(set(given) - set(BODY_SETTINGS))
+    if unknown:
+        raise TypeError(f"unknown model settings {unknown}; the body's settings are {BODY_SETTINGS}")
+    return cast(BodySettings, {**defaults, **given})
 
 
 def _init_weights(module: nn.Module) -> None:
@@ -54,26 +101,27 @@ def _init_weights(module: nn.Module) -> None:
 
 
 class _Body(nn.Module):
-    """The part ViT and T2T-ViT share: prediction token, position embedding, blocks, norm and head."""
+    """The part ViT and T2T-ViT share: prediction token, position embedding, blocks, norm and head.
 
-    tokenizer_name: str = ""
+    Args:
+        tokenizer_name: the attribute the tokenizer is stored under (its parameters' prefix: timm's
+            ``patch_embed``, the official T2T code's ``tokens_to_token``). It is registered first, so the
+            parameters come in the reference order.
+        tokenizer: a module with ``num_patches`` and ``in_chans``: images (B, C, H, W) -> tokens (B, N, D).
+        settings: every key of :class:`BodySettings` (see :func:`body_settings`).
+    """
 
-    def _build_body(
-        self,
-        num_patches: int,
-        embed_dim: int,
-        depth: int,
-        num_heads: int,
-        mlp_ratio: float,
-        qkv_bias: bool,
-        norm_eps: float,
-        pos_embed: str,
-        num_classes: int,
-    ) -> None:
+    def __init__(self, tokenizer_name: str, tokenizer: nn.Module, settings: BodySettings) -> None:
+        num_classes, embed_dim, depth, num_heads, mlp_ratio, qkv_bias, norm_eps, pos_embed = (
+            settings[name] for name in BODY_SETTINGS
+        )
+        super().__init__()
+        self.add_module(tokenizer_name, tokenizer)
         if pos_embed not in POSITION_KINDS:
             raise ValueError(f"pos_embed must be one of {POSITION_KINDS}, got {pos_embed!r}")
         positive_int("depth", depth)
         positive_int("num_classes", num_classes)
+        num_patches = tokenizer.num_patches
         self.embed_dim = embed_dim
         self.num_patches = num_patches
         self.pos_kind = pos_embed
@@ -97,9 +145,34 @@ class _Body(nn.Module):
         self.apply(_init_weights)
         nn.init.trunc_normal_(self.cls_token, std=0.02, a=-0.04, b=0.04)
 
+    @property
+    def tokenizer(self) -> nn.Module:
+        """The module that turns images (B, C, H, W) into tokens (B, N, D); each model names its own."""
+        raise NotImplementedError
+
+    @property
+    def in_chans(self) -> int:
+        """Image channels C the model accepts."""
+        return self.tokenizer.in_chans
+
+    def no_weight_decay(self) -> set[str]:
+        """Names of the parameters weight decay should leave alone (timm's ``no_weight_decay``).
+
+        The prediction token ``cls_token`` and the position embedding ``pos_embed`` (when the model has one) are
+        single vectors that say *which* token or place it is; pulling them towards zero only erases that. Biases
+        and LayerNorm weights are also left out, but by rank (one-dimensional parameters), in the optimiser code.
+
+        Returns:
+            A set of names as :meth:`named_parameters` spells them.
+        """
+        names = {"cls_token"}
+        if self.pos_embed is not None:
+            names.add("pos_embed")
+        return names
+
     def tokenize(self, images: torch.Tensor) -> torch.Tensor:
         """Images (B, C, H, W) to patch tokens (B, N, D)."""
-        return getattr(self, self.tokenizer_name)(images)
+        return self.tokenizer(images)
 
     def embed(self, images: torch.Tensor) -> torch.Tensor:
         """Token processing: tokens, prediction token prepended, position embedding added: (B, N + 1, D)."""
@@ -142,51 +215,34 @@ class _Body(nn.Module):
 class VisionTransformer(_Body):
     """The Vision Transformer (Dosovitskiy et al., 2021) for images of any H x W divisible by the patch size.
 
+    Shapes: ``(B, C, H, W) -> (B, num_classes)``. The tokenizer is ``patch_embed``, a
+    :class:`~vitcourse.tokens.PatchTokenizer`: ``(B, C, H, W) -> (B, N, D)``, N = H * W / P**2.
+
     Args:
-        img_size: (H, W) or one int for a square.
+        img_size: (H, W) or one int for a square; default the course's picture, (HEIGHT, WIDTH) = (60, 100).
         patch_size: patch side P.
         in_chans: image channels C.
-        num_classes: outputs of the head (1 gives a single regression value).
-        embed_dim: token length D.
-        depth: encoder blocks.
-        num_heads: attention heads per block.
-        mlp_ratio: MLP hidden width as a multiple of D.
-        qkv_bias: bias on the qkv projections (timm: True).
-        norm_eps: LayerNorm epsilon (timm: 1e-6).
-        pos_embed: "learned", "sinusoidal" or "none".
-
-    Shapes: ``(B, C, H, W) -> (B, num_classes)``.
+        **body: the shared body's settings, :class:`BodySettings` (``num_classes``, ``embed_dim``, ``depth``,
+            ``num_heads``, ``mlp_ratio``, ``qkv_bias``, ``norm_eps``, ``pos_embed``). Defaults,
+            :data:`VIT_DEFAULTS`: ViT-Base (D 768, 12 blocks, 12 heads, MLP 4 x D), timm's qkv bias and
+            LayerNorm eps 1e-6, a learned position embedding, one output.
     """
-
-    tokenizer_name = "patch_embed"
 
     def __init__(
         self,
-        img_size: int | tuple[int, int] = (60, 100),
+        img_size: int | tuple[int, int] = (HEIGHT, WIDTH),
         patch_size: int = 20,
         in_chans: int = 1,
-        num_classes: int = 1,
-        embed_dim: int = 768,
-        depth: int = 12,
-        num_heads: int = 12,
-        mlp_ratio: float = 4.0,
-        qkv_bias: bool = True,
-        norm_eps: float = 1e-6,
-        pos_embed: str = "learned",
+        **body: Unpack[BodySettings],
     ) -> None:
-        super().__init__()
-        self.patch_embed = PatchTokenizer(_image_size(img_size), patch_size, in_chans, embed_dim)
-        self._build_body(
-            self.patch_embed.num_patches,
-            embed_dim,
-            depth,
-            num_heads,
-            mlp_ratio,
-            qkv_bias,
-            norm_eps,
-            pos_embed,
-            num_classes,
-        )
+        settings = body_settings(VIT_DEFAULTS, body)
+        tokenizer = PatchTokenizer(image_size(img_size), patch_size, in_chans, settings["embed_dim"])
+        super().__init__("patch_embed", tokenizer, settings)
+
+    @property
+    def tokenizer(self) -> PatchTokenizer:
+        """The patch tokenizer, ``patch_embed``."""
+        return self.patch_embed
 
 
 class TokensToToken(nn.Module):
@@ -206,14 +262,15 @@ class TokensToToken(nn.Module):
         official_scale: scale ``Q K^T`` by ``(token length in) ** -0.5`` as the official code does (True) or by
             ``token_dim ** -0.5`` (False).
 
-    Attributes: ``grids`` lists the token grid after each split; ``num_patches`` the tokens out.
+    Attributes: ``grids`` lists the token grid after each split (:func:`~vitcourse.tokens.stage_grids`);
+    ``num_patches`` the tokens out.
 
     Shapes: ``(B, C, H, W) -> (B, N, D)``.
     """
 
     def __init__(
         self,
-        img_size: int | tuple[int, int] = (60, 100),
+        img_size: int | tuple[int, int] = (HEIGHT, WIDTH),
         in_chans: int = 1,
         embed_dim: int = 768,
         token_dim: int = 64,
@@ -222,19 +279,13 @@ class TokensToToken(nn.Module):
         official_scale: bool = True,
     ) -> None:
         super().__init__()
-        self.img_size = _image_size(img_size)
+        self.img_size = image_size(img_size)
         self.in_chans = positive_int("in_chans", in_chans)
         positive_int("token_dim", token_dim)
-        if len(stages) < 1:
-            raise ValueError("stages must hold at least one (kernel, stride, padding)")
-        self.grids: list[TokenCount] = []
-        height, width = self.img_size
+        self.grids: list[TokenCount] = stage_grids(*self.img_size, stages)
         chans = in_chans
         for i, (kernel, stride, padding) in enumerate(stages):
-            split = SoftSplit(kernel, stride, padding)
-            grid = split.grid(height, width)
-            self.add_module(f"soft_split{i}", split)
-            self.grids.append(grid)
+            self.add_module(f"soft_split{i}", SoftSplit(kernel, stride, padding))
             length = chans * kernel * kernel
             if i < len(stages) - 1:
                 scale = length**-0.5 if official_scale else None
@@ -242,13 +293,12 @@ class TokensToToken(nn.Module):
                     f"attention{i + 1}", TokenTransformer(length, token_dim, qk_scale=scale, eps=norm_eps)
                 )
                 chans = token_dim
-            height, width = grid.rows, grid.cols
         self.num_stages = len(stages)
         self.project = nn.Linear(length, positive_int("embed_dim", embed_dim))
         self.num_patches = self.grids[-1].total
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
-        _check_image(images, self.in_chans, self.img_size)
+        check_image(images, self.in_chans, self.img_size)
         x = images  # (B, C, H, W)
         for i in range(self.num_stages):
             tokens = getattr(self, f"soft_split{i}")(x)  # (B, N_i, C_i * k * k)
@@ -262,53 +312,39 @@ class TokensToToken(nn.Module):
 class T2TViT(_Body):
     """T2T-ViT: the Tokens-to-Token module followed by the ViT body (Yuan et al., 2021).
 
+    Shapes: ``(B, C, H, W) -> (B, num_classes)``. The tokenizer is ``tokens_to_token``, a
+    :class:`TokensToToken` whose settings are ``img_size``, ``in_chans``, ``token_dim``, ``stages`` and the body's
+    ``embed_dim`` and ``norm_eps``.
+
     Args:
-        img_size: (H, W) or one int.
+        img_size: (H, W) or one int; default the course's picture, (HEIGHT, WIDTH) = (60, 100).
         in_chans: image channels C.
-        num_classes: outputs of the head.
-        embed_dim: token length D.
-        depth: encoder blocks.
-        num_heads: attention heads per block.
-        mlp_ratio: MLP hidden width as a multiple of D.
         token_dim: token length inside the T2T module (64).
         stages: the T2T module's soft splits, (kernel, stride, padding) each.
-        qkv_bias: bias on the qkv projections (official: False).
-        norm_eps: LayerNorm epsilon (official: 1e-5).
-        pos_embed: "sinusoidal" (official), "learned" or "none".
-
-    Shapes: ``(B, C, H, W) -> (B, num_classes)``.
+        **body: the shared body's settings, :class:`BodySettings`. Defaults, :data:`T2T_VIT_DEFAULTS`:
+            T2T-ViT-14 (D 384, 14 blocks, 6 heads, MLP 3 x D) with the official code's settings: no qkv bias,
+            LayerNorm eps 1e-5, the fixed sinusoidal position table; one output.
     """
-
-    tokenizer_name = "tokens_to_token"
 
     def __init__(
         self,
-        img_size: int | tuple[int, int] = (60, 100),
+        img_size: int | tuple[int, int] = (HEIGHT, WIDTH),
         in_chans: int = 1,
-        num_classes: int = 1,
-        embed_dim: int = 384,
-        depth: int = 14,
-        num_heads: int = 6,
-        mlp_ratio: float = 3.0,
+        *,
         token_dim: int = 64,
         stages: Sequence[tuple[int, int, int]] = T2T_STAGES,
-        qkv_bias: bool = False,
-        norm_eps: float = 1e-5,
-        pos_embed: str = "sinusoidal",
+        **body: Unpack[BodySettings],
     ) -> None:
-        super().__init__()
-        self.tokens_to_token = TokensToToken(img_size, in_chans, embed_dim, token_dim, stages, norm_eps)
-        self._build_body(
-            self.tokens_to_token.num_patches,
-            embed_dim,
-            depth,
-            num_heads,
-            mlp_ratio,
-            qkv_bias,
-            norm_eps,
-            pos_embed,
-            num_classes,
+        settings = body_settings(T2T_VIT_DEFAULTS, body)
+        tokenizer = TokensToToken(
+            img_size, in_chans, settings["embed_dim"], token_dim, stages, settings["norm_eps"]
         )
+        super().__init__("tokens_to_token", tokenizer, settings)
+
+    @property
+    def tokenizer(self) -> TokensToToken:
+        """The Tokens-to-Token module, ``tokens_to_token``."""
+        return self.tokens_to_token
 
 
 def _preset(cls: type[nn.Module], **settings: Any) -> Callable[..., nn.Module]:

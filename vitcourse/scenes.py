@@ -11,6 +11,9 @@ Two tasks, both about *where* things are, so position information matters:
   exactly at chance.
 * ``"moon"``: where is the moon? The target is the moon's column divided by the width (a number in [0, 1]), a
   single regression output like the article series' prediction head.
+
+:func:`scene_pool` keeps the last :data:`POOL_CACHE_SIZE` pools it drew (a pool of 2048 scenes is about 49 MB),
+so the memory a session holds for pools stays bounded however many settings it tries.
 """
 
 from __future__ import annotations
@@ -24,21 +27,33 @@ import torch
 from .data import WIDTH, draw_mountains
 from .tokens import patchify, unsplit
 
-__all__ = ["TASKS", "Batch", "random_scene", "make_batch", "scramble_patches", "scene_pool"]
+__all__ = [
+    "TASKS",
+    "POOL_CACHE_SIZE",
+    "Batch",
+    "random_scene",
+    "make_batch",
+    "scramble_patches",
+    "scene_pool",
+    "clear_scene_pools",
+]
 
 #: The tasks :func:`make_batch` can make.
 TASKS = ("scramble", "moon")
 
+#: How many scene pools :func:`scene_pool` keeps (least recently used first out).
+POOL_CACHE_SIZE = 2
+
 
 class Batch(NamedTuple):
-    """Images (B, 1, 60, 100) float32 and targets: (B,) long labels for "scramble", (B, 1) float for "moon"."""
+    """Images (B, 1, HEIGHT, WIDTH) = (B, 1, 60, 100) float32 and targets: (B,) long labels for "scramble", (B, 1) float for "moon"."""
 
     images: torch.Tensor
     targets: torch.Tensor
 
 
 def random_scene(rng: np.random.Generator) -> tuple[np.ndarray, float]:
-    """Draw one random scene. Returns the (60, 100) picture and the moon's column in pixels."""
+    """Draw one random scene. Returns the (HEIGHT, WIDTH) picture and the moon's column in pixels."""
     moon_col = float(rng.uniform(8, WIDTH - 8))
     picture = draw_mountains(
         moon_col=moon_col,
@@ -99,11 +114,22 @@ def make_batch(task: str, size: int, seed: int, patch: int = 20) -> Batch:
     return Batch(torch.cat([images, scrambled]), labels)
 
 
-@functools.lru_cache(maxsize=8)
 def scene_pool(task: str, size: int, seed: int, patch: int = 20) -> Batch:
     """A cached :func:`make_batch`: a fixed pool of scenes that training samples its batches from.
 
     Drawing scenes costs more than a training step of the course's small models, so a run draws its pool
-    once and picks random batches from it; runs with the same arguments share one pool.
+    once and picks random batches from it; runs with the same arguments share one pool. Only the last
+    :data:`POOL_CACHE_SIZE` pools are kept (each holds ``size * HEIGHT * WIDTH`` float32 pixels);
+    :func:`clear_scene_pools` frees them. The tensors are shared between callers: treat them as read-only.
     """
+    return _pool(task, size, seed, patch)  # one cache key, however the arguments were spelled
+
+
+def clear_scene_pools() -> None:
+    """Forget every cached pool (see :func:`scene_pool`)."""
+    _pool.cache_clear()
+
+
+@functools.lru_cache(maxsize=POOL_CACHE_SIZE)
+def _pool(task: str, size: int, seed: int, patch: int) -> Batch:
     return make_batch(task, size, seed, patch)

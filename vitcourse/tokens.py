@@ -10,11 +10,14 @@ Shapes (B = batch, C = channels, H x W = image, N = tokens):
 * :class:`PatchTokenizer`: ``(B, C, H, W) -> (B, N, D)``, split then a linear projection to D
 * :func:`rebuild_image`: ``(B, H * W, C) -> (B, C, H, W)``, the step T2T takes between its stages
 * :func:`count_tokens`: the token grid, ``rows x cols``, without building any tensor
+* :func:`stage_grids`: the token grid after each soft split of a chain of them (the T2T module's walk,
+  default :data:`T2T_STAGES`), each split working on the previous grid
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -22,11 +25,21 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._validate import divisors, non_negative_int, positive_int, tensor_of_rank
+from ._validate import (
+    check_image,
+    common_divisors,
+    image_size,
+    listing,
+    non_negative_int,
+    positive_int,
+    tensor_of_rank,
+)
 
 __all__ = [
     "TokenCount",
+    "T2T_STAGES",
     "count_tokens",
+    "stage_grids",
     "t2t_stride_padding",
     "patchify",
     "PatchTokenizer",
@@ -36,6 +49,10 @@ __all__ = [
     "unsplit",
     "window_corners",
 ]
+
+
+#: The T2T module's default soft splits, (kernel, stride, padding) per stage.
+T2T_STAGES: tuple[tuple[int, int, int], ...] = ((7, 4, 2), (3, 2, 1), (3, 2, 1))
 
 
 class TokenCount(NamedTuple):
@@ -82,10 +99,45 @@ def count_tokens(height: int, width: int, kernel: int, stride: int, padding: int
     return TokenCount(rows, cols, rows * cols)
 
 
+def stage_grids(
+    height: int, width: int, stages: Sequence[tuple[int, int, int]] = T2T_STAGES
+) -> list[TokenCount]:
+    """The token grid after each soft split of a chain, each split applied to the previous split's grid.
+
+    This is the walk the T2T module makes: between two splits the tokens are rebuilt into an image of
+    ``rows x cols`` pixels (not a square root, so any H x W works), and the next split counts on that image.
+
+    Args:
+        height: image rows H.
+        width: image columns W.
+        stages: (kernel, stride, padding) per split; default :data:`T2T_STAGES`, T2T's (7, 4, 2), (3, 2, 1), (3, 2, 1).
+
+    Returns:
+        One :class:`TokenCount` per stage; the last one's ``total`` is the number of tokens out.
+
+    Raises:
+        ValueError: no stages, or a window that does not fit the grid it is applied to.
+    """
+    if len(stages) < 1:
+        raise ValueError("stages must hold at least one (kernel, stride, padding)")
+    grids = []
+    for kernel, stride, padding in stages:
+        grid = count_tokens(height, width, kernel, stride, padding)
+        grids.append(grid)
+        height, width = grid.rows, grid.cols
+    return grids
+
+
 def t2t_stride_padding(kernel: int) -> tuple[int, int]:
     """The T2T paper's rule for a soft split of window ``kernel``: ``stride = ceil(k / 2)``, ``padding = ceil(k / 4)``."""
     positive_int("kernel", kernel)
     return math.ceil(kernel / 2), math.ceil(kernel / 4)
+
+
+def _split_settings(kernel: int, stride: int | None, padding: int | None) -> tuple[int, int]:
+    """``(stride, padding)`` with each ``None`` replaced by T2T's rule for ``kernel``."""
+    default_stride, default_padding = t2t_stride_padding(kernel)
+    return default_stride if stride is None else stride, default_padding if padding is None else padding
 
 
 def soft_split(
@@ -103,9 +155,7 @@ def soft_split(
         Tokens of shape (B, N, C * k * k), N from :func:`count_tokens`, windows in row-major order.
     """
     tensor_of_rank("images", images, 4, "(B, C, H, W)")
-    default_stride, default_padding = t2t_stride_padding(kernel)
-    stride = default_stride if stride is None else stride
-    padding = default_padding if padding is None else padding
+    stride, padding = _split_settings(kernel, stride, padding)
     count_tokens(images.shape[2], images.shape[3], kernel, stride, padding)  # validates, raises if no token
     cols = F.unfold(images, kernel_size=kernel, stride=stride, padding=padding)  # (B, C*k*k, N)
     return cols.transpose(1, 2)  # (B, N, C*k*k)
@@ -114,10 +164,9 @@ def soft_split(
 def _check_patch_size(height: int, width: int, patch_size: int) -> None:
     positive_int("patch_size", patch_size)
     if height % patch_size or width % patch_size:
-        common = [d for d in divisors(math.gcd(height, width))]
         raise ValueError(
             f"patch_size={patch_size} does not divide the image ({height} x {width}); "
-            f"sizes that divide both sides: {common}"
+            f"sizes that divide both sides: {listing(common_divisors(height, width))}"
         )
 
 
@@ -141,10 +190,10 @@ class SoftSplit(nn.Module):
 
     def __init__(self, kernel: int, stride: int | None = None, padding: int | None = None) -> None:
         super().__init__()
-        default_stride, default_padding = t2t_stride_padding(kernel)
+        stride, padding = _split_settings(kernel, stride, padding)
         self.kernel = kernel
-        self.stride = positive_int("stride", default_stride if stride is None else stride)
-        self.padding = non_negative_int("padding", default_padding if padding is None else padding)
+        self.stride = positive_int("stride", stride)
+        self.padding = non_negative_int("padding", padding)
 
     def grid(self, height: int, width: int) -> TokenCount:
         """The token grid this split makes from an ``height x width`` image."""
@@ -175,7 +224,7 @@ class PatchTokenizer(nn.Module):
 
     def __init__(self, img_size: tuple[int, int], patch_size: int, in_chans: int, embed_dim: int) -> None:
         super().__init__()
-        height, width = _image_size(img_size)
+        height, width = image_size(img_size)
         _check_patch_size(height, width, patch_size)
         self.img_size = (height, width)
         self.patch_size = patch_size
@@ -187,7 +236,7 @@ class PatchTokenizer(nn.Module):
 
     def split(self, images: torch.Tensor) -> torch.Tensor:
         """The first step alone: ``(B, C, H, W) -> (B, N, C * P**2)``."""
-        _check_image(images, self.in_chans, self.img_size)
+        check_image(images, self.in_chans, self.img_size)
         return patchify(images, self.patch_size)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
@@ -242,9 +291,7 @@ def unsplit(
         Tensor of shape (B, C, height, width).
     """
     tensor_of_rank("tokens", tokens, 3, "(B, N, C * k * k)")
-    default_stride, default_padding = t2t_stride_padding(kernel)
-    stride = default_stride if stride is None else stride
-    padding = default_padding if padding is None else padding
+    stride, padding = _split_settings(kernel, stride, padding)
     grid = count_tokens(height, width, kernel, stride, padding)
     if tokens.shape[1] != grid.total or tokens.shape[2] % (kernel * kernel):
         raise ValueError(
@@ -269,25 +316,3 @@ def window_corners(height: int, width: int, kernel: int, stride: int, padding: i
     cols = np.arange(grid.cols) * stride - padding
     rr, cc = np.meshgrid(rows, cols, indexing="ij")
     return np.stack([rr.ravel(), cc.ravel()], axis=1)
-
-
-def _image_size(img_size: object) -> tuple[int, int]:
-    if isinstance(img_size, int) and not isinstance(img_size, bool):
-        img_size = (img_size, img_size)
-    if not (isinstance(img_size, tuple | list) and len(img_size) == 2):
-        raise TypeError(f"img_size must be an int or a pair (H, W), got {img_size!r}")
-    return positive_int("img_size[0] (height)", img_size[0]), positive_int("img_size[1] (width)", img_size[1])
-
-
-def _check_image(images: torch.Tensor, in_chans: int, img_size: tuple[int, int]) -> None:
-    tensor_of_rank("images", images, 4, "(B, C, H, W)")
-    if images.shape[1] != in_chans:
-        raise ValueError(
-            f"images has {images.shape[1]} channels but the model was built for in_chans={in_chans}; "
-            f"pass images of shape (B, {in_chans}, {img_size[0]}, {img_size[1]})"
-        )
-    if tuple(images.shape[2:]) != tuple(img_size):
-        raise ValueError(
-            f"images are {images.shape[2]} x {images.shape[3]} but the model was built for img_size={img_size}; "
-            f"pass images of shape (B, {in_chans}, {img_size[0]}, {img_size[1]})"
-        )

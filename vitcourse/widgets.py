@@ -7,26 +7,30 @@ and a one-line summary. The view functions are what the tests call; an impossibl
 
 from __future__ import annotations
 
-import math
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.axes import Axes
 from matplotlib.collections import PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from . import plots
-from ._validate import divisors
+from ._validate import common_divisors, listing
 from .data import to_tensor
 from .tokens import count_tokens, patchify, soft_split, window_corners
+
+if TYPE_CHECKING:  # ipywidgets is imported only when an explorer is built
+    import ipywidgets
 
 __all__ = ["valid_patch_sizes", "patch_view", "patch_explorer", "soft_split_view", "soft_split_explorer"]
 
 
 def valid_patch_sizes(height: int, width: int) -> list[int]:
-    """Patch sizes that divide both sides of an ``height x width`` image."""
-    return divisors(math.gcd(height, width))
+    """Patch sizes that divide both sides of an ``height x width`` image, ascending (cached, O(sqrt n) to build)."""
+    return common_divisors(height, width)
 
 
 def patch_view(picture: np.ndarray, patch: int) -> tuple[Figure | None, str]:
@@ -36,10 +40,11 @@ def patch_view(picture: np.ndarray, patch: int) -> tuple[Figure | None, str]:
         (figure, summary); the figure is None and the summary says why when ``patch`` does not divide the picture.
     """
     height, width = picture.shape
-    if patch not in valid_patch_sizes(height, width):
+    sizes = valid_patch_sizes(height, width)
+    if patch not in sizes:
         return None, (
             f"A patch size of {patch} does not divide the {height} x {width} picture; "
-            f"choose one of {valid_patch_sizes(height, width)}."
+            f"choose one of {listing(sizes)}."
         )
     toks = patchify(to_tensor(picture), patch)[0]  # (N, P*P)
     count = count_tokens(height, width, patch, patch, 0)
@@ -83,7 +88,7 @@ def soft_split_view(picture: np.ndarray, kernel: int, stride: int, padding: int)
 
 def _picture_and_tokens(
     picture: np.ndarray, toks: torch.Tensor, title: str, token_label: str, offset: float = 0.0
-) -> tuple[Figure, plt.Axes]:
+) -> tuple[Figure, Axes]:
     """The two panels every view shows: the picture (left, returned for overlays) and the token matrix (right)."""
     fig, (ax_pic, ax_tok) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
     plots.show_picture(picture, ax=ax_pic, title=title, extent_offset=offset)
@@ -104,7 +109,7 @@ def _show(fig: Figure | None, summary: str) -> None:
         plt.show()
 
 
-def patch_explorer(picture: np.ndarray | torch.Tensor):  # -> ipywidgets.Widget
+def patch_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.interactive:
     """A drop-down of the patch sizes that divide the picture, driving :func:`patch_view`."""
     import ipywidgets as widgets
 
@@ -117,7 +122,7 @@ def patch_explorer(picture: np.ndarray | torch.Tensor):  # -> ipywidgets.Widget
     )
 
 
-def soft_split_explorer(picture: np.ndarray | torch.Tensor):  # -> ipywidgets.Widget
+def soft_split_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.interactive:
     """Sliders for kernel, stride and padding, driving :func:`soft_split_view`."""
     import ipywidgets as widgets
 

@@ -1,0 +1,68 @@
+"""The shared argument checks: divisor lists built in O(sqrt n), capped listings, image sizes and images."""
+
+import time
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vitcourse import _validate
+from vitcourse._validate import check_image, common_divisors, divisors, image_size, listing
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 5000))
+def test_divisors_equal_the_plain_loop(n: int) -> None:
+    assert divisors(n) == [d for d in range(1, n + 1) if n % d == 0]
+
+
+def test_divisors_of_a_large_number_are_fast_and_cached() -> None:
+    n = 2**20 * 3**10  # about 6e10: a plain loop up to n would take hours
+    start = time.perf_counter()
+    found = divisors(n)
+    assert time.perf_counter() - start < 1.0
+    assert len(found) == 21 * 11 and found[0] == 1 and found[-1] == n
+    hits = _validate._divisors.cache_info().hits
+    assert divisors(n) == found and _validate._divisors.cache_info().hits == hits + 1
+    found.append(0)  # the caller's copy: the cache is not touched
+    assert divisors(n)[-1] == n
+
+
+def test_common_divisors_of_the_picture() -> None:
+    assert common_divisors(60, 100) == [1, 2, 4, 5, 10, 20]
+    with pytest.raises(ValueError, match="width must be an int >= 1"):
+        common_divisors(60, 0)
+    with pytest.raises(TypeError, match="n must be an int"):
+        divisors(2.0)
+
+
+def test_listing_caps_long_lists() -> None:
+    assert listing([1, 2, 4, 5, 10, 20]) == "[1, 2, 4, 5, 10, 20]"
+    long = divisors(720720)  # 240 divisors
+    text = listing(long)
+    assert text.startswith("[1, 2, 3,") and text.endswith("360360, 720720] (240 values)") and len(text) < 100
+
+
+def test_int_checks_name_the_parameter() -> None:
+    assert _validate.positive_int("depth", 3) == 3 and _validate.non_negative_int("padding", 0) == 0
+    with pytest.raises(ValueError, match="depth must be an int >= 1, got 0"):
+        _validate.positive_int("depth", 0)
+    with pytest.raises(TypeError, match="padding must be an int >= 0, got bool True"):
+        _validate.non_negative_int("padding", True)
+
+
+def test_image_size_and_check_image() -> None:
+    assert image_size(224) == (224, 224) and image_size([60, 100]) == (60, 100)
+    with pytest.raises(TypeError, match="img_size must be an int or a pair"):
+        image_size((60, 100, 3))
+    with pytest.raises(ValueError, match=r"img_size\[1\] \(width\) must be an int >= 1"):
+        image_size((60, 0))
+    images = torch.zeros(2, 1, 60, 100)
+    assert check_image(images, 1, (60, 100)) is images
+    with pytest.raises(ValueError, match=r"3 channels .* in_chans=1; pass images of shape \(B, 1, 60, 100\)"):
+        check_image(torch.zeros(2, 3, 60, 100), 1, (60, 100))
+    with pytest.raises(
+        ValueError, match=r"images are 64 x 64 but the model was built for img_size=\(60, 100\)"
+    ):
+        check_image(torch.zeros(2, 1, 64, 64), 1, (60, 100))
