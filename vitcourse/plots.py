@@ -1,8 +1,18 @@
 """Every figure the course draws, as small named functions (no plotting lives in model code).
 
 Conventions: the picture is shown with the ``Purples_r`` colormap over [0, 1], ticks every 10 pixels and a
-colorbar; every axis carries a label and every figure a title. Functions take an optional ``ax`` and return it,
-so notebooks can compose them into one figure.
+colorbar; every axis carries a label and every figure a title.
+
+One calling convention, with three kinds of exception that say so in their docstrings:
+
+* a **panel** function takes ``ax: Axes | None = None`` (``None`` makes a new figure) and returns the Axes it
+  drew on, so notebooks can compose panels into one figure (:func:`show_picture`, :func:`show_matrix`, ...);
+* an **overlay** draws on a panel that already holds a picture, so its Axes comes first and is required
+  (:func:`draw_patch_grid`, :func:`draw_windows`); it returns that Axes;
+* a **multi-panel** figure lays out a grid of its own Axes and a shared colorbar, so it takes no ``ax`` and
+  returns the Figure (:func:`show_similarity_grid`, :func:`show_attention_on_picture`);
+* the **animation** is not drawn with matplotlib at all: :func:`soft_split_frames` returns pixel arrays and
+  :func:`soft_split_animation` the bytes of a GIF, so the frames are the same bytes on every machine.
 """
 
 from __future__ import annotations
@@ -13,6 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 __all__ = [
@@ -77,7 +88,7 @@ def show_picture(
 def draw_patch_grid(
     ax: Axes, height: int, width: int, patch: int, numbers: bool | Sequence[int] = True, color: str = "k"
 ) -> Axes:
-    """Draw the P x P patch grid over a picture and number the patches 1, 2, ... row by row.
+    """Overlay: draw the P x P patch grid over a picture on ``ax`` and number the patches 1, 2, ... row by row.
 
     ``numbers`` may instead give the label of each grid cell, row by row (e.g. the original number of each
     patch of a scrambled picture); ``False`` draws no labels.
@@ -99,7 +110,7 @@ def draw_patch_grid(
 def draw_windows(
     ax: Axes, corners: np.ndarray, kernel: int, highlight: int | None = None, color: str = "tab:orange"
 ) -> Axes:
-    """Outline sliding windows given their top-left (row, col) corners; ``highlight`` fills one of them."""
+    """Overlay: outline sliding windows on ``ax`` given their top-left (row, col) corners; ``highlight`` fills one."""
     for i, (r, c) in enumerate(np.asarray(corners)):
         filled = i == highlight
         ax.add_patch(
@@ -168,8 +179,8 @@ def soft_split_frames(
 ) -> list[np.ndarray]:
     """The frames of the soft-split animation: on the zero-padded picture, windows appear one by one.
 
-    Frame i outlines windows 0..i and fills window i. Drawn with numpy alone (no fonts, no renderer), so the
-    frames are the same bytes on every machine.
+    Frame i outlines windows 0..i and fills window i. Drawn with numpy alone (no fonts, no renderer, so no
+    ``ax``), so the frames are the same bytes on every machine.
 
     Returns:
         One uint8 array of shape ((H + 2p) * scale, (W + 2p) * scale, 3) per token.
@@ -204,7 +215,10 @@ def soft_split_animation(
     scale: int = 3,
     frames_per_second: float = 2.0,
 ) -> bytes:
-    """A looping GIF, built in memory, of the soft-split windows appearing one by one (see :func:`soft_split_frames`)."""
+    """A looping GIF, built in memory, of the soft-split windows appearing one by one (see :func:`soft_split_frames`).
+
+    Returns the GIF's bytes (no ``ax``: a notebook shows them with ``IPython.display.Image``).
+    """
     import imageio.v3 as iio
 
     frames = soft_split_frames(picture, kernel, stride, padding, scale)
@@ -215,11 +229,12 @@ def soft_split_animation(
 
 def show_similarity_grid(
     sims: torch.Tensor | np.ndarray, title: str = "", vmin: float = -1.0, vmax: float = 1.0
-):
+) -> Figure:
     """Show a (rows, cols, rows, cols) similarity grid as rows x cols small maps, one per patch.
 
     Map (r, c) shows how similar patch (r, c)'s position vector is to every patch's; it is drawn in the place of
-    patch (r, c) on the patch grid. Returns the figure.
+    patch (r, c) on the patch grid. A multi-panel figure: it makes its own grid of Axes with one shared colorbar,
+    so it takes no ``ax`` and returns the Figure.
     """
     s = as_numpy(sims)
     if s.ndim != 4 or s.shape[:2] != s.shape[2:]:
@@ -249,7 +264,7 @@ def show_attention_on_picture(
     patch: int,
     query: int | None,
     title: str = "",
-):
+) -> Figure:
     """Lay each head's attention weights for one query patch back onto the picture's patch grid.
 
     Args:
@@ -260,7 +275,8 @@ def show_attention_on_picture(
             token).
 
     Returns:
-        The figure: one panel per head, the picture in grey with the weights over it.
+        The figure: one panel per head, the picture in grey with the weights over it (a multi-panel figure
+        with one shared colorbar, so it takes no ``ax``).
     """
     img = as_numpy(picture).squeeze()
     w = as_numpy(weights)

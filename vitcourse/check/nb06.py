@@ -14,12 +14,7 @@ TOKEN_DIM = 64  # T2T's token length inside the module (official code: token_dim
 
 
 def _t2t_grids(height: int, width: int) -> list[tuple[int, int]]:
-    grids = []
-    for k, s, p in T2T_STAGES:
-        count = tokens.count_tokens(height, width, k, s, p)
-        grids.append((count.rows, count.cols))
-        height, width = count.rows, count.cols
-    return grids
+    return [(grid.rows, grid.cols) for grid in tokens.stage_grids(height, width, T2T_STAGES)]
 
 
 # Typical wrong ways to walk T2T's grids, as functions of (height, width) -> [(rows, cols), ...]. Each is a
