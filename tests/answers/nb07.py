@@ -6,6 +6,42 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
-VALUE_CHECKS: dict = {}
+import math
+
+from vitcourse import check
+
+PEAK, WARMUP, STEPS, STEP = 1e-3, 15, 200, 100
+
+VALUE_CHECKS = {
+    check.lr_at_step: PEAK * 0.5 * (1 + math.cos(math.pi * (STEP - WARMUP) / (STEPS - WARMUP))),
+    check.no_position_accuracy: 0.5,
+    check.seam_blocks_choice: "b",
+    check.no_decay_count: 22,  # 2 tokens + patch bias + 8 per block x 2 + final norm (2) + head bias
+}
 FUNCTION_CHECKS: dict = {}
-MISTAKES: list = []
+MISTAKES: list = [
+    (check.lr_at_step, PEAK * 0.5 * (1 + math.cos(math.pi * STEP / STEPS)), "starts after the warm-up"),
+    (check.lr_at_step, PEAK * 0.5 * (1 + math.cos(math.pi * (STEP - WARMUP) / STEPS)), "not by steps"),
+    (
+        check.lr_at_step,
+        PEAK * 0.5 * (1 + math.cos(math.pi * STEP / (STEPS - WARMUP))),
+        "subtract the warm-up",
+    ),
+    (
+        check.lr_at_step,
+        0.5 * (1 + math.cos(math.pi * (STEP - WARMUP) / (STEPS - WARMUP))),
+        "multiply by the peak",
+    ),
+    (check.no_position_accuracy, 50, "not as a percentage"),
+    (check.no_position_accuracy, 1.0, "cannot tell the two images"),
+    (check.no_position_accuracy, 0.0, "exactly one of them is right"),
+    (check.no_position_accuracy, 0.75, "how many of each pair"),
+    (check.seam_blocks_choice, "a", "four blocks from different places"),
+    (check.seam_blocks_choice, "c", "inside a patch"),
+    (check.seam_blocks_choice, "D", "with or without positions"),
+    (check.seam_blocks_choice, "e", "not one of the letters"),
+    (check.no_decay_count, 20, "excluded by name"),
+    (check.no_decay_count, 15, "LayerNorm scales"),
+    (check.no_decay_count, 17, "neutral value is 1"),
+    (check.no_decay_count, 10, "does take weight decay"),
+]

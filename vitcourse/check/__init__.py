@@ -27,6 +27,7 @@ from .nb05 import (
     vit_token_count,
 )
 from .nb06 import t2t_grids_function, t2t_picture_tokens, t2t_qkv_weight_count
+from .nb07 import lr_at_step, no_decay_count, no_position_accuracy, seam_blocks_choice
 
 __all__ = [
     "Verdict",
@@ -53,4 +54,8 @@ __all__ = [
     "t2t_qkv_weight_count",
     "t2t_picture_tokens",
     "t2t_grids_function",
+    "lr_at_step",
+    "no_position_accuracy",
+    "seam_blocks_choice",
+    "no_decay_count",
 ]
