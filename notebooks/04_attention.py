@@ -16,17 +16,23 @@
 # %% [markdown]
 # # 04 · Attention, step by step
 #
-# Attention lets every token look at every other token and take a weighted mix of what it finds. The weights
-# come from comparing a *query* of each token with a *key* of every token; what is mixed are the *values*.
+# Attention lets every token look at every other token and take a weighted average of what it finds. The
+# weights come from comparing a *query* of each token with a *key* of every token; what is averaged are the
+# *values*. For tokens stacked as the rows of $X$, with $Q = XW_q$, $K = XW_k$, $V = XW_v$:
 #
-# $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
+# $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V,$$
+#
+# with the softmax taken over each row (over the keys), and $d_k$ the length of a query.
+#
+# This notebook builds the standard layer that ViT uses in every block: tokens of length $D$ in, tokens of
+# length $D$ out. (T2T's token transformers use a variant that changes the token length and adds a skip through
+# $v$; notebook 06 builds it on top of this one.)
 #
 # **Learning goals.** After this notebook you can
 # 1. compute single-head attention by hand and name the shape after every step,
-# 2. explain why the scores are divided by $\sqrt{d_k}$,
-# 3. cut Q, K, V into heads and glue them back,
-# 4. check the package's attention against `nn.MultiheadAttention` and `F.scaled_dot_product_attention`, and
-#    count its weights.
+# 2. explain why the scores are divided by $\sqrt{d_k}$, and measure what the scale does to the weights,
+# 3. cut Q, K, V into heads, glue them back in the right order, and count the layer's weights and multiply-adds,
+# 4. check the package's attention against `F.scaled_dot_product_attention` and `nn.MultiheadAttention`.
 
 # %%
 import math
@@ -39,6 +45,7 @@ from torch import nn
 import vitcourse
 from vitcourse import check, load_mountains, plots, tokens
 from vitcourse.attention import Attention
+from vitcourse.cost import count_macs
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
@@ -46,73 +53,78 @@ device = vitcourse.get_device()
 # %% [markdown]
 # ## The walk-through sizes
 #
-# We follow the sizes of T2T's first token transformer: a batch of 13 items, each 100 tokens of length 49 (a
-# 7 × 7 window of a one-channel image), mapped to `chan` = 64 channels.
+# A batch of 13 items, each 100 tokens of length $D$ = 64. Inside a transformer block attention reads tokens
+# that a layer norm has just scaled to mean 0 and variance 1 (notebook 05), so we draw the tokens from a
+# standard normal distribution, which has the same statistics.
 
 # %%
-batch, n_tokens, dim, chan = 13, 100, 49, 64
-x = torch.rand(batch, n_tokens, dim, generator=torch.Generator().manual_seed(42)).to(device)  # (B, N, dim)
+batch, n_tokens, dim = 13, 100, 64
+x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(42)).to(device)  # (B, N, D)
 print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
 
 # %% [markdown]
 # ### 1. Queries, keys and values
 #
-# One linear layer (no bias here, as in T2T) maps each token to $3 \times$ `chan` numbers, which are split into
-# q, k and v. We keep a head axis of size 1 so that the same code works for several heads later.
+# One linear layer maps each token to $3D$ numbers, which are split into q, k and v (the three matrices
+# $W_q, W_k, W_v$ side by side, as timm stores them). We keep a head axis of size 1 so that the same code works
+# for several heads later.
+#
+# We draw the weights with standard deviation $1/\sqrt{D}$, so that each entry of q and k has variance about 1:
+# the setting of the variance argument further down. (A freshly built `nn.Linear` draws smaller weights, which
+# makes every row of weights almost uniform; trained models have larger ones.)
 
 # %%
-qkv = nn.Linear(dim, chan * 3, bias=False).to(device)
-nn.init.normal_(qkv.weight, std=0.3)  # larger than usual at the start of training, so the patterns below show
-proj = nn.Linear(chan, chan).to(device)
+torch.manual_seed(0)
+qkv = nn.Linear(dim, dim * 3).to(device)
+nn.init.normal_(qkv.weight, std=dim**-0.5)
+nn.init.zeros_(qkv.bias)
+proj = nn.Linear(dim, dim).to(device)
 heads = 1
-head_dim = chan // heads
+head_dim = dim // heads
 with torch.no_grad():
-    mixed = qkv(x)  # (B, N, 3 * chan)
+    mixed = qkv(x)  # (B, N, 3 * D)
     q, k, v = mixed.reshape(batch, n_tokens, 3, heads, head_dim).permute(
         2, 0, 3, 1, 4
     )  # each (B, heads, N, head_dim)
 print(f"qkv(x): {tuple(mixed.shape)} -> Q, K, V each {tuple(q.shape)}  (batch, heads, tokens, channels)")
+print(f"variance of the entries of q: {q.var().item():.2f}, of k: {k.var().item():.2f}")
 
 # %% [markdown]
-# ### 2. Scores, scaling and softmax
+# ### 2. Scores, scale and softmax
 #
 # Each query is compared with every key by a dot product: $QK^\top$ has one row per query token and one
-# column per key token. The scores are multiplied by $d_k^{-1/2}$ (here $64^{-1/2} = 1/8$) and a softmax over
-# each row turns them into weights that are positive and sum to 1.
+# column per key token. The scores are multiplied by $d_k^{-1/2}$ and a softmax over each row (the last axis)
+# turns them into weights: positive, summing to 1 over the keys.
 
 # %%
 scale = head_dim**-0.5
 with torch.no_grad():
     scores = q @ k.transpose(-2, -1)  # (B, heads, N, N)
-    scaled = scores * scale
-    weights = scaled.softmax(dim=-1)  # (B, heads, N, N)
-print(f"QK^T: {tuple(scores.shape)}, scale = {head_dim}^-0.5 = {scale}")
-print(
-    f"softmax weights: {tuple(weights.shape)}, every row sums to 1: {torch.allclose(weights.sum(-1), torch.ones(1, device=device))}"
-)
+    weights = (scores * scale).softmax(dim=-1)  # (B, heads, N, N): softmax over the keys
+print(f"QK^T: {tuple(scores.shape)}, scale = {head_dim}^-0.5 = {scale}, weights: {tuple(weights.shape)}")
 
 # %% [markdown]
-# ### 3. Mixing the values, projecting, and the skip through v
+# ### 3. Averaging the values and projecting
 #
-# Each token's output is its weights times the values. The heads are glued back side by side and a last linear
-# layer (`proj`) mixes the channels. In a transformer block the input is then added back (a residual
-# connection), but here the token length changes from 49 to 64, so $x$ cannot be added. T2T adds $v$ instead:
-# the *skip through v*.
+# Each token's output is its row of weights times the values: a weighted average of the 100 value vectors.
+# The heads are glued back side by side (here there is one) and a last linear layer, `proj`, mixes the
+# channels. In a transformer block the input $x$ is then added back (a residual connection, notebook 05).
 
 # %%
 with torch.no_grad():
     mixed_values = weights @ v  # (B, heads, N, head_dim)
-    merged = mixed_values.transpose(1, 2).reshape(batch, n_tokens, chan)  # (B, N, chan)
-    out = proj(merged)  # (B, N, chan)
-    out_skip = out + v.transpose(1, 2).reshape(batch, n_tokens, chan)  # (B, N, chan): the skip through v
+    merged = mixed_values.transpose(1, 2).reshape(batch, n_tokens, dim)  # (B, N, heads * head_dim)
+    out = proj(merged)  # (B, N, D)
 print(
     f"weights @ V: {tuple(mixed_values.shape)} -> heads merged {tuple(merged.shape)} -> proj {tuple(out.shape)}"
 )
-print(f"with the skip through v: {tuple(out_skip.shape)}")
 
 # %% [markdown]
-# The matrix products for the first batch item, as heatmaps. Only the first 20 tokens are shown so each cell
-# can be seen; the products are computed on all 100.
+# The matrix products for the first batch item, as heatmaps (the first 20 tokens, so each cell can be seen;
+# the products use all 100). What to look for in the weights: every row (query) has its own pattern; a few keys
+# take most of a row's weight while most take little; and so the output rows differ from each other, each a
+# different mix of the values. An average of many values is smaller than the values themselves, so the last panel
+# uses a colour range three times narrower.
 
 # %%
 show = 20
@@ -120,7 +132,14 @@ item = {name: t[0, 0, :show].cpu() for name, t in [("Q", q), ("K", k), ("V", v),
 w0 = weights[0, 0, :show, :show].cpu()
 fig, axes = plt.subplots(1, 5, figsize=(17, 3.6), gridspec_kw={"width_ratios": [2.2, 2.2, 1.4, 2.2, 2.2]})
 plots.show_matrix(
-    item["Q"], ax=axes[0], title="Q (20 tokens x 64)", xlabel="channel", ylabel="query token", cmap="viridis"
+    item["Q"],
+    ax=axes[0],
+    title="Q (20 tokens x 64)",
+    xlabel="channel",
+    ylabel="query token",
+    cmap="RdBu_r",
+    vmin=-3,
+    vmax=3,
 )
 plots.show_matrix(
     item["K"].T,
@@ -128,27 +147,93 @@ plots.show_matrix(
     title="K^T (64 x 20 tokens)",
     xlabel="key token",
     ylabel="channel",
-    cmap="viridis",
+    cmap="RdBu_r",
+    vmin=-3,
+    vmax=3,
 )
 plots.show_matrix(
     w0, ax=axes[2], title="softmax(QK^T / 8)", xlabel="key token", ylabel="query token", cmap="magma"
 )
 plots.show_matrix(
-    item["V"], ax=axes[3], title="V (20 tokens x 64)", xlabel="channel", ylabel="key token", cmap="viridis"
+    item["V"],
+    ax=axes[3],
+    title="V (20 tokens x 64)",
+    xlabel="channel",
+    ylabel="key token",
+    cmap="RdBu_r",
+    vmin=-3,
+    vmax=3,
 )
 plots.show_matrix(
-    item["out"], ax=axes[4], title="weights @ V", xlabel="channel", ylabel="query token", cmap="viridis"
+    item["out"],
+    ax=axes[4],
+    title="weights @ V (colour range 1/3)",
+    xlabel="channel",
+    ylabel="query token",
+    cmap="RdBu_r",
+    vmin=-1,
+    vmax=1,
 )
 fig.tight_layout()
 plt.show()
+top = weights.max(dim=-1).values  # (B, heads, N): the largest weight of each row
+print(
+    f"largest weight in a row: median {top.median().item():.2f} (uniform rows would give 1/100 = 0.01, one-hot rows 1)"
+)
+
+# %% [markdown]
+# ## Exercise 1 (predict, then compute): what does the scale do?
+#
+# **Predict first.** Take the walk-through's q and k. Compare the weights $\text{softmax}(QK^\top / \sqrt{d_k})$
+# with the unscaled $\text{softmax}(QK^\top)$. The *entropy* of a row of weights,
+# $H = -\sum_j a_{ij} \ln a_{ij}$, is $\ln 100$ for a uniform row over 100 keys and 0 for a one-hot row. Which
+# has the larger mean entropy over all rows: `"scaled"` or `"unscaled"`? Set `prediction`.
+#
+# **Then compute.** Write `attention_entropy(q, k, scale)`: the mean over all rows (every batch item, head and
+# query) of the entropy, in nats, of the rows of $\text{softmax}(q k^\top \cdot \text{scale})$, as one number.
+# (Tip: where a weight underflows to 0, `p * p.log()` gives `nan`; `torch.special.entr(p)` is $-p \ln p$ with
+# the value 0 there.)
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+prediction = None  # "scaled" or "unscaled"
+### BEGIN SOLUTION
+prediction = "scaled"
+### END SOLUTION
+
+
+def attention_entropy(q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    p = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (..., N, N), each row over the keys
+    return torch.special.entr(p).sum(dim=-1).mean()  # entropy of each row, averaged over the rows
+    ### END SOLUTION
+
+
+# %%
+check.entropy_prediction(prediction)
+check.attention_entropy_function(attention_entropy)
+
+# %% [markdown]
+# The answer, computed here with the package's own code path (so it does not depend on your function):
+
+# %%
+with torch.no_grad():
+    scores_cpu = (q @ k.transpose(-2, -1)).cpu()  # (B, 1, N, N)
+entropy_scaled = torch.special.entr((scores_cpu * scale).softmax(-1)).sum(-1).mean()
+entropy_unscaled = torch.special.entr(scores_cpu.softmax(-1)).sum(-1).mean()
+print(
+    f"mean row entropy: scaled {entropy_scaled:.2f} nats, unscaled {entropy_unscaled:.2f} nats, uniform ln 100 = {math.log(100):.2f}"
+)
+assert entropy_scaled > entropy_unscaled
 
 # %% [markdown]
 # ## Why divide by $\sqrt{d_k}$?
 #
-# If the entries of $q$ and $k$ are independent with mean 0 and variance 1, then $q \cdot k$ is a sum of $d_k$
-# products, each of variance 1, so its variance is $d_k$. Large scores push the softmax towards a one-hot vector:
-# one token gets almost all the weight and the gradients through the others vanish. Dividing by $\sqrt{d_k}$
-# brings the variance back to 1 whatever the head size. Measured on 20,000 random pairs:
+# If the entries of $q$ and $k$ are independent with mean 0 and variance 1, then $q \cdot k = \sum_{c=1}^{d_k}
+# q_c k_c$ is a sum of $d_k$ products, each with mean 0 and variance $E[q_c^2]\,E[k_c^2] = 1$, so its variance is
+# $d_k$ and its standard deviation $\sqrt{d_k}$. Scores that far apart push the softmax towards a one-hot row: one
+# key takes almost all the weight, and the gradient through the others nearly vanishes (the softmax's derivative
+# is $a_j(\delta_{jl} - a_l)$, close to 0 when every $a$ is close to 0 or 1). Dividing by $\sqrt{d_k}$ brings the
+# variance back to 1 whatever the head size. Measured on 20,000 random pairs:
 
 # %%
 gen = torch.Generator().manual_seed(0)
@@ -159,7 +244,14 @@ for d_k in (4, 16, 64, 256, 1024):
     print(f"{d_k:4d} {dots.var():10.1f} {dots.var() / d_k:14.2f} {(dots / math.sqrt(d_k)).var():20.2f}")
     assert abs(dots.var() / d_k - 1) < 0.1
 
+# %% [markdown]
+# The same on our walk-through: the scores have variance close to $d_k$ = 64, the scaled scores close to 1.
+# And one query over 100 keys, with $d_k$ = 256: without the scale the softmax is nearly one-hot.
+
 # %%
+print(
+    f"walk-through: var(QK^T) = {scores_cpu.var().item():.1f}, var(QK^T / 8) = {(scores_cpu * scale).var().item():.2f}"
+)
 d_k = 256
 qrow, keys = torch.randn(1, d_k, generator=gen), torch.randn(100, d_k, generator=gen)
 raw = (qrow @ keys.T)[0]  # (100,) scores of one query over 100 keys
@@ -177,154 +269,223 @@ plt.show()
 # %% [markdown]
 # ## Several heads
 #
-# With 4 heads the 64 channels are cut into 4 groups of 16. Each head has its own attention pattern over the
-# same tokens; afterwards the 4 outputs are placed side by side again. The cost in weights is the same as for one
-# head: only the reshape changes.
-
-# %%
-heads = 4
-head_dim = chan // heads
-with torch.no_grad():
-    q4, k4, v4 = (
-        qkv(x).reshape(batch, n_tokens, 3, heads, head_dim).permute(2, 0, 3, 1, 4)
-    )  # each (B, 4, N, 16)
-    w4 = (q4 @ k4.transpose(-2, -1) * head_dim**-0.5).softmax(-1)  # (B, 4, N, N)
-    o4 = w4 @ v4  # (B, 4, N, 16)
-    glued = o4.transpose(1, 2).reshape(batch, n_tokens, chan)  # (B, N, 64)
-    out4 = proj(glued)  # (B, N, 64)
-print(f"Q per head: {tuple(q4.shape)}, weights {tuple(w4.shape)}, per-head output {tuple(o4.shape)}")
-print(f"glued back: {tuple(glued.shape)}, projected: {tuple(out4.shape)}")
-
-# %% [markdown]
-# ## The package's attention, checked three ways
+# With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of $\text{head\_dim} = D / h$. Each head
+# computes its own weights over the same tokens, with its own $d_k = \text{head\_dim}$ in the scale. Afterwards
+# the $h$ outputs are put side by side again: head $i$ fills channels $i \cdot \text{head\_dim}$ to
+# $(i + 1) \cdot \text{head\_dim} - 1$, and `proj` mixes them.
 #
-# `vitcourse.attention.Attention` has a step-by-step path (which can return every intermediate, as above) and
-# a fused path through `F.scaled_dot_product_attention`, which never stores the N × N matrix. Copy our weights in
-# and compare with what we built by hand, with `nn.MultiheadAttention`, and the fused path with the step path.
-
-# %%
-att = Attention(dim, chan, num_heads=4, qkv_bias=False).to(device)
-with torch.no_grad():
-    att.qkv.weight.copy_(qkv.weight)
-    att.proj.load_state_dict(proj.state_dict())
-    step_out, steps = att.steps(x)
-    fused_out = att(x)
-    sdpa_heads = F.scaled_dot_product_attention(steps.q, steps.k, steps.v)  # (B, heads, N, head_dim)
-print(f"step path equals our hand-built 4 heads: {torch.allclose(step_out, out4, atol=1e-5)}")
-print(f"fused path equals the step path:         {torch.allclose(fused_out, step_out, atol=1e-5)}")
-print(
-    f"F.scaled_dot_product_attention on our q, k, v equals weights @ v: {torch.allclose(sdpa_heads, steps.heads, atol=1e-5)}"
-)
-assert torch.allclose(step_out, out4, atol=1e-5) and torch.allclose(fused_out, step_out, atol=1e-5)
-assert torch.allclose(sdpa_heads, steps.heads, atol=1e-5)
-
-# %%
-# nn.MultiheadAttention needs dim == chan, so compare at 64 -> 64 with biases
-square = Attention(64, 64, num_heads=4, qkv_bias=True).to(device)
-mha = nn.MultiheadAttention(64, 4, bias=True, batch_first=True).to(device)
-with torch.no_grad():
-    mha.in_proj_weight.copy_(square.qkv.weight)
-    mha.in_proj_bias.copy_(square.qkv.bias)
-    mha.out_proj.weight.copy_(square.proj.weight)
-    mha.out_proj.bias.copy_(square.proj.bias)
-    x64 = torch.randn(batch, n_tokens, 64, generator=torch.Generator().manual_seed(1)).to(device)
-    ref, ref_weights = mha(x64, x64, x64, average_attn_weights=False)
-    ours, ours_steps = square.steps(x64)
-print(
-    f"equals nn.MultiheadAttention: outputs {torch.allclose(ours, ref, atol=1e-5)}, weights {torch.allclose(ours_steps.weights, ref_weights, atol=1e-5)}"
-)
-assert torch.allclose(ours, ref, atol=1e-5) and torch.allclose(ours_steps.weights, ref_weights, atol=1e-5)
-
-# %%
-n_qkv = att.qkv.weight.numel()
-n_proj = sum(p.numel() for p in att.proj.parameters())
-print(f"qkv: dim x chan x 3 = {dim} x {chan} x 3 = {dim * chan * 3} -> counted {n_qkv}")
-print(f"proj: chan^2 + chan = {chan**2} + {chan} = {chan**2 + chan} -> counted {n_proj}")
-assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan
-
-# %% [markdown]
-# ## Attention on the picture
-#
-# Now the picture's 15 patch tokens, projected to 64 channels, go through a 4-head attention with random weights.
-# For one query patch (outlined), each panel lays that head's 15 weights back onto the patch grid. Each head has
-# its own pattern, but with random weights the patterns mean nothing yet; notebook 07 draws the same maps for a
-# trained model.
-
-# %%
-picture = load_mountains()
-image = vitcourse.to_tensor(picture).to(device)
-torch.manual_seed(0)
-embed = tokens.PatchTokenizer(picture.shape, 20, 1, 64).to(device)
-att_pic = Attention(64, 64, num_heads=4).to(device)
-torch.nn.init.normal_(
-    att_pic.qkv.weight, std=0.5
-)  # sharper than a fresh model's, so each head shows a pattern
-query = 7  # patch 8, the middle of the picture
-with torch.no_grad():
-    _, pic_steps = att_pic.steps(embed(image))
-pic_weights = pic_steps.weights[0, :, query].cpu()  # (heads, 15)
-print(
-    f"weights of patch {query + 1} over the 15 patches: {tuple(pic_weights.shape)}, each head sums to 1: {torch.allclose(pic_weights.sum(-1), torch.ones(4))}"
-)
-plots.show_attention_on_picture(
-    picture, pic_weights, 20, query, title=f"Random 4-head attention of patch {query + 1} (outlined)"
-)
-plt.show()
-
-# %% [markdown]
-# ## Exercises
-#
-# **Exercise 1.** With 4 heads, batch 13, 100 tokens and 64 channels, what is the shape of $QK^\top$?
+# **Exercise 2 (predict the shape).** ViT-B/16 runs a batch of 8 images of 224 × 224 as 196 patch tokens plus
+# the prediction token, with $D$ = 768 and 12 heads. What is the shape of $QK^\top$ in one of its attention
+# layers? (Ours, with 4 heads, is printed below the exercise.)
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
 answer_shape = None  # replace None with a tuple
 ### BEGIN SOLUTION
-answer_shape = (13, 4, 100, 100)
+answer_shape = (8, 12, 197, 197)
 ### END SOLUTION
 
 # %%
 check.scores_shape(answer_shape)
 
 # %% [markdown]
-# **Exercise 2.** How many weights does the qkv layer of T2T's first token transformer have (tokens of length
-# 49 to 64 channels, no bias)?
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-answer_weights = None  # replace None with a number
-### BEGIN SOLUTION
-answer_weights = 49 * 64 * 3
-### END SOLUTION
+# With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
 
 # %%
-check.qkv_weight_count(answer_weights)
+heads = 4
+head_dim = dim // heads
+with torch.no_grad():
+    q4, k4, v4 = (
+        qkv(x).reshape(batch, n_tokens, 3, heads, head_dim).permute(2, 0, 3, 1, 4)
+    )  # each (B, 4, N, 16)
+    w4 = (q4 @ k4.transpose(-2, -1) * head_dim**-0.5).softmax(-1)  # (B, 4, N, N)
+    o4 = w4 @ v4  # (B, 4, N, 16)
+    glued = o4.transpose(1, 2).reshape(batch, n_tokens, dim)  # (B, N, 4, 16) -> (B, N, 64)
+    out4 = proj(glued)  # (B, N, 64)
+print(
+    f"head_dim {head_dim}: Q per head {tuple(q4.shape)}, weights {tuple(w4.shape)}, per-head output {tuple(o4.shape)}"
+)
+print(f"glued back: {tuple(glued.shape)}, projected: {tuple(out4.shape)}")
 
+fig, axes = plt.subplots(1, heads, figsize=(15, 3.3))
+for h, ax in enumerate(axes):
+    plots.show_matrix(
+        w4[0, h, :show, :show].cpu(),
+        ax=ax,
+        title=f"head {h}: weights (20 tokens)",
+        xlabel="key token",
+        ylabel="query token",
+        cmap="magma",
+        vmin=0,
+        vmax=float(w4[0, :, :show, :show].max()),
+        aspect="equal",
+    )
+fig.tight_layout()
+plt.show()
 
 # %% [markdown]
-# **Exercise 3 (coding).** Write `my_attention(q, k, v)` for tensors of shape (B, heads, N, d):
-# $\text{softmax}(QK^\top / \sqrt{d})\,V$. The check compares it with `F.scaled_dot_product_attention`.
+# Each head has its own pattern over the same tokens: different groups of channels compare different things.
+#
+# **Exercise 3 (coding).** Write `merge_heads(o)`, which glues per-head outputs of shape (B, heads, N,
+# head_dim) back into (B, N, heads · head_dim), head 0's channels first. The check names the two usual ways of
+# getting the order wrong.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def merge_heads(o: torch.Tensor) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    b, h, n, d = o.shape
+    return o.transpose(1, 2).reshape(b, n, h * d)  # (B, N, heads, head_dim) -> (B, N, heads * head_dim)
+    ### END SOLUTION
+
+
+# %%
+check.merge_heads_function(merge_heads)
+
+# %% [markdown]
+# ### Weights and multiply-adds
+#
+# Heads cost no extra weights: one qkv layer ($D \to 3D$, $3D^2 + 3D$ numbers with its bias) and one `proj`
+# ($D^2 + D$), whatever $h$ is; only the reshape changes.
+
+# %%
+for h in (1, 4):
+    layer = Attention(dim, num_heads=h, qkv_bias=True)
+    n_qkv = sum(p.numel() for p in layer.qkv.parameters())
+    n_proj = sum(p.numel() for p in layer.proj.parameters())
+    print(
+        f"{h} head(s): qkv {n_qkv} = 3D^2 + 3D = {3 * dim**2 + 3 * dim}, proj {n_proj} = D^2 + D = {dim**2 + dim}"
+    )
+    assert n_qkv == 3 * dim**2 + 3 * dim and n_proj == dim**2 + dim
+
+# %% [markdown]
+# The multiply-adds of one attention layer on N tokens, per item: the qkv layer $3ND^2$, the scores $QK^\top$
+# $N^2 D$ (over all heads: $h \cdot N^2 \cdot \text{head\_dim}$), the weights times V another $N^2 D$, and
+# `proj` $ND^2$. In total $4ND^2 + 2N^2D$: linear in $D^2$ but quadratic in the number of tokens. Notebook 05
+# adds the MLP and derives the cost of a whole encoder block. Counted during a real forward pass
+# (`vitcourse.cost.count_macs`, which hooks every linear layer and both matrix products):
+
+# %%
+layer = Attention(dim, num_heads=4, qkv_bias=True)
+counted = count_macs(layer, torch.zeros(1, n_tokens, dim), depth=1)  # one item
+formula = {"qkv": 3 * n_tokens * dim**2, "(model)": 2 * n_tokens**2 * dim, "proj": n_tokens * dim**2}
+for name, value in counted.items():
+    label = "QK^T and weights @ V" if name == "(model)" else name
+    print(f"{label:22s} counted {value:9,d}   formula {formula[name]:9,d}")
+print(
+    f"{'total':22s} counted {sum(counted.values()):9,d}   4ND^2 + 2N^2D = {4 * n_tokens * dim**2 + 2 * n_tokens**2 * dim:9,d}"
+)
+assert counted == formula
+
+# %% [markdown]
+# ## The package's attention, checked three ways
+#
+# `vitcourse.attention.Attention` has a step-by-step path (`steps()`, which returns every intermediate, as above)
+# and a fused path through `F.scaled_dot_product_attention`, which never stores the N × N matrix. Copy our
+# weights in and compare with what we built by hand, the fused path with the step path, and both with
+# `nn.MultiheadAttention`.
+
+# %%
+att = Attention(dim, num_heads=4, qkv_bias=True).to(device)
+mha = nn.MultiheadAttention(dim, 4, bias=True, batch_first=True).to(device)
+with torch.no_grad():
+    att.qkv.load_state_dict(qkv.state_dict())
+    att.proj.load_state_dict(proj.state_dict())
+    mha.in_proj_weight.copy_(qkv.weight)
+    mha.in_proj_bias.copy_(qkv.bias)
+    mha.out_proj.load_state_dict(proj.state_dict())
+    step_out, steps = att.steps(x)
+    fused_out = att(x)
+    sdpa_heads = F.scaled_dot_product_attention(steps.q, steps.k, steps.v)  # (B, heads, N, head_dim)
+    ref, ref_weights = mha(x, x, x, average_attn_weights=False)
+checks = {
+    "step path = our 4 heads by hand": torch.allclose(step_out, out4, atol=1e-5),
+    "fused path = step path": torch.allclose(fused_out, step_out, atol=1e-5),
+    "F.scaled_dot_product_attention = weights @ V": torch.allclose(sdpa_heads, steps.heads, atol=1e-5),
+    "nn.MultiheadAttention output = ours": torch.allclose(ref, step_out, atol=1e-5),
+    "nn.MultiheadAttention weights = ours": torch.allclose(ref_weights, steps.weights, atol=1e-5),
+}
+for name, ok in checks.items():
+    print(f"{name:46s} {ok}")
+assert all(checks.values())
+
+# %% [markdown]
+# **Exercise 4 (coding).** Write `my_attention(q, k, v)` for tensors of shape (B, heads, N, head_dim):
+# $\text{softmax}(QK^\top / \sqrt{\text{head\_dim}})\,V$. The check compares it with
+# `F.scaled_dot_product_attention` on three sets of inputs, some with several heads, and names the usual
+# mistakes (the softmax's axis, a missing or wrong scale).
 
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
 def my_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, heads, N, N)
-    return scores.softmax(dim=-1) @ v  # (B, heads, N, d)
+    return scores.softmax(dim=-1) @ v  # (B, heads, N, head_dim)
     ### END SOLUTION
 
-
-print(f"my_attention on the 4-head q, k, v: {tuple(my_attention(q4, k4, v4).shape)}")
 
 # %%
 check.attention_function(my_attention)
 
 # %% [markdown]
+# ## Attention on the picture
+#
+# Now the picture's 15 patch tokens, projected to 64 channels (notebook 01) and layer-normed, go through a
+# 4-head attention with random weights (drawn as in the walk-through, so q and k have variance about 1). For one
+# query patch (outlined), each panel lays that head's 15 weights back onto the patch grid.
+#
+# What to look for: with random weights the heads have learned nothing about the picture, so their patterns
+# are not about mountains. But they do depend on the *content* of the tokens: patches 4 and 5 (top right) hold
+# almost the same pixels, so they get almost the same key, and every head gives them almost the same weight.
+# Notebook 07 draws the same maps for a trained model.
+
+# %%
+picture = load_mountains()
+image = vitcourse.to_tensor(picture).to(device)
+torch.manual_seed(0)
+embed = tokens.PatchTokenizer(picture.shape, 20, 1, 64).to(device)
+att_pic = Attention(64, num_heads=4, qkv_bias=True).to(device)
+nn.init.normal_(att_pic.qkv.weight, std=64**-0.5)
+query = 7  # patch 8, the middle of the picture
+with torch.no_grad():
+    picture_tokens = F.layer_norm(embed(image), (64,))  # (1, 15, 64)
+    _, pic_steps = att_pic.steps(picture_tokens)
+pic_weights = pic_steps.weights[0, :, query].cpu()  # (heads, 15)
+raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
+print(
+    f"pixels of patches 4 and 5: largest difference {(raw_patches[3] - raw_patches[4]).abs().max():.2f}, mean difference {(raw_patches[3] - raw_patches[4]).abs().mean():.3f}"
+)
+for h in range(4):
+    print(
+        f"head {h}: weight of patch 8 on patch 4 {pic_weights[h, 3]:.3f}, on patch 5 {pic_weights[h, 4]:.3f}, largest {pic_weights[h].max():.3f}"
+    )
+plots.show_attention_on_picture(
+    picture, pic_weights, 20, query, title=f"Random 4-head attention of patch {query + 1} (outlined)"
+)
+plt.show()
+
+# %% [markdown]
+# **Exercise 5.** How many parameters does one attention layer of ViT-B have ($D$ = 768, 12 heads, qkv and
+# proj both with a bias)?
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_parameters = None  # replace None with a number
+### BEGIN SOLUTION
+answer_parameters = (3 * 768 * 768 + 3 * 768) + (768 * 768 + 768)
+### END SOLUTION
+
+# %%
+check.attention_parameter_count(answer_parameters)
+
+# %% [markdown]
 # ## Summary
 #
 # - Q, K, V come from one linear layer; $QK^\top$ compares every query with every key; the softmax of the scaled
-#   scores weights the values.
-# - The scale $d_k^{-1/2}$ keeps the score variance at 1 and the softmax away from saturation.
-# - Heads cut the channels into groups that attend separately; they are glued back before the projection.
-# - T2T's token transformers change the token length, so their residual goes through $v$.
+#   scores, over the keys, weights an average of the values; `proj` mixes the channels.
+# - The scale $d_k^{-1/2}$ keeps the score variance near 1 and the softmax away from saturation: scaled weights
+#   have the higher entropy.
+# - Heads cut the channels into groups that attend separately, each scaled by its own head_dim; they are glued
+#   back, head 0 first, before `proj`. They add no weights. One layer costs $4ND^2 + 2N^2D$ multiply-adds.
 #
 # **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) stacks attention and an MLP into encoder blocks and
-# builds the whole ViT.
+# builds the whole ViT; [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token
+# length.

@@ -6,17 +6,76 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from vitcourse import check
 
+
+def entropy(q: torch.Tensor, k: torch.Tensor, scale: float, axis: int = -1) -> torch.Tensor:
+    p = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=axis)
+    return torch.special.entr(p).sum(axis)  # one entropy per row: -sum p ln p
+
+
+def attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, axis: int = -1
+) -> torch.Tensor:
+    return torch.softmax(q @ k.transpose(-2, -1) * scale, dim=axis) @ v
+
+
+def merge(o: torch.Tensor) -> torch.Tensor:
+    b, h, n, d = o.shape
+    return o.transpose(1, 2).reshape(b, n, h * d)
+
+
 VALUE_CHECKS = {
-    check.scores_shape: (13, 4, 100, 100),
-    check.qkv_weight_count: 9408,
+    check.entropy_prediction: "scaled",
+    check.scores_shape: (8, 12, 197, 197),
+    check.attention_parameter_count: 4 * 768 * 768 + 4 * 768,
 }
 FUNCTION_CHECKS = {
-    check.attention_function: lambda q, k, v: (
-        torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, -1) @ v
-    ),
+    check.attention_entropy_function: lambda q, k, s: entropy(q, k, s).mean().item(),
+    check.merge_heads_function: merge,
+    check.attention_function: lambda q, k, v: attention(q, k, v, q.shape[-1] ** -0.5),
 }
-MISTAKES: list = []
+MISTAKES = [
+    (check.entropy_prediction, "unscaled", "flatter"),
+    (check.entropy_prediction, "bigger", 'write "scaled" or "unscaled"'),
+    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s, axis=-2).mean(), "wrong axis"),
+    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s).mean() / math.log(2), "bits"),
+    (check.attention_entropy_function, lambda q, k, s: -entropy(q, k, s).mean(), "sign"),
+    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, 1.0).mean(), "did not apply `scale`"),
+    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, 1 / s).mean(), "you divided by it"),
+    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s).sum(), "return their mean"),
+    (
+        check.attention_entropy_function,
+        lambda q, k, s: entropy(q, k, s).mean() / q.shape[-2],
+        "do not average it",
+    ),
+    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s), "one entropy per row"),
+    (check.scores_shape, (8, 197, 197), "keep the head axis"),
+    (check.scores_shape, (8, 12, 197, 64), "Q per head"),
+    (check.scores_shape, (8, 12, 196, 196), "197"),
+    (check.merge_heads_function, lambda o: o.reshape(o.shape[0], o.shape[2], -1), "wrong order"),
+    (
+        check.merge_heads_function,
+        lambda o: o.permute(0, 2, 3, 1).reshape(o.shape[0], o.shape[2], -1),
+        "interleaved",
+    ),
+    (
+        check.attention_function,
+        lambda q, k, v: attention(q, k, v, q.shape[-1] ** -0.5, axis=-2),
+        "wrong axis",
+    ),
+    (check.attention_function, lambda q, k, v: attention(q, k, v, 1.0), "not scaled"),
+    (check.attention_function, lambda q, k, v: attention(q, k, v, 1 / q.shape[-1]), "1/d"),
+    (
+        check.attention_function,
+        lambda q, k, v: attention(q, k, v, (q.shape[1] * q.shape[-1]) ** -0.5),
+        "full width",
+    ),
+    (check.attention_parameter_count, 4 * 768 * 768, "biases are missing"),
+    (check.attention_parameter_count, 3 * 768 * 768 + 3 * 768, "proj"),
+    (check.attention_parameter_count, 12 * (4 * 768 * 768 + 4 * 768), "heads do not add weights"),
+]

@@ -17,7 +17,14 @@ from ._core import Verdict
 from .nb01 import patch_count, patch_number, patchify_function, token_position
 from .nb02 import count_tokens_function, rebuild_function, soft_split_count, soft_split_function
 from .nb03 import permuted_weights_function, sinusoidal_entry, sinusoidal_function
-from .nb04 import attention_function, qkv_weight_count, scores_shape
+from .nb04 import (
+    attention_entropy_function,
+    attention_function,
+    attention_parameter_count,
+    entropy_prediction,
+    merge_heads_function,
+    scores_shape,
+)
 from .nb05 import (
     block_forward_function,
     block_macs,
@@ -42,9 +49,12 @@ __all__ = [
     "permuted_weights_function",
     "sinusoidal_entry",
     "sinusoidal_function",
+    "entropy_prediction",
+    "attention_entropy_function",
     "scores_shape",
-    "qkv_weight_count",
+    "merge_heads_function",
     "attention_function",
+    "attention_parameter_count",
     "vit_token_count",
     "block_parameter_count",
     "prepend_function",
