@@ -23,93 +23,280 @@
 # 3. **rebuild** an image from the tokens, one pixel per token (notebook 02),
 # 4. repeat, and after the last soft split project the tokens to the model's length $D$.
 #
-# Each stage halves or quarters the grid, so the tokens that reach the ViT body have seen a growing, overlapping
-# neighbourhood of the image.
+# Why bother? The T2T paper (Yuan et al., 2021) starts from an observation about ViT trained from scratch on
+# ImageNet alone: it trails convolutional networks of the same size, and its patch tokens lose local structure
+# such as edges and lines. Overlapping windows keep small neighbourhoods of the image whole inside a token (the
+# first section computes exactly how small), and the token transformers mix neighbouring tokens before they are
+# merged again: a small built-in prior for local structure, which matters most when data is limited. With it,
+# the paper reports T2T-ViT trained from scratch on ImageNet matching or beating ViT and ResNets of similar size.
 #
 # **Learning goals.** After this notebook you can
-# 1. follow a token transformer and the T2T module shape by shape, predicting each shape before it is computed,
-# 2. run T2T-ViT end to end and count its parameters against the official ones,
-# 3. say where T2T-ViT spends its compute, and why T2T helps when training from scratch.
+# 1. say which neighbourhoods a soft split keeps whole, and compute it for any kernel and stride,
+# 2. follow a token transformer shape by shape, and explain why its skip connection goes through $v$,
+# 3. follow the T2T module stage by stage, predicting each grid before it is computed,
+# 4. run T2T-ViT end to end, count its parameters against the official ones, and say where its compute goes.
 
 # %%
 import matplotlib.pyplot as plt
 import torch
 
 import vitcourse
-from vitcourse import check, load_mountains, plots, tokens
+from vitcourse import check, diagrams, load_mountains, plots, tokens
 from vitcourse.blocks import TokenTransformer
 from vitcourse.cost import count_macs
 from vitcourse.models import T2T_STAGES, T2TViT, TokensToToken, count_parameters, create_model
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
+picture = load_mountains()
+height, width = picture.shape
+image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 # %% [markdown]
-# ## The token transformer
+# ## 1. Which neighbourhoods a soft split keeps whole
 #
-# An encoder block whose attention maps tokens of length 49 (a 7 × 7 window) to 64 channels. Because the length
-# changes, the first residual goes through $v$ (notebook 04); the MLP (hidden size 64, as in T2T) keeps 64.
+# A soft split with kernel $k$, stride $s$ and padding $p$ starts a window every $s$ pixels, at
+# $t = -p, s - p, 2s - p, \dots$ along each axis. An $m \times m$ block of the image whose top-left pixel is at
+# $(a, b)$ lies whole inside a window when, along rows and along columns,
+#
+# $$t \le a \quad\text{and}\quad a + m \le t + k, \qquad\text{i.e.}\qquad a + m - k \le t \le a .$$
+#
+# That interval holds $k - m + 1$ consecutive integers, and window starts come every $s$ of them, so it holds a
+# start *wherever the block sits* exactly when $k - m + 1 \ge s$:
+#
+# $$m_{\text{always whole}} = k - s + 1 .$$
+#
+# Larger blocks are whole at some positions and cut by every window at others. The cell below does not trust the
+# formula: for each $m$ it tries every position of an $m \times m$ block and asks whether any window holds it.
+# Stage 1 splits the picture; stage 2 splits the 15 × 25 grid that stage 1 rebuilds; ViT's 20 × 20 patches
+# (notebook 01) are the split with $s = k$.
+
 
 # %%
-batch, n_tokens, dim, chan = 13, 100, 49, 64
-x = torch.rand(batch, n_tokens, dim, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, 49)
-tt = TokenTransformer(dim, chan, num_heads=1, mlp_ratio=1.0).to(device).eval()
-with torch.no_grad():
-    h = tt.norm1(x)
-    print(f"input {tuple(x.shape)} -> norm1 {tuple(h.shape)}")
-    h = tt.attn(h)  # attention to 64 channels, plus v
-    print(f"attention with the skip through v -> {tuple(h.shape)}")
-    out = h + tt.mlp(tt.norm2(h))
-    print(f"+ MLP(norm2) -> {tuple(out.shape)}")
-    same = torch.allclose(out, tt(x), atol=1e-5)
-print(f"equals TokenTransformer.forward: {same}")
-assert same and out.shape == (batch, n_tokens, chan)
+def whole_blocks(h: int, w: int, kernel: int, stride: int, padding: int, m: int) -> torch.Tensor:
+    """(h - m + 1, w - m + 1) booleans: is the m x m block with this top-left pixel inside some window?"""
+    corners = torch.from_numpy(
+        tokens.window_corners(h, w, kernel, stride, padding)
+    )  # (N, 2) top-left (row, col)
+    a, b = torch.arange(h - m + 1), torch.arange(w - m + 1)  # block top-left rows, columns
+    top, left = corners[:, :1], corners[:, 1:]  # (N, 1) each
+    rows_in = (top <= a) & (a + m <= top + kernel)  # (N, h - m + 1): window n holds the block's rows
+    cols_in = (left <= b) & (b + m <= left + kernel)  # (N, w - m + 1)
+    return (rows_in[:, :, None] & cols_in[:, None, :]).any(dim=0)  # (h - m + 1, w - m + 1)
+
+
+splits = {
+    "T2T stage 1": (height, width, 7, 4, 2),
+    "T2T stage 2": (*tokens.count_tokens(height, width, 7, 4, 2)[:2], 3, 2, 1),
+    "ViT patches": (height, width, 20, 20, 0),
+}
+shares = {}
+for name, (h, w, k, s, p) in splits.items():
+    shares[name] = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in range(1, k + 1)]
+    largest = max(m for m in range(1, k + 1) if shares[name][m - 1] == 1.0)
+    print(f"{name}: {h} x {w} image, k={k}, s={s}, p={p}")
+    print(f"   share of positions where an m x m block is whole, m = 1..{min(k, 8)}:")
+    print("   " + "  ".join(f"{v:.2f}" for v in shares[name][:8]))
+    print(f"   largest block always whole: {largest} x {largest}   (k - s + 1 = {k - s + 1})")
+    assert largest == k - s + 1
+print("neither split keeps every k x k neighbourhood whole")
 
 # %% [markdown]
-# ## Rebuilding an image from the tokens
-#
-# The 100 tokens came from a 10 × 10 grid of windows. Laying each token on its grid cell gives an image of
-# 10 × 10 pixels with 64 channels, one per entry of the token. Here are the first 8 channels of the first item
-# (with random weights they are just mixtures of the input, but the layout is what T2T uses).
+# So T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in at least one token, wherever it
+# sits; 5 × 5 and larger ones are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of
+# the rebuilt grid whole. ViT's patches guarantee nothing beyond single pixels: a ridge that crosses a patch
+# boundary is cut in two. The map shows, for 5 × 5 blocks and T2T's first split, which top-left positions are
+# whole (black) and which are cut by every window (white): the pattern repeats every $s = 4$ pixels, and along
+# each axis one position in four cuts the block wherever the windows are.
 
 # %%
-image_back = tokens.rebuild_image(out, 10, 10)  # (B, 64, 10, 10)
-print(f"tokens {tuple(out.shape)} -> image {tuple(image_back.shape)}")
-fig, axes = plt.subplots(2, 4, figsize=(11, 5))
-for ch, ax in enumerate(axes.flat):
-    ch_img = image_back[0, ch].cpu()
-    plots.show_matrix(
-        ch_img,
-        ax=ax,
-        title=f"channel {ch}",
-        xlabel="token column",
-        ylabel="token row",
-        cmap="viridis",
-        colorbar=False,
-        aspect="equal",
-    )
-fig.suptitle("A rebuilt image: one pixel per token, one channel per token entry")
+fig, axes = plt.subplots(1, 2, figsize=(13, 3.6), gridspec_kw={"width_ratios": [1.0, 1.5]})
+for name, values in shares.items():
+    axes[0].plot(range(1, len(values) + 1), values, marker="o", label=name)
+axes[0].set_xlabel("block side m (pixels or grid cells)")
+axes[0].set_ylabel("share of positions whole")
+axes[0].set_title("m x m blocks whole in some window")
+axes[0].legend()
+h, w, k, s, p = splits["T2T stage 1"]
+plots.show_matrix(
+    whole_blocks(h, w, k, s, p, 5)[:24, :40].float(),
+    ax=axes[1],
+    title="5 x 5 blocks, stage 1 (k=7, s=4): 1 = whole in some window\n(top-left 24 x 40 positions)",
+    xlabel="block's left column",
+    ylabel="block's top row",
+    cmap="Greys",
+    vmin=0,
+    vmax=1,
+    aspect="equal",
+)
 fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## The T2T module, stage by stage
+# ## 2. The token transformer
 #
-# The article series' walk-through: a batch of 13 one-channel images of 400 × 100, T2T's default stages
-# (k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1), token length 64 inside the module and 768 out. Before each step,
-# `count_tokens` predicts the grid; the assertion checks the computed shape against the prediction.
+# After the first soft split a token is a 7 × 7 window of one channel: length $\text{dim} = 49$. A *token
+# transformer* is an encoder block (notebook 05) whose attention also changes the token length, to
+# $\text{chan} = 64$ (T2T's `token_dim`). For tokens $X$ of shape $(N, \text{dim})$ and one head:
+#
+# $$[Q, K, V] = \mathrm{LN}(X)\, W_{qkv}, \qquad W_{qkv} \in \mathbb{R}^{\text{dim} \times 3\,\text{chan}}
+#   \ (\text{no bias}),$$
+#
+# $$Y = V + \mathrm{softmax}\!\left(Q K^\top \cdot \text{scale}\right) V\, W_{\text{proj}} + b_{\text{proj}},
+#   \qquad Z = Y + \mathrm{MLP}(\mathrm{LN}(Y)) .$$
+#
+# **Why the skip goes through $V$.** An encoder block adds its input back, $X + \mathrm{Attn}(\mathrm{LN}(X))$;
+# here $X$ has length 49 and the attention output 64, so they cannot be added. $V$ already has length 64 and is
+# a direct linear image of the input, so T2T adds $V$ instead (with several heads, $V$'s heads are merged back
+# side by side first). The MLP (hidden width $\text{chan} \times 1$) keeps length 64 and has an ordinary residual.
+# T2T scales $QK^\top$ by $\text{dim}^{-1/2}$ (the official code's choice); a bare `TokenTransformer` takes
+# $\text{chan}^{-1/2}$ unless told otherwise, which does not change any shape.
+
+# %%
+diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
+plt.show()
+
+# %% [markdown]
+# The walk-through sizes of the article series: a batch of 13, 100 tokens of length 49 (standard-normal values,
+# as after a LayerNorm), 64 channels. Each step is computed by hand from the module's own layers and compared
+# with `TokenTransformer.forward`.
+
+# %%
+batch, n_tokens, dim, chan = 13, 100, 49, 64
+x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, 49)
+tt = TokenTransformer(dim, chan, num_heads=1, mlp_ratio=1.0).to(device).eval()
+with torch.no_grad():
+    h = tt.norm1(x)  # (B, N, 49)
+    attn_out, st = tt.attn.steps(h)  # every intermediate of the attention
+    print(f"input {tuple(x.shape)} -> norm1 {tuple(h.shape)}")
+    print(
+        f"q, k, v each {tuple(st.q.shape)}; scores {tuple(st.scores.shape)}; heads merged {tuple(st.merged.shape)}"
+    )
+    v_merged = st.v.transpose(1, 2).reshape(batch, n_tokens, chan)  # (B, N, 64): v with its heads merged
+    y = tt.attn.proj(st.merged) + v_merged  # (B, N, 64): the skip through v
+    print(f"proj(merged) + v -> {tuple(y.shape)}")
+    out = y + tt.mlp(tt.norm2(y))  # (B, N, 64)
+    print(f"+ MLP(norm2) -> {tuple(out.shape)}")
+    same = torch.allclose(y, attn_out, atol=1e-5) and torch.allclose(out, tt(x), atol=1e-5)
+print(f"equals TokenTransformer.forward: {same}")
+assert same and out.shape == (batch, n_tokens, chan)
+n_qkv, n_proj = tt.attn.qkv.weight.numel(), sum(p.numel() for p in tt.attn.proj.parameters())
+print(f"qkv: {n_qkv} weights = dim x chan x 3 = {dim} x {chan} x 3, bias: {tt.attn.qkv.bias is not None}")
+print(f"proj: {n_proj} = chan^2 + chan = {chan}^2 + {chan}")
+assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan and tt.attn.qkv.bias is None
+
+# %% [markdown]
+# **Exercise 1 (predict, then run).** T2T-ViT on ImageNet reads RGB images of 224 × 224. How many weights does
+# the qkv layer of its *first* token transformer hold? Work it out before running the cell after the check,
+# which reads the number off the model.
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_qkv_rgb = None  # replace None with a number
+### BEGIN SOLUTION
+answer_qkv_rgb = (3 * 7 * 7) * 64 * 3  # tokens of length C x k x k = 147, to 3 x 64, no bias
+### END SOLUTION
+
+# %%
+check.t2t_qkv_weight_count(answer_qkv_rgb)
+
+# %%
+with torch.device("meta"):  # shapes only: enough to count
+    t2t_rgb = create_model("t2t_vit_14")
+qkv_rgb = t2t_rgb.tokens_to_token.attention1.attn.qkv
+print(f"first token transformer on RGB 224 x 224: qkv {qkv_rgb}: {qkv_rgb.weight.numel():,} weights")
+
+# %% [markdown]
+# ## 3. Rebuilding an image from the picture's tokens
+#
+# Between two soft splits T2T lays the tokens back on their grid: token $i$ of a $r \times c$ grid becomes pixel
+# $(i \,/\!/\, c,\ i \bmod c)$, and the token's entries become that pixel's channels (notebook 02). After the
+# first split of the picture, the grid is 15 × 25 and each token holds a 7 × 7 window, so channel $j$ of the
+# rebuilt image holds, for every window, the pixel at offset $(j \,/\!/\, 7,\ j \bmod 7)$ inside it: a copy of
+# the picture sampled every 4 pixels. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`.
+#
+# The token transformer's output (random weights here) is rebuilt the same way, and its channels still show the
+# picture's layout, though not its brightness. The first LayerNorm works on each token alone and removes its
+# window's mean and scale: a flat window becomes all zeros, so flat sky and flat ground come out nearly uniform.
+# What varies from cell to cell is where a window holds structure: the moon's rim, the dithered band of the sky,
+# the ridge lines, and the border, where the padding's zeros make an edge. The skip through $v$ carries a linear
+# mix of those normalised windows to the output.
+
+# %%
+grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
+torch.manual_seed(0)
+tt_pic = TokenTransformer(49, 64).to(device).eval()
+with torch.no_grad():
+    toks = tokens.soft_split(image, *T2T_STAGES[0])  # (1, 375, 49)
+    raw = tokens.rebuild_image(toks, grid1.rows, grid1.cols)  # (1, 49, 15, 25)
+    mixed = tokens.rebuild_image(tt_pic(toks), grid1.rows, grid1.cols)  # (1, 64, 15, 25)
+print(f"picture {tuple(image.shape)} -> tokens {tuple(toks.shape)} -> rebuilt {tuple(raw.shape)}")
+print(f"after the token transformer: rebuilt {tuple(mixed.shape)}")
+centre = raw[0, 24].cpu()
+print(f"channel 24 equals picture[1::4, 1::4]: {torch.equal(centre, image[0, 0, 1::4, 1::4].cpu())}")
+assert torch.equal(centre, image[0, 0, 1::4, 1::4].cpu())
+
+# %%
+fig, axes = plt.subplots(2, 4, figsize=(14, 5.2))
+for ax, ch in zip(axes[0], (0, 24, 48), strict=False):
+    plots.show_matrix(
+        raw[0, ch].cpu(),
+        ax=ax,
+        title=f"channel {ch}: offset ({ch // 7}, {ch % 7})",
+        xlabel="grid column",
+        ylabel="grid row",
+        vmin=0,
+        vmax=1,
+        aspect="equal",
+    )
+plots.show_picture(picture, ax=axes[0, 3], title="the picture, 60 x 100")
+for ax, ch in zip(axes[1], range(4), strict=True):
+    plots.show_matrix(
+        mixed[0, ch].cpu(),
+        ax=ax,
+        title=f"token transformer, channel {ch}",
+        xlabel="grid column",
+        ylabel="grid row",
+        cmap="viridis",
+        aspect="equal",
+    )
+fig.suptitle(
+    "The picture's tokens rebuilt on the 15 x 25 grid (top: soft split; bottom: after a token transformer)"
+)
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## 4. The T2T module, stage by stage
+#
+# With $I_0$ the image, each stage $i$ computes
+#
+# $$T_i = \mathrm{SoftSplit}_i(I_i), \qquad I_{i+1} = \mathrm{Rebuild}\big(\mathrm{TT}_i(T_i)\big),$$
+#
+# and the last stage ends with a linear layer instead: $\text{tokens} = T_2\, W + b$, of length $D$. T2T's stages
+# are $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$; the token transformers work at `token_dim` = 64. The diagram
+# follows the article series' walk-through, a batch of 13 one-channel images of 400 × 100; its shapes are
+# computed for that size.
+
+# %%
+diagrams.t2t_loop(height=400, width=100, batch=13)
+plt.show()
+
+# %% [markdown]
+# The same walk, run. Before each split, `count_tokens` predicts the grid; the assertion checks the computed
+# shape against the prediction, and the last line checks the loop against the module's own `forward`.
 
 # %%
 H, W = 400, 100
-images = torch.rand(13, 1, H, W, generator=torch.Generator().manual_seed(2)).to(device)
+images = torch.randn(13, 1, H, W, generator=torch.Generator().manual_seed(2)).to(device)
 t2t = TokensToToken((H, W), in_chans=1, embed_dim=768, token_dim=64).to(device).eval()
 print(f"stages (kernel, stride, padding): {T2T_STAGES}")
-img, channels = images, 1
+img, channels, counts = images, 1, []
 with torch.no_grad():
     for i, (k, s, p) in enumerate(T2T_STAGES):
         grid = tokens.count_tokens(img.shape[2], img.shape[3], k, s, p)
+        counts.append(grid.total)
         print(
-            f"stage {i}: predicted {grid.rows} x {grid.cols} = {grid.total} tokens of length {channels} x {k} x {k} = {channels * k * k}"
+            f"stage {i}: predicted {grid.rows} x {grid.cols} = {grid.total} tokens of length {channels * k * k}"
         )
         toks = getattr(t2t, f"soft_split{i}")(img)  # (B, N, C*k*k)
         assert toks.shape == (13, grid.total, channels * k * k)
@@ -123,53 +310,65 @@ with torch.no_grad():
     final = t2t.project(toks)  # (B, N, 768)
     print(f"   project -> {tuple(final.shape)}")
     assert torch.allclose(final, t2t(images), atol=1e-4)
-print(f"2500 -> 650 -> {final.shape[1]} tokens; the module's own forward gives the same result")
+print(" -> ".join(map(str, counts)) + " tokens; the module's own forward gives the same result")
 
 # %% [markdown]
-# ## The same module on the picture
-#
-# Any H × W works, because the rebuild uses the grid's rows and columns rather than a square root (the official
-# code assumes square images). The picture's 60 × 100 becomes 15 × 25, then 8 × 13, then 4 × 7 = 28 tokens.
-# The figure shows channel 0 of the images rebuilt after each token transformer.
+# **Exercise 2 (predict, then run).** How many tokens does the T2T module make from the 60 × 100 picture? The
+# next section builds the module on the picture and prints the answer, so predict first.
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_picture_tokens = None  # replace None with a number
+### BEGIN SOLUTION
+rows, cols = 60, 100
+for k, s, p in T2T_STAGES:
+    rows, cols = (rows + 2 * p - k) // s + 1, (cols + 2 * p - k) // s + 1
+answer_picture_tokens = rows * cols
+### END SOLUTION
 
 # %%
-picture = load_mountains()
-image = vitcourse.to_tensor(picture).to(device)
+check.t2t_picture_tokens(answer_picture_tokens)
+
+# %% [markdown]
+# ## 5. The same module on the picture
+#
+# Any H × W works, because the rebuild uses the grid's rows and columns rather than a square root (the official
+# code rebuilds with $\sqrt{N}$, so it assumes square images).
+
+# %%
 torch.manual_seed(0)
-t2t_pic = TokensToToken(picture.shape, in_chans=1, embed_dim=256).to(device).eval()
-print("grids:", [tuple(g) for g in t2t_pic.grids])
+t2t_pic = TokensToToken(picture.shape, in_chans=1, embed_dim=768).to(device).eval()
 with torch.no_grad():
-    stage1 = tokens.rebuild_image(t2t_pic.attention1(t2t_pic.soft_split0(image)), *t2t_pic.grids[0][:2])
-    stage2 = tokens.rebuild_image(t2t_pic.attention2(t2t_pic.soft_split1(stage1)), *t2t_pic.grids[1][:2])
-    out_pic = t2t_pic(image)
-print(
-    f"picture {tuple(image.shape)} -> stage 1 image {tuple(stage1.shape)} -> stage 2 image {tuple(stage2.shape)} -> tokens {tuple(out_pic.shape)}"
-)
-fig, axes = plt.subplots(1, 3, figsize=(13, 3), gridspec_kw={"width_ratios": [1.6, 1.2, 1.0]})
-plots.show_picture(picture, ax=axes[0], title="the picture, 60 x 100", colorbar=False)
-plots.show_matrix(
-    stage1[0, 0].cpu(),
-    ax=axes[1],
-    title="after stage 1: 15 x 25, channel 0",
-    xlabel="token column",
-    ylabel="token row",
-    cmap="viridis",
-    aspect="equal",
-)
-plots.show_matrix(
-    stage2[0, 0].cpu(),
-    ax=axes[2],
-    title="after stage 2: 8 x 13, channel 0",
-    xlabel="token column",
-    ylabel="token row",
-    cmap="viridis",
-    aspect="equal",
-)
-fig.tight_layout()
+    out_pic = t2t_pic(image)  # (1, N, 768)
+print("grids after each split:", [f"{g.rows} x {g.cols} = {g.total}" for g in t2t_pic.grids])
+print(f"picture {tuple(image.shape)} -> tokens {tuple(out_pic.shape)}")
+assert out_pic.shape[1] == t2t_pic.grids[-1].total
+
+# %%
+diagrams.t2t_loop(height=height, width=width)
 plt.show()
 
 # %% [markdown]
-# ## T2T-ViT end to end
+# **Exercise 3 (coding).** Write `my_t2t_grids(h, w)` returning the list of `(rows, cols)` token grids after
+# each of T2T's three soft splits, for any h × w. The check tries square and non-square images and names the
+# usual slips.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def my_t2t_grids(h: int, w: int) -> list[tuple[int, int]]:
+    ### BEGIN SOLUTION
+    grids = []
+    for k, s, p in T2T_STAGES:
+        h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+        grids.append((h, w))
+    return grids
+    ### END SOLUTION
+
+
+# %%
+check.t2t_grids_function(my_t2t_grids)
+
+# %% [markdown]
+# ## 6. T2T-ViT end to end
 #
 # T2T-ViT is the T2T module followed by the ViT body of notebook 05 (prediction token, fixed sinusoidal position
 # table, encoder blocks without qkv bias, norm, head). `vitcourse.models.T2TViT` defaults to T2T-ViT-14's width
@@ -182,9 +381,8 @@ with torch.no_grad():
     emb = model.embed(image)
     pred = model(image)
 total, trainable = count_parameters(model)
-print(
-    f"picture {tuple(image.shape)} -> T2T tokens {tuple(model.tokenize(image).shape)} -> with prediction token {tuple(emb.shape)} -> {tuple(pred.shape)}"
-)
+print(f"picture {tuple(image.shape)} -> T2T tokens {tuple(model.tokenize(image).shape)}")
+print(f"   -> with prediction token {tuple(emb.shape)} -> prediction {tuple(pred.shape)}")
 print(
     f"parameters: {total:,}, of which trainable {trainable:,} (the sinusoidal table is stored, not trained)"
 )
@@ -193,11 +391,15 @@ assert torch.isfinite(pred).all()
 # %% [markdown]
 # ### The official sizes
 #
-# Built on the meta device at 224 × 224 × 3 with 1000 classes, beside the official counts (transformer
-# tokens-to-token, sinusoidal table included in "all").
+# The presets built on the meta device at 224 × 224 × 3 with 1000 classes, beside reference counts. **Source of
+# the reference counts:** the official T2T-ViT code (github.com/yitu-opensource/T2T-ViT, `models/t2t_vit.py`),
+# models with transformer token blocks (`t2t_vit_t_14/19/24`, and the same construction at the sizes of
+# T2T-ViT-7/10/12), counted with `sum(p.numel() for p in model.parameters())`; "all" includes the sinusoidal
+# table, which that code stores as a parameter with `requires_grad=False`. Rounded to 0.1 M they are the
+# parameter column of the repository's model table (T2T-ViT_t-14: 21.5 M).
 
 # %%
-official = {
+official = {  # preset: (all, trainable), from the official code as cited above
     "t2t_vit_7": (4_305_742, 4_255_310),
     "t2t_vit_10": (5_884_750, 5_834_318),
     "t2t_vit_12": (6_937_422, 6_886_990),
@@ -206,29 +408,31 @@ official = {
     "t2t_vit_24": (64_101_454, 64_000_590),
 }
 print(
-    f"{'preset':11s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'all':>12s} {'trainable':>12s} {'official all / trainable':>26s}"
+    f"{'preset':11s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'all':>12s} {'trainable':>12s} {'official':>12s}"
 )
 with torch.device("meta"):
     for name, (ref_all, ref_train) in official.items():
         m = create_model(name)
         n_all, n_train = count_parameters(m)
         print(
-            f"{name:11s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} {n_all:12,d} {n_train:12,d} {ref_all:13,d} / {ref_train:,d}"
+            f"{name:11s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} "
+            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}"
         )
         assert (n_all, n_train) == (ref_all, ref_train)
-print("every preset matches the official counts")
+print("every preset matches the official counts, all and trainable")
 
 # %% [markdown]
-# ## Where the compute goes
+# ## 7. Where the compute goes
 #
 # Multiply-adds of one forward pass of T2T-ViT-14 at 224 × 224, counted by hooks on every linear layer and every
-# attention product (`vitcourse.cost.count_macs`). The first stage sees 56 × 56 = 3136 tokens, and attention
-# costs grow with the *square* of the token count.
+# attention product (`vitcourse.cost.count_macs`). The count needs only shapes, so the model is built on the
+# meta device. **Published:** 6.1 G MACs for T2T-ViT_t-14 at 224 × 224 (the T2T-ViT paper, Yuan et al. 2021,
+# arXiv:2101.11986; the official repository's model table lists the same).
 
 # %%
-torch.manual_seed(0)
-t2t14 = create_model("t2t_vit_14").eval()
-macs = count_macs(t2t14, torch.zeros(1, 3, 224, 224))
+with torch.device("meta"):
+    t2t14 = create_model("t2t_vit_14")
+macs = count_macs(t2t14, torch.zeros(1, 3, 224, 224, device="meta"))
 grids = t2t14.tokens_to_token.grids
 stages = [
     ("T2T stage 1 (attention1)", grids[0].total, macs["tokens_to_token.attention1"]),
@@ -245,7 +449,8 @@ total_macs = sum(macs.values())
 print(f"{'part':26s} {'tokens':>7s} {'G multiply-adds':>16s} {'share':>6s}")
 for name, n, cost in stages:
     print(f"{name:26s} {n:7d} {cost / 1e9:16.3f} {cost / total_macs:6.1%}")
-print(f"{'total':26s} {'':7s} {total_macs / 1e9:16.2f}")
+print(f"{'total':26s} {'':7s} {total_macs / 1e9:16.2f}   (published: 6.1)")
+assert sum(c for _, _, c in stages) == total_macs and round(total_macs / 1e9, 1) == 6.1
 per_block = macs["blocks.0"]
 print(f"stage 1 alone costs {macs['tokens_to_token.attention1'] / per_block:.1f} encoder blocks")
 t2t_macs = sum(v for k, v in macs.items() if k.startswith("tokens_to_token"))
@@ -253,7 +458,6 @@ t2t_params = sum(p.numel() for p in t2t14.tokens_to_token.parameters())
 compute_share, param_share = t2t_macs / total_macs, t2t_params / count_parameters(t2t14)[0]
 print(f"the T2T module: {compute_share:.1%} of the multiply-adds, {param_share:.1%} of the parameters")
 assert 0.2 < compute_share < 0.3 and param_share < 0.02
-assert sum(c for _, _, c in stages) == total_macs
 
 # %%
 fig, ax = plt.subplots(figsize=(9, 3.2))
@@ -264,84 +468,42 @@ ax.set_title(f"T2T-ViT-14: {total_macs / 1e9:.2f} G multiply-adds per image")
 plt.show()
 
 # %% [markdown]
-# The T2T module takes about a quarter of the whole model's compute although it holds under 2% of its parameters,
-# and almost all of that is the first token transformer: its attention compares 3136 tokens with 3136 tokens.
-# This is why the official code also offers a Performer version of the token transformers (an approximation of
-# attention whose cost grows linearly with the number of tokens), and why its token length is kept small (64).
+# Most of the compute is in the encoder blocks, as the table shows; the T2T module takes about a quarter although
+# it holds under 2% of the parameters, and almost all of that quarter is the first token transformer, whose
+# attention compares every one of its tokens with every other (the tokens column). That is why the official code
+# also offers a Performer version of the token transformers (an approximation of attention whose cost grows
+# linearly with the number of tokens), and why the token length inside the module is kept small (64).
 #
-# ## Why Tokens-to-Token?
+# ## 8. Where this course departs from the article series
 #
-# The T2T paper starts from an observation about ViT trained from scratch on ImageNet alone: it trails
-# convolutional networks of the same size, and its patch tokens lose local structure such as edges and lines.
-# Two things in T2T address that:
-#
-# - **Overlapping windows.** On the picture, a ridge that crosses the boundary between two of ViT's patches is
-#   cut in two (notebook 01). A soft split keeps every 3 × 3 or 7 × 7 neighbourhood whole in
-#   at least one token, so such a ridge is seen in one piece.
-# - **Token transformers between the splits.** Each stage mixes information among neighbouring tokens before
-#   they are merged, so the final 196 tokens summarise structured neighbourhoods rather than raw pixels: a small
-#   built-in prior for local structure, which matters most when data is limited.
-#
-# With these, the paper reports T2T-ViT trained from scratch on ImageNet matching or beating ViT and ResNets of
-# similar size. Notebook 07 tries both on our own small task.
-#
-# ## Exercises
-#
-# **Exercise 1.** How many tokens does the T2T module make from a 224 × 224 image?
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-answer_t2t_tokens = None  # replace None with a number
-### BEGIN SOLUTION
-side = 224
-for k, s, p in T2T_STAGES:
-    side = (side + 2 * p - k) // s + 1
-answer_t2t_tokens = side * side
-### END SOLUTION
+# - **Token transformer heads and MLP ratio.** The article series builds its token transformers with 4 heads and
+#   an MLP ratio of 1.5. The official code, and this course, use 1 head and a ratio of 1.0, so that the
+#   parameter counts above equal the official ones and official checkpoints load. The heads change no count (the
+#   cell below shows it); the MLP ratio does.
+# - **Names.** Our `t2t_vit_14` (and 19, 24) is what the official code calls `t2t_vit_t_14`: token transformers
+#   built from ordinary attention. The official `t2t_vit_14` is the Performer variant, whose token blocks have
+#   other parameters and other keys; the course does not build it.
+# - **Any image size.** The rebuild uses the grid's rows and columns instead of $\sqrt{N}$.
 
 # %%
-check.t2t_token_count(answer_t2t_tokens)
-
-# %% [markdown]
-# **Exercise 2.** How long are the tokens that enter the second token transformer (`attention2`)?
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-answer_t2t_length = None  # replace None with a number
-### BEGIN SOLUTION
-answer_t2t_length = 64 * 3 * 3
-### END SOLUTION
-
-# %%
-check.t2t_token_length(answer_t2t_length)
-
-
-# %% [markdown]
-# **Exercise 3 (coding).** Write `my_t2t_grids(h, w)` returning the list of `(rows, cols)` token grids after each of
-# T2T's three soft splits, for any h × w. The check tries square and non-square images.
-
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-def my_t2t_grids(h: int, w: int) -> list[tuple[int, int]]:
-    ### BEGIN SOLUTION
-    grids = []
-    for k, s, p in T2T_STAGES:
-        h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-        grids.append((h, w))
-    return grids
-    ### END SOLUTION
-
-
-print(f"my_t2t_grids(60, 100) = {my_t2t_grids(60, 100)}")
-
-# %%
-check.t2t_grids_function(my_t2t_grids)
+for heads, ratio, who in (
+    (4, 1.5, "article series"),
+    (1, 1.0, "official code and vitcourse"),
+    (4, 1.0, "4 heads, ratio 1.0"),
+):
+    n = sum(p.numel() for p in TokenTransformer(49, 64, num_heads=heads, mlp_ratio=ratio).parameters())
+    print(f"token transformer 49 -> 64, {heads} head(s), MLP ratio {ratio}: {n:,} parameters ({who})")
 
 # %% [markdown]
 # ## Summary
 #
-# - A token transformer is an encoder block that changes the token length, with its residual through $v$.
-# - The T2T module alternates soft split → token transformer → rebuild; on (13, 1, 400, 100) it goes
-#   2500 → 650 → 175 tokens, on the picture 375 → 104 → 28.
-# - T2T-ViT's parameter counts match the official ones exactly; its first T2T stage is where the compute goes.
+# - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole
+#   in some token (4 × 4 for T2T's first split, 2 × 2 for the later ones); ViT's patches keep only single pixels.
+# - A token transformer is an encoder block that changes the token length; its first residual goes through $v$.
+# - The T2T module alternates soft split → token transformer → rebuild, and ends with a linear layer; each
+#   grid comes from the previous one by the token-count formula, for any H × W.
+# - T2T-ViT's parameter counts equal the official ones; most of its multiply-adds are in the encoder blocks,
+#   and the first T2T stage is the largest of the rest.
 #
 # **Next:** [07 Training from scratch](07_training_from_scratch.ipynb) trains small ViTs and T2T-ViTs on scenes
 # drawn like the picture and looks at what they learn.
