@@ -16,17 +16,19 @@
 # %% [markdown]
 # # 05 · The Vision Transformer
 #
-# We have tokens (01), positions (03) and attention (04). A Vision Transformer puts them together in three parts:
+# We have tokens (01), positions (03) and attention (04). A Vision Transformer (ViT; Dosovitskiy et al., 2021)
+# puts them together in three parts:
 #
-# 1. **token processing**: prepend a learned *prediction token*, add the position embedding;
+# 1. **token processing**: project the patches, prepend a learned *prediction token*, add the position embedding;
 # 2. **encoder blocks**: attention and an MLP, each with a layer norm before and a residual connection after;
 # 3. **prediction processing**: a final norm, then a linear head on the prediction token alone.
 #
 # **Learning goals.** After this notebook you can
-# 1. follow the shapes through token processing, an encoder block and the head,
-# 2. build the whole `vitcourse` ViT and run it on the picture,
-# 3. count the parameters of ViT-Base, -Large and -Huge and compare them with the paper,
-# 4. map the lecture slides' version of ViT onto ours.
+# 1. write ViT's four equations and point to the line of code that implements each,
+# 2. explain what LayerNorm normalises, why ViT puts it *before* each part (pre-norm), and what the MLP does,
+# 3. follow the shapes through a whole ViT and write an encoder block's forward pass yourself,
+# 4. derive what one encoder block costs, $\approx 12 N D^2 + 2 N^2 D$ multiply-adds, and check it by counting,
+# 5. say why ViT needed huge pre-training data sets, which is where Tokens-to-Token (06) starts.
 
 # %%
 import matplotlib.pyplot as plt
@@ -34,246 +36,369 @@ import torch
 from torch import nn
 
 import vitcourse
-from vitcourse import check, load_mountains
+from vitcourse import check, diagrams, load_mountains
 from vitcourse.blocks import EncoderBlock
+from vitcourse.cost import count_macs
 from vitcourse.models import VisionTransformer, count_parameters, create_model
-from vitcourse.position import sinusoidal_table
+from vitcourse.position import learned_position_embedding
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
 
 # %% [markdown]
-# ## 1. Token processing
+# ## 1. ViT in four equations
 #
+# The ViT paper writes the whole model in four lines. An image is cut into $N$ patches; $\mathbf{x}_p^i$ is
+# patch $i$ flattened to length $P^2 C$; $\mathbf{E}$ is a $(P^2 C) \times D$ matrix (the patch projection);
+# $\mathbf{x}_\text{class}$ is the learned prediction token and $\mathbf{E}_\text{pos}$ the $(N + 1) \times D$
+# position embedding. With $L$ encoder blocks:
+#
+# $$\mathbf{z}_0 = [\mathbf{x}_\text{class};\ \mathbf{x}_p^1 \mathbf{E};\ \mathbf{x}_p^2 \mathbf{E};\ \dots;\
+#   \mathbf{x}_p^N \mathbf{E}] + \mathbf{E}_\text{pos} \qquad (1)$$
+#
+# $$\mathbf{z}'_\ell = \text{MSA}(\text{LN}(\mathbf{z}_{\ell-1})) + \mathbf{z}_{\ell-1}, \qquad \ell = 1 \dots L
+#   \qquad (2)$$
+#
+# $$\mathbf{z}_\ell = \text{MLP}(\text{LN}(\mathbf{z}'_\ell)) + \mathbf{z}'_\ell, \qquad \ell = 1 \dots L
+#   \qquad (3)$$
+#
+# $$\mathbf{y} = \text{LN}(\mathbf{z}_L^0) \qquad (4)$$
+#
+# MSA is multi-head self-attention (notebook 04), LN a layer norm, and $\mathbf{z}_L^0$ is token 0 of the last
+# block's output: the prediction token's row. A linear head turns $\mathbf{y}$ into the prediction. In
+# `vitcourse.models.VisionTransformer` the four lines are:
+#
+# | equation | code |
+# |---|---|
+# | (1) | `embed()`: `patch_embed` (patches, then `proj` = $\mathbf{E}$), `torch.cat` with `cls_token`, `+ pos_embed` |
+# | (2), (3) | `blocks`: each `EncoderBlock.forward` is the two residual updates |
+# | (4) | `forward_features()` ends with `norm`; `forward()` takes token 0 and applies `head` |
+#
+# Below we build a small ViT for the picture (60 × 100, one channel, 20 × 20 patches, one output): D = 64,
+# 4 heads, 2 blocks, the kind of model notebook 07 trains on a CPU. ViT-Base has the same structure with
+# D = 768 and 12 blocks; the walk-throughs in sections 2 to 4 use its width. The
+# diagram is drawn by code: its shapes come from running this model on the `meta` device, which computes shapes
+# but no numbers.
+
+# %%
+torch.manual_seed(0)
+vit = (
+    VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
+)  # the picture's size, one output
+print(
+    f"picture model: D = {vit.embed_dim}, {len(vit.blocks)} blocks, {vit.blocks[0].attn.num_heads} heads, "
+    f"{vit.num_patches} patches"
+)
+fig, ax = plt.subplots(figsize=(8.5, 7.8))
+diagrams.vit_pipeline(ax=ax, batch=13, model=vit)
+plt.show()
+
+# %% [markdown]
+# ## 2. Token processing: equation (1)
+#
+# Notebook 01 made the patch tokens $\mathbf{x}_p^i \mathbf{E}$. Two things are added here.
+#
+# The **prediction token** $\mathbf{x}_\text{class}$ is one learned vector of length $D$, the same for every
+# image. It carries no pixels; through the attention layers it gathers what the prediction needs from the patch
+# tokens, and at the end only its row goes to the head. It is stored with shape (1, 1, D) and *expanded* over
+# the batch: `expand` makes a view that repeats it without copying, so the gradients of all items flow into the
+# one vector. Prepended (put first), it is always token 0, wherever the patches are.
+#
+# The **position embedding** $\mathbf{E}_\text{pos}$ (notebook 03) is one more learned table, (1, N + 1, D),
+# added to the tokens; the prediction token gets a row too.
+#
+# **Exercise 1 (coding).** Before you look at the next cells, write `my_prepend(tokens, cls_token)`: it puts a
+# (1, 1, D) prediction token in front of every item of a (B, N, D) batch, giving (B, N + 1, D), without a loop
+# over the items.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def my_prepend(tokens: torch.Tensor, cls_token: torch.Tensor) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    return torch.cat([cls_token.expand(tokens.shape[0], -1, -1), tokens], dim=1)  # (B, N + 1, D)
+    ### END SOLUTION
+
+
+# %%
+check.prepend_function(my_prepend)
+
+# %% [markdown]
 # The walk-through uses the sizes of the article series: a batch of 13 items, each 175 tokens of length 768
-# (what T2T makes from a 400 × 100 image, notebook 06). The prediction token is one learned vector of length
-# 768, stored with shape (1, 1, 768) and *expanded* over the batch: it belongs to the model, not to a batch.
+# (what T2T makes from a 400 × 100 image, notebook 06). The tokens are random normal numbers: only the shapes
+# matter here.
 
 # %%
 batch, n_tokens, D = 13, 175, 768
-x = torch.rand(batch, n_tokens, D, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, D)
+x = torch.randn(batch, n_tokens, D, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, D)
 cls_token = nn.Parameter(torch.zeros(1, 1, D, device=device))  # (1, 1, D): one per model
 nn.init.trunc_normal_(cls_token, std=0.02)
+pos_embed = learned_position_embedding(n_tokens + 1, D).to(device)  # (1, N + 1, D)
 with torch.no_grad():
     with_cls = torch.cat([cls_token.expand(batch, -1, -1), x], dim=1)  # (B, N + 1, D)
-    pos = sinusoidal_table(n_tokens + 1, D)[None].to(device)  # (1, N + 1, D)
-    tokens_in = with_cls + pos  # (B, N + 1, D)
+    tokens_in = with_cls + pos_embed  # (B, N + 1, D), broadcast over the batch
 print(f"tokens {tuple(x.shape)} + prediction token {tuple(cls_token.shape)} -> {tuple(with_cls.shape)}")
-print(
-    f"+ position embedding {tuple(pos.shape)} -> {tuple(tokens_in.shape)}: {n_tokens} + 1 = {tokens_in.shape[1]} tokens"
-)
+print(f"+ position embedding {tuple(pos_embed.shape)} -> {tuple(tokens_in.shape)}")
+print(f"{n_tokens} + 1 = {tokens_in.shape[1]} tokens; token 0 of item 5 is the prediction token: ", end="")
+print(torch.equal(with_cls[5, 0], cls_token[0, 0].detach()))
 
 # %% [markdown]
-# ## 2. The encoder block
+# ### The lecture slides' prediction token
 #
-# $$x \leftarrow x + \text{Attention}(\text{LN}_1(x)), \qquad x \leftarrow x + \text{MLP}(\text{LN}_2(x))$$
+# The lecture slides build the prediction token as `nn.Parameter(torch.ones(batch_size, 1, 768))`. That is a
+# parameter: it receives gradients and learns. Its flaw is its **shape**: one token per *batch slot*. An image
+# gets a different prediction token depending on where in the batch it sits, and the model only runs on
+# batches of exactly `batch_size` items.
 #
-# The layer norms come *before* each part (pre-norm), the residual adds the part's input back after it. The
-# MLP widens each token to $4D$ = 3072, applies GELU, and narrows it back to $D$. Nothing changes shape.
+# *Predict, then run:* after one training step, are the tokens of slot 0 and slot 1 still equal? And does a
+# model built for batches of 32 run on a batch of 13?
+
+
+# %%
+class SlidesToken(nn.Module):
+    """The slides' prediction token, reduced to the token: (B, N, D) -> (B, N + 1, D) for B = batch_size only."""
+
+    def __init__(self, batch_size: int, dim: int) -> None:
+        super().__init__()
+        self.cls_token = nn.Parameter(torch.ones(batch_size, 1, dim))  # (batch_size, 1, D): one per slot
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return torch.cat([self.cls_token, tokens], dim=1)  # (B, N + 1, D)
+
+
+slides = SlidesToken(32, D).to(device)
+print(
+    f"a parameter: {isinstance(slides.cls_token, nn.Parameter)}, requires_grad: {slides.cls_token.requires_grad}"
+)
+print(
+    f"shape {tuple(slides.cls_token.shape)}: {slides.cls_token.numel():,} numbers, ours {cls_token.numel():,}"
+)
+
+images_32 = torch.randn(32, n_tokens, D, generator=torch.Generator().manual_seed(2)).to(device)
+readout = torch.randn(D, generator=torch.Generator().manual_seed(3)).to(device)  # a toy head on token 0
+targets = torch.randn(32, generator=torch.Generator().manual_seed(4)).to(device)
+optimiser = torch.optim.SGD(slides.parameters(), lr=0.1)
+loss = ((slides(images_32)[:, 0] @ readout - targets) ** 2).mean()
+loss.backward()
+optimiser.step()
+slots_equal = torch.equal(slides.cls_token[0], slides.cls_token[1])
+print(f"after one training step, the tokens of slot 0 and slot 1 are still equal: {slots_equal}")
+try:
+    slides(x)  # our batch of 13
+except RuntimeError as err:
+    print(f"a batch of 13: {type(err).__name__} (a token for 32 slots, tokens for 13 items)")
+assert not slots_equal
+
+# %% [markdown]
+# Ours is one learned vector that every item of any batch shares; `expand` is a view, not a copy:
+
+# %%
+with torch.no_grad():
+    for b in (1, 13, 32):
+        expanded = vit.cls_token.expand(b, -1, -1)
+        print(
+            f"batch {b:2d}: cls_token {tuple(vit.cls_token.shape)} -> {tuple(expanded.shape)}, "
+            f"same memory: {expanded.data_ptr() == vit.cls_token.data_ptr()}"
+        )
+print(f"learned (requires_grad): {vit.cls_token.requires_grad}")
+
+# %% [markdown]
+# ## 3. The encoder block: equations (2) and (3)
+#
+# ### LayerNorm
+#
+# A layer norm works on **one token at a time**. For a token $\mathbf{x}$ of length $D$ it subtracts the mean
+# and divides by the standard deviation of that token's own $D$ entries, then applies a learned scale
+# $\boldsymbol\gamma$ and shift $\boldsymbol\beta$ (one number per entry):
+#
+# $$\text{LN}(\mathbf{x}) = \boldsymbol\gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} +
+#   \boldsymbol\beta, \qquad \mu = \frac{1}{D}\sum_{j=1}^{D} x_j,\quad
+#   \sigma^2 = \frac{1}{D}\sum_{j=1}^{D} (x_j - \mu)^2$$
+#
+# Why not BatchNorm, the norm of CNNs? BatchNorm computes its statistics over the *batch* (per channel), so one
+# image's output depends on which other images share its batch, and at test time it switches to running
+# averages. LayerNorm's statistics belong to the token alone: the same token gives the same output in any
+# batch, with any number of tokens, in training and at test time.
+
+# %%
+ln = nn.LayerNorm(D, eps=1e-6).to(device)
+bn = nn.BatchNorm1d(D).to(device).train()  # normalises each of the D channels over the batch (and tokens)
+with torch.no_grad():
+    out = ln(tokens_in)  # (B, N + 1, D)
+    print(f"LayerNorm {tuple(tokens_in.shape)} -> {tuple(out.shape)}")
+    means, stds = out.mean(-1), out.std(-1, unbiased=False)  # (B, N + 1) each: one per token
+    print(f"every token's mean is 0 (|mean| < 1e-5): {bool((means.abs() < 1e-5).all())}")
+    print(f"every token's std is 1 (within 0.001): {bool(((stds - 1).abs() < 1e-3).all())}")
+    ln_alone = torch.allclose(ln(tokens_in[:1]), out[:1], atol=1e-5)
+    bn_batch = bn(tokens_in.transpose(1, 2)).transpose(1, 2)  # BatchNorm1d wants (B, D, N)
+    bn_alone = bn(tokens_in[:3].transpose(1, 2)).transpose(1, 2)
+    bn_same = torch.allclose(bn_alone[:1], bn_batch[:1], atol=1e-5)
+print(
+    f"item 0 normalised alone equals item 0 normalised in the batch: LayerNorm {ln_alone}, BatchNorm {bn_same}"
+)
+assert ln_alone and not bn_same
+
+# %% [markdown]
+# ### GELU and the MLP
+#
+# The MLP works on each token separately, with the same weights for every token: widen from $D$ to $4D$, apply
+# GELU, narrow back to $D$:
+#
+# $$\text{MLP}(\mathbf{x}) = \text{GELU}(\mathbf{x} W_1 + \mathbf{b}_1)\, W_2 + \mathbf{b}_2, \qquad
+#   W_1: D \times 4D,\ W_2: 4D \times D$$
+#
+# GELU (Hendrycks and Gimpel, 2016) is $\text{GELU}(x) = x\,\Phi(x)$, with $\Phi$ the standard normal's
+# cumulative distribution: like ReLU for large $|x|$, but smooth around 0 and slightly negative just below it.
+# Attention *mixes* tokens; the MLP is where each token is *transformed* on its own. With the hidden width
+# $4D$, the MLP holds two thirds of a block's weights ($8D^2$ of $12D^2$).
+
+# %%
+values = torch.tensor([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0])
+print("x:    ", [round(v, 3) for v in values.tolist()])
+print("GELU: ", [round(v, 3) for v in nn.functional.gelu(values).tolist()])
+print("ReLU: ", [round(v, 3) for v in torch.relu(values).tolist()])
+
+# %% [markdown]
+# ### Pre-norm and post-norm
+#
+# The original Transformer (Vaswani et al., 2017) normalises *after* adding the residual, **post-norm**:
+# $\mathbf{z} \leftarrow \text{LN}(\mathbf{z} + f(\mathbf{z}))$. ViT normalises *before* each part,
+# **pre-norm**: $\mathbf{z} \leftarrow \mathbf{z} + f(\text{LN}(\mathbf{z}))$, equations (2) and (3).
+#
+# In pre-norm the residual path from the input to the output is a pure sum, $\mathbf{z}_L = \mathbf{z}_0 +
+# \sum_\ell f_\ell(\dots)$, so the gradient reaches every block through an identity path, however deep the
+# stack. In post-norm every block's output passes through a norm, and the gradient with it. Xiong et al. (2020,
+# "On Layer Normalization in the Transformer Architecture") showed that post-norm Transformers have large
+# gradients near the output at initialisation and need a learning-rate warm-up, while pre-norm ones train
+# without it. The price of pre-norm: the sum keeps growing through the blocks, so a **final** norm is needed
+# before the head: that is equation (4).
+#
+# The diagram shows the block with the walk-through's shapes (ViT-Base's D = 768, 12 heads, 176 tokens):
 
 # %%
 block = EncoderBlock(D, num_heads=12, mlp_ratio=4.0).to(device).eval()
-print(block)
-
-# %%
-with torch.no_grad():
-    h = block.norm1(tokens_in)  # (B, N+1, D)
-    print(f"norm1:        {tuple(h.shape)}")
-    h = block.attn(h)  # (B, N+1, D)
-    print(f"attention:    {tuple(h.shape)}  (12 heads of {D // 12})")
-    y = tokens_in + h
-    print(f"+ residual:   {tuple(y.shape)}")
-    h = block.norm2(y)
-    h = block.mlp.fc1(h)  # (B, N+1, 4D)
-    print(f"norm2, fc1:   {tuple(h.shape)}")
-    h = block.mlp.fc2(block.mlp.act(h))  # (B, N+1, D)
-    print(f"GELU, fc2:    {tuple(h.shape)}")
-    y = y + h
-    print(f"+ residual:   {tuple(y.shape)}")
-    same = torch.allclose(y, block(tokens_in), atol=1e-5)
-print(f"equals EncoderBlock.forward: {same}")
-assert same and y.shape == tokens_in.shape
+fig, ax = plt.subplots(figsize=(7.5, 8.25))
+diagrams.encoder_block(ax=ax, block=block, batch=batch, tokens=n_tokens + 1)
+plt.show()
 
 # %% [markdown]
-# ## 3. Prediction processing
+# **Exercise 2 (coding).** Write the forward pass of the pre-norm block, equations (2) and (3), from its parts:
+# `block.norm1`, `block.attn`, `block.norm2` and `block.mlp`. The cell after the check walks through the same
+# steps with shapes.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def my_block_forward(block: EncoderBlock, x: torch.Tensor) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    x = x + block.attn(block.norm1(x))  # (B, N, D), equation (2)
+    return x + block.mlp(block.norm2(x))  # (B, N, D), equation (3)
+    ### END SOLUTION
+
+
+# %%
+check.block_forward_function(my_block_forward)
+
+# %% [markdown]
+# The block step by step, on two items of the walk-through batch (two are enough to follow the shapes):
+
+# %%
+print(block)
+with torch.no_grad():
+    z = tokens_in[:2]  # (2, N + 1, D)
+    h = block.norm1(z)  # (2, N + 1, D)
+    print(f"norm1:        {tuple(h.shape)}")
+    h = block.attn(h)  # (2, N + 1, D)
+    print(f"attention:    {tuple(h.shape)}  ({block.attn.num_heads} heads of {block.attn.head_dim})")
+    z_mid = z + h  # equation (2)
+    print(f"+ residual:   {tuple(z_mid.shape)}")
+    h = block.mlp.fc1(block.norm2(z_mid))  # (2, N + 1, 4D)
+    print(f"norm2, fc1:   {tuple(h.shape)}")
+    h = block.mlp.fc2(block.mlp.act(h))  # (2, N + 1, D)
+    print(f"GELU, fc2:    {tuple(h.shape)}")
+    z_out = z_mid + h  # equation (3)
+    print(f"+ residual:   {tuple(z_out.shape)}")
+    same = torch.allclose(z_out, block(z), atol=1e-5)
+print(f"equals EncoderBlock.forward: {same}")
+assert same and z_out.shape == z.shape
+
+# %% [markdown]
+# **Where the course departs from the article series.** The articles' code builds its ViT encoder block from
+# the same attention module as T2T's token transformer, which always adds $\mathbf{v}$ to its output. In ViT
+# there is no such skip: attention's only residual is the $+\,\mathbf{z}_{\ell-1}$ of equation (2). T2T adds
+# $\mathbf{v}$ only where attention changes the token length, so the input cannot be added back (notebooks 04
+# and 06). Our `EncoderBlock` follows the paper:
+
+# %%
+print(f"our encoder block's attention adds v: {block.attn.v_skip}")
+
+# %% [markdown]
+# ## 4. Prediction processing: equation (4)
 #
-# After the last block, a final layer norm, then only token 0 (the prediction token) goes to the head. The article
-# series predicts a single number (a regression head of one output); an ImageNet classifier has 1000 outputs.
+# After the last block, a final layer norm, then only token 0 (the prediction token) goes to the head. The
+# article series predicts a single number (a head with one output); an ImageNet classifier has 1000.
 
 # %%
 norm = nn.LayerNorm(D, eps=1e-6).to(device)
 with torch.no_grad():
-    features = norm(y)  # (B, N+1, D)
-    pred_token = features[:, 0]  # (B, D)
-    single = nn.Linear(D, 1).to(device)(pred_token)  # (B, 1)
-    classes = nn.Linear(D, 1000).to(device)(pred_token)  # (B, 1000)
-print(
-    f"norm {tuple(features.shape)} -> token 0 {tuple(pred_token.shape)} -> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (1000 classes)"
-)
+    features = norm(z_out)  # (2, N + 1, D)
+    pred_token = features[:, 0]  # (2, D): y of equation (4)
+    single = nn.Linear(D, 1).to(device)(pred_token)  # (2, 1)
+    classes = nn.Linear(D, 1000).to(device)(pred_token)  # (2, 1000)
+print(f"norm {tuple(features.shape)} -> token 0 {tuple(pred_token.shape)}")
+print(f"-> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (1000 classes)")
 
 # %% [markdown]
-# ## The whole ViT on the picture
+# The prediction token is not the only way to read out a ViT. The other common one is to *average* the patch
+# tokens (global average pooling, as CNNs do). The ViT paper compared both (Appendix D.3) and found them about
+# equally good once each had its own learning rate.
 #
-# `vitcourse.models.VisionTransformer` is these three parts with the patch tokenizer of notebook 01 in front. Its
-# defaults suit the picture: 60 × 100, one channel, patches of 20, ViT-Base's width and depth ($D$ = 768,
-# 12 blocks, 12 heads), a learned position embedding and a single output.
+# **Exercise 3 (coding).** Write `my_mean_pool(features)`: from the final features (B, N + 1, D), where token 0
+# is the prediction token, return the mean of the **patch** tokens, (B, D). The head would then take this
+# instead of token 0.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def my_mean_pool(features: torch.Tensor) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    return features[:, 1:].mean(dim=1)  # (B, D): the patch tokens only, averaged over the tokens
+    ### END SOLUTION
+
+
+# %%
+check.mean_pool_function(my_mean_pool)
+
+# %% [markdown]
+# ## 5. The whole ViT on the picture
+#
+# `vit` is the model from section 1: equations (1) to (4) with the patch tokenizer of notebook 01 in front.
 
 # %%
 picture = load_mountains()
 image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
-torch.manual_seed(0)
-vit = VisionTransformer().to(device).eval()
 with torch.no_grad():
-    tokens_ = vit.tokenize(image)
-    embedded = vit.embed(image)
-    feats = vit.forward_features(image)
-    prediction = vit(image)
+    patches = vit.patch_embed.split(image)  # (1, N, P*P*C)
+    patch_tokens = vit.tokenize(image)  # (1, N, D)
+    embedded = vit.embed(image)  # (1, N + 1, D): equation (1)
+    feats = vit.forward_features(image)  # (1, N + 1, D): equations (2)-(4) before the head
+    prediction = vit(image)  # (1, 1)
+print(f"picture {tuple(image.shape)} -> patches {tuple(patches.shape)} -> tokens {tuple(patch_tokens.shape)}")
+print(f"-> with prediction token and positions {tuple(embedded.shape)}")
 print(
-    f"picture {tuple(image.shape)} -> patch tokens {tuple(tokens_.shape)} -> with prediction token and positions {tuple(embedded.shape)}"
+    f"-> {len(vit.blocks)} blocks and the final norm {tuple(feats.shape)} -> head {tuple(prediction.shape)}"
 )
-print(f"-> {len(vit.blocks)} blocks and norm {tuple(feats.shape)} -> head {tuple(prediction.shape)}")
 total, trainable = count_parameters(vit)
 print(f"parameters: {total:,} (all trainable: {total == trainable})")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+# (an untrained model's output: its last digits differ between CPUs and GPUs)
 print(f"prediction of the untrained model: {prediction.item():.4f}")
 
 # %%
 assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
-print("the untrained ViT gives one finite number for the picture")
 
 # %% [markdown]
-# ## ViT-Base, -Large and -Huge
-#
-# The paper's three sizes, built at 224 × 224 with 16 × 16 patches and 1000 classes. Building them *on the meta
-# device* creates parameter shapes without memory, so even the 632M-parameter model costs nothing to count.
-
-# %%
-paper = {"vit_base_patch16_224": 86, "vit_large_patch16_224": 307, "vit_huge_patch16_224": 632}
-rows = []
-with torch.device("meta"):
-    for name, millions in paper.items():
-        model = create_model(name)
-        blk = model.blocks[0]
-        rows.append(
-            (
-                name,
-                len(model.blocks),
-                model.embed_dim,
-                blk.mlp.fc1.out_features,
-                blk.attn.num_heads,
-                count_parameters(model)[0],
-                millions,
-            )
-        )
-    huge14 = create_model("vit_huge_patch16_224", patch_size=14)
-    rows.append(("vit_huge_patch14_224", 32, 1280, 5120, 16, count_parameters(huge14)[0], 632))
-print(f"{'model':24s} {'layers':>6s} {'D':>5s} {'MLP':>5s} {'heads':>5s} {'parameters':>13s} {'paper':>6s}")
-for name, layers, d, mlp, heads_, count, millions in rows:
-    print(f"{name:24s} {layers:6d} {d:5d} {mlp:5d} {heads_:5d} {count:13,d} {millions:5d}M")
-assert rows[0][5] == 86_567_656
-
-# %%
-names = [r[0].replace("_224", "") for r in rows]
-fig, ax = plt.subplots(figsize=(8, 3.4))
-ax.bar(names, [r[5] / 1e6 for r in rows], color="tab:purple", label="vitcourse (counted)")
-ax.scatter(names, [r[6] for r in rows], color="k", marker="_", s=900, zorder=3, label="paper (rounded)")
-ax.set_ylabel("parameters (millions)")
-ax.set_xlabel("model")
-ax.set_title("ViT sizes: counted parameters and the paper's figures")
-ax.legend()
-plt.show()
-
-# %% [markdown]
-# How the counts compare with the paper's:
-#
-# - **Base** rounds to the paper's 86M, and equals the reference implementation (timm) exactly, 86,567,656.
-# - **Huge**: the paper's ViT-H uses 14 × 14 patches; both patch sizes round to 632M, because the patch size only
-#   changes the patch projection ($P^2 \cdot 3 \cdot D$) and the number of position rows, a few hundred thousand
-#   parameters out of 632 million.
-# - **Large** comes out at 304M against the paper's 307M, about 1% apart. Our count equals the reference
-#   implementation's (timm's `vit_large_patch16_224`, 304,326,632) for the layers, width, MLP size and heads the
-#   paper lists. We could not rebuild the paper's 307M from that layout alone; the paper does not give its
-#   counting rules, and parts that depend on the training set-up (the size of the head, an extra pre-logit
-#   layer) are where such differences usually come from.
-#
-# ## Real weights, where you have them
-#
-# `vitcourse.checkpoints` loads timm's ViT checkpoints into our `VisionTransformer` through a documented key map
-# (the names are the same; only the patch embedding is stored as a convolution there and as a linear layer here).
-# The next cell runs only where the `timm` package and its pretrained ViT-B/16 weights are already on your
-# computer: it never downloads anything, and otherwise says why it skipped. Where it runs, it classifies the
-# picture (stretched to 224 × 224, grey copied to three channels) with our model and with timm's, and checks
-# that the two agree.
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (what this cell prints depends on whether timm and its weights are on this computer; the next cell checks it)
-import importlib.util
-import os
-
-import torch.nn.functional as F
-
-from vitcourse import checkpoints
-
-pretrained = None
-if importlib.util.find_spec("timm") is None:
-    print("Skipped: the timm package is not installed, so there is no pretrained checkpoint to load.")
-else:
-    import timm
-
-    os.environ["HF_HUB_OFFLINE"] = "1"  # use weights already on this computer, never download
-    try:
-        reference = timm.create_model("vit_base_patch16_224", pretrained=True).eval()
-    except Exception as err:  # no cached weights: skip with a sentence
-        print(f"Skipped: no pretrained vit_base_patch16_224 weights on this computer ({type(err).__name__}).")
-    else:
-        ours = checkpoints.load_pretrained(
-            create_model("vit_base_patch16_224"), reference.state_dict(), "timm"
-        ).eval()
-        rgb = F.interpolate(vitcourse.to_tensor(picture), size=(224, 224), mode="bilinear").repeat(1, 3, 1, 1)
-        rgb = (rgb - 0.5) / 0.5  # the normalisation timm's ViT-B/16 was trained with
-        with torch.no_grad():
-            ours_logits, ref_logits = ours(rgb), reference(rgb)
-        top = ours_logits.softmax(-1).topk(5)
-        print(
-            "top-5 ImageNet classes for the picture:",
-            [(int(i), round(float(p), 3)) for p, i in zip(top.values[0], top.indices[0], strict=True)],
-        )
-        pretrained = {"max_difference": (ours_logits - ref_logits).abs().max().item()}
-
-# %%
-assert pretrained is None or pretrained["max_difference"] < 1e-3
-print("pretrained weights: skipped or loaded, and where loaded our model agrees with timm's")
-
-# %% [markdown]
-# ## The lecture slides' pieces and ours
-#
-# | lecture slides | vitcourse |
-# |---|---|
-# | `nn.Conv2d(3, 768, kernel_size=16, stride=16)`, then flatten | `PatchTokenizer`: `nn.Unfold` + `nn.Linear`, the same numbers (notebook 01) |
-# | `nn.MultiheadAttention` | `Attention`, equal with copied weights (notebook 04) |
-# | class token `torch.ones(batch_size, 1, 768)` | `cls_token`, a learned parameter of shape (1, 1, 768), expanded per batch |
-#
-# The slides' class token has two problems: it depends on the batch size, so a model trained with batches of 32
-# cannot run on one image, and it is a constant, so it cannot learn. Ours is one learned vector that every item of
-# any batch shares:
-
-# %%
-with torch.no_grad():
-    for b in (1, 13):
-        expanded = vit.cls_token.expand(b, -1, -1)
-        print(
-            f"batch {b:2d}: cls_token {tuple(vit.cls_token.shape)} -> expanded {tuple(expanded.shape)}, shares memory: {expanded.data_ptr() == vit.cls_token.data_ptr()}"
-        )
-print(f"cls_token is learned (requires_grad): {vit.cls_token.requires_grad}")
-
-# %% [markdown]
-# ## Exercises
-#
-# **Exercise 1.** ViT-Base cuts a 224 × 224 image into 16 × 16 patches. How many tokens enter its first encoder
-# block?
+# **Exercise 4.** What a block costs (section 6) depends on the number of tokens N. First: how many tokens enter
+# ViT-Base's first encoder block on a 224 × 224 image with 16 × 16 patches?
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
 answer_tokens = None  # replace None with a number
@@ -285,8 +410,106 @@ answer_tokens = (224 // 16) ** 2 + 1
 check.vit_token_count(answer_tokens)
 
 # %% [markdown]
-# **Exercise 2.** How many parameters does one ViT-Base encoder block have? Work it out from the layer sizes
-# (two layer norms, qkv with bias, proj, fc1, fc2); do not count them with code.
+# ## 6. What a block costs
+#
+# Count the multiply-adds (MACs) of one block on $N$ tokens of length $D$. A linear layer from length $a$ to
+# length $b$ costs $a \cdot b$ per token.
+#
+# | step | multiply-adds |
+# |---|---|
+# | qkv: $D \to 3D$ for every token | $3ND^2$ |
+# | scores $QK^\top$: every pair of tokens, a dot product of length $D$ (all heads together) | $N^2 D$ |
+# | weights $\times V$: every token mixes $N$ values of length $D$ | $N^2 D$ |
+# | proj: $D \to D$ | $ND^2$ |
+# | MLP: $D \to 4D \to D$ | $8ND^2$ |
+# | **one block** | $\mathbf{12ND^2 + 2N^2D}$ |
+#
+# The layer norms, GELU and softmax cost a few operations per entry, not per weight; they are left out here and
+# by `vitcourse.cost.count_macs`, which adds up every linear layer and both attention products during a real
+# forward pass. The $N^2$ terms are attention's famous quadratic cost; they overtake the $ND^2$ terms only when
+# $2N^2D > 12ND^2$, that is when $N > 6D$.
+#
+# **Exercise 5.** ViT-S/16 (D = 384, 6 heads, MLP ratio 4) reads a 224 × 224 image as 196 patches. How many
+# multiply-adds does **one** of its encoder blocks cost? Use the formula, not code that counts.
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_macs = None  # replace None with a number
+### BEGIN SOLUTION
+n, d = 196 + 1, 384
+answer_macs = 12 * n * d**2 + 2 * n**2 * d
+### END SOLUTION
+
+# %%
+check.block_macs(answer_macs)
+
+# %% [markdown]
+# Now the formula against `count_macs`, block by block, on a real forward pass of the picture model:
+
+
+# %%
+def macs_formula(n: int, d: int) -> int:
+    """Multiply-adds of one encoder block (MLP ratio 4) on n tokens of length d."""
+    return 12 * n * d**2 + 2 * n**2 * d
+
+
+counted = count_macs(vit, image, depth=2)  # {"patch_embed.proj": ..., "blocks.0": ..., ...}
+n_picture = vit.num_patches + 1
+formula = macs_formula(n_picture, vit.embed_dim)
+print(f"picture model: N = {n_picture}, D = {vit.embed_dim}")
+print(f"formula 12ND² + 2N²D: {formula:,} per block; count_macs, blocks.0: {counted['blocks.0']:,}")
+assert all(counted[f"blocks.{i}"] == formula for i in range(len(vit.blocks)))
+print(
+    f"all {len(vit.blocks)} blocks equal the formula; whole model: {sum(counted.values()) / 1e6:.1f} M MACs"
+)
+
+# %% [markdown]
+# ViT-B/16 at 224 × 224 has a published cost of **17.6 G MACs** (the T2T-ViT paper, Yuan et al., 2021, in its
+# comparison with ViT). `count_macs` only needs the *shapes* its hooks see, so it can run
+# ViT-B/16 on the `meta` device, where no numbers are computed and no memory is used:
+
+# %%
+with torch.device("meta"):
+    vit_b = create_model("vit_base_patch16_224")
+    macs_b = count_macs(
+        vit_b, torch.empty(1, 3, 224, 224), depth=1
+    )  # {"patch_embed": ..., "blocks": ..., ...}
+n_b, d_b = vit_b.num_patches + 1, vit_b.embed_dim
+total_b = sum(macs_b.values())
+print(f"ViT-B/16 at 224 x 224: N = {n_b} tokens, D = {d_b}, {len(vit_b.blocks)} blocks")
+for name, macs in macs_b.items():
+    print(f"  {name:12s} {macs / 1e9:7.3f} G MACs ({macs / total_b:6.1%})")
+print(f"  total        {total_b / 1e9:7.3f} G MACs, rounds to {total_b / 1e9:.1f} G (published: 17.6 G)")
+assert macs_b["blocks"] == len(vit_b.blocks) * macs_formula(n_b, d_b) and round(total_b / 1e9, 1) == 17.6
+share = 2 * n_b**2 * d_b / macs_formula(n_b, d_b)
+print(f"the N²D terms are {share:.1%} of a block here: N = {n_b} is far below 6D = {6 * d_b}")
+
+# %% [markdown]
+# At ImageNet resolution, ViT-B's cost is in its linear layers, not in the attention products. The token count
+# still matters: every linear layer costs in proportion to $N$, and the $N^2$ terms grow fast at higher
+# resolution or smaller patches. T2T-ViT's first stages (notebook 06) work on thousands of short tokens, where
+# the $N^2 D$ terms are no longer small.
+#
+# ## 7. Inductive bias and data scale
+#
+# A CNN builds assumptions about images into every layer: *locality* (a pixel interacts with its neighbours
+# first), the *2-D neighbourhood*, and *translation equivariance* (the same filter everywhere). ViT keeps very
+# little of that: the image's 2-D structure enters only when it is cut into patches and through the position
+# embedding, and attention lets every patch interact with every other from the first block on. The ViT paper
+# names this itself (Section 3.1, "Inductive bias").
+#
+# What a model does not assume, it has to learn from data. Trained on ImageNet alone (1.3M images), ViT came
+# out a few points below ResNets of similar size; pre-trained on ImageNet-21k (14M images) it matched them,
+# and pre-trained on JFT-300M (about 300M images) it beat them (ViT paper, Section 4 and Figure 3).
+#
+# That is the starting point of Tokens-to-Token ViT (Yuan et al., 2021): train a vision transformer **from
+# scratch on ImageNet** and beat ResNets there. Its paper blames two things: a plain patch split cannot model
+# local structure such as edges and lines between neighbouring pixels, and ViT's wide backbone wastes
+# capacity. Its answer to the first is to build tokens from overlapping windows, step by step: notebook 06.
+#
+# ## 8. ViT-Base, -Large and -Huge
+#
+# **Exercise 6.** How many parameters does one ViT-Base encoder block have (D = 768, MLP 3072, qkv with bias)?
+# Work it out from the layer sizes: two layer norms, qkv, proj, fc1, fc2. Do not count them with code.
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
 answer_block = None  # replace None with a number
@@ -298,31 +521,139 @@ answer_block = 2 * (2 * d) + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 
 # %%
 check.block_parameter_count(answer_block)
 
-
 # %% [markdown]
-# **Exercise 3 (coding).** Write `my_prepend(tokens, cls_token)` that puts a (1, 1, D) prediction token in front of
-# every item of a (B, N, D) batch, giving (B, N + 1, D), without copying the token per item in a loop.
-
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-def my_prepend(tokens: torch.Tensor, cls_token: torch.Tensor) -> torch.Tensor:
-    ### BEGIN SOLUTION
-    return torch.cat([cls_token.expand(tokens.shape[0], -1, -1), tokens], dim=1)  # (B, N + 1, D)
-    ### END SOLUTION
-
-
-print(f"my_prepend(x, cls_token): {tuple(my_prepend(x, cls_token).shape)}")
+# The paper's three sizes, built at 224 × 224 with 1000 classes. Building them *on the meta device* creates
+# parameter shapes without memory, so even the 632M-parameter model costs nothing to count. The layer counts,
+# widths, MLP sizes and heads in the table are read from the models; the last column is the paper's Table 1.
+# ViT-H is published with 14 × 14 patches; we count it with both patch sizes.
 
 # %%
-check.prepend_function(my_prepend)
+paper_millions = {"ViT-B/16": 86, "ViT-L/16": 307, "ViT-H/16": 632, "ViT-H/14": 632}  # ViT paper, Table 1
+settings = {
+    "ViT-B/16": ("vit_base_patch16_224", {}),
+    "ViT-L/16": ("vit_large_patch16_224", {}),
+    "ViT-H/16": ("vit_huge_patch16_224", {}),
+    "ViT-H/14": ("vit_huge_patch16_224", {"patch_size": 14}),
+}
+rows = []
+with torch.device("meta"):
+    for label, (preset, overrides) in settings.items():
+        model = create_model(preset, **overrides)
+        blk = model.blocks[0]
+        rows.append(
+            (
+                label,
+                len(model.blocks),
+                model.embed_dim,
+                blk.mlp.fc1.out_features,
+                blk.attn.num_heads,
+                count_parameters(model)[0],
+                paper_millions[label],
+            )
+        )
+print(f"{'model':9s} {'layers':>6s} {'D':>5s} {'MLP':>5s} {'heads':>5s} {'parameters':>13s} {'paper':>6s}")
+for label, layers, d_model, mlp, heads, count, millions in rows:
+    print(f"{label:9s} {layers:6d} {d_model:5d} {mlp:5d} {heads:5d} {count:13,d} {millions:5d}M")
+assert rows[0][5] == 86_567_656  # timm's vit_base_patch16_224 has exactly this many
+
+# %%
+fig, ax = plt.subplots(figsize=(8, 3.4))
+ax.bar([r[0] for r in rows], [r[5] / 1e6 for r in rows], color="tab:purple", label="vitcourse (counted)")
+ax.scatter(
+    [r[0] for r in rows],
+    [r[6] for r in rows],
+    color="k",
+    marker="_",
+    s=900,
+    zorder=3,
+    label="paper (rounded)",
+)
+ax.set_ylabel("parameters (millions)")
+ax.set_xlabel("model")
+ax.set_title("ViT sizes: counted parameters and the paper's Table 1")
+ax.legend()
+plt.show()
 
 # %% [markdown]
+# How the counts compare with the paper's:
+#
+# - **Base** rounds to the paper's 86M and equals the reference implementation's count (timm's
+#   `vit_base_patch16_224`, 86,567,656; the assertion above checks it).
+# - **Huge**: both patch sizes round to 632M, because the patch size only changes the patch projection
+#   ($P^2 \cdot 3 \cdot D$ weights) and the number of position rows.
+# - **Large** comes out about 1% below the paper's 307M. We count exactly the layers, width, MLP size and heads
+#   of Table 1; the paper does not say how it counted, and we could not rebuild its 307M from that layout.
+#
+# ## 9. Real weights, where you have them
+#
+# `vitcourse.checkpoints` loads timm's ViT checkpoints into our `VisionTransformer` through a documented key map
+# (the names are the same; only the patch embedding is stored as a convolution there and as a linear layer
+# here). The next cell compares our model with timm's on the picture only where the `timm` package and its
+# ViT-B/16 weights are already on this computer: it looks in the local Hugging Face cache and never downloads.
+# Otherwise it says that the comparison was skipped, and why.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (what this cell prints depends on whether timm and its weights are on this computer)
+import importlib.util
+
+from vitcourse import checkpoints
+
+WEIGHTS = ("timm/vit_base_patch16_224.augreg2_in21k_ft_in1k", "model.safetensors")  # timm's default tag
+max_difference = None  # set only where the comparison runs
+if importlib.util.find_spec("timm") is None:
+    print("Comparison with timm skipped: the timm package is not installed here.")
+else:
+    try:
+        import timm
+        from huggingface_hub import try_to_load_from_cache  # looks in the local cache only
+
+        cached = try_to_load_from_cache(*WEIGHTS)
+        if not isinstance(cached, str):
+            raise FileNotFoundError(f"no cached weights for {WEIGHTS[0]}, and nothing is downloaded")
+        reference = timm.create_model(
+            "vit_base_patch16_224", pretrained=True, pretrained_cfg_overlay={"file": cached}
+        ).eval()
+        ours = checkpoints.load_pretrained(
+            create_model("vit_base_patch16_224"), reference.state_dict(), "timm"
+        ).eval()
+    except Exception as err:  # any reason the reference cannot be loaded: say it, compare nothing
+        print(f"Comparison with timm skipped: {type(err).__name__}: {err}")
+    else:
+        grey = nn.functional.interpolate(vitcourse.to_tensor(picture), size=(224, 224), mode="bilinear")
+        rgb = (grey.repeat(1, 3, 1, 1) - 0.5) / 0.5  # (1, 3, 224, 224); these weights' normalisation
+        with torch.no_grad():
+            ours_logits, ref_logits = ours(rgb), reference(rgb)  # (1, 1000) each
+        max_difference = (ours_logits - ref_logits).abs().max().item()
+        top = ours_logits.softmax(-1).topk(5)
+        pairs = zip(top.indices[0].tolist(), top.values[0].tolist(), strict=True)
+        print("top-5 ImageNet classes (index, probability):", [(k, round(q, 3)) for k, q in pairs])
+        print(f"largest difference between our logits and timm's: {max_difference:.2e}")
+
+# %%
+if max_difference is not None:  # the comparison ran: our model must agree with timm's
+    assert max_difference < 1e-3, max_difference
+
+# %% [markdown]
+# ## 10. The lecture slides' pieces and ours
+#
+# | lecture slides | vitcourse |
+# |---|---|
+# | `nn.Conv2d(3, 768, kernel_size=16, stride=16)`, then flatten | `PatchTokenizer`: `nn.Unfold` + `nn.Linear`, the same numbers (notebook 01) |
+# | `nn.MultiheadAttention` | `Attention`, equal with copied weights (notebook 04) |
+# | prediction token `nn.Parameter(torch.ones(batch_size, 1, 768))`: learns, one per batch slot | `cls_token`, one learned (1, 1, 768) vector, expanded over any batch (section 2) |
+#
 # ## Summary
 #
-# - Token processing: prepend the prediction token ((1, 1, D), expanded), add the position embedding: 175 → 176.
-# - An encoder block is norm → attention → residual, norm → MLP (4D) → residual; the shape never changes.
-# - Prediction processing: final norm, token 0, a linear head (one value, or 1000 classes).
-# - ViT-Base has 86,567,656 parameters; Large 304M at 16 × 16 patches; Huge 632M.
+# - ViT is four equations: (1) patch tokens, prediction token and position embedding; (2) and (3) the pre-norm
+#   residual updates of every block; (4) a final norm on token 0, then the head.
+# - LayerNorm normalises each token over its own D entries, so nothing depends on the batch; the MLP widens to
+#   4D with GELU and is where most of the weights are; pre-norm keeps an identity path through the stack.
+# - The prediction token is one (1, 1, D) parameter expanded over the batch; the slides' per-slot token learns,
+#   but ties the model to one batch size.
+# - One block costs $12ND^2 + 2N^2D$ multiply-adds, exactly what `count_macs` counts; ViT-B/16 at 224 × 224 is
+#   17.6 G, almost all in linear layers.
+# - With little built-in knowledge of images, ViT needed JFT-300M or ImageNet-21k pre-training to beat CNNs.
 #
-# **Next:** [06 Tokens-to-Token](06_tokens_to_token.ipynb) replaces the patch tokenizer with overlapping soft splits
-# and small token transformers.
+# **Next:** [06 Tokens-to-Token](06_tokens_to_token.ipynb) replaces the patch split with overlapping soft splits
+# and small token transformers, to train well on ImageNet alone.

@@ -168,7 +168,7 @@ def vit_pipeline(ax: Axes | None = None, batch: int = 13, model: nn.Module | Non
         (f"cut into {p} × {p} patches, flatten each\n(reshape only, no weights)", "op", "(1)", s["patches"]),
         (f"linear projection E: {d_in} → {dim}", "layer", "(1)", s["tokens"]),
         (
-            "prepend the prediction token x_class\n(one learned 1 × 1 × D vector, expanded)",
+            f"prepend the prediction token x_class\n(one learned 1 × 1 × {dim} vector, expanded)",
             "layer",
             "(1)",
             None,
