@@ -76,15 +76,13 @@ device = vitcourse.get_device()
 #
 # Below we build a small ViT for the picture (60 × 100, one channel, 20 × 20 patches, one output): D = 64,
 # 4 heads, 2 blocks, the kind of model notebook 07 trains on a CPU. ViT-Base has the same structure with
-# D = 768 and 12 blocks; the walk-throughs in sections 2 to 4 use its width. The
-# diagram is drawn by code: its shapes come from running this model on the `meta` device, which computes shapes
-# but no numbers.
+# D = 768 and 12 blocks (section 8); the walk-throughs in sections 2 to 4 use its width. The diagram is drawn
+# by code: its shapes come from running this model on the `meta` device, which computes shapes but no numbers.
 
 # %%
 torch.manual_seed(0)
-vit = (
-    VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
-)  # the picture's size, one output
+# the picture's size (60 x 100, one channel), patches of 20, one output: the package's defaults
+vit = VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
 print(
     f"picture model: D = {vit.embed_dim}, {len(vit.blocks)} blocks, {vit.blocks[0].attn.num_heads} heads, "
     f"{vit.num_patches} patches"
@@ -249,7 +247,7 @@ assert ln_alone and not bn_same
 # GELU (Hendrycks and Gimpel, 2016) is $\text{GELU}(x) = x\,\Phi(x)$, with $\Phi$ the standard normal's
 # cumulative distribution: like ReLU for large $|x|$, but smooth around 0 and slightly negative just below it.
 # Attention *mixes* tokens; the MLP is where each token is *transformed* on its own. With the hidden width
-# $4D$, the MLP holds two thirds of a block's weights ($8D^2$ of $12D^2$).
+# $4D$, the MLP holds two thirds of the entries of a block's weight matrices ($8D^2$ of $12D^2$).
 
 # %%
 values = torch.tensor([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0])
