@@ -94,8 +94,8 @@ plt.show()
 # 1. $Q' = \Pi Q$, $K' = \Pi K$, $V' = \Pi V$: each token keeps its own query, key and value.
 # 2. $Q'K'^\top = \Pi\, QK^\top\, \Pi^\top$: entry $(r, c)$ is the old entry $(\pi(r), \pi(c))$, so rows *and*
 #    columns are reordered.
-# 3. A row-wise softmax does not care about the order of the entries in a row, and treats each row alone, so
-#    $A' = \Pi A \Pi^\top$.
+# 3. The softmax acts on each row alone, and reordering the entries of a row reorders its softmax the same way,
+#    so $A' = \Pi A \Pi^\top$.
 # 4. $\text{out}' = A'V' = \Pi A \Pi^\top \Pi V = \Pi A V = \Pi\,\text{out}$, because $\Pi^\top\Pi = I$.
 #
 # The outputs are the old outputs in the new order: attention is **permutation-equivariant**. Nothing in it
@@ -104,6 +104,7 @@ plt.show()
 # **Exercise 1 (predict, then run).** Before the demo below, write `predict_weights(weights, perm)`: given the
 # attention weights $A$ of some tokens and a permutation `perm` (new token `r` is old token `perm[r]`), return
 # the weights $A'$ that attention will compute on the reordered tokens, **without** running attention.
+# (`weights` is an (N, N) tensor, `perm` a tensor of N indices.)
 
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
@@ -334,21 +335,26 @@ ax = plots.show_matrix(
 plt.show()
 
 # %% [markdown]
-# This is a *1-D* notion of distance: slots 4 and 5 (patches 5 and 6) are neighbours in the table but lie at
-# opposite ends of the picture. The table does not know the patch grid; a model must learn what slot distance
+# This is a *1-D* notion of distance: in the 15-row table of the picture's patches, slots 4 and 5 (patches 5 and
+# 6) are neighbours, but patch 5 ends the top row on the right and patch 6 starts the middle row on the left. The table does not know the patch grid; a model must learn what slot distance
 # means in 2-D.
 #
 # ### Adding the table to the picture's tokens
 #
 # The position embedding is *added*, entry by entry: token $i$ becomes token $i$ + row $i$ of the table. Here the
 # 15 × 400 table goes onto the picture's raw tokens (in a model it goes onto the projected tokens of length $D$,
-# with one more row for the prediction token). Identical patches, such as two patches of plain sky, become
-# different tokens.
+# with one more row for the prediction token). Patches 4 and 5 (top right) hold nearly the same pixels; after
+# the addition their tokens differ by the difference of two table rows.
 
 # %%
 raw = patches[0]  # (15, 400)
 with_position = raw + from_package  # (15, 400)
 print(f"tokens {tuple(raw.shape)} + table {tuple(from_package.shape)} -> {tuple(with_position.shape)}")
+print(
+    f"distance between the tokens of patches 4 and 5: {(raw[3] - raw[4]).norm():.2f} before, "
+    f"{(with_position[3] - with_position[4]).norm():.2f} after adding the table"
+)
+
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 3.4))
 plots.show_matrix(
     raw,
@@ -385,8 +391,8 @@ plt.show()
 #   −2 and 2 by default: a hundred standard deviations, so in practice nothing is cut.
 # - `vitcourse` cuts at ±0.04, two standard deviations. That is **our own choice**, not ViT's or timm's: it
 #   removes the rare large values, and it makes the start a little narrower (the standard deviation drops below
-#   0.02). It makes little difference once training starts; we keep it because notebook 07's stored results were
-#   trained from it.
+#   0.02). We keep it so that the results stored in the later notebooks, which were computed from this start,
+#   stay as they are.
 #
 # The three starts side by side:
 
@@ -435,8 +441,8 @@ plt.show()
 #
 # - The **ViT paper** compared no position embedding with 1-D learned, 2-D learned and relative embeddings
 #   (Appendix D.4, Table 8, ViT-B/16). All three kinds did better than none, and they differed little among
-#   themselves; the paper's explanation is that at ViT's patch resolution the spatial layout is easy to learn
-#   whichever way positions are given.
+#   themselves. The paper speculates that at the patch level the grid is small (14 × 14 rather than 224 × 224
+#   pixels), so the spatial layout is equally easy to learn whichever way positions are given.
 # - **T2T-ViT** adds the fixed sinusoidal table, stored as a parameter that does not train (official code
 #   `models/t2t_vit.py`: `nn.Parameter(get_sinusoid_encoding(num_patches + 1, embed_dim), requires_grad=False)`).
 #

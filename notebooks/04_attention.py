@@ -26,7 +26,9 @@
 #
 # This notebook builds the standard layer that ViT uses in every block: tokens of length $D$ in, tokens of
 # length $D$ out. (T2T's token transformers use a variant that changes the token length and adds a skip through
-# $v$; notebook 06 builds it on top of this one.)
+# $v$; notebook 06 builds it on top of this one.) The article series walks through that T2T layer first; we
+# start with the standard one because every ViT block uses it and the T2T variant is easiest to follow as a
+# change to it.
 #
 # **Learning goals.** After this notebook you can
 # 1. compute single-head attention by hand and name the shape after every step,
@@ -71,7 +73,7 @@ print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
 #
 # We draw the weights with standard deviation $1/\sqrt{D}$, so that each entry of q and k has variance about 1:
 # the setting of the variance argument further down. (A freshly built `nn.Linear` draws smaller weights, which
-# makes every row of weights almost uniform; trained models have larger ones.)
+# makes every row of weights much flatter.)
 
 # %%
 torch.manual_seed(0)
@@ -121,9 +123,9 @@ print(
 
 # %% [markdown]
 # The matrix products for the first batch item, as heatmaps (the first 20 tokens, so each cell can be seen;
-# the products use all 100). What to look for in the weights: every row (query) has its own pattern; a few keys
-# take most of a row's weight while most take little; and so the output rows differ from each other, each a
-# different mix of the values. An average of many values is smaller than the values themselves, so the last panel
+# the products use all 100). What to look for in the weights: every row (query) has its own pattern; the rows
+# are far from uniform, with some keys getting several times the average weight 1/100 and many almost none; and
+# so the output rows differ from each other, each a different mix of the values. An average of many values is smaller than the values themselves, so the last panel
 # uses a colour range three times narrower.
 
 # %%
@@ -194,13 +196,8 @@ print(
 # (Tip: where a weight underflows to 0, `p * p.log()` gives `nan`; `torch.special.entr(p)` is $-p \ln p$ with
 # the value 0 there.)
 
+
 # %% jupyter={"source_hidden": true} tags=["solution"]
-prediction = None  # "scaled" or "unscaled"
-### BEGIN SOLUTION
-prediction = "scaled"
-### END SOLUTION
-
-
 def attention_entropy(q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.Tensor:
     ### BEGIN SOLUTION
     p = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (..., N, N), each row over the keys
@@ -208,12 +205,18 @@ def attention_entropy(q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.T
     ### END SOLUTION
 
 
+prediction = None  # "scaled" or "unscaled"
+### BEGIN SOLUTION
+prediction = "scaled"
+### END SOLUTION
+
+
 # %%
 check.entropy_prediction(prediction)
 check.attention_entropy_function(attention_entropy)
 
 # %% [markdown]
-# The answer, computed here with the package's own code path (so it does not depend on your function):
+# The answer, computed directly here (so that nothing below depends on your function):
 
 # %%
 with torch.no_grad():
@@ -233,20 +236,22 @@ assert entropy_scaled > entropy_unscaled
 # $d_k$ and its standard deviation $\sqrt{d_k}$. Scores that far apart push the softmax towards a one-hot row: one
 # key takes almost all the weight, and the gradient through the others nearly vanishes (the softmax's derivative
 # is $a_j(\delta_{jl} - a_l)$, close to 0 when every $a$ is close to 0 or 1). Dividing by $\sqrt{d_k}$ brings the
-# variance back to 1 whatever the head size. Measured on 20,000 random pairs:
+# variance back to 1 whatever the head size. Measured on random pairs:
 
 # %%
 gen = torch.Generator().manual_seed(0)
+pairs = 10_000
+print(f"{pairs:,} random pairs (q, k) with unit-variance entries")
 print(" d_k   var(q.k)   var(q.k)/d_k   var(q.k/sqrt(d_k))")
 for d_k in (4, 16, 64, 256, 1024):
-    qs, ks = torch.randn(20000, d_k, generator=gen), torch.randn(20000, d_k, generator=gen)
+    qs, ks = torch.randn(pairs, d_k, generator=gen), torch.randn(pairs, d_k, generator=gen)
     dots = (qs * ks).sum(-1)
     print(f"{d_k:4d} {dots.var():10.1f} {dots.var() / d_k:14.2f} {(dots / math.sqrt(d_k)).var():20.2f}")
     assert abs(dots.var() / d_k - 1) < 0.1
 
 # %% [markdown]
 # The same on our walk-through: the scores have variance close to $d_k$ = 64, the scaled scores close to 1.
-# And one query over 100 keys, with $d_k$ = 256: without the scale the softmax is nearly one-hot.
+# And one query over 100 keys, with $d_k$ = 256: without the scale, one or two keys take most of the weight.
 
 # %%
 print(
@@ -360,7 +365,8 @@ for h in (1, 4):
 # %% [markdown]
 # The multiply-adds of one attention layer on N tokens, per item: the qkv layer $3ND^2$, the scores $QK^\top$
 # $N^2 D$ (over all heads: $h \cdot N^2 \cdot \text{head\_dim}$), the weights times V another $N^2 D$, and
-# `proj` $ND^2$. In total $4ND^2 + 2N^2D$: linear in $D^2$ but quadratic in the number of tokens. Notebook 05
+# `proj` $ND^2$. In total $4ND^2 + 2N^2D$: the layers grow with $D^2$, the two matrix products with $N^2$; the
+# products cost more than the layers once $N > 2D$. Notebook 05
 # adds the MLP and derives the cost of a whole encoder block. Counted during a real forward pass
 # (`vitcourse.cost.count_macs`, which hooks every linear layer and both matrix products):
 
