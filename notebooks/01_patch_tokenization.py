@@ -23,8 +23,13 @@
 # **Learning goals.** After this notebook you can
 # 1. compute how many patches an image makes and how long each token is,
 # 2. cut the picture into patches and flatten them by hand, in the same order as `nn.Unfold`,
-# 3. explain why "Unfold + Linear" and a strided `Conv2d` are the same operation,
-# 4. use `vitcourse.tokens.PatchTokenizer` and read its shapes.
+# 3. say where any pixel of any channel lands in the token matrix,
+# 4. explain why "Unfold + Linear" and a strided `Conv2d` are the same operation,
+# 5. use `vitcourse.tokens.PatchTokenizer` and read its shapes.
+#
+# The exercises sit where they belong in the story. Each has a solution cell (collapsed: click the three dots to
+# open it) and a check that prints ✓ or a hint naming the mistake. Write your own answer in place of the
+# solution first; when an exercise asks you to *predict*, do it before you run the cells after it.
 
 # %%
 import matplotlib.pyplot as plt
@@ -47,17 +52,32 @@ print(f"image batch: B={B}, C={C}, H={H}, W={W}")
 #
 # An image $x \in \mathbb{R}^{H \times W \times C}$ cut into patches of $P \times P$ pixels gives
 #
-# $$N = \frac{H\,W}{P^2}$$
+# $$N = \frac{H}{P} \cdot \frac{W}{P} = \frac{H\,W}{P^2}$$
 #
 # patches, provided $P$ divides both $H$ and $W$. Each patch flattens into a token of length $P^2 C$, so the image
-# becomes a matrix $x_p \in \mathbb{R}^{N \times (P^2 C)}$.
+# becomes a matrix $x_p \in \mathbb{R}^{N \times (P^2 C)}$ (the ViT paper's notation, Dosovitskiy et al. 2021,
+# Section 3.1).
 
 # %%
 P = 20
 rows, cols = H // P, W // P
 N = H * W // P**2
-print(f"P = {P} divides H = {H} and W = {W}: {H % P == 0 and W % P == 0}")
+print(f"P = {P}: H % P = {H % P}, W % P = {W % P} (0 means P divides the side)")
 print(f"{rows} rows x {cols} columns = N = {N} patches, each a token of length P^2 * C = {P * P * C}")
+assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
+
+# %% [markdown]
+# **Exercise 1 (predict).** Before you read on: how many tokens does the picture make with 10 × 10 patches? The
+# play section near the end prints the count for every allowed patch size; predict it here first.
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_patches = None  # replace None with your answer
+### BEGIN SOLUTION
+answer_patches = (60 // 10) * (100 // 10)
+### END SOLUTION
+
+# %%
+check.patch_count(answer_patches)
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4))
@@ -66,8 +86,8 @@ plots.draw_patch_grid(ax, H, W, P)
 plt.show()
 
 # %% [markdown]
-# Patches are numbered row by row, from 1 in the top-left corner to 15 in the bottom-right. Patch 12 is in the
-# third row, second column: rows 40–60 and columns 20–40 of the picture. We follow it into a token.
+# Patches are numbered row by row, from 1 in the top-left corner to $N$ in the bottom-right. We follow one of
+# them, patch 12, into a token; the cell below finds its place in the grid.
 #
 # ## One patch, one token, by hand
 
@@ -76,9 +96,8 @@ number = 12
 r, c = divmod(number - 1, cols)  # patch row and column, counted from 0
 patch = image[0, 0, r * P : (r + 1) * P, c * P : (c + 1) * P]  # (P, P)
 token = patch.reshape(-1)  # (P*P,): row after row of the patch
-print(
-    f"patch {number}: rows {r * P}-{(r + 1) * P}, columns {c * P}-{(c + 1) * P}, shape {tuple(patch.shape)}"
-)
+print(f"patch {number}: patch row {r + 1} of {rows}, patch column {c + 1} of {cols} (counted from 1)")
+print(f"pixels: rows {r * P}-{(r + 1) * P}, columns {c * P}-{(c + 1) * P}, shape {tuple(patch.shape)}")
 print(f"its token: shape {tuple(token.shape)}, {len(token.unique())} different values")
 
 # %%
@@ -97,26 +116,43 @@ plt.show()
 
 # %% [markdown]
 # The white lines in the strip mark where one row of the patch ends and the next begins: the token is the patch
-# read like a book, 20 pixels at a time.
+# read like a book, $P$ pixels at a time.
 #
-# ## All fifteen tokens
-#
-# Cutting every patch the same way gives the token matrix, one row per patch. With tensors this is one reshape
-# and one permute: split each side into (patches, pixels in the patch), bring the two patch axes to the front,
-# and flatten.
+# **Exercise 2 (transfer).** The grid above is for $P = 20$. With $P = 10$ instead, which patch number (counted
+# from 1, row by row) holds the pixel at row 45, column 30?
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_number = None  # replace None with your answer
+### BEGIN SOLUTION
+answer_number = (45 // 10) * (100 // 10) + 30 // 10 + 1
+### END SOLUTION
 
 # %%
-x = image.reshape(B, C, rows, P, cols, P)  # (B, C, rows, P, cols, P)
-x = x.permute(0, 2, 4, 1, 3, 5)  # (B, rows, cols, C, P, P)
-by_hand = x.reshape(B, rows * cols, C * P * P)  # (B, N, C*P*P)
-print(f"tokens by hand: {tuple(by_hand.shape)}")
+check.patch_number(answer_number)
 
-with_unfold = tokens.patchify(image, P)  # nn.Unfold inside
-print(
-    f"vitcourse.tokens.patchify: {tuple(with_unfold.shape)}, equal to ours: {torch.equal(by_hand, with_unfold)}"
-)
-assert torch.equal(by_hand, with_unfold)
+# %% [markdown]
+# ## All fifteen tokens
+#
+# Cutting every patch the same way, in the numbering order, and stacking the tokens gives the token matrix, one
+# row per patch. We build it with a plain loop and compare it with PyTorch's `nn.Unfold`, which slides a
+# $P \times P$ window with stride $P$ and returns one column per window (so we transpose to one row per token).
+
+# %%
+by_hand = torch.stack(
+    [
+        image[0, :, i * P : (i + 1) * P, j * P : (j + 1) * P].reshape(-1)  # (C*P*P,)
+        for i in range(rows)
+        for j in range(cols)
+    ]
+).unsqueeze(0)  # (B, N, C*P*P)
+print(f"tokens by hand:  {tuple(by_hand.shape)}")
+
+unfolded = nn.Unfold(kernel_size=P, stride=P)(image)  # (B, C*P*P, N): one column per patch
+print(f"nn.Unfold:       {tuple(unfolded.shape)} -> transposed {tuple(unfolded.transpose(1, 2).shape)}")
+assert torch.equal(by_hand, unfolded.transpose(1, 2))
 assert torch.equal(by_hand[0, number - 1], token)
+assert torch.equal(tokens.patchify(image, P), by_hand)  # the package's version, used from here on
+print("the loop, nn.Unfold and vitcourse.tokens.patchify give the same tokens (asserted)")
 
 # %%
 fig, ax = plt.subplots(figsize=(10, 3.5))
@@ -129,15 +165,68 @@ plots.show_matrix(
     vmin=0,
     vmax=1,
 )
+ax.images[0].colorbar.set_label("brightness")
 plt.show()
+
+# %% [markdown]
+# With more than one channel, each token holds *all* channels of its patch. `nn.Unfold` keeps them apart: first
+# the $P^2$ values of channel 0 row by row, then those of channel 1, and so on, the order $(C, P, P)$.
+#
+# **Exercise 3 (predict).** ViT-Base cuts RGB images into 16 × 16 patches. In a token, at which position
+# (counted from 0) is the value of channel 1 (green) for the pixel at row 2, column 5 of the patch?
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_position = None  # replace None with your answer
+### BEGIN SOLUTION
+answer_position = 1 * 16 * 16 + 2 * 16 + 5
+### END SOLUTION
+
+# %%
+check.token_position(answer_position)
+
+# %% [markdown]
+# Now run: an RGB image of 32 × 32 whose every value *encodes its own place*, channel × 10000 + row × 100 +
+# column, cut into 16 × 16 patches by `nn.Unfold`. Decoding the values of the first token shows where each
+# pixel went.
+
+# %%
+ch_, row_, col_ = torch.meshgrid(torch.arange(3), torch.arange(32), torch.arange(32), indexing="ij")
+codes = (ch_ * 10000 + row_ * 100 + col_).float().unsqueeze(0)  # (1, 3, 32, 32)
+first_token = nn.Unfold(kernel_size=16, stride=16)(codes)[0, :, 0].long()  # (3*16*16,)
+print(f"token length {first_token.numel()}")
+for position in (0, 15, 16, 255, 256, 293, 767):
+    value = int(first_token[position])
+    print(f"position {position:3d}: channel {value // 10000}, row {value // 100 % 100}, column {value % 100}")
+
+# %% [markdown]
+# **Exercise 4 (coding, transfer).** The loop above builds tokens one patch at a time. Write
+# `my_patchify(images, p)` that turns a whole (B, C, H, W) batch into (B, N, C·p·p) tokens in the same order as
+# `nn.Unfold`, *with reshape and permute only* (no loop, no `nn.Unfold`). Hint: split each side into
+# (patches, pixels in a patch), move the axes into the order the tokens need, then flatten. Write a shape
+# comment beside each step. The check compares it with `nn.Unfold` on four shapes, with one, two and three
+# channels, and names the usual ordering mistakes.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def my_patchify(images: torch.Tensor, p: int) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    b, c, h, w = images.shape
+    x = images.reshape(b, c, h // p, p, w // p, p)  # (B, C, rows, p, cols, p)
+    x = x.permute(0, 2, 4, 1, 3, 5)  # (B, rows, cols, C, p, p)
+    return x.reshape(b, (h // p) * (w // p), c * p * p)  # (B, N, C*p*p)
+    ### END SOLUTION
+
+
+# %%
+check.patchify_function(my_patchify)
 
 # %% [markdown]
 # ## Projecting the tokens
 #
-# A token of 400 raw pixels is not yet what a transformer uses. A learned linear map
-# $E \in \mathbb{R}^{(P^2 C) \times D}$ (plus a bias) projects every token to the model's length $D$; ViT-Base
-# uses $D = 768$. `vitcourse.tokens.PatchTokenizer` does both steps, split then project; here they are one at a
-# time.
+# A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map
+# $E \in \mathbb{R}^{(P^2 C) \times D}$ plus a bias projects every token to the model's length $D$:
+# $z = x_p E + b$. ViT-Base uses $D = 768$ (ViT paper, Table 1). `vitcourse.tokens.PatchTokenizer` does both
+# steps, split then project; here they are one at a time.
 
 # %%
 D = 768
@@ -145,19 +234,22 @@ tokenizer = tokens.PatchTokenizer((H, W), patch_size=P, in_chans=C, embed_dim=D)
 print(tokenizer)
 img = image.to(device)
 split = tokenizer.split(img)  # (B, N, C*P*P)
-projected = tokenizer.proj(split)  # (B, N, D)
+projected = split @ tokenizer.proj.weight.T + tokenizer.proj.bias  # (B, N, D): z = x_p E + b
 print(f"step 1, split:   {tuple(img.shape)} -> {tuple(split.shape)}")
 print(f"step 2, project: {tuple(split.shape)} -> {tuple(projected.shape)}")
-assert torch.equal(tokenizer(img), projected)
-print(f"learned weights: {P * P * C} x {D} + {D} = {sum(p.numel() for p in tokenizer.parameters()):,}")
+assert torch.allclose(tokenizer(img), projected, atol=1e-5)
+n_params = sum(p.numel() for p in tokenizer.parameters())
+print(f"learned weights: {P * P * C} x {D} + {D} = {P * P * C * D + D:,}; the module holds {n_params:,}")
+assert n_params == P * P * C * D + D
 
 # %% [markdown]
 # ## Unfold + Linear is a strided convolution
 #
 # A `Conv2d` with `kernel_size = stride = P` looks at each patch exactly once and computes, for each of its $D$
 # filters, a weighted sum of the patch's pixels plus a bias: the same dot products as the linear map above. With
-# the convolution's weights set to the linear weights reshaped to (D, C, P, P) the two give the same tokens.
-# This is how most libraries (and the lecture slides) write the patch embedding.
+# the convolution's weights set to the linear weights reshaped to (D, C, P, P) the two give the same tokens; the
+# cell compares them with `nn.Conv2d` itself. This is how most libraries (and the lecture slides) write the patch
+# embedding.
 
 # %%
 conv = nn.Conv2d(C, D, kernel_size=P, stride=P).to(device)
@@ -166,31 +258,35 @@ with torch.no_grad():
     conv.bias.copy_(tokenizer.proj.bias)
     feature_map = conv(img)  # (B, D, rows, cols)
     from_conv = feature_map.flatten(2).transpose(1, 2)  # (B, N, D)
-    same = torch.allclose(from_conv, tokenizer(img), atol=1e-5)
+    gap = (from_conv - tokenizer(img)).abs().max().item()
 print(f"conv output {tuple(feature_map.shape)} -> flatten -> {tuple(from_conv.shape)}")
-print(f"equal to Unfold + Linear (within 1e-5): {same}")
-assert same
+print(f"largest difference from Unfold + Linear below 1e-5: {gap < 1e-5}")
+assert gap < 1e-5
 
 # %% [markdown]
 # The lecture-slide example: a 224 × 224 RGB image and 16 × 16 patches give a 768 × 14 × 14 feature map, which
-# flattens into 196 tokens of length 768.
+# flattens into 196 tokens of length 768. (Here 768 is both $D$ and, by coincidence, $3 \cdot 16^2$.)
 
 # %%
-rgb = torch.rand(1, 3, 224, 224, device=device)
+rgb = torch.randn(1, 3, 224, 224, device=device)
 slides_conv = nn.Conv2d(3, 768, kernel_size=16, stride=16).to(device)
 with torch.no_grad():
-    fmap = slides_conv(rgb)
+    fmap = slides_conv(rgb)  # (1, 768, 14, 14)
+slide_tokens = fmap.flatten(2).transpose(1, 2)  # (1, 196, 768)
 print(
-    f"{tuple(rgb.shape[1:])} -> Conv2d -> {list(fmap.shape[1:])} -> flatten -> {list(fmap.flatten(2).transpose(1, 2).shape[1:])}"
+    f"{tuple(rgb.shape[1:])} -> Conv2d -> {list(fmap.shape[1:])} -> flatten -> {list(slide_tokens.shape[1:])}"
 )
-print(f"count_tokens: {tokens.count_tokens(224, 224, 16, 16, 0)}")
+print(
+    f"count_tokens: {tokens.count_tokens(224, 224, 16, 16, 0)}; raw token length 3 * 16 * 16 = {3 * 16 * 16}"
+)
 
 # %% [markdown]
 # ## Play: choose the patch size
 #
 # Only patch sizes that divide both 60 and 100 are allowed; the list below is computed, not typed. Pick one in
 # the drop-down (it needs a running kernel) and watch the grid, the token count and the token matrix change.
-# Small patches make many short tokens, large patches few long ones.
+# Small patches make many short tokens, large patches few long ones. (Your prediction for Exercise 1 is in the
+# list printed after the widget.)
 
 # %%
 sizes = widgets.valid_patch_sizes(H, W)
@@ -211,73 +307,10 @@ for size in sizes:
 print(widgets.patch_view(picture, 7)[1])
 
 # %% [markdown]
-# ## Exercises
-#
-# Each exercise has a solution cell (collapsed: click the three dots to open it) and a check that prints ✓ or a
-# hint. Write your own answer in place of the solution first.
-#
-# **Exercise 1 (easy).** How many tokens does the picture make with 10 × 10 patches?
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-answer_patches = None  # replace None with your answer
-### BEGIN SOLUTION
-answer_patches = (60 // 10) * (100 // 10)
-### END SOLUTION
-
-# %%
-check.patch_count(answer_patches)
-
-# %% [markdown]
-# **Exercise 2 (easy).** ViT-Base cuts 224 × 224 RGB images into 16 × 16 patches. How long is one token before
-# the projection?
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-answer_length = None  # replace None with your answer
-### BEGIN SOLUTION
-answer_length = 3 * 16 * 16
-### END SOLUTION
-
-# %%
-check.token_length(answer_length)
-
-# %% [markdown]
-# **Exercise 3 (medium).** With $P = 20$, which patch number holds the pixel at row 45, column 30?
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-answer_number = None  # replace None with your answer
-### BEGIN SOLUTION
-answer_number = (45 // 20) * (100 // 20) + 30 // 20 + 1
-### END SOLUTION
-
-# %%
-check.patch_number(answer_number)
-
-
-# %% [markdown]
-# **Exercise 4 (coding).** Write `my_patchify(images, p)` that turns a (B, C, H, W) batch into (B, N, C·p·p)
-# tokens *with reshape and permute only* (no `nn.Unfold`), in the same order as `vitcourse.tokens.patchify`. The
-# check tries it on four shapes, with one and three channels.
-
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-def my_patchify(images: torch.Tensor, p: int) -> torch.Tensor:
-    ### BEGIN SOLUTION
-    b, c, h, w = images.shape
-    x = images.reshape(b, c, h // p, p, w // p, p)  # (B, C, rows, p, cols, p)
-    x = x.permute(0, 2, 4, 1, 3, 5)  # (B, rows, cols, C, p, p)
-    return x.reshape(b, (h // p) * (w // p), c * p * p)  # (B, N, C*p*p)
-    ### END SOLUTION
-
-
-print(f"my_patchify(image, 20): {tuple(my_patchify(image, 20).shape)}")
-
-# %%
-check.patchify_function(my_patchify)
-
-# %% [markdown]
 # ## Summary
 #
-# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches; each flattens into a token of length $P^2C$.
+# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches; each flattens into a token of length $P^2C$,
+#   channel by channel, each channel row by row (the order $(C, P, P)$).
 # - On the picture, $P = 20$ gives 15 tokens of length 400, projected to (1, 15, 768).
 # - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens.
 # - Patches do not overlap: a pixel belongs to exactly one token, and an edge between two patches is cut in two.

@@ -11,22 +11,36 @@ import torch
 from vitcourse import check
 
 
-def patchify(images: torch.Tensor, p: int) -> torch.Tensor:
+def patchify(images: torch.Tensor, p: int, order: tuple[int, ...] = (0, 2, 4, 1, 3, 5)) -> torch.Tensor:
+    """Patches of ``(B, C, rows, p, cols, p)`` permuted to ``order`` and flattened; the default is right."""
     b, c, h, w = images.shape
-    x = images.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 1, 3, 5)
+    x = images.reshape(b, c, h // p, p, w // p, p).permute(*order)
     return x.reshape(b, (h // p) * (w // p), c * p * p)
 
 
 VALUE_CHECKS = {
     check.patch_count: 60,
-    check.token_length: 768,
-    check.patch_number: 12,
+    check.patch_number: 44,
+    check.token_position: 293,
 }
 FUNCTION_CHECKS = {
     check.patchify_function: patchify,
 }
 MISTAKES = [
     (check.patch_count, 61, "too large"),
+    (check.patch_count, 6, "number of patch rows"),
+    (check.patch_count, 10, "patches per row"),
+    (check.patch_count, 16, "added the rows and the columns"),
+    (check.patch_count, 600, "divide by P²"),
+    (check.patch_count, 15, "count for P = 20"),
+    (check.patch_number, 43, "counted from 0"),
+    (check.patch_number, 23, "column by column"),
+    (check.patch_number, 12, "patch for P = 20"),
+    (check.patch_number, 28, "not H / P"),
+    (check.token_position, 112, "(P, P, C)"),
+    (check.token_position, 338, "transposed"),
+    (check.token_position, 294, "count from 0"),
+    (check.token_position, 37, "within one channel"),
     (
         check.patchify_function,
         lambda x, p: torch.zeros(1, 400, 15),
@@ -35,4 +49,8 @@ MISTAKES = [
     (check.patchify_function, lambda x, p: patchify(x, p) + (x.shape[1] == 3), "differs at index"),
     (check.patchify_function, lambda x, p: patchify(x, p).numpy(), "numpy array"),
     (check.patchify_function, lambda x, p: patchify(x, p).to("meta"), "meta device"),
+    (check.patchify_function, lambda x, p: patchify(x, p, (0, 4, 2, 1, 3, 5)), "column by column"),
+    (check.patchify_function, lambda x, p: patchify(x, p, (0, 2, 4, 3, 5, 1)), "(P, P, C)"),
+    (check.patchify_function, lambda x, p: patchify(x, p, (0, 2, 4, 1, 5, 3)), "each patch is transposed"),
+    (check.patchify_function, lambda x, p: x.reshape(x.shape[0], -1, x.shape[1] * p * p), "reshape alone"),
 ]

@@ -6,17 +6,81 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
+import math
+
+import torch
+import torch.nn.functional as F
+
 from vitcourse import check, tokens
+
+
+def soft_split(
+    images: torch.Tensor,
+    k: int,
+    s: int,
+    p: int,
+    order: tuple[int, ...] = (0, 2, 3, 1, 4, 5),
+    pad: bool = True,
+) -> torch.Tensor:
+    """A soft split from F.pad and Tensor.unfold, windows permuted to ``order``; the defaults are right."""
+    x = F.pad(images, (p, p, p, p)) if pad else images
+    x = x.unfold(2, k, s).unfold(3, k, s)  # (B, C, rows, cols, k, k)
+    b, c, rows, cols = x.shape[:4]
+    return x.permute(*order).reshape(b, rows * cols, c * k * k)
+
+
+def rebuild(t: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    return t.transpose(1, 2).reshape(t.shape[0], t.shape[2], h, w)
+
 
 VALUE_CHECKS = {
     check.soft_split_count: (15, 25),
 }
 FUNCTION_CHECKS = {
     check.count_tokens_function: lambda h, w, k, s, p: tuple(tokens.count_tokens(h, w, k, s, p)[:2]),
-    check.rebuild_function: lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], h, w),
+    check.soft_split_function: soft_split,
+    check.rebuild_function: rebuild,
 }
 MISTAKES = [
     (check.soft_split_count, (25, 15), "swapped"),
     (check.soft_split_count, 375, "pair"),
-    (check.rebuild_function, lambda t, h, w: t.reshape(t.shape[0], t.shape[2], h, w), "differs at index"),
+    (check.soft_split_count, (14, 24), "without the padding"),
+    (check.soft_split_count, (16, 26), "rounded up"),
+    (check.soft_split_count, (15.25, 25.25), "whole numbers"),
+    (check.count_tokens_function, lambda h, w, k, s, p: ((h - k) // s + 1, (w - k) // s + 1), "padding"),
+    (check.count_tokens_function, lambda h, w, k, s, p: ((h + 2 * p - k) // s, (w + 2 * p - k) // s), "+ 1"),
+    (
+        check.count_tokens_function,
+        lambda h, w, k, s, p: tuple(tokens.count_tokens(h, w, k, s, p)[1::-1]),
+        "swapped",
+    ),
+    (
+        check.count_tokens_function,
+        lambda h, w, k, s, p: ((h + 2 * p - k) / s + 1, (w + 2 * p - k) / s + 1),
+        "true division",
+    ),
+    (
+        check.count_tokens_function,
+        lambda h, w, k, s, p: (math.ceil((h + 2 * p - k) / s) + 1, math.ceil((w + 2 * p - k) / s) + 1),
+        "rounded up",
+    ),
+    (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, s, p, pad=False), "forgot the padding"),
+    (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, 1, p), "stride 1"),
+    (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, s, p, (0, 2, 3, 4, 5, 1)), "(k, k, C)"),
+    (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, s, p, (0, 2, 3, 1, 5, 4)), "transposed"),
+    (
+        check.soft_split_function,
+        lambda x, k, s, p: soft_split(x, k, s, p, (0, 3, 2, 1, 4, 5)),
+        "column by column",
+    ),
+    (
+        check.rebuild_function,
+        lambda t, h, w: t.reshape(t.shape[0], t.shape[2], h, w),
+        "without the transpose",
+    ),
+    (
+        check.rebuild_function,
+        lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], w, h).transpose(2, 3),
+        "column by column",
+    ),
 ]
