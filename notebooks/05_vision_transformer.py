@@ -427,8 +427,9 @@ check.vit_token_count(answer_tokens)
 # forward pass. The $N^2$ terms are attention's famous quadratic cost; they overtake the $ND^2$ terms only when
 # $2N^2D > 12ND^2$, that is when $N > 6D$.
 #
-# **Exercise 5.** ViT-S/16 (D = 384, 6 heads, MLP ratio 4) reads a 224 × 224 image as 196 patches. How many
-# multiply-adds does **one** of its encoder blocks cost? Use the formula, not code that counts.
+# **Exercise 5.** ViT-S/16 (D = 384, 6 heads, MLP ratio 4; DeiT-S in Touvron et al., 2021, Table 1) reads a
+# 224 × 224 image as 196 patches. How many multiply-adds does **one** of its encoder blocks cost? Use the
+# formula, not code that counts.
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
 answer_macs = None  # replace None with a number
