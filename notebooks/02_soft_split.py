@@ -20,11 +20,22 @@
 # in two. The Tokens-to-Token (T2T) model starts instead with a **soft split**: windows that overlap their
 # neighbours, on a picture padded with zeros so the windows at the border fit.
 #
+# **Why this comes now.** The course first builds both ways of turning a picture into tokens, ViT's patches
+# (01) and T2T's soft split (here), and only then follows what happens to the tokens: position embeddings (03),
+# attention (04), the whole ViT (05). The soft split is where T2T-ViT starts: its first layer soft-splits the
+# image with $k = 7$, $s = 4$, $p = 2$, and its T2T module soft-splits again between stages with $k = 3$,
+# $s = 2$, $p = 1$ (Yuan et al. 2021, *Tokens-to-Token ViT*, Section 3.1, and the official code's `T2T_module`).
+# Notebook 06 puts those stages together; here we take one split apart.
+#
 # **Learning goals.** After this notebook you can
 # 1. derive and use the formula for the number of tokens a sliding window makes,
 # 2. apply T2T's rule for stride and padding,
-# 3. see where the padding lands inside a token,
-# 4. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
+# 3. say how many tokens hold each pixel, and where the padding lands inside a token,
+# 4. build a soft split yourself from padding and strided windows,
+# 5. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
+#
+# The exercises sit where they belong in the story; when one asks you to *predict*, do it before you run the
+# cells after it. Each check prints ✓ or a hint naming the mistake.
 
 # %%
 import math
@@ -50,36 +61,71 @@ print(f"picture: H={H}, W={W}, C={C}")
 # ## Counting the tokens
 #
 # Along one side of length $w$, pad with $p$ zeros at each end: the padded side has $w + 2p$ pixels. A window of
-# $k$ pixels starts at $0, s, 2s, \dots$ and must end inside, so its start is at most $w + 2p - k$. The number of
-# starts is
+# $k$ pixels starts at $0, s, 2s, \dots$ (in padded coordinates) and must end inside, so its start is at most
+# $w + 2p - k$. The number of starts is
 #
-# $$n = \left\lfloor \frac{w + 2p - (k - 1) - 1}{s} + 1 \right\rfloor ,$$
+# $$n = \left\lfloor \frac{w + 2p - (k - 1) - 1}{s} + 1 \right\rfloor = \left\lfloor \frac{w + 2p - k}{s}
+# \right\rfloor + 1,$$
 #
-# which is the formula in the `nn.Unfold` documentation (with dilation 1). The tokens form an $n_{rows} \times
-# n_{cols}$ grid, counted on each side separately.
+# which is the formula in the `nn.Unfold` documentation (with dilation 1). The tokens form an
+# $n_{rows} \times n_{cols}$ grid, counted on each side separately.
 #
-# T2T's rule sets the stride and padding from the kernel: $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$.
-# With $k = 20$ on the picture:
+# T2T's rule sets the stride and padding from the kernel: $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$
+# (T2T paper, Section 3.1). With $k = 20$ on the picture, the cell lists the window starts in the picture's own
+# coordinates (the padding begins at $-p$) and counts them, then asks `nn.Unfold` and `vitcourse.count_tokens`.
 
 # %%
 k = 20
 s, p = math.ceil(k / 2), math.ceil(k / 4)
-n_rows = math.floor((H + 2 * p - (k - 1) - 1) / s + 1)
-n_cols = math.floor((W + 2 * p - (k - 1) - 1) / s + 1)
-print(f"kernel {k}: stride {s}, padding {p}")
-print(f"by the formula:          {n_rows} x {n_cols} = {n_rows * n_cols} tokens")
-print(f"vitcourse.count_tokens:  {tokens.count_tokens(H, W, k, s, p)}")
+assert (s, p) == tokens.t2t_stride_padding(k)
+print(f"kernel {k}: stride {s}, padding {p}; neighbouring windows share k - s = {k - s} pixels")
+starts_down = list(range(-p, H + p - k + 1, s))  # top rows of the windows
+starts_across = list(range(-p, W + p - k + 1, s))  # left columns of the windows
+print(f"window starts down:   {starts_down} -> {len(starts_down)}")
+print(f"window starts across: {starts_across} -> {len(starts_across)}")
 unfolded = nn.Unfold(kernel_size=k, stride=s, padding=p)(image)  # (B, C*k*k, N)
-print(
-    f"nn.Unfold output:        {tuple(unfolded.shape)} -> {unfolded.shape[-1]} tokens of length {unfolded.shape[1]}"
-)
-assert n_rows * n_cols == unfolded.shape[-1] == tokens.count_tokens(H, W, k, s, p).total
+print(f"nn.Unfold output {tuple(unfolded.shape)}: {unfolded.shape[-1]} tokens of length {unfolded.shape[1]}")
+print(f"vitcourse.count_tokens: {tokens.count_tokens(H, W, k, s, p)}")
+assert len(starts_down) * len(starts_across) == unfolded.shape[-1] == tokens.count_tokens(H, W, k, s, p).total
+
+# %% [markdown]
+# **Exercise 1 (predict).** T2T-ViT's first soft split uses $k = 7$, $s = 4$, $p = 2$. How many tokens does it
+# make from the picture? Give the pair `(rows, cols)`. (The play section near the end prints it; predict first.)
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_grid = None  # replace None with (rows, cols)
+### BEGIN SOLUTION
+answer_grid = ((60 + 2 * 2 - 7) // 4 + 1, (100 + 2 * 2 - 7) // 4 + 1)
+### END SOLUTION
+
+# %%
+check.soft_split_count(answer_grid)
+
+
+# %% [markdown]
+# **Exercise 2 (coding).** Listing the starts works, but a model needs the count without building anything.
+# Write `my_count_tokens(h, w, k, s, p)` that returns the pair `(rows, cols)` from the formula, with integer
+# arithmetic only. The check compares it with `nn.Unfold` on eight settings, square and not, with and without
+# padding, and names the usual slips.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def my_count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int]:
+    ### BEGIN SOLUTION
+    rows = (h + 2 * p - (k - 1) - 1) // s + 1
+    cols = (w + 2 * p - (k - 1) - 1) // s + 1
+    return rows, cols
+    ### END SOLUTION
+
+
+# %%
+check.count_tokens_function(my_count_tokens)
 
 # %% [markdown]
 # *An aside on dilation.* `nn.Unfold` can also spread a window's pixels apart (dilation $d$: every $d$-th pixel).
 # The window then spans $d(k-1) + 1$ pixels and the formula becomes
-# $\lfloor (w + 2p - d(k-1) - 1)/s + 1 \rfloor$. T2T does not use dilation; the check below shows the formula
-# holds.
+# $\lfloor (w + 2p - d(k-1) - 1)/s + 1 \rfloor$. T2T does not use dilation; the cell below compares the formula
+# with `nn.Unfold` for three dilations.
 
 # %%
 for d in (1, 2, 3):
@@ -89,14 +135,15 @@ for d in (1, 2, 3):
     assert formula[0] * formula[1] == out
 
 # %% [markdown]
-# ## The padded picture and its 60 windows
+# ## The padded picture and its windows
 #
-# Padding adds 5 rows of zeros above and below and 5 columns left and right: 70 × 110. The figure keeps the
-# picture's own pixel coordinates, so the padding runs from −5 to 0 and from 60 (or 100) to 65 (or 105).
+# Padding adds $p$ rows of zeros above and below and $p$ columns left and right. The figure keeps the picture's
+# own pixel coordinates, so the padding shows up at negative coordinates and beyond the picture's last row and
+# column; the first window is filled.
 
 # %%
 padded = F.pad(image, (p, p, p, p))  # (1, 1, H + 2p, W + 2p)
-print(f"padded picture: {tuple(padded.shape[-2:])}")
+print(f"padded picture: {tuple(padded.shape[-2:])}, rows {-p} to {H + p}, columns {-p} to {W + p}")
 corners = tokens.window_corners(H, W, k, s, p)  # (N, 2) top-left (row, col) of every window
 fig, ax = plt.subplots(figsize=(7.5, 4.2))
 plots.show_picture(
@@ -109,9 +156,36 @@ plots.draw_windows(ax, corners, k, highlight=0)
 plt.show()
 
 # %% [markdown]
-# Each window overlaps half of its neighbour on every side, so most pixels belong to four tokens. The animation
-# shows the windows in the order the tokens come out: row by row, two windows per second. It is built in memory
-# (no files) with `imageio`.
+# ## How many tokens hold each pixel?
+#
+# In ViT every pixel belongs to exactly one token. With overlapping windows a pixel can belong to several. The
+# cell below counts, for every pixel of the picture, the windows that cover it, by adding 1 inside each window.
+
+# %%
+cover = torch.zeros(H, W, dtype=torch.long)  # (H, W)
+for top, left in corners:
+    cover[max(top, 0) : top + k, max(left, 0) : left + k] += 1  # the window, clipped to the picture
+values, counts = cover.unique(return_counts=True)
+for v, n in zip(values.tolist(), counts.tolist(), strict=True):
+    print(f"covered by {v} window(s): {n:5d} pixels ({100 * n / (H * W):.1f} %)")
+print(f"every pixel covered: {bool((cover > 0).all())}; most common count: {int(values[counts.argmax()])}")
+
+# %%
+fig, ax = plt.subplots(figsize=(7.5, 4))
+plots.show_counts(
+    cover, ax=ax, title=f"windows covering each pixel (k = {k}, s = {s}, p = {p})", label="windows"
+)
+plt.show()
+
+# %% [markdown]
+# The numbers say: with $k = 20$, $s = 10$, $p = 5$ three quarters of the pixels (the inner block) lie in four
+# windows, a band along each edge as wide as the padding lies in two, and the four corner squares in one. Along
+# one side a pixel is in two windows when it sits where neighbours overlap (they share $k - s$ pixels) and in one
+# at the ends, where the padding shifted the first window outwards; the count per pixel is the product of the
+# two sides' counts, so no pixel lies in exactly three.
+#
+# The animation shows the windows in the order the tokens come out: row by row, two windows per second. It is
+# built in memory (no files) with `imageio`.
 
 # %%
 start = time.perf_counter()
@@ -129,25 +203,34 @@ import imageio.v3 as iio
 meta = iio.immeta(gif, extension=".gif")
 n_frames = iio.improps(gif, extension=".gif", index=None).shape[0]
 print(f"{n_frames} frames, {meta['duration']} ms each, loop={meta['loop']} (0 = forever)")
-assert n_frames == n_rows * n_cols and meta["duration"] == 500 and meta["loop"] == 0
+assert n_frames == len(corners) and meta["duration"] == 500 and meta["loop"] == 0
 
 # %% [markdown]
 # ## The first token: where the padding shows
 #
-# The first window starts at (−5, −5): its top 5 rows and its left 5 columns lie in the padding. Those entries of
-# the token are zeros that carry no picture; the cell below counts them.
+# The first window starts in the padding, above and left of the picture; every entry of the token that falls in
+# the padding is a zero that carries no picture. The cell finds the window's corner and counts those entries.
 
 # %%
 toks = tokens.soft_split(image, k, s, p)  # (1, N, C*k*k)
 first = toks[0, 0].reshape(k, k)  # the first window as a k x k square
+top, left = corners[0]
 inside = torch.zeros(k, k, dtype=torch.bool)
-inside[p:, p:] = True  # pixels of the first window that lie in the picture
-print(f"tokens: {tuple(toks.shape)}; the first token holds {int((~inside).sum())} padding pixels of {k * k}")
+inside[-top:, -left:] = True  # pixels of the first window that lie in the picture
+print(f"tokens: {tuple(toks.shape)}; the first window starts at ({top}, {left})")
+print(
+    f"padding rows and columns of the first window: 0-{-top - 1}; {int((~inside).sum())} of {k * k} entries"
+)
 assert torch.all(first[~inside] == 0)
+assert torch.equal(first[inside].reshape(k + top, k + left), image[0, 0, : k + top, : k + left])
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.5), gridspec_kw={"width_ratios": [1, 2.2]})
-plots.show_picture(first, ax=ax1, title="first window\n(padding: rows and columns 0-4)", colorbar=False)
+plots.show_picture(
+    first, ax=ax1, title=f"first window\n(padding: rows and columns 0-{-top - 1})", colorbar=False
+)
 ax1.set_xticks(range(0, k + 1, 5))
 ax1.set_yticks(range(0, k + 1, 5))
+ax1.set_xlabel("column in the window")
+ax1.set_ylabel("row in the window")
 plots.show_matrix(
     toks[0],
     ax=ax2,
@@ -157,28 +240,86 @@ plots.show_matrix(
     vmin=0,
     vmax=1,
 )
+ax2.images[0].colorbar.set_label("brightness")
 plt.show()
+
+# %% [markdown]
+# **Exercise 3 (coding, transfer).** `nn.Unfold` hides the sliding. Build a soft split yourself:
+# `my_soft_split(images, k, s, p)` takes (B, C, H, W) and returns (B, N, C·k·k) in `nn.Unfold`'s order
+# (windows row by row; inside a token, channel by channel, each window row by row). Use `F.pad` for the padding
+# and `Tensor.unfold(dim, size, step)` (or strided slicing) for the windows, *not* `nn.Unfold`. `Tensor.unfold`
+# cuts one axis into windows and puts the window axis last, as this tiny example shows:
+
+# %%
+print(torch.arange(10).unfold(0, 4, 3))  # windows of 4 along axis 0, starting every 3
+
+# %% [markdown]
+# The check compares your function with `nn.Unfold` on five shapes (one to three channels, square and not,
+# with and without padding) and names the usual slips.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def my_soft_split(images: torch.Tensor, k: int, s: int, p: int) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    x = F.pad(images, (p, p, p, p))  # (B, C, H + 2p, W + 2p)
+    x = x.unfold(2, k, s).unfold(3, k, s)  # (B, C, rows, cols, k, k)
+    b, c, rows, cols = x.shape[:4]
+    x = x.permute(0, 2, 3, 1, 4, 5)  # (B, rows, cols, C, k, k)
+    return x.reshape(b, rows * cols, c * k * k)  # (B, N, C*k*k)
+    ### END SOLUTION
+
+
+# %%
+check.soft_split_function(my_soft_split)
 
 # %% [markdown]
 # ## Rebuilding a picture from tokens
 #
-# **Back in place.** Every window knows where it came from, so the tokens can be put back and the overlaps
-# averaged (`torch.nn.functional.fold` does the putting back; `vitcourse.tokens.unsplit` also divides by the
-# number of windows over each pixel). With T2T's rule every pixel is covered, and the picture returns exactly.
+# **Back in place.** Every window knows where it came from, so the tokens can be put back. `F.fold` does the
+# putting back and *adds* the copies where windows overlap, so its result is the picture times the coverage
+# count above; `vitcourse.tokens.unsplit` divides by that count. With T2T's rule every pixel is covered, so the
+# picture comes back.
 
 # %%
+summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)
+print(f"fold: {tuple(toks.shape)} -> {tuple(summed.shape)}")
+assert torch.allclose(summed[0, 0], image[0, 0] * cover, atol=1e-6)
 back = tokens.unsplit(toks, H, W, k, s, p)  # (1, C, H, W)
+gap = (back - image).abs().max().item()
 print(
-    f"unsplit: {tuple(toks.shape)} -> {tuple(back.shape)}, equal to the picture: {torch.allclose(back, image)}"
+    f"fold = picture x coverage count (asserted); unsplit differs from the picture by at most 1e-6: {gap < 1e-6}"
 )
-assert torch.allclose(back, image)
+assert gap < 1e-6
 
 # %% [markdown]
-# **T2T's way: one pixel per token.** Between its stages T2T does something else. The 60 tokens sit on a 6 × 10
-# grid; T2T lays each token on its grid cell as one *pixel* with 400 channels, giving a 400-channel image of
-# 6 × 10. Channel $j$ of that image holds pixel $j$ of every window, so each channel is a small, shifted copy of
-# the picture. (T2T first passes the tokens through a transformer, so in the model the channels are learned
-# features; here we rebuild the raw tokens to see the layout.)
+# **T2T's way: one pixel per token.** Between its stages T2T does something else. The tokens sit on an
+# $n_{rows} \times n_{cols}$ grid; T2T lays each token on its grid cell as one *pixel* whose channels are the
+# token's entries: token $i$ goes to row $i$ // $n_{cols}$, column $i$ % $n_{cols}$. (T2T first passes the tokens
+# through a transformer, so in the model the channels are learned features; here we rebuild the raw tokens to see
+# the layout.)
+#
+# **Exercise 4 (coding).** Write `my_rebuild(toks, h, w)` that lays tokens of shape (B, h·w, C) onto a
+# (B, C, h, w) image, token $i$ at row $i$ // $w$, column $i$ % $w$, for *any* $h \times w$ (the official T2T code
+# takes a square root here and only works for square grids). The check compares it with
+# `vitcourse.tokens.rebuild_image` on four shapes and names the usual slips.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def my_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    b, n, c = toks.shape
+    return toks.transpose(1, 2).reshape(b, c, h, w)  # (B, C, h, w)
+    ### END SOLUTION
+
+
+# %%
+check.rebuild_function(my_rebuild)
+
+# %% [markdown]
+# The package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds pixel
+# $j$ of every window, so each channel samples the padded picture every $s$ pixels, shifted by that pixel's
+# place in the window: a small, shifted copy of the picture. The cell checks this for the centre channel against
+# strided indexing of the padded picture.
 
 # %%
 grid = tokens.count_tokens(H, W, k, s, p)
@@ -191,21 +332,23 @@ for ax, ch in zip(axes, channels, strict=True):
         rebuilt[0, ch],
         ax=ax,
         title=f"channel {ch}:\npixel ({ch // k}, {ch % k}) of each window",
-        colorbar=False,
+        colorbar=ax is axes[-1],
     )
     ax.set_xticks(range(grid.cols + 1))
     ax.set_yticks(range(grid.rows + 1))
     ax.set_xlabel("token column")
     ax.set_ylabel("token row")
 plt.show()
-centre = channels[1]
-assert torch.equal(rebuilt[0, centre], padded[0, 0, k // 2 :: s, k // 2 :: s][: grid.rows, : grid.cols])
+for ch in channels:
+    i, j = divmod(ch, k)  # the channel's place in the window
+    assert torch.equal(rebuilt[0, ch], padded[0, 0, i::s, j::s][: grid.rows, : grid.cols])
 
 # %% [markdown]
 # ## Play: kernel, stride, padding
 #
 # Move the sliders (in a running kernel) to see the windows, the token grid from `count_tokens` (checked against
 # `nn.Unfold` at every setting) and the token matrix. A setting where no window fits shows a sentence saying why.
+# Your prediction for Exercise 1 is among the settings printed after the widget.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -221,67 +364,14 @@ for setting in [(20, 10, 5), (7, 4, 2), (3, 2, 1), (20, 20, 0), (1, 1, 0), (80, 
 assert widgets.soft_split_view(picture, 80, 10, 5)[0] is None
 
 # %% [markdown]
-# ## Exercises
-#
-# **Exercise 1 (easy).** T2T's first stage uses $k = 7$, $s = 4$, $p = 2$. How many tokens does it make from the
-# picture? Give the pair `(rows, cols)`.
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-answer_grid = None  # replace None with (rows, cols)
-### BEGIN SOLUTION
-answer_grid = ((60 + 2 * 2 - 7) // 4 + 1, (100 + 2 * 2 - 7) // 4 + 1)
-### END SOLUTION
-
-# %%
-check.soft_split_count(answer_grid)
-
-
-# %% [markdown]
-# **Exercise 2 (coding).** Write `my_count_tokens(h, w, k, s, p)` returning the pair `(rows, cols)`. The check
-# compares it with `nn.Unfold` on seven settings, including non-square ones.
-
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-def my_count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int]:
-    ### BEGIN SOLUTION
-    rows = (h + 2 * p - (k - 1) - 1) // s + 1
-    cols = (w + 2 * p - (k - 1) - 1) // s + 1
-    return rows, cols
-    ### END SOLUTION
-
-
-print(f"my_count_tokens(60, 100, 20, 10, 5) = {my_count_tokens(60, 100, 20, 10, 5)}")
-
-# %%
-check.count_tokens_function(my_count_tokens)
-
-
-# %% [markdown]
-# **Exercise 3 (coding).** Write `my_rebuild(tokens, h, w)` that lays tokens of shape (B, h·w, C) onto an
-# (B, C, h, w) image, token $i$ at row $i$ // $w$, column $i$ % $w$, for *any* $h \times w$ (the official T2T code
-# uses a square root here and only works for squares).
-
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-def my_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
-    ### BEGIN SOLUTION
-    b, n, c = toks.shape
-    return toks.transpose(1, 2).reshape(b, c, h, w)  # (B, C, h, w)
-    ### END SOLUTION
-
-
-print(f"my_rebuild on the soft-split tokens: {tuple(my_rebuild(toks, 6, 10).shape)}")
-
-# %%
-check.rebuild_function(my_rebuild)
-
-# %% [markdown]
 # ## Summary
 #
 # - A sliding window makes $\lfloor (w + 2p - (k-1) - 1)/s + 1 \rfloor$ tokens along each side.
 # - T2T's rule, $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$, gives the picture 6 × 10 = 60 overlapping
-#   tokens of length 400 on a 70 × 110 padded picture.
-# - Tokens can go back in place (fold and average), or, T2T's way, onto their token grid as many-channel pixels.
+#   tokens of length 400 on a 70 × 110 padded picture; most pixels lie in four tokens, the edges in fewer.
+# - A soft split is padding plus strided windows, flattened in $(C, k, k)$ order: `nn.Unfold` in one call.
+# - Tokens can go back in place (fold, then divide by the coverage), or, T2T's way, onto their token grid as
+#   many-channel pixels.
 #
 # **Next:** [03 Position embeddings](03_position_embeddings.ipynb): attention does not know where a token came
 # from. How do we tell it?

@@ -312,3 +312,34 @@ def outline_rows_and_columns(ax: Axes, indices: Sequence[int], size: int, color:
         ax.add_patch(Rectangle((-0.5, i - 0.5), size, 1, fill=False, ec=color, lw=1.8))  # row i
         ax.add_patch(Rectangle((i - 0.5, -0.5), 1, size, fill=False, ec=color, lw=1.8, ls="--"))  # column i
     return ax
+
+
+def show_counts(
+    counts: torch.Tensor | np.ndarray,
+    ax: Axes | None = None,
+    title: str = "",
+    label: str = "count",
+) -> Axes:
+    """A whole-number count per pixel (e.g. how many soft-split windows cover it) as a labelled heat map.
+
+    Args:
+        counts: (H, W) whole numbers.
+        ax: the axes to draw on (a new figure when None).
+        title: the axes title.
+        label: the colorbar's label; the colorbar has one colour and one tick per count.
+
+    Returns:
+        The axes.
+    """
+    m = as_numpy(counts).squeeze()
+    if m.ndim != 2:
+        raise ValueError(f"counts must be (H, W) after squeezing, got shape {m.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.8))
+    low, high = int(m.min()), int(m.max())
+    cmap = plt.get_cmap("viridis", high - low + 1)
+    im = ax.imshow(m, cmap=cmap, vmin=low - 0.5, vmax=high + 0.5, interpolation="nearest")
+    _ticks(ax, *m.shape)
+    ax.set_title(title)
+    plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=label, ticks=range(low, high + 1))
+    return ax
