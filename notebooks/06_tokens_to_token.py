@@ -490,6 +490,9 @@ plt.show()
 # - **Names.** Our `t2t_vit_14` (and 19, 24) is what the official code calls `t2t_vit_t_14`: token transformers
 #   built from ordinary attention. The official `t2t_vit_14` is the Performer variant, whose token blocks have
 #   other parameters and other keys; the course does not build it.
+# - **Heads in the skip through $v$.** The official code reshapes q, k, v with all 64 channels in every head and
+#   adds `v.squeeze(1)`, so it works with one head only. `vitcourse` splits the 64 channels among the heads and
+#   merges $v$'s heads before adding it, so any head count that divides 64 works; with one head the two agree.
 # - **Any image size.** The rebuild uses the grid's rows and columns instead of $\sqrt{N}$.
 
 # %%
