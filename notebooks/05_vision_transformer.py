@@ -411,7 +411,8 @@ check.vit_token_count(answer_tokens)
 # ## 6. What a block costs
 #
 # Count the multiply-adds (MACs) of one block on $N$ tokens of length $D$. A linear layer from length $a$ to
-# length $b$ costs $a \cdot b$ per token.
+# length $b$ costs $a \cdot b$ per token. Notebook 04 counted the attention layer, $4ND^2 + 2N^2D$; the block
+# adds the MLP.
 #
 # | step | multiply-adds |
 # |---|---|
