@@ -70,14 +70,20 @@ print(f"picture: H={H}, W={W}, C={C}")
 # which is the formula in the `nn.Unfold` documentation (with dilation 1). The tokens form an
 # $n_{rows} \times n_{cols}$ grid, counted on each side separately.
 #
-# T2T's rule sets the stride and padding from the kernel: $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$
-# (T2T paper, Section 3.1). With $k = 20$ on the picture, the cell lists the window starts in the picture's own
-# coordinates (the padding begins at $-p$) and counts them, then asks `nn.Unfold` and `vitcourse.count_tokens`.
+# T2T's rule, as the course's source articles write it, sets the stride and padding from the kernel:
+# $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$. It reproduces the official code's two settings, which the
+# cell checks: $k = 7 \to (4, 2)$ and $k = 3 \to (2, 1)$. With $k = 20$ on the picture, the cell lists the window
+# starts in the picture's own coordinates (the padding begins at $-p$) and counts them, then asks `nn.Unfold`
+# and `vitcourse.count_tokens`.
 
 # %%
 k = 20
 s, p = math.ceil(k / 2), math.ceil(k / 4)
 assert (s, p) == tokens.t2t_stride_padding(k)
+official = {7: (4, 2), 3: (2, 1)}  # (stride, padding) of the soft splits in T2T-ViT's models/t2t_vit.py
+for kk, sp in official.items():
+    print(f"k = {kk}: the rule gives (s, p) = {tokens.t2t_stride_padding(kk)}, the official code uses {sp}")
+assert all(tokens.t2t_stride_padding(kk) == sp for kk, sp in official.items())
 print(f"kernel {k}: stride {s}, padding {p}; neighbouring windows share k - s = {k - s} pixels")
 starts_down = list(range(-p, H + p - k + 1, s))  # top rows of the windows
 starts_across = list(range(-p, W + p - k + 1, s))  # left columns of the windows
@@ -179,10 +185,10 @@ plt.show()
 
 # %% [markdown]
 # The numbers say: with $k = 20$, $s = 10$, $p = 5$ three quarters of the pixels (the inner block) lie in four
-# windows, a band along each edge as wide as the padding lies in two, and the four corner squares in one. Along
-# one side a pixel is in two windows when it sits where neighbours overlap (they share $k - s$ pixels) and in one
-# at the ends, where the padding shifted the first window outwards; the count per pixel is the product of the
-# two sides' counts, so no pixel lies in exactly three.
+# windows, a band along each edge lies in two, and the four corner squares in one. Along one side $k = 2s$, so
+# away from the ends every pixel lies in exactly two windows, while near the ends only one window reaches it;
+# the count per pixel is the product of the two sides' counts (1 or 2 each), so no pixel lies in exactly three.
+# So "four tokens per pixel" is true of most pixels here, not of all, and it depends on $k$, $s$ and $p$.
 #
 # The animation shows the windows in the order the tokens come out: row by row, two windows per second. It is
 # built in memory (no files) with `imageio`.
@@ -276,9 +282,14 @@ check.soft_split_function(my_soft_split)
 # ## Rebuilding a picture from tokens
 #
 # **Back in place.** Every window knows where it came from, so the tokens can be put back. `F.fold` does the
-# putting back and *adds* the copies where windows overlap, so its result is the picture times the coverage
-# count above; `vitcourse.tokens.unsplit` divides by that count. With T2T's rule every pixel is covered, so the
-# picture comes back.
+# putting back and *adds* the copies where windows overlap. Writing $c(i, j)$ for the number of windows that
+# cover pixel $(i, j)$ (the heat map above) and $t_n(i, j)$ for window $n$'s copy of that pixel,
+#
+# $$\operatorname{fold}(t)(i, j) = \sum_{n \,\ni\, (i, j)} t_n(i, j) = c(i, j)\, x(i, j), \qquad
+# \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j),$$
+#
+# so `vitcourse.tokens.unsplit` divides by the coverage. With T2T's rule every pixel is covered ($c \ge 1$), so
+# the picture comes back.
 
 # %%
 summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)
@@ -294,7 +305,8 @@ assert gap < 1e-6
 # %% [markdown]
 # **T2T's way: one pixel per token.** Between its stages T2T does something else. The tokens sit on an
 # $n_{rows} \times n_{cols}$ grid; T2T lays each token on its grid cell as one *pixel* whose channels are the
-# token's entries: token $i$ goes to row $i$ // $n_{cols}$, column $i$ % $n_{cols}$. (T2T first passes the tokens
+# token's entries: token $i$ goes to row $\lfloor i / n_{cols} \rfloor$, column $i \bmod n_{cols}$, so the
+# $(N, C)$ token matrix becomes a $(C, n_{rows}, n_{cols})$ image. (T2T first passes the tokens
 # through a transformer, so in the model the channels are learned features; here we rebuild the raw tokens to see
 # the layout.)
 #
