@@ -174,7 +174,9 @@ def vit_pipeline(ax: Axes | None = None, batch: int = 13, model: nn.Module | Non
             None,
         ),
         (
-            f"+ position embedding E_pos\n(1 × {n_patch + 1} × {dim}, {model.pos_kind})",
+            f"+ position embedding E_pos\n(1 × {n_patch + 1} × {dim}, {model.pos_kind})"
+            if model.pos_embed is not None
+            else "no position embedding\n(pos_embed='none': nothing is added)",
             "layer",
             "(1)",
             s["embedded"],
