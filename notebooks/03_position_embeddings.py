@@ -147,10 +147,12 @@ a_swapped, out_swapped = attend(x[swap])
 print(f"weights {tuple(a.shape)}, output {tuple(out.shape)}")
 print(f"largest weight in a row: from {a.max(-1).values.min():.2f} to {a.max(-1).values.max():.2f}")
 print(
-    f"after the swap, weights = old weights with rows and columns 0, 2 swapped: {torch.allclose(a_swapped, a[swap][:, swap], atol=1e-6)}"
+    "after the swap, weights = old weights with rows and columns 0, 2 swapped:",
+    torch.allclose(a_swapped, a[swap][:, swap], atol=1e-6),
 )
 print(
-    f"after the swap, output  = old output with rows 0, 2 swapped:           {torch.allclose(out_swapped, out[swap], atol=1e-6)}"
+    "after the swap, output  = old output with rows 0, 2 swapped:          ",
+    torch.allclose(out_swapped, out[swap], atol=1e-6),
 )
 assert torch.allclose(a_swapped, a[swap][:, swap], atol=1e-6) and torch.allclose(
     out_swapped, out[swap], atol=1e-6
@@ -183,14 +185,16 @@ plt.show()
 #
 # **Where the course departs from the article series.** The article's demo used 4 tokens of length 9 with random
 # integers from 1 to 19, and the tokens themselves as queries, keys and values ($Q = K = V$). With such large
-# scores (hundreds, even after dividing by $\sqrt{9}$) the softmax saturates: a row that puts all its weight on
+# scores (printed below, after dividing by $\sqrt{9}$) the softmax saturates: a row that puts all its weight on
 # one token outputs a copy of that token, so the demo shows equivariance of a map that barely mixes anything.
 # The same construction, measured (seeded): three of the four rows give one token a weight of 1.0000 to four
 # decimals. That is why the course uses layer-normed picture tokens and separate random $W_q, W_k, W_v$ above.
 
 # %%
 article_x = torch.randint(1, 20, (4, 9), generator=torch.Generator().manual_seed(1)).float()  # (4, 9)
-article_a = torch.softmax(article_x @ article_x.T / math.sqrt(9), dim=-1)  # (4, 4)
+article_scores = article_x @ article_x.T / math.sqrt(9)  # (4, 4)
+article_a = torch.softmax(article_scores, dim=-1)  # (4, 4)
+print(f"scaled scores from {article_scores.min():.0f} to {article_scores.max():.0f}")
 print(
     "largest weight in each row, Q = K = V = integer tokens:",
     [f"{m:.4f}" for m in article_a.max(-1).values.tolist()],
@@ -250,7 +254,8 @@ def table_by_hand(n: int, d: int) -> torch.Tensor:
 small = table_by_hand(grid.total, P * P)  # (15, 400): one row per patch token
 from_package = position.sinusoidal_table(grid.total, P * P)
 print(
-    f"by hand {tuple(small.shape)}, vitcourse {tuple(from_package.shape)}, equal within 1e-6: {torch.allclose(small, from_package, atol=1e-6)}"
+    f"by hand {tuple(small.shape)}, vitcourse {tuple(from_package.shape)}, "
+    f"equal within 1e-6: {torch.allclose(small, from_package, atol=1e-6)}"
 )
 assert torch.allclose(small, from_package, atol=1e-6)
 
@@ -321,7 +326,8 @@ same_along_diagonals = all(
 )
 print(f"dot products {tuple(dots.shape)}; constant along the diagonals checked: {same_along_diagonals}")
 print(
-    f"PE_i . PE_i = {dots[0, 0]:.1f} (= d / 2 = {table.shape[1] // 2}), PE_i . PE_(i+1) = {dots[0, 1]:.1f}, PE_i . PE_(i+50) = {dots[0, 50]:.1f}"
+    f"PE_i . PE_i = {dots[0, 0]:.1f} (= d / 2 = {table.shape[1] // 2}), "
+    f"PE_i . PE_(i+1) = {dots[0, 1]:.1f}, PE_i . PE_(i+50) = {dots[0, 50]:.1f}"
 )
 assert same_along_diagonals
 ax = plots.show_matrix(
@@ -335,9 +341,9 @@ ax = plots.show_matrix(
 plt.show()
 
 # %% [markdown]
-# This is a *1-D* notion of distance: in the 15-row table of the picture's patches, slots 4 and 5 (patches 5 and
-# 6) are neighbours, but patch 5 ends the top row on the right and patch 6 starts the middle row on the left. The table does not know the patch grid; a model must learn what slot distance
-# means in 2-D.
+# This is a *1-D* notion of distance: in the 15-row table of the picture's patches, slots 4 and 5 (patches 5
+# and 6) are neighbours, but patch 5 ends the top row on the right and patch 6 starts the middle row on the
+# left. The table does not know the patch grid; a model must learn what slot distance means in 2-D.
 #
 # ### Adding the table to the picture's tokens
 #
@@ -410,9 +416,8 @@ for name, t in (
         f"{name:31s} shape {tuple(t.shape)}, std {t.std().item():.4f}, largest |value| {t.abs().max().item():.4f}"
     )
 outside = math.erfc(2 / math.sqrt(2))  # P(|z| > 2) for a standard normal
-print(
-    f"share of a normal beyond 2 std: {outside:.3f}; std of a normal cut at 2 std: 0.02 x {math.sqrt(1 - 4 * math.exp(-2) / math.sqrt(2 * math.pi) / (1 - outside)):.3f}"
-)
+cut_std = math.sqrt(1 - 4 * math.exp(-2) / math.sqrt(2 * math.pi) / (1 - outside))  # 1 - 2a phi(a) / (1 - P)
+print(f"share of a normal beyond 2 std: {outside:.3f}; std of a normal cut at 2 std: 0.02 x {cut_std:.3f}")
 
 # %% [markdown]
 # Before training, the vectors of different slots point in unrelated directions: random vectors of length 768
@@ -423,7 +428,8 @@ print(
 sims = position.cosine_similarity_grid(learned, grid.rows, grid.cols)  # (3, 5, 3, 5)
 off_diagonal = sims.reshape(grid.total, grid.total)[~torch.eye(grid.total, dtype=torch.bool)]
 print(
-    f"cosine similarity between different slots: mean {off_diagonal.mean():.3f}, largest |value| {off_diagonal.abs().max():.3f}"
+    f"cosine similarity between different slots: mean {off_diagonal.mean():.3f}, "
+    f"largest |value| {off_diagonal.abs().max():.3f}"
 )
 plots.show_similarity_grid(
     sims, title="learned position embedding before training: cosine similarity of each patch with all"

@@ -125,8 +125,8 @@ print(
 # The matrix products for the first batch item, as heatmaps (the first 20 tokens, so each cell can be seen;
 # the products use all 100). What to look for in the weights: every row (query) has its own pattern; the rows
 # are far from uniform, with some keys getting several times the average weight 1/100 and many almost none; and
-# so the output rows differ from each other, each a different mix of the values. An average of many values is smaller than the values themselves, so the last panel
-# uses a colour range three times narrower.
+# so the output rows differ from each other, each a different mix of the values. An average of many values is
+# smaller than the values themselves, so the last panel uses a colour range three times narrower.
 
 # %%
 show = 20
@@ -180,7 +180,8 @@ fig.tight_layout()
 plt.show()
 top = weights.max(dim=-1).values  # (B, heads, N): the largest weight of each row
 print(
-    f"largest weight in a row: median {top.median().item():.2f} (uniform rows would give 1/100 = 0.01, one-hot rows 1)"
+    f"largest weight in a row: median {top.median().item():.2f} "
+    "(uniform rows would give 1/100 = 0.01, one-hot rows 1)"
 )
 
 # %% [markdown]
@@ -224,7 +225,8 @@ with torch.no_grad():
 entropy_scaled = torch.special.entr((scores_cpu * scale).softmax(-1)).sum(-1).mean()
 entropy_unscaled = torch.special.entr(scores_cpu.softmax(-1)).sum(-1).mean()
 print(
-    f"mean row entropy: scaled {entropy_scaled:.2f} nats, unscaled {entropy_unscaled:.2f} nats, uniform ln 100 = {math.log(100):.2f}"
+    f"mean row entropy: scaled {entropy_scaled:.2f} nats, unscaled {entropy_unscaled:.2f} nats, "
+    f"uniform ln 100 = {math.log(100):.2f}"
 )
 assert entropy_scaled > entropy_unscaled
 
@@ -255,7 +257,8 @@ for d_k in (4, 16, 64, 256, 1024):
 
 # %%
 print(
-    f"walk-through: var(QK^T) = {scores_cpu.var().item():.1f}, var(QK^T / 8) = {(scores_cpu * scale).var().item():.2f}"
+    f"walk-through: var(QK^T) = {scores_cpu.var().item():.1f}, "
+    f"var(QK^T / 8) = {(scores_cpu * scale).var().item():.2f}"
 )
 d_k = 256
 qrow, keys = torch.randn(1, d_k, generator=gen), torch.randn(100, d_k, generator=gen)
@@ -307,7 +310,8 @@ with torch.no_grad():
     glued = o4.transpose(1, 2).reshape(batch, n_tokens, dim)  # (B, N, 4, 16) -> (B, N, 64)
     out4 = proj(glued)  # (B, N, 64)
 print(
-    f"head_dim {head_dim}: Q per head {tuple(q4.shape)}, weights {tuple(w4.shape)}, per-head output {tuple(o4.shape)}"
+    f"head_dim {head_dim}: Q per head {tuple(q4.shape)}, weights {tuple(w4.shape)}, "
+    f"per-head output {tuple(o4.shape)}"
 )
 print(f"glued back: {tuple(glued.shape)}, projected: {tuple(out4.shape)}")
 
@@ -378,7 +382,8 @@ for name, value in counted.items():
     label = "QK^T and weights @ V" if name == "(model)" else name
     print(f"{label:22s} counted {value:9,d}   formula {formula[name]:9,d}")
 print(
-    f"{'total':22s} counted {sum(counted.values()):9,d}   4ND^2 + 2N^2D = {4 * n_tokens * dim**2 + 2 * n_tokens**2 * dim:9,d}"
+    f"{'total':22s} counted {sum(counted.values()):9,d}   "
+    f"4ND^2 + 2N^2D = {4 * n_tokens * dim**2 + 2 * n_tokens**2 * dim:9,d}"
 )
 assert counted == formula
 
@@ -457,12 +462,12 @@ with torch.no_grad():
     _, pic_steps = att_pic.steps(picture_tokens)
 pic_weights = pic_steps.weights[0, :, query].cpu()  # (heads, 15)
 raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
-print(
-    f"pixels of patches 4 and 5: largest difference {(raw_patches[3] - raw_patches[4]).abs().max():.2f}, mean difference {(raw_patches[3] - raw_patches[4]).abs().mean():.3f}"
-)
+gap = (raw_patches[3] - raw_patches[4]).abs()  # (400,): patches 4 and 5, pixel by pixel
+print(f"pixels of patches 4 and 5: largest difference {gap.max():.2f}, mean difference {gap.mean():.3f}")
 for h in range(4):
     print(
-        f"head {h}: weight of patch 8 on patch 4 {pic_weights[h, 3]:.3f}, on patch 5 {pic_weights[h, 4]:.3f}, largest {pic_weights[h].max():.3f}"
+        f"head {h}: weight of patch 8 on patch 4 {pic_weights[h, 3]:.3f}, on patch 5 {pic_weights[h, 4]:.3f}, "
+        f"largest {pic_weights[h].max():.3f}"
     )
 plots.show_attention_on_picture(
     picture, pic_weights, 20, query, title=f"Random 4-head attention of patch {query + 1} (outlined)"
@@ -492,6 +497,6 @@ check.attention_parameter_count(answer_parameters)
 # - Heads cut the channels into groups that attend separately, each scaled by its own head_dim; they are glued
 #   back, head 0 first, before `proj`. They add no weights. One layer costs $4ND^2 + 2N^2D$ multiply-adds.
 #
-# **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) stacks attention and an MLP into encoder blocks and
-# builds the whole ViT; [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token
+# **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) stacks attention and an MLP into encoder
+# blocks and builds the whole ViT; [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token
 # length.
