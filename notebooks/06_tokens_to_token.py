@@ -146,7 +146,7 @@ plt.show()
 #
 # **Why the skip goes through $V$.** An encoder block adds its input back, $X + \mathrm{Attn}(\mathrm{LN}(X))$;
 # here $X$ has length 49 and the attention output 64, so they cannot be added. $V$ already has length 64 and is
-# a direct linear image of the input, so T2T adds $V$ instead (with several heads, $V$'s heads are merged back
+# a linear image of the (normalised) input, so T2T adds $V$ instead (with several heads, $V$'s heads are merged back
 # side by side first). The MLP (hidden width $\text{chan} \times 1$) keeps length 64 and has an ordinary residual.
 # T2T scales $QK^\top$ by $\text{dim}^{-1/2}$ (the official code's choice); a bare `TokenTransformer` takes
 # $\text{chan}^{-1/2}$ unless told otherwise, which does not change any shape.

@@ -340,7 +340,8 @@ def token_transformer(
     _arrow(ax, (cx, 12.5), (cx, 11.6), x_in)
     box(11.2, f"qkv: Linear {dim} → 3 × {chan}, no bias")
     _arrow(ax, (cx, 10.8), (cx, 9.9), f"q, k, v: {_shape(batch, num_heads, tokens, head_dim)} each")
-    box(9.5, f"softmax(q kᵀ × scale) v, {num_heads} head{'s' if num_heads > 1 else ''}", "op")
+    heads = f"{num_heads} head{'s' if num_heads > 1 else ''}"
+    box(9.5, f"softmax(q kᵀ × scale) v, {heads}", "op")
     _arrow(ax, (cx, 9.1), (cx, 8.2), f"heads merged: {x_mid}")
     box(7.8, f"proj: Linear {chan} → {chan}")
     _arrow(ax, (cx, 7.4), (cx, 6.85))
@@ -358,9 +359,7 @@ def token_transformer(
     ax.text(0.85, 3.7, "residual", fontsize=8, color="#311b92", rotation=90, ha="right", va="center")
     _arrow(ax, (cx, 1.45), (cx, 0.95), x_mid)
     box(0.55, f"tokens out: length {chan}", "data")
-    ax.set_title(
-        f"Token transformer: tokens of length {dim} in, {chan} out, {num_heads} head, skip through v"
-    )
+    ax.set_title(f"Token transformer: tokens of length {dim} in, {chan} out, {heads}, skip through v")
     return ax
 
 
