@@ -109,13 +109,14 @@ print(f"QK^T: {tuple(scores.shape)}, scale = {head_dim}^-0.5 = {scale}, weights:
 # ### 3. Averaging the values and projecting
 #
 # Each token's output is its row of weights times the values: a weighted average of the 100 value vectors.
-# The heads are glued back side by side (here there is one) and a last linear layer, `proj`, mixes the
-# channels. In a transformer block the input $x$ is then added back (a residual connection, notebook 05).
+# The heads are glued back side by side (here there is only one, so merging just drops the head axis) and a
+# last linear layer, `proj`, mixes the channels. In a transformer block the input $x$ is then added back (a
+# residual connection, notebook 05).
 
 # %%
 with torch.no_grad():
     mixed_values = weights @ v  # (B, heads, N, head_dim)
-    merged = mixed_values.transpose(1, 2).reshape(batch, n_tokens, dim)  # (B, N, heads * head_dim)
+    merged = mixed_values[:, 0]  # (B, N, head_dim) = (B, N, D): with one head, merging drops the head axis
     out = proj(merged)  # (B, N, D)
 print(
     f"weights @ V: {tuple(mixed_values.shape)} -> heads merged {tuple(merged.shape)} -> proj {tuple(out.shape)}"
@@ -296,6 +297,23 @@ answer_shape = (8, 12, 197, 197)
 check.scores_shape(answer_shape)
 
 # %% [markdown]
+# **Exercise 3 (coding, before the next cell shows it).** Write `merge_heads(o)`, which glues per-head outputs
+# of shape (B, heads, N, head_dim) back into (B, N, heads · head_dim), head 0's channels first (the qkv split
+# above is the reverse operation). The check names the two usual ways of getting the order wrong.
+
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+def merge_heads(o: torch.Tensor) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    b, h, n, d = o.shape
+    return o.transpose(1, 2).reshape(b, n, h * d)  # (B, N, heads, head_dim) -> (B, N, heads * head_dim)
+    ### END SOLUTION
+
+
+# %%
+check.merge_heads_function(merge_heads)
+
+# %% [markdown]
 # With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
 
 # %%
@@ -334,23 +352,6 @@ plt.show()
 # %% [markdown]
 # Each head has its own pattern over the same tokens: different groups of channels compare different things.
 #
-# **Exercise 3 (coding).** Write `merge_heads(o)`, which glues per-head outputs of shape (B, heads, N,
-# head_dim) back into (B, N, heads · head_dim), head 0's channels first. The check names the two usual ways of
-# getting the order wrong.
-
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-def merge_heads(o: torch.Tensor) -> torch.Tensor:
-    ### BEGIN SOLUTION
-    b, h, n, d = o.shape
-    return o.transpose(1, 2).reshape(b, n, h * d)  # (B, N, heads, head_dim) -> (B, N, heads * head_dim)
-    ### END SOLUTION
-
-
-# %%
-check.merge_heads_function(merge_heads)
-
-# %% [markdown]
 # ### Weights and multiply-adds
 #
 # Heads cost no extra weights: one qkv layer ($D \to 3D$, $3D^2 + 3D$ numbers with its bias) and one `proj`
