@@ -376,9 +376,14 @@ check.t2t_grids_function(my_t2t_grids)
 # ## 6. T2T-ViT end to end
 #
 # T2T-ViT is the T2T module followed by the ViT body of notebook 05 (prediction token, fixed sinusoidal position
-# table, encoder blocks without qkv bias, norm, head). `vitcourse.models.T2TViT` defaults to T2T-ViT-14's width
-# and depth on the picture; the run below keeps its width and one of its 14 blocks (every block keeps the shape,
-# and initialising all 14 takes a while on a CPU). The next cell counts the full sizes without building weights.
+# table, encoder blocks without qkv bias, norm, head). Only the first line of ViT's equations changes:
+#
+# $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
+#   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
+#
+# `vitcourse.models.T2TViT` defaults to T2T-ViT-14's width and depth on the picture; the run below keeps its width
+# and one of its 14 blocks (every block keeps the shape, and initialising all 14 takes a while on a CPU). The next
+# cell counts the full sizes without building weights.
 
 # %%
 torch.manual_seed(0)
