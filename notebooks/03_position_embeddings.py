@@ -388,7 +388,13 @@ plt.show()
 # %% [markdown]
 # ## Learned position embeddings
 #
-# ViT does not fix the table: it makes it a parameter of shape (1, N + 1, D) and learns it with everything else.
+# ViT does not fix the table: it makes it a parameter $\mathbf{E}_\text{pos}$ of shape (1, N + 1, D), one row per
+# slot (the prediction token's included), and learns it with everything else. It enters exactly where the
+# sinusoidal table would, added to the tokens (ViT's equation 1, built in notebook 05):
+#
+# $$\mathbf{z}_0 = [\mathbf{x}_\text{class};\, \mathbf{x}_p^1\mathbf{E};\, \dots;\, \mathbf{x}_p^N\mathbf{E}]
+# + \mathbf{E}_\text{pos}, \qquad \mathbf{E}_\text{pos} \in \mathbb{R}^{(N+1) \times D}.$$
+#
 # How it starts:
 #
 # - ViT's official code draws it from a normal distribution with mean 0 and standard deviation 0.02, with no
@@ -485,6 +491,20 @@ def my_table(n: int, d: int) -> torch.Tensor:
 
 # %%
 check.sinusoidal_function(my_table)
+
+# %% [markdown]
+# **Exercise 4.** ViT-B/16 on 224 × 224 images ($D$ = 768) learns its position embedding. How many trainable
+# numbers does $\mathbf{E}_\text{pos}$ hold? (T2T-ViT's sinusoidal table of the same shape would add none: it
+# is computed from the formula and never trained.)
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_learned = None  # replace None with a number
+### BEGIN SOLUTION
+answer_learned = (14 * 14 + 1) * 768
+### END SOLUTION
+
+# %%
+check.learned_embedding_size(answer_learned)
 
 # %% [markdown]
 # ## Summary

@@ -34,12 +34,16 @@ def swapped_roles(n: int, d: int) -> torch.Tensor:
 
 VALUE_CHECKS = {
     check.sinusoidal_entry: math.cos(3 / 10000 ** (4 / 400)),
+    check.learned_embedding_size: 197 * 768,
 }
 FUNCTION_CHECKS = {
     check.permuted_weights_function: lambda a, p: a[p][:, p],
     check.sinusoidal_function: position.sinusoidal_table,
 }
 MISTAKES = [
+    (check.learned_embedding_size, 196 * 768, "prediction token's slot"),
+    (check.learned_embedding_size, 197, "whole vector"),
+    (check.learned_embedding_size, 197 * 768 * 12, "not one per block"),
     (check.sinusoidal_entry, math.sin(3 / 10000 ** (4 / 400)), "cosine"),
     (check.sinusoidal_entry, math.cos(3 / 10000 ** (5 / 400)), "2 * (j // 2)"),
     (check.permuted_weights_function, lambda a, p: a[p], "not the columns"),

@@ -16,7 +16,12 @@ from __future__ import annotations
 from ._core import Verdict
 from .nb01 import patch_count, patch_number, patchify_function, token_position
 from .nb02 import count_tokens_function, rebuild_function, soft_split_count, soft_split_function
-from .nb03 import permuted_weights_function, sinusoidal_entry, sinusoidal_function
+from .nb03 import (
+    learned_embedding_size,
+    permuted_weights_function,
+    sinusoidal_entry,
+    sinusoidal_function,
+)
 from .nb04 import (
     attention_entropy_function,
     attention_function,
@@ -49,6 +54,7 @@ __all__ = [
     "permuted_weights_function",
     "sinusoidal_entry",
     "sinusoidal_function",
+    "learned_embedding_size",
     "entropy_prediction",
     "attention_entropy_function",
     "scores_shape",

@@ -7,10 +7,15 @@ import math
 import numpy as np
 import torch
 
-from .. import position
-from ._core import Mistake, Verdict, check_function, describe, never_raises, say
+from .. import position, tokens
+from ._core import Mistake, Verdict, check_function, describe, int_answer, never_raises, say
 
-__all__ = ["permuted_weights_function", "sinusoidal_entry", "sinusoidal_function"]
+__all__ = [
+    "permuted_weights_function",
+    "sinusoidal_entry",
+    "sinusoidal_function",
+    "learned_embedding_size",
+]
 
 
 def _attention_weights(x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor) -> torch.Tensor:
@@ -150,3 +155,24 @@ def sinusoidal_function(func: object) -> Verdict:
         ),
     ]
     return check_function(func, "your sinusoidal table", cases, mistakes=mistakes)
+
+
+@never_raises
+def learned_embedding_size(answer: object) -> Verdict:
+    """Exercise 03.4: trainable numbers in ViT-B/16's learned position embedding at 224 x 224 (D = 768)."""
+    grid = tokens.count_tokens(224, 224, 16, 16, 0)
+    rows, d = grid.total + 1, 768  # one row per patch and one for the prediction token
+    return int_answer(
+        answer,
+        rows * d,
+        "trainable numbers in ViT-B/16's position embedding",
+        "One row of D numbers per slot: the 14 x 14 patches and the prediction token.",
+        wrong={
+            grid.total * d: "the prediction token's slot has a row too: 196 + 1 rows.",
+            grid.total + 1: "each slot holds a whole vector of D = 768 numbers, not one number.",
+            grid.total: "each of the 197 slots (196 patches + the prediction token) holds D = 768 numbers.",
+            12
+            * rows
+            * d: "there is one position embedding, added once before the first block, not one per block.",
+        },
+    )
