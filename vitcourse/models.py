@@ -9,6 +9,11 @@ Both models share one body (:class:`_Body`) and differ only in how they make tok
               encoder blocks "blocks.0 ..."              -> (B, N + 1, D)
               final LayerNorm "norm", then "head" on token 0 -> (B, num_classes)
 
+The body's settings (``embed_dim``, ``depth``, ``num_heads``, ...) are the same keyword arguments in both models,
+declared once in :class:`BodySettings`; each model's defaults are one row (:data:`VIT_DEFAULTS`,
+:data:`T2T_VIT_DEFAULTS`). Each model exposes its tokenizer as ``model.tokenizer`` and the parameters that
+weight decay should skip as ``model.no_weight_decay()``.
+
 Parameter names follow timm's ``VisionTransformer`` and the official T2T-ViT code where the structure is the
 same, so their checkpoints map onto these models key by key (see the README). Presets:
 ``vit_base/large/huge_patch16_224`` (timm's settings: LayerNorm eps 1e-6, qkv bias) and
@@ -34,6 +39,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BodySettings",
+    "BODY_SETTINGS",
+    "VIT_DEFAULTS",
+    "T2T_VIT_DEFAULTS",
+    "body_settings",
     "VisionTransformer",
     "TokensToToken",
     "T2TViT",
@@ -68,6 +77,7 @@ BODY_SETTINGS: tuple[str, ...] = tuple(BodySettings.__annotations__)
 
 
 def _row(*values: object) -> BodySettings:
+    """One row of body defaults, the values given in the order of :data:`BODY_SETTINGS`."""
     return cast(BodySettings, dict(zip(BODY_SETTINGS, values, strict=True)))
 
 
