@@ -314,6 +314,29 @@ def outline_rows_and_columns(ax: Axes, indices: Sequence[int], size: int, color:
     return ax
 
 
+def show_learning_rate(lrs: Sequence[float], warmup: int, ax: Axes | None = None, title: str = "") -> Axes:
+    """Plot the learning rate of every training step (e.g. ``TrainResult.lrs``) and mark the end of the warm-up.
+
+    Args:
+        lrs: the learning rate each step used, step 0 first.
+        warmup: warm-up steps; a dotted line marks where the cosine decay starts.
+        ax: the axes to draw on (a new figure when None).
+        title: the axes title.
+
+    Returns:
+        The axes.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 3))
+    ax.plot(range(len(lrs)), list(lrs), color="tab:purple")
+    ax.axvline(warmup, color="grey", ls=":", label=f"end of warm-up (step {warmup})")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("learning rate")
+    ax.set_title(title or "learning rate: linear warm-up, then cosine decay to 0")
+    ax.legend()
+    return ax
+
+
 def show_counts(
     counts: torch.Tensor | np.ndarray,
     ax: Axes | None = None,
