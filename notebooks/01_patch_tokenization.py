@@ -16,9 +16,11 @@
 # %% [markdown]
 # # 01 · Patch tokenization
 #
-# A transformer works on a *sequence of tokens*. A Vision Transformer (ViT) makes that sequence from an image in
-# the simplest way there is: it cuts the image into square patches, flattens each patch into a vector, and
-# projects every vector to the model's token length.
+# A transformer works on a *sequence of tokens*: a token is one vector, one item of the sequence (in a language
+# model, a word or a piece of a word). A Vision Transformer (ViT) makes that sequence from an image in the
+# simplest way there is: it cuts the image into square patches, flattens each patch into a vector (its length is
+# the *token length*), and projects every vector to the model width $D$ (the embedding size), the length every
+# vector keeps inside the transformer.
 #
 # **Learning goals.** After this notebook you can
 # 1. compute how many patches an image makes and how long each token is,
@@ -50,7 +52,8 @@ print(f"image batch: B={B}, C={C}, H={H}, W={W}")
 # %% [markdown]
 # ## How many patches?
 #
-# An image $x \in \mathbb{R}^{H \times W \times C}$ cut into patches of $P \times P$ pixels gives
+# An image $x \in \mathbb{R}^{H \times W \times C}$ (the paper's layout, channels last; PyTorch stores a batch of
+# images as (B, C, H, W), channels first, as printed above) cut into patches of $P \times P$ pixels gives
 #
 # $$N = \frac{H}{P} \cdot \frac{W}{P} = \frac{H\,W}{P^2}$$
 #
@@ -64,6 +67,8 @@ rows, cols = H // P, W // P
 N = H * W // P**2
 print(f"P = {P}: H % P = {H % P}, W % P = {W % P} (0 means P divides the side)")
 print(f"{rows} rows x {cols} columns = N = {N} patches, each a token of length P^2 * C = {P * P * C}")
+# count_tokens(height, width, kernel, stride, padding) counts sliding windows (notebook 02 derives it);
+# a patch grid is windows of kernel P moved by stride P, with padding 0
 assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 
 # %% [markdown]
@@ -97,19 +102,24 @@ r, c = divmod(number - 1, cols)  # patch row and column, counted from 0
 patch = image[0, 0, r * P : (r + 1) * P, c * P : (c + 1) * P]  # (P, P)
 token = patch.reshape(-1)  # (P*P,): row after row of the patch
 print(f"patch {number}: patch row {r + 1} of {rows}, patch column {c + 1} of {cols} (counted from 1)")
-print(f"pixels: rows {r * P}-{(r + 1) * P}, columns {c * P}-{(c + 1) * P}, shape {tuple(patch.shape)}")
+print(f"pixels: rows {r * P}-{(r + 1) * P - 1}, columns {c * P}-{(c + 1) * P - 1} (both ends included)")
+print(f"patch shape {tuple(patch.shape)}")
 print(f"its token: shape {tuple(token.shape)}, {len(token.unique())} different values")
 
 # %%
 fig = plt.figure(figsize=(10, 3.2))
 ax_patch = fig.add_axes([0.05, 0.3, 0.22, 0.62])
-plots.show_picture(patch, ax=ax_patch, title=f"patch {number}", colorbar=False)
+plots.show_picture(patch, ax=ax_patch, title=f"patch {number}")
 ax_patch.set_xticks(range(0, P + 1, 5))
 ax_patch.set_yticks(range(0, P + 1, 5))
-ax_strip = fig.add_axes([0.35, 0.45, 0.6, 0.25])
+ax_patch.set_xlabel("column in the patch")
+ax_patch.set_ylabel("row in the patch")
+ax_strip = fig.add_axes([0.42, 0.45, 0.53, 0.25])
 plots.show_token_strip(
     token, ax=ax_strip, title=f"patch {number} flattened: a token of length {token.numel()}"
 )
+ax_strip.set_ylabel("token")
+fig.colorbar(ax_strip.images[0], ax=ax_strip, fraction=0.03, pad=0.02, label="brightness")
 for k in range(1, P):
     ax_strip.axvline(k * P - 0.5, color="w", lw=0.4)  # where one row of the patch ends
 plt.show()
@@ -119,7 +129,8 @@ plt.show()
 # read like a book, $P$ pixels at a time.
 #
 # **Exercise 2 (transfer).** The grid above is for $P = 20$. With $P = 10$ instead, which patch number (counted
-# from 1, row by row) holds the pixel at row 45, column 30?
+# from 1, row by row) holds the pixel at row 45, column 30? Pixel rows and columns count from 0, as in the
+# tensor (row 0 is the top row), while patch numbers count from 1.
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
 answer_number = None  # replace None with your answer
@@ -172,7 +183,7 @@ plt.show()
 # With more than one channel, each token holds *all* channels of its patch. `nn.Unfold` keeps them apart: first
 # the $P^2$ values of channel 0 row by row, then those of channel 1, and so on, the order $(C, P, P)$.
 #
-# **Exercise 3 (predict).** ViT-Base cuts RGB images into 16 × 16 patches. In a token, at which position
+# **Exercise 3 (predict).** ViT-B/16 (ViT-Base with 16 × 16 patches) cuts RGB images into 16 × 16 patches. In a token, at which position
 # (counted from 0) is the value of channel 1 (green) for the pixel at row 2, column 5 of the patch?
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
@@ -224,9 +235,11 @@ check.patchify_function(my_patchify)
 # ## Projecting the tokens
 #
 # A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map
-# $E \in \mathbb{R}^{(P^2 C) \times D}$ plus a bias projects every token to the model's length $D$:
+# $E \in \mathbb{R}^{(P^2 C) \times D}$ projects every token to the model width $D$. The ViT paper's Eq. 1
+# writes the map without a bias, $x_p E$; implementations use `nn.Linear` or `nn.Conv2d`, which add one, so here
 # $z = x_p E + b$. ViT-Base uses $D = 768$ (ViT paper, Table 1). `vitcourse.tokens.PatchTokenizer` does both
-# steps, split then project; here they are one at a time.
+# steps, split then project; here they are one at a time. `nn.Linear` stores its weight as (out, in) =
+# $(D, P^2 C)$ and computes $x W^\top + b$, so $E$ is the transposed weight.
 
 # %%
 D = 768
@@ -234,9 +247,10 @@ tokenizer = tokens.PatchTokenizer((H, W), patch_size=P, in_chans=C, embed_dim=D)
 print(tokenizer)
 img = image.to(device)
 split = tokenizer.split(img)  # (B, N, C*P*P)
-projected = split @ tokenizer.proj.weight.T + tokenizer.proj.bias  # (B, N, D): z = x_p E + b
+E = tokenizer.proj.weight.T  # (C*P*P, D): nn.Linear's weight is (D, C*P*P), (out, in)
+projected = split @ E + tokenizer.proj.bias  # (B, N, D): z = x_p E + b
 print(f"step 1, split:   {tuple(img.shape)} -> {tuple(split.shape)}")
-print(f"step 2, project: {tuple(split.shape)} -> {tuple(projected.shape)}")
+print(f"step 2, project: {tuple(split.shape)} @ E {tuple(E.shape)} -> {tuple(projected.shape)}")
 assert torch.allclose(tokenizer(img), projected, atol=1e-5)
 n_params = sum(p.numel() for p in tokenizer.parameters())
 print(f"learned weights: {P * P * C} x {D} + {D} = {P * P * C * D + D:,}; the module holds {n_params:,}")
@@ -246,35 +260,45 @@ assert n_params == P * P * C * D + D
 # ## Unfold + Linear is a strided convolution
 #
 # A `Conv2d` with `kernel_size = stride = P` looks at each patch exactly once and computes, for each of its $D$
-# filters, a weighted sum of the patch's pixels plus a bias: the same dot products as the linear map above. With
-# the convolution's weights set to the linear weights reshaped to (D, C, P, P) the two give the same tokens; the
-# cell compares them with `nn.Conv2d` itself. This is how most libraries (and the lecture slides) write the patch
-# embedding.
+# filters, a weighted sum of the patch's pixels plus a bias: the same dot products as the linear map above. A
+# convolution weight has the shape (D, C, P, P): filter, channel, row, column. Row $d$ of the linear weight holds
+# its $P^2 C$ numbers in the token's order, $(C, P, P)$, so reshaping it to (D, C, P, P) puts every number on the
+# pixel it multiplies. (Were the tokens in another order, this reshape would pair weights with the wrong pixels:
+# the cell shows it with each filter transposed.) The cell compares the result with `nn.Conv2d` itself, with
+# TF32 turned off for the convolution: on a GPU, PyTorch lets cuDNN convolutions use TF32, which keeps about 3
+# significant digits, while the linear map runs in full float32. This is how most libraries write the patch
+# embedding (timm's `PatchEmbed`; the official ViT code's `embedding` layer is a convolution with
+# kernel = stride = patch size).
 
 # %%
 conv = nn.Conv2d(C, D, kernel_size=P, stride=P).to(device)
-with torch.no_grad():
-    conv.weight.copy_(tokenizer.proj.weight.reshape(D, C, P, P))
+full_float32 = torch.backends.cudnn.flags(enabled=torch.backends.cudnn.enabled, allow_tf32=False)
+with torch.no_grad(), full_float32:
+    conv.weight.copy_(tokenizer.proj.weight.reshape(D, C, P, P))  # (D, C*P*P) -> (D, C, P, P)
     conv.bias.copy_(tokenizer.proj.bias)
     feature_map = conv(img)  # (B, D, rows, cols)
     from_conv = feature_map.flatten(2).transpose(1, 2)  # (B, N, D)
     gap = (from_conv - tokenizer(img)).abs().max().item()
+    conv.weight.copy_(conv.weight.transpose(2, 3).clone())  # each filter transposed: the wrong pairing
+    wrong_gap = (conv(img).flatten(2).transpose(1, 2) - tokenizer(img)).abs().max().item()
 print(f"conv output {tuple(feature_map.shape)} -> flatten -> {tuple(from_conv.shape)}")
 print(f"largest difference from Unfold + Linear below 1e-5: {gap < 1e-5}")
-assert gap < 1e-5
+print(f"with each filter transposed, largest difference above 0.1: {wrong_gap > 0.1}")
+assert gap < 1e-5 and wrong_gap > 0.1
 
 # %% [markdown]
-# The lecture-slide example: a 224 × 224 RGB image and 16 × 16 patches give a 768 × 14 × 14 feature map, which
-# flattens into 196 tokens of length 768. (Here 768 is both $D$ and, by coincidence, $3 \cdot 16^2$.)
+# ViT-B/16's own setting: a 224 × 224 RGB image and 16 × 16 patches give a 768 × 14 × 14 feature map, which
+# flattens into 196 vectors of width $D = 768$. (Here 768 is both $D$ and, by coincidence, the token length
+# $3 \cdot 16^2$.)
 
 # %%
 rgb = torch.randn(1, 3, 224, 224, device=device)
-slides_conv = nn.Conv2d(3, 768, kernel_size=16, stride=16).to(device)
+b16_conv = nn.Conv2d(3, 768, kernel_size=16, stride=16).to(device)
 with torch.no_grad():
-    fmap = slides_conv(rgb)  # (1, 768, 14, 14)
-slide_tokens = fmap.flatten(2).transpose(1, 2)  # (1, 196, 768)
+    fmap = b16_conv(rgb)  # (1, 768, 14, 14)
+b16_tokens = fmap.flatten(2).transpose(1, 2)  # (1, 196, 768)
 print(
-    f"{tuple(rgb.shape[1:])} -> Conv2d -> {list(fmap.shape[1:])} -> flatten -> {list(slide_tokens.shape[1:])}"
+    f"{tuple(rgb.shape[1:])} -> Conv2d -> {list(fmap.shape[1:])} -> flatten -> {list(b16_tokens.shape[1:])}"
 )
 print(
     f"count_tokens: {tokens.count_tokens(224, 224, 16, 16, 0)}; raw token length 3 * 16 * 16 = {3 * 16 * 16}"
@@ -309,10 +333,11 @@ print(widgets.patch_view(picture, 7)[1])
 # %% [markdown]
 # ## Summary
 #
-# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches; each flattens into a token of length $P^2C$,
-#   channel by channel, each channel row by row (the order $(C, P, P)$).
-# - On the picture, $P = 20$ gives 15 tokens of length 400, projected to (1, 15, 768).
+# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches; each flattens into a token of length $P^2C$.
+#   With `nn.Unfold` / `nn.Conv2d` the token holds channel by channel, each channel row by row (the order
+#   $(C, P, P)$); code written with einops often puts the channels innermost, $(P, P, C)$.
+# - On the picture, $P = 20$ gives 15 tokens of length 400, projected to model width 768: (1, 15, 768).
 # - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens.
-# - Patches do not overlap: a pixel belongs to exactly one token, and an edge between two patches is cut in two.
+# - Patches do not overlap: a pixel belongs to exactly one token, and a shape that crosses a patch border is cut in two.
 #
 # **Next:** [02 Soft split](02_soft_split.ipynb) lets the windows overlap, the first idea of Tokens-to-Token.

@@ -34,6 +34,7 @@ MISTAKES = [
     (check.patch_count, 600, "divide by P²"),
     (check.patch_count, 15, "count for P = 20"),
     (check.patch_number, 43, "counted from 0"),
+    (check.patch_number, 43, "they count from 0"),
     (check.patch_number, 23, "column by column"),
     (check.patch_number, 12, "patch for P = 20"),
     (check.patch_number, 28, "not H / P"),

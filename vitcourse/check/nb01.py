@@ -49,7 +49,10 @@ def patch_number(answer: object) -> Verdict:
         "patch holding pixel (45, 30) with P = 10",
         "Find the patch row (45 // 10) and column (30 // 10); there are 10 patches per row; numbering starts at 1.",
         wrong={
-            (row // p) * per_row + col // p: "that is the index counted from 0; patch numbers start at 1.",
+            (row // p) * per_row
+            + col // p: "one too small: either that is the patch index counted from 0 (patch numbers start "
+            "at 1), or you counted the pixel's row and column from 1 (they count from 0, so row 45 is the 46th "
+            "row and column 30 the 31st).",
             (col // p) * per_col
             + row // p
             + 1: "you numbered the patches column by column; the order is row "
