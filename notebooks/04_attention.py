@@ -42,6 +42,8 @@ import math
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 from torch import nn
 
 import vitcourse
@@ -56,8 +58,9 @@ device = vitcourse.get_device()
 # ## The walk-through sizes
 #
 # A batch of 13 items, each 100 tokens of length $D$ = 64. Inside a transformer block attention reads tokens
-# that a layer norm has just scaled to mean 0 and variance 1 (notebook 05), so we draw the tokens from a
-# standard normal distribution, which has the same statistics.
+# that a *layer norm* has just normalised: each token is shifted and scaled so that its own $D$ entries have
+# mean 0 and variance 1 (notebook 05 covers layer norm fully). So we draw the tokens from a standard normal
+# distribution, which has the same statistics.
 
 # %%
 batch, n_tokens, dim = 13, 100, 64
@@ -71,9 +74,19 @@ print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
 # $W_q, W_k, W_v$ side by side, as timm stores them). We keep a head axis of size 1 so that the same code works
 # for several heads later.
 #
-# We draw the weights with standard deviation $1/\sqrt{D}$, so that each entry of q and k has variance about 1:
-# the setting of the variance argument further down. (A freshly built `nn.Linear` draws smaller weights, which
-# makes every row of weights much flatter.)
+# We draw the weights with standard deviation $1/\sqrt{D}$: each entry of q is then a sum of $D$ products, each
+# with variance $1/D$, so q and k have variance about 1, the setting assumed in "Why divide by $\sqrt{d_k}$"
+# below. A freshly built `nn.Linear` draws its weights uniformly from $[-1/\sqrt{D}, 1/\sqrt{D}]$ ($D$ its
+# input length), which has standard deviation $1/\sqrt{3D}$, so its q would have variance about 1/3 (printed
+# below for comparison).
+#
+# **The reshape and the permute, axis by axis.** The $3D$ numbers of a token are laid out as three blocks,
+# [q | k | v] ($W_q, W_k, W_v$ side by side), and inside each block the $D$ = heads · head_dim channels come
+# head by head. So `reshape(batch, n_tokens, 3, heads, head_dim)` reads the last axis from the outside in:
+# the 3 comes first because it is the outermost block, then the heads, then the channels of one head.
+# `permute(2, 0, 3, 1, 4)` lists the old axes in their new order: 2 (q, k or v) first, so that unpacking
+# gives q, k and v; then 0 (batch), 3 (head), 1 (token) and 4 (channel of the head). The heads go before the
+# tokens so that a matrix product over the last two axes compares tokens with tokens inside each head.
 
 # %%
 torch.manual_seed(0)
@@ -85,11 +98,14 @@ heads = 1
 head_dim = dim // heads
 with torch.no_grad():
     mixed = qkv(x)  # (B, N, 3 * D)
-    q, k, v = mixed.reshape(batch, n_tokens, 3, heads, head_dim).permute(
-        2, 0, 3, 1, 4
-    )  # each (B, heads, N, head_dim)
-print(f"qkv(x): {tuple(mixed.shape)} -> Q, K, V each {tuple(q.shape)}  (batch, heads, tokens, channels)")
+    split = mixed.reshape(batch, n_tokens, 3, heads, head_dim)  # (B, N, 3, heads, head_dim)
+    stacked = split.permute(2, 0, 3, 1, 4)  # (3, B, heads, N, head_dim)
+    q, k, v = stacked  # each (B, heads, N, head_dim)
+    q_default = nn.Linear(dim, dim * 3).to(device)(x)[..., :dim]  # q of a freshly built layer, (B, N, D)
+print(f"qkv(x): {tuple(mixed.shape)} -> reshape {tuple(split.shape)} -> permute {tuple(stacked.shape)}")
+print(f"Q, K, V each {tuple(q.shape)}  (batch, heads, tokens, channels)")
 print(f"variance of the entries of q: {q.var().item():.2f}, of k: {k.var().item():.2f}")
+print(f"variance of q with nn.Linear's own weights: {q_default.var().item():.2f}")
 
 # %% [markdown]
 # ### 2. Scores, scale and softmax
@@ -124,10 +140,17 @@ print(
 
 # %% [markdown]
 # The matrix products for the first batch item, as heatmaps (the first 20 tokens, so each cell can be seen;
-# the products use all 100). What to look for in the weights: every row (query) has its own pattern; the rows
-# are far from uniform, with some keys getting several times the average weight 1/100 and many almost none; and
-# so the output rows differ from each other, each a different mix of the values. An average of many values is
-# smaller than the values themselves, so the last panel uses a colour range three times narrower.
+# the products use all 100). The weights panel shows 20 of the 100 keys of each row, so its rows do not sum
+# to 1. What to look for in the weights: every row (query) has its own pattern; the rows are far from uniform,
+# with some keys getting several times the average weight 1/100 and many almost none; and so the output rows
+# differ from each other, each a different mix of the values.
+#
+# Each output row is a *convex combination* of the value rows (weights positive, summing to 1): in every
+# channel it lies between the smallest and the largest value. For independent values of variance 1 its
+# variance is $\sum_j a_{ij}^2$, the sum of the squared weights of its row, which is small when the weight is
+# spread over many keys. Printed below the figure: the outputs spread about five times less than the values,
+# near what $\sum_j a_{ij}^2$ predicts (not exactly, since the values and the weights come from the same
+# tokens). So the last panel uses a narrower colour range, ±1 instead of ±3.
 
 # %%
 show = 20
@@ -155,7 +178,7 @@ plots.show_matrix(
     vmax=3,
 )
 plots.show_matrix(
-    w0, ax=axes[2], title="softmax(QK^T / 8)", xlabel="key token", ylabel="query token", cmap="magma"
+    w0, ax=axes[2], title="weights (20 of 100 keys)", xlabel="key token", ylabel="query token", cmap="magma"
 )
 plots.show_matrix(
     item["V"],
@@ -170,19 +193,28 @@ plots.show_matrix(
 plots.show_matrix(
     item["out"],
     ax=axes[4],
-    title="weights @ V (colour range 1/3)",
+    title="weights @ V (range ±1)",
     xlabel="channel",
     ylabel="query token",
     cmap="RdBu_r",
     vmin=-1,
     vmax=1,
 )
+for ax in axes:  # token and channel numbers are whole numbers
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
 fig.tight_layout()
 plt.show()
 top = weights.max(dim=-1).values  # (B, heads, N): the largest weight of each row
 print(
     f"largest weight in a row: median {top.median().item():.2f} "
     "(uniform rows would give 1/100 = 0.01, one-hot rows 1)"
+)
+sum_sq = (weights**2).sum(dim=-1)  # (B, heads, N): sum of the squared weights of each row
+print(
+    f"standard deviation of V {v.std().item():.2f}, of weights @ V {mixed_values.std().item():.2f} "
+    f"({(v.std() / mixed_values.std()).item():.1f} times less); "
+    f"predicted for independent values: sqrt(mean sum of squared weights) {sum_sq.mean().sqrt().item():.2f}"
 )
 
 # %% [markdown]
@@ -194,8 +226,9 @@ print(
 # has the larger mean entropy over all rows: `"scaled"` or `"unscaled"`? Set `prediction`.
 #
 # **Then compute.** Write `attention_entropy(q, k, scale)`: the mean over all rows (every batch item, head and
-# query) of the entropy, in nats, of the rows of $\text{softmax}(q k^\top \cdot \text{scale})$, as one number.
-# (Tip: where a weight underflows to 0, `p * p.log()` gives `nan`; `torch.special.entr(p)` is $-p \ln p$ with
+# query) of the entropy of the rows of $\text{softmax}(q k^\top \cdot \text{scale})$, as one number, in *nats*:
+# the unit of entropy measured with the natural logarithm $\ln$, as in the formula above (with $\log_2$ it would
+# be in bits). (Tip: where a weight underflows to 0, `p * p.log()` gives `nan`; `torch.special.entr(p)` is $-p \ln p$ with
 # the value 0 there.)
 
 
@@ -338,7 +371,7 @@ for h, ax in enumerate(axes):
     plots.show_matrix(
         w4[0, h, :show, :show].cpu(),
         ax=ax,
-        title=f"head {h}: weights (20 tokens)",
+        title=f"head {h}: weights (20 of 100 keys)",
         xlabel="key token",
         ylabel="query token",
         cmap="magma",
@@ -346,11 +379,14 @@ for h, ax in enumerate(axes):
         vmax=float(w4[0, :, :show, :show].max()),
         aspect="equal",
     )
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
 fig.tight_layout()
 plt.show()
 
 # %% [markdown]
 # Each head has its own pattern over the same tokens: different groups of channels compare different things.
+# (As above, each panel shows 20 of the 100 keys, so its rows do not sum to 1.)
 #
 # ### Weights and multiply-adds
 #
@@ -391,10 +427,14 @@ assert counted == formula
 # %% [markdown]
 # ## The package's attention, checked three ways
 #
-# `vitcourse.attention.Attention` has a step-by-step path (`steps()`, which returns every intermediate, as above)
-# and a fused path through `F.scaled_dot_product_attention`, which never stores the N × N matrix. Copy our
-# weights in and compare with what we built by hand, the fused path with the step path, and both with
-# `nn.MultiheadAttention`.
+# `vitcourse.attention.Attention` has two paths. The step-by-step path, `steps(x)`, returns the output and an
+# `AttentionSteps` record of every intermediate, named as above: `q`, `k`, `v` (B, heads, N, head_dim); `scores`
+# (B, heads, N, N), $QK^\top$ already multiplied by the scale; `weights` (B, heads, N, N), their softmax over the
+# keys; `heads` (B, heads, N, head_dim), weights @ V; and `merged` (B, N, chan), the heads glued back before
+# `proj`. The fused path, `forward`, hands the same computation to `F.scaled_dot_product_attention`, which can
+# avoid storing the N × N matrix (its memory-efficient and flash kernels work on blocks of keys; its plain
+# fallback does build it). Copy our weights in and compare with what we built by hand, the fused path with the
+# step path, and both with `nn.MultiheadAttention`.
 
 # %%
 att = Attention(dim, num_heads=4, qkv_bias=True).to(device)
@@ -416,39 +456,47 @@ checks = {
     "nn.MultiheadAttention output = ours": torch.allclose(ref, step_out, atol=1e-5),
     "nn.MultiheadAttention weights = ours": torch.allclose(ref_weights, steps.weights, atol=1e-5),
 }
+for name, t in steps._asdict().items():
+    print(f"steps.{name:8s} {tuple(t.shape)}")
 for name, ok in checks.items():
     print(f"{name:46s} {ok}")
 assert all(checks.values())
 
 # %% [markdown]
-# **Exercise 4 (coding).** Write `my_attention(q, k, v)` for tensors of shape (B, heads, N, head_dim):
-# $\text{softmax}(QK^\top / \sqrt{\text{head\_dim}})\,V$. The check compares it with
-# `F.scaled_dot_product_attention` on three sets of inputs, some with several heads, and names the usual
-# mistakes (the softmax's axis, a missing or wrong scale).
+# **Exercise 4 (coding, another layout).** Everything above keeps the heads before the tokens,
+# (B, heads, N, head_dim). Some libraries keep the tokens first: FlashAttention's `flash_attn_func`, for
+# example, takes q, k, v of shape (B, N, heads, head_dim). Write `attention_tokens_first(q, k, v)` for that
+# layout: each head attends over the tokens, with the scale $1/\sqrt{\text{head\_dim}}$, and the result has
+# the inputs' layout, (B, N, heads, head_dim). Write it from the formula with `torch.einsum` (or by moving the
+# axes yourself), without `F.scaled_dot_product_attention`: the check uses that as the reference, on three sets
+# of inputs, and names the usual mistakes (attending over the heads instead of the tokens, the softmax's axis,
+# a missing or wrong scale, the result in the other layout).
 
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
-def my_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+def attention_tokens_first(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, heads, N, N)
-    return scores.softmax(dim=-1) @ v  # (B, heads, N, head_dim)
+    scores = torch.einsum("bnhd,bmhd->bhnm", q, k) / math.sqrt(q.shape[-1])  # (B, heads, N, N)
+    return torch.einsum("bhnm,bmhd->bnhd", scores.softmax(dim=-1), v)  # (B, N, heads, head_dim)
     ### END SOLUTION
 
 
 # %%
-check.attention_function(my_attention)
+check.attention_function(attention_tokens_first)
 
 # %% [markdown]
 # ## Attention on the picture
 #
-# Now the picture's 15 patch tokens, projected to 64 channels (notebook 01) and layer-normed, go through a
-# 4-head attention with random weights (drawn as in the walk-through, so q and k have variance about 1). For one
-# query patch (outlined), each panel lays that head's 15 weights back onto the patch grid.
+# Now the picture's 15 patch tokens, projected to 64 channels (notebook 01) and layer-normed (each token
+# brought to mean 0 and variance 1 over its 64 entries), go through a 4-head attention with random weights,
+# its qkv weights drawn as in the walk-through with standard deviation 1/8 (the variances of q and k are
+# printed below). For one query, patch 8 (outlined), each heat map shows that head's 15 weights on the 3 × 5
+# patch grid, values written in; the picture on the left shows which patch is which.
 #
 # What to look for: with random weights the heads have learned nothing about the picture, so their patterns
-# are not about mountains. But they do depend on the *content* of the tokens: patches 4 and 5 (top right) hold
-# almost the same pixels, so they get almost the same key, and every head gives them almost the same weight.
-# Notebook 07 draws the same maps for a trained model.
+# are not about mountains. But they do depend on the *content* of the tokens: patches 4 and 5 (top right) are
+# identical in all but one pixel (counted below), so they get almost the same key, and every head gives them
+# almost the same weight. Notebook 07 draws similar maps for a trained model, for the prediction token.
 
 # %%
 picture = load_mountains()
@@ -462,31 +510,75 @@ with torch.no_grad():
     picture_tokens = F.layer_norm(embed(image), (64,))  # (1, 15, 64)
     _, pic_steps = att_pic.steps(picture_tokens)
 pic_weights = pic_steps.weights[0, :, query].cpu()  # (heads, 15)
+print(f"variance of the entries of q: {pic_steps.q.var().item():.2f}, of k: {pic_steps.k.var().item():.2f}")
 raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
 gap = (raw_patches[3] - raw_patches[4]).abs()  # (400,): patches 4 and 5, pixel by pixel
-print(f"pixels of patches 4 and 5: largest difference {gap.max():.2f}, mean difference {gap.mean():.3f}")
+print(
+    f"pixels of patches 4 and 5: {(gap > 0).sum().item()} of {gap.numel()} differ, "
+    f"largest difference {gap.max():.2f}, mean difference {gap.mean():.4f}"
+)
 for h in range(4):
     print(
         f"head {h}: weight of patch 8 on patch 4 {pic_weights[h, 3]:.3f}, on patch 5 {pic_weights[h, 4]:.3f}, "
         f"largest {pic_weights[h].max():.3f}"
     )
-plots.show_attention_on_picture(
-    picture, pic_weights, 20, query, title=f"Random 4-head attention of patch {query + 1} (outlined)"
-)
+grid = pic_weights.reshape(4, 3, 5)  # (heads, patch rows, patch columns)
+top_weight = float(grid.max())
+fig, axes = plt.subplots(1, 5, figsize=(17, 2.9), gridspec_kw={"width_ratios": [1.25, 1, 1, 1, 1]})
+plots.show_picture(picture, ax=axes[0], title="the picture, patches 1-15", colorbar=False)
+plots.draw_patch_grid(axes[0], 60, 100, 20)
+axes[0].add_patch(Rectangle((40, 20), 20, 20, fill=False, ec="cyan", lw=2.5))  # patch 8
+for h in range(4):
+    ax = axes[h + 1]
+    plots.show_matrix(
+        grid[h],
+        ax=ax,
+        title=f"head {h}: weights of patch 8",
+        xlabel="patch column",
+        ylabel="patch row",
+        cmap="magma",
+        vmin=0,
+        vmax=top_weight,
+        colorbar=False,
+        aspect="equal",
+    )
+    ax.set_xticks(range(5), [str(c + 1) for c in range(5)])
+    ax.set_yticks(range(3), [str(r + 1) for r in range(3)])
+    for r in range(3):
+        for c in range(5):
+            value = grid[h, r, c].item()
+            colour = "white" if value < 0.6 * top_weight else "black"
+            ax.text(c, r, f"{value:.2f}", ha="center", va="center", fontsize=9, color=colour)
+    ax.add_patch(Rectangle((1.5, 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))  # patch 8: row 2, column 3
+fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
+fig.suptitle("Random 4-head attention of patch 8 (outlined) over the 15 patches")
 plt.show()
 
 # %% [markdown]
-# **Exercise 5.** How many parameters does one attention layer of ViT-B have ($D$ = 768, 12 heads, qkv and
-# proj both with a bias)?
+# **Exercise 5 (counting, a layer that changes the token length).** The count above is for a layer whose
+# tokens keep their length ($D$ in, $D$ out). T2T's first token transformer (notebook 06) reads tokens of
+# length 49 (the pixels of 7 × 7 windows of our one-channel picture) and gives tokens of 64 channels, with one
+# head and, as in the official T2T-ViT code, no bias in qkv: `Attention(49, chan=64, num_heads=1,
+# qkv_bias=False)`. Its qkv maps each token of length 49 to q, k and v of 64 channels each; its `proj` maps
+# 64 channels to 64, with a bias. How many parameters does this layer have?
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
 answer_parameters = None  # replace None with a number
 ### BEGIN SOLUTION
-answer_parameters = (3 * 768 * 768 + 3 * 768) + (768 * 768 + 768)
+answer_parameters = 49 * 3 * 64 + (64 * 64 + 64)
 ### END SOLUTION
 
 # %%
 check.attention_parameter_count(answer_parameters)
+
+# %% [markdown]
+# The answer, counted on the layer itself:
+
+# %%
+t2t_layer = Attention(49, chan=64, num_heads=1, qkv_bias=False)
+for name, part in (("qkv", t2t_layer.qkv), ("proj", t2t_layer.proj)):
+    print(f"{name}: weight {tuple(part.weight.shape)}, bias {part.bias is not None}")
+print(f"parameters: {sum(p.numel() for p in t2t_layer.parameters()):,}")
 
 # %% [markdown]
 # ## Summary

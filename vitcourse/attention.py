@@ -8,8 +8,9 @@ For tokens ``x`` of shape (B, N, dim) and ``chan`` channels split over ``num_hea
     out = merge_heads(A V) @ W_proj + b_proj   (B, N, chan)
 
 The **step-by-step** path computes and can return every intermediate (q, k, v, scores, weights, heads); the
-**fused** path hands the same computation to ``F.scaled_dot_product_attention``, which never stores the N x N
-matrix. The fused path is used whenever ``fused`` is on and no intermediates are asked for.
+**fused** path hands the same computation to ``F.scaled_dot_product_attention``, which can avoid storing the
+N x N matrix (its flash and memory-efficient kernels do; its plain math fallback builds it). The fused path is
+used whenever ``fused`` is on and no intermediates are asked for.
 
 When the token length changes (dim != chan, as in T2T's token transformers) the usual residual ``x + attn(x)``
 cannot be added; T2T adds ``v`` instead. That skip is chosen by the explicit argument ``v_skip``.

@@ -24,6 +24,14 @@ def attention(
     return torch.softmax(q @ k.transpose(-2, -1) * scale, dim=axis) @ v
 
 
+def tokens_first(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, axis: int = -1
+) -> torch.Tensor:
+    """Attention for (B, N, heads, head_dim) inputs, written with einsum; returns (B, N, heads, head_dim)."""
+    p = torch.softmax(torch.einsum("bnhd,bmhd->bhnm", q, k) * scale, dim=axis)  # (B, heads, N, N)
+    return torch.einsum("bhnm,bmhd->bnhd", p, v)
+
+
 def merge(o: torch.Tensor) -> torch.Tensor:
     b, h, n, d = o.shape
     return o.transpose(1, 2).reshape(b, n, h * d)
@@ -32,12 +40,12 @@ def merge(o: torch.Tensor) -> torch.Tensor:
 VALUE_CHECKS = {
     check.entropy_prediction: "scaled",
     check.scores_shape: (8, 12, 197, 197),
-    check.attention_parameter_count: 4 * 768 * 768 + 4 * 768,
+    check.attention_parameter_count: 49 * 3 * 64 + 64 * 64 + 64,
 }
 FUNCTION_CHECKS = {
     check.attention_entropy_function: lambda q, k, s: entropy(q, k, s).mean().item(),
     check.merge_heads_function: merge,
-    check.attention_function: lambda q, k, v: attention(q, k, v, q.shape[-1] ** -0.5),
+    check.attention_function: lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5),
 }
 MISTAKES = [
     (check.entropy_prediction, "unscaled", "flatter"),
@@ -63,19 +71,29 @@ MISTAKES = [
         lambda o: o.permute(0, 2, 3, 1).reshape(o.shape[0], o.shape[2], -1),
         "interleaved",
     ),
+    (check.attention_function, lambda q, k, v: attention(q, k, v, q.shape[-1] ** -0.5), "over the heads"),
     (
         check.attention_function,
-        lambda q, k, v: attention(q, k, v, q.shape[-1] ** -0.5, axis=-2),
+        lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5, axis=-2),
         "wrong axis",
     ),
-    (check.attention_function, lambda q, k, v: attention(q, k, v, 1.0), "not scaled"),
-    (check.attention_function, lambda q, k, v: attention(q, k, v, 1 / q.shape[-1]), "1/d"),
+    (check.attention_function, lambda q, k, v: tokens_first(q, k, v, 1.0), "not scaled"),
+    (check.attention_function, lambda q, k, v: tokens_first(q, k, v, 1 / q.shape[-1]), "1/d"),
     (
         check.attention_function,
-        lambda q, k, v: attention(q, k, v, (q.shape[1] * q.shape[-1]) ** -0.5),
+        lambda q, k, v: tokens_first(q, k, v, (q.shape[2] * q.shape[-1]) ** -0.5),
         "full width",
     ),
-    (check.attention_parameter_count, 4 * 768 * 768, "biases are missing"),
-    (check.attention_parameter_count, 3 * 768 * 768 + 3 * 768, "proj"),
-    (check.attention_parameter_count, 12 * (4 * 768 * 768 + 4 * 768), "heads do not add weights"),
+    (check.attention_function, lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** 0.5), "multiplied by"),
+    (
+        check.attention_function,
+        lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5).transpose(1, 2),
+        "layout",
+    ),
+    (check.attention_parameter_count, 49 * 3 * 64 + 3 * 64 + 64 * 64 + 64, "no bias"),
+    (check.attention_parameter_count, 64 * 3 * 64 + 64 * 64 + 64, "length 49"),
+    (check.attention_parameter_count, 49 * 3 * 49 + 64 * 64 + 64, "64 channels each"),
+    (check.attention_parameter_count, 49 * 3 * 64 + 64 * 64, "proj has a bias"),
+    (check.attention_parameter_count, 49 * 3 * 64, "is missing"),
+    (check.attention_parameter_count, 4 * 64 * 64 + 4 * 64, "keeps the token"),
 ]

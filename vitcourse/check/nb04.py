@@ -161,54 +161,87 @@ def _attention(
     return torch.softmax(q @ k.transpose(-2, -1) * scale, dim=dim) @ v
 
 
+def _tokens_first(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, dim: int = -1
+) -> torch.Tensor:
+    """Attention for the (B, N, heads, head_dim) layout: each head over the tokens; softmax over ``dim`` of
+    the (B, heads, N, N) weights. Returns (B, N, heads, head_dim)."""
+    qh, kh, vh = (t.transpose(1, 2) for t in (q, k, v))  # each (B, heads, N, head_dim)
+    return _attention(qh, kh, vh, scale, dim=dim).transpose(1, 2)
+
+
 @never_raises
 def attention_function(func: object) -> Verdict:
-    """Exercise 04.4: ``func(q, k, v)`` must equal ``F.scaled_dot_product_attention(q, k, v)``."""
+    """Exercise 04.4: ``func(q, k, v)`` for q, k, v of shape (B, N, heads, head_dim), tokens before heads,
+    returns attention of each head over the tokens, (B, N, heads, head_dim), as
+    ``F.scaled_dot_product_attention`` gives it on the (B, heads, N, head_dim) layout."""
     gen = torch.Generator().manual_seed(2)
     cases = []
-    for shape in ((2, 4, 10, 16), (1, 1, 7, 64), (3, 2, 5, 3)):
+    for shape in ((2, 10, 4, 16), (1, 7, 1, 64), (3, 5, 2, 3)):
         q, k, v = (torch.randn(shape, generator=gen) for _ in range(3))
-        cases.append(((q, k, v), F.scaled_dot_product_attention(q, k, v)))
+        expected = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))
+        cases.append(((q, k, v), expected.transpose(1, 2)))
     mistakes = [
         Mistake(
-            lambda q, k, v: _attention(q, k, v, q.shape[-1] ** -0.5, dim=-2),
-            "softmax over the wrong axis: each query's weights over the keys (the last axis) must sum to 1.",
+            lambda q, k, v: _attention(q, k, v, q.shape[-1] ** -0.5),
+            "you attended over the heads, not the tokens: in this layout the last two axes are (heads, head_dim), "
+            "so q @ k.transpose(-2, -1) compares heads with heads. Put the heads before the tokens (or use einsum "
+            "with the token letters in the product) so that each head compares tokens with tokens.",
         ),
         Mistake(
-            lambda q, k, v: _attention(q, k, v, 1.0), "the scores are not scaled: multiply them by 1/sqrt(d)."
+            lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** -0.5, dim=-2),
+            "softmax over the wrong axis: each query's weights over the keys must sum to 1.",
         ),
         Mistake(
-            lambda q, k, v: _attention(q, k, v, 1 / q.shape[-1]),
-            "wrong scale: 1/d; the scale is 1/sqrt(d), with d = q.shape[-1].",
+            lambda q, k, v: _tokens_first(q, k, v, 1.0),
+            "the scores are not scaled: multiply them by 1/sqrt(head_dim).",
         ),
         Mistake(
-            lambda q, k, v: _attention(q, k, v, (q.shape[1] * q.shape[-1]) ** -0.5),
+            lambda q, k, v: _tokens_first(q, k, v, 1 / q.shape[-1]),
+            "wrong scale: 1/d; the scale is 1/sqrt(d), with d = head_dim = q.shape[-1].",
+        ),
+        Mistake(
+            lambda q, k, v: _tokens_first(q, k, v, (q.shape[2] * q.shape[-1]) ** -0.5),
             "wrong scale: you took the square root of the full width (heads x head_dim); each head uses its own "
             "head_dim = q.shape[-1].",
         ),
         Mistake(
-            lambda q, k, v: _attention(q, k, v, q.shape[-1] ** 0.5),
+            lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** 0.5),
             "wrong scale: you multiplied by sqrt(d); divide by it.",
         ),
+        Mistake(
+            lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** -0.5).transpose(1, 2),
+            "the numbers are right but the layout is not: you returned (B, heads, N, head_dim); move the heads "
+            "back after the tokens, (B, N, heads, head_dim), the layout of the inputs.",
+        ),
     ]
-    return check_function(func, "your attention", cases, mistakes=mistakes)
+    return check_function(func, "your attention_tokens_first", cases, mistakes=mistakes)
 
 
 @never_raises
 def attention_parameter_count(answer: object) -> Verdict:
-    """Exercise 04.5: parameters of one ViT-B attention layer (D = 768, 12 heads, qkv and proj with bias)."""
-    d = 768
+    """Exercise 04.5: parameters of T2T's first token-transformer attention, ``Attention(49, chan=64,
+    num_heads=1, qkv_bias=False)``: qkv 49 -> 3 x 64 without bias, proj 64 -> 64 with bias."""
+    dim, chan = 49, 64
+    right = dim * 3 * chan + chan * chan + chan
     return int_answer(
         answer,
-        4 * d * d + 4 * d,
-        "parameters of one ViT-B attention layer",
-        "qkv maps D to 3D (weights and bias), proj maps D to D (weights and bias).",
+        right,
+        "parameters of the token-transformer attention",
+        "qkv maps tokens of length 49 to 3 x 64 numbers (no bias); proj maps 64 channels to 64 (with a bias).",
         wrong={
-            4 * d * d: "the biases are missing: qkv has 3D of them, proj D.",
-            3 * d * d + 3 * d: "proj, the D x D layer after the heads are merged, is missing.",
-            12 * (4 * d * d + 4 * d): "heads do not add weights: the 12 heads share one qkv and one proj; "
-            "they only cut the channels into groups.",
-            4 * d * d + d: "ViT-B's qkv has a bias too (3D numbers).",
-            3 * d * d: "the biases and proj are missing.",
+            right + 3 * chan: "this qkv has no bias (qkv_bias=False), so it adds no 3 x 64 numbers.",
+            chan * 3 * chan
+            + chan * chan
+            + chan: "qkv reads tokens of length 49 (dim), not 64: its weight is 49 x (3 x 64).",
+            dim * 3 * dim
+            + chan * chan
+            + chan: "q, k and v have chan = 64 channels each, not 49: qkv's weight is 49 x (3 x 64).",
+            right - chan: "proj has a bias: 64 more numbers.",
+            dim * 3 * chan: "proj, the 64 x 64 layer after the heads, is missing.",
+            4 * chan * chan
+            + 4 * chan: "that is 4D^2 + 4D for D = 64, the count for a layer that keeps the token "
+            "length; here the input length (49) differs from chan (64), and qkv has no bias.",
+            dim * 3 * chan + chan * dim + dim: "proj maps chan to chan (64 -> 64), not 64 -> 49.",
         },
     )
