@@ -40,6 +40,7 @@ import math
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
+from matplotlib.patches import Rectangle
 
 import vitcourse
 from vitcourse import check, load_mountains, plots, position, tokens
@@ -86,25 +87,11 @@ plt.show()
 #
 # ($d_k$ is the length of a query; notebook 04 explains the $\sqrt{d_k}$.)
 #
-# ## Why attention does not see order
-#
-# Reorder the tokens with a permutation: new token $r$ is old token $\pi(r)$. With the permutation matrix
-# $\Pi$ (row $r$ is the unit vector $e_{\pi(r)}$) that is $X' = \Pi X$. Then
-#
-# 1. $Q' = \Pi Q$, $K' = \Pi K$, $V' = \Pi V$: each token keeps its own query, key and value.
-# 2. $Q'K'^\top = \Pi\, QK^\top\, \Pi^\top$: entry $(r, c)$ is the old entry $(\pi(r), \pi(c))$, so rows *and*
-#    columns are reordered.
-# 3. The softmax acts on each row alone, and reordering the entries of a row reorders its softmax the same way,
-#    so $A' = \Pi A \Pi^\top$.
-# 4. $\text{out}' = A'V' = \Pi A \Pi^\top \Pi V = \Pi A V = \Pi\,\text{out}$, because $\Pi^\top\Pi = I$.
-#
-# The outputs are the old outputs in the new order: attention is **permutation-equivariant**. Nothing in it
-# can tell which token came from the top-left corner.
-#
-# **Exercise 1 (predict, then run).** Before the demo below, write `predict_weights(weights, perm)`: given the
-# attention weights $A$ of some tokens and a permutation `perm` (new token `r` is old token `perm[r]`), return
-# the weights $A'$ that attention will compute on the reordered tokens, **without** running attention.
-# (`weights` is an (N, N) tensor, `perm` a tensor of N indices.)
+# **Exercise 1 (predict, then read on).** Before the proof below, work it out from the paragraph above. Reorder
+# the tokens: new token `r` is old token `perm[r]`. Each token keeps its own query, key and value. Write
+# `predict_weights(weights, perm)`: given the attention weights $A$ of the tokens in the old order, return the
+# weights $A'$ that attention will compute on the reordered tokens, **without** running attention.
+# (`weights` is an (N, N) tensor with queries as rows and keys as columns, `perm` a tensor of N indices.)
 
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
@@ -118,15 +105,37 @@ def predict_weights(weights: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
 check.permuted_weights_function(predict_weights)
 
 # %% [markdown]
+# ## Why attention does not see order
+#
+# The proof of what Exercise 1 asked. Reorder the tokens with a permutation: new token $r$ is old token
+# $\pi(r)$. With the permutation matrix $\Pi$ (row $r$ is the unit vector $e_{\pi(r)}$) that is $X' = \Pi X$. Then
+#
+# 1. $Q' = \Pi Q$, $K' = \Pi K$, $V' = \Pi V$: each token keeps its own query, key and value.
+# 2. $Q'K'^\top = \Pi\, QK^\top\, \Pi^\top$: entry $(r, c)$ is the old entry $(\pi(r), \pi(c))$, so rows *and*
+#    columns are reordered.
+# 3. The softmax acts on each row alone, and reordering the entries of a row reorders its softmax the same way,
+#    so $A' = \Pi A \Pi^\top$.
+# 4. $\text{out}' = A'V' = \Pi A \Pi^\top \Pi V = \Pi A V = \Pi\,\text{out}$, because $\Pi^\top\Pi = I$.
+#
+# The outputs are the old outputs in the new order: attention is **permutation-equivariant**. Nothing in it
+# can tell which token came from the top-left corner.
+#
 # ### The proof, on the picture's tokens
 #
-# The picture's 15 tokens (each normalised to mean 0 and variance 1 by a layer norm, as a transformer block
-# does before attention) get random query, key and value matrices of width 16. Then tokens 0 and 2 (patches 1
-# and 3) trade places. In the weight figure, rows are queries and columns are keys; the outlined rows and
-# dashed columns 0 and 2 are the ones that move.
+# A transformer block first passes each token through a **layer norm**: it subtracts the token's own mean and
+# divides by its own standard deviation, taken over the token's entries, so every token has mean 0 and
+# variance 1 (notebook 05 adds the layer norm's learned scale and shift). The picture's 15 layer-normed tokens
+# get random query, key and value matrices of width 16. Then tokens 0 and 2 (patches 1 and 3) trade places.
+# In the weight figure, rows are queries and columns are keys; the outlined rows and dashed columns 0 and 2 are
+# the ones that move.
+#
+# One token is special. Token 4 (patch 5, plain sky) has a single grey value, so its standard deviation is 0
+# and the layer norm turns it into all zeros (its formula divides by $\sqrt{\text{variance} + \epsilon}$, with a
+# small $\epsilon$, so nothing blows up). Its query, key and value are then zero: its scores against every key
+# are 0, and its row of weights is the uniform $1/15 \approx 0.07$, the smallest "largest weight" printed below.
 
 # %%
-x = F.layer_norm(patches[0], (P * P,))  # (15, 400): each token with mean 0, variance 1
+x = F.layer_norm(patches[0], (P * P,))  # (15, 400): each token with mean 0, variance 1 (a constant one -> 0)
 gen = torch.Generator().manual_seed(0)
 d_k = 16
 w_q, w_k, w_v = (
@@ -145,6 +154,10 @@ swap = torch.tensor([2, 1, 0] + list(range(3, grid.total)))  # tokens 0 and 2 tr
 a, out = attend(x)
 a_swapped, out_swapped = attend(x[swap])
 print(f"weights {tuple(a.shape)}, output {tuple(out.shape)}")
+print(
+    f"token 4: pixel std {patches[0, 4].std():.3f}, largest |entry| after the layer norm {x[4].abs().max():.3f}, "
+    f"its weights from {a[4].min():.4f} to {a[4].max():.4f} (1/15 = {1 / 15:.4f})"
+)
 print(f"largest weight in a row: from {a.max(-1).values.min():.2f} to {a.max(-1).values.max():.2f}")
 print(
     "after the swap, weights = old weights with rows and columns 0, 2 swapped:",
@@ -154,9 +167,13 @@ print(
     "after the swap, output  = old output with rows 0, 2 swapped:          ",
     torch.allclose(out_swapped, out[swap], atol=1e-6),
 )
+change = (a[:, 0] - a[:, 2]).abs()  # (15,): how much row r changes when its entries 0 and 2 trade places
+print("change in each row r other than 0 and 2, |a[r, 0] - a[r, 2]|:")
+print({r: round(change[r].item(), 3) for r in [1, *range(3, grid.total)]})
 assert torch.allclose(a_swapped, a[swap][:, swap], atol=1e-6) and torch.allclose(
     out_swapped, out[swap], atol=1e-6
 )
+assert torch.allclose(a[4], torch.full((grid.total,), 1 / grid.total))
 
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
 for ax, weights, name in (
@@ -174,16 +191,23 @@ for ax, weights, name in (
         cmap="magma",
         aspect="equal",
     )
-    plots.outline_rows_and_columns(ax, [0, 2], grid.total)
+    ax.images[0].colorbar.set_label("attention weight")
+    for i in (0, 2):  # boxes drawn inside the cells, so that column 1 between them is not enclosed
+        ax.add_patch(Rectangle((-0.35, i - 0.35), grid.total - 0.3, 0.7, fill=False, ec="lime", lw=1.8))
+        ax.add_patch(
+            Rectangle((i - 0.35, -0.35), 0.7, grid.total - 0.3, fill=False, ec="cyan", lw=1.8, ls="--")
+        )
 fig.tight_layout()
 plt.show()
 
 # %% [markdown]
 # In the right panel rows 0 and 2 have traded places, and so have columns 0 and 2; every other entry is
-# where it was. The weights are spread over several keys (no row is one-hot), so the swap is visible in every
-# row.
+# where it was. In any other row $r$ only the two entries in columns 0 and 2 trade places, so the row changes by
+# $|a_{r,0} - a_{r,2}|$ (printed above): clearly in some rows, hardly at all in rows where keys 0 and 2 get
+# similar weights, and not at all in row 4, whose weights are all equal.
 #
-# **Where the course departs from the article series.** The article's demo used 4 tokens of length 9 with random
+# **Where the course departs from the article series.** The "Vision Transformers Explained" article series, in
+# its article on position embeddings, demonstrates this with 4 tokens of length 9 holding random
 # integers from 1 to 19, and the tokens themselves as queries, keys and values ($Q = K = V$). With such large
 # scores (printed below, after dividing by $\sqrt{9}$) the softmax saturates: a row that puts all its weight on
 # one token outputs a copy of that token, so the demo shows equivariance of a map that barely mixes anything.
@@ -204,18 +228,24 @@ assert int((article_a.max(-1).values > 0.99995).sum()) == 3
 # %% [markdown]
 # ### What it means for a whole model
 #
-# A ViT reads its prediction from an extra *prediction token* that attends to all patch tokens. Every other step
-# (layer norm, MLP) acts on each token alone. So without a position embedding, shuffling the patches shuffles the
-# patch tokens' outputs but leaves the prediction token's output as it was: the model gives **the same
-# prediction for the picture and for its scrambled version**. Here is a small `vitcourse` ViT (notebook 05 builds
-# it) with random weights, without and then with a learned position embedding (all other weights the same):
+# A ViT puts one extra token in front of the patch tokens, the *prediction token* (notebook 05): a learned
+# vector that attends to all patch tokens, and whose output alone is turned into the prediction. Every other
+# step of the model acts on each token alone: the layer norm above, and the **MLP**, a small two-layer network
+# applied to every token separately (notebook 05 builds it). So without a position embedding, shuffling the
+# patches shuffles the patch tokens' outputs but leaves the prediction token's output as it was: the model gives
+# **the same prediction for the picture and for its scrambled version**. Here is a small `vitcourse` ViT
+# (notebook 05 builds it) with random weights, without and then with a learned position embedding (a trained
+# vector per slot, added to the tokens; § Learned position embeddings below shows how it starts), all other
+# weights the same:
 
 # %%
 torch.manual_seed(0)
 settings = dict(img_size=(H, W), patch_size=P, in_chans=C, num_classes=1, embed_dim=64, depth=2, num_heads=4)
 blind = VisionTransformer(pos_embed="none", **settings).to(device).eval()
 seeing = VisionTransformer(pos_embed="learned", **settings).to(device).eval()
-seeing.load_state_dict(blind.state_dict(), strict=False)  # same weights; only pos_embed is new
+keys = seeing.load_state_dict(blind.state_dict(), strict=False)  # copy every weight the blind model has
+print(f"weights not copied: missing {keys.missing_keys}, unexpected {keys.unexpected_keys}")
+assert keys.missing_keys == ["pos_embed"] and keys.unexpected_keys == []
 with torch.no_grad():
     both = torch.cat([image, scrambled]).to(device)  # (2, 1, H, W)
     blind_out = blind(both).cpu()  # (2, 1)
@@ -230,14 +260,29 @@ assert blind_same and not seeing_same
 # %% [markdown]
 # ## The sinusoidal table
 #
-# The original Transformer, and T2T-ViT after it, use a fixed table. For token slot $i$ and entry $j$ of a token
-# of length $d$:
+# The original Transformer (Vaswani et al., 2017, "Attention Is All You Need", Section 3.5), and T2T-ViT after
+# it, use a fixed table. For token slot $i$ and entry $j$ of a token of length $d$:
 #
 # $$PE_{i, j} = \begin{cases} \sin\left(i \,/\, 10000^{2\lfloor j/2 \rfloor / d}\right) & j \text{ even} \\
 # \cos\left(i \,/\, 10000^{2\lfloor j/2 \rfloor / d}\right) & j \text{ odd} \end{cases}$$
 #
 # Each pair of columns $(2m, 2m+1)$ is a sine and a cosine of the same frequency $\omega_m = 10000^{-2m/d}$;
-# the frequencies fall from 1 (the first pair) towards $1/10000$ (the last). First by hand, one entry at a time:
+# the frequencies fall from 1 (the first pair) towards $1/10000$ (the last).
+#
+# **Exercise 2 (predict, then run).** Before the table is built below, compute $PE_{3, 5}$ for $d = 400$ with
+# `math`, by the formula.
+
+# %% jupyter={"source_hidden": true} tags=["solution"]
+answer_entry = None  # replace None with your number
+### BEGIN SOLUTION
+answer_entry = math.cos(3 / 10000 ** (2 * (5 // 2) / 400))
+### END SOLUTION
+
+# %%
+check.sinusoidal_entry(answer_entry)
+
+# %% [markdown]
+# Now the whole table by hand, one entry at a time:
 
 
 # %%
@@ -262,8 +307,9 @@ assert torch.allclose(small, from_package, atol=1e-6)
 # %% [markdown]
 # The package computes the table without a loop (Exercise 3 asks you to do the same). How many rows does a real
 # model need? One per token plus one for the prediction token. ViT-B/16 cuts a 224 × 224 image into 16 × 16
-# patches. The course's T2T walk-through (notebook 06) feeds a 400 × 100 image through three soft splits,
-# (kernel, stride, padding) = (7, 4, 2), (3, 2, 1), (3, 2, 1), and projects its tokens to length 768. Counted:
+# patches. T2T-ViT counts its tokens differently, through three soft splits, (kernel, stride, padding) = (7, 4, 2),
+# (3, 2, 1), (3, 2, 1), and projects them to length 768. Notebook 06 walks a 400 × 100 image through that module
+# (the size the article series uses for its walk-through), so the table below is the one that walk-through needs:
 
 # %%
 vit_b = tokens.count_tokens(224, 224, 16, 16, 0)
@@ -277,11 +323,21 @@ table = position.sinusoidal_table(t2t.total + 1, 768)
 print(f"T2T walk-through: {t2t.total} tokens + 1 prediction token -> table {tuple(table.shape)}")
 
 # %% [markdown]
-# Sine and cosine lie in $[-1, 1]$, so the colour range below is $[-1, 1]$, centred on 0 so that signs show.
-# The zoom on the first 40 slots and 64 entries shows the fast waves of the high frequencies; further right
-# the waves are so slow that the columns barely change over 176 slots.
+# Sine and cosine lie in $[-1, 1]$, so the colour range of the table below is $[-1, 1]$, centred on 0 (white) so
+# that signs show. On the right, four columns of it as curves over the first 50 slots: columns 0 and 1 are the
+# sine and cosine of the first pair, frequency 1, one full wave every $2\pi \approx 6.3$ slots; column 100 is a
+# slower wave; column 600 has so low a frequency that it barely leaves 0 even over all 176 slots (printed). That
+# is the pattern of the heatmap: fast stripes on the left, columns that hardly change on the right.
 
 # %%
+columns = (0, 1, 100, 600)
+for j in columns:
+    omega = 10000 ** (-2 * (j // 2) / table.shape[1])
+    print(
+        f"column {j:3d}: {'sin' if j % 2 == 0 else 'cos'}, frequency {omega:.5f}, "
+        f"one wave every {2 * math.pi / omega:,.1f} slots, largest |value| over the 176 slots {table[:, j].abs().max():.2f}"
+    )
+
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4))
 plots.show_matrix(
     table,
@@ -293,16 +349,14 @@ plots.show_matrix(
     vmin=-1,
     vmax=1,
 )
-plots.show_matrix(
-    table[:40, :64],
-    ax=ax2,
-    title="zoom: first 40 slots, first 64 entries",
-    xlabel="entry j of the token",
-    ylabel="token slot i",
-    cmap="RdBu_r",
-    vmin=-1,
-    vmax=1,
-)
+ax1.images[0].colorbar.set_label("value")
+shown = 50  # the first 50 slots, so that the fastest waves can be followed
+for j, style in zip(columns, ("o-", "s--", "-", "-"), strict=True):
+    ax2.plot(table[:shown, j], style, ms=3, label=f"column {j} ({'sin' if j % 2 == 0 else 'cos'})")
+ax2.set_xlabel("token slot i")
+ax2.set_ylabel("value")
+ax2.set_title(f"four columns of the table, first {shown} slots")
+ax2.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
 fig.tight_layout()
 plt.show()
 
@@ -315,16 +369,16 @@ plt.show()
 # $$PE_i \cdot PE_{i'} = \sum_{m} \cos\big((i - i')\,\omega_m\big).$$
 #
 # So nearby slots have similar vectors, and the similarity falls off the same way everywhere along the
-# sequence: every diagonal of the matrix of dot products below is constant.
+# sequence: every diagonal of the matrix of dot products below is constant (the cell checks all 176).
 
 # %%
 dots = table @ table.T  # (176, 176)
-offsets = torch.arange(table.shape[0])
+n_slots = table.shape[0]
 same_along_diagonals = all(
-    torch.allclose(dots.diagonal(o), dots.diagonal(o)[:1].expand(len(offsets) - o), atol=1e-3)
-    for o in range(0, 176, 25)
+    torch.allclose(dots.diagonal(o), dots.diagonal(o)[:1].expand(n_slots - o), atol=1e-3)
+    for o in range(n_slots)
 )
-print(f"dot products {tuple(dots.shape)}; constant along the diagonals checked: {same_along_diagonals}")
+print(f"dot products {tuple(dots.shape)}; each of the {n_slots} diagonals constant: {same_along_diagonals}")
 print(
     f"PE_i . PE_i = {dots[0, 0]:.1f} (= d / 2 = {table.shape[1] // 2}), "
     f"PE_i . PE_(i+1) = {dots[0, 1]:.1f}, PE_i . PE_(i+50) = {dots[0, 50]:.1f}"
@@ -338,6 +392,7 @@ ax = plots.show_matrix(
     cmap="viridis",
     aspect="equal",
 )
+ax.images[0].colorbar.set_label("dot product")
 plt.show()
 
 # %% [markdown]
@@ -349,39 +404,47 @@ plt.show()
 #
 # The position embedding is *added*, entry by entry: token $i$ becomes token $i$ + row $i$ of the table. Here the
 # 15 × 400 table goes onto the picture's raw tokens (in a model it goes onto the projected tokens of length $D$,
-# with one more row for the prediction token). Patches 4 and 5 (top right) hold nearly the same pixels; after
-# the addition their tokens differ by the difference of two table rows.
+# with one more row for the prediction token). Patches 4 and 5 (top right, tokens 3 and 4, outlined) hold nearly
+# the same pixels; after the addition their tokens differ by the small pixel difference plus the difference of
+# two table rows, so mostly by the table rows (the bottom panel draws token 3 − token 4 entry by entry, before
+# and after). The colour range is symmetric about 0 (white), so the raw pixels, all in $[0, 1]$, show in shades of
+# red, and only the table makes entries negative (blue).
 
 # %%
 raw = patches[0]  # (15, 400)
 with_position = raw + from_package  # (15, 400)
 print(f"tokens {tuple(raw.shape)} + table {tuple(from_package.shape)} -> {tuple(with_position.shape)}")
 print(
+    f"pixels from {raw.min():.2f} to {raw.max():.2f}; tokens + table from {with_position.min():.2f} to {with_position.max():.2f}"
+)
+print(
     f"distance between the tokens of patches 4 and 5: {(raw[3] - raw[4]).norm():.2f} before, "
-    f"{(with_position[3] - with_position[4]).norm():.2f} after adding the table"
+    f"{(with_position[3] - with_position[4]).norm():.2f} after adding the table "
+    f"(the two table rows alone: {(from_package[3] - from_package[4]).norm():.2f})"
 )
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 3.4))
-plots.show_matrix(
-    raw,
-    ax=ax1,
-    title="patch tokens",
-    xlabel="position in the token",
-    ylabel="token index",
-    vmin=-1,
-    vmax=2,
-    cmap="RdBu_r",
-)
-plots.show_matrix(
-    with_position,
-    ax=ax2,
-    title="patch tokens + sinusoidal table",
-    xlabel="position in the token",
-    ylabel="token index",
-    vmin=-1,
-    vmax=2,
-    cmap="RdBu_r",
-)
+fig = plt.figure(figsize=(13, 6.4))
+ax1, ax2 = fig.add_subplot(2, 2, 1), fig.add_subplot(2, 2, 2)
+ax3 = fig.add_subplot(2, 1, 2)
+for ax, values, name in ((ax1, raw, "patch tokens"), (ax2, with_position, "patch tokens + sinusoidal table")):
+    plots.show_matrix(
+        values,
+        ax=ax,
+        title=f"{name} (patches 4, 5 outlined)",
+        xlabel="position in the token",
+        ylabel="token index",
+        vmin=-2,
+        vmax=2,
+        cmap="RdBu_r",
+    )
+    ax.images[0].colorbar.set_label("value")
+    ax.add_patch(Rectangle((0, 2.6), P * P - 1.5, 1.8, fill=False, ec="lime", lw=2))  # tokens 3 and 4
+ax3.plot(with_position[3] - with_position[4], color="tab:red", lw=0.8, label="after adding the table")
+ax3.plot(raw[3] - raw[4], color="k", lw=1.5, label="before (pixels only)")
+ax3.set_xlabel("position in the token")
+ax3.set_ylabel("token 3 - token 4")
+ax3.set_title("difference between the tokens of patches 4 and 5")
+ax3.legend(loc="upper right", fontsize=8)
 fig.tight_layout()
 plt.show()
 
@@ -401,12 +464,12 @@ plt.show()
 #   truncation (`vit_jax/models_vit.py`, `AddPositionEmbs(posemb_init=nn.initializers.normal(stddev=0.02))`).
 # - timm calls `trunc_normal_(pos_embed, std=.02)`. The bounds of `trunc_normal_` are *absolute* values,
 #   −2 and 2 by default: a hundred standard deviations, so in practice nothing is cut.
-# - `vitcourse` cuts at ±0.04, two standard deviations. That is **our own choice**, not ViT's or timm's: it
-#   removes the rare large values, and it makes the start a little narrower (the standard deviation drops below
-#   0.02). We keep it so that the results stored in the later notebooks, which were computed from this start,
-#   stay as they are.
+# - `vitcourse` draws from the same normal but cuts it at ±0.04, two standard deviations: **our own choice**, not
+#   ViT's or timm's. Cutting drops the draws farthest from 0 (their share is printed below), the ones that add
+#   most to the spread, so the standard deviation falls from 0.02 to about 0.0176. That is a small difference,
+#   and it does not matter for anything the course shows.
 #
-# The three starts side by side:
+# The three starts side by side, and the cut measured:
 
 # %%
 torch.manual_seed(0)
@@ -421,18 +484,22 @@ for name, t in (
     print(
         f"{name:31s} shape {tuple(t.shape)}, std {t.std().item():.4f}, largest |value| {t.abs().max().item():.4f}"
     )
-outside = math.erfc(2 / math.sqrt(2))  # P(|z| > 2) for a standard normal
-cut_std = math.sqrt(1 - 4 * math.exp(-2) / math.sqrt(2 * math.pi) / (1 - outside))  # 1 - 2a phi(a) / (1 - P)
-print(f"share of a normal beyond 2 std: {outside:.3f}; std of a normal cut at 2 std: 0.02 x {cut_std:.3f}")
+print(
+    f"share of ViT's draws beyond +-0.04: {(plain.abs() > 0.04).float().mean():.3f}; "
+    f"ViT's draws with those removed: std {plain[plain.abs() <= 0.04].std():.4f}"
+)
 
 # %% [markdown]
 # Before training, the vectors of different slots point in unrelated directions: random vectors of length 768
 # are nearly orthogonal, so their cosine similarities are close to 0, except each slot with itself (1). Each small
-# map below is one patch's similarity with every patch, drawn in that patch's place on the grid.
+# map below is one patch's similarity with every patch, drawn in that patch's place on the grid. The embedding
+# has 16 rows but the grid shows 15 patches: the prediction token's row (row 0) has no place on the grid and is
+# left out.
 
 # %%
-sims = position.cosine_similarity_grid(learned, grid.rows, grid.cols)  # (3, 5, 3, 5)
+sims = position.cosine_similarity_grid(learned, grid.rows, grid.cols)  # (3, 5, 3, 5): row 0 of the 16 dropped
 off_diagonal = sims.reshape(grid.total, grid.total)[~torch.eye(grid.total, dtype=torch.bool)]
+print(f"embedding {tuple(learned.shape)} -> similarity grid {tuple(sims.shape)} of the {grid.total} patches")
 print(
     f"cosine similarity between different slots: mean {off_diagonal.mean():.3f}, "
     f"largest |value| {off_diagonal.abs().max():.3f}"
@@ -455,22 +522,13 @@ plt.show()
 #   (Appendix D.4, Table 8, ViT-B/16). All three kinds did better than none, and they differed little among
 #   themselves. The paper speculates that at the patch level the grid is small (14 × 14 rather than 224 × 224
 #   pixels), so the spatial layout is equally easy to learn whichever way positions are given.
-# - **T2T-ViT** adds the fixed sinusoidal table, stored as a parameter that does not train (official code
-#   `models/t2t_vit.py`: `nn.Parameter(get_sinusoid_encoding(num_patches + 1, embed_dim), requires_grad=False)`).
+# - The **T2T-ViT paper** (Yuan et al., 2021, Section 3.2, the T2T-ViT backbone) adds a position embedding
+#   $E$ to the prediction token and the T2T tokens, $[t_\text{cls}; T_f] + E$, and names $E$ a sinusoidal
+#   position embedding. The official code (`models/t2t_vit.py`) stores it as a parameter that does not train:
+#   `self.pos_embed = nn.Parameter(data=get_sinusoid_encoding(n_position=num_patches + 1, d_hid=embed_dim),
+#   requires_grad=False)`.
 #
 # ## More exercises
-#
-# **Exercise 2 (easy).** Compute $PE_{3, 5}$ of the sinusoidal table for $d = 400$ with `math`, by the formula.
-
-# %% jupyter={"source_hidden": true} tags=["solution"]
-answer_entry = None  # replace None with your number
-### BEGIN SOLUTION
-answer_entry = math.cos(3 / 10000 ** (2 * (5 // 2) / 400))
-### END SOLUTION
-
-# %%
-check.sinusoidal_entry(answer_entry)
-
 
 # %% [markdown]
 # **Exercise 3 (coding).** Write `my_table(n, d)`, the sinusoidal table of shape (n, d), *without* a Python loop
@@ -493,14 +551,16 @@ def my_table(n: int, d: int) -> torch.Tensor:
 check.sinusoidal_function(my_table)
 
 # %% [markdown]
-# **Exercise 4.** ViT-B/16 on 224 × 224 images ($D$ = 768) learns its position embedding. How many trainable
-# numbers does $\mathbf{E}_\text{pos}$ hold? (T2T-ViT's sinusoidal table of the same shape would add none: it
-# is computed from the formula and never trained.)
+# **Exercise 4 (transfer).** ViT-L/16 ($D$ = 1024, 24 blocks) is fine-tuned on 384 × 384 images (the ViT paper
+# then interpolates its pre-trained embedding in 2-D to the larger grid, Section 3.2). How many trainable numbers
+# does its learned $\mathbf{E}_\text{pos}$ hold at 384 × 384? (A sinusoidal table of the same shape, as in
+# T2T-ViT, adds no *trainable* numbers: T2T-ViT's code stores it as a parameter with `requires_grad=False`, so
+# `model.parameters()` still counts it, but the optimiser never changes it.)
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
 answer_learned = None  # replace None with a number
 ### BEGIN SOLUTION
-answer_learned = (14 * 14 + 1) * 768
+answer_learned = ((384 // 16) ** 2 + 1) * 1024
 ### END SOLUTION
 
 # %%

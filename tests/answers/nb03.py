@@ -34,16 +34,18 @@ def swapped_roles(n: int, d: int) -> torch.Tensor:
 
 VALUE_CHECKS = {
     check.sinusoidal_entry: math.cos(3 / 10000 ** (4 / 400)),
-    check.learned_embedding_size: 197 * 768,
+    check.learned_embedding_size: 577 * 1024,
 }
 FUNCTION_CHECKS = {
     check.permuted_weights_function: lambda a, p: a[p][:, p],
     check.sinusoidal_function: position.sinusoidal_table,
 }
 MISTAKES = [
-    (check.learned_embedding_size, 196 * 768, "prediction token's slot"),
-    (check.learned_embedding_size, 197, "whole vector"),
-    (check.learned_embedding_size, 197 * 768 * 12, "not one per block"),
+    (check.learned_embedding_size, 576 * 1024, "prediction token's slot"),
+    (check.learned_embedding_size, 577, "whole vector"),
+    (check.learned_embedding_size, 577 * 1024 * 24, "not one per block"),
+    (check.learned_embedding_size, 197 * 1024, "24 x 24 patches"),
+    (check.learned_embedding_size, 577 * 768, "ViT-B's token length"),
     (check.sinusoidal_entry, math.sin(3 / 10000 ** (4 / 400)), "cosine"),
     (check.sinusoidal_entry, math.cos(3 / 10000 ** (5 / 400)), "2 * (j // 2)"),
     (check.permuted_weights_function, lambda a, p: a[p], "not the columns"),

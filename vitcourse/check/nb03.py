@@ -159,20 +159,24 @@ def sinusoidal_function(func: object) -> Verdict:
 
 @never_raises
 def learned_embedding_size(answer: object) -> Verdict:
-    """Exercise 03.4: trainable numbers in ViT-B/16's learned position embedding at 224 x 224 (D = 768)."""
-    grid = tokens.count_tokens(224, 224, 16, 16, 0)
-    rows, d = grid.total + 1, 768  # one row per patch and one for the prediction token
+    """Exercise 03.4: trainable numbers in ViT-L/16's learned position embedding at 384 x 384 (D = 1024)."""
+    grid = tokens.count_tokens(384, 384, 16, 16, 0)  # 24 x 24 patches
+    rows, d = grid.total + 1, 1024  # one row per patch and one for the prediction token
+    vit_b_grid = tokens.count_tokens(224, 224, 16, 16, 0).total  # 196: the pre-training grid
     return int_answer(
         answer,
         rows * d,
-        "trainable numbers in ViT-B/16's position embedding",
-        "One row of D numbers per slot: the 14 x 14 patches and the prediction token.",
+        "trainable numbers in ViT-L/16's position embedding at 384 x 384",
+        "One row of D = 1024 numbers per slot: the 24 x 24 patches and the prediction token.",
         wrong={
-            grid.total * d: "the prediction token's slot has a row too: 196 + 1 rows.",
-            grid.total + 1: "each slot holds a whole vector of D = 768 numbers, not one number.",
-            grid.total: "each of the 197 slots (196 patches + the prediction token) holds D = 768 numbers.",
-            12
+            grid.total * d: "the prediction token's slot has a row too: 576 + 1 rows.",
+            grid.total + 1: "each slot holds a whole vector of D = 1024 numbers, not one number.",
+            grid.total: "each of the 577 slots (576 patches + the prediction token) holds D = 1024 numbers.",
+            24
             * rows
             * d: "there is one position embedding, added once before the first block, not one per block.",
+            (vit_b_grid + 1)
+            * d: "that is the 224 x 224 grid (14 x 14); at 384 x 384 the grid is 24 x 24 patches.",
+            rows * 768: "768 is ViT-B's token length; ViT-L's tokens have D = 1024 entries.",
         },
     )
