@@ -26,9 +26,10 @@
 # Why bother? The T2T paper (Yuan et al., 2021) starts from an observation about ViT trained from scratch on
 # ImageNet alone: it trails convolutional networks of the same size, and its patch tokens lose local structure
 # such as edges and lines. Overlapping windows keep small neighbourhoods of the image whole inside a token (the
-# first section computes exactly how small), and the token transformers mix neighbouring tokens before they are
-# merged again: a small built-in prior for local structure, which matters most when data is limited. With it,
-# the paper reports T2T-ViT trained from scratch on ImageNet matching or beating ViT and ResNets of similar size.
+# first section computes exactly how small). The token transformers themselves attend globally, every token to
+# every other; the local step is the next soft split, which merges each window of neighbouring rebuilt tokens
+# into one token. Together they give a small built-in prior for local structure, which matters most when data is
+# limited. With it, the paper reports T2T-ViT trained from scratch on ImageNet matching or beating ViT and ResNets of similar size.
 #
 # **Learning goals.** After this notebook you can
 # 1. say which neighbourhoods a soft split keeps whole, and compute it for any kernel and stride,
@@ -39,6 +40,8 @@
 # %%
 import matplotlib.pyplot as plt
 import torch
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
 
 import vitcourse
 from vitcourse import check, diagrams, load_mountains, plots, tokens
@@ -61,15 +64,40 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 #
 # $$t \le a \quad\text{and}\quad a + m \le t + k, \qquad\text{i.e.}\qquad a + m - k \le t \le a .$$
 #
-# That interval holds $k - m + 1$ consecutive integers, and window starts come every $s$ of them, so it holds a
-# start *wherever the block sits* exactly when $k - m + 1 \ge s$:
+# That interval holds $k - m + 1$ consecutive integers, and window starts come every $s$ of them, so *away from
+# the image's edges* it holds a start wherever the block sits exactly when $k - m + 1 \ge s$:
 #
-# $$m_{\text{always whole}} = k - s + 1 .$$
+# $$m_{\text{always whole}} = k - s + 1 \qquad \text{(if the windows reach every edge)}.$$
 #
-# Larger blocks are whole at some positions and cut by every window at others. The cell below does not trust the
-# formula: for each $m$ it tries every position of an $m \times m$ block and asks whether any window holds it.
-# Stage 1 splits the picture; stage 2 splits the 15 × 25 grid that stage 1 rebuilds; ViT's 20 × 20 patches
+# At the edges there must also be a window to hold the block: the first window starts at $-p \le 0$, and the
+# last one must end at or past the last row (and column). When it does not, the last pixels lie in no window at
+# all: on a side of 10 with $(k, s, p) = (7, 4, 2)$ the two windows cover rows $-2 \dots 4$ and $2 \dots 8$, and
+# row 9 is in neither. On the picture, on the grids it rebuilds, and on 224 × 224 images the windows do reach
+# every edge (the first cell below checks it), so there the formula holds everywhere.
+#
+# Larger blocks are whole at some positions and cut by every window at others. The second cell does not trust
+# the formula: for each $m$ it tries every position of an $m \times m$ block and asks whether any window holds
+# it. Stage 1 splits the picture; stage 2 splits the 15 × 25 grid that stage 1 rebuilds; ViT's 20 × 20 patches
 # (notebook 01) are the split with $s = k$.
+
+
+# %%
+def last_window_end(side: int, kernel: int, stride: int, padding: int) -> int:
+    """One past the last pixel the last window covers along a side (windows start at -padding)."""
+    n_windows = (side + 2 * padding - kernel) // stride + 1
+    return -padding + (n_windows - 1) * stride + kernel
+
+
+for side, stages in ((60, T2T_STAGES), (100, T2T_STAGES), (224, T2T_STAGES), (10, T2T_STAGES[:1])):
+    start, reach = side, []
+    for k, s, p in stages:  # each stage splits the side the previous one produced
+        end = last_window_end(side, k, s, p)
+        reach.append(end >= side)
+        print(
+            f"side {side:3d}, (k, s, p) = {(k, s, p)}: last window ends at {end}, reaches the edge: {end >= side}"
+        )
+        side = (side + 2 * p - k) // s + 1
+    assert all(reach) == (start != 10)  # only the 10-pixel side is left with pixels in no window
 
 
 # %%
@@ -98,37 +126,48 @@ for name, (h, w, k, s, p) in splits.items():
     print("   " + "  ".join(f"{v:.2f}" for v in shares[name][:8]))
     print(f"   largest block always whole: {largest} x {largest}   (k - s + 1 = {k - s + 1})")
     assert largest == k - s + 1
-print("neither split keeps every k x k neighbourhood whole")
+print("none of these splits keeps every k x k neighbourhood whole")
+share5 = shares["T2T stage 1"][4]
+print(f"stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
+assert share5 == (3 / 4) ** 2
+edge = whole_blocks(10, 10, 7, 4, 2, 1)  # single pixels of a 10 x 10 image, split with (7, 4, 2)
+print(
+    f"10 x 10 image, (7, 4, 2): row 9 in some window: {edge[9].any().item()}, column 9: {edge[:, 9].any().item()}"
+)
+assert not edge[9].any() and not edge[:, 9].any()
 
 # %% [markdown]
 # So T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in at least one token, wherever it
 # sits; 5 × 5 and larger ones are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of
 # the rebuilt grid whole. ViT's patches guarantee nothing beyond single pixels: a ridge that crosses a patch
 # boundary is cut in two. The map shows, for 5 × 5 blocks and T2T's first split, which top-left positions are
-# whole (black) and which are cut by every window (white): the pattern repeats every $s = 4$ pixels, and along
-# each axis one position in four cuts the block wherever the windows are.
+# whole in some window and which are cut by every window. The pattern repeats every $s = 4$ pixels: 1 of every
+# 4 top rows (and 1 of every 4 left columns) fits in no window, so $(3/4)^2 \approx 0.56$ of the positions are
+# whole, the share printed above.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(13, 3.6), gridspec_kw={"width_ratios": [1.0, 1.5]})
+fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), width_ratios=[1.0, 1.3], layout="constrained")
 for name, values in shares.items():
     axes[0].plot(range(1, len(values) + 1), values, marker="o", label=name)
+axes[0].set_xticks(range(1, 21, 2))  # block sides are whole numbers
 axes[0].set_xlabel("block side m (pixels or grid cells)")
 axes[0].set_ylabel("share of positions whole")
 axes[0].set_title("m x m blocks whole in some window")
 axes[0].legend()
 h, w, k, s, p = splits["T2T stage 1"]
-plots.show_matrix(
-    whole_blocks(h, w, k, s, p, 5)[:24, :40].float(),
-    ax=axes[1],
-    title="5 x 5 blocks, stage 1 (k=7, s=4): 1 = whole in some window\n(top-left 24 x 40 positions)",
-    xlabel="block's left column",
-    ylabel="block's top row",
-    cmap="Greys",
-    vmin=0,
-    vmax=1,
-    aspect="equal",
+colours = ListedColormap(["#f4d6a0", "#2b5c8a"])  # cut, whole
+axes[1].imshow(whole_blocks(h, w, k, s, p, 5)[:24, :40].int(), cmap=colours, vmin=0, vmax=1)
+axes[1].set_xlabel("block's left column")
+axes[1].set_ylabel("block's top row")
+axes[1].set_title("5 x 5 blocks, stage 1 (k=7, s=4, p=2): top-left 24 x 40 positions")
+axes[1].legend(
+    handles=[
+        Patch(color=colours(1), label="whole in some window"),
+        Patch(color=colours(0), label="cut by every window"),
+    ],
+    loc="upper left",
+    bbox_to_anchor=(1.01, 1.0),
 )
-fig.tight_layout()
 plt.show()
 
 # %% [markdown]
@@ -147,23 +186,27 @@ plt.show()
 # **Why the skip goes through $V$.** An encoder block adds its input back, $X + \mathrm{Attn}(\mathrm{LN}(X))$;
 # here $X$ has length 49 and the attention output 64, so they cannot be added. $V$ already has length 64 and is
 # a linear image of the (normalised) input, so T2T adds $V$ instead (with several heads, $V$'s heads are merged back
-# side by side first). The MLP (hidden width $\text{chan} \times 1$) keeps length 64 and has an ordinary residual.
-# T2T scales $QK^\top$ by $\text{dim}^{-1/2}$ (the official code's choice); a bare `TokenTransformer` takes
-# $\text{chan}^{-1/2}$ unless told otherwise, which does not change any shape.
+# side by side first). The MLP (hidden width 64, MLP ratio 1) keeps length 64 and has an ordinary residual.
+#
+# **The scale.** The official T2T code scales $QK^\top$ by $(\text{dim} / \text{heads})^{-1/2} = 49^{-1/2} = 1/7$,
+# from the input length; `TokensToToken` passes that scale to its token transformers. A bare `TokenTransformer`
+# takes $(\text{chan} / \text{heads})^{-1/2} = 1/8$ unless told otherwise, so the cells of this notebook pass
+# `qk_scale=dim ** -0.5` explicitly. The scale changes the attention weights' values, never a shape.
 
 # %%
 diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
 plt.show()
 
 # %% [markdown]
-# The walk-through sizes of the article series: a batch of 13, 100 tokens of length 49 (standard-normal values,
-# as after a LayerNorm), 64 channels. Each step is computed by hand from the module's own layers and compared
+# The walk-through sizes of the article series: a batch of 13, 100 tokens of length 49, 64 channels. The tokens
+# are random standard-normal numbers standing in for soft-split windows (in T2T they are raw pixel windows, or
+# windows of a rebuilt image); the block normalises them itself, in `norm1`. Each step is computed by hand from the module's own layers and compared
 # with `TokenTransformer.forward`.
 
 # %%
 batch, n_tokens, dim, chan = 13, 100, 49, 64
 x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, 49)
-tt = TokenTransformer(dim, chan, num_heads=1, mlp_ratio=1.0).to(device).eval()
+tt = TokenTransformer(dim, chan, num_heads=1, mlp_ratio=1.0, qk_scale=dim**-0.5).to(device).eval()
 with torch.no_grad():
     h = tt.norm1(x)  # (B, N, 49)
     attn_out, st = tt.attn.steps(h)  # every intermediate of the attention
@@ -177,12 +220,8 @@ with torch.no_grad():
     out = y + tt.mlp(tt.norm2(y))  # (B, N, 64)
     print(f"+ MLP(norm2) -> {tuple(out.shape)}")
     same = torch.allclose(y, attn_out, atol=1e-5) and torch.allclose(out, tt(x), atol=1e-5)
-print(f"equals TokenTransformer.forward: {same}")
+print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:.4f} = 1/7")
 assert same and out.shape == (batch, n_tokens, chan)
-n_qkv, n_proj = tt.attn.qkv.weight.numel(), sum(p.numel() for p in tt.attn.proj.parameters())
-print(f"qkv: {n_qkv} weights = dim x chan x 3 = {dim} x {chan} x 3, bias: {tt.attn.qkv.bias is not None}")
-print(f"proj: {n_proj} = chan^2 + chan = {chan}^2 + {chan}")
-assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan and tt.attn.qkv.bias is None
 
 # %% [markdown]
 # **Exercise 1 (predict, then run).** T2T-ViT on ImageNet reads RGB images of 224 × 224. How many weights does
@@ -198,7 +237,17 @@ answer_qkv_rgb = (3 * 7 * 7) * 64 * 3  # tokens of length C x k x k = 147, to 3 
 # %%
 check.t2t_qkv_weight_count(answer_qkv_rgb)
 
+# %% [markdown]
+# The cell reads both counts off modules. `create_model("t2t_vit_14")` builds the preset that the paper and the
+# official code call T2T-ViT$_t$-14 (token transformers with ordinary attention; §8 says more about the names).
+
 # %%
+n_qkv, n_proj = tt.attn.qkv.weight.numel(), sum(p.numel() for p in tt.attn.proj.parameters())
+print(
+    f"one channel: qkv {n_qkv} weights = dim x chan x 3 = {dim} x {chan} x 3, bias: {tt.attn.qkv.bias is not None}"
+)
+print(f"             proj {n_proj} = chan^2 + chan = {chan}^2 + {chan}")
+assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan and tt.attn.qkv.bias is None
 with torch.device("meta"):  # shapes only: enough to count
     t2t_rgb = create_model("t2t_vit_14")
 qkv_rgb = t2t_rgb.tokens_to_token.attention1.attn.qkv
@@ -211,7 +260,12 @@ print(f"first token transformer on RGB 224 x 224: qkv {qkv_rgb}: {qkv_rgb.weight
 # $(i \,/\!/\, c,\ i \bmod c)$, and the token's entries become that pixel's channels (notebook 02). After the
 # first split of the picture, the grid is 15 × 25 and each token holds a 7 × 7 window, so channel $j$ of the
 # rebuilt image holds, for every window, the pixel at offset $(j \,/\!/\, 7,\ j \bmod 7)$ inside it: a copy of
-# the picture sampled every 4 pixels. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`.
+# the picture sampled every 4 pixels, except where that offset falls in the padding. The windows start at $-2$,
+# so channel 0 (offset (0, 0)) has padding zeros along its top row and left column, and channel 48 (offset
+# (6, 6)) along its bottom row and right column, since the last windows end 2 pixels past the picture; these
+# are the dark borders in the top row of the figure. The centre channel, $j = 24$, is exactly
+# `picture[1::4, 1::4]`. The four top panels share the picture's colours and its 0 to 1 range, with one
+# colorbar; the bottom row shares another colorbar of its own.
 #
 # The token transformer's output (random weights here) is rebuilt the same way, and its channels still show the
 # picture's layout, though not its brightness. The first LayerNorm works on each token alone and removes its
@@ -223,7 +277,7 @@ print(f"first token transformer on RGB 224 x 224: qkv {qkv_rgb}: {qkv_rgb.weight
 # %%
 grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
 torch.manual_seed(0)
-tt_pic = TokenTransformer(49, 64).to(device).eval()
+tt_pic = TokenTransformer(49, 64, qk_scale=49**-0.5).to(device).eval()
 with torch.no_grad():
     toks = tokens.soft_split(image, *T2T_STAGES[0])  # (1, 375, 49)
     raw = tokens.rebuild_image(toks, grid1.rows, grid1.cols)  # (1, 49, 15, 25)
@@ -233,9 +287,18 @@ print(f"after the token transformer: rebuilt {tuple(mixed.shape)}")
 centre = raw[0, 24].cpu()
 print(f"channel 24 equals picture[1::4, 1::4]: {torch.equal(centre, image[0, 0, 1::4, 1::4].cpu())}")
 assert torch.equal(centre, image[0, 0, 1::4, 1::4].cpu())
+pads = {  # the border of channels 0 and 48 that comes from padding, as (channel, rows, columns)
+    "channel 0, top row": raw[0, 0, 0],
+    "channel 0, left column": raw[0, 0, :, 0],
+    "channel 48, bottom row": raw[0, 48, -1],
+    "channel 48, right column": raw[0, 48, :, -1],
+}
+for where, values in pads.items():
+    print(f"{where}: all zeros (padding): {bool((values == 0).all())}")
+    assert (values == 0).all()
 
 # %%
-fig, axes = plt.subplots(2, 4, figsize=(14, 5.2))
+fig, axes = plt.subplots(2, 4, figsize=(13.5, 5.2), layout="constrained")
 for ax, ch in zip(axes[0], (0, 24, 48), strict=False):  # same colours and range as the picture's colorbar
     plots.show_matrix(
         raw[0, ch].cpu(),
@@ -248,7 +311,8 @@ for ax, ch in zip(axes[0], (0, 24, 48), strict=False):  # same colours and range
         colorbar=False,
         aspect="equal",
     )
-plots.show_picture(picture, ax=axes[0, 3], title="the picture, 60 x 100")
+plots.show_picture(picture, ax=axes[0, 3], title="the picture, 60 x 100", colorbar=False)
+fig.colorbar(axes[0, 3].images[0], ax=axes[0, :], label="brightness", shrink=0.9)
 low, high = mixed[0, :4].min().item(), mixed[0, :4].max().item()  # one colour scale for the bottom row
 for ax, ch in zip(axes[1], range(4), strict=True):
     plots.show_matrix(
@@ -260,13 +324,13 @@ for ax, ch in zip(axes[1], range(4), strict=True):
         cmap="viridis",
         vmin=low,
         vmax=high,
-        colorbar=ch == 3,
+        colorbar=False,
         aspect="equal",
     )
+fig.colorbar(axes[1, 0].images[0], ax=axes[1, :], label="output (random weights)", shrink=0.9)
 fig.suptitle(
     "The picture's tokens rebuilt on the 15 x 25 grid (top: soft split; bottom: after a token transformer)"
 )
-fig.tight_layout()
 plt.show()
 
 # %% [markdown]
@@ -288,7 +352,9 @@ plt.show()
 # %% [markdown]
 # The same walk, run. Before each split, `count_tokens` predicts the grid; the assertion checks the computed
 # shape against the prediction, and the last lines check the loop against the module's own `forward` (on two
-# items of the batch).
+# items of the batch). The module's layers carry the official code's names, so that official checkpoints load:
+# the splits are `soft_split0`, `soft_split1`, `soft_split2`, counted from 0, and the token transformers are
+# `attention1` and `attention2`, counted from 1, so `attention{i + 1}` is the one that follows `soft_split{i}`.
 
 # %%
 H, W = 400, 100
@@ -353,24 +419,40 @@ diagrams.t2t_loop(height=height, width=width)
 plt.show()
 
 # %% [markdown]
-# **Exercise 3 (coding).** Write `my_t2t_grids(h, w)` returning the list of `(rows, cols)` token grids after
-# each of T2T's three soft splits, for any h × w. The check tries square and non-square images and names the
-# usual slips.
+# **Exercise 3 (transfer).** The official models read 224 × 224 images and end with a 14 × 14 grid. Is 224 the
+# only side that gives 14? Write `my_smallest_side(target, stages)` returning the *smallest* image side $n$, in
+# pixels, for which the soft splits `stages` (a list of `(k, s, p)`, each splitting the grid the previous one
+# made) give `target` tokens along that side. One way: undo the stages one at a time, from the last, asking
+# what is the smallest input side for which $\lfloor (n + 2p - k) / s \rfloor + 1 = t$. (A loop that tries
+# $n = 1, 2, 3, \dots$ also works.) The check tries T2T's stages, ViT's single cut $(16, 16, 0)$ and others, and
+# names the usual slips.
 
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
-def my_t2t_grids(h: int, w: int) -> list[tuple[int, int]]:
+def my_smallest_side(target: int, stages: list[tuple[int, int, int]]) -> int:
     ### BEGIN SOLUTION
-    grids = []
-    for k, s, p in T2T_STAGES:
-        h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-        grids.append((h, w))
-    return grids
+    side = target
+    for k, s, p in reversed(stages):  # t windows need t - 1 strides plus one kernel, less the padding
+        side = (side - 1) * s + k - 2 * p
+    return side
     ### END SOLUTION
 
 
 # %%
-check.t2t_grids_function(my_t2t_grids)
+check.t2t_smallest_side_function(my_smallest_side)
+
+# %% [markdown]
+# Every side from the smallest one up to one less than the smallest side giving 15 gives the same 14 × 14 grid:
+# the last pixels of a larger image fall in no new window. The cell counts it with `tokens.stage_grids`, and
+# does the same for the picture's 4 × 7 grid.
+
+# %%
+sides = [n for n in range(150, 300) if tokens.stage_grids(n, n)[-1].rows == 14]
+print(f"square sides giving a 14 x 14 grid: {sides[0]} to {sides[-1]} ({len(sides)} sides, 224 among them)")
+rows = [n for n in range(20, 120) if tokens.stage_grids(n, 100)[-1].rows == 4]
+cols = [n for n in range(50, 200) if tokens.stage_grids(60, n)[-1].cols == 7]
+print(f"heights giving 4 rows: {rows[0]} to {rows[-1]}; widths giving 7 columns: {cols[0]} to {cols[-1]}")
+assert 224 in sides and 60 in rows and 100 in cols
 
 # %% [markdown]
 # ## 6. T2T-ViT end to end
@@ -382,8 +464,9 @@ check.t2t_grids_function(my_t2t_grids)
 #   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
 #
 # `vitcourse.models.T2TViT` defaults to T2T-ViT-14's width and depth on the picture; the run below keeps its width
-# and one of its 14 blocks (every block keeps the shape, and initialising all 14 takes a while on a CPU). The next
-# cell counts the full sizes without building weights.
+# and one of its 14 blocks. Every block keeps the shape, so one shows the whole path; building all 14 means
+# drawing about 21 M initial weights from a truncated normal, which takes several seconds on a small CPU, more
+# than this notebook's time allows. The next cell counts the full sizes without building weights.
 
 # %%
 torch.manual_seed(0)
@@ -405,13 +488,18 @@ assert torch.isfinite(pred).all()
 #
 # The presets built on the meta device at 224 × 224 × 3 with 1000 classes, beside reference counts. **Source of
 # the reference counts:** the official T2T-ViT code (github.com/yitu-opensource/T2T-ViT, `models/t2t_vit.py`),
-# models with transformer token blocks (`t2t_vit_t_14/19/24`, and the same construction at the sizes of
-# T2T-ViT-7/10/12), counted with `sum(p.numel() for p in model.parameters())`; "all" includes the sinusoidal
-# table, which that code stores as a parameter with `requires_grad=False`. Rounded to 0.1 M they are the
-# parameter column of the repository's model table (T2T-ViT_t-14: 21.5 M).
+# counted with `sum(p.numel() for p in model.parameters())`; "all" includes the sinusoidal table, which that
+# code stores as a parameter with `requires_grad=False`.
+#
+# - 14, 19, 24: the official models with transformer token blocks, `t2t_vit_t_14/19/24`. Rounded to 0.1 M they
+#   are the parameter column of the paper's Table 3 (ICCV 2021 version: 21.5, 39.2, 64.1 M).
+# - 7, 10, 12: the official repository ships these sizes only with Performer token blocks. The reference here is
+#   the official `T2T_ViT` class built with `tokens_type="transformer"` at those sizes: the course's own
+#   combination, not a published model (marked * in the table). Rounded to 0.1 M it happens to equal the
+#   published counts of the Performer models (the paper's Table 4: T2T-ViT-7 4.3 M, T2T-ViT-12 6.9 M).
 
 # %%
-official = {  # preset: (all, trainable), from the official code as cited above
+official = {  # preset: (all, trainable), from the official code as cited above; * = transformer tokens at 7/10/12
     "t2t_vit_7": (4_305_742, 4_255_310),
     "t2t_vit_10": (5_884_750, 5_834_318),
     "t2t_vit_12": (6_937_422, 6_886_990),
@@ -420,7 +508,7 @@ official = {  # preset: (all, trainable), from the official code as cited above
     "t2t_vit_24": (64_101_454, 64_000_590),
 }
 print(
-    f"{'preset':11s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'all':>12s} {'trainable':>12s} {'official':>12s}"
+    f"{'preset':11s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'all':>12s} {'trainable':>12s} {'reference':>13s}"
 )
 with torch.device("meta"):
     for name, (ref_all, ref_train) in official.items():
@@ -428,18 +516,21 @@ with torch.device("meta"):
         n_all, n_train = count_parameters(m)
         print(
             f"{name:11s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} "
-            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}"
+            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}{'*' if name[-2:] in ('_7', '10', '12') else ' '}"
         )
         assert (n_all, n_train) == (ref_all, ref_train)
-print("every preset matches the official counts, all and trainable")
+print(
+    "every preset matches its reference count, all and trainable (* = built with transformer tokens, not published)"
+)
 
 # %% [markdown]
 # ## 7. Where the compute goes
 #
-# Multiply-adds of one forward pass of T2T-ViT-14 at 224 × 224, counted by hooks on every linear layer and every
-# attention product (`vitcourse.cost.count_macs`). The count needs only shapes, so the model is built on the
-# meta device. **Published:** 6.1 G MACs for T2T-ViT_t-14 at 224 × 224 (the T2T-ViT paper, Yuan et al. 2021,
-# arXiv:2101.11986; the official repository's model table lists the same).
+# Multiply-adds of one forward pass of T2T-ViT$_t$-14 (`t2t_vit_14` here) at 224 × 224, counted by hooks on
+# every linear layer and every attention product (`vitcourse.cost.count_macs`). The count needs only shapes, so the model is built on the
+# meta device. **Published:** 6.1 G MACs for T2T-ViT$_t$-14 at 224 × 224 (Yuan et al., "Tokens-to-Token ViT",
+# ICCV 2021, Table 3, the comparison with ResNets, and Table 7, the ablation of the T2T module; the official
+# repository's model table lists the same).
 
 # %%
 with torch.device("meta"):
@@ -470,19 +561,32 @@ t2t_params = sum(p.numel() for p in t2t14.tokens_to_token.parameters())
 compute_share, param_share = t2t_macs / total_macs, t2t_params / count_parameters(t2t14)[0]
 print(f"the T2T module: {compute_share:.1%} of the multiply-adds, {param_share:.1%} of the parameters")
 assert 0.2 < compute_share < 0.3 and param_share < 0.02
+macs_fine = count_macs(t2t14, torch.zeros(1, 3, 224, 224, device="meta"), depth=4)  # per layer
+stage1 = {k: v for k, v in macs_fine.items() if k.startswith("tokens_to_token.attention1")}
+products, n1 = stage1["tokens_to_token.attention1.attn"], grids[0].total
+linear = sum(stage1.values()) - products
+print(
+    f"stage 1: attention products (Q K^T and A V) {products / 1e9:.3f} G = 2 x N^2 x 64 with N = {n1} tokens;"
+)
+print(
+    f"         linear layers (qkv, proj, MLP) {linear / 1e9:.3f} G; products: {products / (products + linear):.0%}"
+)
+assert products == 2 * n1**2 * 64
 
 # %%
 fig, ax = plt.subplots(figsize=(9, 3.2))
 ax.barh([s[0] for s in stages][::-1], [s[2] / 1e9 for s in stages][::-1], color="tab:purple")
 ax.set_xlabel("G multiply-adds (one 224 x 224 image)")
-ax.set_ylabel("part of T2T-ViT-14")
-ax.set_title(f"T2T-ViT-14: {total_macs / 1e9:.2f} G multiply-adds per image")
+ax.set_ylabel("part of T2T-ViT_t-14")
+ax.set_title(f"T2T-ViT_t-14: {total_macs / 1e9:.2f} G multiply-adds per image")
 plt.show()
 
 # %% [markdown]
 # Most of the compute is in the encoder blocks, as the table shows; the T2T module takes about a quarter although
-# it holds under 2% of the parameters, and almost all of that quarter is the first token transformer, whose
-# attention compares every one of its tokens with every other (the tokens column). That is why the official code
+# it holds under 2% of the parameters, and almost all of that quarter is the first token transformer. Of its cost,
+# the attention products ($QK^\top$ and $AV$, $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens) are by far the
+# larger part, as printed above: they grow with the square of the token count, the linear layers only linearly.
+# That is why the official code
 # also offers a Performer version of the token transformers (an approximation of attention whose cost grows
 # linearly with the number of tokens), and why the token length inside the module is kept small (64).
 #
@@ -495,8 +599,10 @@ plt.show()
 # - **Names.** Our `t2t_vit_14` (and 19, 24) is what the official code calls `t2t_vit_t_14`: token transformers
 #   built from ordinary attention. The official `t2t_vit_14` is the Performer variant, whose token blocks have
 #   other parameters and other keys; the course does not build it.
-# - **Heads in the skip through $v$.** The official code reshapes q, k, v with all 64 channels in every head and
-#   adds `v.squeeze(1)`, so it works with one head only. `vitcourse` splits the 64 channels among the heads and
+# - **Heads in the skip through $v$.** In the official token transformer the qkv layer outputs $3 \cdot 64$
+#   values per token, and the code reshapes them to (3, heads, 64), giving every head all 64 channels; for
+#   heads > 1 that reshape needs $3 \cdot \text{heads} \cdot 64$ values and fails, and the skip adds
+#   `v.squeeze(1)`, which assumes one head. So that code works with one head only. `vitcourse` splits the 64 channels among the heads and
 #   merges $v$'s heads before adding it, so any head count that divides 64 works; with one head the two agree.
 # - **Any image size.** The rebuild uses the grid's rows and columns instead of $\sqrt{N}$.
 
@@ -513,8 +619,10 @@ for heads, ratio, who in (
 # ## Summary
 #
 # - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole
-#   in some token (4 × 4 for T2T's first split, 2 × 2 for the later ones); ViT's patches keep only single pixels.
+#   in some token wherever its windows reach the image's edges, as they do on the picture and on 224 × 224 images
+#   (4 × 4 for T2T's first split, 2 × 2 for the later ones); ViT's patches keep only single pixels.
 # - A token transformer is an encoder block that changes the token length; its first residual goes through $v$.
+#   Its attention is global; the local mixing comes from the soft split that follows it.
 # - The T2T module alternates soft split → token transformer → rebuild, and ends with a linear layer; each
 #   grid comes from the previous one by the token-count formula, for any H × W.
 # - T2T-ViT's parameter counts equal the official ones; most of its multiply-adds are in the encoder blocks,

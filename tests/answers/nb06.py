@@ -8,47 +8,43 @@ from __future__ import annotations
 
 from vitcourse import check
 
-STAGES = ((7, 4, 2), (3, 2, 1), (3, 2, 1))
+
+def smallest_side(target: int, stages: list[tuple[int, int, int]]) -> int:
+    """Brute force: try n = 1, 2, ... until the chain of soft splits gives ``target`` tokens."""
+    n = 1
+    while True:
+        side = n
+        for k, s, p in stages:
+            side = (side + 2 * p - k) // s + 1
+        if side == target:
+            return n
+        n += 1
 
 
-def grids(h: int, w: int) -> list[tuple[int, int]]:
-    out = []
-    for k, s, p in STAGES:
-        h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-        out.append((h, w))
-    return out
+def undo(target: int, stages, one_stage, backwards: bool = True) -> int:
+    for k, s, p in reversed(stages) if backwards else stages:
+        target = one_stage(target, k, s, p)
+    return target
 
 
-def grids_without_padding(h: int, w: int) -> list[tuple[int, int]]:
-    out = []
-    for k, s, _ in STAGES:
-        h, w = (h - k) // s + 1, (w - k) // s + 1
-        out.append((h, w))
-    return out
+def side_without_padding(target: int, stages) -> int:
+    return undo(target, stages, lambda t, k, s, p: (t - 1) * s + k)
 
 
-def grids_without_plus_one(h: int, w: int) -> list[tuple[int, int]]:
-    out = []
-    for k, s, p in STAGES:
-        h, w = (h + 2 * p - k) // s, (w + 2 * p - k) // s
-        out.append((h, w))
-    return out
+def side_without_minus_one(target: int, stages) -> int:
+    return undo(target, stages, lambda t, k, s, p: t * s + k - 2 * p)
 
 
-def grids_from_original_size(h: int, w: int) -> list[tuple[int, int]]:
-    return [((h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1) for k, s, p in STAGES]
+def side_first_stage_first(target: int, stages) -> int:
+    return undo(target, stages, lambda t, k, s, p: (t - 1) * s + k - 2 * p, backwards=False)
 
 
-def grids_swapped(h: int, w: int) -> list[tuple[int, int]]:
-    return [(c, r) for r, c in grids(h, w)]
+def largest_side(target: int, stages) -> int:
+    return smallest_side(target + 1, stages) - 1
 
 
-def grids_by_stride(h: int, w: int) -> list[tuple[int, int]]:
-    out = []
-    for _, s, _ in STAGES:
-        h, w = h // s, w // s
-        out.append((h, w))
-    return out
+def side_by_strides(target: int, stages) -> int:
+    return undo(target, stages, lambda t, k, s, p: t * s)
 
 
 VALUE_CHECKS = {
@@ -56,7 +52,7 @@ VALUE_CHECKS = {
     check.t2t_picture_tokens: 4 * 7,
 }
 FUNCTION_CHECKS = {
-    check.t2t_grids_function: grids,
+    check.t2t_smallest_side_function: smallest_side,
 }
 MISTAKES = [
     (check.t2t_qkv_weight_count, 7 * 7 * 64 * 3, "one-channel"),
@@ -69,9 +65,9 @@ MISTAKES = [
     (check.t2t_picture_tokens, 8 * 13, "two soft splits"),
     (check.t2t_picture_tokens, 15 * 25, "first soft split only"),
     (check.t2t_picture_tokens, 4 * 7 + 1, "prediction token"),
-    (check.t2t_grids_function, grids_without_padding, "padding"),
-    (check.t2t_grids_function, grids_without_plus_one, "+ 1"),
-    (check.t2t_grids_function, grids_from_original_size, "previous stage's grid"),
-    (check.t2t_grids_function, grids_swapped, "swapped"),
-    (check.t2t_grids_function, grids_by_stride, "dividing each side by the stride"),
+    (check.t2t_smallest_side_function, side_without_padding, "left out the padding"),
+    (check.t2t_smallest_side_function, side_without_minus_one, "t - 1 strides"),
+    (check.t2t_smallest_side_function, side_first_stage_first, "from the last to the first"),
+    (check.t2t_smallest_side_function, largest_side, "largest side"),
+    (check.t2t_smallest_side_function, side_by_strides, "multiplying by the strides"),
 ]

@@ -31,14 +31,14 @@ from .nb04 import (
     scores_shape,
 )
 from .nb05 import (
-    block_forward_function,
     block_macs,
     block_parameter_count,
     mean_pool_function,
+    post_norm_block_function,
     prepend_function,
     vit_token_count,
 )
-from .nb06 import t2t_grids_function, t2t_picture_tokens, t2t_qkv_weight_count
+from .nb06 import t2t_picture_tokens, t2t_qkv_weight_count, t2t_smallest_side_function
 from .nb07 import lr_at_step, no_decay_count, no_position_accuracy, seam_blocks_choice
 
 __all__ = [
@@ -64,12 +64,12 @@ __all__ = [
     "vit_token_count",
     "block_parameter_count",
     "prepend_function",
-    "block_forward_function",
+    "post_norm_block_function",
     "mean_pool_function",
     "block_macs",
     "t2t_qkv_weight_count",
     "t2t_picture_tokens",
-    "t2t_grids_function",
+    "t2t_smallest_side_function",
     "lr_at_step",
     "no_position_accuracy",
     "seam_blocks_choice",

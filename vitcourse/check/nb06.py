@@ -2,65 +2,103 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .. import tokens
 from ..models import T2T_STAGES
-from ._core import Mistake, Verdict, check_function, int_answer, never_raises, pairs
+from ._core import Mistake, Verdict, check_function, int_answer, never_raises
 
-__all__ = ["t2t_qkv_weight_count", "t2t_picture_tokens", "t2t_grids_function"]
+__all__ = ["t2t_qkv_weight_count", "t2t_picture_tokens", "t2t_smallest_side_function"]
 
 TOKEN_DIM = 64  # T2T's token length inside the module (official code: token_dim=64)
+
+
+Stages = Sequence[tuple[int, int, int]]
+
+
+def _undo(
+    target: int, stages: Stages, one_stage: Callable[[int, int, int, int], int], backwards: bool = True
+) -> int:
+    """Undo the soft splits one at a time (last first when ``backwards``) with ``one_stage(t, k, s, p)``."""
+    side = target
+    for k, s, p in reversed(stages) if backwards else stages:
+        side = one_stage(side, k, s, p)
+    return side
+
+
+def _smallest_side(target: int, stages: Stages) -> int:
+    """Smallest side n whose chain of soft splits gives ``target`` tokens: undo floor((n + 2p - k) / s) + 1 = t."""
+    return _undo(target, stages, lambda t, k, s, p: (t - 1) * s + k - 2 * p)
+
+
+# Typical wrong ways to undo the soft splits, as functions of (target, stages) -> side: a slip in undoing
+# floor((n + 2p - k) / s) + 1 = t, in the order of the stages, or in which side is asked for.
+def _no_padding(target: int, stages: Stages) -> int:
+    return _undo(target, stages, lambda t, k, s, p: (t - 1) * s + k)
+
+
+def _no_minus_one(target: int, stages: Stages) -> int:
+    return _undo(target, stages, lambda t, k, s, p: t * s + k - 2 * p)
+
+
+def _first_stage_first(target: int, stages: Stages) -> int:
+    return _undo(target, stages, lambda t, k, s, p: (t - 1) * s + k - 2 * p, backwards=False)
+
+
+def _largest(target: int, stages: Stages) -> int:
+    return _smallest_side(target + 1, stages) - 1
+
+
+def _strides_only(target: int, stages: Stages) -> int:
+    return _undo(target, stages, lambda t, k, s, p: t * s)
+
+
+_SAME_SIDE_SLIP = (
+    "t windows need t - 1 strides plus one kernel, so one stage (k, s, p) gives t tokens from at least "
+    "(t - 1) * s + k - 2p pixels; with s = 2p (T2T's stages) leaving out the padding and writing t * s give the "
+    "same side, so check both."
+)
+SIDE_MISTAKES = [
+    Mistake(
+        _no_padding, f"the sides are too large: you left out the padding (or the - 1); {_SAME_SIDE_SLIP}"
+    ),
+    Mistake(
+        _no_minus_one,
+        f"the sides are too large: you wrote t * s (or left out the padding); {_SAME_SIDE_SLIP}",
+    ),
+    Mistake(
+        _first_stage_first,
+        "undo the stages from the last to the first: the last split's smallest input is the grid the earlier "
+        "stages must produce.",
+    ),
+    Mistake(
+        _largest,
+        "that is the largest side giving this many tokens (one less than the smallest side giving one more); "
+        "the task asks for the smallest.",
+    ),
+    Mistake(
+        _strides_only,
+        "multiplying by the strides ignores the kernels and the padding; undo each stage with (t - 1) * s + k - 2p.",
+    ),
+]
 
 
 def _t2t_grids(height: int, width: int) -> list[tuple[int, int]]:
     return [(grid.rows, grid.cols) for grid in tokens.stage_grids(height, width, T2T_STAGES)]
 
 
-# Typical wrong ways to walk T2T's grids, as functions of (height, width) -> [(rows, cols), ...]. Each is a
-# slip in the token-count formula floor((side + 2p - k) / s) + 1 or in how the stages are chained.
-def _walk(side: Callable[[int, int, int, int], int], chain: bool = True) -> Callable[[int, int], list]:
-    def grids(height: int, width: int) -> list[tuple[int, int]]:
-        out, h, w = [], height, width
-        for k, s, p in T2T_STAGES:
-            rows, cols = side(h, k, s, p), side(w, k, s, p)
-            out.append((rows, cols))
-            if chain:
-                h, w = rows, cols
-        return out
-
-    return grids
+def _grids_no_padding(height: int, width: int) -> list[tuple[int, int]]:
+    """T2T's grids with the padding left out of the count formula (with 2p = s, the same as leaving out + 1)."""
+    out = []
+    for k, s, _ in T2T_STAGES:
+        height, width = (height - k) // s + 1, (width - k) // s + 1
+        out.append((height, width))
+    return out
 
 
-_no_padding = _walk(lambda n, k, s, p: (n - k) // s + 1)
-_no_plus_one = _walk(lambda n, k, s, p: (n + 2 * p - k) // s)
-_original_size = _walk(lambda n, k, s, p: (n + 2 * p - k) // s + 1, chain=False)
-_stride_only = _walk(lambda n, k, s, p: n // s)
-
-
-def _swapped(height: int, width: int) -> list[tuple[int, int]]:
-    return [(cols, rows) for rows, cols in _t2t_grids(height, width)]
-
-
-_SAME_SLIP = (
-    "with T2T's stages 2p = s, so forgetting the padding and forgetting the + 1 give the same grid: check "
-    "both in floor((side + 2p - k) / s) + 1."
-)
-GRID_MISTAKES = [
-    Mistake(_no_padding, f"the grids are too small: you left out the padding 2p (or the + 1); {_SAME_SLIP}"),
-    Mistake(_no_plus_one, f"the grids are too small: you left out the + 1 (or the padding 2p); {_SAME_SLIP}"),
-    Mistake(
-        _original_size,
-        "each stage must split the previous stage's grid (the rebuilt image), not the original image size.",
-    ),
-    Mistake(
-        _swapped, "rows and columns are swapped: rows run down the height h, columns across the width w."
-    ),
-    Mistake(
-        _stride_only,
-        "dividing each side by the stride ignores the window and the padding; use floor((side + 2p - k) / s) + 1.",
-    ),
-]
+def _grids_from_image(height: int, width: int) -> list[tuple[int, int]]:
+    """Every stage's count formula applied to the original image instead of the previous grid."""
+    return [((height + 2 * p - k) // s + 1, (width + 2 * p - k) // s + 1) for k, s, p in T2T_STAGES]
 
 
 def _total(grids: list[tuple[int, int]]) -> int:
@@ -104,9 +142,11 @@ def t2t_picture_tokens(answer: object) -> Verdict:
     h, w = 60, 100
     grids = _t2t_grids(h, w)
     wrong = {
-        _total(_no_padding(h, w)): "the grids are too small: the padding 2p or the + 1 is missing from "
+        _total(_grids_no_padding(h, w)): "the grids are too small: the padding 2p or the + 1 is missing from "
         "floor((side + 2p - k) / s) + 1 (with T2T's stages 2p = s, both slips give the same count).",
-        _total(_original_size(h, w)): "each stage splits the previous stage's grid, not the 60 x 100 image.",
+        _total(
+            _grids_from_image(h, w)
+        ): "each stage splits the previous stage's grid, not the 60 x 100 image.",
         _total(grids[:2]): "that is after two soft splits; T2T makes three.",
         _total(grids[:1]): "that is after the first soft split only; T2T makes three.",
         _total(grids) + 1: "the prediction token is added later, by the ViT body, not by the T2T module.",
@@ -121,7 +161,19 @@ def t2t_picture_tokens(answer: object) -> Verdict:
 
 
 @never_raises
-def t2t_grids_function(func: object) -> Verdict:
-    """Exercise 06.3: ``func(h, w)`` must list the (rows, cols) token grid after each of T2T's three splits."""
-    cases = [((h, w), _t2t_grids(h, w)) for h, w in ((224, 224), (60, 100), (400, 100), (32, 48), (9, 5))]
-    return check_function(func, "your T2T grids", cases, normalise=pairs, mistakes=GRID_MISTAKES)
+def t2t_smallest_side_function(func: object) -> Verdict:
+    """Exercise 06.3: ``func(target, stages)`` must return the smallest side giving ``target`` tokens on it."""
+    vit = [(16, 16, 0)]
+    cases = [
+        ((target, stages), _smallest_side(target, stages))
+        for target, stages in (
+            (14, T2T_STAGES),
+            (4, T2T_STAGES),
+            (7, T2T_STAGES),
+            (14, vit),
+            (10, [(3, 2, 1)]),
+            (5, [(20, 10, 5)]),
+            (3, [(5, 3, 1), (3, 2, 1)]),
+        )
+    ]
+    return check_function(func, "your smallest side", cases, mistakes=SIDE_MISTAKES)
