@@ -31,10 +31,10 @@ from .nb04 import (
     scores_shape,
 )
 from .nb05 import (
-    block_forward_function,
     block_macs,
     block_parameter_count,
     mean_pool_function,
+    post_norm_block_function,
     prepend_function,
     vit_token_count,
 )
@@ -64,7 +64,7 @@ __all__ = [
     "vit_token_count",
     "block_parameter_count",
     "prepend_function",
-    "block_forward_function",
+    "post_norm_block_function",
     "mean_pool_function",
     "block_macs",
     "t2t_qkv_weight_count",

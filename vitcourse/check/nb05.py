@@ -13,25 +13,38 @@ __all__ = [
     "vit_token_count",
     "block_parameter_count",
     "prepend_function",
-    "block_forward_function",
+    "post_norm_block_function",
     "mean_pool_function",
     "block_macs",
 ]
 
 
+#: Exercise 05 asks for ViT-B/16 fine-tuned at 384 x 384: the patch size stays 16, so the grid grows to 24 x 24.
+TOKENS_SIDE, TOKENS_PATCH = 384, 16
+
+
 @never_raises
 def vit_token_count(answer: object) -> Verdict:
-    """Exercise 05: tokens entering ViT-Base's encoder for a 224 x 224 image, 16 x 16 patches."""
-    patches = tokens.count_tokens(224, 224, 16, 16, 0).total
+    """Exercise 05: tokens entering ViT-B/16's first block when it is fine-tuned on 384 x 384 images."""
+    side, patch = TOKENS_SIDE, TOKENS_PATCH
+    patches = tokens.count_tokens(side, side, patch, patch, 0).total
+    pretrain = tokens.count_tokens(224, 224, patch, patch, 0).total
     return int_answer(
         answer,
         patches + 1,
-        "tokens entering the encoder",
-        "Count the patches (224 / 16 per side), then remember the prediction token.",
+        "tokens entering the encoder at 384 x 384",
+        f"Count the patches ({side} / {patch} per side, squared), then remember the prediction token.",
         wrong={
             patches: "that counts the patches only; the prediction token is prepended to them.",
-            224 // 16 + 1: "that is one row of patches (plus one); the patches form a 14 x 14 grid.",
-            (224 // 16) ** 2 * 3 + 1: "the channels are not extra tokens: each token holds all 3 channels.",
+            pretrain
+            + 1: "that is the count at the pre-training size, 224 x 224; the image is 384 x 384 now, "
+            "and the patch size stays 16, so the grid of patches grows.",
+            pretrain: "that is the patch count at 224 x 224; at 384 x 384 the grid of patches grows "
+            "(and the prediction token comes on top).",
+            side // patch + 1: f"that is one row of patches (plus one); the patches form a "
+            f"{side // patch} x {side // patch} grid.",
+            (side // patch) ** 2 * 3
+            + 1: "the channels are not extra tokens: each token holds all 3 channels.",
         },
     )
 
@@ -107,34 +120,44 @@ def _pre_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
     return x + block.mlp(block.norm2(x))  # (B, N, D)
 
 
+def _post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    x = block.norm1(x + block.attn(x))  # (B, N, D)
+    return block.norm2(x + block.mlp(x))  # (B, N, D)
+
+
 BLOCK_MISTAKES = [
     Mistake(
-        lambda b, x: b.mlp(b.norm2(b.attn(b.norm1(x)))),
-        "both residual connections are missing: add each part's input back to its output (x + ...).",
+        _pre_norm,
+        "this is ViT's pre-norm, x + f(LN(x)); the exercise asks for post-norm: add first, then normalise the "
+        "sum, LN(x + f(x)).",
     ),
     Mistake(
-        lambda b, x: (lambda y: y + b.mlp(b.norm2(y)))(b.attn(b.norm1(x))),
-        "the first residual is missing: after attention, add the block's input x back.",
+        lambda b, x: b.norm2(b.mlp(b.norm1(b.attn(x)))),
+        "both residual connections are missing: add each part's input to its output before the norm.",
     ),
     Mistake(
-        lambda b, x: (lambda y: b.mlp(b.norm2(y)))(x + b.attn(b.norm1(x))),
-        "the second residual is missing: after the MLP, add its input back.",
+        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(b.attn(x))),
+        "the first residual is missing: add the block's input x to the attention's output, then norm1.",
     ),
     Mistake(
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(x + b.attn(x))),
-        "this is post-norm (the original Transformer's LN(x + f(x))); ViT normalises first: x + f(LN(x)).",
+        lambda b, x: (lambda y: b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
+        "the second residual is missing: add the MLP's input to its output, then norm2.",
     ),
     Mistake(
-        lambda b, x: (lambda y: y + b.attn(b.norm2(y)))(x + b.mlp(b.norm1(x))),
-        "the MLP and the attention are swapped: attention (with norm1) comes first, then the MLP (with norm2).",
+        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(x + b.norm1(b.attn(x))),
+        "the norms act on each part's output only, x + LN(f(x)); post-norm normalises the sum: LN(x + f(x)).",
     ),
     Mistake(
-        lambda b, x: (lambda y: y + b.attn(b.norm1(y)))(x + b.mlp(b.norm2(x))),
+        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(x + b.attn(x)),
+        "norm1 is missing: post-norm normalises after each residual, after the attention too.",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: b.norm1(y + b.mlp(y)))(b.norm2(x + b.attn(x))),
+        "norm1 and norm2 are swapped: norm1 follows the attention's residual, norm2 the MLP's.",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: b.norm2(y + b.attn(y)))(b.norm1(x + b.mlp(x))),
         "the MLP runs before the attention: attention comes first, then the MLP.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: y + b.mlp(b.norm1(y)))(x + b.attn(b.norm2(x))),
-        "norm1 and norm2 are swapped: norm1 belongs to the attention, norm2 to the MLP.",
     ),
 ]
 
@@ -151,16 +174,16 @@ def _random_block(dim: int, heads: int, gen: torch.Generator) -> EncoderBlock:
 
 
 @never_raises
-def block_forward_function(func: object) -> Verdict:
-    """Exercise 05: ``func(block, x)`` must be the pre-norm encoder block's forward pass."""
+def post_norm_block_function(func: object) -> Verdict:
+    """Exercise 05: ``func(block, x)`` must be the post-norm forward pass, ``LN(x + f(x))`` for each part."""
     gen = torch.Generator().manual_seed(7)
     cases = []
     for b, n, d, heads in ((2, 5, 16, 4), (1, 16, 24, 3), (3, 4, 8, 2)):
         block = _random_block(d, heads, gen)
         x = torch.randn(b, n, d, generator=gen)
         with torch.no_grad():
-            cases.append(((block, x), _pre_norm(block, x)))
-    return check_function(func, "your encoder block", cases, mistakes=BLOCK_MISTAKES)
+            cases.append(((block, x), _post_norm(block, x)))
+    return check_function(func, "your post-norm block", cases, mistakes=BLOCK_MISTAKES)
 
 
 POOL_MISTAKES = [
@@ -206,7 +229,8 @@ def block_macs_formula(n: int, d: int, mlp_ratio: float = 4.0) -> int:
     return int(round((4 + 2 * mlp_ratio) * n * d * d)) + 2 * n * n * d
 
 
-#: Exercise 05 asks for one ViT-S/16 block at 224 x 224: 196 patches + the prediction token, D = 384.
+#: Exercise 05 asks for one DeiT-S block (timm's vit_small_patch16_224) at 224 x 224: 196 patches + the
+#: prediction token, D = 384.
 MACS_N, MACS_D = 197, 384
 
 
