@@ -22,14 +22,21 @@
 #
 # **Why this comes now.** The course first builds both ways of turning a picture into tokens, ViT's patches
 # (01) and T2T's soft split (here), and only then follows what happens to the tokens: position embeddings (03),
-# attention (04), the whole ViT (05). The soft split is where T2T-ViT starts: its first layer soft-splits the
-# image with $k = 7$, $s = 4$, $p = 2$, and its T2T module soft-splits again between stages with $k = 3$,
-# $s = 2$, $p = 1$ (Yuan et al. 2021, *Tokens-to-Token ViT*, Section 3.1, and the official code's `T2T_module`).
-# Notebook 06 puts those stages together; here we take one split apart.
+# attention (04), the whole ViT (05). The soft split is where T2T-ViT starts: its T2T module first soft-splits
+# the image with kernel $k = 7$, stride 4, padding 2, then, between its stages, soft-splits twice more with
+# $k = 3$, stride 2, padding 1 (Yuan et al. 2021, *Tokens-to-Token ViT*, Fig. 4 and Section 3.2; the official
+# code's `T2T_module`, `soft_split0` to `soft_split2`). Notebook 06 puts those stages together; here we take one
+# split apart.
+#
+# **A warning about symbols.** In this notebook, as in `nn.Unfold`, $s$ is the *stride*: how far a window moves.
+# The T2T paper uses $s$ for the *overlap* of neighbouring windows, so its stride is $k - s$: its settings
+# "$P = [7, 3, 3]$, $S = [3, 1, 1]$" (Section 3.2) are kernels 7, 3, 3 with strides 4, 2, 2. The paper gives no
+# padding values; the paddings 2, 1, 1 come from the official code.
 #
 # **Learning goals.** After this notebook you can
 # 1. derive and use the formula for the number of tokens a sliding window makes,
-# 2. apply T2T's rule for stride and padding,
+# 2. apply a stride-and-padding rule that reproduces T2T's settings, and translate the paper's overlap into a
+#    stride,
 # 3. say how many tokens hold each pixel, and where the padding lands inside a token,
 # 4. build a soft split yourself from padding and strided windows,
 # 5. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
@@ -39,12 +46,13 @@
 
 # %%
 import math
-import time
 
+import imageio.v3 as iio
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from IPython.display import Image, display
+from matplotlib.patches import Rectangle
 from torch import nn
 
 import vitcourse
@@ -70,9 +78,10 @@ print(f"picture: H={H}, W={W}, C={C}")
 # which is the formula in the `nn.Unfold` documentation (with dilation 1). The tokens form an
 # $n_{rows} \times n_{cols}$ grid, counted on each side separately.
 #
-# T2T's rule, as the course's source articles write it, sets the stride and padding from the kernel:
-# $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$. It reproduces the official code's two settings, which the
-# cell checks: $k = 7 \to (4, 2)$ and $k = 3 \to (2, 1)$. With $k = 20$ on the picture, the cell lists the window
+# For the stride and padding we use the rule of the "Vision Transformers Explained" article series:
+# $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$. Neither the T2T paper nor its code states it; it is a rule
+# that reproduces the official code's two settings, which the cell checks: $k = 7 \to (4, 2)$ and
+# $k = 3 \to (2, 1)$ (`vitcourse.tokens.t2t_stride_padding`, named after those settings). With $k = 20$ on the picture, the cell lists the window
 # starts in the picture's own coordinates (the padding begins at $-p$) and counts them, then asks `nn.Unfold`
 # and `vitcourse.count_tokens`.
 
@@ -84,7 +93,7 @@ official = {7: (4, 2), 3: (2, 1)}  # (stride, padding) of the soft splits in T2T
 for kk, sp in official.items():
     print(f"k = {kk}: the rule gives (s, p) = {tokens.t2t_stride_padding(kk)}, the official code uses {sp}")
 assert all(tokens.t2t_stride_padding(kk) == sp for kk, sp in official.items())
-print(f"kernel {k}: stride {s}, padding {p}; neighbouring windows share k - s = {k - s} pixels")
+print(f"kernel {k}: stride {s}, padding {p}; neighbouring windows overlap by k - s = {k - s} pixels")
 starts_down = list(range(-p, H + p - k + 1, s))  # top rows of the windows
 starts_across = list(range(-p, W + p - k + 1, s))  # left columns of the windows
 print(f"window starts down:   {starts_down} -> {len(starts_down)}")
@@ -109,23 +118,29 @@ check.soft_split_count(answer_grid)
 
 
 # %% [markdown]
-# **Exercise 2 (coding).** Listing the starts works, but a model needs the count without building anything.
-# Write `my_count_tokens(h, w, k, s, p)` that returns the pair `(rows, cols)` from the formula, with integer
-# arithmetic only. The check compares it with `nn.Unfold` on eight settings, square and not, with and without
-# padding, and names the usual slips.
+# **Exercise 2 (coding, transfer).** The T2T paper does not give a stride: it gives the *overlap* of neighbouring
+# windows (see the warning at the top). Write `my_count_tokens(h, w, k, overlap, p)` that returns the pair
+# `(rows, cols)` for a split described the paper's way, with integer arithmetic only. T2T-ViT's first split is
+# `my_count_tokens(60, 100, 7, 3, 2)` in this form. The check compares it with `nn.Unfold` on eight settings,
+# square and not, with and without padding and overlap, and names the usual slips.
 
 
 # %% jupyter={"source_hidden": true} tags=["solution"]
-def my_count_tokens(h: int, w: int, k: int, s: int, p: int) -> tuple[int, int]:
+def my_count_tokens(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, int]:
     ### BEGIN SOLUTION
-    rows = (h + 2 * p - (k - 1) - 1) // s + 1
-    cols = (w + 2 * p - (k - 1) - 1) // s + 1
+    stride = k - overlap  # neighbouring windows share `overlap` pixels
+    rows = (h + 2 * p - k) // stride + 1
+    cols = (w + 2 * p - k) // stride + 1
     return rows, cols
     ### END SOLUTION
 
 
 # %%
 check.count_tokens_function(my_count_tokens)
+
+# %% [markdown]
+# The paper writes the same count as $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ with its $s$, the overlap
+# (Section 3.1).
 
 # %% [markdown]
 # *An aside on dilation.* `nn.Unfold` can also spread a window's pixels apart (dilation $d$: every $d$-th pixel).
@@ -145,21 +160,38 @@ for d in (1, 2, 3):
 #
 # Padding adds $p$ rows of zeros above and below and $p$ columns left and right. The figure keeps the picture's
 # own pixel coordinates, so the padding shows up at negative coordinates and beyond the picture's last row and
-# column; the first window is filled.
+# column; the dashed white line is the picture's border. Drawing all 60 windows at once would only show a grid
+# (with $k = 2s$ their edges fall on every 10th pixel), so the figure draws three, lightly shaded: the first
+# window (red), its right neighbour (orange) and the one below it (cyan). Each neighbour shares $k - s = 10$
+# columns or rows with the first: there the shadings overlap. The animation further down shows all 60.
 
 # %%
 padded = F.pad(image, (p, p, p, p))  # (1, 1, H + 2p, W + 2p)
-print(f"padded picture: {tuple(padded.shape[-2:])}, rows {-p} to {H + p}, columns {-p} to {W + p}")
+print(f"padded picture: {tuple(padded.shape[-2:])}, rows {-p} to {H + p - 1}, columns {-p} to {W + p - 1}")
 corners = tokens.window_corners(H, W, k, s, p)  # (N, 2) top-left (row, col) of every window
+grid = tokens.count_tokens(H, W, k, s, p)
+shown = {0: "tab:red", 1: "tab:orange", grid.cols: "tab:cyan"}  # window index -> colour
 fig, ax = plt.subplots(figsize=(7.5, 4.2))
 plots.show_picture(
     padded[0, 0],
     ax=ax,
-    title=f"{len(corners)} windows of {k} x {k}, stride {s}, padding {p}",
+    title=f"windows 0, 1 and {grid.cols} of {len(corners)} ({k} x {k}, stride {s}, padding {p})",
     extent_offset=-p,
 )
-plots.draw_windows(ax, corners, k, highlight=0)
+ax.add_patch(Rectangle((0, 0), W, H, fill=False, ec="white", ls="--", lw=1.2, label="picture border"))
+for n, (i, colour) in enumerate(shown.items()):
+    top, left = corners[i]
+    inset = 0.4 + 0.7 * n  # shared edges drawn side by side, not on top of each other
+    box = (left + inset, top + inset)
+    ax.add_patch(Rectangle(box, k - 2 * inset, k - 2 * inset, fc=colour, alpha=0.25, ec="none"))
+    ax.add_patch(
+        Rectangle(box, k - 2 * inset, k - 2 * inset, fill=False, ec=colour, lw=2, label=f"window {i}")
+    )
+ax.set_xlim(-p, W + p)
+ax.set_ylim(H + p, -p)
+ax.legend(loc="upper left", bbox_to_anchor=(1.2, 1.0), fontsize=8, facecolor="0.55", framealpha=1)
 plt.show()
+print(f"window corners (row, col): {[tuple(int(v) for v in corners[i]) for i in shown]}")
 
 # %% [markdown]
 # ## How many tokens hold each pixel?
@@ -175,6 +207,7 @@ values, counts = cover.unique(return_counts=True)
 for v, n in zip(values.tolist(), counts.tolist(), strict=True):
     print(f"covered by {v} window(s): {n:5d} pixels ({100 * n / (H * W):.1f} %)")
 print(f"every pixel covered: {bool((cover > 0).all())}; most common count: {int(values[counts.argmax()])}")
+print(f"the largest square whole inside some window wherever it lies: {k - s + 1} x {k - s + 1} (k - s + 1)")
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 4))
@@ -188,27 +221,26 @@ plt.show()
 # windows, a band along each edge lies in two, and the four corner squares in one. Along one side $k = 2s$, so
 # away from the ends every pixel lies in exactly two windows, while near the ends only one window reaches it;
 # the count per pixel is the product of the two sides' counts (1 or 2 each), so no pixel lies in exactly three.
-# So "four tokens per pixel" is true of most pixels here, not of all, and it depends on $k$, $s$ and $p$.
+# So most pixels here lie in four tokens, but not all, and the count depends on $k$, $s$ and $p$.
 #
-# The animation shows the windows in the order the tokens come out: row by row, two windows per second. It is
-# built in memory (no files) with `imageio`.
+# Overlap does not mean that nothing is cut any more. A shape lies whole inside some token wherever it sits
+# only if it fits in a square of $k - s + 1 = 11$ pixels (printed above): a window ends every $s$ pixels, and a
+# longer shape can always be placed across such an end. Notebook 06 computes which neighbourhoods stay whole.
+#
+# The animation shows the windows in the order the tokens come out: row by row, left to right. It has no axes or
+# labels: it is the padded picture, three screen pixels per picture pixel, at two frames per second, looping.
+# Frame $i$ fills window $i$, which becomes token $i$, and keeps the earlier windows outlined; the first frame
+# is token 0 in the top-left corner, the last is token 59 in the bottom-right.
 
 # %%
-start = time.perf_counter()
-gif = plots.soft_split_animation(picture, k, s, p, frames_per_second=2)
-build_seconds = time.perf_counter() - start
+gif = plots.soft_split_animation(picture, k, s, p, frames_per_second=2)  # built in memory, no file
 display(Image(data=gif, format="gif"))
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-print(f"animation built in {build_seconds:.2f} s, {len(gif) / 1024:.0f} KiB")
-
-# %%
-import imageio.v3 as iio
-
+# the animation's settings, read back from the GIF
 meta = iio.immeta(gif, extension=".gif")
 n_frames = iio.improps(gif, extension=".gif", index=None).shape[0]
-print(f"{n_frames} frames, {meta['duration']} ms each, loop={meta['loop']} (0 = forever)")
+print(f"{n_frames} frames (one per token), {meta['duration']} ms each, loop={meta['loop']} (0 = forever)")
 assert n_frames == len(corners) and meta["duration"] == 500 and meta["loop"] == 0
 
 # %% [markdown]
@@ -250,6 +282,25 @@ ax2.images[0].colorbar.set_label("brightness")
 plt.show()
 
 # %% [markdown]
+# The token matrix has a pattern: some rows start or end with a dark run, and some have short dark runs at a
+# regular spacing. Those are the padding zeros. The windows of the top row of the grid (tokens 0 to 9) begin
+# with $p = 5$ padding rows of the window, $5 \cdot 20 = 100$ entries; those of the bottom row (tokens 50 to 59)
+# end with 100. The windows of the left column (tokens 0, 10, ..., 50) begin every window row with 5 padding
+# columns: 5 zeros in every 20 entries; those of the right column (tokens 9, 19, ..., 59) end every window row
+# with 5. The cell counts the padding entries of each token by splitting an all-ones image, where only the
+# padding gives zeros, and prints them on the token grid.
+
+# %%
+from_padding = tokens.soft_split(torch.ones_like(image), k, s, p)[0] == 0  # (N, k*k): True in the padding
+per_token = from_padding.sum(dim=1).reshape(grid.rows, grid.cols)  # (rows, cols)
+print(f"padding entries per token, on the {grid.rows} x {grid.cols} token grid:\n{per_token}")
+print(f"token 0 starts with {int(from_padding[0, :100].sum())} of 100 padding entries")
+print(f"token 59 ends with {int(from_padding[59, -100:].sum())} of 100 padding entries")
+print(
+    f"token 20, entries 0-19 of its window rows: padding at {from_padding[20, :20].nonzero().flatten().tolist()}"
+)
+
+# %% [markdown]
 # **Exercise 3 (coding, transfer).** `nn.Unfold` hides the sliding. Build a soft split yourself:
 # `my_soft_split(images, k, s, p)` takes (B, C, H, W) and returns (B, N, C·k·k) in `nn.Unfold`'s order
 # (windows row by row; inside a token, channel by channel, each window row by row). Use `F.pad` for the padding
@@ -288,8 +339,14 @@ check.soft_split_function(my_soft_split)
 # $$\operatorname{fold}(t)(i, j) = \sum_{n \,\ni\, (i, j)} t_n(i, j) = c(i, j)\, x(i, j), \qquad
 # \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j),$$
 #
-# so `vitcourse.tokens.unsplit` divides by the coverage. With T2T's rule every pixel is covered ($c \ge 1$), so
-# the picture comes back.
+# so `vitcourse.tokens.unsplit` divides by the coverage. For this picture every pixel is covered ($c \ge 1$, the
+# coverage section printed it), so the picture comes back.
+#
+# That is a fact about this picture, not about every size. Along a side of length $w$ the last window stops
+# $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side; the last $p$ of those are padding, so when
+# $r > p$ the last $r - p$ rows (or columns) of the picture lie in no window, and `unsplit` returns 0 there. The
+# second cell below checks squares with the picture's two sides (60 and 100) and two sizes where the rule's
+# settings leave pixels out.
 
 # %%
 summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)
@@ -302,13 +359,25 @@ print(
 )
 assert gap < 1e-6
 
+# %%
+for side, kk in ((60, 20), (100, 20), (62, 7), (58, 20)):
+    ss, pp = tokens.t2t_stride_padding(kk)
+    ones = torch.ones(1, 1, side, side)  # a square picture of this side
+    cover_sq = F.fold(F.unfold(ones, kk, stride=ss, padding=pp), (side, side), kk, stride=ss, padding=pp)
+    r = (side + 2 * pp - kk) % ss
+    missed = int((cover_sq == 0).sum())
+    print(
+        f"side {side:3d}, (k, s, p) = ({kk}, {ss}, {pp}): r = {r}, r > p: {r > pp}; uncovered pixels: {missed}"
+    )
+    assert (missed > 0) == (r > pp)
+
 # %% [markdown]
 # **T2T's way: one pixel per token.** Between its stages T2T does something else. The tokens sit on an
 # $n_{rows} \times n_{cols}$ grid; T2T lays each token on its grid cell as one *pixel* whose channels are the
 # token's entries: token $i$ goes to row $\lfloor i / n_{cols} \rfloor$, column $i \bmod n_{cols}$, so the
-# $(N, C)$ token matrix becomes a $(C, n_{rows}, n_{cols})$ image. (T2T first passes the tokens
-# through a transformer, so in the model the channels are learned features; here we rebuild the raw tokens to see
-# the layout.)
+# $(N, C)$ token matrix becomes a $(C, n_{rows}, n_{cols})$ image. (Looking ahead to notebook 06: in the model,
+# T2T first passes the tokens through a transformer, so the channels are learned features; here we rebuild the
+# raw tokens to see the layout.)
 #
 # **Exercise 4 (coding).** Write `my_rebuild(toks, h, w)` that lays tokens of shape (B, h·w, C) onto a
 # (B, C, h, w) image, token $i$ at row $i$ // $w$, column $i$ % $w$, for *any* $h \times w$ (the official T2T code
@@ -330,14 +399,15 @@ check.rebuild_function(my_rebuild)
 # %% [markdown]
 # The package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds pixel
 # $j$ of every window, so each channel samples the padded picture every $s$ pixels, shifted by that pixel's
-# place in the window: a small, shifted copy of the picture. The cell checks this for the centre channel against
-# strided indexing of the padded picture.
+# place in the window: a small, shifted copy of the picture. The cell draws three channels, the first, the last
+# and channel 210 = pixel (10, 10) (a 20 × 20 window has no centre pixel; (10, 10) is the one just below and right
+# of its middle), and checks all three against strided indexing of the padded picture. The three panels share
+# the colour range 0 to 1, so the one colorbar holds for all; the ticks mark token rows and columns.
 
 # %%
-grid = tokens.count_tokens(H, W, k, s, p)
 rebuilt = tokens.rebuild_image(toks, grid.rows, grid.cols)  # (1, C*k*k, rows, cols)
 print(f"rebuild_image: {tuple(toks.shape)} -> {tuple(rebuilt.shape)}")
-channels = [0, (k // 2) * k + k // 2, k * k - 1]  # first pixel, centre pixel, last pixel of each window
+channels = [0, (k // 2) * k + k // 2, k * k - 1]  # pixels (0, 0), (10, 10), (19, 19) of each window
 fig, axes = plt.subplots(1, 3, figsize=(12, 2.8))
 for ax, ch in zip(axes, channels, strict=True):
     plots.show_picture(
@@ -346,8 +416,8 @@ for ax, ch in zip(axes, channels, strict=True):
         title=f"channel {ch}:\npixel ({ch // k}, {ch % k}) of each window",
         colorbar=ax is axes[-1],
     )
-    ax.set_xticks(range(grid.cols + 1))
-    ax.set_yticks(range(grid.rows + 1))
+    ax.set_xticks([c + 0.5 for c in range(grid.cols)], range(grid.cols))  # at the cell centres
+    ax.set_yticks([r + 0.5 for r in range(grid.rows)], range(grid.rows))
     ax.set_xlabel("token column")
     ax.set_ylabel("token row")
 plt.show()
@@ -379,8 +449,12 @@ assert widgets.soft_split_view(picture, 80, 10, 5)[0] is None
 # ## Summary
 #
 # - A sliding window makes $\lfloor (w + 2p - (k-1) - 1)/s + 1 \rfloor$ tokens along each side.
-# - T2T's rule, $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$, gives the picture 6 × 10 = 60 overlapping
-#   tokens of length 400 on a 70 × 110 padded picture; most pixels lie in four tokens, the edges in fewer.
+# - The rule $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$ (from the article series; it reproduces T2T's
+#   official settings) gives the picture 6 × 10 = 60 overlapping tokens of length 400 on a 70 × 110 padded
+#   picture; most pixels lie in four tokens, the edges in fewer.
+# - The T2T paper gives the overlap, not the stride: stride = $k$ − overlap.
+# - Overlap keeps only neighbourhoods up to $(k - s + 1) \times (k - s + 1)$ whole wherever they lie.
+# - Unsplit recovers the picture only where every pixel is covered: check $(w + 2p - k) \bmod s \le p$.
 # - A soft split is padding plus strided windows, flattened in $(C, k, k)$ order: `nn.Unfold` in one call.
 # - Tokens can go back in place (fold, then divide by the coverage), or, T2T's way, onto their token grid as
 #   many-channel pixels.

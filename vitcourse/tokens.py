@@ -279,8 +279,9 @@ def unsplit(
 ) -> torch.Tensor:
     """Undo :func:`soft_split`: put every window back in its place and average where windows overlap.
 
-    Pixels that no window covers come back as 0. With ``stride <= kernel`` every pixel is covered and
-    ``unsplit(soft_split(x, ...), ...)`` returns ``x`` (up to rounding).
+    Pixels that no window covers come back as 0. Every pixel is covered, and ``unsplit(soft_split(x, ...), ...)``
+    returns ``x`` (up to rounding), when ``stride <= kernel``, ``padding < kernel`` and, along each side,
+    ``(side + 2 * padding - kernel) % stride <= padding``; otherwise the last rows or columns are left out.
 
     Args:
         tokens: tensor of shape (B, N, C * k * k), as :func:`soft_split` returns.

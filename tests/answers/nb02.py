@@ -37,7 +37,7 @@ VALUE_CHECKS = {
     check.soft_split_count: (15, 25),
 }
 FUNCTION_CHECKS = {
-    check.count_tokens_function: lambda h, w, k, s, p: tuple(tokens.count_tokens(h, w, k, s, p)[:2]),
+    check.count_tokens_function: lambda h, w, k, o, p: tuple(tokens.count_tokens(h, w, k, k - o, p)[:2]),
     check.soft_split_function: soft_split,
     check.rebuild_function: rebuild,
 }
@@ -47,21 +47,42 @@ MISTAKES = [
     (check.soft_split_count, (14, 24), "without the padding"),
     (check.soft_split_count, (16, 26), "rounded up"),
     (check.soft_split_count, (15.25, 25.25), "whole numbers"),
-    (check.count_tokens_function, lambda h, w, k, s, p: ((h - k) // s + 1, (w - k) // s + 1), "padding"),
-    (check.count_tokens_function, lambda h, w, k, s, p: ((h + 2 * p - k) // s, (w + 2 * p - k) // s), "+ 1"),
     (
         check.count_tokens_function,
-        lambda h, w, k, s, p: tuple(tokens.count_tokens(h, w, k, s, p)[1::-1]),
+        lambda h, w, k, o, p: ((h + 2 * p - k) // o + 1, (w + 2 * p - k) // o + 1),
+        "overlap as the stride",
+    ),
+    (
+        check.count_tokens_function,
+        lambda h, w, k, o, p: ((h + 2 * p - k) // k + 1, (w + 2 * p - k) // k + 1),
+        "moved the windows by k",
+    ),
+    (
+        check.count_tokens_function,
+        lambda h, w, k, o, p: ((h - k) // (k - o) + 1, (w - k) // (k - o) + 1),
+        "padding",
+    ),
+    (
+        check.count_tokens_function,
+        lambda h, w, k, o, p: ((h + 2 * p - k) // (k - o), (w + 2 * p - k) // (k - o)),
+        "+ 1",
+    ),
+    (
+        check.count_tokens_function,
+        lambda h, w, k, o, p: tuple(tokens.count_tokens(h, w, k, k - o, p)[1::-1]),
         "swapped",
     ),
     (
         check.count_tokens_function,
-        lambda h, w, k, s, p: ((h + 2 * p - k) / s + 1, (w + 2 * p - k) / s + 1),
+        lambda h, w, k, o, p: ((h + 2 * p - k) / (k - o) + 1, (w + 2 * p - k) / (k - o) + 1),
         "true division",
     ),
     (
         check.count_tokens_function,
-        lambda h, w, k, s, p: (math.ceil((h + 2 * p - k) / s) + 1, math.ceil((w + 2 * p - k) / s) + 1),
+        lambda h, w, k, o, p: (
+            math.ceil((h + 2 * p - k) / (k - o)) + 1,
+            math.ceil((w + 2 * p - k) / (k - o)) + 1,
+        ),
         "rounded up",
     ),
     (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, s, p, pad=False), "forgot the padding"),

@@ -60,25 +60,39 @@ def soft_split_count(answer: object) -> Verdict:
     return say(False, f"{what}: expected a pair of whole numbers, got {describe(answer)}.")
 
 
+def _per_side(h: int, w: int, count) -> tuple:
+    """``count(side)`` for the height and the width: a (rows, cols) pair."""
+    return count(h), count(w)
+
+
 COUNT_MISTAKES = [
     Mistake(
-        lambda h, w, k, s, p: ((h - k) // s + 1, (w - k) // s + 1),
+        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // o + 1),
+        "you used the overlap as the stride; in the paper's convention neighbouring windows share `overlap` "
+        "pixels, so a window starts k - overlap pixels after the previous one.",
+    ),
+    Mistake(
+        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // k + 1),
+        "you moved the windows by k (ViT's patches, no overlap); the stride is k - overlap.",
+    ),
+    Mistake(
+        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n - k) // (k - o) + 1),
         "you forgot the padding: each side grows by 2p before the windows slide.",
     ),
     Mistake(
-        lambda h, w, k, s, p: ((h + 2 * p - k) // s, (w + 2 * p - k) // s),
+        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // (k - o)),
         "you forgot the + 1: the window at start 0 is a token too.",
     ),
     Mistake(
-        lambda h, w, k, s, p: tokens.count_tokens(h, w, k, s, p)[1::-1],
+        lambda h, w, k, o, p: _per_side(w, h, lambda n: (n + 2 * p - k) // (k - o) + 1),
         "rows and columns are swapped: rows come from the height h, columns from the width w.",
     ),
     Mistake(
-        lambda h, w, k, s, p: ((h + 2 * p - k) / s + 1, (w + 2 * p - k) / s + 1),
+        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) / (k - o) + 1),
         "you used true division (/): a window that does not fit is not a token, so round down (//).",
     ),
     Mistake(
-        lambda h, w, k, s, p: (math.ceil((h + 2 * p - k) / s) + 1, math.ceil((w + 2 * p - k) / s) + 1),
+        lambda h, w, k, o, p: _per_side(h, w, lambda n: math.ceil((n + 2 * p - k) / (k - o)) + 1),
         "you rounded up: a window that does not fit in the padded image is not a token; round down (//).",
     ),
 ]
@@ -86,22 +100,24 @@ COUNT_MISTAKES = [
 
 @never_raises
 def count_tokens_function(func: object) -> Verdict:
-    """Exercise 02.2: ``func(h, w, k, s, p)`` must return (rows, cols) as nn.Unfold makes them."""
+    """Exercise 02.2: ``func(h, w, k, overlap, p)``, a split given the T2T paper's way (overlap, not stride),
+    must return (rows, cols) as ``nn.Unfold`` with stride ``k - overlap`` makes them."""
     cases = []
-    for h, w, k, s, p in (
-        (5, 9, 5, 3, 0),  # tells apart the + 1, true division, rounding up and swapped sides
-        (32, 48, 5, 1, 2),  # tells apart the padding (2p != s)
+    for h, w, k, overlap, p in (
+        (6, 9, 3, 1, 2),  # tells every listed mistake apart from the others
         (60, 100, 20, 10, 5),
-        (60, 100, 7, 4, 2),
-        (224, 224, 16, 16, 0),
-        (13, 7, 3, 2, 1),
-        (400, 100, 7, 4, 2),
-        (10, 10, 1, 1, 0),
+        (60, 100, 7, 3, 2),  # T2T-ViT's first split: the paper's kernel 7, overlap 3
+        (224, 224, 7, 3, 2),  # the same on the paper's input: 56 x 56
+        (13, 7, 3, 1, 1),
+        (400, 100, 7, 3, 2),
+        (224, 224, 16, 0, 0),  # no overlap: ViT-B/16's patches
+        (10, 10, 1, 0, 0),
     ):
-        n = F.unfold(torch.zeros(1, 1, h, w), kernel_size=k, stride=s, padding=p).shape[-1]
-        count = tokens.count_tokens(h, w, k, s, p)
+        stride = k - overlap
+        n = F.unfold(torch.zeros(1, 1, h, w), kernel_size=k, stride=stride, padding=p).shape[-1]
+        count = tokens.count_tokens(h, w, k, stride, p)
         assert n == count.total  # the package's count is nn.Unfold's
-        cases.append(((h, w, k, s, p), (count.rows, count.cols)))
+        cases.append(((h, w, k, overlap, p), (count.rows, count.cols)))
     return check_function(func, "your count_tokens", cases, normalise=pair, mistakes=COUNT_MISTAKES)
 
 
