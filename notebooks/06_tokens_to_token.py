@@ -29,7 +29,8 @@
 # first section computes exactly how small). The token transformers themselves attend globally, every token to
 # every other; the local step is the next soft split, which merges each window of neighbouring rebuilt tokens
 # into one token. Together they give a small built-in prior for local structure, which matters most when data is
-# limited. With it, the paper reports T2T-ViT trained from scratch on ImageNet matching or beating ViT and ResNets of similar size.
+# limited. With it, the paper reports T2T-ViT trained from scratch on ImageNet matching or beating ViT and ResNets
+# of similar size.
 #
 # **Learning goals.** After this notebook you can
 # 1. say which neighbourhoods a soft split keeps whole, and compute it for any kernel and stride,
@@ -200,8 +201,8 @@ plt.show()
 # %% [markdown]
 # The walk-through sizes of the article series: a batch of 13, 100 tokens of length 49, 64 channels. The tokens
 # are random standard-normal numbers standing in for soft-split windows (in T2T they are raw pixel windows, or
-# windows of a rebuilt image); the block normalises them itself, in `norm1`. Each step is computed by hand from the module's own layers and compared
-# with `TokenTransformer.forward`.
+# windows of a rebuilt image); the block normalises them itself, in `norm1`. Each step is computed by hand from
+# the module's own layers and compared with `TokenTransformer.forward`.
 
 # %%
 batch, n_tokens, dim, chan = 13, 100, 49, 64
@@ -238,8 +239,9 @@ answer_qkv_rgb = (3 * 7 * 7) * 64 * 3  # tokens of length C x k x k = 147, to 3 
 check.t2t_qkv_weight_count(answer_qkv_rgb)
 
 # %% [markdown]
-# The cell reads both counts off modules. `create_model("t2t_vit_14")` builds the preset that the paper and the
-# official code call T2T-ViT$_t$-14 (token transformers with ordinary attention; §8 says more about the names).
+# The next cell reads the one-channel counts off the walk-through's block and the RGB count off the full model.
+# `create_model("t2t_vit_14")` builds the preset that the paper and the official code call T2T-ViT$_t$-14 (token
+# transformers with ordinary attention; §8 says more about the names).
 
 # %%
 n_qkv, n_proj = tt.attn.qkv.weight.numel(), sum(p.numel() for p in tt.attn.proj.parameters())
@@ -262,8 +264,8 @@ print(f"first token transformer on RGB 224 x 224: qkv {qkv_rgb}: {qkv_rgb.weight
 # rebuilt image holds, for every window, the pixel at offset $(j \,/\!/\, 7,\ j \bmod 7)$ inside it: a copy of
 # the picture sampled every 4 pixels, except where that offset falls in the padding. The windows start at $-2$,
 # so channel 0 (offset (0, 0)) has padding zeros along its top row and left column, and channel 48 (offset
-# (6, 6)) along its bottom row and right column, since the last windows end 2 pixels past the picture; these
-# are the dark borders in the top row of the figure. The centre channel, $j = 24$, is exactly
+# (6, 6)) along its bottom row and right column, since the last windows reach one pixel into the padding (§ 1
+# printed their ends, 61 and 101); these are the dark borders in the top row of the figure. The centre channel, $j = 24$, is exactly
 # `picture[1::4, 1::4]`. The four top panels share the picture's colours and its 0 to 1 range, with one
 # colorbar; the bottom row shares another colorbar of its own.
 #
@@ -527,10 +529,10 @@ print(
 # ## 7. Where the compute goes
 #
 # Multiply-adds of one forward pass of T2T-ViT$_t$-14 (`t2t_vit_14` here) at 224 × 224, counted by hooks on
-# every linear layer and every attention product (`vitcourse.cost.count_macs`). The count needs only shapes, so the model is built on the
-# meta device. **Published:** 6.1 G MACs for T2T-ViT$_t$-14 at 224 × 224 (Yuan et al., "Tokens-to-Token ViT",
-# ICCV 2021, Table 3, the comparison with ResNets, and Table 7, the ablation of the T2T module; the official
-# repository's model table lists the same).
+# every linear layer and every attention product (`vitcourse.cost.count_macs`). The count needs only shapes,
+# so the model is built on the meta device. **Published:** 6.1 G MACs for T2T-ViT$_t$-14 at 224 × 224 (Yuan et
+# al., "Tokens-to-Token ViT", ICCV 2021, Table 3, the comparison with ResNets, and Table 7, the ablation of the
+# T2T module; the official repository's model table lists the same).
 
 # %%
 with torch.device("meta"):
@@ -602,8 +604,9 @@ plt.show()
 # - **Heads in the skip through $v$.** In the official token transformer the qkv layer outputs $3 \cdot 64$
 #   values per token, and the code reshapes them to (3, heads, 64), giving every head all 64 channels; for
 #   heads > 1 that reshape needs $3 \cdot \text{heads} \cdot 64$ values and fails, and the skip adds
-#   `v.squeeze(1)`, which assumes one head. So that code works with one head only. `vitcourse` splits the 64 channels among the heads and
-#   merges $v$'s heads before adding it, so any head count that divides 64 works; with one head the two agree.
+#   `v.squeeze(1)`, which assumes one head. So that code works with one head only. `vitcourse` splits the 64
+#   channels among the heads and merges $v$'s heads before adding it, so any head count that divides 64 works;
+#   with one head the two agree.
 # - **Any image size.** The rebuild uses the grid's rows and columns instead of $\sqrt{N}$.
 
 # %%
