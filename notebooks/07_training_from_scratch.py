@@ -67,6 +67,14 @@ print(
     f"one run: {defaults.steps} steps x {defaults.batch_size} images = {samples:,} samples, "
     f"each pool image {samples / len(pool.targets):.2f} times on average"
 )
+held_out = scenes.make_batch("scramble", 256, seed=10_000)  # the held-out set train.evaluate uses
+print(
+    f"held-out set: {len(held_out.targets)} images ({len(held_out.targets) // 2} scenes, each intact and scrambled)"
+)
+print(
+    f"run settings: seed {defaults.seed}, warm-up {defaults.warmup} steps, peak learning rate {defaults.lr}, "
+    f"weight decay {defaults.weight_decay}"
+)
 
 # %%
 examples = scenes.make_batch("scramble", 8, seed=0)
@@ -226,7 +234,6 @@ for kind, run in runs.items():
 # next cell checks these facts, which hold on every machine.
 
 # %%
-held_out = scenes.make_batch("scramble", 256, seed=10_000)
 half = len(held_out.targets) // 2
 with torch.no_grad():
     blind_out = runs["none"].model(held_out.images.to(device)).cpu()  # (256, 2): intact first, then scrambled
@@ -344,6 +351,9 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 budget = dict(steps=60, batch_size=32, warmup=10, pos_embed="sinusoidal", device=device)
 models = {m: train.build_model(train.TrainConfig(model=m, **budget)) for m in ("vit", "t2t")}
 sizes = {m: vitcourse.count_parameters(net)[0] for m, net in models.items()}
+print(
+    f"budget: {budget['steps']} steps of {budget['batch_size']} images, warm-up {budget['warmup']}, seeds 0, 1, 2"
+)
 print(f"parameters: ViT {sizes['vit']:,}, T2T-ViT {sizes['t2t']:,}")
 t2t_module = models["t2t"].tokens_to_token
 first = t2t_module.grids[0]
