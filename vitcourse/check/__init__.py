@@ -13,65 +13,12 @@ Layout: ``_core`` holds the machinery; ``nb01`` ... ``nb07`` hold each notebook'
 
 from __future__ import annotations
 
+from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07
 from ._core import Verdict
-from .nb01 import patch_count, patch_number, patchify_function, token_position
-from .nb02 import count_tokens_function, rebuild_function, soft_split_count, soft_split_function
-from .nb03 import (
-    learned_embedding_size,
-    permuted_weights_function,
-    sinusoidal_entry,
-    sinusoidal_function,
-)
-from .nb04 import (
-    attention_entropy_function,
-    attention_function,
-    attention_parameter_count,
-    entropy_prediction,
-    merge_heads_function,
-    scores_shape,
-)
-from .nb05 import (
-    block_macs,
-    block_parameter_count,
-    mean_pool_function,
-    post_norm_block_function,
-    prepend_function,
-    vit_token_count,
-)
-from .nb06 import t2t_picture_tokens, t2t_qkv_weight_count, t2t_smallest_side_function
-from .nb07 import lr_at_step, no_decay_count, no_position_accuracy, seam_blocks_choice
 
-__all__ = [
-    "Verdict",
-    "patch_count",
-    "patch_number",
-    "token_position",
-    "patchify_function",
-    "soft_split_count",
-    "count_tokens_function",
-    "soft_split_function",
-    "rebuild_function",
-    "permuted_weights_function",
-    "sinusoidal_entry",
-    "sinusoidal_function",
-    "learned_embedding_size",
-    "entropy_prediction",
-    "attention_entropy_function",
-    "scores_shape",
-    "merge_heads_function",
-    "attention_function",
-    "attention_parameter_count",
-    "vit_token_count",
-    "block_parameter_count",
-    "prepend_function",
-    "post_norm_block_function",
-    "mean_pool_function",
-    "block_macs",
-    "t2t_qkv_weight_count",
-    "t2t_picture_tokens",
-    "t2t_smallest_side_function",
-    "lr_at_step",
-    "no_position_accuracy",
-    "seam_blocks_choice",
-    "no_decay_count",
-]
+# Every notebook module lists its checkers in its own __all__; they are gathered here so that a notebook needs
+# only `from vitcourse import check` and `check.patch_count(...)`.
+_NOTEBOOKS = (nb01, nb02, nb03, nb04, nb05, nb06, nb07)
+globals().update({name: getattr(module, name) for module in _NOTEBOOKS for name in module.__all__})
+
+__all__ = ["Verdict", *(name for module in _NOTEBOOKS for name in module.__all__)]

@@ -26,10 +26,12 @@ __all__ = [
     "never_raises",
     "describe",
     "int_answer",
+    "float_answer",
     "shape_answer",
     "as_tensor",
     "compare_tensors",
     "check_function",
+    "random_cases",
     "pair",
     "pairs",
 ]
@@ -84,27 +86,65 @@ def describe(x: object) -> str:
     return f"{type(x).__name__} {x!r}" if not callable(x) else f"the function {getattr(x, '__name__', x)!r}"
 
 
+def _number(answer: object, what: str, kind: str) -> tuple[int | float | None, Verdict | None]:
+    """The learner's answer as a plain finite number, or None and a verdict that says why it is not one."""
+    if isinstance(answer, torch.Tensor | np.ndarray) and np.size(answer) == 1:
+        answer = answer.item()
+    if answer is None:
+        return None, say(False, f"{what}: the answer is still None; replace None with a number.")
+    if isinstance(answer, bool) or not isinstance(answer, int | float | np.integer | np.floating):
+        return None, say(False, f"{what}: expected {kind}, got {describe(answer)}.")
+    if isinstance(answer, float | np.floating) and not math.isfinite(answer):
+        return None, say(False, f"{what}: got {answer}; expected {kind} that is finite.")
+    return answer, None
+
+
 def int_answer(
     answer: object, expected: int, what: str, hint: str, wrong: Mapping[int, str] | None = None
 ) -> Verdict:
     """Check a whole-number answer. ``wrong`` maps typical wrong numbers to the mistake each one reveals
     (e.g. ``{14: "you forgot the + 1 in the token-count formula"}``)."""
-    if isinstance(answer, torch.Tensor | np.ndarray) and np.size(answer) == 1:
-        answer = answer.item()
-    if answer is None:
-        return say(False, f"{what}: the answer is still None; replace None with a number.")
-    if isinstance(answer, bool) or not isinstance(answer, int | float | np.integer | np.floating):
-        return say(False, f"{what}: expected a whole number, got {describe(answer)}.")
-    if isinstance(answer, float | np.floating) and not math.isfinite(answer):
-        return say(False, f"{what}: got {answer}; expected a finite whole number.")
-    if answer != int(answer):
-        return say(False, f"{what}: {answer} is not a whole number; {hint}")
-    if wrong and int(answer) in wrong and int(answer) != expected:
-        return say(False, f"{what}: {int(answer)} is not it: {wrong[int(answer)]}")
-    if int(answer) != expected:
-        direction = "too large" if answer > expected else "too small"
-        return say(False, f"{what}: {int(answer)} is {direction}. {hint}")
+    value, refusal = _number(answer, what, "a whole number")
+    if refusal is not None:
+        return refusal
+    if value != int(value):
+        return say(False, f"{what}: {value} is not a whole number; {hint}")
+    value = int(value)
+    if wrong and value in wrong and value != expected:
+        return say(False, f"{what}: {value} is not it: {wrong[value]}")
+    if value != expected:
+        direction = "too large" if value > expected else "too small"
+        return say(False, f"{what}: {value} is {direction}. {hint}")
     return say(True, f"{what}: {expected} is right.")
+
+
+def float_answer(
+    answer: object,
+    expected: float,
+    what: str,
+    hint: str,
+    wrong: Sequence[tuple[float, str]] = (),
+    rel: float = 0.01,
+) -> Verdict:
+    """Check a real-number answer to within ``rel`` (relative); ``wrong`` pairs typical wrong values with the
+    mistake each one reveals."""
+    value, refusal = _number(answer, what, "a number")
+    if refusal is not None:
+        return refusal
+    if abs(value) > 1e300:
+        return say(False, f"{what}: {value:.4g} is far too large. {hint}")
+    value = float(value)
+
+    def close(a: float, b: float) -> bool:
+        return abs(a - b) <= rel * abs(b) + 1e-12
+
+    if close(value, expected):
+        return say(True, f"{what}: {value:.4g} is right.")
+    for bad, mistake in wrong:
+        if close(value, bad):
+            return say(False, f"{what}: {value:.4g} is not it: {mistake}")
+    direction = "too large" if value > expected else "too small"
+    return say(False, f"{what}: {value:.4g} is {direction}. {hint}")
 
 
 def as_tensor(x: object, name: str) -> tuple[torch.Tensor | None, str]:
@@ -183,6 +223,19 @@ def _diagnose(got: object, args: tuple, expected: object, mistakes: Sequence[Mis
         if not _same(wrong, expected) and _same(got, wrong):
             return mistake.hint
     return None
+
+
+def random_cases(
+    seed: int, shapes: Sequence[Sequence[tuple[int, ...]]], answer: Callable[..., object]
+) -> list[tuple[tuple, object]]:
+    """Test cases for :func:`check_function`: for each entry of ``shapes`` (one shape per argument), standard-
+    normal tensors drawn from a generator seeded with ``seed``, and ``answer`` applied to them."""
+    gen = torch.Generator().manual_seed(seed)
+    cases = []
+    for case in shapes:
+        args = tuple(torch.randn(shape, generator=gen) for shape in case)
+        cases.append((args, answer(*args)))
+    return cases
 
 
 def check_function(

@@ -7,7 +7,7 @@ from torch import nn
 
 from .. import tokens
 from ..blocks import EncoderBlock
-from ._core import Mistake, Verdict, check_function, int_answer, never_raises, say
+from ._core import Mistake, Verdict, check_function, int_answer, never_raises, random_cases, say
 
 __all__ = [
     "vit_token_count",
@@ -90,11 +90,9 @@ PREPEND_MISTAKES = [
 @never_raises
 def prepend_function(func: object) -> Verdict:
     """Exercise 05: ``func(tokens, cls_token)`` must prepend a (1, 1, D) token to every item of (B, N, D)."""
-    gen = torch.Generator().manual_seed(5)
-    cases = []
-    for b, n, d in ((13, 175, 768), (1, 15, 64), (4, 3, 2)):
-        toks, cls = torch.randn(b, n, d, generator=gen), torch.randn(1, 1, d, generator=gen)
-        cases.append(((toks, cls), _prepend(toks, cls)))
+    cases = random_cases(
+        5, [((b, n, d), (1, 1, d)) for b, n, d in ((13, 175, 768), (1, 15, 64), (4, 3, 2))], _prepend
+    )
     if callable(func):  # not expanded: fine for a batch of 1, an error for any other batch
         toks, cls = cases[2][0]
         try:
@@ -213,11 +211,7 @@ POOL_MISTAKES = [
 @never_raises
 def mean_pool_function(func: object) -> Verdict:
     """Exercise 05: ``func(features)`` must average the patch tokens of (B, N + 1, D): result (B, D)."""
-    gen = torch.Generator().manual_seed(9)
-    cases = []
-    for b, n1, d in ((2, 16, 8), (3, 5, 12), (1, 197, 32)):
-        features = torch.randn(b, n1, d, generator=gen)
-        cases.append(((features,), features[:, 1:].mean(dim=1)))
+    cases = random_cases(9, [((2, 16, 8),), ((3, 5, 12),), ((1, 197, 32),)], lambda f: f[:, 1:].mean(dim=1))
     return check_function(func, "your mean pooling", cases, mistakes=POOL_MISTAKES)
 
 

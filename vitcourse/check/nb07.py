@@ -7,13 +7,9 @@ the same code the notebook runs (:func:`vitcourse.train.lr_factor`, :func:`vitco
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-
-import numpy as np
-import torch
 
 from .. import train
-from ._core import Verdict, describe, int_answer, never_raises, say
+from ._core import Verdict, describe, float_answer, int_answer, never_raises, say
 
 __all__ = ["lr_at_step", "no_position_accuracy", "seam_blocks_choice", "no_decay_count"]
 
@@ -22,44 +18,12 @@ _RUN = train.TrainConfig()
 _STEP = 100
 
 
-def _number_answer(
-    answer: object,
-    expected: float,
-    what: str,
-    hint: str,
-    wrong: Sequence[tuple[float, str]] = (),
-    rel: float = 0.01,
-) -> Verdict:
-    """Check a real-number answer to within ``rel`` (relative); ``wrong`` pairs typical wrong values with the
-    mistake each one reveals."""
-    if isinstance(answer, torch.Tensor | np.ndarray) and np.size(answer) == 1:
-        answer = answer.item()
-    if answer is None:
-        return say(False, f"{what}: the answer is still None; replace None with a number.")
-    if isinstance(answer, bool) or not isinstance(answer, int | float | np.integer | np.floating):
-        return say(False, f"{what}: expected a number, got {describe(answer)}.")
-    value = float(answer)
-    if not math.isfinite(value):
-        return say(False, f"{what}: got {value}; expected a finite number.")
-
-    def close(a: float, b: float) -> bool:
-        return abs(a - b) <= rel * abs(b) + 1e-12
-
-    if close(value, expected):
-        return say(True, f"{what}: {value:.4g} is right.")
-    for bad, mistake in wrong:
-        if close(value, bad):
-            return say(False, f"{what}: {value:.4g} is not it: {mistake}")
-    direction = "too large" if value > expected else "too small"
-    return say(False, f"{what}: {value:.4g} is {direction}. {hint}")
-
-
 @never_raises
 def lr_at_step(answer: object) -> Verdict:
     """Exercise 07.1: the learning rate step 100 uses in a 200-step run (warm-up 15, peak 1e-3)."""
     peak, warmup, steps = _RUN.lr, _RUN.warmup, _RUN.steps
     expected = peak * train.lr_factor(_STEP, warmup, steps)
-    return _number_answer(
+    return float_answer(
         answer,
         expected,
         f"learning rate at step {_STEP}",
@@ -89,7 +53,7 @@ def lr_at_step(answer: object) -> Verdict:
 @never_raises
 def no_position_accuracy(answer: object) -> Verdict:
     """Exercise 07.2: held-out accuracy of the ViT without position embedding on intact-or-scrambled pairs."""
-    return _number_answer(
+    return float_answer(
         answer,
         0.5,
         "held-out accuracy without a position embedding",
