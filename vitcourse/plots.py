@@ -23,6 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.axes import Axes
+from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
@@ -37,6 +38,9 @@ __all__ = [
 ]
 
 CMAP = "Purples_r"
+
+#: What the figure functions accept as data: a tensor (any device; detached and copied) or a numpy array.
+Array = torch.Tensor | np.ndarray
 
 
 def as_numpy(x: torch.Tensor | np.ndarray) -> np.ndarray:
@@ -134,13 +138,15 @@ def show_matrix(
     title: str = "",
     xlabel: str = "",
     ylabel: str = "",
-    cmap: str = CMAP,
+    cmap: str | Colormap = CMAP,
     vmin: float | None = None,
     vmax: float | None = None,
     colorbar: bool = True,
     aspect: str = "auto",
+    label: str = "",
 ) -> Axes:
-    """A labelled heatmap of a 2-D matrix (token matrices, attention weights, position tables)."""
+    """A labelled heatmap of a 2-D matrix (token matrices, attention weights, position tables); ``label``
+    names the colorbar's quantity."""
     m = as_numpy(matrix)
     if m.ndim != 2:
         raise ValueError(f"matrix must be 2-D, got shape {m.shape}")
@@ -151,7 +157,7 @@ def show_matrix(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if colorbar:
-        plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02)
+        plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=label)
     return ax
 
 
@@ -337,12 +343,7 @@ def show_learning_rate(lrs: Sequence[float], warmup: int, ax: Axes | None = None
     return ax
 
 
-def show_counts(
-    counts: torch.Tensor | np.ndarray,
-    ax: Axes | None = None,
-    title: str = "",
-    label: str = "count",
-) -> Axes:
+def show_counts(counts: Array, ax: Axes | None = None, title: str = "", label: str = "count") -> Axes:
     """A whole-number count per pixel (e.g. how many soft-split windows cover it) as a labelled heat map.
 
     Args:
@@ -357,12 +358,63 @@ def show_counts(
     m = as_numpy(counts).squeeze()
     if m.ndim != 2:
         raise ValueError(f"counts must be (H, W) after squeezing, got shape {m.shape}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.8))
     low, high = int(m.min()), int(m.max())
-    cmap = plt.get_cmap("viridis", high - low + 1)
-    im = ax.imshow(m, cmap=cmap, vmin=low - 0.5, vmax=high + 0.5, interpolation="nearest")
+    discrete = plt.get_cmap("viridis", high - low + 1)  # one colour per count
+    ax = show_matrix(
+        m, ax=ax, title=title, cmap=discrete, vmin=low - 0.5, vmax=high + 0.5, colorbar=False, aspect="equal"
+    )
     _ticks(ax, *m.shape)
+    plt.colorbar(ax.images[-1], ax=ax, fraction=0.03, pad=0.02, label=label, ticks=range(low, high + 1))
+    return ax
+
+
+def show_grid_values(
+    values: torch.Tensor | np.ndarray,
+    ax: Axes | None = None,
+    title: str = "",
+    vmin: float = 0.0,
+    vmax: float | None = None,
+    label: str = "",
+    colorbar: bool = True,
+) -> Axes:
+    """One value per patch (e.g. a head's attention weights) as a heat map on the patch grid, values written in.
+
+    Args:
+        values: (rows, cols), patch (r, c) in row r, column c; patches are numbered 1, 2, ... row by row.
+        ax: the axes to draw on (a new figure when None).
+        title: the axes title.
+        vmin, vmax: the colour range (vmax None: the largest value); pass the same range to panels compared.
+        label: the colorbar's label.
+        colorbar: draw a colorbar beside these axes (False when the figure draws one shared colorbar).
+
+    Returns:
+        The axes.
+    """
+    m = as_numpy(values)
+    if m.ndim != 2:
+        raise ValueError(f"values must be (rows, cols), got shape {m.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4, 2.6))
+    top = float(m.max()) if vmax is None else vmax
+    im = ax.imshow(m, cmap="magma", vmin=vmin, vmax=top, interpolation="nearest")
+    rows, cols = m.shape
+    for r in range(rows):
+        for c in range(cols):
+            dark = m[r, c] < vmin + 0.6 * (top - vmin)
+            ax.text(
+                c,
+                r,
+                f"{m[r, c]:.2f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if dark else "black",
+            )
+    ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
+    ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)])
+    ax.set_xlabel("patch column")
+    ax.set_ylabel("patch row")
     ax.set_title(title)
-    plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=label, ticks=range(low, high + 1))
+    if colorbar:
+        plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=label)
     return ax
