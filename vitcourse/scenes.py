@@ -1,8 +1,9 @@
 """Training data from the picture's world: random Mountain-at-Dusk scenes, drawn on the fly.
 
 Every scene is drawn by :func:`vitcourse.data.draw_mountains` with its own moon, mountain, ridges and sky band,
-so the data set is unlimited, needs no files, and is the same for the same seed on every machine (numpy's
-``default_rng`` draws the scene parameters).
+so any number of scenes can be drawn, no files are needed, and a seed gives the same scenes on every machine
+(numpy's ``default_rng`` draws the scene parameters). Training itself samples its batches from a fixed pool
+drawn once (:func:`scene_pool`), because drawing a scene costs more than a step of the course's small models.
 
 Two tasks, both about *where* things are, so position information matters:
 
