@@ -88,3 +88,12 @@ def test_mean_attention_distance_drops_the_prediction_token() -> None:
     torch.testing.assert_close(probes.mean_attention_distance(w, rows, cols, patch), torch.zeros(2, 4))
     with pytest.raises(ValueError, match="expected rows"):
         probes.mean_attention_distance(torch.ones(1, 7, 7) / 7, rows, cols, patch)
+
+
+def test_row_and_column_scores_separately() -> None:
+    rows_only = _row_column_code(3, 5)[:, :3]  # (15, 3): a one-hot row code, nothing about columns
+    # column score: same column 0, other columns 4 of 12 in the same row (1) -> 0 - 1/3
+    assert probes.row_column_score(rows_only, 3, 5, along="row") == pytest.approx(1.0)
+    assert probes.row_column_score(rows_only, 3, 5, along="column") == pytest.approx(-1 / 3)
+    with pytest.raises(ValueError):
+        probes.row_column_score(rows_only, 3, 5, along="diagonal")

@@ -15,25 +15,30 @@ from .position import cosine_similarity_grid
 __all__ = ["row_column_score", "attention_entropy", "mean_attention_distance"]
 
 
-def row_column_score(embedding: torch.Tensor, rows: int, cols: int) -> float:
+def row_column_score(embedding: torch.Tensor, rows: int, cols: int, along: str = "both") -> float:
     """How much more alike a patch's position vector is to those of its own row or column than to the rest.
 
     For each patch i: the mean cosine similarity to the other patches in its row or column, minus the mean
     cosine similarity to the patches in neither; the score is that difference averaged over the patches.
-    A component shared by every patch raises the similarities in and off the patch's lines alike, so it
-    cannot by itself make the score positive (it does shrink the differences): the score measures grid
-    structure, not overall similarity. About 0 for random vectors, 0.5 for vectors made of a one-hot row
-    code and a one-hot column code.
+    With ``along="row"`` (or ``"column"``) only the row (column) counts: the other patches of its row minus
+    the patches of the other rows (columns).
+    When the vectors have similar norms, a component shared by every patch raises the similarities in and
+    off the patch's lines about alike, so it does not by itself make the score positive (it does shrink the
+    differences); with unequal norms it can tilt the score either way. About 0 for random vectors, 0.5 for
+    vectors made of a one-hot row code and a one-hot column code.
 
     Args:
         embedding: (N, D) or (1, N, D); with N = rows * cols + 1 the first row (the prediction token's slot)
             is left out.
         rows: patch rows (at least 2, so that some patches share neither row nor column).
         cols: patch columns (at least 2).
+        along: "both" (row or column), "row" or "column".
 
     Returns:
         The score, a float in [-2, 2].
     """
+    if along not in ("both", "row", "column"):
+        raise ValueError(f"along must be 'both', 'row' or 'column', got {along!r}")
     positive_int("rows", rows)
     positive_int("cols", cols)
     if rows < 2 or cols < 2:
@@ -42,8 +47,9 @@ def row_column_score(embedding: torch.Tensor, rows: int, cols: int) -> float:
     r, c = torch.div(torch.arange(rows * cols), cols, rounding_mode="floor"), torch.arange(rows * cols) % cols
     same_row, same_col = r[:, None] == r[None], c[:, None] == c[None]  # (N, N)
     itself = torch.eye(rows * cols, dtype=torch.bool)
-    line = (same_row | same_col) & ~itself  # (N, N): same row or column, not the patch itself
-    other = ~(same_row | same_col)  # (N, N): neither
+    together = {"both": same_row | same_col, "row": same_row, "column": same_col}[along]  # (N, N)
+    line = together & ~itself  # (N, N): same row and/or column, not the patch itself
+    other = ~together  # (N, N): the rest
     in_line = (sims * line).sum(1) / line.sum(1)  # (N,)
     off_line = (sims * other).sum(1) / other.sum(1)  # (N,)
     return (in_line - off_line).mean().item()

@@ -20,7 +20,7 @@ _STEP = 100
 
 @never_raises
 def lr_at_step(answer: object) -> Verdict:
-    """Exercise 07.1: the learning rate step 100 uses in a 200-step run (warm-up 15, peak 1e-3)."""
+    """Exercise 07.2: the learning rate step 100 uses in a 200-step run (warm-up 15, peak 1e-3)."""
     peak, warmup, steps = _RUN.lr, _RUN.warmup, _RUN.steps
     expected = peak * train.lr_factor(_STEP, warmup, steps)
     return float_answer(
@@ -52,7 +52,7 @@ def lr_at_step(answer: object) -> Verdict:
 
 @never_raises
 def no_position_accuracy(answer: object) -> Verdict:
-    """Exercise 07.2: held-out accuracy of the ViT without position embedding on intact-or-scrambled pairs."""
+    """Exercise 07.3: held-out accuracy of the ViT without position embedding on intact-or-scrambled pairs."""
     return float_answer(
         answer,
         0.5,
@@ -95,7 +95,7 @@ _WHY = {
 
 @never_raises
 def seam_blocks_choice(answer: object) -> Verdict:
-    """Exercise 07.3: what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps P = 20."""
+    """Exercise 07.4: what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps P = 20."""
     what = "scrambling 10 x 10 blocks for a ViT with 20 x 20 patches"
     if answer is None:
         return say(False, f"{what}: the answer is still None; replace None with one of 'a', 'b', 'c', 'd'.")
@@ -131,7 +131,7 @@ def _no_decay_variants() -> tuple[int, dict[int, str]]:
 
 @never_raises
 def no_decay_count(answer: object) -> Verdict:
-    """Exercise 07.4: how many parameter tensors of the default ViT go into the no-weight-decay group."""
+    """Exercise 07.1: how many parameter tensors of the default ViT go into the no-weight-decay group."""
     right, wrong = _no_decay_variants()
     return int_answer(
         answer,
