@@ -396,25 +396,13 @@ def show_grid_values(
     if ax is None:
         _, ax = plt.subplots(figsize=(4, 2.6))
     top = float(m.max()) if vmax is None else vmax
-    im = ax.imshow(m, cmap="magma", vmin=vmin, vmax=top, interpolation="nearest")
+    show_matrix(m, ax, title, "patch column", "patch row", "magma", vmin, top, colorbar, "equal", label)
     rows, cols = m.shape
     for r in range(rows):
         for c in range(cols):
             dark = m[r, c] < vmin + 0.6 * (top - vmin)
-            ax.text(
-                c,
-                r,
-                f"{m[r, c]:.2f}",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="white" if dark else "black",
-            )
+            colour = "white" if dark else "black"
+            ax.text(c, r, f"{m[r, c]:.2f}", ha="center", va="center", fontsize=8, color=colour)
     ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
     ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)])
-    ax.set_xlabel("patch column")
-    ax.set_ylabel("patch row")
-    ax.set_title(title)
-    if colorbar:
-        plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=label)
     return ax
