@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import jupytext
+import nbformat
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -40,6 +41,16 @@ def test_pair_agrees(notebook: Path) -> None:
     )
     # The committed text is exactly what jupytext writes, so a save in JupyterLab changes nothing.
     assert source.read_text() == from_source, f"{source.name} is not in jupytext's form; run `make format`"
+
+
+@pytest.mark.parametrize("notebook", PAIRS, ids=lambda p: p.stem)
+def test_notebook_is_valid_nbformat(notebook: Path) -> None:
+    """nbformat 4.5 with an id on every cell (jupytext gives new cells ids; 4.4 would call them invalid)."""
+    nb = nbformat.read(notebook, as_version=4)
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5), (
+        f"{notebook.name} is nbformat {nb.nbformat}.{nb.nbformat_minor}"
+    )
+    nbformat.validate(nb)
 
 
 @pytest.mark.parametrize("notebook", PAIRS, ids=lambda p: p.stem)
