@@ -136,7 +136,11 @@ def test_position_kinds() -> None:
         ),
         (lambda: models.VisionTransformer(img_size=(60, 100, 3)), TypeError, "img_size must be"),
         (lambda: create_model("vit_tiny"), ValueError, "name must be one of"),
-        (lambda: models.TokensToToken((2, 2)), ValueError, "kernel=7 is larger than the padded image"),
+        (
+            lambda: models.TokensToToken((2, 2)),
+            ValueError,
+            "kernel=7 is larger than the padded height and width",
+        ),
     ],
 )
 def test_bad_construction(build, error: type, pattern: str) -> None:

@@ -90,9 +90,13 @@ def count_tokens(height: int, width: int, kernel: int, stride: int, padding: int
     non_negative_int("padding", padding)
     padded_h, padded_w = height + 2 * padding, width + 2 * padding
     if kernel > min(padded_h, padded_w):
+        short = " and ".join(
+            side for side, size in (("height", padded_h), ("width", padded_w)) if kernel > size
+        )
         raise ValueError(
-            f"kernel={kernel} is larger than the padded image ({padded_h} x {padded_w} with padding={padding}), "
-            f"so no window fits and there are no tokens; use kernel <= {min(padded_h, padded_w)} or more padding"
+            f"kernel={kernel} is larger than the padded {short} (the padded image is {padded_h} x {padded_w} with "
+            f"padding={padding}), so no window fits and there are no tokens; use kernel <= "
+            f"{min(padded_h, padded_w)} or more padding"
         )
     rows = (padded_h - (kernel - 1) - 1) // stride + 1
     cols = (padded_w - (kernel - 1) - 1) // stride + 1
@@ -129,7 +133,11 @@ def stage_grids(
 
 
 def t2t_stride_padding(kernel: int) -> tuple[int, int]:
-    """The T2T paper's rule for a soft split of window ``kernel``: ``stride = ceil(k / 2)``, ``padding = ceil(k / 4)``."""
+    """Stride and padding for a soft split of window ``kernel``: ``stride = ceil(k / 2)``, ``padding = ceil(k / 4)``.
+
+    The rule is the article series' (neither the T2T paper nor its code states it); it reproduces the official
+    settings (7, 4, 2) and (3, 2, 1).
+    """
     positive_int("kernel", kernel)
     return math.ceil(kernel / 2), math.ceil(kernel / 4)
 
@@ -217,7 +225,7 @@ class PatchTokenizer(nn.Module):
         img_size: (H, W) of the images this tokenizer accepts.
         patch_size: patch side P; must divide H and W.
         in_chans: channels C.
-        embed_dim: token length D after the projection.
+        embed_dim: the model width D (the length of each token after the projection).
 
     Shapes: ``(B, C, H, W) -> (B, N, D)`` with N = H * W / P**2.
     """

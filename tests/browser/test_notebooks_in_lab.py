@@ -138,7 +138,7 @@ def test_soft_split_sliders(page, lab: Lab) -> None:
     page.wait_for_function(
         "el => el.innerText.includes('No tokens')", arg=widget.element_handle(), timeout=30_000
     )
-    assert "kernel=80 is larger than the padded image" in widget.inner_text()
+    assert "kernel=80 is larger than the padded height " in widget.inner_text()
     assert widget.locator("img").count() == 0
     assert _errors(page) == []
     widget.screenshot(path=str(SCREENSHOTS / "widget_02_no_tokens.png"))
