@@ -628,8 +628,8 @@ for heads, ratio, who in (
 #   Its attention is global; the local mixing comes from the soft split that follows it.
 # - The T2T module alternates soft split → token transformer → rebuild, and ends with a linear layer; each
 #   grid comes from the previous one by the token-count formula, for any H × W.
-# - T2T-ViT's parameter counts equal the official ones; most of its multiply-adds are in the encoder blocks,
-#   and the first T2T stage is the largest of the rest.
+# - T2T-ViT's parameter counts equal the official code's for T2T-ViT_t-14, -19 and -24; most of its multiply-adds
+#   are in the encoder blocks, and the first T2T stage is the largest of the rest.
 #
 # **Next:** [07 Training from scratch](07_training_from_scratch.ipynb) trains small ViTs and T2T-ViTs on scenes
 # drawn like the picture and looks at what they learn.
