@@ -157,49 +157,18 @@ show = 20
 item = {name: t[0, 0, :show].cpu() for name, t in [("Q", q), ("K", k), ("V", v), ("out", mixed_values)]}
 w0 = weights[0, 0, :show, :show].cpu()
 fig, axes = plt.subplots(1, 5, figsize=(17, 3.6), gridspec_kw={"width_ratios": [2.2, 2.2, 1.4, 2.2, 2.2]})
-plots.show_matrix(
-    item["Q"],
-    ax=axes[0],
-    title="Q (20 tokens x 64)",
-    xlabel="channel",
-    ylabel="query token",
-    cmap="RdBu_r",
-    vmin=-3,
-    vmax=3,
-)
-plots.show_matrix(
-    item["K"].T,
-    ax=axes[1],
-    title="K^T (64 x 20 tokens)",
-    xlabel="key token",
-    ylabel="channel",
-    cmap="RdBu_r",
-    vmin=-3,
-    vmax=3,
-)
-plots.show_matrix(
-    w0, ax=axes[2], title="weights (20 of 100 keys)", xlabel="key token", ylabel="query token", cmap="magma"
-)
-plots.show_matrix(
-    item["V"],
-    ax=axes[3],
-    title="V (20 tokens x 64)",
-    xlabel="channel",
-    ylabel="key token",
-    cmap="RdBu_r",
-    vmin=-3,
-    vmax=3,
-)
-plots.show_matrix(
-    item["out"],
-    ax=axes[4],
-    title="weights @ V (range ±1)",
-    xlabel="channel",
-    ylabel="query token",
-    cmap="RdBu_r",
-    vmin=-1,
-    vmax=1,
-)
+panels = [  # (matrix, title, xlabel, ylabel, colormap, colour range)
+    (item["Q"], "Q (20 tokens x 64)", "channel", "query token", "RdBu_r", 3),
+    (item["K"].T, "K^T (64 x 20 tokens)", "key token", "channel", "RdBu_r", 3),
+    (w0, "weights (20 of 100 keys)", "key token", "query token", "magma", None),
+    (item["V"], "V (20 tokens x 64)", "channel", "key token", "RdBu_r", 3),
+    (item["out"], "weights @ V (range ±1)", "channel", "query token", "RdBu_r", 1),
+]
+for ax, (matrix, title, xlabel, ylabel, cmap, limit) in zip(axes, panels, strict=True):
+    vmin, vmax = (-limit, limit) if limit else (None, None)
+    plots.show_matrix(
+        matrix, ax=ax, title=title, xlabel=xlabel, ylabel=ylabel, cmap=cmap, vmin=vmin, vmax=vmax
+    )
 for ax in axes:  # token and channel numbers are whole numbers
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
