@@ -292,7 +292,7 @@ assert gap < 1e-5 and wrong_gap > 0.1
 # $3 \cdot 16^2$.)
 
 # %%
-rgb = torch.randn(1, 3, 224, 224, device=device)
+rgb = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(0)).to(device)  # drawn on the CPU
 b16_conv = nn.Conv2d(3, 768, kernel_size=16, stride=16).to(device)
 with torch.no_grad():
     fmap = b16_conv(rgb)  # (1, 768, 14, 14)

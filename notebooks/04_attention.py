@@ -90,9 +90,10 @@ print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
 
 # %%
 torch.manual_seed(0)
-qkv = nn.Linear(dim, dim * 3).to(device)
-nn.init.normal_(qkv.weight, std=dim**-0.5)
+qkv = nn.Linear(dim, dim * 3)
+nn.init.normal_(qkv.weight, std=dim**-0.5)  # drawn on the CPU, then moved: the same numbers on every device
 nn.init.zeros_(qkv.bias)
+qkv = qkv.to(device)
 proj = nn.Linear(dim, dim).to(device)
 heads = 1
 head_dim = dim // heads
@@ -472,8 +473,9 @@ picture = load_mountains()
 image = vitcourse.to_tensor(picture).to(device)
 torch.manual_seed(0)
 embed = tokens.PatchTokenizer(picture.shape, 20, 1, 64).to(device)
-att_pic = Attention(64, num_heads=4, qkv_bias=True).to(device)
-nn.init.normal_(att_pic.qkv.weight, std=64**-0.5)
+att_pic = Attention(64, num_heads=4, qkv_bias=True)
+nn.init.normal_(att_pic.qkv.weight, std=64**-0.5)  # drawn on the CPU, then moved
+att_pic = att_pic.to(device)
 query = 7  # patch 8, the middle of the picture
 with torch.no_grad():
     picture_tokens = F.layer_norm(embed(image), (64,))  # (1, 15, 64)

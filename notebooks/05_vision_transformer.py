@@ -130,8 +130,9 @@ check.prepend_function(my_prepend)
 # %%
 batch, n_tokens, D = 13, 175, 768
 x = torch.randn(batch, n_tokens, D, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, D)
-cls_token = nn.Parameter(torch.zeros(1, 1, D, device=device))  # (1, 1, D): one per model
-nn.init.trunc_normal_(cls_token, std=0.02)
+cls_token = nn.Parameter(torch.zeros(1, 1, D))  # (1, 1, D): one per model
+nn.init.trunc_normal_(cls_token, std=0.02)  # drawn on the CPU, then moved to the device
+cls_token = nn.Parameter(cls_token.detach().to(device))
 pos_embed = learned_position_embedding(n_tokens + 1, D).to(device)  # (1, N + 1, D)
 with torch.no_grad():
     with_cls = torch.cat([cls_token.expand(batch, -1, -1), x], dim=1)  # (B, N + 1, D)
@@ -272,7 +273,8 @@ gelu_grid = nn.functional.gelu(grid)
 lowest = int(gelu_grid.argmin())
 print(f"GELU's minimum on [-5, 0]: {gelu_grid[lowest].item():.3f} at x = {grid[lowest].item():.2f}")
 print(
-    f"negative at every grid point below 0: {bool((gelu_grid[:-1] < 0).all())}; GELU(-5) = {gelu_grid[0]:.1e}"
+    f"negative at every grid point below 0: {bool((gelu_grid[:-1] < 0).all())}; "
+    f"GELU(-5) = {nn.functional.gelu(torch.tensor(-5.0, dtype=torch.float64)).item():.2e} (in float64)"
 )
 
 # %% [markdown]
