@@ -111,7 +111,7 @@ import numpy as np
 import torch
 
 import vitcourse
-from vitcourse import data, models, preview
+from vitcourse import classroom, data, models, preview
 
 modules = sys.argv[1:]
 for name in modules:
@@ -132,6 +132,7 @@ print(json.dumps({
     "modules": len(modules),
     "output_shapes": shapes,
     "preview_default": preview.main([]),
+    "classroom_default": classroom.main([]),
 }))
 """
 
@@ -177,3 +178,5 @@ def test_wheel_installs_into_a_fresh_venv_and_loads_the_picture_and_a_model(
     assert report["output_shapes"] == [[1, 3], [1, 3]]
     assert report["preview_default"] == 2  # no checkout around an installed package: refused with a sentence
     assert "not in a checkout of the course" in run.stderr
+    assert report["classroom_default"] == 2 and "name the notebooks to copy" in run.stderr
+    assert not (installed.parent.parent / "student").exists()  # nothing written beside the package
