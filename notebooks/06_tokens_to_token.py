@@ -240,8 +240,8 @@ check.t2t_qkv_weight_count(answer_qkv_rgb)
 
 # %% [markdown]
 # The next cell reads the one-channel counts off the walk-through's block and the RGB count off the full model.
-# `create_model("t2t_vit_14")` builds the preset that the paper and the official code call T2T-ViT$_t$-14 (token
-# transformers with ordinary attention; §8 says more about the names).
+# `create_model("t2t_vit_t_14")` builds the model that the paper calls T2T-ViT$_t$-14 and the official code
+# `t2t_vit_t_14` (token transformers with ordinary attention; §8 says more about the names).
 
 # %%
 n_qkv, n_proj = tt.attn.qkv.weight.numel(), sum(p.numel() for p in tt.attn.proj.parameters())
@@ -251,7 +251,7 @@ print(
 print(f"             proj {n_proj} = chan^2 + chan = {chan}^2 + {chan}")
 assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan and tt.attn.qkv.bias is None
 with torch.device("meta"):  # shapes only: enough to count
-    t2t_rgb = create_model("t2t_vit_14")
+    t2t_rgb = create_model("t2t_vit_t_14")
 qkv_rgb = t2t_rgb.tokens_to_token.attention1.attn.qkv
 print(f"first token transformer on RGB 224 x 224: qkv {qkv_rgb}: {qkv_rgb.weight.numel():,} weights")
 
@@ -465,7 +465,7 @@ assert 224 in sides and 60 in rows and 100 in cols
 # $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
 #   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
 #
-# `vitcourse.models.T2TViT` defaults to T2T-ViT-14's width and depth on the picture; the run below keeps its width
+# `vitcourse.models.T2TViT` defaults to T2T-ViT$_t$-14's width and depth on the picture; the run below keeps its width
 # and one of its 14 blocks. Every block keeps the shape, so one shows the whole path; building all 14 means
 # drawing about 21 M initial weights from a truncated normal, which takes several seconds on a small CPU, more
 # than this notebook's time allows. The next cell counts the full sizes without building weights.
@@ -495,29 +495,31 @@ assert torch.isfinite(pred).all()
 #
 # - 14, 19, 24: the official models with transformer token blocks, `t2t_vit_t_14/19/24`. Rounded to 0.1 M they
 #   are the parameter column of the paper's Table 3 (ICCV 2021 version: 21.5, 39.2, 64.1 M).
-# - 7, 10, 12: the official repository ships these sizes only with Performer token blocks. The reference here is
-#   the official `T2T_ViT` class built with `tokens_type="transformer"` at those sizes: the course's own
-#   combination, not a published model (marked * in the table). Rounded to 0.1 M it happens to equal the
-#   published counts of the Performer models (the paper's Table 4: T2T-ViT-7 4.3 M, T2T-ViT-12 6.9 M).
+# - 7, 10, 12: the official repository ships these sizes only with Performer token blocks (`t2t_vit_7/10/12`).
+#   The course builds them with transformer token blocks and names them by the official code's rule, `_t` for
+#   transformer tokens: `t2t_vit_t_7/10/12`. The reference here is the official `T2T_ViT` class built with
+#   `tokens_type="transformer"` at those sizes: the course's own combination, not a published model (marked * in
+#   the table). Rounded to 0.1 M it happens to equal the published counts of the Performer models (the paper's
+#   Table 4: T2T-ViT-7 4.3 M, T2T-ViT-12 6.9 M).
 
 # %%
 official = {  # preset: (all, trainable), from the official code as cited above; * = transformer tokens at 7/10/12
-    "t2t_vit_7": (4_305_742, 4_255_310),
-    "t2t_vit_10": (5_884_750, 5_834_318),
-    "t2t_vit_12": (6_937_422, 6_886_990),
-    "t2t_vit_14": (21_541_070, 21_465_422),
-    "t2t_vit_19": (39_172_942, 39_084_686),
-    "t2t_vit_24": (64_101_454, 64_000_590),
+    "t2t_vit_t_7": (4_305_742, 4_255_310),
+    "t2t_vit_t_10": (5_884_750, 5_834_318),
+    "t2t_vit_t_12": (6_937_422, 6_886_990),
+    "t2t_vit_t_14": (21_541_070, 21_465_422),
+    "t2t_vit_t_19": (39_172_942, 39_084_686),
+    "t2t_vit_t_24": (64_101_454, 64_000_590),
 }
 print(
-    f"{'preset':11s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'all':>12s} {'trainable':>12s} {'reference':>13s}"
+    f"{'preset':12s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'all':>12s} {'trainable':>12s} {'reference':>13s}"
 )
 with torch.device("meta"):
     for name, (ref_all, ref_train) in official.items():
         m = create_model(name)
         n_all, n_train = count_parameters(m)
         print(
-            f"{name:11s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} "
+            f"{name:12s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} "
             f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}{'*' if name[-2:] in ('_7', '10', '12') else ' '}"
         )
         assert (n_all, n_train) == (ref_all, ref_train)
@@ -528,7 +530,7 @@ print(
 # %% [markdown]
 # ## 7. Where the compute goes
 #
-# Multiply-adds of one forward pass of T2T-ViT$_t$-14 (`t2t_vit_14` here) at 224 × 224, counted by hooks on
+# Multiply-adds of one forward pass of T2T-ViT$_t$-14 (`t2t_vit_t_14`) at 224 × 224, counted by hooks on
 # every linear layer and every attention product (`vitcourse.cost.count_macs`). The count needs only shapes,
 # so the model is built on the meta device. **Published:** 6.1 G MACs for T2T-ViT$_t$-14 at 224 × 224 (Yuan et
 # al., "Tokens-to-Token ViT", ICCV 2021, Table 3, the comparison with ResNets, and Table 7, the ablation of the
@@ -536,7 +538,7 @@ print(
 
 # %%
 with torch.device("meta"):
-    t2t14 = create_model("t2t_vit_14")
+    t2t14 = create_model("t2t_vit_t_14")
 macs = count_macs(t2t14, torch.zeros(1, 3, 224, 224, device="meta"))
 grids = t2t14.tokens_to_token.grids
 stages = [
@@ -598,9 +600,15 @@ plt.show()
 #   an MLP ratio of 1.5. The official code, and this course, use 1 head and a ratio of 1.0, so that the
 #   parameter counts above equal the official ones and official checkpoints load. The heads change no count (the
 #   cell below shows it); the MLP ratio does.
-# - **Names.** Our `t2t_vit_14` (and 19, 24) is what the official code calls `t2t_vit_t_14`: token transformers
-#   built from ordinary attention. The official `t2t_vit_14` is the Performer variant, whose token blocks have
-#   other parameters and other keys; the course does not build it.
+# - **Names.** The course's presets use the official code's names: `t2t_vit_t_14`, `_19` and `_24` are the
+#   models whose token transformers use ordinary attention, as built here, and official checkpoints of those
+#   load into them (`vitcourse.checkpoints`). The official `t2t_vit_14` (and 7, 10, 12, 19, 24) is the Performer
+#   variant, whose token blocks approximate attention with random features and have other parameters and keys
+#   (`kqv`, `w`); the course does not build it, so `create_model("t2t_vit_14")` is refused with a message that
+#   names `t2t_vit_t_14` (last cell of this section), and a Performer checkpoint is refused by
+#   `load_pretrained`, saying so. The official code has the sizes 7, 10 and 12 only as Performer models; the
+#   course's transformer-token models of those sizes are `t2t_vit_t_7/10/12`, named by the same rule, and no
+#   official checkpoint exists for them.
 # - **Heads in the skip through $v$.** In the official token transformer the qkv layer outputs $3 \cdot 64$
 #   values per token, and the code reshapes them to (3, heads, 64), giving every head all 64 channels; for
 #   heads > 1 that reshape needs $3 \cdot \text{heads} \cdot 64$ values and fails, and the skip adds
@@ -619,6 +627,18 @@ for heads, ratio, who in (
     print(f"token transformer 49 -> 64, {heads} head(s), MLP ratio {ratio}: {n:,} parameters ({who})")
 
 # %% [markdown]
+# The names in code: the official Performer name is refused, and the message says which preset to use.
+
+# %%
+import textwrap
+
+try:
+    create_model("t2t_vit_14")
+except ValueError as err:
+    print(textwrap.fill(f"ValueError: {err}", width=100))
+assert "t2t_vit_t_14" in vitcourse.models.PRESETS and "t2t_vit_14" not in vitcourse.models.PRESETS
+
+# %% [markdown]
 # ## Summary
 #
 # - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole
@@ -628,8 +648,9 @@ for heads, ratio, who in (
 #   Its attention is global; the local mixing comes from the soft split that follows it.
 # - The T2T module alternates soft split → token transformer → rebuild, and ends with a linear layer; each
 #   grid comes from the previous one by the token-count formula, for any H × W.
-# - T2T-ViT's parameter counts equal the official code's for T2T-ViT_t-14, -19 and -24; most of its multiply-adds
-#   are in the encoder blocks, and the first T2T stage is the largest of the rest.
+# - T2T-ViT's parameter counts equal the official code's for T2T-ViT_t-14, -19 and -24 (`t2t_vit_t_14/19/24`; the
+#   official `t2t_vit_14` is a Performer model the course does not build); most of its multiply-adds are in the
+#   encoder blocks, and the first T2T stage is the largest of the rest.
 #
 # **Next:** [07 Training from scratch](07_training_from_scratch.ipynb) trains small ViTs and T2T-ViTs on scenes
 # drawn like the picture and looks at what they learn.

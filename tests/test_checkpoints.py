@@ -60,6 +60,23 @@ def official_t2t_keys(depth: int, d: int, mlp: int, token_dim: int = 64, tokens:
     return keys
 
 
+def official_performer_keys(depth: int, d: int, mlp: int, token_dim: int = 64) -> dict:
+    """The official Performer T2T-ViT (t2t_vit_14, ...): token blocks with kqv, a 1 x MLP and random features w."""
+    keys = {k: v for k, v in official_t2t_keys(depth, d, mlp, token_dim).items() if ".attention" not in k}
+    for name, dim in (("attention1", 3 * 7 * 7), ("attention2", token_dim * 3 * 3)):
+        p = f"tokens_to_token.{name}."
+        keys |= {
+            p + "kqv.weight": (3 * token_dim, dim), p + "kqv.bias": (3 * token_dim,),
+            p + "proj.weight": (token_dim, token_dim), p + "proj.bias": (token_dim,),
+            p + "norm1.weight": (dim,), p + "norm1.bias": (dim,),
+            p + "norm2.weight": (token_dim,), p + "norm2.bias": (token_dim,),
+            p + "mlp.0.weight": (token_dim, token_dim), p + "mlp.0.bias": (token_dim,),
+            p + "mlp.2.weight": (token_dim, token_dim), p + "mlp.2.bias": (token_dim,),
+            p + "w": (token_dim // 2, token_dim),
+        }  # fmt: skip
+    return keys
+
+
 def _random(layout: dict) -> dict:
     gen = torch.Generator().manual_seed(0)
     return {k: torch.randn(shape, generator=gen) for k, shape in layout.items()}
@@ -68,7 +85,7 @@ def _random(layout: dict) -> dict:
 # (depth, D, MLP). ViT-Base at full depth; the others with 2 blocks (the key pattern repeats per block) to keep
 # the tests fast.
 VIT = {"vit_base_patch16_224": (12, 768, 3072), "vit_large_patch16_224": (2, 1024, 4096)}
-T2T = {"t2t_vit_14": (2, 384, 1152), "t2t_vit_19": (2, 448, 1344), "t2t_vit_24": (2, 512, 1536)}
+T2T = {"t2t_vit_t_14": (2, 384, 1152), "t2t_vit_t_19": (2, 448, 1344), "t2t_vit_t_24": (2, 512, 1536)}
 
 
 @pytest.mark.parametrize("name", sorted(VIT))
@@ -111,21 +128,33 @@ def test_official_t2t_loads_with_wrappers(name: str, wrapper: str) -> None:
     assert all(torch.equal(ours[k], sd[k]) for k in sd)
 
 
+@pytest.mark.parametrize("wrapper", ["plain", "module"])
+def test_official_performer_checkpoint_is_refused_naming_the_transformer_token_one(wrapper: str) -> None:
+    sd = _random(official_performer_keys(*T2T["t2t_vit_t_14"]))
+    if wrapper == "module":
+        sd = {f"module.{k}": v for k, v in sd.items()}
+    with pytest.raises(
+        ValueError,
+        match=r"Performer token blocks \(tokens_to_token\.attention1\.kqv\.bias.*does not build.*t2t_vit_t_14/19/24",
+    ):
+        checkpoints.load_pretrained(create_model("t2t_vit_t_14", depth=2), sd, "t2t")
+
+
 def test_mismatches_are_named() -> None:
-    sd = _random(official_t2t_keys(*T2T["t2t_vit_14"]))
+    sd = _random(official_t2t_keys(*T2T["t2t_vit_t_14"]))
     extra = dict(sd, **{"tokens_to_token.attention1.attn.qkv.bias": torch.zeros(192)})
     with pytest.raises(
         ValueError, match=r"keys the model does not have: \['tokens_to_token.attention1.attn.qkv.bias'\]"
     ):
-        checkpoints.load_pretrained(create_model("t2t_vit_14", depth=2), extra, "t2t")
+        checkpoints.load_pretrained(create_model("t2t_vit_t_14", depth=2), extra, "t2t")
     missing = {k: v for k, v in sd.items() if k != "head.bias"}
     with pytest.raises(ValueError, match=r"keys the checkpoint lacks: \['head.bias'\]"):
-        checkpoints.load_pretrained(create_model("t2t_vit_14", depth=2), missing, "t2t")
+        checkpoints.load_pretrained(create_model("t2t_vit_t_14", depth=2), missing, "t2t")
     with pytest.raises(
         ValueError, match=r"head.weight: checkpoint shape \(1000, 384\), model shape \(10, 384\)"
     ):
-        checkpoints.load_pretrained(create_model("t2t_vit_14", depth=2, num_classes=10), sd, "t2t")
+        checkpoints.load_pretrained(create_model("t2t_vit_t_14", depth=2, num_classes=10), sd, "t2t")
     with pytest.raises(ValueError, match="source must be one of"):
-        checkpoints.load_pretrained(create_model("t2t_vit_14", depth=2), sd, "hub")
+        checkpoints.load_pretrained(create_model("t2t_vit_t_14", depth=2), sd, "hub")
     with pytest.raises(TypeError, match="not a tensor"):
         checkpoints.unwrap({"head.bias": [0.0]})

@@ -1,4 +1,5 @@
 import hashlib
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,26 @@ from vitcourse import data
 def test_shipped_picture_is_what_the_code_draws() -> None:
     shipped = np.load(data.shipped_path(), allow_pickle=False)
     np.testing.assert_array_equal(shipped, data.draw_mountains())
+
+
+def test_shipped_picture_is_package_data() -> None:
+    path = data.shipped_path()
+    assert path.parts[-3:] == ("vitcourse", "assets", "mountains.npy")
+    assert data.shipped_resource().read_bytes() == path.read_bytes()
+
+
+def test_picture_loads_from_an_archive_where_it_has_no_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = tmp_path / "package.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(data.shipped_path(), "vitcourse/assets/mountains.npy")
+    inside = zipfile.Path(archive, "vitcourse/assets/mountains.npy")
+    monkeypatch.setattr(data, "shipped_resource", lambda: inside)
+    monkeypatch.delenv("VITCOURSE_IMAGE", raising=False)
+    np.testing.assert_array_equal(data.load_mountains(), data.draw_mountains())
+    with pytest.raises(RuntimeError, match="imported from an archive.*load_mountains"):
+        data.shipped_path()
 
 
 def test_picture_shape_range_and_levels() -> None:

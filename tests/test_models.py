@@ -8,12 +8,12 @@ from vitcourse.models import count_parameters, create_model
 # Published counts: timm's vit_*_patch16_224, and the official T2T-ViT (transformer tokens, all / trainable).
 EXACT = {
     "vit_base_patch16_224": (86_567_656, 86_567_656),
-    "t2t_vit_7": (4_305_742, 4_255_310),
-    "t2t_vit_10": (5_884_750, 5_834_318),
-    "t2t_vit_12": (6_937_422, 6_886_990),
-    "t2t_vit_14": (21_541_070, 21_465_422),
-    "t2t_vit_19": (39_172_942, 39_084_686),
-    "t2t_vit_24": (64_101_454, 64_000_590),
+    "t2t_vit_t_7": (4_305_742, 4_255_310),
+    "t2t_vit_t_10": (5_884_750, 5_834_318),
+    "t2t_vit_t_12": (6_937_422, 6_886_990),
+    "t2t_vit_t_14": (21_541_070, 21_465_422),
+    "t2t_vit_t_19": (39_172_942, 39_084_686),
+    "t2t_vit_t_24": (64_101_454, 64_000_590),
 }
 
 
@@ -22,6 +22,19 @@ def test_published_parameter_counts(name: str) -> None:
     with torch.device("meta"):
         model = create_model(name)
     assert count_parameters(model) == EXACT[name]
+
+
+@pytest.mark.parametrize("size", [7, 10, 12, 14, 19, 24])
+def test_official_performer_names_are_refused_naming_the_preset_to_use(size: int) -> None:
+    # The official code's t2t_vit_NN has Performer token blocks; our transformer-token model is t2t_vit_t_NN.
+    assert f"t2t_vit_t_{size}" in models.PRESETS and f"t2t_vit_{size}" not in models.PRESETS
+    checkpoint = "its checkpoints load" if size >= 14 else "no official checkpoint fits"
+    with pytest.raises(
+        ValueError,
+        match=rf"'t2t_vit_{size}' is the official T2T-ViT code's Performer model .*does not build; .*"
+        rf"transformer token blocks is 't2t_vit_t_{size}' .*{checkpoint}",
+    ):
+        create_model(f"t2t_vit_{size}")
 
 
 def test_vit_large_and_huge_against_the_paper() -> None:
@@ -169,7 +182,7 @@ def test_macs_match_published_figures() -> None:
     # Published: ViT-B/16 17.6 G multiply-adds (timm / DeiT tables); T2T-ViT_t-14 6.1 G (T2T-ViT paper).
     vit = count_macs(create_model("vit_base_patch16_224").eval(), torch.zeros(1, 3, 224, 224))
     assert round(sum(vit.values()) / 1e9, 1) == 17.6
-    t2t = count_macs(create_model("t2t_vit_14").eval(), torch.zeros(1, 3, 224, 224))
+    t2t = count_macs(create_model("t2t_vit_t_14").eval(), torch.zeros(1, 3, 224, 224))
     assert round(sum(t2t.values()) / 1e9, 1) == 6.1
     assert list(t2t)[:3] == [
         "tokens_to_token.attention1",

@@ -61,3 +61,4 @@ def test_makefile_never_sets_mplbackend_and_ci_runs_make_test() -> None:
 
 def test_downloaded_original_is_never_committed() -> None:
     assert not list((ROOT / "data").glob("*original*"))
+    assert not list((ROOT / "vitcourse" / "assets").glob("*original*"))

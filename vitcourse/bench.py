@@ -6,11 +6,12 @@
 
 What is measured (each model variant in a fresh subprocess, so memory and caches do not leak between them):
 
-* **training step** of ``--model`` (default T2T-ViT-14) at ``--img-size`` (224) and ``--batch`` (8): forward +
-  backward, fused attention (``F.scaled_dot_product_attention``) against the step-by-step path that stores the
-  N x N attention matrix. Images per second (median of ``--repeats`` steps after one warm-up step) and the peak
-  memory the step adds on top of the idle model (CPU: the process's peak resident memory, reset before the
-  step through ``/proc/self/clear_refs`` on Linux; CUDA: ``torch.cuda.max_memory_allocated``).
+* **training step** of ``--model`` (default ``t2t_vit_t_14``, T2T-ViT_t-14) at ``--img-size`` (224) and
+  ``--batch`` (8): forward + backward, fused attention (``F.scaled_dot_product_attention``) against the
+  step-by-step path that stores the N x N attention matrix. Images per second (median of ``--repeats`` steps
+  after one warm-up step) and the peak memory the step adds on top of the idle model (CPU: the process's peak
+  resident memory, reset before the step through ``/proc/self/clear_refs`` on Linux; CUDA:
+  ``torch.cuda.max_memory_allocated``).
 * **forward** of ViT-B/16 at 224: images per second, fused and step-by-step.
 * **the course**: seconds per notebook under strict nbval, building the soft-split animation, and one widget
   redraw (median of 20).
@@ -178,7 +179,7 @@ def _mib(n: int | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vitcourse.bench", description=__doc__.split("\n\n")[0])
     p.add_argument(
-        "--model", default="t2t_vit_14", help="preset for the training step (default: %(default)s)"
+        "--model", default="t2t_vit_t_14", help="preset for the training step (default: %(default)s)"
     )
     p.add_argument("--batch", type=int, default=8, help="batch size (default: %(default)s)")
     p.add_argument("--img-size", type=int, default=224, help="image side (default: %(default)s)")
@@ -205,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dtype == "bf16" and device != "cuda":
         p.error("--dtype bf16 is measured with CUDA autocast; use it with a CUDA device")
     if args.short:
-        args.model, args.img_size, args.batch, args.repeats = "t2t_vit_7", 64, 2, 1
+        args.model, args.img_size, args.batch, args.repeats = "t2t_vit_t_7", 64, 2, 1
     common = {"device": device, "repeats": args.repeats, "dtype": args.dtype, "img_size": args.img_size}
     report: dict = {
         "machine": {

@@ -16,7 +16,9 @@ changes layout:
 same way). The names are the same on both sides (``tokens_to_token.attention1.attn.qkv.weight``,
 ``blocks.N.attn.qkv.weight``, ...), so the map is the identity once the wrappers are removed: a
 ``state_dict`` or ``state_dict_ema`` entry around the weights, and a ``module.`` prefix left by
-``DataParallel``.
+``DataParallel``. The official ``t2t_vit_7/10/12/14/19/24`` are Performer models (their token blocks hold
+``kqv`` and ``w`` keys instead of ``attn.qkv``); the course does not build them, and their checkpoints are
+refused with a message that says so and names the ``t2t_vit_t_*`` checkpoints instead.
 
 Every key and shape is checked before anything is loaded: a key the model does not have, a key the checkpoint
 lacks, or a shape that does not fit raises a ``ValueError`` that names it. :func:`to_timm_vit` maps back, so a
@@ -25,6 +27,7 @@ loaded model can be exported again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import torch
@@ -70,9 +73,25 @@ def to_timm_vit(
     return out
 
 
+_PERFORMER_KEY = re.compile(r"tokens_to_token\.attention\d\.(kqv\.|w$)")
+
+
 def from_official_t2t(state_dict: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """Official T2T-ViT keys -> vitcourse ``T2TViT`` keys: the identity after removing wrappers."""
-    return unwrap(state_dict)
+    """Official T2T-ViT keys -> vitcourse ``T2TViT`` keys: the identity after removing wrappers.
+
+    Raises:
+        ValueError: the checkpoint is one of the official Performer models (``t2t_vit_14``, ...), recognised by
+            the ``kqv`` and ``w`` keys of its token blocks; the course builds the ``t2t_vit_t_*`` models only.
+    """
+    out = unwrap(state_dict)
+    performer = sorted(key for key in out if _PERFORMER_KEY.match(key))
+    if performer:
+        raise ValueError(
+            f"the checkpoint has Performer token blocks ({', '.join(performer[:2])}, ...): it is one of the official "
+            "Performer models t2t_vit_7/10/12/14/19/24, which vitcourse does not build; load an official "
+            "transformer-token checkpoint (t2t_vit_t_14/19/24) into create_model('t2t_vit_t_14') (or _19, _24)"
+        )
+    return out
 
 
 def load_pretrained(model: nn.Module, checkpoint: Mapping[str, object], source: str) -> nn.Module:

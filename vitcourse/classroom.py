@@ -127,6 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     notebooks = args.notebooks or sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    if not notebooks:  # an installed package has no notebooks/ beside it
+        print(
+            f"no notebooks given and none in {root / 'notebooks'}: name the notebooks to copy",
+            file=sys.stderr,
+        )
+        return 2
     for path in notebooks:
         if not path.exists():
             print(f"no such notebook: {path}", file=sys.stderr)

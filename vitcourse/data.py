@@ -2,8 +2,9 @@
 
 Two pictures can be loaded:
 
-* **ours** (the default): a pixel-art rendition drawn by :func:`draw_mountains`, shipped as
-  ``data/mountains.npy``. A test asserts that the shipped file equals what the code draws.
+* **ours** (the default): a pixel-art rendition drawn by :func:`draw_mountains`, shipped inside the package as
+  ``vitcourse/assets/mountains.npy`` and read through :mod:`importlib.resources`, so it loads wherever the
+  package is installed. A test asserts that the shipped file equals what the code draws.
 * **the original crop** used by the "Vision Transformers Explained" article series
   (``load_mountains(original=True)``). It is downloaded once, checked against a fixed sha256, cached under
   ``$VITCOURSE_CACHE`` (default ``~/.cache/vitcourse``) and loaded with ``allow_pickle=False``. It is never
@@ -26,13 +27,19 @@ image) are written by :mod:`vitcourse.preview` (``python -m vitcourse.preview``)
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import urllib.error
 import urllib.request
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = [
     "HEIGHT",
@@ -43,6 +50,7 @@ __all__ = [
     "draw_mountains",
     "load_mountains",
     "to_tensor",
+    "shipped_resource",
     "shipped_path",
 ]
 
@@ -56,12 +64,29 @@ LEVELS = (0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.0)
 ORIGINAL_URL = "https://raw.githubusercontent.com/lanl/vision_transformers_explained/main/figures/NotebookOutput/mountains.npy"
 ORIGINAL_SHA256 = "c77d209a65756a7b2abc5e7db509941f162dfab2cf13b453196630bc436fd1e3"
 
-_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+def shipped_resource() -> Traversable:
+    """Return the shipped picture as a package resource, ``vitcourse/assets/mountains.npy``.
+
+    Reading it with ``.read_bytes()`` works however the package is installed (a checkout, a wheel, a zip).
+    """
+    return resources.files("vitcourse") / "assets" / "mountains.npy"  # package data, see pyproject.toml
 
 
 def shipped_path() -> Path:
-    """Return the path of the shipped picture, ``data/mountains.npy`` in the course folder."""
-    return _DATA_DIR / "mountains.npy"
+    """Return the shipped picture's file on disk (the package is installed as files, as pip installs it).
+
+    Raises:
+        RuntimeError: the package is imported from an archive, where the picture has no path of its own;
+            :func:`load_mountains` still reads it.
+    """
+    resource = shipped_resource()
+    if not isinstance(resource, Path):
+        raise RuntimeError(
+            f"the package is imported from an archive, so the picture has no file of its own ({resource}); "
+            "load_mountains() reads it all the same"
+        )
+    return resource
 
 
 def draw_mountains(
@@ -225,4 +250,4 @@ def load_mountains(original: bool | None = None) -> np.ndarray:
         original = choice == "original"
     if original:
         return _load_original()
-    return np.load(shipped_path(), allow_pickle=False)
+    return np.load(io.BytesIO(shipped_resource().read_bytes()), allow_pickle=False)

@@ -17,7 +17,15 @@ weight decay should skip as ``model.no_weight_decay()``.
 Parameter names follow timm's ``VisionTransformer`` and the official T2T-ViT code where the structure is the
 same, so their checkpoints map onto these models key by key (see the README). Presets:
 ``vit_base/large/huge_patch16_224`` (timm's settings: LayerNorm eps 1e-6, qkv bias) and
-``t2t_vit_7/10/12/14/19/24`` with transformer token blocks (the official settings: eps 1e-5, no qkv bias).
+``t2t_vit_t_7/10/12/14/19/24`` with transformer token blocks (the official settings: eps 1e-5, no qkv bias).
+
+The names follow the official T2T-ViT code, where ``t2t_vit_t_14/19/24`` are the models whose tokens-to-token
+module uses transformer blocks, as the course builds it. The official ``t2t_vit_7/10/12/14/19/24`` use Performer
+token blocks (attention approximated by random features; other parameters and keys), which the course does not
+build; :func:`create_model` refuses those names and names the ``t2t_vit_t_*`` preset instead. The official code
+has the 7, 10 and 12 sizes only as Performer models; the same construction with transformer token blocks at
+those sizes is called ``t2t_vit_t_7/10/12`` here, by the same rule (``_t`` = transformer token blocks), and no
+official checkpoint exists for them.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ __all__ = [
     "TokensToToken",
     "T2TViT",
     "PRESETS",
+    "PERFORMER_NAMES",
     "create_model",
     "count_parameters",
     "T2T_STAGES",
@@ -84,7 +93,7 @@ def _row(*values: object) -> BodySettings:
 # Each model's body defaults, one row each:
 #               num_classes, embed_dim, depth, num_heads, mlp_ratio, qkv_bias, norm_eps, pos_embed
 VIT_DEFAULTS = _row(1, 768, 12, 12, 4.0, True, 1e-6, "learned")  # ViT-Base; timm's qkv bias and eps
-T2T_VIT_DEFAULTS = _row(1, 384, 14, 6, 3.0, False, 1e-5, "sinusoidal")  # T2T-ViT-14; the official settings
+T2T_VIT_DEFAULTS = _row(1, 384, 14, 6, 3.0, False, 1e-5, "sinusoidal")  # T2T-ViT_t-14; the official settings
 
 
 def body_settings(defaults: BodySettings, given: Mapping[str, Any]) -> BodySettings:
@@ -332,7 +341,7 @@ class T2TViT(_Body):
         token_dim: token length inside the T2T module (64).
         stages: the T2T module's soft splits, (kernel, stride, padding) each.
         **body: the shared body's settings, :class:`BodySettings`. Defaults, :data:`T2T_VIT_DEFAULTS`:
-            T2T-ViT-14 (D 384, 14 blocks, 6 heads, MLP 3 x D) with the official code's settings: no qkv bias,
+            T2T-ViT_t-14 (D 384, 14 blocks, 6 heads, MLP 3 x D) with the official code's settings: no qkv bias,
             LayerNorm eps 1e-5, the fixed sinusoidal position table; one output.
     """
 
@@ -378,20 +387,43 @@ PRESETS: dict[str, Callable[..., nn.Module]] = {
     "vit_huge_patch16_224": _preset(
         VisionTransformer, patch_size=16, embed_dim=1280, depth=32, num_heads=16, **_IMAGENET
     ),
-    "t2t_vit_7": _preset(T2TViT, embed_dim=256, depth=7, num_heads=4, mlp_ratio=2.0, **_IMAGENET),
-    "t2t_vit_10": _preset(T2TViT, embed_dim=256, depth=10, num_heads=4, mlp_ratio=2.0, **_IMAGENET),
-    "t2t_vit_12": _preset(T2TViT, embed_dim=256, depth=12, num_heads=4, mlp_ratio=2.0, **_IMAGENET),
-    "t2t_vit_14": _preset(T2TViT, embed_dim=384, depth=14, num_heads=6, mlp_ratio=3.0, **_IMAGENET),
-    "t2t_vit_19": _preset(T2TViT, embed_dim=448, depth=19, num_heads=7, mlp_ratio=3.0, **_IMAGENET),
-    "t2t_vit_24": _preset(T2TViT, embed_dim=512, depth=24, num_heads=8, mlp_ratio=3.0, **_IMAGENET),
+    "t2t_vit_t_7": _preset(T2TViT, embed_dim=256, depth=7, num_heads=4, mlp_ratio=2.0, **_IMAGENET),
+    "t2t_vit_t_10": _preset(T2TViT, embed_dim=256, depth=10, num_heads=4, mlp_ratio=2.0, **_IMAGENET),
+    "t2t_vit_t_12": _preset(T2TViT, embed_dim=256, depth=12, num_heads=4, mlp_ratio=2.0, **_IMAGENET),
+    "t2t_vit_t_14": _preset(T2TViT, embed_dim=384, depth=14, num_heads=6, mlp_ratio=3.0, **_IMAGENET),
+    "t2t_vit_t_19": _preset(T2TViT, embed_dim=448, depth=19, num_heads=7, mlp_ratio=3.0, **_IMAGENET),
+    "t2t_vit_t_24": _preset(T2TViT, embed_dim=512, depth=24, num_heads=8, mlp_ratio=3.0, **_IMAGENET),
 }
+
+
+# The presets whose names the official code also uses (its transformer-token models, with checkpoints).
+_OFFICIAL_T = ("t2t_vit_t_14", "t2t_vit_t_19", "t2t_vit_t_24")
+
+#: The official T2T-ViT code's names for its Performer models, which the course does not build, each mapped to
+#: the preset of the same size with transformer token blocks.
+PERFORMER_NAMES = {f"t2t_vit_{size}": f"t2t_vit_t_{size}" for size in (7, 10, 12, 14, 19, 24)}
 
 
 def create_model(name: str, **overrides: Any) -> nn.Module:
     """Build a preset by name (see :data:`PRESETS`); keyword arguments override its settings.
 
     Tip: build inside ``with torch.device("meta"):`` to count parameters without allocating memory.
+
+    Raises:
+        ValueError: an unknown name; for the official code's Performer names (``t2t_vit_14``, ...) the message
+            names the ``t2t_vit_t_*`` preset to use instead.
     """
+    if name in PERFORMER_NAMES:
+        ours = PERFORMER_NAMES[name]
+        if ours in _OFFICIAL_T:
+            which = "the official code's name for it too, so its checkpoints load with vitcourse.checkpoints"
+        else:
+            which = "a size the official code builds only with Performer token blocks: no official checkpoint fits"
+        raise ValueError(
+            f"name {name!r} is the official T2T-ViT code's Performer model (token blocks whose attention is "
+            f"approximated by random features, with other parameters and keys), which vitcourse does not build; "
+            f"the model of that size with transformer token blocks is {ours!r} ({which})"
+        )
     if name not in PRESETS:
         raise ValueError(f"name must be one of {sorted(PRESETS)}, got {name!r}")
     return PRESETS[name](**overrides)
