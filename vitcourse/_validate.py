@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
-
 import numbers
 from collections.abc import Sequence
 
@@ -58,6 +56,8 @@ LARGEST_INT = 2**63 - 1
 
 def _shown(value: object) -> str:
     """``value`` for a message: its type and a repr cut to 80 characters (a huge object stays one line)."""
+    if isinstance(value, dict | list | tuple | torch.Tensor | np.ndarray) or hasattr(value, "state_dict"):
+        return type(value).__name__  # a container's contents would drown the message
     text = repr(value)
     return f"{type(value).__name__} {text if len(text) <= 80 else text[:77] + '...'}"
 
@@ -109,7 +109,11 @@ def flag(name: str, value: object) -> bool:
     """
     if isinstance(value, bool | np.bool_):
         return bool(value)
-    extra = " (write True or False without quotes: the string 'False' counts as true)" if isinstance(value, str) else ""
+    extra = (
+        " (write True or False without quotes: the string 'False' counts as true)"
+        if isinstance(value, str)
+        else ""
+    )
     raise TypeError(f"{name} must be True or False, got {_shown(value)}{extra}")
 
 
@@ -153,7 +157,9 @@ def real_tensor(name: str, x: torch.Tensor) -> torch.Tensor:
     elif x.is_complex():
         advice = f"pass its real part ({name}.real) or its magnitude ({name}.abs())"
     else:
-        advice = f"convert it with {name}.float() / 255 for 8-bit pictures, or {name}.float() for other integers"
+        advice = (
+            f"convert it with {name}.float() / 255 for 8-bit pictures, or {name}.float() for other integers"
+        )
     raise TypeError(f"{name} has dtype {x.dtype}, but real floating-point numbers are needed: {advice}")
 
 

@@ -79,7 +79,9 @@ class Attention(nn.Module):
                 f"valid head counts: {listing(divisors(self.chan))}"
             )
         self.head_dim = self.chan // num_heads
-        self.scale = self.head_dim**-0.5 if qk_scale is None else finite_float("qk_scale", qk_scale, 0, above=True)
+        self.scale = (
+            self.head_dim**-0.5 if qk_scale is None else finite_float("qk_scale", qk_scale, 0, above=True)
+        )
         self.v_skip = flag("v_skip", v_skip)
         self.fused = flag("fused", fused)
         flag("qkv_bias", qkv_bias)

@@ -51,7 +51,9 @@ def unwrap(checkpoint: Mapping[str, object]) -> dict[str, torch.Tensor]:
     out = {}
     for key, value in checkpoint.items():
         if not isinstance(key, str):
-            raise TypeError(f"checkpoint keys must be strings (parameter names), got {type(key).__name__} {key!r}")
+            raise TypeError(
+                f"checkpoint keys must be strings (parameter names), got {type(key).__name__} {key!r}"
+            )
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"checkpoint entry {key!r} is {type(value).__name__}, not a tensor")
         out[key.removeprefix("module.")] = value
@@ -123,7 +125,9 @@ def load_pretrained(model: nn.Module, checkpoint: Mapping[str, object], source: 
     if raw is not None and raw.ndim == 4 and isinstance(tokenizer, nn.Module):
         wanted = (tokenizer.proj.out_features, tokenizer.in_chans, tokenizer.patch_size, tokenizer.patch_size)
         if tuple(raw.shape) != wanted:
-            problems.append(f"{_PATCH}: checkpoint shape {tuple(raw.shape)}, the model needs {wanted} (D, C, P, P)")
+            problems.append(
+                f"{_PATCH}: checkpoint shape {tuple(raw.shape)}, the model needs {wanted} (D, C, P, P)"
+            )
     incoming = converters[source](checkpoint)
     expected = model.state_dict()
     unknown = sorted(set(incoming) - set(expected))
@@ -136,8 +140,12 @@ def load_pretrained(model: nn.Module, checkpoint: Mapping[str, object], source: 
         tensor = incoming[key]
         if tensor.device.type == "meta":
             problems.append(f"{key}: a meta tensor, which holds a shape but no numbers")
-        elif tensor.dtype != expected[key].dtype and not (tensor.is_floating_point() and expected[key].is_floating_point()):
-            problems.append(f"{key}: dtype {tensor.dtype}, the model needs {expected[key].dtype} (real floating point)")
+        elif tensor.dtype != expected[key].dtype and not (
+            tensor.is_floating_point() and expected[key].is_floating_point()
+        ):
+            problems.append(
+                f"{key}: dtype {tensor.dtype}, the model needs {expected[key].dtype} (real floating point)"
+            )
         if _PATCH in key and any(_PATCH in p for p in problems):
             continue  # its layout is already reported
         if tensor.shape != expected[key].shape:

@@ -28,11 +28,29 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 import torch
 from torch import nn
 
-from ._validate import check_image, choice, divisors, finite_float, flag, image_size, instance_of, listing, positive_int
+from ._validate import (
+    check_image,
+    choice,
+    divisors,
+    finite_float,
+    flag,
+    image_size,
+    instance_of,
+    listing,
+    positive_int,
+)
 from .blocks import EncoderBlock, TokenTransformer
 from .data import HEIGHT, WIDTH
 from .position import POSITION_KINDS, learned_position_embedding, sinusoidal_table
-from .tokens import T2T_STAGES, PatchTokenizer, SoftSplit, TokenCount, check_stages, rebuild_image, stage_grids
+from .tokens import (
+    T2T_STAGES,
+    PatchTokenizer,
+    SoftSplit,
+    TokenCount,
+    check_stages,
+    rebuild_image,
+    stage_grids,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -235,7 +253,9 @@ class _Body(nn.Module):
         """
         n_blocks = len(self.blocks)
         if isinstance(block, bool) or not isinstance(block, int):
-            raise TypeError(f"block must be an int in [-{n_blocks}, {n_blocks - 1}], got {type(block).__name__}")
+            raise TypeError(
+                f"block must be an int in [-{n_blocks}, {n_blocks - 1}], got {type(block).__name__}"
+            )
         if not -n_blocks <= block < n_blocks:
             raise ValueError(f"block must be in [-{n_blocks}, {n_blocks - 1}], got {block}")
         x = self.embed(images)  # (B, N + 1, D)

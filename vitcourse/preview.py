@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validate import instance_of
 from .data import HEIGHT, WIDTH, draw_mountains, shipped_path
 
 __all__ = ["write_shipped_files", "main"]
@@ -38,7 +39,11 @@ def write_shipped_files(folder: Path | None = None) -> list[Path]:
 
     from .plots import show_picture
 
+    if folder is not None:
+        instance_of("folder", folder, (str, Path), "a folder path (str or pathlib.Path) or None")
     folder = shipped_path().parent if folder is None else Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"folder {str(folder)!r} is a file; pass a folder (it is created if missing)")
     folder.mkdir(parents=True, exist_ok=True)
     picture = draw_mountains()
     npy, png = folder / "mountains.npy", folder / "mountains.png"

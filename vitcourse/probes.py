@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from ._validate import choice, positive_int, real_tensor, tensor_of_rank
+from ._validate import choice, positive_int, real_tensor
 from .position import cosine_similarity_grid
 
 __all__ = ["row_column_score", "attention_entropy", "mean_attention_distance"]

@@ -147,7 +147,9 @@ def check_stages(stages: object) -> tuple[tuple[int, int, int], ...]:
     checked = []
     for i, stage in enumerate(stages):
         if not isinstance(stage, Sequence) or isinstance(stage, str) or len(stage) != 3:
-            raise TypeError(f"stages[{i}] must be a (kernel, stride, padding) triple of ints, got {stage!r:.80}")
+            raise TypeError(
+                f"stages[{i}] must be a (kernel, stride, padding) triple of ints, got {stage!r:.80}"
+            )
         kernel, stride, padding = stage
         checked.append(
             (
