@@ -97,7 +97,7 @@ def test_bad_input() -> None:
         ValueError, match=r"num_heads=5 does not divide chan=64; valid head counts: \[1, 2, 4, 8"
     ):
         Attention(64, 64, num_heads=5)
-    with pytest.raises(ValueError, match="x has tokens of length 10 but this attention was built for dim=64"):
+    with pytest.raises(ValueError, match="x has tokens of length 10 but this module was built for dim=64"):
         Attention(64)(torch.randn(1, 3, 10))
-    with pytest.raises(ValueError, match=r"x must have 3 dimensions \(B, N, dim\)"):
+    with pytest.raises(ValueError, match=r"x must have 3 dimensions \(B, N, D\)"):
         Attention(64)(torch.randn(3, 64))

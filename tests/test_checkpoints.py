@@ -158,3 +158,25 @@ def test_mismatches_are_named() -> None:
         checkpoints.load_pretrained(create_model("t2t_vit_t_14", depth=2), sd, "hub")
     with pytest.raises(TypeError, match="not a tensor"):
         checkpoints.unwrap({"head.bias": [0.0]})
+
+
+def test_a_patch_weight_of_the_wrong_layout_is_refused() -> None:
+    from vitcourse.models import VisionTransformer
+
+    model = VisionTransformer((8, 8), 4, 1, embed_dim=8, depth=1, num_heads=2)
+    timm_like = checkpoints.to_timm_vit(model.state_dict(), 1, 4)
+    for shape in [(8, 1, 2, 8), (8, 4, 2, 2), (8, 16, 1, 1)]:  # each flattens to (8, 16), the right size
+        bad = {**timm_like, "patch_embed.proj.weight": torch.zeros(shape)}
+        with pytest.raises(ValueError, match="patch_embed.proj.weight"):
+            checkpoints.load_pretrained(model, bad, "timm")
+    complex_ = {k: v.to(torch.complex64) for k, v in timm_like.items()}
+    with pytest.raises(ValueError, match="dtype torch.complex64"):
+        checkpoints.load_pretrained(model, complex_, "timm")
+    meta = {k: torch.empty_like(v, device="meta") for k, v in timm_like.items()}
+    with pytest.raises(ValueError, match="a meta tensor, which holds a shape but no numbers"):
+        checkpoints.load_pretrained(model, meta, "timm")
+    with pytest.raises(TypeError, match="checkpoint keys must be strings"):
+        checkpoints.unwrap({0: torch.zeros(1)})
+    with pytest.raises(ValueError, match="in_chans must be an int >= 1, got 0"):
+        checkpoints.to_timm_vit(model.state_dict(), 0, 4)
+    assert checkpoints.load_pretrained(model, timm_like, "timm") is model

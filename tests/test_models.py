@@ -232,3 +232,49 @@ def test_no_weight_decay_names_the_tokens_and_embeddings(model_class: type, pos_
     expected = {"cls_token"} if pos_embed == "none" else {"cls_token", "pos_embed"}
     assert names == expected
     assert names <= dict(model.named_parameters()).keys()
+
+
+@pytest.mark.parametrize("kind", ["vit", "t2t"])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_models_cast_floating_images_to_their_dtype(kind: str, dtype: torch.dtype) -> None:
+    small = {"embed_dim": 8, "depth": 1, "num_heads": 2}
+    model = (
+        models.VisionTransformer((8, 8), 4, 1, **small)
+        if kind == "vit"
+        else models.T2TViT((16, 16), 1, token_dim=4, **small)
+    ).eval()
+    x = torch.rand(2, 1, *model.tokenizer.img_size)
+    reference = model(x.to(dtype).float())  # the same rounded pixels, given as float32
+    out = model(x.to(dtype))
+    assert out.dtype == torch.float32
+    torch.testing.assert_close(out, reference)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bool, torch.complex64, torch.int32])
+def test_models_refuse_integer_bool_and_complex_images(dtype: torch.dtype) -> None:
+    model = models.VisionTransformer((8, 8), 4, 1, embed_dim=8, depth=1, num_heads=2)
+    with pytest.raises(TypeError, match=f"images has dtype {dtype}"):
+        model(torch.zeros(1, 1, 8, 8, dtype=dtype))
+
+
+def test_settings_are_checked_before_any_weight_is_made() -> None:
+    with pytest.raises(ValueError, match="dim must be an int >= 1, got -1"):
+        EncoderBlock(-1, 2)
+    with pytest.raises(
+        ValueError, match=r"mlp_ratio=0.1 gives the MLP a hidden width of int\(2 \* 0.1\) = 0"
+    ):
+        EncoderBlock(2, 1, mlp_ratio=0.1)
+    with pytest.raises(ValueError, match="norm_eps must be a finite number > 0, got nan"):
+        models.VisionTransformer(norm_eps=float("nan"))
+    with pytest.raises(TypeError, match="qkv_bias must be True or False, got str 'False'"):
+        models.T2TViT(qkv_bias="False")
+    with pytest.raises(
+        ValueError, match=r"num_heads=5 does not divide embed_dim=64; valid head counts: \[1, 2, 4"
+    ):
+        models.VisionTransformer(embed_dim=64, num_heads=5)
+    with pytest.raises(
+        ValueError, match=r"x has tokens of length 5 but this module was built for in_features=8"
+    ):
+        Mlp(8, 4)(torch.zeros(1, 2, 5))
+    with pytest.raises(ValueError, match=r"x has tokens of length 5 but this module was built for dim=8"):
+        TokenTransformer(8, 4)(torch.zeros(1, 2, 5))

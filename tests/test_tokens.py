@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from vitcourse import data, tokens
-from vitcourse.tokens import count_tokens
+from vitcourse.tokens import count_tokens, patchify, soft_split, unsplit, window_corners
 
 
 @settings(max_examples=300, deadline=None)
@@ -194,3 +194,52 @@ def test_stage_grids_bad_input() -> None:
         tokens.stage_grids(60, 100, [])
     with pytest.raises(ValueError, match="kernel=7 is larger than the padded height and width"):
         tokens.stage_grids(2, 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    height=st.integers(1, 14),
+    width=st.integers(1, 14),
+    kernel=st.integers(1, 9),
+    stride=st.integers(1, 10),
+    padding=st.integers(0, 5),
+)
+def test_unsplit_returns_exactly_the_covered_pixels(
+    height: int, width: int, kernel: int, stride: int, padding: int
+) -> None:
+    """unsplit(soft_split(x)) is x where some window covers the pixel and 0 elsewhere, covered counted by hand."""
+    if kernel > min(height, width) + 2 * padding:
+        return  # no window fits: count_tokens refuses these, tested elsewhere
+    x = torch.rand(1, 2, height, width) + 1.0  # no pixel is 0, so a 0 can only mean "not covered"
+    back = unsplit(soft_split(x, kernel, stride, padding), height, width, kernel, stride, padding)
+    covered = torch.zeros(height, width, dtype=torch.bool)
+    for r, c in window_corners(
+        height, width, kernel, stride, padding
+    ):  # the reference: every window, one by one
+        covered[max(r, 0) : max(r + kernel, 0), max(c, 0) : max(c + kernel, 0)] = True
+    torch.testing.assert_close(back, torch.where(covered, x, torch.zeros(())))
+    rows_ok = [(side + 2 * padding - kernel) % stride <= padding for side in (height, width)]
+    if stride <= kernel and padding < kernel and all(rows_ok):  # the docstring's condition for "every pixel"
+        assert covered.all()
+
+
+def test_unsplit_docstring_example() -> None:
+    x = torch.rand(1, 1, 9, 14) + 1.0
+    back = unsplit(soft_split(x, 9, 9, 1), 9, 14, 9, 9, 1)
+    torch.testing.assert_close(back[..., :8, :8], x[..., :8, :8])
+    assert (back[..., 8, :] == 0).all() and (back[..., :, 8:] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_splits_keep_a_floating_dtype(dtype: torch.dtype) -> None:
+    x = torch.rand(1, 1, 8, 8).to(dtype)
+    assert soft_split(x, 3).dtype == dtype and patchify(x, 4).dtype == dtype
+    torch.testing.assert_close(patchify(x, 4).float(), patchify(x.float(), 4))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.bool, torch.complex64])
+def test_splits_refuse_other_dtypes_saying_how_to_convert(dtype: torch.dtype) -> None:
+    with pytest.raises(
+        TypeError, match=r"images has dtype .*: (convert it with images\.float\(\)|pass its real)"
+    ):
+        patchify(torch.zeros(1, 1, 8, 8, dtype=dtype), 4)

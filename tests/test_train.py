@@ -168,3 +168,49 @@ def test_scramble_block_sets_the_shuffled_blocks() -> None:
     assert config.block == 10 and train.TrainConfig().block == 20
     result = train.train(config, progress=False, eval_size=4)
     assert 0.0 <= result.metrics["accuracy"] <= 1.0
+
+
+def test_load_checkpoint_refuses_what_is_not_a_checkpoint(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    with pytest.raises(ValueError, match="is not a checkpoint written by vitcourse.train.save_checkpoint"):
+        train.load_checkpoint(text)
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(2)}, other)
+    with pytest.raises(ValueError, match="should hold a dict with 'config' and 'state_dict'"):
+        train.load_checkpoint(other)
+    wrong = tmp_path / "wrong.pt"
+    torch.save(
+        {"config": {"embed_dim": 8, "num_heads": 2}, "state_dict": {"cls_token": torch.zeros(1)}}, wrong
+    )
+    with pytest.raises(ValueError, match="its settings and weights do not fit"):
+        train.load_checkpoint(wrong)
+    with pytest.raises(FileNotFoundError, match="is not a file"):
+        train.load_checkpoint(tmp_path / "missing.pt")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="device='cuda' was asked for"):
+            train.load_checkpoint(wrong, device="cuda")
+
+
+def test_evaluate_names_a_head_of_the_wrong_size() -> None:
+    model = VisionTransformer(num_classes=3, embed_dim=8, depth=1, num_heads=2)
+    with pytest.raises(ValueError, match=r"task 'scramble' needs \(B, 2\): build it with num_classes=2"):
+        train.evaluate(model, "scramble", size=2)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [("lr", float("inf"), ValueError), ("weight_decay", -1, ValueError), ("warmup", 1.5, TypeError),
+     ("train_scenes", 8.0, TypeError), ("seed", 1.5, TypeError), ("mlp_ratio", "2", TypeError),
+     ("patch_size", 7, ValueError), ("num_heads", 5, ValueError)],
+)  # fmt: skip
+def test_train_config_names_a_bad_field(field: str, value: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match=field):
+        train.TrainConfig(**{field: value})
+
+
+def test_the_command_line_reports_a_bad_setting_as_a_usage_error(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--steps", "0", "--no-progress"])
+    assert stop.value.code == 2
+    assert "steps must be an int >= 1, got 0" in capsys.readouterr().err

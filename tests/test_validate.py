@@ -66,3 +66,58 @@ def test_image_size_and_check_image() -> None:
         ValueError, match=r"images are 64 x 64 but the model was built for img_size=\(60, 100\)"
     ):
         check_image(torch.zeros(2, 1, 64, 64), 1, (60, 100))
+
+
+@pytest.mark.parametrize(
+    "n",
+    [
+        2**62,
+        2**63 - 25,
+        (2**31 - 1) * (2**31 - 19),
+        4611686014132420609,
+        999983**2,
+        10**12,
+    ],  # powers, primes, semiprimes
+)
+def test_divisors_of_any_torch_size_come_at_once(n: int) -> None:
+    start = time.process_time()
+    found = divisors(n)
+    assert (
+        time.process_time() - start < 2.0
+    )  # trial division up to sqrt(n) would take hours for most of these
+    assert all(n % d == 0 for d in found) and found == sorted(set(found)) and found[0] == 1 and found[-1] == n
+    small = [d for d in range(1, 10**5) if n % d == 0]  # every divisor below 1e5, and its partner, is listed
+    assert set(small) | {n // d for d in small} <= set(found)
+
+
+def test_sizes_above_torchs_largest_are_refused() -> None:
+    assert _validate.positive_int("dim", 2**63 - 1) == 2**63 - 1
+    with pytest.raises(ValueError, match=r"dim must be an int <= 2\*\*63 - 1"):
+        _validate.positive_int("dim", 2**63)
+
+
+def test_real_number_switch_and_choice_checks() -> None:
+    assert (
+        _validate.finite_float("lr", 1) == 1.0 and _validate.finite_float("eps", 1e-6, 0, above=True) == 1e-6
+    )
+    with pytest.raises(ValueError, match="eps must be a finite number > 0, got nan"):
+        _validate.finite_float("eps", float("nan"), 0, above=True)
+    with pytest.raises(TypeError, match="mlp_ratio must be a finite number > 0, got str '2'"):
+        _validate.finite_float("mlp_ratio", "2", 0, above=True)
+    assert _validate.flag("qkv_bias", False) is False
+    with pytest.raises(TypeError, match="qkv_bias must be True or False, got str 'False' .*counts as true"):
+        _validate.flag("qkv_bias", "False")
+    with pytest.raises(ValueError, match=r"task must be one of \('scramble', 'moon'\), got 'sun'"):
+        _validate.choice("task", "sun", ("scramble", "moon"))
+
+
+def test_check_image_casts_floats_and_refuses_other_dtypes_and_devices() -> None:
+    weight = torch.zeros(2, dtype=torch.float32)
+    out = check_image(torch.zeros(1, 1, 4, 4, dtype=torch.float64), 1, (4, 4), like=weight)
+    assert out.dtype == torch.float32
+    with pytest.raises(
+        TypeError, match=r"images has dtype torch.uint8.*images.float\(\) / 255 for 8-bit pictures"
+    ):
+        check_image(torch.zeros(1, 1, 4, 4, dtype=torch.uint8), 1, (4, 4))
+    with pytest.raises(ValueError, match="images is on device meta but the module's parameters are on cpu"):
+        check_image(torch.zeros(1, 1, 4, 4, device="meta"), 1, (4, 4), like=weight)

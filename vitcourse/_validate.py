@@ -1,35 +1,76 @@
 """Argument checks shared by the modules: each raises a ValueError or TypeError that names the parameter.
 
 Every module that checks an argument uses these (public within the package, so no module imports another
-module's private helper): integers, tensors of a given rank, image sizes, images for a model, and the divisor
-lists that error messages offer as valid choices.
+module's private helper). One helper per kind of parameter:
+
+* whole numbers: :func:`positive_int`, :func:`non_negative_int` (``bool`` is not an int here, and sizes above
+  :data:`LARGEST_INT`, torch's largest size, are refused);
+* real numbers: :func:`finite_float` (NaN and infinities refused, with an optional lower bound);
+* switches: :func:`flag` (only ``True``/``False``: the string ``"False"`` is truthy in Python);
+* named choices: :func:`choice`;
+* objects: :func:`instance_of` (a model where a model is expected, an Axes where an Axes is expected, ...);
+* tensors and images: :func:`tensor_of_rank`, :func:`real_tensor`, :func:`image_size`, :func:`check_image`,
+  :func:`check_tokens`.
+
+Dtypes (one rule for the whole package): images and tokens must hold real floating-point numbers. Integer,
+bool and complex tensors are refused with a TypeError that says how to convert them (``x.float() / 255`` for
+8-bit pictures); a model or block given floating numbers of another dtype (numpy's float64, float16, ...)
+casts them to the dtype of its own parameters.
+
+The divisor lists that error messages offer as valid choices are found by factorising ``n`` (trial division by
+small primes, then Pollard's rho), so even a size near 2**63 gets its message at once; they are cached, and
+:func:`listing` caps how many values a message shows.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import numbers
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 __all__ = [
+    "LARGEST_INT",
     "positive_int",
     "non_negative_int",
+    "finite_float",
+    "flag",
+    "choice",
+    "instance_of",
     "tensor_of_rank",
+    "real_tensor",
     "image_size",
     "check_image",
+    "check_tokens",
     "divisors",
     "common_divisors",
     "listing",
 ]
 
+#: The largest whole number a size, count or index may be: torch stores sizes as signed 64-bit integers.
+LARGEST_INT = 2**63 - 1
+
+
+def _shown(value: object) -> str:
+    """``value`` for a message: its type and a repr cut to 80 characters (a huge object stays one line)."""
+    if isinstance(value, dict | list | tuple | torch.Tensor | np.ndarray) or hasattr(value, "state_dict"):
+        return type(value).__name__  # a container's contents would drown the message
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 80 else text[:77] + '...'}"
+
 
 def _int_at_least(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, np.integer) and not isinstance(value, np.bool_):
+        value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int >= {minimum}, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be an int >= {minimum}, got {_shown(value)}")
     if value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
+    if value > LARGEST_INT:
+        raise ValueError(f"{name} must be an int <= 2**63 - 1 (torch's largest size), got {value}")
     return value
 
 
@@ -43,13 +84,95 @@ def non_negative_int(name: str, value: object) -> int:
     return _int_at_least(name, value, 0)
 
 
+def finite_float(name: str, value: object, minimum: float | None = None, *, above: bool = False) -> float:
+    """``value`` as a float if it is a finite real number (not a bool, not a string), else raise naming ``name``.
+
+    ``minimum``, if given, is a lower bound: ``value >= minimum``, or ``value > minimum`` with ``above=True``.
+    """
+    bound = "" if minimum is None else f" {'>' if above else '>='} {minimum:g}"
+    wanted = f"{name} must be a finite number{bound}"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{wanted}, got {_shown(value)}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{wanted}, got {number}")
+    if minimum is not None and (number <= minimum if above else number < minimum):
+        raise ValueError(f"{wanted}, got {number:g}")
+    return number
+
+
+def flag(name: str, value: object) -> bool:
+    """``value`` if it is ``True`` or ``False`` (a numpy bool too), else a TypeError naming ``name``.
+
+    Strings are refused on purpose: ``bool("False")`` is True, so a switch given ``"False"`` would silently
+    mean the opposite of what was written.
+    """
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    extra = (
+        " (write True or False without quotes: the string 'False' counts as true)"
+        if isinstance(value, str)
+        else ""
+    )
+    raise TypeError(f"{name} must be True or False, got {_shown(value)}{extra}")
+
+
+def choice(name: str, value: object, options: Sequence[str]) -> str:
+    """``value`` if it is one of the strings ``options``, else a TypeError (not a string) or ValueError."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {tuple(options)}, got {_shown(value)}")
+    if value not in options:
+        raise ValueError(f"{name} must be one of {tuple(options)}, got {value!r}")
+    return value
+
+
+def instance_of(name: str, value: object, kind: type | tuple[type, ...], what: str, hint: str = "") -> object:
+    """``value`` if it is an instance of ``kind``, else a TypeError naming ``name``, ``what`` was expected and ``hint``.
+
+    A dict given where a model is expected gets the hint that a ``state_dict()`` is not the model.
+    """
+    if isinstance(value, kind):
+        return value
+    if not hint and isinstance(value, dict) and "Module" in what:
+        hint = "; pass the model itself, not its state_dict()"
+    raise TypeError(f"{name} must be {what}, got {_shown(value)}{hint}")
+
+
 def tensor_of_rank(name: str, x: object, rank: int, layout: str) -> torch.Tensor:
     """Return ``x`` if it is a tensor with ``rank`` dimensions; ``layout`` (e.g. "(B, C, H, W)") goes in the message."""
     if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of shape {layout}, got {type(x).__name__}")
+        extra = "; convert it with torch.from_numpy(...).float()" if isinstance(x, np.ndarray) else ""
+        raise TypeError(f"{name} must be a torch.Tensor of shape {layout}, got {type(x).__name__}{extra}")
     if x.ndim != rank:
         raise ValueError(f"{name} must have {rank} dimensions {layout}, got shape {tuple(x.shape)}")
     return x
+
+
+def real_tensor(name: str, x: torch.Tensor) -> torch.Tensor:
+    """Return ``x`` if it holds real floating-point numbers, else a TypeError that says how to convert it."""
+    if x.is_floating_point():
+        return x
+    if x.dtype == torch.bool:
+        advice = f"convert it with {name}.float()"
+    elif x.is_complex():
+        advice = f"pass its real part ({name}.real) or its magnitude ({name}.abs())"
+    else:
+        advice = (
+            f"convert it with {name}.float() / 255 for 8-bit pictures, or {name}.float() for other integers"
+        )
+    raise TypeError(f"{name} has dtype {x.dtype}, but real floating-point numbers are needed: {advice}")
+
+
+def _match_parameters(name: str, x: torch.Tensor, like: torch.Tensor | None) -> torch.Tensor:
+    """``x`` cast to the dtype of ``like`` (a parameter of the module about to use it), after checking devices."""
+    if like is None:
+        return x
+    if x.device != like.device:
+        raise ValueError(
+            f"{name} is on device {x.device} but the module's parameters are on {like.device}; "
+            f"move one to the other, e.g. {name}.to({str(like.device)!r})"
+        )
+    return x if x.dtype == like.dtype else x.to(like.dtype)
 
 
 def image_size(img_size: object) -> tuple[int, int]:
@@ -61,12 +184,16 @@ def image_size(img_size: object) -> tuple[int, int]:
     return positive_int("img_size[0] (height)", img_size[0]), positive_int("img_size[1] (width)", img_size[1])
 
 
-def check_image(images: object, in_chans: int, img_size: tuple[int, int]) -> torch.Tensor:
-    """Return ``images`` if it is a (B, in_chans, H, W) tensor with (H, W) == ``img_size``, else raise.
+def check_image(
+    images: object, in_chans: int, img_size: tuple[int, int], like: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Return ``images`` if it is a (B, in_chans, H, W) tensor of real floats with (H, W) == ``img_size``, else raise.
 
-    The message says what the model was built for and the shape to pass.
+    The message says what the model was built for and the shape to pass. With ``like`` (one of the model's
+    parameters) the images must be on its device and are returned cast to its dtype.
     """
     tensor_of_rank("images", images, 4, "(B, C, H, W)")
+    real_tensor("images", images)
     expected = f"pass images of shape (B, {in_chans}, {img_size[0]}, {img_size[1]})"
     if images.shape[1] != in_chans:
         raise ValueError(
@@ -77,20 +204,111 @@ def check_image(images: object, in_chans: int, img_size: tuple[int, int]) -> tor
             f"images are {images.shape[2]} x {images.shape[3]} but the model was built for "
             f"img_size={tuple(img_size)}; {expected}"
         )
-    return images
+    return _match_parameters("images", images, like)
+
+
+def check_tokens(
+    name: str, x: object, length: int, setting: str = "dim", like: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Return ``x`` if it is a (B, N, ``length``) tensor of real floats, cast to the dtype of ``like``; else raise.
+
+    ``setting`` names the module's argument that fixed ``length`` (``dim``, ``in_features``), for the message.
+    """
+    tensor_of_rank(name, x, 3, "(B, N, D)")
+    real_tensor(name, x)
+    if x.shape[-1] != length:
+        raise ValueError(
+            f"{name} has tokens of length {x.shape[-1]} but this module was built for {setting}={length}; "
+            f"pass a tensor of shape (B, N, {length}), got {tuple(x.shape)}"
+        )
+    return _match_parameters(name, x, like)
+
+
+_SMALL_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+
+
+def _is_prime(n: int) -> bool:
+    """Miller-Rabin with the first 12 primes as bases: exact for every n < 3.3e24 (so for every torch size)."""
+    if n < 2:
+        return False
+    for p in _SMALL_PRIMES:
+        if n % p == 0:
+            return n == p
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in _SMALL_PRIMES:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _factor(n: int) -> int:
+    """A non-trivial factor of the odd composite ``n``: Pollard's rho with Brent's cycle finding, the gcd taken
+    once per 128 steps on the product of the differences."""
+    for c in range(1, n):
+        y, r, q, g, x, ys = 2, 1, 1, 1, 2, 2
+        while g == 1:
+            x = y
+            for _ in range(r):
+                y = (y * y + c) % n
+            k = 0
+            while k < r and g == 1:
+                ys = y
+                for _ in range(min(128, r - k)):
+                    y = (y * y + c) % n
+                    q = q * abs(x - y) % n
+                g = math.gcd(q, n)
+                k += 128
+            r *= 2
+        if g == n:  # the batch overshot: step again one at a time from the batch's start
+            g = 1
+            while g == 1:
+                ys = (ys * ys + c) % n
+                g = math.gcd(abs(x - ys), n)
+        if g != n:
+            return g
+    raise AssertionError(f"no factor found for {n}")  # unreachable for a composite n
+
+
+def _prime_factors(n: int) -> dict[int, int]:
+    """``{prime: exponent}`` of ``n`` >= 1: trial division below 1000, then Pollard's rho for what is left."""
+    found: dict[int, int] = {}
+    for p in range(2, 1000):
+        while n % p == 0:
+            found[p] = found.get(p, 0) + 1
+            n //= p
+    pending = [n] if n > 1 else []
+    while pending:
+        m = pending.pop()
+        if _is_prime(m):
+            found[m] = found.get(m, 0) + 1
+        else:
+            f = _factor(m)
+            pending += [f, m // f]
+    return found
 
 
 @functools.lru_cache(maxsize=256)
 def _divisors(n: int) -> tuple[int, ...]:
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]  # O(sqrt n) trial divisions
-    large = [n // d for d in reversed(small) if d * d != n]
-    return tuple(small + large)
+    result = [1]
+    for prime, exponent in _prime_factors(n).items():
+        result = [d * prime**e for d in result for e in range(exponent + 1)]
+    return tuple(sorted(result))
 
 
 def divisors(n: int) -> list[int]:
     """All d >= 1 that divide ``n`` (an int >= 1), ascending.
 
-    Found by trial division up to sqrt(n), each divisor d below the root giving its partner n // d; the result
+    Found from the prime factors of ``n`` (trial division below 1000, then Pollard's rho, which takes about
+    n**(1/4) steps where trial division would take n**(1/2)), so a size near 2**63 answers at once; the result
     is cached, so a list asked for again (an error message, a drop-down) is not rebuilt.
     """
     return list(_divisors(positive_int("n", n)))

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._validate import divisors, listing, positive_int, tensor_of_rank
+from ._validate import check_tokens, divisors, finite_float, flag, instance_of, listing, positive_int
 
 __all__ = ["Attention", "AttentionSteps", "set_fused"]
 
@@ -49,7 +49,7 @@ class Attention(nn.Module):
         chan: channels of q, k, v and of the output (default: ``dim``).
         num_heads: heads; must divide ``chan``.
         qkv_bias: whether the qkv projection has a bias (timm's ViT: yes; T2T-ViT: no).
-        qk_scale: the factor on ``Q K^T``; ``None`` takes ``head_dim ** -0.5``.
+        qk_scale: the factor on ``Q K^T`` (a finite number > 0); ``None`` takes ``head_dim ** -0.5``.
         v_skip: add ``v`` (heads merged) to the output, T2T's skip connection for when ``dim != chan``.
         fused: use ``F.scaled_dot_product_attention`` when no intermediates are asked for.
 
@@ -79,18 +79,17 @@ class Attention(nn.Module):
                 f"valid head counts: {listing(divisors(self.chan))}"
             )
         self.head_dim = self.chan // num_heads
-        self.scale = self.head_dim**-0.5 if qk_scale is None else float(qk_scale)
-        self.v_skip = bool(v_skip)
-        self.fused = bool(fused)
+        self.scale = (
+            self.head_dim**-0.5 if qk_scale is None else finite_float("qk_scale", qk_scale, 0, above=True)
+        )
+        self.v_skip = flag("v_skip", v_skip)
+        self.fused = flag("fused", fused)
+        flag("qkv_bias", qkv_bias)
         self.qkv = nn.Linear(dim, self.chan * 3, bias=qkv_bias)
         self.proj = nn.Linear(self.chan, self.chan)
 
     def _split(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        tensor_of_rank("x", x, 3, "(B, N, dim)")
-        if x.shape[-1] != self.dim:
-            raise ValueError(
-                f"x has tokens of length {x.shape[-1]} but this attention was built for dim={self.dim}"
-            )
+        x = check_tokens("x", x, self.dim, like=self.qkv.weight)  # (B, N, dim), cast to the weights' dtype
         batch, n, _ = x.shape
         qkv = self.qkv(x).reshape(batch, n, 3, self.num_heads, self.head_dim)  # (B, N, 3, heads, head_dim)
         q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # each (B, heads, N, head_dim)
@@ -129,6 +128,8 @@ class Attention(nn.Module):
 
 def set_fused(model: nn.Module, fused: bool) -> int:
     """Switch every :class:`Attention` in ``model`` to the fused or the step-by-step path; returns how many."""
+    instance_of("model", model, nn.Module, "a torch.nn.Module")
+    fused = flag("fused", fused)
     count = 0
     for module in model.modules():
         if isinstance(module, Attention):

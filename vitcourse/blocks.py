@@ -11,10 +11,27 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._validate import positive_int
+from ._validate import check_tokens, finite_float, flag, positive_int
 from .attention import Attention
 
 __all__ = ["Mlp", "EncoderBlock", "TokenTransformer"]
+
+
+def _hidden_width(width: int, mlp_ratio: object) -> int:
+    """The MLP's hidden width ``int(width * mlp_ratio)``, or an error naming ``mlp_ratio`` when it is not >= 1."""
+    ratio = finite_float("mlp_ratio", mlp_ratio, 0, above=True)
+    hidden = int(width * ratio)
+    if hidden < 1:
+        raise ValueError(
+            f"mlp_ratio={ratio:g} gives the MLP a hidden width of int({width} * {ratio:g}) = {hidden}; "
+            f"use mlp_ratio >= {1 / width:.3g} so that it has at least one unit"
+        )
+    return hidden
+
+
+def _norm_eps(eps: object) -> float:
+    """LayerNorm's epsilon: a finite number > 0 (0 divides by zero on a constant token, NaN poisons every output)."""
+    return finite_float("eps", eps, 0, above=True)
 
 
 class Mlp(nn.Module):
@@ -28,7 +45,7 @@ class Mlp(nn.Module):
 
     def __init__(self, in_features: int, hidden_features: int, out_features: int | None = None) -> None:
         super().__init__()
-        positive_int("in_features", in_features)
+        self.in_features = positive_int("in_features", in_features)
         positive_int("hidden_features", hidden_features)
         out_features = in_features if out_features is None else positive_int("out_features", out_features)
         self.fc1 = nn.Linear(in_features, hidden_features)
@@ -36,6 +53,7 @@ class Mlp(nn.Module):
         self.fc2 = nn.Linear(hidden_features, out_features)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = check_tokens("x", x, self.in_features, "in_features", like=self.fc1.weight)  # (B, N, in_features)
         return self.fc2(self.act(self.fc1(x)))
 
 
@@ -54,12 +72,17 @@ class EncoderBlock(nn.Module):
         self, dim: int, num_heads: int, mlp_ratio: float = 4.0, qkv_bias: bool = True, eps: float = 1e-6
     ) -> None:
         super().__init__()
-        self.norm1 = nn.LayerNorm(dim, eps=eps)
+        self.dim = positive_int("dim", dim)  # every setting is checked before any weight is made
+        hidden = _hidden_width(dim, mlp_ratio)
+        eps = _norm_eps(eps)
+        flag("qkv_bias", qkv_bias)
         self.attn = Attention(dim, dim, num_heads=num_heads, qkv_bias=qkv_bias)
+        self.norm1 = nn.LayerNorm(dim, eps=eps)
         self.norm2 = nn.LayerNorm(dim, eps=eps)
-        self.mlp = Mlp(dim, int(dim * mlp_ratio))
+        self.mlp = Mlp(dim, hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = check_tokens("x", x, self.dim, like=self.norm1.weight)  # (B, N, D)
         x = x + self.attn(self.norm1(x))  # (B, N, D)
         return x + self.mlp(self.norm2(x))  # (B, N, D)
 
@@ -92,13 +115,17 @@ class TokenTransformer(nn.Module):
         eps: float = 1e-5,
     ) -> None:
         super().__init__()
+        self.dim = positive_int("dim", dim)  # every setting is checked before any weight is made
+        hidden = _hidden_width(positive_int("chan", chan), mlp_ratio)
+        eps = _norm_eps(eps)
         self.norm1 = nn.LayerNorm(dim, eps=eps)
         self.attn = Attention(
             dim, chan, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale, v_skip=True
         )
         self.norm2 = nn.LayerNorm(chan, eps=eps)
-        self.mlp = Mlp(chan, int(chan * mlp_ratio))
+        self.mlp = Mlp(chan, hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = check_tokens("x", x, self.dim, like=self.norm1.weight)  # (B, N, dim)
         x = self.attn(self.norm1(x))  # (B, N, chan), the residual is inside: through v
         return x + self.mlp(self.norm2(x))  # (B, N, chan)

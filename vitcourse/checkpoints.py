@@ -21,7 +21,9 @@ same way). The names are the same on both sides (``tokens_to_token.attention1.at
 refused with a message that says so and names the ``t2t_vit_t_*`` checkpoints instead.
 
 Every key and shape is checked before anything is loaded: a key the model does not have, a key the checkpoint
-lacks, or a shape that does not fit raises a ``ValueError`` that names it. :func:`to_timm_vit` maps back, so a
+lacks, a shape that does not fit (timm's patch weight must be exactly (D, C, P, P) for the model's C and P), a
+tensor that is not real floating point (complex, integer) or holds no numbers (the meta device) raises a
+``ValueError`` that names it; a key that is not a string or an entry that is not a tensor raises a ``TypeError``. :func:`to_timm_vit` maps back, so a
 loaded model can be exported again.
 """
 
@@ -32,6 +34,8 @@ from collections.abc import Mapping
 
 import torch
 from torch import nn
+
+from ._validate import choice, instance_of, positive_int
 
 __all__ = ["unwrap", "from_timm_vit", "to_timm_vit", "from_official_t2t", "load_pretrained"]
 
@@ -49,6 +53,10 @@ def unwrap(checkpoint: Mapping[str, object]) -> dict[str, torch.Tensor]:
             break
     out = {}
     for key, value in checkpoint.items():
+        if not isinstance(key, str):
+            raise TypeError(
+                f"checkpoint keys must be strings (parameter names), got {type(key).__name__} {key!r}"
+            )
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"checkpoint entry {key!r} is {type(value).__name__}, not a tensor")
         out[key.removeprefix("module.")] = value
@@ -59,6 +67,12 @@ def from_timm_vit(state_dict: Mapping[str, torch.Tensor]) -> dict[str, torch.Ten
     """timm ``VisionTransformer`` keys -> vitcourse ``VisionTransformer`` keys (see the module's table)."""
     out = dict(unwrap(state_dict))
     if _PATCH in out and out[_PATCH].ndim == 4:
+        shape = tuple(out[_PATCH].shape)
+        if shape[2] != shape[3]:
+            raise ValueError(
+                f"checkpoint entry {_PATCH!r} has shape {shape}; timm's patch weight is (D, C, P, P) with square "
+                f"P x P patches"
+            )
         out[_PATCH] = out[_PATCH].flatten(1)  # (D, C, P, P) -> (D, C*P*P), the order nn.Unfold uses
     return out
 
@@ -66,10 +80,21 @@ def from_timm_vit(state_dict: Mapping[str, torch.Tensor]) -> dict[str, torch.Ten
 def to_timm_vit(
     state_dict: Mapping[str, torch.Tensor], in_chans: int, patch_size: int
 ) -> dict[str, torch.Tensor]:
-    """vitcourse ``VisionTransformer`` keys -> timm keys; the inverse of :func:`from_timm_vit`."""
-    out = dict(state_dict)
+    """vitcourse ``VisionTransformer`` keys -> timm keys; the inverse of :func:`from_timm_vit`.
+
+    ``in_chans`` and ``patch_size`` are the model's C and P; the patch weight must be (D, C * P * P).
+    """
+    out = unwrap(state_dict)
+    positive_int("in_chans", in_chans)
+    positive_int("patch_size", patch_size)
     if _PATCH in out:
-        out[_PATCH] = out[_PATCH].reshape(out[_PATCH].shape[0], in_chans, patch_size, patch_size)
+        weight = out[_PATCH]
+        if weight.ndim != 2 or weight.shape[1] != in_chans * patch_size**2:
+            raise ValueError(
+                f"state_dict entry {_PATCH!r} has shape {tuple(weight.shape)}; with in_chans={in_chans} and "
+                f"patch_size={patch_size} it must be (D, {in_chans * patch_size**2}) (D, C * P * P)"
+            )
+        out[_PATCH] = weight.reshape(weight.shape[0], in_chans, patch_size, patch_size)
     return out
 
 
@@ -107,14 +132,23 @@ def load_pretrained(model: nn.Module, checkpoint: Mapping[str, object], source: 
         ``model``, with every parameter filled.
 
     Raises:
-        ValueError: an unknown source, or keys/shapes that do not fit (all of them are listed).
+        ValueError: an unknown source, or keys/shapes/dtypes that do not fit (all of them are listed).
+        TypeError: ``model`` is not a module, ``checkpoint`` not a mapping of names to tensors.
     """
+    instance_of("model", model, nn.Module, "a vitcourse model (a torch.nn.Module)")
     converters = {"timm": from_timm_vit, "t2t": from_official_t2t}
-    if source not in converters:
-        raise ValueError(f"source must be one of {sorted(converters)}, got {source!r}")
+    choice("source", source, sorted(converters))
+    problems = []
+    tokenizer = getattr(model, "patch_embed", None)
+    raw = unwrap(checkpoint).get(_PATCH) if source == "timm" else None
+    if raw is not None and raw.ndim == 4 and isinstance(tokenizer, nn.Module):
+        wanted = (tokenizer.proj.out_features, tokenizer.in_chans, tokenizer.patch_size, tokenizer.patch_size)
+        if tuple(raw.shape) != wanted:
+            problems.append(
+                f"{_PATCH}: checkpoint shape {tuple(raw.shape)}, the model needs {wanted} (D, C, P, P)"
+            )
     incoming = converters[source](checkpoint)
     expected = model.state_dict()
-    problems = []
     unknown = sorted(set(incoming) - set(expected))
     missing = sorted(set(expected) - set(incoming))
     if unknown:
@@ -122,7 +156,18 @@ def load_pretrained(model: nn.Module, checkpoint: Mapping[str, object], source: 
     if missing:
         problems.append(f"keys the checkpoint lacks: {missing}")
     for key in sorted(set(incoming) & set(expected)):
-        if incoming[key].shape != expected[key].shape:
+        tensor = incoming[key]
+        if tensor.device.type == "meta":
+            problems.append(f"{key}: a meta tensor, which holds a shape but no numbers")
+        elif tensor.dtype != expected[key].dtype and not (
+            tensor.is_floating_point() and expected[key].is_floating_point()
+        ):
+            problems.append(
+                f"{key}: dtype {tensor.dtype}, the model needs {expected[key].dtype} (real floating point)"
+            )
+        if _PATCH in key and any(_PATCH in p for p in problems):
+            continue  # its layout is already reported
+        if tensor.shape != expected[key].shape:
             problems.append(
                 f"{key}: checkpoint shape {tuple(incoming[key].shape)}, model shape {tuple(expected[key].shape)}"
             )

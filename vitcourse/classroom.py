@@ -27,6 +27,8 @@ from pathlib import Path
 
 import nbformat
 
+from ._validate import instance_of
+
 __all__ = [
     "BEGIN",
     "END",
@@ -46,6 +48,7 @@ _MARKER = re.compile(r"^(?P<indent>[ \t]*)### (?P<kind>BEGIN|END) SOLUTION[ \t]*
 
 def has_solution(source: str) -> bool:
     """Whether a cell's source holds a solution block."""
+    instance_of("source", source, str, "a cell's source (a str)")
     return any(_MARKER.match(line) for line in source.splitlines())
 
 
@@ -59,6 +62,7 @@ def strip_solutions(source: str, where: str = "cell") -> str:
     Raises:
         ValueError: a BEGIN without its END, an END without a BEGIN, or nested blocks.
     """
+    instance_of("source", source, str, "a cell's source (a str)")
     out: list[str] = []
     inside = False
     for number, line in enumerate(source.splitlines(), start=1):

@@ -18,6 +18,7 @@ from collections import defaultdict
 import torch
 from torch import nn
 
+from ._validate import instance_of, positive_int
 from .attention import Attention
 
 __all__ = ["count_macs"]
@@ -35,6 +36,9 @@ def count_macs(model: nn.Module, images: torch.Tensor, depth: int = 2) -> dict[s
     Returns:
         Ordered ``{group: multiply-adds}`` in the order the groups first ran; the sum is the total.
     """
+    instance_of("model", model, nn.Module, "a torch.nn.Module")
+    instance_of("images", images, torch.Tensor, "a torch.Tensor, the model's input batch")
+    positive_int("depth", depth)
     totals: dict[str, int] = defaultdict(int)
     handles = []
 

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
+from ._validate import finite_float, non_negative_int, real_tensor
+
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
@@ -129,8 +131,24 @@ def draw_mountains(
         A float64 array of shape (height, width), values in [0, 1] taken from :data:`LEVELS`.
     """
     for name, value in (("height", height), ("width", width)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 8:
+        if non_negative_int(name, value) < 8:
             raise ValueError(f"{name} must be an int >= 8, got {value!r}")
+    for name, value in (
+        ("moon_col", moon_col),
+        ("moon_row", moon_row),
+        ("peak_col", peak_col),
+        ("peak_row", peak_row),
+    ):
+        finite_float(name, value)
+    finite_float("moon_radius", moon_radius, 0)
+    for name, pair in (("far_ridge", far_ridge), ("near_ridge", near_ridge)):
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise TypeError(f"{name} must be a pair (left row, right row) of numbers, got {pair!r:.80}")
+        finite_float(f"{name}[0]", pair[0])
+        finite_float(f"{name}[1]", pair[1])
+    if isinstance(band_row, bool) or not isinstance(band_row, int):
+        raise TypeError(f"band_row must be an int (a row), got {type(band_row).__name__} {band_row!r:.80}")
+    non_negative_int("band_height", band_height)
     sy, sx = height / HEIGHT, width / WIDTH
     rows = (np.arange(height)[:, None] + 0.5) / sy  # row coordinates in 60 x 100 units, (H, 1)
     cols = (np.arange(width)[None, :] + 0.5) / sx  # column coordinates in 60 x 100 units, (1, W)
@@ -176,24 +194,32 @@ def to_tensor(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
     """Turn a picture into a batch of one single-channel image.
 
     Args:
-        picture: array or tensor of shape (H, W).
+        picture: array or tensor of shape (H, W) holding real floating-point numbers (values in [0, 1]); an
+            integer, bool or complex one is refused with a TypeError that says how to convert it.
 
     Returns:
         A float32 tensor of shape (1, 1, H, W) on the CPU.
     """
-    if isinstance(picture, torch.Tensor):
-        t = picture.detach().to("cpu", torch.float32)
-    elif isinstance(picture, np.ndarray):
-        t = torch.from_numpy(np.asarray(picture, dtype=np.float32).copy())
-    else:
+    if isinstance(picture, np.ndarray):
+        if picture.dtype.kind not in "fiubc":
+            raise TypeError(f"picture has numpy dtype {picture.dtype}; pass an array of numbers")
+        picture = torch.from_numpy(np.ascontiguousarray(picture))
+    if not isinstance(picture, torch.Tensor):
         raise TypeError(f"picture must be a numpy array or a torch tensor, got {type(picture).__name__}")
+    t = real_tensor("picture", picture).detach().to("cpu", torch.float32)
     if t.ndim != 2:
         raise ValueError(f"picture must have 2 dimensions (H, W), got shape {tuple(t.shape)}")
     return t[None, None]  # (1, 1, H, W)
 
 
 def _cache_dir() -> Path:
-    return Path(os.environ.get("VITCOURSE_CACHE", Path.home() / ".cache" / "vitcourse"))
+    folder = Path(os.environ.get("VITCOURSE_CACHE", Path.home() / ".cache" / "vitcourse"))
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(
+            f"VITCOURSE_CACHE must name a folder, but {str(folder)!r} is a file; point it at a folder "
+            f"(it is created if missing) or unset it to use ~/.cache/vitcourse"
+        )
+    return folder
 
 
 def _sha256(path: Path) -> str:
@@ -241,8 +267,15 @@ def load_mountains(original: bool | None = None) -> np.ndarray:
 
     Raises:
         RuntimeError: the original was asked for but could not be downloaded, or its checksum did not match.
-        ValueError: ``VITCOURSE_IMAGE`` holds something other than ``original`` or ``ours``.
+        ValueError: ``VITCOURSE_IMAGE`` holds something other than ``original`` or ``ours``, or
+            ``VITCOURSE_CACHE`` names a file.
+        TypeError: ``original`` is not True, False or None (a string such as ``"ours"`` would be truthy).
     """
+    if original is not None and not isinstance(original, bool | np.bool_):
+        raise TypeError(
+            f"original must be True (the article series' crop), False (ours) or None (read VITCOURSE_IMAGE), "
+            f"got {type(original).__name__} {original!r:.80}"
+        )
     if original is None:
         choice = os.environ.get("VITCOURSE_IMAGE", "ours").strip().lower() or "ours"
         if choice not in ("ours", "original"):

@@ -14,6 +14,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import nn
 from torch.func import functional_call
 
+from ._validate import finite_float, instance_of, positive_int
 from .models import T2T_STAGES
 from .tokens import count_tokens
 
@@ -28,6 +29,8 @@ BOX_COLOURS = {
 
 def _canvas(ax: Axes | None, width: float, height: float, figsize: tuple[float, float]) -> Axes:
     """An axes with data coordinates (0..width, 0..height), no ticks or frame: the diagram's drawing board."""
+    if ax is not None:
+        instance_of("ax", ax, Axes, "a matplotlib Axes or None (None makes a new figure)")
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
     ax.set_xlim(0, width)
@@ -122,6 +125,9 @@ def pipeline_shapes(model: nn.Module | None = None, batch: int = 13) -> dict[str
     """
     from .models import VisionTransformer  # here, not at the top: models need no diagrams, and vice versa
 
+    positive_int("batch", batch)
+    if model is not None:
+        instance_of("model", model, VisionTransformer, "a vitcourse VisionTransformer or None")
     if model is None:
         with torch.device("meta"):
             model = VisionTransformer()
@@ -157,6 +163,8 @@ def vit_pipeline(ax: Axes | None = None, batch: int = 13, model: nn.Module | Non
     """
     from .models import VisionTransformer
 
+    if ax is not None:  # checked before the model is run
+        instance_of("ax", ax, Axes, "a matplotlib Axes or None (None makes a new figure)")
     if model is None:
         with torch.device("meta"):
             model = VisionTransformer()
@@ -227,6 +235,12 @@ def encoder_block(
     """
     from .blocks import EncoderBlock
 
+    if ax is not None:  # checked before the block is run
+        instance_of("ax", ax, Axes, "a matplotlib Axes or None (None makes a new figure)")
+    positive_int("batch", batch)
+    positive_int("tokens", tokens)
+    if block is not None:
+        instance_of("block", block, EncoderBlock, "a vitcourse EncoderBlock or None")
     if block is None:
         with torch.device("meta"):
             block = EncoderBlock(768, 12)
@@ -322,6 +336,17 @@ def token_transformer(
 
     Every arrow carries the shape of what flows along it, computed from these arguments.
     """
+    for name, value in (
+        ("batch", batch),
+        ("tokens", tokens),
+        ("dim", dim),
+        ("chan", chan),
+        ("num_heads", num_heads),
+    ):
+        positive_int(name, value)
+    if chan % num_heads:
+        raise ValueError(f"num_heads={num_heads} must divide chan={chan}")
+    finite_float("mlp_ratio", mlp_ratio, 0, above=True)
     ax = _canvas(ax, 12.5, 15.4, (7.5, 9.5))
     head_dim, hidden = chan // num_heads, int(chan * mlp_ratio)
     x_in, x_mid = _shape(batch, tokens, dim), _shape(batch, tokens, chan)
@@ -384,6 +409,16 @@ def t2t_loop(
     The stages are :data:`vitcourse.models.T2T_STAGES`; every arrow carries the running shape, computed for
     this image size with :func:`vitcourse.tokens.count_tokens` (the same grids the model builds).
     """
+    for name, value in (
+        ("height", height),
+        ("width", width),
+        ("in_chans", in_chans),
+        ("token_dim", token_dim),
+        ("embed_dim", embed_dim),
+    ):
+        positive_int(name, value)
+    if batch is not None:
+        positive_int("batch", batch)
     ax = _canvas(ax, 16, 6.4, (13.5, 5.4))
     steps: list[tuple[str, str]] = []  # (box text, shape on the arrow out of the box)
     steps.append((f"image\n{in_chans} × {height} × {width}", _shape(batch, in_chans, height, width)))

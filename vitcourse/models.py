@@ -36,11 +36,29 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 import torch
 from torch import nn
 
-from ._validate import check_image, image_size, positive_int
+from ._validate import (
+    check_image,
+    choice,
+    divisors,
+    finite_float,
+    flag,
+    image_size,
+    instance_of,
+    listing,
+    positive_int,
+)
 from .blocks import EncoderBlock, TokenTransformer
 from .data import HEIGHT, WIDTH
 from .position import POSITION_KINDS, learned_position_embedding, sinusoidal_table
-from .tokens import T2T_STAGES, PatchTokenizer, SoftSplit, TokenCount, rebuild_image, stage_grids
+from .tokens import (
+    T2T_STAGES,
+    PatchTokenizer,
+    SoftSplit,
+    TokenCount,
+    check_stages,
+    rebuild_image,
+    stage_grids,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -99,13 +117,38 @@ T2T_VIT_DEFAULTS = _row(1, 384, 14, 6, 3.0, False, 1e-5, "sinusoidal")  # T2T-Vi
 def body_settings(defaults: BodySettings, given: Mapping[str, Any]) -> BodySettings:
     """A model's body ``defaults`` (a row above) updated with the settings ``given``.
 
+    Every value is checked here, before any weight is made: whole numbers >= 1 for ``num_classes``,
+    ``embed_dim``, ``depth`` and ``num_heads`` (which must divide ``embed_dim``), a finite ``mlp_ratio`` > 0 that
+    leaves the MLP at least one hidden unit, ``True``/``False`` for ``qkv_bias``, a finite ``norm_eps`` > 0 and
+    one of :data:`~vitcourse.position.POSITION_KINDS` for ``pos_embed``.
+
     Raises:
-        TypeError: ``given`` names a setting the body does not have (a misspelt keyword, say).
+        TypeError: ``given`` names a setting the body does not have (a misspelt keyword, say), or a value of the
+            wrong type (``qkv_bias="False"``, ``mlp_ratio="2"``).
+        ValueError: a value out of range.
     """
     unknown = sorted(set(given) - set(BODY_SETTINGS))
     if unknown:
         raise TypeError(f"unknown model settings {unknown}; the body's settings are {BODY_SETTINGS}")
-    return cast(BodySettings, {**defaults, **given})
+    settings = cast(BodySettings, {**defaults, **given})
+    for name in ("num_classes", "embed_dim", "depth", "num_heads"):
+        positive_int(name, settings[name])
+    embed_dim, num_heads = settings["embed_dim"], settings["num_heads"]
+    if embed_dim % num_heads:
+        raise ValueError(
+            f"num_heads={num_heads} does not divide embed_dim={embed_dim}; "
+            f"valid head counts: {listing(divisors(embed_dim))}"
+        )
+    ratio = finite_float("mlp_ratio", settings["mlp_ratio"], 0, above=True)
+    if int(embed_dim * ratio) < 1:
+        raise ValueError(
+            f"mlp_ratio={ratio:g} gives the MLP a hidden width of int({embed_dim} * {ratio:g}) = 0; "
+            f"use mlp_ratio >= {1 / embed_dim:.3g}"
+        )
+    flag("qkv_bias", settings["qkv_bias"])
+    finite_float("norm_eps", settings["norm_eps"], 0, above=True)
+    choice("pos_embed", settings["pos_embed"], POSITION_KINDS)
+    return settings
 
 
 def _init_weights(module: nn.Module) -> None:
@@ -136,10 +179,6 @@ class _Body(nn.Module):
         )
         super().__init__()
         self.add_module(tokenizer_name, tokenizer)
-        if pos_embed not in POSITION_KINDS:
-            raise ValueError(f"pos_embed must be one of {POSITION_KINDS}, got {pos_embed!r}")
-        positive_int("depth", depth)
-        positive_int("num_classes", num_classes)
         num_patches = tokenizer.num_patches
         self.embed_dim = embed_dim
         self.num_patches = num_patches
@@ -222,6 +261,10 @@ class _Body(nn.Module):
             (B, heads, N + 1, N + 1); row 0 is the prediction token's query, column 0 its key.
         """
         n_blocks = len(self.blocks)
+        if isinstance(block, bool) or not isinstance(block, int):
+            raise TypeError(
+                f"block must be an int in [-{n_blocks}, {n_blocks - 1}], got {type(block).__name__}"
+            )
         if not -n_blocks <= block < n_blocks:
             raise ValueError(f"block must be in [-{n_blocks}, {n_blocks - 1}], got {block}")
         x = self.embed(images)  # (B, N + 1, D)
@@ -301,6 +344,10 @@ class TokensToToken(nn.Module):
         self.img_size = image_size(img_size)
         self.in_chans = positive_int("in_chans", in_chans)
         positive_int("token_dim", token_dim)
+        positive_int("embed_dim", embed_dim)
+        stages = check_stages(stages)
+        norm_eps = finite_float("norm_eps", norm_eps, 0, above=True)
+        flag("official_scale", official_scale)
         self.grids: list[TokenCount] = stage_grids(*self.img_size, stages)
         chans = in_chans
         for i, (kernel, stride, padding) in enumerate(stages):
@@ -317,8 +364,7 @@ class TokensToToken(nn.Module):
         self.num_patches = self.grids[-1].total
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
-        check_image(images, self.in_chans, self.img_size)
-        x = images  # (B, C, H, W)
+        x = check_image(images, self.in_chans, self.img_size, like=self.project.weight)  # (B, C, H, W)
         for i in range(self.num_stages):
             tokens = getattr(self, f"soft_split{i}")(x)  # (B, N_i, C_i * k * k)
             if i == self.num_stages - 1:
@@ -343,6 +389,9 @@ class T2TViT(_Body):
         **body: the shared body's settings, :class:`BodySettings`. Defaults, :data:`T2T_VIT_DEFAULTS`:
             T2T-ViT_t-14 (D 384, 14 blocks, 6 heads, MLP 3 x D) with the official code's settings: no qkv bias,
             LayerNorm eps 1e-5, the fixed sinusoidal position table; one output.
+
+    Images: real floating-point numbers of any dtype; both models cast them to their parameters' dtype (an
+    integer, bool or complex tensor is refused with a TypeError that says how to convert it).
     """
 
     def __init__(
@@ -413,7 +462,7 @@ def create_model(name: str, **overrides: Any) -> nn.Module:
         ValueError: an unknown name; for the official code's Performer names (``t2t_vit_14``, ...) the message
             names the ``t2t_vit_t_*`` preset to use instead.
     """
-    if name in PERFORMER_NAMES:
+    if isinstance(name, str) and name in PERFORMER_NAMES:
         ours = PERFORMER_NAMES[name]
         if ours in _OFFICIAL_T:
             which = "the official code's name for it too, so its checkpoints load with vitcourse.checkpoints"
@@ -424,12 +473,12 @@ def create_model(name: str, **overrides: Any) -> nn.Module:
             f"approximated by random features, with other parameters and keys), which vitcourse does not build; "
             f"the model of that size with transformer token blocks is {ours!r} ({which})"
         )
-    if name not in PRESETS:
-        raise ValueError(f"name must be one of {sorted(PRESETS)}, got {name!r}")
+    choice("name", name, sorted(PRESETS))
     return PRESETS[name](**overrides)
 
 
 def count_parameters(model: nn.Module) -> tuple[int, int]:
     """Return (all, trainable) parameter counts; works on models built on the meta device."""
+    instance_of("model", model, nn.Module, "a torch.nn.Module")
     params = list(model.parameters())
     return sum(p.numel() for p in params), sum(p.numel() for p in params if p.requires_grad)

@@ -27,6 +27,8 @@ from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from ._validate import instance_of, positive_int
+
 __all__ = [
     "CMAP",
     "as_numpy",
@@ -43,11 +45,31 @@ CMAP = "Purples_r"
 Array = torch.Tensor | np.ndarray
 
 
-def as_numpy(x: torch.Tensor | np.ndarray) -> np.ndarray:
-    """A CPU numpy copy of a tensor (detached), or the array itself."""
+def as_numpy(x: torch.Tensor | np.ndarray, name: str = "x") -> np.ndarray:
+    """A CPU numpy copy of a tensor (detached), or the array itself; ``name`` is the argument named in errors.
+
+    Raises:
+        TypeError: ``x`` is neither a tensor nor an array of real numbers (None, a string, complex numbers).
+    """
     if isinstance(x, torch.Tensor):
+        if x.is_complex():
+            raise TypeError(f"{name} is a complex tensor; pass {name}.real or {name}.abs()")
         return x.detach().to("cpu", torch.float32).numpy()
-    return np.asarray(x)
+    if isinstance(x, list | tuple):
+        x = np.asarray(x)
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"{name} must be a torch.Tensor or a numpy array, got {type(x).__name__}")
+    if x.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got an array of dtype {x.dtype}")
+    return x
+
+
+def _axes(ax: object, required: bool = False) -> Axes | None:
+    """``ax`` if it is a matplotlib Axes (or None where a new figure may be made), else a TypeError naming it."""
+    if ax is None and not required:
+        return None
+    what = "a matplotlib Axes" if required else "a matplotlib Axes or None (None makes a new figure)"
+    return instance_of("ax", ax, Axes, what, "; e.g. fig, ax = plt.subplots()")
 
 
 def _ticks(ax: Axes, height: int, width: int, step: int = 10) -> None:
@@ -71,7 +93,8 @@ def show_picture(
     ``extent_offset`` shifts the pixel coordinates (e.g. ``-padding`` to show a padded picture in the
     coordinates of the unpadded one).
     """
-    img = as_numpy(picture).squeeze()
+    _axes(ax)
+    img = as_numpy(picture, "picture").squeeze()
     if img.ndim != 2:
         raise ValueError(f"picture must be (H, W) after squeezing, got shape {img.shape}")
     if ax is None:
@@ -97,6 +120,10 @@ def draw_patch_grid(
     ``numbers`` may instead give the label of each grid cell, row by row (e.g. the original number of each
     patch of a scrambled picture); ``False`` draws no labels.
     """
+    _axes(ax, required=True)
+    positive_int("height", height)
+    positive_int("width", width)
+    positive_int("patch", patch)
     for r in range(0, height + 1, patch):
         ax.axhline(r, color=color, lw=1.2)
     for c in range(0, width + 1, patch):
@@ -115,6 +142,10 @@ def draw_windows(
     ax: Axes, corners: np.ndarray, kernel: int, highlight: int | None = None, color: str = "tab:orange"
 ) -> Axes:
     """Overlay: outline sliding windows on ``ax`` given their top-left (row, col) corners; ``highlight`` fills one."""
+    _axes(ax, required=True)
+    positive_int("kernel", kernel)
+    if as_numpy(corners, "corners").ndim != 2 or np.shape(corners)[-1] != 2:
+        raise ValueError(f"corners must be an (N, 2) array of (row, col), got shape {np.shape(corners)}")
     for i, (r, c) in enumerate(np.asarray(corners)):
         filled = i == highlight
         ax.add_patch(
@@ -147,7 +178,8 @@ def show_matrix(
 ) -> Axes:
     """A labelled heatmap of a 2-D matrix (token matrices, attention weights, position tables); ``label``
     names the colorbar's quantity."""
-    m = as_numpy(matrix)
+    _axes(ax)
+    m = as_numpy(matrix, "matrix")
     if m.ndim != 2:
         raise ValueError(f"matrix must be 2-D, got shape {m.shape}")
     if ax is None:
@@ -163,7 +195,8 @@ def show_matrix(
 
 def show_token_strip(token: torch.Tensor | np.ndarray, ax: Axes | None = None, title: str = "") -> Axes:
     """One token drawn as a 1-pixel-high strip, with its entries along the x axis."""
-    t = as_numpy(token).reshape(1, -1)
+    _axes(ax)
+    t = as_numpy(token, "token").reshape(1, -1)
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 1.2))
     ax.imshow(t, cmap=CMAP, vmin=0, vmax=1, aspect="auto", interpolation="nearest")
@@ -332,6 +365,7 @@ def show_learning_rate(lrs: Sequence[float], warmup: int, ax: Axes | None = None
     Returns:
         The axes.
     """
+    _axes(ax)
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3))
     ax.plot(range(len(lrs)), list(lrs), color="tab:purple")
@@ -355,7 +389,8 @@ def show_counts(counts: Array, ax: Axes | None = None, title: str = "", label: s
     Returns:
         The axes.
     """
-    m = as_numpy(counts).squeeze()
+    _axes(ax)
+    m = as_numpy(counts, "counts").squeeze()
     if m.ndim != 2:
         raise ValueError(f"counts must be (H, W) after squeezing, got shape {m.shape}")
     low, high = int(m.min()), int(m.max())
@@ -390,7 +425,8 @@ def show_grid_values(
     Returns:
         The axes.
     """
-    m = as_numpy(values)
+    _axes(ax)
+    m = as_numpy(values, "values")
     if m.ndim != 2:
         raise ValueError(f"values must be (rows, cols), got shape {m.shape}")
     if ax is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._validate import positive_int, tensor_of_rank
+from ._validate import finite_float, positive_int, real_tensor, tensor_of_rank
 
 __all__ = ["sinusoidal_table", "learned_position_embedding", "cosine_similarity_grid", "POSITION_KINDS"]
 
@@ -28,13 +28,14 @@ def sinusoidal_table(num_tokens: int, dim: int, base: float = 10000.0) -> torch.
     Args:
         num_tokens: rows N, one per token slot.
         dim: columns d, the token length.
-        base: the wavelength base (10000 in the Transformer and T2T papers).
+        base: the wavelength base (10000 in the Transformer and T2T papers), a finite number > 0.
 
     Returns:
         A float32 tensor of shape (N, d) with values in [-1, 1].
     """
     positive_int("num_tokens", num_tokens)
     positive_int("dim", dim)
+    base = finite_float("base", base, 0, above=True)  # 0 or less would give NaNs
     position = torch.arange(num_tokens, dtype=torch.float64)[:, None]  # (N, 1)
     pair = torch.div(torch.arange(dim), 2, rounding_mode="floor").to(torch.float64)  # (d,) j // 2
     angle = position / base ** (2.0 * pair / dim)  # (N, d)
@@ -55,13 +56,14 @@ def learned_position_embedding(num_tokens: int, dim: int, std: float = 0.02) -> 
     Args:
         num_tokens: rows N, one per token slot (the prediction token's included).
         dim: token length D.
-        std: standard deviation of the normal before the cut.
+        std: standard deviation of the normal before the cut, a finite number > 0.
 
     Returns:
         An ``nn.Parameter`` of shape (1, N, D) with every value in [-2 std, 2 std].
     """
     positive_int("num_tokens", num_tokens)
     positive_int("dim", dim)
+    std = finite_float("std", std, 0, above=True)
     table = torch.empty(1, num_tokens, dim)
     nn.init.trunc_normal_(table, std=std, a=-2 * std, b=2 * std)
     return nn.Parameter(table)
@@ -84,7 +86,7 @@ def cosine_similarity_grid(embedding: torch.Tensor, rows: int, cols: int) -> tor
         if embedding.shape[0] != 1:
             raise ValueError(f"embedding must be (N, D) or (1, N, D), got shape {tuple(embedding.shape)}")
         embedding = embedding[0]
-    tensor_of_rank("embedding", embedding, 2, "(N, D)")
+    real_tensor("embedding", tensor_of_rank("embedding", embedding, 2, "(N, D)"))
     positive_int("rows", rows)
     positive_int("cols", cols)
     n = embedding.shape[0]

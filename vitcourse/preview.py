@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validate import instance_of
 from .data import HEIGHT, WIDTH, draw_mountains, shipped_path
 
 __all__ = ["write_shipped_files", "main"]
@@ -55,8 +56,12 @@ def write_shipped_files(folder: Path | None = None) -> list[Path]:
             )
         npy, png = shipped_path(), DATA_DIR / "mountains.png"
     else:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        npy, png = Path(folder) / "mountains.npy", Path(folder) / "mountains.png"
+        instance_of("folder", folder, (str, Path), "a folder path (str or pathlib.Path) or None")
+        folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(f"folder {str(folder)!r} is a file; pass a folder (it is created if missing)")
+        folder.mkdir(parents=True, exist_ok=True)
+        npy, png = folder / "mountains.npy", folder / "mountains.png"
     picture = draw_mountains()
     np.save(npy, picture)
     fig, ax = plt.subplots(figsize=(6, 3.8))

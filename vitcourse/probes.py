@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from ._validate import positive_int
+from ._validate import choice, positive_int, real_tensor
 from .position import cosine_similarity_grid
 
 __all__ = ["row_column_score", "attention_entropy", "mean_attention_distance"]
@@ -37,8 +37,7 @@ def row_column_score(embedding: torch.Tensor, rows: int, cols: int, along: str =
     Returns:
         The score, a float in [-2, 2].
     """
-    if along not in ("both", "row", "column"):
-        raise ValueError(f"along must be 'both', 'row' or 'column', got {along!r}")
+    choice("along", along, ("both", "row", "column"))
     positive_int("rows", rows)
     positive_int("cols", cols)
     if rows < 2 or cols < 2:
@@ -64,8 +63,11 @@ def attention_entropy(weights: torch.Tensor) -> torch.Tensor:
     Returns:
         (...): 0 when a query attends to a single key, log N when it attends to all N keys equally.
     """
-    if not isinstance(weights, torch.Tensor) or weights.ndim < 1:
-        raise TypeError("weights must be a tensor of shape (..., N)")
+    if not isinstance(weights, torch.Tensor):
+        raise TypeError(f"weights must be a torch.Tensor of shape (..., N), got {type(weights).__name__}")
+    if weights.ndim < 1:
+        raise ValueError("weights must have at least one dimension (..., N), got a 0-d tensor")
+    real_tensor("weights", weights)
     w = weights.detach().float()
     return -(w * torch.log(w.clamp_min(1e-12))).sum(-1)
 
@@ -90,8 +92,11 @@ def mean_attention_distance(weights: torch.Tensor, rows: int, cols: int, patch: 
     positive_int("rows", rows)
     positive_int("cols", cols)
     positive_int("patch", patch)
-    if not isinstance(weights, torch.Tensor) or weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
-        raise ValueError("weights must be a tensor of shape (..., N, N)")
+    if not isinstance(weights, torch.Tensor):
+        raise TypeError(f"weights must be a torch.Tensor of shape (..., N, N), got {type(weights).__name__}")
+    if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must be a tensor of shape (..., N, N), got shape {tuple(weights.shape)}")
+    real_tensor("weights", weights)
     n = rows * cols
     w = weights.detach().float()
     if w.shape[-1] == n + 1:

@@ -25,7 +25,16 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from .data import WIDTH, draw_mountains
+from ._validate import (
+    choice,
+    common_divisors,
+    instance_of,
+    listing,
+    non_negative_int,
+    positive_int,
+    tensor_of_rank,
+)
+from .data import HEIGHT, WIDTH, draw_mountains
 from .tokens import patchify, unsplit
 
 __all__ = [
@@ -54,7 +63,11 @@ class Batch(NamedTuple):
 
 
 def random_scene(rng: np.random.Generator) -> tuple[np.ndarray, float]:
-    """Draw one random scene. Returns the (HEIGHT, WIDTH) picture and the moon's column in pixels."""
+    """Draw one random scene. Returns the (HEIGHT, WIDTH) picture and the moon's column in pixels.
+
+    ``rng`` is a numpy generator, e.g. ``np.random.default_rng(seed)``.
+    """
+    instance_of("rng", rng, np.random.Generator, "a numpy Generator, e.g. np.random.default_rng(0)")
     moon_col = float(rng.uniform(8, WIDTH - 8))
     picture = draw_mountains(
         moon_col=moon_col,
@@ -81,6 +94,11 @@ def scramble_patches(images: torch.Tensor, patch: int, generator: torch.Generato
     Returns:
         (B, C, H, W), each image made of the same patches in another order.
     """
+    tensor_of_rank("images", images, 4, "(B, C, H, W)")
+    _check_block(images.shape[2], images.shape[3], positive_int("patch", patch))
+    instance_of(
+        "generator", generator, torch.Generator, "a torch.Generator, e.g. torch.Generator().manual_seed(0)"
+    )
     toks = patchify(images, patch)  # (B, N, C*P*P)
     n = toks.shape[1]
     perms = []
@@ -99,10 +117,7 @@ def make_batch(task: str, size: int, seed: int, patch: int = 20) -> Batch:
 
     For "scramble", ``size`` must be even: ``size // 2`` scenes, each intact and scrambled (patch side ``patch``).
     """
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
-    if not isinstance(size, int) or size < 1 or (task == "scramble" and size % 2):
-        raise ValueError(f"size must be a positive int (even for 'scramble'), got {size!r}")
+    _check_batch(task, size, seed, patch)
     rng = np.random.default_rng(seed)
     n_scenes = size // 2 if task == "scramble" else size
     drawn = [random_scene(rng) for _ in range(n_scenes)]
@@ -115,6 +130,28 @@ def make_batch(task: str, size: int, seed: int, patch: int = 20) -> Batch:
     return Batch(torch.cat([images, scrambled]), labels)
 
 
+def _check_batch(task: object, size: object, seed: object, patch: object) -> None:
+    """The checks :func:`make_batch` and :func:`scene_pool` share, each naming its parameter."""
+    choice("task", task, TASKS)
+    positive_int("size", size)
+    if task == "scramble" and size % 2:
+        raise ValueError(
+            f"size must be even for 'scramble' (each scene comes intact and scrambled), got {size}"
+        )
+    non_negative_int("seed", seed)
+    positive_int("patch", patch)
+    if task == "scramble":
+        _check_block(HEIGHT, WIDTH, patch)
+
+
+def _check_block(height: int, width: int, patch: int) -> None:
+    if height % patch or width % patch:
+        raise ValueError(
+            f"patch={patch} does not divide the {height} x {width} images; sizes that divide both sides: "
+            f"{listing(common_divisors(height, width))}"
+        )
+
+
 def scene_pool(task: str, size: int, seed: int, patch: int = 20) -> Batch:
     """A cached :func:`make_batch`: a fixed pool of scenes that training samples its batches from.
 
@@ -123,6 +160,9 @@ def scene_pool(task: str, size: int, seed: int, patch: int = 20) -> Batch:
     :data:`POOL_CACHE_SIZE` pools are kept (each holds ``size * HEIGHT * WIDTH`` float32 pixels);
     :func:`clear_scene_pools` frees them. The tensors are shared between callers: treat them as read-only.
     """
+    _check_batch(
+        task, size, seed, patch
+    )  # before the cache, which would refuse unhashable values its own way
     return _pool(task, size, seed, patch)  # one cache key, however the arguments were spelled
 
 

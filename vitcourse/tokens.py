@@ -12,6 +12,10 @@ Shapes (B = batch, C = channels, H x W = image, N = tokens):
 * :func:`count_tokens`: the token grid, ``rows x cols``, without building any tensor
 * :func:`stage_grids`: the token grid after each soft split of a chain of them (the T2T module's walk,
   default :data:`T2T_STAGES`), each split working on the previous grid
+
+Images and tokens must hold real floating-point numbers (float32, float64, float16, bfloat16; the result keeps
+the dtype): an integer, bool or complex tensor is refused with a TypeError that says how to convert it, e.g.
+``x.float() / 255`` for an 8-bit picture. :class:`PatchTokenizer` casts floating images to its weight's dtype.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from ._validate import (
     listing,
     non_negative_int,
     positive_int,
+    real_tensor,
     tensor_of_rank,
 )
 
@@ -48,6 +53,7 @@ __all__ = [
     "rebuild_image",
     "unsplit",
     "window_corners",
+    "check_stages",
 ]
 
 
@@ -122,14 +128,37 @@ def stage_grids(
     Raises:
         ValueError: no stages, or a window that does not fit the grid it is applied to.
     """
-    if len(stages) < 1:
-        raise ValueError("stages must hold at least one (kernel, stride, padding)")
+    stages = check_stages(stages)
     grids = []
     for kernel, stride, padding in stages:
         grid = count_tokens(height, width, kernel, stride, padding)
         grids.append(grid)
         height, width = grid.rows, grid.cols
     return grids
+
+
+def check_stages(stages: object) -> tuple[tuple[int, int, int], ...]:
+    """``stages`` as a tuple of (kernel, stride, padding) triples of ints, or a TypeError/ValueError naming it."""
+    layout = "a sequence of (kernel, stride, padding) triples, e.g. ((7, 4, 2), (3, 2, 1), (3, 2, 1))"
+    if not isinstance(stages, Sequence) or isinstance(stages, str):
+        raise TypeError(f"stages must be {layout}, got {type(stages).__name__} {stages!r:.80}")
+    if len(stages) < 1:
+        raise ValueError(f"stages must hold at least one (kernel, stride, padding), got {stages!r}")
+    checked = []
+    for i, stage in enumerate(stages):
+        if not isinstance(stage, Sequence) or isinstance(stage, str) or len(stage) != 3:
+            raise TypeError(
+                f"stages[{i}] must be a (kernel, stride, padding) triple of ints, got {stage!r:.80}"
+            )
+        kernel, stride, padding = stage
+        checked.append(
+            (
+                positive_int(f"stages[{i}] kernel", kernel),
+                positive_int(f"stages[{i}] stride", stride),
+                non_negative_int(f"stages[{i}] padding", padding),
+            )
+        )
+    return tuple(checked)
 
 
 def t2t_stride_padding(kernel: int) -> tuple[int, int]:
@@ -162,7 +191,7 @@ def soft_split(
     Returns:
         Tokens of shape (B, N, C * k * k), N from :func:`count_tokens`, windows in row-major order.
     """
-    tensor_of_rank("images", images, 4, "(B, C, H, W)")
+    real_tensor("images", tensor_of_rank("images", images, 4, "(B, C, H, W)"))
     stride, padding = _split_settings(kernel, stride, padding)
     count_tokens(images.shape[2], images.shape[3], kernel, stride, padding)  # validates, raises if no token
     cols = F.unfold(images, kernel_size=kernel, stride=stride, padding=padding)  # (B, C*k*k, N)
@@ -188,7 +217,7 @@ def patchify(images: torch.Tensor, patch_size: int) -> torch.Tensor:
     Returns:
         Tokens of shape (B, H * W / P**2, C * P**2), patches numbered row by row.
     """
-    tensor_of_rank("images", images, 4, "(B, C, H, W)")
+    real_tensor("images", tensor_of_rank("images", images, 4, "(B, C, H, W)"))
     _check_patch_size(images.shape[2], images.shape[3], patch_size)
     return soft_split(images, patch_size, stride=patch_size, padding=0)
 
@@ -244,7 +273,7 @@ class PatchTokenizer(nn.Module):
 
     def split(self, images: torch.Tensor) -> torch.Tensor:
         """The first step alone: ``(B, C, H, W) -> (B, N, C * P**2)``."""
-        check_image(images, self.in_chans, self.img_size)
+        images = check_image(images, self.in_chans, self.img_size, like=self.proj.weight)  # cast to its dtype
         return patchify(images, self.patch_size)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
@@ -287,9 +316,16 @@ def unsplit(
 ) -> torch.Tensor:
     """Undo :func:`soft_split`: put every window back in its place and average where windows overlap.
 
-    Pixels that no window covers come back as 0. Every pixel is covered, and ``unsplit(soft_split(x, ...), ...)``
-    returns ``x`` (up to rounding), when ``stride <= kernel``, ``padding < kernel`` and, along each side,
-    ``(side + 2 * padding - kernel) % stride <= padding``; otherwise the last rows or columns are left out.
+    Which pixels come back: ``unsplit(soft_split(x, ...), ...)`` equals ``x`` (up to rounding) at every pixel
+    that at least one window covers, and is 0 at every pixel that no window covers. Pixel (r, c) is covered
+    when some window's rows include r and some window's columns include c; the windows' rows start at
+    ``i * stride - padding`` (i = 0 .. rows - 1, see :func:`window_corners`) and run for ``kernel`` rows, and
+    likewise for columns. So a row is missed when it lies in a gap between windows (``stride > kernel``), above
+    the first window (``padding >= kernel``), or below the last one: the last window ends ``(side + 2 *
+    padding - kernel) % stride`` pixels short of the padded edge, and rows are missed there when that
+    remainder exceeds ``padding``. Example: ``soft_split(x, 9, 9, 1)`` of a 9 x 14 image makes one window
+    covering rows 0-7 and columns 0-7; row 8 and columns 8-13 come back as 0. With ``stride <= kernel``,
+    ``padding < kernel`` and the remainder ``<= padding`` along both sides, every pixel comes back.
 
     Args:
         tokens: tensor of shape (B, N, C * k * k), as :func:`soft_split` returns.
@@ -299,7 +335,7 @@ def unsplit(
     Returns:
         Tensor of shape (B, C, height, width).
     """
-    tensor_of_rank("tokens", tokens, 3, "(B, N, C * k * k)")
+    real_tensor("tokens", tensor_of_rank("tokens", tokens, 3, "(B, N, C * k * k)"))
     stride, padding = _split_settings(kernel, stride, padding)
     grid = count_tokens(height, width, kernel, stride, padding)
     if tokens.shape[1] != grid.total or tokens.shape[2] % (kernel * kernel):

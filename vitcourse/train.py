@@ -27,6 +27,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._validate import (
+    choice,
+    divisors,
+    finite_float,
+    flag,
+    instance_of,
+    listing,
+    non_negative_int,
+    positive_int,
+)
 from .data import HEIGHT, WIDTH
 from .device import DEVICES, get_device
 from .models import T2TViT, VisionTransformer, count_parameters
@@ -100,18 +110,44 @@ class TrainConfig:
     scramble_block: int | None = None
 
     def __post_init__(self) -> None:
-        if self.model not in MODELS:
-            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
-        if self.pos_embed not in POSITION_KINDS:
-            raise ValueError(f"pos_embed must be one of {POSITION_KINDS}, got {self.pos_embed!r}")
-        if self.task not in TASKS:
-            raise ValueError(f"task must be one of {TASKS}, got {self.task!r}")
-        if self.steps < 1 or self.batch_size < 2 or self.batch_size % 2:
+        """Check every field (TypeError for a wrong type, ValueError for a value out of range), naming it."""
+        choice("model", self.model, MODELS)
+        choice("pos_embed", self.pos_embed, POSITION_KINDS)
+        choice("task", self.task, TASKS)
+        positive_int("steps", self.steps)
+        if positive_int("batch_size", self.batch_size) < 2 or self.batch_size % 2:
+            raise ValueError(f"batch_size must be an even number >= 2, got {self.batch_size}")
+        finite_float("lr", self.lr, 0, above=True)
+        finite_float("weight_decay", self.weight_decay, 0)
+        non_negative_int("warmup", self.warmup)
+        non_negative_int("seed", self.seed)
+        if positive_int("train_scenes", self.train_scenes) % 2 and self.task == "scramble":
             raise ValueError(
-                f"steps must be >= 1 and batch_size an even number >= 2, got {self.steps}, {self.batch_size}"
+                f"train_scenes must be even for 'scramble' (each scene intact and scrambled), got {self.train_scenes}"
             )
-        if self.device not in DEVICES:
-            raise ValueError(f"device must be one of {DEVICES}, got {self.device!r}")
+        choice("device", self.device, DEVICES)
+        for name in ("embed_dim", "depth", "num_heads", "patch_size", "token_dim"):
+            positive_int(name, getattr(self, name))
+        if self.embed_dim % self.num_heads:
+            raise ValueError(
+                f"num_heads={self.num_heads} does not divide embed_dim={self.embed_dim}; "
+                f"valid head counts: {listing(divisors(self.embed_dim))}"
+            )
+        ratio = finite_float("mlp_ratio", self.mlp_ratio, 0, above=True)
+        if int(self.embed_dim * ratio) < 1:
+            raise ValueError(
+                f"mlp_ratio={ratio:g} leaves the MLP no hidden unit; use mlp_ratio >= {1 / self.embed_dim:.3g}"
+            )
+        sides = f"the {HEIGHT} x {WIDTH} scenes"
+        if self.model == "vit" and (HEIGHT % self.patch_size or WIDTH % self.patch_size):
+            raise ValueError(f"patch_size={self.patch_size} must divide {sides}: one of {divisors(20)}")
+        if self.scramble_block is not None:
+            positive_int("scramble_block", self.scramble_block)
+        if self.task == "scramble" and (HEIGHT % self.block or WIDTH % self.block):
+            name = "patch_size" if self.scramble_block is None else "scramble_block"
+            raise ValueError(
+                f"{name}={self.block} must divide {sides} (it is the scramble block): one of {divisors(20)}"
+            )
 
     @property
     def block(self) -> int:
@@ -142,6 +178,7 @@ def build_model(config: TrainConfig) -> nn.Module:
     The weights come from a forked copy of the global random generator, so building a model leaves the
     caller's random state as it was.
     """
+    instance_of("config", config, TrainConfig, "a TrainConfig")
     outputs = 2 if config.task == "scramble" else 1
     body = {
         "num_classes": outputs,
@@ -182,6 +219,8 @@ def param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
     Returns:
         ``[{"params": [...], "weight_decay": weight_decay}, {"params": [...], "weight_decay": 0.0}]``.
     """
+    instance_of("model", model, nn.Module, "a torch.nn.Module")
+    weight_decay = finite_float("weight_decay", weight_decay, 0)
     listed = getattr(model, "no_weight_decay", None)
     skip = set(listed()) if callable(listed) else set(NO_WEIGHT_DECAY)
     decay, no_decay = [], []
@@ -199,6 +238,9 @@ def lr_factor(step: int, warmup: int, steps: int) -> float:
     ``0.5 * (1 + cos(pi * (step - warmup) / (steps - warmup)))``, which falls from 1 towards 0 (0 would be
     reached at ``step = steps``, one past the last step).
     """
+    non_negative_int("step", step)
+    non_negative_int("warmup", warmup)
+    positive_int("steps", steps)
     if step < warmup:
         return (step + 1) / warmup
     return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
@@ -212,6 +254,7 @@ def make_optimiser(
     Call ``scheduler.step()`` after each ``optimiser.step()``; the learning rate for step ``k`` is then
     ``config.lr * lr_factor(k, config.warmup, config.steps)``.
     """
+    instance_of("config", config, TrainConfig, "a TrainConfig")
     optimiser = torch.optim.AdamW(param_groups(model, config.weight_decay), lr=config.lr)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda step: lr_factor(step, config.warmup, config.steps)
@@ -235,6 +278,10 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
     Returns:
         A :class:`TrainResult`; ``metrics`` holds "accuracy" (scramble) or "mae_pixels" (moon) and "loss".
     """
+    instance_of("config", config, TrainConfig, "a TrainConfig")
+    progress = flag("progress", progress)
+    if positive_int("eval_size", eval_size) % 2 and config.task == "scramble":
+        raise ValueError(f"eval_size must be even for 'scramble', got {eval_size}")
     device = config.resolved_device()
     model = build_model(config).to(device)
     optimiser, scheduler = make_optimiser(model, config)
@@ -270,12 +317,22 @@ def evaluate(
 ) -> dict[str, float]:
     """Metrics on a fixed held-out set: "accuracy" and "loss" (scramble) or "mae_pixels" and "loss" (moon).
 
-    ``patch`` is the side of the blocks a "scramble" set shuffles.
+    ``patch`` is the side of the blocks a "scramble" set shuffles. The model must give 2 outputs per image for
+    "scramble" and 1 for "moon".
     """
+    instance_of("model", model, nn.Module, "a torch.nn.Module")
+    batch = make_batch(task, size, seed=seed, patch=patch)  # checks task, size, seed and patch
+    parameter = next(model.parameters(), None)
+    if parameter is None:
+        raise ValueError("model has no parameters; pass a trained model")
     model.eval()
-    device = next(model.parameters()).device
-    batch = make_batch(task, size, seed=seed, patch=patch)
-    outputs = model(batch.images.to(device)).float().cpu()
+    outputs = model(batch.images.to(parameter.device)).float().cpu()
+    wanted = 2 if task == "scramble" else 1
+    if outputs.ndim != 2 or outputs.shape[1] != wanted:
+        raise ValueError(
+            f"model gives outputs of shape {tuple(outputs.shape)}; task {task!r} needs (B, {wanted}): "
+            f"build it with num_classes={wanted}"
+        )
     metrics = {"loss": _loss(task, outputs, batch.targets).item()}
     if task == "scramble":
         metrics["accuracy"] = (outputs.argmax(-1) == batch.targets).float().mean().item()
@@ -286,15 +343,45 @@ def evaluate(
 
 def save_checkpoint(result: TrainResult, path: str | Path) -> None:
     """Save the model's state dict and its config (a plain dict) to ``path``."""
+    instance_of("result", result, TrainResult, "a TrainResult (what train() returns)")
+    instance_of("path", path, (str, Path), "a file path (str or pathlib.Path)")
     torch.save({"config": asdict(result.config), "state_dict": result.model.state_dict()}, path)
 
 
 def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[nn.Module, TrainConfig]:
-    """Rebuild a model saved by :func:`save_checkpoint`; reads with ``weights_only=True`` (no pickled code)."""
-    saved = torch.load(path, map_location=device, weights_only=True)
-    config = TrainConfig(**saved["config"])
-    model = build_model(config).to(device)
-    model.load_state_dict(saved["state_dict"])
+    """Rebuild a model saved by :func:`save_checkpoint`; reads with ``weights_only=True`` (no pickled code).
+
+    Args:
+        path: the checkpoint file.
+        device: "cpu", "cuda" or "auto" (see :func:`vitcourse.device.get_device`).
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        ValueError: the file is not a checkpoint written by :func:`save_checkpoint` (another file, other
+            settings, weights that do not fit), or ``device="cuda"`` without a GPU.
+        TypeError: ``path`` is not a str or Path, ``device`` not a str.
+    """
+    instance_of("path", path, (str, Path), "a file path (str or pathlib.Path)")
+    device = get_device(device)
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"path {str(path)!r} is not a file; pass the path save_checkpoint wrote")
+    not_ours = f"path {str(path)!r} is not a checkpoint written by vitcourse.train.save_checkpoint"
+    try:
+        saved = torch.load(path, map_location=device, weights_only=True)
+    except Exception as err:  # torch raises several kinds for a file that is not a checkpoint
+        raise ValueError(f"{not_ours}: torch.load could not read it ({type(err).__name__})") from err
+    if not (
+        isinstance(saved, dict)
+        and isinstance(saved.get("config"), dict)
+        and isinstance(saved.get("state_dict"), dict)
+    ):
+        raise ValueError(f"{not_ours}: it should hold a dict with 'config' and 'state_dict' dicts")
+    try:
+        config = TrainConfig(**saved["config"])
+        model = build_model(config).to(device)
+        model.load_state_dict(saved["state_dict"])
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise ValueError(f"{not_ours}, or its settings and weights do not fit: {err}") from err
     return model.eval(), config
 
 
@@ -322,15 +409,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: train one run per seed, print a summary table, optionally save a checkpoint."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     rows = []
     result = None
     for seed in args.seeds:
-        config = TrainConfig(
-            model=args.model, pos_embed=args.pos_embed, task=args.task, steps=args.steps,
-            batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device, embed_dim=args.embed_dim,
-            depth=args.depth, num_heads=args.heads,
-        )  # fmt: skip
+        try:
+            config = TrainConfig(
+                model=args.model, pos_embed=args.pos_embed, task=args.task, steps=args.steps,
+                batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device, embed_dim=args.embed_dim,
+                depth=args.depth, num_heads=args.heads,
+            )  # fmt: skip
+            config.resolved_device()
+        except (TypeError, ValueError) as err:
+            parser.error(str(err))  # a sentence and exit status 2, as for any other bad option
         result = train(config, progress=not args.no_progress)
         rows.append((seed, result))
     metric = "accuracy" if args.task == "scramble" else "mae_pixels"

@@ -1,0 +1,597 @@
+"""Bad input anywhere in the public API gets a TypeError or ValueError that names the parameter.
+
+One property test per kind of parameter (tensors, whole numbers, real numbers, switches, choices, objects,
+paths): hypothesis draws a public callable that takes such a parameter and a bad value for it, and the test
+asserts the exception type that value must raise and that the message names the parameter. The checkers'
+graceful refusal (a hint, never an exception) is swept the same way. The per-kind example counts add up to more
+than 2,000 bad inputs per run; every object built is tiny, so the sweep takes seconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no window: these tests draw nothing they show
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vitcourse import (
+    _validate,
+    attention,
+    blocks,
+    check,
+    checkpoints,
+    classroom,
+    cost,
+    data,
+    device,
+    diagrams,
+    models,
+    plots,
+    position,
+    preview,
+    probes,
+    scenes,
+    tokens,
+    train,
+)
+
+BAD = (TypeError, ValueError)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One parameter of one public callable: ``call(bad)`` passes ``bad`` for ``param``, every other argument valid."""
+
+    label: str
+    param: str
+    call: Callable[[object], object]
+    options: dict  # what the kind's strategy needs to know: bounds, whether None is allowed, ...
+
+
+def case(label: str, param: str, call: Callable[[object], object], **options: object) -> Case:
+    return Case(label, param, call, options)
+
+
+# Tiny valid objects the cases reuse (built once, on first use).
+@functools.cache
+def vit() -> models.VisionTransformer:
+    return models.VisionTransformer((8, 8), 4, 1, embed_dim=8, depth=1, num_heads=2)
+
+
+@functools.cache
+def t2t() -> models.T2TViT:
+    return models.T2TViT((16, 16), 1, embed_dim=8, depth=1, num_heads=2, token_dim=4)
+
+
+@functools.cache
+def axes() -> plt.Axes:
+    return plt.figure().add_subplot()
+
+
+def kw(func: Callable, **valid: object) -> Callable[[str], Callable[[object], object]]:
+    """``kw(f, a=1, b=2)("a")`` is a call of ``f`` with ``a`` replaced by the bad value."""
+    return lambda name: lambda bad: func(**{**valid, name: bad})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tensors and images: wrong dtype, wrong shape, wrong device, not a tensor at all.
+# options: rank (dimensions wanted), shape (a valid shape), modules=True where a device mismatch must be refused.
+
+TENSORS = [
+    case("patchify", "images", lambda x: tokens.patchify(x, 4), rank=4, shape=(1, 1, 8, 8)),
+    case("soft_split", "images", lambda x: tokens.soft_split(x, 3), rank=4, shape=(1, 1, 8, 8)),
+    case(
+        "unsplit",
+        "tokens",
+        lambda x: tokens.unsplit(x, 6, 6, 3, 2, 1),
+        rank=3,
+        shape=(1, 9, 9),
+        size_axes=[1],
+    ),
+    case(
+        "rebuild_image",
+        "tokens",
+        lambda x: tokens.rebuild_image(x, 2, 3),
+        rank=3,
+        shape=(1, 6, 4),
+        any_dtype=True,
+        size_axes=[1],
+    ),
+    case("PatchTokenizer", "images", lambda x: vit().patch_embed(x), rank=4, shape=(1, 1, 8, 8), module=True),
+    case("VisionTransformer", "images", lambda x: vit()(x), rank=4, shape=(1, 1, 8, 8), module=True),
+    case("T2TViT", "images", lambda x: t2t()(x), rank=4, shape=(1, 1, 16, 16), module=True),
+    case("TokensToToken", "images", lambda x: t2t().tokenizer(x), rank=4, shape=(1, 1, 16, 16), module=True),
+    case(
+        "Attention",
+        "x",
+        lambda x: attention.Attention(4, num_heads=2)(x),
+        rank=3,
+        shape=(1, 3, 4),
+        module=True,
+    ),
+    case(
+        "Attention.steps",
+        "x",
+        lambda x: attention.Attention(4).steps(x),
+        rank=3,
+        shape=(1, 3, 4),
+        module=True,
+    ),
+    case("EncoderBlock", "x", lambda x: blocks.EncoderBlock(4, 2)(x), rank=3, shape=(1, 3, 4), module=True),
+    case("Mlp", "x", lambda x: blocks.Mlp(4, 8)(x), rank=3, shape=(1, 3, 4), module=True),
+    case(
+        "TokenTransformer",
+        "x",
+        lambda x: blocks.TokenTransformer(4, 6)(x),
+        rank=3,
+        shape=(1, 3, 4),
+        module=True,
+    ),
+    case(
+        "scramble_patches",
+        "images",
+        lambda x: scenes.scramble_patches(x, 4, torch.Generator()),
+        rank=4,
+        shape=(2, 1, 8, 8),
+    ),
+    case(
+        "cosine_similarity_grid",
+        "embedding",
+        lambda x: position.cosine_similarity_grid(x, 2, 2),
+        rank=2,
+        shape=(4, 3),
+    ),
+    case("row_column_score", "embedding", lambda x: probes.row_column_score(x, 2, 2), rank=2, shape=(4, 3)),
+    case(
+        "mean_attention_distance",
+        "weights",
+        lambda x: probes.mean_attention_distance(x, 2, 2, 4),
+        rank=2,
+        shape=(4, 4),
+    ),
+    case("to_tensor", "picture", data.to_tensor, rank=2, shape=(6, 10)),
+    case(
+        "show_picture",
+        "picture",
+        lambda x: plots.show_picture(x, ax=axes()),
+        rank=2,
+        shape=(6, 10),
+        kinds=["not a tensor"],
+    ),
+    case(
+        "count_macs", "images", lambda x: cost.count_macs(vit(), x), rank=4, shape=(1, 1, 8, 8), module=True
+    ),
+]
+
+
+@st.composite
+def bad_tensors(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
+    rank, shape = c.options["rank"], c.options["shape"]
+    kinds = ["not a tensor", "rank"]
+    if not c.options.get("any_dtype"):
+        kinds.append("dtype")
+    if c.options.get("module"):  # modules check the device and the size they were built for
+        kinds += ["device", "size"]
+    if "size_axes" in c.options:
+        kinds.append("size")
+    kind = draw(st.sampled_from(c.options.get("kinds", kinds)))
+    if kind == "not a tensor":
+        value = draw(st.sampled_from([None, "picture", 3, 2.5, {"x": 1}, object()]))
+        return value, TypeError
+    if kind == "dtype":
+        dtype = draw(st.sampled_from([torch.uint8, torch.int64, torch.int32, torch.bool, torch.complex64]))
+        return torch.zeros(shape, dtype=dtype), TypeError
+    if kind == "device":
+        return torch.zeros(shape, device="meta"), ValueError
+    if kind == "rank":
+        n = draw(st.integers(0, 5).filter(lambda k: k != rank))
+        return torch.zeros(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))), ValueError
+    # the right rank, a wrong size along one of the checked axes (channels/height/width, or the token length)
+    axis = draw(st.sampled_from(c.options.get("size_axes", [1, 2, 3] if rank == 4 else [2])))
+    size = draw(st.integers(1, 20).filter(lambda s: s != shape[axis]))
+    wrong = list(shape)
+    wrong[axis] = size
+    return torch.zeros(wrong), ValueError
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Whole numbers (sizes, counts, seeds). options: low (the smallest valid value), none_ok (None means "default").
+
+_config = kw(train.TrainConfig)
+_vit = kw(
+    models.VisionTransformer, img_size=(8, 8), patch_size=4, in_chans=1, embed_dim=8, depth=1, num_heads=2
+)
+_t2t = kw(models.T2TViT, img_size=(16, 16), in_chans=1, token_dim=4, embed_dim=8, depth=1, num_heads=2)
+_emb = torch.randn(4, 3)
+
+INTS = [
+    *(case("count_tokens", n, kw(tokens.count_tokens, height=6, width=6, kernel=3, stride=1, padding=0)(n), low=1)
+      for n in ("height", "width", "kernel", "stride")),
+    case("count_tokens", "padding", kw(tokens.count_tokens, height=6, width=6, kernel=3, stride=1, padding=0)("padding"), low=0),
+    case("stage_grids", "height", kw(tokens.stage_grids, height=60, width=100)("height"), low=1),
+    case("t2t_stride_padding", "kernel", tokens.t2t_stride_padding, low=1),
+    case("patchify", "patch_size", lambda v: tokens.patchify(torch.zeros(1, 1, 8, 8), v), low=1),
+    case("soft_split", "kernel", lambda v: tokens.soft_split(torch.zeros(1, 1, 8, 8), v), low=1),
+    case("soft_split", "stride", lambda v: tokens.soft_split(torch.zeros(1, 1, 8, 8), 3, v), low=1, none_ok=True),
+    case("soft_split", "padding", lambda v: tokens.soft_split(torch.zeros(1, 1, 8, 8), 3, 2, v), low=0, none_ok=True),
+    case("SoftSplit", "kernel", tokens.SoftSplit, low=1),
+    case("SoftSplit", "stride", lambda v: tokens.SoftSplit(3, v), low=1, none_ok=True),
+    *(case("PatchTokenizer", n, kw(tokens.PatchTokenizer, img_size=(8, 8), patch_size=4, in_chans=1, embed_dim=8)(n), low=1)
+      for n in ("patch_size", "in_chans", "embed_dim")),
+    case("rebuild_image", "height", lambda v: tokens.rebuild_image(torch.zeros(1, 6, 2), v, 3), low=1),
+    case("unsplit", "width", lambda v: tokens.unsplit(torch.zeros(1, 9, 9), 6, v, 3, 2, 1), low=1),
+    case("window_corners", "kernel", lambda v: tokens.window_corners(6, 6, v, 1, 0), low=1),
+    case("image_size", "img_size", lambda v: _validate.image_size((v, 8)), low=1),
+    case("divisors", "n", _validate.divisors, low=1),
+    *(case("Attention", n, kw(attention.Attention, dim=4, chan=4, num_heads=1)(n), low=1) for n in ("dim", "num_heads")),
+    case("Attention", "chan", kw(attention.Attention, dim=4, chan=4)("chan"), low=1, none_ok=True),
+    *(case("Mlp", n, kw(blocks.Mlp, in_features=4, hidden_features=8)(n), low=1) for n in ("in_features", "hidden_features")),
+    case("Mlp", "out_features", kw(blocks.Mlp, in_features=4, hidden_features=8)("out_features"), low=1, none_ok=True),
+    *(case("EncoderBlock", n, kw(blocks.EncoderBlock, dim=4, num_heads=2)(n), low=1) for n in ("dim", "num_heads")),
+    *(case("TokenTransformer", n, kw(blocks.TokenTransformer, dim=4, chan=6)(n), low=1) for n in ("dim", "chan", "num_heads")),
+    *(case("VisionTransformer", n, _vit(n), low=1)
+      for n in ("patch_size", "in_chans", "embed_dim", "depth", "num_heads", "num_classes")),
+    *(case("T2TViT", n, _t2t(n), low=1) for n in ("in_chans", "token_dim", "embed_dim", "depth")),
+    case("TokensToToken", "token_dim", kw(models.TokensToToken, img_size=16, embed_dim=8)("token_dim"), low=1),
+    case("attention_weights", "block", lambda v: vit().attention_weights(torch.zeros(1, 1, 8, 8), v), low=-1, high=0),
+    *(case("sinusoidal_table", n, kw(position.sinusoidal_table, num_tokens=5, dim=8)(n), low=1) for n in ("num_tokens", "dim")),
+    *(case("learned_position_embedding", n, kw(position.learned_position_embedding, num_tokens=5, dim=8)(n), low=1)
+      for n in ("num_tokens", "dim")),
+    case("cosine_similarity_grid", "rows", lambda v: position.cosine_similarity_grid(_emb, v, 2), low=1),
+    case("row_column_score", "cols", lambda v: probes.row_column_score(_emb, 2, v), low=2),
+    case("mean_attention_distance", "patch", lambda v: probes.mean_attention_distance(torch.eye(4), 2, 2, v), low=1),
+    *(case("make_batch", n, kw(scenes.make_batch, task="moon", size=1, seed=0, patch=20)(n), low=low)
+      for n, low in (("size", 1), ("seed", 0), ("patch", 1))),
+    case("scene_pool", "size", kw(scenes.scene_pool, task="moon", size=1, seed=0)("size"), low=1),
+    *(case("TrainConfig", n, _config(n), low=low)
+      for n, low in (("steps", 1), ("batch_size", 2), ("warmup", 0), ("seed", 0), ("train_scenes", 1),
+                     ("embed_dim", 1), ("depth", 1), ("num_heads", 1), ("patch_size", 1), ("token_dim", 1))),
+    case("TrainConfig", "scramble_block", _config("scramble_block"), low=1, none_ok=True),
+    *(case("lr_factor", n, kw(train.lr_factor, step=0, warmup=1, steps=5)(n), low=low)
+      for n, low in (("step", 0), ("warmup", 0), ("steps", 1))),
+    case("evaluate", "size", lambda v: train.evaluate(vit(), "moon", v), low=1),
+    case("count_macs", "depth", lambda v: cost.count_macs(vit(), torch.zeros(1, 1, 8, 8), v), low=1),
+    *(case("to_timm_vit", n, kw(checkpoints.to_timm_vit, state_dict={}, in_chans=1, patch_size=4)(n), low=1)
+      for n in ("in_chans", "patch_size")),
+    case("draw_mountains", "band_height", lambda v: data.draw_mountains(band_height=v), low=0),
+    case("pipeline_shapes", "batch", lambda v: diagrams.pipeline_shapes(batch=v), low=1),
+    case("token_transformer", "chan", lambda v: diagrams.token_transformer(axes(), chan=v), low=1),
+    case("t2t_loop", "height", lambda v: diagrams.t2t_loop(axes(), height=v), low=1),
+]  # fmt: skip
+
+
+@st.composite
+def bad_ints(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
+    low = c.options["low"]
+    wrong_type = [1.5, 2.0, float("nan"), "3", True, False, [1], 1 + 0j, np.float64(2.0)]
+    if not c.options.get("none_ok"):
+        wrong_type.append(None)
+    too_small = st.integers(max_value=low - 1)
+    out_of_range = too_small | st.integers(2**63, 2**80)
+    if "high" in c.options:  # a bounded index: too large is as bad as too small
+        out_of_range = too_small | st.integers(min_value=c.options["high"] + 1)
+    which = draw(st.sampled_from(["type", "range"]))
+    if which == "type":
+        return draw(st.sampled_from(wrong_type)), TypeError
+    return draw(out_of_range), ValueError
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Real numbers. options: low (the bound), above (strictly above it), none_ok.
+
+FLOATS = [
+    *(case("EncoderBlock", n, kw(blocks.EncoderBlock, dim=4, num_heads=2)(n), low=0, above=True) for n in ("mlp_ratio", "eps")),
+    *(case("TokenTransformer", n, kw(blocks.TokenTransformer, dim=4, chan=6)(n), low=0, above=True) for n in ("mlp_ratio", "eps")),
+    case("TokenTransformer", "qk_scale", kw(blocks.TokenTransformer, dim=4, chan=6)("qk_scale"), low=0, above=True, none_ok=True),
+    case("Attention", "qk_scale", kw(attention.Attention, dim=4)("qk_scale"), low=0, above=True, none_ok=True),
+    *(case("VisionTransformer", n, _vit(n), low=0, above=True) for n in ("mlp_ratio", "norm_eps")),
+    *(case("T2TViT", n, _t2t(n), low=0, above=True) for n in ("mlp_ratio", "norm_eps")),
+    case("TokensToToken", "norm_eps", kw(models.TokensToToken, img_size=16, embed_dim=8)("norm_eps"), low=0, above=True),
+    case("sinusoidal_table", "base", lambda v: position.sinusoidal_table(5, 8, v), low=0, above=True),
+    case("learned_position_embedding", "std", lambda v: position.learned_position_embedding(5, 8, v), low=0, above=True),
+    case("TrainConfig", "lr", _config("lr"), low=0, above=True),
+    case("TrainConfig", "weight_decay", _config("weight_decay"), low=0),
+    case("TrainConfig", "mlp_ratio", _config("mlp_ratio"), low=0, above=True),
+    case("param_groups", "weight_decay", lambda v: train.param_groups(vit(), v), low=0),
+    case("draw_mountains", "moon_radius", lambda v: data.draw_mountains(moon_radius=v), low=0),
+    case("draw_mountains", "moon_col", lambda v: data.draw_mountains(moon_col=v)),
+    case("draw_mountains", "far_ridge", lambda v: data.draw_mountains(far_ridge=(v, 30.0))),
+    case("token_transformer", "mlp_ratio", lambda v: diagrams.token_transformer(axes(), mlp_ratio=v), low=0, above=True),
+]  # fmt: skip
+
+
+@st.composite
+def bad_floats(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
+    wrong_type = ["2", "nan", True, False, [1.0], 1j, {"value": 1.0}]
+    if not c.options.get("none_ok"):
+        wrong_type.append(None)
+    values = [float("nan"), float("inf"), -float("inf"), np.float32("nan")]
+    low = c.options.get("low")
+    if low is not None:
+        values += [low - 1e-3, -1.0, -1e300] + ([low, 0.0] if c.options.get("above") else [])
+    if draw(st.booleans()):
+        return draw(st.sampled_from(wrong_type)), TypeError
+    if low is not None and draw(st.booleans()):  # anything below the bound
+        above = c.options.get("above")
+        below = st.floats(max_value=low, allow_nan=False, allow_infinity=False)
+        return draw(below.filter(lambda f: f < low or (above and f == low))), ValueError
+    return draw(st.sampled_from(values)), ValueError
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Switches: only True and False; a string such as "False" would be truthy.
+
+BOOLS = [
+    *(case("Attention", n, kw(attention.Attention, dim=4)(n)) for n in ("qkv_bias", "v_skip", "fused")),
+    case("EncoderBlock", "qkv_bias", kw(blocks.EncoderBlock, dim=4, num_heads=2)("qkv_bias")),
+    case("TokenTransformer", "qkv_bias", kw(blocks.TokenTransformer, dim=4, chan=6)("qkv_bias")),
+    case("VisionTransformer", "qkv_bias", _vit("qkv_bias")),
+    case("T2TViT", "qkv_bias", _t2t("qkv_bias")),
+    case(
+        "TokensToToken",
+        "official_scale",
+        kw(models.TokensToToken, img_size=16, embed_dim=8)("official_scale"),
+    ),
+    case("set_fused", "fused", lambda v: attention.set_fused(vit(), v)),
+    case("train", "progress", lambda v: train.train(train.TrainConfig(steps=1, batch_size=2), progress=v)),
+    case("load_mountains", "original", data.load_mountains, none_ok=True),
+]
+
+
+@st.composite
+def bad_bools(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
+    options = st.sampled_from(["True", "False", "yes", "0", "", 0, 1, 0.0, [], [False], torch.tensor(True)])
+    if not c.options.get("none_ok"):
+        options |= st.just(None)
+    return draw(options | st.text(max_size=8)), TypeError
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Named choices: a string that is not one of them (ValueError), or not a string (TypeError).
+
+CHOICES = [
+    case("create_model", "name", models.create_model, options=tuple(models.PRESETS)),
+    case("VisionTransformer", "pos_embed", _vit("pos_embed"), options=position.POSITION_KINDS),
+    case("T2TViT", "pos_embed", _t2t("pos_embed"), options=position.POSITION_KINDS),
+    case("TrainConfig", "model", _config("model"), options=train.MODELS),
+    case("TrainConfig", "pos_embed", _config("pos_embed"), options=position.POSITION_KINDS),
+    case("TrainConfig", "task", _config("task"), options=scenes.TASKS),
+    case("TrainConfig", "device", _config("device"), options=device.DEVICES),
+    case("make_batch", "task", lambda v: scenes.make_batch(v, 2, 0), options=scenes.TASKS),
+    case("scene_pool", "task", lambda v: scenes.scene_pool(v, 2, 0), options=scenes.TASKS),
+    case("evaluate", "task", lambda v: train.evaluate(vit(), v, 2), options=scenes.TASKS),
+    case("row_column_score", "along", lambda v: probes.row_column_score(_emb, 2, 2, v), options=("both", "row", "column")),
+    case("load_pretrained", "source", lambda v: checkpoints.load_pretrained(vit(), {}, v), options=("timm", "t2t")),
+    case("get_device", "device", device.get_device, options=("auto", "cpu", "cuda")),
+    case("load_checkpoint", "device", lambda v: train.load_checkpoint(__file__, v), options=device.DEVICES),
+]  # fmt: skip
+
+
+@st.composite
+def bad_choices(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
+    if draw(st.booleans()):
+        return draw(st.sampled_from([None, 0, 1.5, b"vit", ["vit"], ("cpu",)])), TypeError
+    allowed = c.options["options"]
+    text = st.text(max_size=12) | st.sampled_from([o.upper() for o in allowed] + [o + " " for o in allowed])
+    return draw(text.filter(lambda t: t not in allowed)), ValueError
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Objects of the wrong type: None, dicts, strings where a model, config, generator, mapping or Axes is expected.
+
+CONFIG = train.TrainConfig(steps=1, batch_size=2)
+OBJECTS = [
+    case("count_parameters", "model", models.count_parameters),
+    case("set_fused", "model", lambda v: attention.set_fused(v, True)),
+    case("count_macs", "model", lambda v: cost.count_macs(v, torch.zeros(1, 1, 8, 8))),
+    case("load_pretrained", "model", lambda v: checkpoints.load_pretrained(v, {}, "timm")),
+    case("param_groups", "model", lambda v: train.param_groups(v, 0.0)),
+    case("evaluate", "model", lambda v: train.evaluate(v, "moon", 1)),
+    case("train", "config", train.train),
+    case("build_model", "config", train.build_model),
+    case("make_optimiser", "config", lambda v: train.make_optimiser(vit(), v)),
+    case("save_checkpoint", "result", lambda v: train.save_checkpoint(v, "unused.pt")),
+    case("random_scene", "rng", scenes.random_scene),
+    case("scramble_patches", "generator", lambda v: scenes.scramble_patches(torch.zeros(2, 1, 8, 8), 4, v)),
+    case("unwrap", "checkpoint", checkpoints.unwrap, mapping=True),
+    case("from_timm_vit", "checkpoint", checkpoints.from_timm_vit, mapping=True),
+    case("to_timm_vit", "checkpoint", lambda v: checkpoints.to_timm_vit(v, 1, 4), mapping=True),
+    case(
+        "load_pretrained", "checkpoint", lambda v: checkpoints.load_pretrained(vit(), v, "t2t"), mapping=True
+    ),
+    case("show_picture", "ax", lambda v: plots.show_picture(np.zeros((6, 10)), ax=v), none_ok=True),
+    case("show_matrix", "ax", lambda v: plots.show_matrix(np.zeros((3, 3)), ax=v), none_ok=True),
+    case("show_token_strip", "ax", lambda v: plots.show_token_strip(np.zeros(9), ax=v), none_ok=True),
+    case("draw_patch_grid", "ax", lambda v: plots.draw_patch_grid(v, 60, 100, 20)),
+    case("draw_windows", "ax", lambda v: plots.draw_windows(v, np.zeros((1, 2)), 3)),
+    case("vit_pipeline", "ax", lambda v: diagrams.vit_pipeline(v), none_ok=True),
+    case("encoder_block", "block", lambda v: diagrams.encoder_block(axes(), block=v), none_ok=True),
+    case("pipeline_shapes", "model", lambda v: diagrams.pipeline_shapes(v), none_ok=True),
+    case("t2t_loop", "ax", lambda v: diagrams.t2t_loop(v), none_ok=True),
+    case("stage_grids", "stages", lambda v: tokens.stage_grids(60, 100, v)),
+    case("TokensToToken", "stages", lambda v: models.TokensToToken(16, embed_dim=8, stages=v)),
+    case("has_solution", "source", classroom.has_solution, str_ok=True),
+    case("strip_solutions", "source", classroom.strip_solutions, str_ok=True),
+]
+
+
+@st.composite
+def bad_objects(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
+    values: list[object] = [0, 1.5, object(), torch.zeros(2), np.zeros(2), b"bytes"]
+    if not c.options.get("str_ok"):
+        values += ["ax", "model"]
+    if not c.options.get("mapping"):  # a mapping is what those want; everything else wants no dict or list
+        values += [{}, {"weight": torch.zeros(1)}, [1, 2], CONFIG if c.param != "config" else vit()]
+    if not c.options.get("none_ok"):
+        values.append(None)
+    return draw(st.sampled_from(values)), TypeError
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Paths and files: not a path (TypeError), no such file (FileNotFoundError), a file that is not what is wanted
+# (ValueError), a file where a folder is wanted (ValueError).
+
+WORK = Path(tempfile.mkdtemp(prefix="vitcourse-bad-inputs-"))
+
+
+def _load_mountains_with_cache(folder: object) -> object:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VITCOURSE_CACHE", str(folder))
+        mp.setenv("VITCOURSE_MOUNTAINS_URL", "file:///nonexistent/mountains.npy")
+        return data.load_mountains(True)
+
+
+PATHS = [
+    case("load_checkpoint", "path", train.load_checkpoint, wants="checkpoint"),
+    case("write_shipped_files", "folder", preview.write_shipped_files, wants="folder", none_ok=True),
+    case("load_mountains", "VITCOURSE_CACHE", _load_mountains_with_cache, wants="folder", env=True),
+]
+
+
+@st.composite
+def bad_paths(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
+    kinds = ["file"] if c.options.get("env") else ["type", "file"]
+    if c.options["wants"] == "checkpoint":
+        kinds += ["missing", "folder"]
+    kind = draw(st.sampled_from(kinds))
+    if kind == "type":
+        values: list[object] = [0, 1.5, ["a.pt"], b"a.pt", {"path": "a.pt"}]
+        return draw(st.sampled_from(values + ([] if c.options.get("none_ok") else [None]))), TypeError
+    name = draw(st.text("abcdefghij0123456789_", min_size=1, max_size=12))
+    if kind == "missing":
+        return WORK / "missing" / f"{name}.pt", FileNotFoundError
+    if kind == "folder":  # a folder where a checkpoint file is wanted
+        (WORK / name).mkdir(exist_ok=True)
+        return WORK / name, FileNotFoundError
+    target = WORK / f"{name}.file"  # a file that is no checkpoint, or a file where a folder is wanted
+    target.write_bytes(draw(st.binary(max_size=64)))
+    return str(target) if draw(st.booleans()) else target, ValueError
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The tests: one per kind.
+
+STRATEGIES = {
+    "tensors": (TENSORS, bad_tensors, 350),
+    "ints": (INTS, bad_ints, 550),
+    "floats": (FLOATS, bad_floats, 350),
+    "bools": (BOOLS, bad_bools, 250),
+    "choices": (CHOICES, bad_choices, 250),
+    "objects": (OBJECTS, bad_objects, 300),
+    "paths": (PATHS, bad_paths, 100),
+}
+
+
+def _sweep(kind: str) -> None:
+    cases, strategy, examples = STRATEGIES[kind]
+
+    @settings(max_examples=examples, deadline=None, database=None)
+    @given(st.data())
+    def run(drawn: st.DataObject) -> None:
+        c = drawn.draw(st.sampled_from(cases), label="case")
+        value, expected = drawn.draw(strategy(c), label="bad value")
+        with pytest.raises(BAD + (FileNotFoundError,)) as caught:
+            c.call(value)
+        assert isinstance(caught.value, expected), (
+            f"{c.label}({c.param}={value!r:.60}) raised {type(caught.value).__name__}, expected {expected.__name__}: "
+            f"{caught.value}"
+        )
+        assert c.param in str(caught.value), (
+            f"{c.label}: the message does not name {c.param!r}: {caught.value}"
+        )
+
+    try:
+        run()
+    finally:
+        plt.close("all")
+
+
+@pytest.mark.parametrize("kind", list(STRATEGIES))
+def test_bad_input_is_refused_naming_the_parameter(kind: str) -> None:
+    _sweep(kind)
+
+
+def test_the_sweep_draws_at_least_2000_bad_inputs_per_run() -> None:
+    assert sum(examples for _, _, examples in STRATEGIES.values()) >= 2000
+
+
+def test_every_case_accepts_a_valid_value() -> None:
+    """The sweep is honest only if each case's other arguments are valid: with the good value, no error."""
+    good = {
+        ("count_tokens", "height"): 6,
+        ("VisionTransformer", "embed_dim"): 8,
+        ("EncoderBlock", "mlp_ratio"): 2.0,
+        ("Attention", "qkv_bias"): True,
+        ("create_model", "name"): None,  # building a preset is slow: checked with the meta device below
+        ("count_parameters", "model"): vit(),
+        ("patchify", "images"): torch.zeros(1, 1, 8, 8),
+        ("VisionTransformer", "images"): torch.zeros(1, 1, 8, 8, dtype=torch.float64),  # cast, not refused
+        ("T2TViT", "images"): torch.zeros(1, 1, 16, 16, dtype=torch.float16),
+        ("load_mountains", "original"): False,
+        ("TrainConfig", "lr"): 1e-3,
+        ("row_column_score", "along"): "row",
+        ("draw_patch_grid", "ax"): axes(),
+    }
+    by_key = {(c.label, c.param): c for cases, _, _ in STRATEGIES.values() for c in cases}
+    for key, value in good.items():
+        if value is not None:
+            by_key[key].call(value)
+    with torch.device("meta"):
+        models.create_model(sorted(models.PRESETS)[0])
+    plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Checkers: a hint, never an exception, whatever the answer.
+
+CHECKERS = [getattr(check, name) for name in check.__all__ if name != "Verdict"]
+
+
+def _exits(*args: object) -> object:
+    sys.exit("learner code called sys.exit")
+
+
+def _raises_keyerror(*args: object) -> object:
+    raise KeyError(101)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    checker=st.sampled_from(CHECKERS),
+    answer=st.sampled_from(
+        [None, "12", float("nan"), float("inf"), -1, 10**30, True, [], {}, (1,), torch.zeros(0), np.zeros((2, 2)),
+         torch.tensor(float("nan")), torch.zeros(3, dtype=torch.complex64), _exits, _raises_keyerror, print, int]
+    )
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=5),
+)  # fmt: skip
+def test_checkers_answer_any_input_with_a_hint_and_never_raise(checker: Callable, answer: object) -> None:
+    verdict = checker(answer)
+    assert isinstance(verdict, check.Verdict)
+    assert verdict.message.startswith(("✓", "✗")) and len(verdict.message) > 3
+
+
+@pytest.mark.parametrize(
+    "checker", [c for c in CHECKERS if c.__name__.endswith("_function")], ids=lambda c: c.__name__
+)
+def test_a_learner_function_that_calls_sys_exit_gets_a_hint(
+    checker: Callable, capsys: pytest.CaptureFixture
+) -> None:
+    verdict = checker(_exits)
+    assert not verdict
+    assert "SystemExit" in verdict.message
+    assert "SystemExit" in capsys.readouterr().out
