@@ -29,6 +29,7 @@ from torch import nn
 
 from ._validate import (
     choice,
+    common_divisors,
     divisors,
     finite_float,
     flag,
@@ -140,13 +141,15 @@ class TrainConfig:
             )
         sides = f"the {HEIGHT} x {WIDTH} scenes"
         if self.model == "vit" and (HEIGHT % self.patch_size or WIDTH % self.patch_size):
-            raise ValueError(f"patch_size={self.patch_size} must divide {sides}: one of {divisors(20)}")
+            raise ValueError(
+                f"patch_size={self.patch_size} must divide {sides}: one of {common_divisors(HEIGHT, WIDTH)}"
+            )
         if self.scramble_block is not None:
             positive_int("scramble_block", self.scramble_block)
         if self.task == "scramble" and (HEIGHT % self.block or WIDTH % self.block):
             name = "patch_size" if self.scramble_block is None else "scramble_block"
             raise ValueError(
-                f"{name}={self.block} must divide {sides} (it is the scramble block): one of {divisors(20)}"
+                f"{name}={self.block} must divide {sides} (it is the scramble block): one of {common_divisors(HEIGHT, WIDTH)}"
             )
 
     @property
