@@ -7,7 +7,8 @@ c = get_config()  # noqa: F821 (provided by Jupyter when it reads this file)
 
 here = os.path.dirname(os.path.abspath(__file__))
 # Default values for JupyterLab's settings (lab/overrides.json): no "official Jupyter news?" question on the
-# first start, and no update check from the page.
+# first start, and no update check from the page. This folder replaces the environment's own
+# share/jupyter/lab/settings (where a pip install puts nothing).
 c.LabApp.app_settings_dir = os.path.join(here, "lab")
 # The server side of the same: no news feed is fetched and no update check is made, whatever the settings say.
 c.LabApp.news_url = None
