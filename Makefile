@@ -12,6 +12,7 @@ SOURCES   := $(NOTEBOOKS:.ipynb=.py)
 
 help:
 	@echo "make lab      - create .venv if needed, then open JupyterLab on notebooks/00_start_here.ipynb"
+	@echo "               (options for JupyterLab: make lab LAB_ARGS=\"--port=8899 --no-browser\")"
 	@echo "make test     - create .venv if needed, then ruff, unit tests and strict nbval over every notebook"
 	@echo "make execute  - re-run every notebook in place in a fresh kernel on the CPU (refreshes stored outputs)"
 	@echo "make format   - format the code and the notebook sources with ruff, then sync the notebooks"
@@ -29,8 +30,17 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e ".[dev]"
 	touch $(STAMP)
 
+# JupyterLab reads jupyter/ first (JUPYTER_CONFIG_PATH): no news question, no update checks (see
+# jupyter/jupyter_lab_config.py). Options for JupyterLab go in LAB_ARGS, e.g. LAB_ARGS="--port=8899 --no-browser".
+# As root (containers, cloud notebooks) JupyterLab refuses to start without --allow-root, so it is added there.
+LAB_ARGS ?=
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	@if [ "$$(id -u)" = 0 ]; then \
+		echo "make lab: running as root (a container or a cloud notebook?), so JupyterLab gets --allow-root: without it, it refuses to start as root"; \
+		root=--allow-root; else root=; fi; \
+	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+		exec $(BIN)/jupyter lab $$root $(LAB_ARGS) notebooks/00_start_here.ipynb
 
 lint: $(STAMP)
 	$(BIN)/ruff check vitcourse tests notebooks

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from vitcourse import bench
 
 
@@ -13,6 +15,13 @@ def test_short_benchmark_reports_every_section(capsys) -> None:
         assert report["train_step"][path]["images_per_s"] > 0
         assert report["vit_b16_forward"][path]["images_per_s"] > 0
     assert report["train_step"]["fused_speedup"] > 0
+    gemm = report["gemm"]
+    assert gemm["size"] == report["settings"]["gemm_size"] == 256 and gemm["dtype"] == "fp32"
+    assert gemm["gflops"] == pytest.approx(2 * 256**3 / gemm["s"] / 1e9)
+    for path in ("fused", "step"):
+        step = report["train_step"][path]
+        assert step["gflops"] == pytest.approx(step["gflop_per_image"] * step["images_per_s"])
+        assert step["gemm_fraction"] == pytest.approx(step["gflops"] / gemm["gflops"])
     assert report["course"]["animation_s"] > 0 and report["course"]["widget_redraw_median_s"] > 0
 
 
@@ -20,3 +29,16 @@ def test_table_output(capsys) -> None:
     assert bench.main(["--short", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "training step: t2t_vit_t_7" in out and "fused / step-by-step" in out and "widget redraw" in out
+    assert "fp32 GEMM 256^3" in out and out.count("of the GEMM") == 2
+
+
+def test_no_course_skips_the_course(capsys) -> None:
+    assert bench.main(["--short", "--json", "--device", "cpu", "--no-course", "--gemm-size", "64"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["course"] is None and report["gemm"]["size"] == 64
+
+
+def test_negative_gemm_size_is_refused(capsys) -> None:
+    with pytest.raises(SystemExit):
+        bench.main(["--short", "--device", "cpu", "--gemm-size", "-1"])
+    assert "--gemm-size must be a positive matrix side" in capsys.readouterr().err

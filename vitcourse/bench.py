@@ -3,6 +3,7 @@
     python -m vitcourse.bench                 # full run (a few minutes on a 2-core CPU)
     python -m vitcourse.bench --short         # a smoke run in seconds: small sizes, no notebooks
     python -m vitcourse.bench --json          # one JSON object instead of the table
+    python -m vitcourse.bench --no-course     # the models and the GEMM only (e.g. on a GPU machine)
 
 What is measured (each model variant in a fresh subprocess, so memory and caches do not leak between them):
 
@@ -12,12 +13,16 @@ What is measured (each model variant in a fresh subprocess, so memory and caches
   after one warm-up step) and the peak memory the step adds on top of the idle model (CPU: the process's peak
   resident memory, reset before the step through ``/proc/self/clear_refs`` on Linux; CUDA:
   ``torch.cuda.max_memory_allocated``).
+* **GEMM throughput** of this machine, measured in the same run: one ``--gemm-size`` cube matrix product
+  (default 2048 on the CPU, 8192 on CUDA) in the step's dtype (fp32, or bf16 with ``--dtype bf16``), median of
+  timed repeats after a warm-up. The training step's FLOP rate (multiply-adds counted by
+  :func:`vitcourse.cost.count_macs`, x 2 per multiply-add, x 3 for forward + backward) is reported as a
+  fraction of it: how close the step comes to the best this machine does on the operation that dominates it.
 * **forward** of ViT-B/16 at 224: images per second, fused and step-by-step.
-* **the course**: seconds per notebook under strict nbval, building the soft-split animation, and one widget
+* **the course** (unless ``--no-course``): seconds per notebook under strict nbval, building the soft-split animation, and one widget
   redraw (median of 20).
-* **CUDA only**: the training step under bf16 autocast, images per second and model-FLOP utilisation against
-  the card's peak (FLOPs counted by :func:`vitcourse.cost.count_macs`, x 2 per multiply-add, x 3 for forward +
-  backward).
+* **CUDA only**: also the model-FLOP utilisation against the card's data-sheet bf16 peak (with
+  ``--dtype bf16``, the training step under bf16 autocast).
 
 Targets (2-core CPU, fp32): fused >= 1.5x the step-by-step throughput and <= 0.5x its added peak memory;
 animation <= 3 s; widget redraw <= 100 ms. The benchmark reports; it asserts nothing.
@@ -66,8 +71,46 @@ def _reset_peak() -> bool:
         return False
 
 
+def _gemm(args: argparse.Namespace) -> dict:
+    """Runs in a subprocess: FLOP/s of one (n x n) @ (n x n) matrix product in the step's dtype."""
+    device = get_device(args.device)
+    n = args.gemm_size
+    dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float32
+    generator = torch.Generator().manual_seed(0)  # drawn on the CPU, then moved
+    a = torch.randn(n, n, generator=generator).to(device, dtype)
+    b = torch.randn(n, n, generator=generator).to(device, dtype)
+    out = torch.empty(n, n, device=device, dtype=dtype)
+
+    def product() -> float:
+        if device == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        torch.mm(a, b, out=out)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        return time.perf_counter() - start
+
+    product()  # warm-up: thread pool, kernel selection
+    times = [product()]
+    budget = time.perf_counter() + 1.0  # at least 5 timed products and about a second of them
+    while len(times) < 5 or time.perf_counter() < budget:
+        times.append(product())
+        if len(times) >= 200:
+            break
+    seconds = statistics.median(times)
+    return {
+        "size": n,
+        "dtype": args.dtype,
+        "repeats": len(times),
+        "s": seconds,
+        "gflops": 2 * n**3 / seconds / 1e9,
+    }
+
+
 def _worker(args: argparse.Namespace) -> dict:
-    """Runs in a subprocess: one model, one path, one kind of step."""
+    """Runs in a subprocess: one model, one path, one kind of step (or the GEMM)."""
+    if args.kind == "gemm":
+        return _gemm(args)
     from .attention import set_fused
     from .cost import count_macs
     from .models import create_model
@@ -118,9 +161,11 @@ def _worker(args: argparse.Namespace) -> dict:
         times.append(time.perf_counter() - start)
     seconds = statistics.median(times)
     result = {"images_per_s": args.batch / seconds, "step_s": seconds, "added_peak_bytes": added}
+    flops_per_image = sum(count_macs(model, images[:1]).values()) * 2 * (3 if train_step else 1)
+    result["gflop_per_image"] = flops_per_image / 1e9
+    result["gflops"] = flops_per_image * args.batch / seconds / 1e9
     if device == "cuda":
-        macs = sum(count_macs(model, images[:1]).values()) * args.batch
-        flops = macs * 2 * (3 if train_step else 1)
+        flops = flops_per_image * args.batch
         name = torch.cuda.get_device_name(0)
         peak = next((v for k, v in PEAK_BF16_TFLOPS.items() if k in name), None)
         result["device_name"] = name
@@ -188,12 +233,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--repeats", type=int, default=3, help="timed steps after one warm-up (default: %(default)s)"
     )
+    p.add_argument(
+        "--gemm-size",
+        type=int,
+        default=0,
+        help="side n of the n x n x n matrix product the step is compared with (default: 2048 on the CPU, "
+        "8192 on CUDA)",
+    )
     p.add_argument("--short", action="store_true", help="tiny sizes and no notebooks: a smoke run")
+    p.add_argument("--no-course", action="store_true", help="skip the course part (notebooks, widget)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     # used by the subprocesses the benchmark starts
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--path", choices=("fused", "step"), default="fused", help=argparse.SUPPRESS)
-    p.add_argument("--kind", choices=("train", "forward"), default="train", help=argparse.SUPPRESS)
+    p.add_argument("--kind", choices=("train", "forward", "gemm"), default="train", help=argparse.SUPPRESS)
     p.add_argument("--depth", type=int, default=0, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -205,8 +258,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error(str(err))
     if args.dtype == "bf16" and device != "cuda":
         p.error("--dtype bf16 is measured with CUDA autocast; use it with a CUDA device")
+    if args.gemm_size < 0:
+        p.error(f"--gemm-size must be a positive matrix side (0 picks the default), got {args.gemm_size}")
     if args.short:
         args.model, args.img_size, args.batch, args.repeats = "t2t_vit_t_7", 64, 2, 1
+        args.gemm_size = args.gemm_size or 256
+    args.gemm_size = args.gemm_size or (8192 if device == "cuda" else 2048)
     common = {"device": device, "repeats": args.repeats, "dtype": args.dtype, "img_size": args.img_size}
     report: dict = {
         "machine": {
@@ -214,12 +271,17 @@ def main(argv: list[str] | None = None) -> int:
             "cpus": os.cpu_count(), "device": device,
             "device_name": torch.cuda.get_device_name(0) if device == "cuda" else platform.processor() or "cpu",
         },
-        "settings": {"model": args.model, "batch": args.batch, "img_size": args.img_size, "dtype": args.dtype},
+        "settings": {"model": args.model, "batch": args.batch, "img_size": args.img_size, "dtype": args.dtype,
+                     "gemm_size": args.gemm_size},
     }  # fmt: skip
+    gemm = _run_worker(kind="gemm", gemm_size=args.gemm_size, device=device, dtype=args.dtype)
+    report["gemm"] = gemm
     train = {
         path: _run_worker(model=args.model, batch=args.batch, path=path, kind="train", **common)
         for path in ("fused", "step")
     }
+    for result in train.values():
+        result["gemm_fraction"] = result["gflops"] / gemm["gflops"]
     report["train_step"] = train
     report["train_step"]["fused_speedup"] = train["fused"]["images_per_s"] / train["step"]["images_per_s"]
     if train["fused"]["added_peak_bytes"] and train["step"]["added_peak_bytes"]:
@@ -231,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         path: _run_worker(model="vit_base_patch16_224", batch=args.batch, path=path, kind="forward", depth=vit_depth, **common)
         for path in ("fused", "step")
     }  # fmt: skip
-    report["course"] = _course(args.short)
+    report["course"] = None if args.no_course else _course(args.short)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -249,6 +311,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fused / step-by-step: {report['train_step']['fused_speedup']:.2f}x throughput", end="")
     ratio = report["train_step"].get("fused_memory_ratio")
     print(f", {ratio:.2f}x added peak memory" if ratio else "")
+    print(
+        f"{s['dtype']} GEMM {gemm['size']}^3 (median of {gemm['repeats']}): {gemm['gflops']:.1f} GFLOP/s; "
+        f"the step does {train['fused']['gflop_per_image']:.1f} GFLOP per image, so"
+    )
+    for path in ("fused", "step"):
+        r = train[path]
+        print(
+            f"  {path:12s} {r['images_per_s']:.2f} images/s x {r['gflop_per_image']:.1f} GFLOP = "
+            f"{r['gflops']:.1f} GFLOP/s = {r['gemm_fraction']:.1%} of the GEMM"
+        )
     if device == "cuda":
         r = train["fused"]
         mfu = "n/a" if r["mfu"] is None else f"{r['mfu']:.1%}"
@@ -260,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in ("fused", "step"):
         print(f"{path:14s} {report['vit_b16_forward'][path]['images_per_s']:9.2f} images/s")
     c = report["course"]
+    if c is None:
+        return 0
     print(
         f"\ncourse: soft-split animation {c['animation_s']:.2f} s, widget redraw median {c['widget_redraw_median_s'] * 1000:.0f} ms"
     )

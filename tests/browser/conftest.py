@@ -1,8 +1,9 @@
 """A JupyterLab server and a headless Chromium for the browser tests.
 
 The server runs on 127.0.0.1 on a free port with a random token, over a temporary copy of the notebooks (so
-nothing the browser saves touches the course), with news and update checks off and notebook windowing off
-(every cell stays in the page). The browser is Debian's ``/usr/bin/chromium`` driven by Playwright (never a
+nothing the browser saves touches the course), with the settings ``make lab`` uses (the repository's
+``jupyter/`` folder first on JUPYTER_CONFIG_PATH: no news, no update checks) and notebook windowing off (every
+cell stays in the page). The browser is Debian's ``/usr/bin/chromium`` driven by Playwright (never a
 downloaded browser); every request to another host than 127.0.0.1 is aborted. The server is stopped even when
 a test fails.
 """
@@ -67,13 +68,9 @@ class Lab:
 
 
 def _settings(folder: Path) -> None:
-    """User settings: no windowing (all cells in the DOM), no news, no update checks."""
+    """User settings: no windowing (all cells in the DOM). News and update checks are off through jupyter/."""
     entries = {
         "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-            "fetchNews": "false",
-            "checkForUpdates": False,
-        },
     }
     for name, value in entries.items():
         path = folder / name
@@ -87,17 +84,19 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     shutil.copytree(ROOT / "notebooks", work / "notebooks")
     _settings(work / "settings")
     port, token = _free_port(), secrets.token_hex(16)
+    config_path = [str(ROOT / "jupyter"), os.environ.get("JUPYTER_CONFIG_PATH", "")]
     env = dict(
-        os.environ, JUPYTERLAB_SETTINGS_DIR=str(work / "settings"), JUPYTER_RUNTIME_DIR=str(work / "runtime")
+        os.environ,
+        JUPYTERLAB_SETTINGS_DIR=str(work / "settings"),
+        JUPYTER_RUNTIME_DIR=str(work / "runtime"),
+        JUPYTER_CONFIG_PATH=os.pathsep.join(filter(None, config_path)),
     )
     env.pop("MPLBACKEND", None)
     cmd = [
         sys.executable, "-m", "jupyter", "lab", "--no-browser",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work / 'notebooks'}",
-        "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None", "--allow-root",
-        "--LabApp.extension_manager=readonly",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.expose_app_in_browser=True", "--allow-root", "--LabApp.extension_manager=readonly",
     ]  # fmt: skip
     log = (work / "lab.log").open("w")
     server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)

@@ -142,3 +142,11 @@ def test_soft_split_sliders(page, lab: Lab) -> None:
     assert widget.locator("img").count() == 0
     assert _errors(page) == []
     widget.screenshot(path=str(SCREENSHOTS / "widget_02_no_tokens.png"))
+
+
+def test_lab_opens_without_the_news_question(page, lab: Lab) -> None:
+    """No first-start question about Jupyter news: the server uses make lab's settings (jupyter/)."""
+    page.goto(lab.url(f"lab/workspaces/news-{secrets.token_hex(4)}/tree/00_start_here.ipynb") + "&reset")
+    page.wait_for_function(f"() => {_KERNEL}?.status === 'idle'", timeout=120_000, polling=250)
+    page.wait_for_timeout(3000)  # when asked, the question is a toast that appears once the page is restored
+    assert "official Jupyter news" not in page.inner_text("body")
