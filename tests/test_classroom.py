@@ -97,15 +97,14 @@ RUN_TIMEOUT_S = 1800
 def nbconvert_command(out: Path, notebooks: list[Path]) -> list[str]:
     """nbconvert executing `notebooks` into `out`, with the kernel settings the notebook tests use.
 
-    The kernel talks to nbconvert over Unix sockets in `out` (IPC transport) rather than loopback TCP ports,
-    so no other process on the machine can take or connect to its ports, and it keeps its input history in
-    memory rather than in the profile's shared history.sqlite.
+    The kernel talks to nbconvert over Unix sockets in `out` (IPC transport) rather than loopback TCP ports
+    that nbconvert picks and the kernel binds a moment later, so no other process on the machine can take them
+    in between. (nbconvert already starts kernels with their input history in memory, not in history.sqlite.)
     """
     return [
         sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--allow-errors",
         "--ExecutePreprocessor.kernel_name=python3", f"--ExecutePreprocessor.timeout={CELL_TIMEOUT_S}",
         "--KernelManager.transport=ipc", f"--KernelManager.ip={out / 'kernel'}",
-        "--ExecutePreprocessor.extra_arguments=['--HistoryManager.hist_file=:memory:']",
         "--output-dir", str(out), *[str(p) for p in notebooks],
     ]  # fmt: skip
 
