@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from process_tree import IdleWatch  # tests/process_tree.py, beside this file
+from process_tree import IdleWatch, kill_tree  # tests/process_tree.py, beside this file
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,7 @@ def run_once(command: list[str], timeout: float) -> Run:
     try:
         output, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        kill_tree(proc.pid)  # nbconvert and the kernel too: they hold the output pipe open
         output, _ = proc.communicate()
         output += f"\nstall_check: killed after {timeout:.0f} s"
     wall = time.perf_counter() - start
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         elif run.ratio > args.max_ratio:
             verdict += f" (ratio > {args.max_ratio})"
         print(
-            f"{index:>3} {run.wall:7.1f} {run.cpu:7.1f} {run.ratio:8.2f} {run.idle:6.1f} {run.longest:7.1f} "
+            f"{index:>3} {run.wall:7.1f} {run.cpu:7.1f} {run.ratio:8.2f} {run.idle:6.1f} {run.longest_idle:7.1f} "
             f"{run.load_start:5.2f}>{run.load_end:5.2f}  {verdict}",
             flush=True,
         )
