@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from process_tree import IdleWatch, kill_tree  # tests/process_tree.py
 
 from vitcourse import classroom
 
@@ -85,6 +86,51 @@ def _solution_body(source: str) -> list[str]:
     return body
 
 
+# A run that stops making progress fails within a minute, saying so, instead of waiting for minutes: the
+# watchdog ends nbconvert when its whole process tree (nbconvert and the kernel) has used no CPU for STALL_S
+# seconds. CELL_TIMEOUT_S and RUN_TIMEOUT_S only bound a slow run on a busy machine. README: Troubleshooting.
+STALL_S = 60
+CELL_TIMEOUT_S = 600
+RUN_TIMEOUT_S = 1800
+
+
+def nbconvert_command(out: Path, notebooks: list[Path]) -> list[str]:
+    """nbconvert executing `notebooks` into `out`, with the kernel settings the notebook tests use.
+
+    The kernel talks to nbconvert over Unix sockets in `out` (IPC transport) rather than loopback TCP ports
+    that nbconvert picks and the kernel binds a moment later, so no other process on the machine can take them
+    in between. (nbconvert already starts kernels with their input history in memory, not in history.sqlite.)
+    """
+    return [
+        sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--allow-errors",
+        "--ExecutePreprocessor.kernel_name=python3", f"--ExecutePreprocessor.timeout={CELL_TIMEOUT_S}",
+        "--KernelManager.transport=ipc", f"--KernelManager.ip={out / 'kernel'}",
+        "--output-dir", str(out), *[str(p) for p in notebooks],
+    ]  # fmt: skip
+
+
+def run_watched(cmd: list[str], cwd: Path) -> None:
+    """Run `cmd`; fail the test with nbconvert's last words if it fails, stalls or runs too long."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watch = IdleWatch(proc.pid, stall_after=STALL_S, on_stall=lambda _: kill_tree(proc.pid))
+    watch.start()
+    try:
+        _, stderr = proc.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        kill_tree(proc.pid)
+        _, stderr = proc.communicate()
+        pytest.fail(f"nbconvert ran longer than {RUN_TIMEOUT_S} s; its last output:\n{stderr[-3000:]}")
+    finally:
+        watch.stop()
+    if watch.stalled:
+        pytest.fail(
+            f"nbconvert and its kernel used no CPU for {STALL_S} s (a stall: both waiting for a message) and "
+            f"were stopped; see README, Troubleshooting. nbconvert's last output:\n{stderr[-3000:]}"
+        )
+    if proc.returncode != 0:
+        pytest.fail(f"nbconvert exited with status {proc.returncode}:\n{stderr[-3000:]}")
+
+
 @pytest.fixture(scope="module")
 def executed_dir(student_dir: Path) -> Path:
     """The student copies with exercises, each run top to bottom with errors allowed, in a fresh process.
@@ -92,12 +138,8 @@ def executed_dir(student_dir: Path) -> Path:
     nbconvert runs in a subprocess, as `make execute` does, so the kernels never share pytest's process.
     """
     out = student_dir / "executed"
-    cmd = [
-        sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--allow-errors",
-        "--ExecutePreprocessor.kernel_name=python3", "--ExecutePreprocessor.timeout=300", "--output-dir", str(out),
-        *[str(student_dir / p.name) for p in WITH_EXERCISES],
-    ]  # fmt: skip
-    subprocess.run(cmd, check=True, capture_output=True, timeout=1200, cwd=student_dir)
+    out.mkdir()
+    run_watched(nbconvert_command(out, [student_dir / p.name for p in WITH_EXERCISES]), cwd=student_dir)
     return out
 
 
