@@ -8,6 +8,7 @@ a text progress bar. The notebook ``07_training_from_scratch`` uses exactly thes
 Command line (``python -m vitcourse.train --help``)::
 
     python -m vitcourse.train --model vit --pos-embed learned --task scramble --steps 300 --seeds 0 1 2
+    python -m vitcourse.train --model t2t --pos-embed sinusoidal --scramble-block 10 --seeds 0 1 2
     python -m vitcourse.train --model t2t --task moon --steps 1000 --device cuda --save t2t_moon.pt
 
 Checkpoints hold the model's ``state_dict`` and its :class:`TrainConfig` as a plain dict; :func:`load_checkpoint`
@@ -112,6 +113,18 @@ class TrainConfig:
             )
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {DEVICES}, got {self.device!r}")
+        if self.scramble_block is not None and (
+            isinstance(self.scramble_block, bool)
+            or not isinstance(self.scramble_block, int)
+            or self.scramble_block < 1
+            or HEIGHT % self.scramble_block
+            or WIDTH % self.scramble_block
+        ):
+            sides = [d for d in range(1, HEIGHT + 1) if HEIGHT % d == 0 and WIDTH % d == 0]
+            raise ValueError(
+                f"scramble_block must be None (the patch size) or a side that divides {HEIGHT} and {WIDTH}, "
+                f"one of {sides}; got {self.scramble_block!r}"
+            )
 
     @property
     def block(self) -> int:
@@ -260,21 +273,21 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
         print()
     result.seconds = time.perf_counter() - start
     model.eval()
-    result.metrics = evaluate(model, config.task, eval_size, patch=config.block)
+    result.metrics = evaluate(model, config.task, eval_size, block=config.block)
     return result
 
 
 @torch.no_grad()
 def evaluate(
-    model: nn.Module, task: str, size: int = 256, seed: int = 10_000, patch: int = 20
+    model: nn.Module, task: str, size: int = 256, seed: int = 10_000, block: int = 20
 ) -> dict[str, float]:
     """Metrics on a fixed held-out set: "accuracy" and "loss" (scramble) or "mae_pixels" and "loss" (moon).
 
-    ``patch`` is the side of the blocks a "scramble" set shuffles.
+    ``block`` is the side of the squares a "scramble" set shuffles (:func:`vitcourse.scenes.make_batch`).
     """
     model.eval()
     device = next(model.parameters()).device
-    batch = make_batch(task, size, seed=seed, patch=patch)
+    batch = make_batch(task, size, seed=seed, block=block)
     outputs = model(batch.images.to(device)).float().cpu()
     metrics = {"loss": _loss(task, outputs, batch.targets).item()}
     if task == "scramble":
@@ -315,6 +328,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--embed-dim", type=int, default=d.embed_dim, help="default: %(default)s")
     p.add_argument("--depth", type=int, default=d.depth, help="default: %(default)s")
     p.add_argument("--heads", type=int, default=d.num_heads, help="default: %(default)s")
+    p.add_argument(
+        "--scramble-block",
+        type=int,
+        default=d.scramble_block,
+        help="side of the squares the scramble task shuffles, dividing 60 and 100 (default: the patch size, 20)",
+    )
     p.add_argument("--save", type=Path, help="save the last run's checkpoint (state dict + config) here")
     p.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     return p
@@ -322,21 +341,27 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: train one run per seed, print a summary table, optionally save a checkpoint."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     rows = []
     result = None
     for seed in args.seeds:
-        config = TrainConfig(
-            model=args.model, pos_embed=args.pos_embed, task=args.task, steps=args.steps,
-            batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device, embed_dim=args.embed_dim,
-            depth=args.depth, num_heads=args.heads,
-        )  # fmt: skip
+        try:
+            config = TrainConfig(
+                model=args.model, pos_embed=args.pos_embed, task=args.task, steps=args.steps,
+                batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device, embed_dim=args.embed_dim,
+                depth=args.depth, num_heads=args.heads, scramble_block=args.scramble_block,
+            )  # fmt: skip
+        except ValueError as error:
+            parser.error(str(error))  # a usage message and exit status 2, not a traceback
         result = train(config, progress=not args.no_progress)
         rows.append((seed, result))
     metric = "accuracy" if args.task == "scramble" else "mae_pixels"
     n_params = count_parameters(result.model)[1]
+    block = f" scramble_block={result.config.block}" if args.task == "scramble" else ""
     print(
-        f"\n{args.model} pos_embed={args.pos_embed} task={args.task} steps={args.steps} params={n_params:,}"
+        f"\n{args.model} pos_embed={args.pos_embed} task={args.task}{block} steps={args.steps} "
+        f"params={n_params:,}"
     )
     print(f"{'seed':>4s} {'final loss':>10s} {metric:>11s} {'seconds':>8s}")
     for seed, r in rows:
