@@ -433,7 +433,9 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 #   several times the work. Here the budget is matched: T2T-ViT trains for 30 steps of 32 images, and ViT for
 #   as many steps of 32 images as cost the same multiply-adds. The count is of forward passes; the backward
 #   pass costs about twice the forward in both models, so the ratio holds for training as a whole. ViT is also
-#   trained for T2T-ViT's 30 steps, to show what matching changes.
+#   trained for T2T-ViT's 30 steps, to show what matching changes. Matching the work means the cheaper model
+#   sees more samples (the next cell prints how many): at a fixed budget of compute, that is what a cheaper
+#   model buys.
 # - **Where the seams are.** With 20 × 20 blocks the scramble's seams lie exactly on ViT's patch borders: a
 #   ViT patch never holds a seam, while some of T2T's 7 × 7 windows (stride 4) straddle one, so the task
 #   itself favours T2T. With 10 × 10 blocks (Exercise 4) the seams cut through every ViT patch as well: the
@@ -484,9 +486,11 @@ settings = {  # name: (model, steps)
 }
 run_macs = {name: steps * budget["batch_size"] * macs[m] for name, (m, steps) in settings.items()}
 for name, (m, steps) in settings.items():
+    images_seen = steps * budget["batch_size"]
     print(
         f"{name:20s} {steps:4d} steps x {budget['batch_size']} images x {macs[m]:>9,} = "
-        f"{run_macs[name] / 1e9:5.2f} G multiply-adds per run"
+        f"{run_macs[name] / 1e9:5.2f} G multiply-adds per run; {images_seen:5,} samples, "
+        f"{images_seen / len(pool.targets):.2f} epochs of the pool"
     )
 assert abs(run_macs["ViT, same mult-adds"] / run_macs["T2T-ViT"] - 1) < 0.01  # matched to within 1 %
 
