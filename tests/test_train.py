@@ -89,6 +89,39 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "mean" in out and "accuracy" in out and path.exists()
 
 
+def test_command_line_scramble_block(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--steps", "2", "--batch-size", "4", "--embed-dim", "8", "--device", "cpu", "--no-progress"]
+    assert train.main([*args, "--scramble-block", "10"]) == 0
+    assert "scramble_block=10" in capsys.readouterr().out
+    assert train.main(args) == 0
+    assert "scramble_block=20" in capsys.readouterr().out  # the default follows the patch size
+    with pytest.raises(SystemExit) as stop:
+        train.main([*args, "--scramble-block", "7"])
+    assert stop.value.code == 2 and "scramble_block=7 must divide" in capsys.readouterr().err
+
+
+def test_scramble_block_is_checked() -> None:
+    assert train.TrainConfig(scramble_block=10).block == 10 and train.TrainConfig(patch_size=10).block == 10
+    for bad in (7, 0, 30):
+        with pytest.raises(ValueError, match="scramble_block"):
+            train.TrainConfig(scramble_block=bad)
+    with pytest.raises(ValueError, match=r"block=7 does not divide the 60 x 100 images"):
+        scenes.make_batch("scramble", 4, 0, block=7)
+    with pytest.raises(TypeError, match="block"):
+        scenes.make_batch("scramble", 4, 0, block=10.0)
+
+
+def test_seams_inside_the_patches_break_the_blind_models_symmetry() -> None:
+    # 10 x 10 blocks put seams inside a 20 x 20 patch: the patch tokens are no longer a reordering
+    blind = VisionTransformer(num_classes=2, embed_dim=16, depth=1, num_heads=2, pos_embed="none").eval()
+    with torch.no_grad():
+        for block, same in ((20, True), (10, False)):
+            out = blind(scenes.make_batch("scramble", 8, seed=0, block=block).images)
+            assert torch.allclose(out[:4], out[4:], rtol=0, atol=1e-6) is same
+    held_out = train.evaluate(blind, "scramble", size=8, block=10)
+    assert set(held_out) == {"loss", "accuracy"}
+
+
 def test_attention_weights() -> None:
     model = VisionTransformer(embed_dim=16, depth=2, num_heads=2).eval()
     w = model.attention_weights(torch.rand(3, 1, 60, 100))

@@ -7,9 +7,9 @@ drawn once (:func:`scene_pool`), because drawing a scene costs more than a step 
 
 Two tasks, both about *where* things are, so position information matters:
 
-* ``"scramble"``: is the scene intact (label 0) or are its patches shuffled (label 1)? Scenes come in pairs,
-  each once intact and once scrambled, so the classes are balanced and a model that cannot see positions is
-  exactly at chance.
+* ``"scramble"``: is the scene intact (label 0) or are its ``block x block`` squares shuffled (label 1)?
+  Scenes come in pairs, each once intact and once scrambled, so the classes are balanced, and a model that
+  cannot see positions is exactly at chance when the blocks are its patches (20 x 20 for the course's ViT).
 * ``"moon"``: where is the moon? The target is the moon's column divided by the width (a number in [0, 1]), a
   single regression output like the article series' prediction head.
 
@@ -83,23 +83,23 @@ def random_scene(rng: np.random.Generator) -> tuple[np.ndarray, float]:
     return picture, moon_col
 
 
-def scramble_patches(images: torch.Tensor, patch: int, generator: torch.Generator) -> torch.Tensor:
-    """Shuffle the ``patch x patch`` patches of each image with its own random permutation (never the identity).
+def scramble_patches(images: torch.Tensor, block: int, generator: torch.Generator) -> torch.Tensor:
+    """Shuffle the ``block x block`` squares of each image with its own random permutation (never the identity).
 
     Args:
-        images: (B, C, H, W), H and W divisible by ``patch``.
-        patch: patch side.
+        images: (B, C, H, W), H and W divisible by ``block``.
+        block: side of the squares that are shuffled (the scramble's block, not a model's patch size).
         generator: the source of the permutations.
 
     Returns:
-        (B, C, H, W), each image made of the same patches in another order.
+        (B, C, H, W), each image made of the same blocks in another order.
     """
     tensor_of_rank("images", images, 4, "(B, C, H, W)")
-    _check_block(images.shape[2], images.shape[3], positive_int("patch", patch))
+    _check_block(images.shape[2], images.shape[3], positive_int("block", block))
     instance_of(
         "generator", generator, torch.Generator, "a torch.Generator, e.g. torch.Generator().manual_seed(0)"
     )
-    toks = patchify(images, patch)  # (B, N, C*P*P)
+    toks = patchify(images, block)  # (B, N, C*block*block)
     n = toks.shape[1]
     perms = []
     for _ in range(images.shape[0]):
@@ -107,17 +107,19 @@ def scramble_patches(images: torch.Tensor, patch: int, generator: torch.Generato
         while n > 1 and torch.equal(perm, torch.arange(n)):
             perm = torch.randperm(n, generator=generator)
         perms.append(perm)
-    index = torch.stack(perms)[:, :, None].expand_as(toks)  # (B, N, C*P*P)
+    index = torch.stack(perms)[:, :, None].expand_as(toks)  # (B, N, C*block*block)
     shuffled = torch.gather(toks, 1, index)
-    return unsplit(shuffled, images.shape[2], images.shape[3], patch, patch, 0)
+    return unsplit(shuffled, images.shape[2], images.shape[3], block, block, 0)
 
 
-def make_batch(task: str, size: int, seed: int, patch: int = 20) -> Batch:
+def make_batch(task: str, size: int, seed: int, block: int = 20) -> Batch:
     """A batch of ``size`` scenes for ``task``, the same for the same seed.
 
-    For "scramble", ``size`` must be even: ``size // 2`` scenes, each intact and scrambled (patch side ``patch``).
+    For "scramble", ``size`` must be even: ``size // 2`` scenes, each intact and scrambled, their
+    ``block x block`` squares shuffled (``block`` divides 60 and 100; it is the scramble's block side, whatever
+    patch size a model uses). "moon" ignores ``block``.
     """
-    _check_batch(task, size, seed, patch)
+    _check_batch(task, size, seed, block)
     rng = np.random.default_rng(seed)
     n_scenes = size // 2 if task == "scramble" else size
     drawn = [random_scene(rng) for _ in range(n_scenes)]
@@ -125,12 +127,12 @@ def make_batch(task: str, size: int, seed: int, patch: int = 20) -> Batch:
     if task == "moon":
         cols = torch.tensor([[c / WIDTH] for _, c in drawn], dtype=torch.float32)  # (n, 1)
         return Batch(images, cols)
-    scrambled = scramble_patches(images, patch, torch.Generator().manual_seed(seed))
+    scrambled = scramble_patches(images, block, torch.Generator().manual_seed(seed))
     labels = torch.cat([torch.zeros(n_scenes), torch.ones(n_scenes)]).long()  # intact first, then scrambled
     return Batch(torch.cat([images, scrambled]), labels)
 
 
-def _check_batch(task: object, size: object, seed: object, patch: object) -> None:
+def _check_batch(task: object, size: object, seed: object, block: object) -> None:
     """The checks :func:`make_batch` and :func:`scene_pool` share, each naming its parameter."""
     choice("task", task, TASKS)
     positive_int("size", size)
@@ -139,20 +141,20 @@ def _check_batch(task: object, size: object, seed: object, patch: object) -> Non
             f"size must be even for 'scramble' (each scene comes intact and scrambled), got {size}"
         )
     non_negative_int("seed", seed)
-    positive_int("patch", patch)
+    positive_int("block", block)
     if task == "scramble":
-        _check_block(HEIGHT, WIDTH, patch)
+        _check_block(HEIGHT, WIDTH, block)
 
 
-def _check_block(height: int, width: int, patch: int) -> None:
-    if height % patch or width % patch:
+def _check_block(height: int, width: int, block: int) -> None:
+    if height % block or width % block:
         raise ValueError(
-            f"patch={patch} does not divide the {height} x {width} images; sizes that divide both sides: "
+            f"block={block} does not divide the {height} x {width} images; sides that divide both: "
             f"{listing(common_divisors(height, width))}"
         )
 
 
-def scene_pool(task: str, size: int, seed: int, patch: int = 20) -> Batch:
+def scene_pool(task: str, size: int, seed: int, block: int = 20) -> Batch:
     """A cached :func:`make_batch`: a fixed pool of scenes that training samples its batches from.
 
     Drawing scenes costs more than a training step of the course's small models, so a run draws its pool
@@ -161,9 +163,9 @@ def scene_pool(task: str, size: int, seed: int, patch: int = 20) -> Batch:
     :func:`clear_scene_pools` frees them. The tensors are shared between callers: treat them as read-only.
     """
     _check_batch(
-        task, size, seed, patch
+        task, size, seed, block
     )  # before the cache, which would refuse unhashable values its own way
-    return _pool(task, size, seed, patch)  # one cache key, however the arguments were spelled
+    return _pool(task, size, seed, block)  # one cache key, however the arguments were spelled
 
 
 def clear_scene_pools() -> None:
@@ -172,5 +174,5 @@ def clear_scene_pools() -> None:
 
 
 @functools.lru_cache(maxsize=POOL_CACHE_SIZE)
-def _pool(task: str, size: int, seed: int, patch: int) -> Batch:
-    return make_batch(task, size, seed, patch)
+def _pool(task: str, size: int, seed: int, block: int) -> Batch:
+    return make_batch(task, size, seed, block)

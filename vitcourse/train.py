@@ -8,6 +8,7 @@ a text progress bar. The notebook ``07_training_from_scratch`` uses exactly thes
 Command line (``python -m vitcourse.train --help``)::
 
     python -m vitcourse.train --model vit --pos-embed learned --task scramble --steps 300 --seeds 0 1 2
+    python -m vitcourse.train --model t2t --pos-embed sinusoidal --scramble-block 10 --seeds 0 1 2
     python -m vitcourse.train --model t2t --task moon --steps 1000 --device cuda --save t2t_moon.pt
 
 Checkpoints hold the model's ``state_dict`` and its :class:`TrainConfig` as a plain dict; :func:`load_checkpoint`
@@ -310,21 +311,21 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
         print()
     result.seconds = time.perf_counter() - start
     model.eval()
-    result.metrics = evaluate(model, config.task, eval_size, patch=config.block)
+    result.metrics = evaluate(model, config.task, eval_size, block=config.block)
     return result
 
 
 @torch.no_grad()
 def evaluate(
-    model: nn.Module, task: str, size: int = 256, seed: int = 10_000, patch: int = 20
+    model: nn.Module, task: str, size: int = 256, seed: int = 10_000, block: int = 20
 ) -> dict[str, float]:
     """Metrics on a fixed held-out set: "accuracy" and "loss" (scramble) or "mae_pixels" and "loss" (moon).
 
-    ``patch`` is the side of the blocks a "scramble" set shuffles. The model must give 2 outputs per image for
+    ``block`` is the side of the squares a "scramble" set shuffles (:func:`vitcourse.scenes.make_batch`). The model must give 2 outputs per image for
     "scramble" and 1 for "moon".
     """
     instance_of("model", model, nn.Module, "a torch.nn.Module")
-    batch = make_batch(task, size, seed=seed, patch=patch)  # checks task, size, seed and patch
+    batch = make_batch(task, size, seed=seed, block=block)  # checks task, size, seed and block
     parameter = next(model.parameters(), None)
     if parameter is None:
         raise ValueError("model has no parameters; pass a trained model")
@@ -405,6 +406,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--embed-dim", type=int, default=d.embed_dim, help="default: %(default)s")
     p.add_argument("--depth", type=int, default=d.depth, help="default: %(default)s")
     p.add_argument("--heads", type=int, default=d.num_heads, help="default: %(default)s")
+    p.add_argument(
+        "--scramble-block",
+        type=int,
+        default=d.scramble_block,
+        help="side of the squares the scramble task shuffles, dividing 60 and 100 (default: the patch size, 20)",
+    )
     p.add_argument("--save", type=Path, help="save the last run's checkpoint (state dict + config) here")
     p.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     return p
@@ -421,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
             config = TrainConfig(
                 model=args.model, pos_embed=args.pos_embed, task=args.task, steps=args.steps,
                 batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device, embed_dim=args.embed_dim,
-                depth=args.depth, num_heads=args.heads,
+                depth=args.depth, num_heads=args.heads, scramble_block=args.scramble_block,
             )  # fmt: skip
             config.resolved_device()
         except (TypeError, ValueError) as err:
@@ -430,8 +437,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((seed, result))
     metric = "accuracy" if args.task == "scramble" else "mae_pixels"
     n_params = count_parameters(result.model)[1]
+    block = f" scramble_block={result.config.block}" if args.task == "scramble" else ""
     print(
-        f"\n{args.model} pos_embed={args.pos_embed} task={args.task} steps={args.steps} params={n_params:,}"
+        f"\n{args.model} pos_embed={args.pos_embed} task={args.task}{block} steps={args.steps} "
+        f"params={n_params:,}"
     )
     print(f"{'seed':>4s} {'final loss':>10s} {metric:>11s} {'seconds':>8s}")
     for seed, r in rows:
