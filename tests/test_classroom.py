@@ -187,3 +187,17 @@ def test_strip_removes_hidden_tests_and_their_markers() -> None:
     assert classroom.strip_solutions(source) == "# grading"
     with pytest.raises(ValueError, match="END SOLUTION without a ### BEGIN SOLUTION"):
         classroom.strip_solutions(f"{classroom.BEGIN_HIDDEN}\nx = 1\n{classroom.END}")
+
+
+def test_nbgrader_course_layout(tmp_path: Path) -> None:
+    path = WITH_EXERCISES[0]
+    assert classroom.main(["--nbgrader-course", str(tmp_path), str(path)]) == 0
+    source = nbformat.read(tmp_path / "source" / path.stem / path.name, 4)
+    answers = [c for c in source.cells if classroom.has_solution(c.source)]
+    assert answers and all("source_hidden" not in c.metadata.get("jupyter", {}) for c in answers)
+    config = (tmp_path / "nbgrader_config.py").read_text()
+    compile(config, "nbgrader_config.py", "exec")
+    assert repr(classroom.CODE_STUB) in config and "c.Execute.timeout = 600" in config
+    (tmp_path / "nbgrader_config.py").write_text("# the teacher's own settings\n")
+    assert classroom.main(["--nbgrader-course", str(tmp_path), str(path)]) == 0
+    assert (tmp_path / "nbgrader_config.py").read_text() == "# the teacher's own settings\n"
