@@ -32,8 +32,9 @@
 #   *Kernel → Restart Kernel and Run All Cells*: every notebook is written to run that way, in a fresh kernel.
 # - Every number you read in the text is printed by a code cell just above or below it, so you can check it.
 # - Code you build by hand is always compared with the tested version in the `vitcourse` package.
-# - **Exercises** come with a solution cell (collapsed, between `### BEGIN SOLUTION` and `### END SOLUTION`) and
-#   a check that prints ✓ or a hint. Try before you open the solution.
+# - **Exercises** come with a solution cell (collapsed; the solution sits between two marker comments) and
+#   a check that prints ✓ or a hint. Try before you open the solution. The grading cell after each check is for
+#   classes graded with nbgrader: it prints nothing when the answer is right.
 # - **Widgets** (sliders, drop-downs) let you play with a setting; they need a live kernel.
 # - Everything is seeded: you get the same numbers as everyone else.
 

@@ -75,14 +75,20 @@ assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 # **Exercise 1 (predict).** Before you read on: how many tokens does the picture make with 10 × 10 patches? The
 # play section near the end prints the count for every allowed patch size; predict it here first.
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_patches = None  # replace None with your answer
 ### BEGIN SOLUTION
 answer_patches = (60 // 10) * (100 // 10)
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "patch_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.patch_count(answer_patches)
+
+# %% nbgrader={"grade": true, "grade_id": "patch_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.patch_count, answer_patches)
+### END HIDDEN TESTS
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4))
@@ -132,14 +138,20 @@ plt.show()
 # from 1, row by row) holds the pixel at row 45, column 30? Pixel rows and columns count from 0, as in the
 # tensor (row 0 is the top row), while patch numbers count from 1.
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_number-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_number = None  # replace None with your answer
 ### BEGIN SOLUTION
 answer_number = (45 // 10) * (100 // 10) + 30 // 10 + 1
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "patch_number-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.patch_number(answer_number)
+
+# %% nbgrader={"grade": true, "grade_id": "patch_number-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.patch_number, answer_number)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## All fifteen tokens
@@ -186,14 +198,20 @@ plt.show()
 # **Exercise 3 (predict).** ViT-B/16 (ViT-Base with 16 × 16 patches) cuts RGB images into 16 × 16 patches. In a token, at which position
 # (counted from 0) is the value of channel 1 (green) for the pixel at row 2, column 5 of the patch?
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "token_position-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_position = None  # replace None with your answer
 ### BEGIN SOLUTION
 answer_position = 1 * 16 * 16 + 2 * 16 + 5
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "token_position-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.token_position(answer_position)
+
+# %% nbgrader={"grade": true, "grade_id": "token_position-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.token_position, answer_position)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Now run: an RGB image of 32 × 32 whose every value *encodes its own place*, channel × 10000 + row × 100 +
@@ -218,7 +236,7 @@ for position in (0, 15, 16, 255, 256, 293, 767):
 # channels, and names the usual ordering mistakes.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patchify_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_patchify(images: torch.Tensor, p: int) -> torch.Tensor:
     ### BEGIN SOLUTION
     b, c, h, w = images.shape
@@ -228,8 +246,14 @@ def my_patchify(images: torch.Tensor, p: int) -> torch.Tensor:
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "patchify_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.patchify_function(my_patchify)
+
+# %% nbgrader={"grade": true, "grade_id": "patchify_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.patchify_function, my_patchify)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Projecting the tokens

@@ -107,14 +107,20 @@ assert len(starts_down) * len(starts_across) == unfolded.shape[-1] == tokens.cou
 # **Exercise 1 (predict).** T2T-ViT's first soft split uses $k = 7$, $s = 4$, $p = 2$. How many tokens does it
 # make from the picture? Give the pair `(rows, cols)`. (The play section near the end prints it; predict first.)
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "soft_split_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_grid = None  # replace None with (rows, cols)
 ### BEGIN SOLUTION
 answer_grid = ((60 + 2 * 2 - 7) // 4 + 1, (100 + 2 * 2 - 7) // 4 + 1)
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "soft_split_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.soft_split_count(answer_grid)
+
+# %% nbgrader={"grade": true, "grade_id": "soft_split_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.soft_split_count, answer_grid)
+### END HIDDEN TESTS
 
 
 # %% [markdown]
@@ -125,7 +131,7 @@ check.soft_split_count(answer_grid)
 # square and not, with and without padding and overlap, and names the usual slips.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "count_tokens_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_count_tokens(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, int]:
     ### BEGIN SOLUTION
     stride = k - overlap  # neighbouring windows share `overlap` pixels
@@ -135,8 +141,14 @@ def my_count_tokens(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, 
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "count_tokens_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.count_tokens_function(my_count_tokens)
+
+# %% nbgrader={"grade": true, "grade_id": "count_tokens_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.count_tokens_function, my_count_tokens)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The paper writes the same count as $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ with its $s$, the overlap
@@ -315,7 +327,7 @@ print(torch.arange(10).unfold(0, 4, 3))  # windows of 4 along axis 0, starting e
 # with and without padding) and names the usual slips.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "soft_split_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_soft_split(images: torch.Tensor, k: int, s: int, p: int) -> torch.Tensor:
     ### BEGIN SOLUTION
     x = F.pad(images, (p, p, p, p))  # (B, C, H + 2p, W + 2p)
@@ -326,8 +338,14 @@ def my_soft_split(images: torch.Tensor, k: int, s: int, p: int) -> torch.Tensor:
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "soft_split_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.soft_split_function(my_soft_split)
+
+# %% nbgrader={"grade": true, "grade_id": "soft_split_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.soft_split_function, my_soft_split)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Rebuilding a picture from tokens
@@ -385,7 +403,7 @@ for side, kk in ((60, 20), (100, 20), (62, 7), (58, 20)):
 # `vitcourse.tokens.rebuild_image` on four shapes and names the usual slips.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "rebuild_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
     ### BEGIN SOLUTION
     b, n, c = toks.shape
@@ -393,8 +411,14 @@ def my_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "rebuild_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.rebuild_function(my_rebuild)
+
+# %% nbgrader={"grade": true, "grade_id": "rebuild_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.rebuild_function, my_rebuild)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds pixel

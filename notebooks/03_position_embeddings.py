@@ -94,15 +94,21 @@ plt.show()
 # (`weights` is an (N, N) tensor with queries as rows and keys as columns, `perm` a tensor of N indices.)
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "permuted_weights_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def predict_weights(weights: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
     return weights[perm][:, perm]  # (N, N): rows (queries) and columns (keys) both move
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "permuted_weights_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.permuted_weights_function(predict_weights)
+
+# %% nbgrader={"grade": true, "grade_id": "permuted_weights_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.permuted_weights_function, predict_weights)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Why attention does not see order
@@ -272,14 +278,20 @@ assert blind_same and not seeing_same
 # **Exercise 2 (predict, then run).** Before the table is built below, compute $PE_{3, 5}$ for $d = 400$ with
 # `math`, by the formula.
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "sinusoidal_entry-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_entry = None  # replace None with your number
 ### BEGIN SOLUTION
 answer_entry = math.cos(3 / 10000 ** (2 * (5 // 2) / 400))
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "sinusoidal_entry-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.sinusoidal_entry(answer_entry)
+
+# %% nbgrader={"grade": true, "grade_id": "sinusoidal_entry-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.sinusoidal_entry, answer_entry)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Now the whole table by hand, one entry at a time:
@@ -537,7 +549,7 @@ plt.show()
 # $j$ swapped, positions counted from 1, a wrong base.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "sinusoidal_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_table(n: int, d: int) -> torch.Tensor:
     ### BEGIN SOLUTION
     i = torch.arange(n, dtype=torch.float64)[:, None]  # (n, 1)
@@ -547,8 +559,14 @@ def my_table(n: int, d: int) -> torch.Tensor:
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "sinusoidal_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.sinusoidal_function(my_table)
+
+# %% nbgrader={"grade": true, "grade_id": "sinusoidal_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.sinusoidal_function, my_table)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # **Exercise 4 (transfer).** ViT-L/16 ($D$ = 1024, 24 blocks) is fine-tuned on 384 × 384 images (the ViT paper
@@ -557,14 +575,20 @@ check.sinusoidal_function(my_table)
 # T2T-ViT, adds no *trainable* numbers: T2T-ViT's code stores it as a parameter with `requires_grad=False`, so
 # `model.parameters()` still counts it, but the optimiser never changes it.)
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "learned_embedding_size-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_learned = None  # replace None with a number
 ### BEGIN SOLUTION
 answer_learned = ((384 // 16) ** 2 + 1) * 1024
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "learned_embedding_size-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.learned_embedding_size(answer_learned)
+
+# %% nbgrader={"grade": true, "grade_id": "learned_embedding_size-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.learned_embedding_size, answer_learned)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Summary

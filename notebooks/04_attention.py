@@ -202,7 +202,7 @@ print(
 # the value 0 there.)
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "entropy_prediction-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def attention_entropy(q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.Tensor:
     ### BEGIN SOLUTION
     p = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (..., N, N), each row over the keys
@@ -216,9 +216,21 @@ prediction = "scaled"
 ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "entropy_prediction-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.entropy_prediction(prediction)
 check.attention_entropy_function(attention_entropy)
+
+# %% nbgrader={"grade": true, "grade_id": "entropy_prediction-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.entropy_prediction, prediction)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "attention_entropy_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_entropy_function, attention_entropy)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The answer, computed directly here (so that nothing below depends on your function):
@@ -290,14 +302,20 @@ plt.show()
 # the prediction token, with $D$ = 768 and 12 heads. What is the shape of $QK^\top$ in one of its attention
 # layers? (Ours, with 4 heads, is printed below the exercise.)
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "scores_shape-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_shape = None  # replace None with a tuple
 ### BEGIN SOLUTION
 answer_shape = (8, 12, 197, 197)
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "scores_shape-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.scores_shape(answer_shape)
+
+# %% nbgrader={"grade": true, "grade_id": "scores_shape-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.scores_shape, answer_shape)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # **Exercise 3 (coding, before the next cell shows it).** Write `merge_heads(o)`, which glues per-head outputs
@@ -305,7 +323,7 @@ check.scores_shape(answer_shape)
 # above is the reverse operation). The check names the two usual ways of getting the order wrong.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "merge_heads_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def merge_heads(o: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
     b, h, n, d = o.shape
@@ -313,8 +331,14 @@ def merge_heads(o: torch.Tensor) -> torch.Tensor:
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "merge_heads_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.merge_heads_function(merge_heads)
+
+# %% nbgrader={"grade": true, "grade_id": "merge_heads_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.merge_heads_function, merge_heads)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
@@ -443,7 +467,7 @@ assert all(checks.values())
 # a missing or wrong scale, the result in the other layout).
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def attention_tokens_first(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
     scores = torch.einsum("bnhd,bmhd->bhnm", q, k) / math.sqrt(q.shape[-1])  # (B, heads, N, N)
@@ -451,8 +475,14 @@ def attention_tokens_first(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) ->
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "attention_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.attention_function(attention_tokens_first)
+
+# %% nbgrader={"grade": true, "grade_id": "attention_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_function, attention_tokens_first)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Attention on the picture
@@ -533,14 +563,20 @@ plt.show()
 # qkv_bias=False)`. Its qkv maps each token of length 49 to q, k and v of 64 channels each; its `proj` maps
 # 64 channels to 64, with a bias. How many parameters does this layer have?
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_parameter_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_parameters = None  # replace None with a number
 ### BEGIN SOLUTION
 answer_parameters = 49 * 3 * 64 + (64 * 64 + 64)
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "attention_parameter_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.attention_parameter_count(answer_parameters)
+
+# %% nbgrader={"grade": true, "grade_id": "attention_parameter_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_parameter_count, answer_parameters)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The answer, counted on the layer itself:

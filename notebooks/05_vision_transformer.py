@@ -111,15 +111,21 @@ plt.show()
 # over the items.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "prepend_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_prepend(tokens: torch.Tensor, cls_token: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
     return torch.cat([cls_token.expand(tokens.shape[0], -1, -1), tokens], dim=1)  # (B, N + 1, D)
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "prepend_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.prepend_function(my_prepend)
+
+# %% nbgrader={"grade": true, "grade_id": "prepend_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.prepend_function, my_prepend)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The walk-through uses the sizes of the article series: a batch of 13 items, each 175 tokens of length 768.
@@ -308,7 +314,7 @@ plt.show()
 # through ViT's own pre-norm block with shapes.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "post_norm_block_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_post_norm_block(block: EncoderBlock, x: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
     x = block.norm1(x + block.attn(x))  # (B, N, D): attention, residual, then the norm
@@ -316,8 +322,14 @@ def my_post_norm_block(block: EncoderBlock, x: torch.Tensor) -> torch.Tensor:
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "post_norm_block_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.post_norm_block_function(my_post_norm_block)
+
+# %% nbgrader={"grade": true, "grade_id": "post_norm_block_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.post_norm_block_function, my_post_norm_block)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ViT's pre-norm block step by step, equations (2) and (3), on two items of the walk-through batch (two are
@@ -381,15 +393,21 @@ print(f"-> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (10
 # instead of token 0.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "mean_pool_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_mean_pool(features: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
     return features[:, 1:].mean(dim=1)  # (B, D): the patch tokens only, averaged over the tokens
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "mean_pool_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.mean_pool_function(my_mean_pool)
+
+# %% nbgrader={"grade": true, "grade_id": "mean_pool_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.mean_pool_function, my_mean_pool)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## 5. The whole ViT on the picture
@@ -427,14 +445,20 @@ assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 # enter ViT-B/16's first encoder block when it is fine-tuned on 384 × 384 images (16 × 16 patches)? That is
 # also the number of rows its position embedding then needs (section 7).
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "vit_token_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_tokens = None  # replace None with a number
 ### BEGIN SOLUTION
 answer_tokens = (384 // 16) ** 2 + 1
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "vit_token_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.vit_token_count(answer_tokens)
+
+# %% nbgrader={"grade": true, "grade_id": "vit_token_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.vit_token_count, answer_tokens)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## 6. What a block costs
@@ -463,15 +487,21 @@ check.vit_token_count(answer_tokens)
 # T2T-ViT paper's comparison table, cited below, uses the name "ViT-S/16" for a different, larger model with
 # D = 768 and 8 blocks. We mean DeiT-S.)
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "block_macs-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_macs = None  # replace None with a number
 ### BEGIN SOLUTION
 n, d = 196 + 1, 384
 answer_macs = 12 * n * d**2 + 2 * n**2 * d
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "block_macs-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.block_macs(answer_macs)
+
+# %% nbgrader={"grade": true, "grade_id": "block_macs-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.block_macs, answer_macs)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Now the formula against `count_macs`, block by block, on a real forward pass of the picture model:
@@ -554,15 +584,21 @@ print(f"the N²D terms are {share:.1%} of a block here: N = {n_b} is far below 6
 # **Exercise 6.** How many parameters does one ViT-Base encoder block have (D = 768, MLP 3072, qkv with bias)?
 # Work it out from the layer sizes: two layer norms, qkv, proj, fc1, fc2. Do not count them with code.
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "block_parameter_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_block = None  # replace None with a number
 ### BEGIN SOLUTION
 d = 768
 answer_block = 2 * (2 * d) + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d)
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "block_parameter_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.block_parameter_count(answer_block)
+
+# %% nbgrader={"grade": true, "grade_id": "block_parameter_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.block_parameter_count, answer_block)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The paper's three sizes, built at 224 × 224 with 1000 classes. Building them *on the meta device* creates

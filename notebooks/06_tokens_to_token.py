@@ -229,14 +229,20 @@ assert same and out.shape == (batch, n_tokens, chan)
 # the qkv layer of its *first* token transformer hold? Work it out before running the cell after the check,
 # which reads the number off the model.
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_qkv_weight_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_qkv_rgb = None  # replace None with a number
 ### BEGIN SOLUTION
 answer_qkv_rgb = (3 * 7 * 7) * 64 * 3  # tokens of length C x k x k = 147, to 3 x 64, no bias
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "t2t_qkv_weight_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.t2t_qkv_weight_count(answer_qkv_rgb)
+
+# %% nbgrader={"grade": true, "grade_id": "t2t_qkv_weight_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.t2t_qkv_weight_count, answer_qkv_rgb)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The next cell reads the one-channel counts off the walk-through's block and the RGB count off the full model.
@@ -389,7 +395,7 @@ print(" -> ".join(map(str, counts)) + " tokens; the module's own forward gives t
 # **Exercise 2 (predict, then run).** How many tokens does the T2T module make from the 60 × 100 picture? The
 # next section builds the module on the picture and prints the answer, so predict first.
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_picture_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_picture_tokens = None  # replace None with a number
 ### BEGIN SOLUTION
 rows, cols = 60, 100
@@ -398,8 +404,14 @@ for k, s, p in T2T_STAGES:
 answer_picture_tokens = rows * cols
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "t2t_picture_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.t2t_picture_tokens(answer_picture_tokens)
+
+# %% nbgrader={"grade": true, "grade_id": "t2t_picture_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.t2t_picture_tokens, answer_picture_tokens)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## 5. The same module on the picture
@@ -430,7 +442,7 @@ plt.show()
 # names the usual slips.
 
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_smallest_side_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_smallest_side(target: int, stages: list[tuple[int, int, int]]) -> int:
     ### BEGIN SOLUTION
     side = target
@@ -440,8 +452,14 @@ def my_smallest_side(target: int, stages: list[tuple[int, int, int]]) -> int:
     ### END SOLUTION
 
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "t2t_smallest_side_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.t2t_smallest_side_function(my_smallest_side)
+
+# %% nbgrader={"grade": true, "grade_id": "t2t_smallest_side_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.t2t_smallest_side_function, my_smallest_side)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Every side from the smallest one up to one less than the smallest side giving 15 gives the same 14 × 14 grid:

@@ -161,7 +161,7 @@ print(train.build_model(defaults))
 # **Exercise 1 (predict, then run).** Using the printout above, how many parameter *tensors* of this model go
 # into the group without weight decay?
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "no_decay_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_no_decay = None  # replace None with a number
 ### BEGIN SOLUTION
 # cls_token, pos_embed, patch_embed bias; per block: norm1 (2), qkv bias, proj bias, norm2 (2), fc1 bias,
@@ -169,8 +169,14 @@ answer_no_decay = None  # replace None with a number
 answer_no_decay = 2 + 1 + 2 * 8 + 2 + 1
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "no_decay_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.no_decay_count(answer_no_decay)
+
+# %% nbgrader={"grade": true, "grade_id": "no_decay_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.no_decay_count, answer_no_decay)
+### END HIDDEN TESTS
 
 # %%
 model = train.build_model(defaults).to(device)  # weights drawn from defaults.seed
@@ -255,28 +261,40 @@ assert same and same_schedule
 # **Exercise 2 (predict, then run).** Read the schedule from its formula: what learning rate does step 100
 # (counting from 0) of these runs use?
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "lr_at_step-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_lr = None  # replace None with a number
 ### BEGIN SOLUTION
 answer_lr = 1e-3 * 0.5 * (1 + math.cos(math.pi * (100 - 15) / (200 - 15)))
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "lr_at_step-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.lr_at_step(answer_lr)
+
+# %% nbgrader={"grade": true, "grade_id": "lr_at_step-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.lr_at_step, answer_lr)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # **Exercise 3 (predict, then run).** The held-out set holds 128 scenes, each intact and scrambled. What
 # held-out accuracy will the ViT *without* a position embedding reach after its 200 steps? Give a fraction
 # between 0 and 1, and be ready to say why (notebook 03 showed what attention does to a reordering of its tokens).
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "no_position_accuracy-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_accuracy = None  # replace None with a number
 ### BEGIN SOLUTION
 answer_accuracy = 0.5  # the same output for both images of a pair: exactly one of the two is right
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "no_position_accuracy-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.no_position_accuracy(answer_accuracy)
+
+# %% nbgrader={"grade": true, "grade_id": "no_position_accuracy-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.no_position_accuracy, answer_accuracy)
+### END HIDDEN TESTS
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -356,14 +374,20 @@ plt.show()
 #
 # Think about what the patch embedding of a 20 × 20 patch receives.
 
-# %% jupyter={"source_hidden": true} tags=["solution"]
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "seam_blocks_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_seams = None  # replace None with "a", "b", "c" or "d"
 ### BEGIN SOLUTION
 answer_seams = "b"
 ### END SOLUTION
 
-# %%
+# %% nbgrader={"grade": false, "grade_id": "seam_blocks_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.seam_blocks_choice(answer_seams)
+
+# %% nbgrader={"grade": true, "grade_id": "seam_blocks_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.seam_blocks_choice, answer_seams)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The figure shows the course picture with the ViT's 20 × 20 patch grid, intact and scrambled both ways. With

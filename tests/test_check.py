@@ -149,7 +149,7 @@ def test_verdict_shows_nothing_in_a_notebook() -> None:
 
 
 def test_every_public_checker_is_fuzzed() -> None:
-    public = {getattr(check, name) for name in check.__all__ if name != "Verdict"}
+    public = {getattr(check, name) for name in check.__all__ if name not in ("Verdict", "require")}
     assert public == set(ALL_CHECKS)
 
 
@@ -172,3 +172,37 @@ def test_a_learner_sys_exit_does_not_escape(capsys: pytest.CaptureFixture[str]) 
 
     assert not check.patchify_function(lambda x, p: sys.exit(1))
     assert "SystemExit" in capsys.readouterr().out
+
+
+def test_require_is_silent_on_a_right_answer_and_fails_with_the_hint(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert check.require(check.patch_count, 60) is None
+    assert capsys.readouterr().out == ""  # the check cell above the grading cell already printed the verdict
+    with pytest.raises(AssertionError, match="only the number of patch rows"):
+        check.require(check.patch_count, 6)
+    with pytest.raises(AssertionError, match="still None"):
+        check.require(check.patch_count, None)
+    with pytest.raises(AssertionError, match="not written yet"):
+        check.require(check.patchify_function, _not_written)
+    assert capsys.readouterr().out == ""
+
+
+def _not_written(images: torch.Tensor, p: int) -> torch.Tensor:
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize(
+    ("checker", "answer", "phrase"), MISTAKES, ids=[f"{m[0].__name__}-{i}" for i, m in enumerate(MISTAKES)]
+)
+def test_require_fails_on_every_typical_mistake(checker, answer, phrase) -> None:
+    with pytest.raises(AssertionError) as raised:
+        check.require(checker, answer)
+    assert phrase in str(raised.value)
+
+
+def test_require_refuses_what_is_not_a_checker() -> None:
+    with pytest.raises(TypeError, match="checker must be a function of vitcourse.check"):
+        check.require("patch_count", 60)
+    with pytest.raises(TypeError, match="checker must return a Verdict"):
+        check.require(lambda answer: answer == 60, 60)

@@ -69,8 +69,9 @@ def test_student_copies_hold_no_solution_and_no_output(student_dir: Path) -> Non
             if s_cell.cell_type == "code":
                 assert s_cell.outputs == [] and s_cell.execution_count is None
                 assert "source_hidden" not in s_cell.metadata.get("jupyter", {})
-            if not classroom.has_solution(o_cell.source):
+            if not (classroom.has_solution(o_cell.source) or classroom.has_hidden_tests(o_cell.source)):
                 assert s_cell.source == o_cell.source  # everything else is kept
+            assert not classroom.has_hidden_tests(s_cell.source) and "check.require" not in s_cell.source
             for line in _solution_body(o_cell.source):
                 assert line not in s_cell.source.splitlines(), (full.name, line)
 
@@ -169,3 +170,76 @@ def test_student_copy_runs_and_only_exercises_fail(executed_dir: Path, name: str
         if re.search(r"^check\.\w+\(", cell.source, re.M):  # a check cell: with no answer yet it must say ✗
             printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
             assert printed.startswith("✗"), f"{name} cell {index}: the checker printed {printed!r}"
+
+
+# What nbgrader's generate_assignment refuses or mis-grades, checked without running it (tests/test_nbgrader.py
+# runs it): every exercise is an answer cell, a read-only check cell, and one grading cell per check call.
+_NBGRADER_MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+
+
+@pytest.mark.parametrize("path", WITH_EXERCISES, ids=lambda p: p.stem)
+def test_every_exercise_carries_nbgrader_metadata(path: Path) -> None:
+    cells = nbformat.read(path, 4).cells
+    grade_ids = [c.metadata["nbgrader"]["grade_id"] for c in cells if "nbgrader" in c.metadata]
+    assert len(grade_ids) == len(set(grade_ids)), f"{path.name}: grade ids repeat"
+    for index, cell in enumerate(cells):
+        meta = cell.metadata.get("nbgrader")
+        where = f"{path.name} cell {index}"
+        if meta is not None:
+            assert meta["schema_version"] == 3 and set(meta) >= {"grade", "solution", "locked", "task"}, where
+        if classroom.has_solution(cell.source):
+            assert meta is not None and meta["solution"] and not meta["grade"], (
+                f"{where}: not a solution cell"
+            )
+            check_cell = cells[index + 1]  # the check cell follows its answer cell, read-only
+            calls = re.findall(r"^check\.(\w+)\((.*)\)$", check_cell.source, re.M)
+            assert calls and len(calls) == len(check_cell.source.splitlines()), (
+                f"{where}: no check cell after it"
+            )
+            assert check_cell.metadata.get("nbgrader", {}).get("locked") is True, (
+                f"{where}: check not read-only"
+            )
+            for offset, (name, args) in enumerate(calls, start=2):  # then one grading cell per check call
+                grading = cells[index + offset]
+                g_meta = grading.metadata.get("nbgrader", {})
+                assert g_meta.get("grade") and g_meta.get("locked"), f"{where}: no grading cell for {name}"
+                assert g_meta["points"] == (2 if name.endswith("_function") else 1), f"{where}: {name}"
+                assert g_meta["grade_id"] == f"{name}-test"
+                hidden = "\n".join(
+                    [classroom.BEGIN_HIDDEN, f"check.require(check.{name}, {args})", classroom.END_HIDDEN]
+                )
+                assert hidden in grading.source, f"{where}: the grading cell for {name} does not require it"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_nbgrader_markers_only_in_exercise_and_grading_cells(path: Path) -> None:
+    for index, cell in enumerate(nbformat.read(path, 4).cells):
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") or meta.get("grade"):
+            continue
+        for marker in _NBGRADER_MARKERS:  # nbgrader finds its markers anywhere in a line, in markdown too
+            assert marker not in cell.source, f"{path.name} cell {index}: {marker!r} outside an exercise cell"
+
+
+def test_strip_removes_hidden_tests_and_their_markers() -> None:
+    source = (
+        f"# grading\n{classroom.BEGIN_HIDDEN}\ncheck.require(check.patch_count, x)\n{classroom.END_HIDDEN}"
+    )
+    assert classroom.has_hidden_tests(source) and not classroom.has_solution(source)
+    assert classroom.strip_solutions(source) == "# grading"
+    with pytest.raises(ValueError, match="END SOLUTION without a ### BEGIN SOLUTION"):
+        classroom.strip_solutions(f"{classroom.BEGIN_HIDDEN}\nx = 1\n{classroom.END}")
+
+
+def test_nbgrader_course_layout(tmp_path: Path) -> None:
+    path = WITH_EXERCISES[0]
+    assert classroom.main(["--nbgrader-course", str(tmp_path), str(path)]) == 0
+    source = nbformat.read(tmp_path / "source" / path.stem / path.name, 4)
+    answers = [c for c in source.cells if classroom.has_solution(c.source)]
+    assert answers and all("source_hidden" not in c.metadata.get("jupyter", {}) for c in answers)
+    config = (tmp_path / "nbgrader_config.py").read_text()
+    compile(config, "nbgrader_config.py", "exec")
+    assert repr(classroom.CODE_STUB) in config and "c.Execute.timeout = 600" in config
+    (tmp_path / "nbgrader_config.py").write_text("# the teacher's own settings\n")
+    assert classroom.main(["--nbgrader-course", str(tmp_path), str(path)]) == 0
+    assert (tmp_path / "nbgrader_config.py").read_text() == "# the teacher's own settings\n"

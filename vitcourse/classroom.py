@@ -1,21 +1,47 @@
-"""Student copies of the course: solutions out, outputs cleared, everything else kept.
+"""Student copies of the course, two ways: ``make student`` (this module, no database) or nbgrader.
 
-Solutions sit between nbgrader's markers in code cells::
+Every exercise is three cells, each carrying nbgrader's cell metadata (``schema_version`` 3):
 
-    answer = None  # replace None with your answer
-    ### BEGIN SOLUTION
-    answer = 60
-    ### END SOLUTION
+1. the **answer cell** (``solution``, grade id ``<checker>-answer``): the solution sits between nbgrader's
+   markers, after a placeholder that stays in the student copy::
 
-:func:`strip_solutions` replaces each marked block (markers included) by a stub at the same indentation that
-raises ``NotImplementedError`` with a friendly sentence. Lines outside the markers stay, so a placeholder such
-as ``answer = None`` still runs and the check cell after it prints a hint instead of failing. Because the markers
-are nbgrader's, a teacher who uses nbgrader can import the full notebooks as they are.
+       answer = None  # replace None with your answer
+       ### BEGIN SOLUTION
+       answer = 60
+       ### END SOLUTION
 
-Command line (``make student`` runs it)::
+2. the **check cell** (read-only, ``<checker>-check``): ``check.patch_count(answer)`` prints ✓ or a hint and
+   never raises, so a learner can check as often as they like;
+3. a **grading cell** per checker (autograder test, ``<checker>-test``, 1 point for a number or shape, 2 for a
+   function): between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` it calls
+   ``check.require(check.patch_count, answer)``, which runs the same checker silently and raises
+   ``AssertionError`` with its hint unless the answer is right.
+
+Why a separate, hidden grading cell rather than asserting in the check cell: the check cell stays the friendly
+one learners run (a wrong answer prints a hint, never a traceback), and student copies keep only the grading
+cell's comment line, so nothing in them raises except the unanswered exercises themselves. Autograding puts
+the hidden lines back: a wrong or missing answer then fails the grading cell and scores 0 for it, with the
+checker's hint as the error message in the feedback. In the full notebooks the grading cells run too and print
+nothing (strict nbval checks that every solution passes); a learner who edits a solution there and gets it
+wrong sees the hint in the check cell and the same hint as an ``AssertionError`` in the grading cell.
+
+**Student copies without nbgrader** (``make student``): :func:`strip_solutions` replaces each solution block
+(markers included) by :data:`CODE_STUB` at the same indentation and removes each hidden-test block;
+:func:`student_notebook` also clears every output and un-collapses the answer cells. Lines outside the markers
+stay, so a placeholder such as ``answer = None`` still runs and the check cell after it prints a hint.
+
+**With nbgrader**: ``--nbgrader-course DIR`` lays out a course directory (``DIR/nbgrader_config.py`` and
+``DIR/source/NN_name/NN_name.ipynb``, one assignment per notebook, answer cells un-collapsed) whose config
+uses the same stub, so ``nbgrader generate_assignment`` writes student notebooks with the same cells and sources
+as ``make student`` (nbgrader adds its own bookkeeping metadata: checksums, locks). ``make student`` stays the
+light route: no nbgrader, no database, no course directory, a few seconds; ``tests/test_nbgrader.py`` runs
+nbgrader end to end and checks that the two routes agree. TEACHING.md walks through both.
+
+Command line (``make student`` runs the first)::
 
     python -m vitcourse.classroom                  # notebooks/*.ipynb -> student/
     python -m vitcourse.classroom --out handout notebooks/02_soft_split.ipynb
+    python -m vitcourse.classroom --nbgrader-course course    # an nbgrader course directory
 """
 
 from __future__ import annotations
@@ -32,61 +58,97 @@ from ._validate import instance_of
 __all__ = [
     "BEGIN",
     "END",
+    "BEGIN_HIDDEN",
+    "END_HIDDEN",
     "STUB_MESSAGE",
+    "CODE_STUB",
+    "NBGRADER_CONFIG",
     "has_solution",
+    "has_hidden_tests",
     "strip_solutions",
     "student_notebook",
     "build",
+    "nbgrader_course",
     "main",
 ]
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
+BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
+END_HIDDEN = "### END HIDDEN TESTS"
 STUB_MESSAGE = "This exercise is yours: replace this line with your answer, then run the check below."
-_MARKER = re.compile(r"^(?P<indent>[ \t]*)### (?P<kind>BEGIN|END) SOLUTION[ \t]*$")
+CODE_STUB = f"# YOUR CODE HERE\nraise NotImplementedError({STUB_MESSAGE!r})"
+_MARKER = re.compile(r"^(?P<indent>[ \t]*)### (?P<kind>BEGIN|END) (?P<what>SOLUTION|HIDDEN TESTS)[ \t]*$")
+
+# Written into an nbgrader course directory by nbgrader_course(); `{stub}` is CODE_STUB.
+NBGRADER_CONFIG = """\
+# nbgrader settings for the vitcourse notebooks (python -m vitcourse.classroom --nbgrader-course writes this).
+c = get_config()  # noqa: F821  (nbgrader provides get_config)
+
+# The course's name on the hub's exchange; change it if your hub already has a course of that name.
+c.CourseDirectory.course_id = "vitcourse"
+
+# The stub `make student` writes, so both routes give students the same notebooks.
+c.ClearSolutions.code_stub = {{"python": {stub!r}}}
+
+# Autograding runs every notebook top to bottom. Each cell may take up to 10 minutes: notebook 07's training
+# cells take well under a minute on two free cores, but a server grading many submissions is seldom free.
+# A kernel gets 2 minutes to start.
+c.Execute.timeout = 600
+c.Execute.startup_timeout = 120
+"""
 
 
 def has_solution(source: str) -> bool:
     """Whether a cell's source holds a solution block."""
     instance_of("source", source, str, "a cell's source (a str)")
-    return any(_MARKER.match(line) for line in source.splitlines())
+    return any((m := _MARKER.match(line)) and m["what"] == "SOLUTION" for line in source.splitlines())
+
+
+def has_hidden_tests(source: str) -> bool:
+    """Whether a cell's source holds a hidden-test block (a grading cell's test)."""
+    instance_of("source", source, str, "a cell's source (a str)")
+    return any((m := _MARKER.match(line)) and m["what"] == "HIDDEN TESTS" for line in source.splitlines())
 
 
 def strip_solutions(source: str, where: str = "cell") -> str:
-    """Replace every solution block in ``source`` by a stub that raises ``NotImplementedError``.
+    """Replace every solution block in ``source`` by a stub that raises ``NotImplementedError``, and remove
+    every hidden-test block, markers included (what nbgrader's generate_assignment does).
 
     Args:
         source: a code cell's source.
         where: names the cell in error messages (e.g. ``"01_patch_tokenization.ipynb, cell 23"``).
 
     Raises:
-        ValueError: a BEGIN without its END, an END without a BEGIN, or nested blocks.
+        ValueError: a BEGIN without its END, an END without its BEGIN, or nested blocks.
     """
     instance_of("source", source, str, "a cell's source (a str)")
     out: list[str] = []
-    inside = False
+    inside: str | None = None  # "SOLUTION" or "HIDDEN TESTS" while in a block
     for number, line in enumerate(source.splitlines(), start=1):
         match = _MARKER.match(line)
         if match and match["kind"] == "BEGIN":
             if inside:
-                raise ValueError(f"{where}, line {number}: {BEGIN} inside another solution block")
-            inside = True
-            indent = match["indent"]
-            out.append(f"{indent}# YOUR CODE HERE")
-            out.append(f"{indent}raise NotImplementedError({STUB_MESSAGE!r})")
+                raise ValueError(f"{where}, line {number}: ### BEGIN {match['what']} inside another block")
+            inside = match["what"]
+            if inside == "SOLUTION":
+                out.extend(f"{match['indent']}{stub}" for stub in CODE_STUB.splitlines())
         elif match:
-            if not inside:
-                raise ValueError(f"{where}, line {number}: {END} without a {BEGIN}")
-            inside = False
+            if inside != match["what"]:
+                raise ValueError(
+                    f"{where}, line {number}: ### END {match['what']} without a ### BEGIN {match['what']}"
+                )
+            inside = None
         elif not inside:
             out.append(line)
     if inside:
-        raise ValueError(f"{where}: {BEGIN} without its {END}")
+        raise ValueError(f"{where}: ### BEGIN {inside} without its ### END {inside}")
     return "\n".join(out)
 
 
 def student_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
-    """A student copy of ``nb``: solutions stubbed, every output and execution count cleared.
+    """A student copy of ``nb``: solutions stubbed, hidden tests removed, every output and execution count
+    cleared.
 
     Exercise cells are un-collapsed (their ``jupyter.source_hidden`` flag is dropped) so students see the stub.
     """
@@ -97,12 +159,17 @@ def student_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbfor
         cell.outputs = []
         cell.execution_count = None
         if has_solution(cell.source):
+            _uncollapse(cell)
+        if has_solution(cell.source) or has_hidden_tests(cell.source):
             cell.source = strip_solutions(cell.source, f"{name}, cell {index}")
-            jupyter = cell.metadata.get("jupyter", {})
-            jupyter.pop("source_hidden", None)
-            if not jupyter:
-                cell.metadata.pop("jupyter", None)
     return student
+
+
+def _uncollapse(cell: nbformat.NotebookNode) -> None:
+    jupyter = cell.metadata.get("jupyter", {})
+    jupyter.pop("source_hidden", None)
+    if not jupyter:
+        cell.metadata.pop("jupyter", None)
 
 
 def build(notebooks: list[Path], out_dir: Path) -> list[Path]:
@@ -117,17 +184,48 @@ def build(notebooks: list[Path], out_dir: Path) -> list[Path]:
     return written
 
 
+def nbgrader_course(notebooks: list[Path], course_dir: Path) -> list[Path]:
+    """Lay out an nbgrader course directory: one assignment per notebook, named after it.
+
+    Writes ``course_dir/source/NN_name/NN_name.ipynb`` for each notebook (the full notebook, outputs kept,
+    answer cells un-collapsed so the released stubs are in view) and ``course_dir/nbgrader_config.py``
+    (:data:`NBGRADER_CONFIG`) unless one is there already, so a teacher's own settings survive a re-run.
+    Returns the written notebooks.
+    """
+    (course_dir / "source").mkdir(parents=True, exist_ok=True)
+    config = course_dir / "nbgrader_config.py"
+    if not config.exists():
+        config.write_text(NBGRADER_CONFIG.format(stub=CODE_STUB))
+    written = []
+    for path in notebooks:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code" and has_solution(cell.source):
+                _uncollapse(cell)
+        target = course_dir / "source" / path.stem / path.name
+        target.parent.mkdir(exist_ok=True)
+        nbformat.write(nb, target)
+        written.append(target)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     root = Path(__file__).resolve().parent.parent
     parser = argparse.ArgumentParser(
         prog="python -m vitcourse.classroom",
-        description="Build student copies of the notebooks (solutions removed).",
+        description="Build student copies of the notebooks (solutions removed), or an nbgrader course directory.",
     )
     parser.add_argument(
         "notebooks", nargs="*", type=Path, help="notebooks to copy (default: notebooks/*.ipynb)"
     )
-    parser.add_argument(
-        "--out", type=Path, default=root / "student", help="output folder (default: student/)"
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, default=root / "student", help="output folder (default: student/)")
+    where.add_argument(
+        "--nbgrader-course",
+        type=Path,
+        metavar="DIR",
+        help="instead of student copies, lay out an nbgrader course directory in DIR "
+        "(nbgrader_config.py and source/NN_name/NN_name.ipynb, one assignment per notebook)",
     )
     args = parser.parse_args(argv)
     notebooks = args.notebooks or sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -141,6 +239,14 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             print(f"no such notebook: {path}", file=sys.stderr)
             return 2
+    if args.nbgrader_course is not None:
+        for target in nbgrader_course(notebooks, args.nbgrader_course):
+            print(f"wrote {target.relative_to(args.nbgrader_course)}")
+        print(
+            f"{len(notebooks)} assignments in {args.nbgrader_course}/source/; next, in that folder: "
+            "nbgrader generate_assignment NN_name"
+        )
+        return 0
     for target in build(notebooks, args.out):
         print(f"wrote {target.name}")
     print(f"{len(notebooks)} student notebooks in {args.out.name}/")

@@ -9,16 +9,17 @@ Layout: ``_core`` holds the machinery; ``nb01`` ... ``nb07`` hold each notebook'
 
     from vitcourse import check
     check.patch_count(answer)
+    check.require(check.patch_count, answer)  # an autograder test: AssertionError unless right
 """
 
 from __future__ import annotations
 
 from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07
-from ._core import Verdict
+from ._core import Verdict, require
 
 # Every notebook module lists its checkers in its own __all__; they are gathered here so that a notebook needs
 # only `from vitcourse import check` and `check.patch_count(...)`.
 _NOTEBOOKS = (nb01, nb02, nb03, nb04, nb05, nb06, nb07)
 globals().update({name: getattr(module, name) for module in _NOTEBOOKS for name in module.__all__})
 
-__all__ = ["Verdict", *(name for module in _NOTEBOOKS for name in module.__all__)]
+__all__ = ["Verdict", "require", *(name for module in _NOTEBOOKS for name in module.__all__)]

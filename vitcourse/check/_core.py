@@ -8,7 +8,9 @@ known-wrong variants to recognise.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ __all__ = [
     "Mistake",
     "say",
     "never_raises",
+    "require",
     "describe",
     "int_answer",
     "float_answer",
@@ -76,6 +79,30 @@ def never_raises(func: Callable[..., Verdict]) -> Callable[..., Verdict]:
             return say(False, f"the check could not use your answer ({type(err).__name__}: {err}).")
 
     return wrapper
+
+
+def require(checker: Callable[..., Verdict], *answers: object) -> None:
+    """An autograder test: run ``checker(*answers)`` without printing and raise ``AssertionError`` with its
+    hint unless the answer passes.
+
+    The notebooks' grading cells call it between nbgrader's hidden-test markers, so a wrong answer fails the
+    graded cell (and scores 0) while the friendly check cell above it still only prints ✓ or ✗. It prints
+    nothing when the answer is right.
+
+    Raises:
+        TypeError: ``checker`` is not one of the course's checkers (a callable that returns a ``Verdict``).
+        AssertionError: the checker's verdict is ✗; the message is the checker's hint.
+    """
+    if not callable(checker):
+        raise TypeError(f"checker must be a function of vitcourse.check, got {describe(checker)}.")
+    with contextlib.redirect_stdout(io.StringIO()):
+        verdict = checker(*answers)
+    if not isinstance(verdict, Verdict):
+        raise TypeError(
+            f"checker must return a Verdict (use a function of vitcourse.check), got {describe(verdict)}."
+        )
+    if not verdict.ok:
+        raise AssertionError(verdict.message)
 
 
 def describe(x: object) -> str:
