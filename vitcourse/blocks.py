@@ -76,8 +76,9 @@ class EncoderBlock(nn.Module):
         hidden = _hidden_width(dim, mlp_ratio)
         eps = _norm_eps(eps)
         flag("qkv_bias", qkv_bias)
+        positive_int("num_heads", num_heads)
+        self.norm1 = nn.LayerNorm(dim, eps=eps)  # registered in timm's order: norm1, attn, norm2, mlp
         self.attn = Attention(dim, dim, num_heads=num_heads, qkv_bias=qkv_bias)
-        self.norm1 = nn.LayerNorm(dim, eps=eps)
         self.norm2 = nn.LayerNorm(dim, eps=eps)
         self.mlp = Mlp(dim, hidden)
 
