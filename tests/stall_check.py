@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--nbval", action="store_true", help="also run strict nbval over notebooks/")
     parser.add_argument(
-        "--timeout", type=float, default=1800, help="seconds after which one run is killed (default 1800)"
+        "--timeout", type=float, default=3600, help="seconds after which one run is killed (default 3600)"
     )
     parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (after --)")
     args = parser.parse_args(argv)

@@ -89,10 +89,11 @@ def _solution_body(source: str) -> list[str]:
 
 # A run that stops making progress fails within a minute, saying so, instead of waiting for minutes: the
 # watchdog ends nbconvert when its whole process tree (nbconvert and the kernel) has used no CPU for STALL_S
-# seconds. CELL_TIMEOUT_S and RUN_TIMEOUT_S only bound a slow run on a busy machine. README: Troubleshooting.
+# seconds. There is no limit per cell: on a busy machine notebook 07's training cell alone passed 600 s while
+# running all along, and a time limit cannot tell that from a stall. RUN_TIMEOUT_S bounds the whole run.
+# README: Troubleshooting.
 STALL_S = 60
-CELL_TIMEOUT_S = 600
-RUN_TIMEOUT_S = 1800
+RUN_TIMEOUT_S = 3600
 
 
 def nbconvert_command(out: Path, notebooks: list[Path]) -> list[str]:
@@ -104,7 +105,7 @@ def nbconvert_command(out: Path, notebooks: list[Path]) -> list[str]:
     """
     return [
         sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--allow-errors",
-        "--ExecutePreprocessor.kernel_name=python3", f"--ExecutePreprocessor.timeout={CELL_TIMEOUT_S}",
+        "--ExecutePreprocessor.kernel_name=python3", "--ExecutePreprocessor.timeout=-1",
         "--KernelManager.transport=ipc", f"--KernelManager.ip={out / 'kernel'}",
         "--output-dir", str(out), *[str(p) for p in notebooks],
     ]  # fmt: skip
