@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from vitcourse import load_mountains, plots, tokens, widgets
+from vitcourse import attention, cost, load_mountains, models, plots, position, tokens, widgets
 
 PICTURE = load_mountains()
 
@@ -174,3 +174,125 @@ def test_explorers_are_annotated_with_the_widget_class() -> None:
         assert hints["return"] is ipywidgets.VBox
     assert isinstance(widgets.patch_explorer(PICTURE), ipywidgets.VBox)
     plt.close("all")
+
+
+def changes_with_each(drawing: widgets.Drawing, base: dict, changes: list[dict]) -> None:
+    """Each change of one control changes the picture, and the fast picture matches a full draw."""
+    drawing.update(**base)
+    before = drawing.png()
+    for change in changes:
+        drawing.update(**{**base, **change})
+        assert drawing.png() != before, change
+        assert_same_picture(drawing)
+        drawing.update(**base)
+        assert drawing.png() == before, f"back to the start after {change}"
+
+
+def test_position_view_changes_with_every_control_and_refuses_with_sentences() -> None:
+    drawing = widgets.PositionDrawing()
+    base = {"num_tokens": 176, "dim": 768, "base": 10000.0, "pair": 2, "position": 10}
+    changes_with_each(
+        drawing, base,
+        [{"num_tokens": 100}, {"dim": 400}, {"base": 100.0}, {"pair": 3}, {"position": 11}],
+    )  # fmt: skip
+    table = np.asarray(drawing.table.get_array())
+    np.testing.assert_allclose(table, position.sinusoidal_table(176, 768).numpy()[:, widgets._sample(768)])
+    np.testing.assert_allclose(drawing.sim.get_ydata()[10], 1.0, rtol=1e-6)
+    fig, summary = widgets.position_view(15, 400, pair=200)
+    assert fig is None and "need a token length d >= 402" in summary
+    fig, summary = widgets.position_view(15, 400, position=15)
+    assert fig is None and "choose i < 15" in summary
+    assert "repeat every 6.283 positions" in widgets.position_view(15, 400, pair=0, position=0)[1]
+
+
+@settings(max_examples=15, deadline=None)
+@given(heads=st.sampled_from(widgets.HEAD_CHOICES), scale=st.sampled_from(widgets.SCALES),
+       temperature=st.floats(0.1, 10))  # fmt: skip
+def test_attention_weights_match_the_attention_module(heads: int, scale: str, temperature: float) -> None:
+    drawing = widgets.AttentionDrawing(PICTURE)
+    weights = drawing.weights(heads, scale, temperature)
+    module = attention.Attention(400, 64, num_heads=heads, qkv_bias=True)
+    module.load_state_dict(drawing.attention.state_dict())
+    factor = (64 // heads) ** -0.5 if scale == widgets.SCALES[0] else 1.0
+    module.scale = factor / temperature
+    x = torch.nn.functional.layer_norm(
+        tokens.patchify(torch.as_tensor(PICTURE, dtype=torch.float32)[None, None], 20), (400,)
+    )
+    expected = module.steps(x)[1].weights[0].double()
+    torch.testing.assert_close(weights, expected, atol=1e-5, rtol=1e-4)
+    summary = drawing.update(heads=heads, scale=scale, temperature=temperature)
+    assert f"{heads} heads of head_dim {64 // heads}" in summary and "qkv 76,992 + proj 4,160" in summary
+
+
+def test_attention_view_changes_with_every_control() -> None:
+    drawing = widgets.AttentionDrawing(PICTURE)
+    base = {"heads": 4, "scale": widgets.SCALES[0], "temperature": 1.0}
+    changes_with_each(drawing, base, [{"heads": 2}, {"heads": 16}, {"scale": "none"}, {"temperature": 2.0}])
+    assert widgets.attention_view(PICTURE, heads=3)[0] is None
+    assert "must be > 0" in widgets.attention_view(PICTURE, temperature=0.0)[1]
+    with pytest.raises(ValueError, match="picture"):
+        widgets.attention_view(np.zeros((30, 50)))
+
+
+@pytest.mark.parametrize(
+    "size, stages",
+    [((224, 224), tokens.T2T_STAGES), ((60, 100), tokens.T2T_STAGES), ((400, 100), tokens.T2T_STAGES),
+     ((37, 81), ((5, 3, 1), (3, 1, 0), (2, 2, 0)))],
+)  # fmt: skip
+def test_t2t_stage_macs_equal_the_counted_ones(size: tuple[int, int], stages: tuple) -> None:
+    module = models.TokensToToken(size, 1, embed_dim=384, stages=stages)
+    counted = cost.count_macs(module, torch.zeros(1, 1, *size), depth=1)
+    expected = [counted[f"attention{i}"] for i in (1, 2)] + [counted["project"]]
+    assert widgets.t2t_stage_macs(*size, stages) == expected
+
+
+def test_t2t_stages_view() -> None:
+    fig, summary = widgets.t2t_stages_view(224, 224)
+    assert "56 x 56 = 3136, 28 x 28 = 784, 14 x 14 = 196" in summary
+    assert all(ax.get_title() and ax.get_xlabel() and ax.get_ylabel() for ax in fig.axes)
+    fig, summary = widgets.t2t_stages_view(8, 8, ((7, 4, 2), (3, 2, 1), (9, 2, 0)))
+    assert fig is None and summary.startswith("No tokens at stage 3 (its input is 1 x 1)")
+    drawing = widgets.T2TStagesDrawing()
+    base = {"height": 224, "width": 224}
+    for i, stage in enumerate(tokens.T2T_STAGES, start=1):
+        base |= dict(zip((f"kernel{i}", f"stride{i}", f"padding{i}"), stage, strict=True))
+    changes = [{"height": 200}, {"width": 100}] + [{f"{n}{i}": base[f"{n}{i}"] + 1} for i in (1, 2, 3)
+                                                    for n in ("kernel", "stride", "padding")]  # fmt: skip
+    changes_with_each(drawing, base, changes)
+
+
+def test_model_attention_view_reads_the_model() -> None:
+    torch.manual_seed(0)
+    model = models.VisionTransformer(embed_dim=32, depth=2, num_heads=2)
+    fig, summary = widgets.model_attention_view(model, PICTURE, block=1, head=1)
+    expected = model.attention_weights(torch.as_tensor(PICTURE, dtype=torch.float32)[None, None], 1)[0, 1, 0]
+    assert f"gives {expected[0]:.2f} of its attention to itself" in summary
+    np.testing.assert_allclose(
+        np.asarray(fig.axes[0].images[1].get_array()), expected[1:].reshape(3, 5).numpy(), rtol=1e-5
+    )
+    assert widgets.model_attention_view(model, PICTURE, block=2)[0] is None
+    changes_with_each(
+        widgets.ModelAttentionDrawing(model, PICTURE), {"block": 0, "head": 0}, [{"block": 1}, {"head": 1}]
+    )
+    with pytest.raises(TypeError, match="model"):
+        widgets.model_attention_view(torch.nn.Linear(2, 2), PICTURE)
+    with pytest.raises(ValueError, match="picture is 30 x 50"):
+        widgets.model_attention_view(model, np.zeros((30, 50)))
+
+
+def test_new_explorers_build_and_redraw() -> None:
+    torch.manual_seed(0)
+    model = models.VisionTransformer(embed_dim=32, depth=2, num_heads=2)
+    for explorer in (widgets.position_explorer(), widgets.attention_explorer(PICTURE),
+                     widgets.t2t_stages_explorer(), widgets.model_attention_explorer(model, PICTURE)):  # fmt: skip
+        assert explorer.renders == 1 and explorer.image.value
+        for name, control in explorer.controls.items():
+            before = explorer.renders
+            if hasattr(control, "options"):
+                control.value = next(o for o in control.options if o != control.value)
+            else:
+                control.value = control.value + (
+                    control.step if control.value < control.max else -control.step
+                )
+            assert explorer.renders == before + 1 or "could not" not in explorer.summary.value, name
+            assert "could not be drawn" not in explorer.summary.value, name

@@ -33,16 +33,21 @@ import torch.nn.functional as F
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
+from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from PIL import Image
 
 from . import plots
 from ._validate import common_divisors, listing
-from .tokens import count_tokens, patchify, window_corners
+from .attention import Attention
+from .position import sinusoidal_table
+from .tokens import T2T_STAGES, count_tokens, patchify, stage_grids, window_corners
 
 if TYPE_CHECKING:  # ipywidgets is imported only when an explorer is built
     import ipywidgets
+
+    from .models import VisionTransformer
 
 
 __all__ = [
@@ -53,6 +58,15 @@ __all__ = [
     "patch_explorer",
     "soft_split_view",
     "soft_split_explorer",
+    "position_view",
+    "position_explorer",
+    "attention_view",
+    "attention_explorer",
+    "t2t_stage_macs",
+    "t2t_stages_view",
+    "t2t_stages_explorer",
+    "model_attention_view",
+    "model_attention_explorer",
 ]
 
 #: Resolution of the explorers' pictures: small enough to draw fast, large enough to read.
@@ -127,7 +141,7 @@ class Drawing:
             else:
                 canvas.restore_region(self._background[1])
             for artist in self.dynamic:
-                if artist.get_visible():
+                if artist.get_visible() and (artist.axes is None or artist.axes.get_visible()):
                     self.figure.draw_artist(artist)
         finally:
             for artist in self.dynamic:
@@ -463,5 +477,483 @@ def soft_split_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.VBox:
             "kernel": _slider("kernel", min(20, side), 1, side),
             "stride": _slider("stride", 10, 1, max(side // 2, 10)),
             "padding": _slider("padding", 5, 0, 20),
+        },
+    )
+
+
+# ------------------------------------------------------------------------------- position embeddings
+
+
+@functools.lru_cache(maxsize=8)
+def _table(num_tokens: int, dim: int, base: float) -> np.ndarray:
+    return sinusoidal_table(num_tokens, dim, base).numpy()  # (N, d)
+
+
+class PositionDrawing(Drawing):
+    """The sinusoidal table (left), two of its columns as curves (middle), one position's similarity (right)."""
+
+    def __init__(self) -> None:
+        super().__init__((13, 3.5))
+        self.ax_table, self.ax_curves, self.ax_sim = self.figure.subplots(
+            1, 3, gridspec_kw={"width_ratios": [1.25, 1, 1]}
+        )
+        self.table = _matrix_panel(
+            self.ax_table, "", "column j (0 ... d - 1)", "position i", "RdBu_r", -1, 1, "value"
+        )
+        self.marks = LineCollection([], colors=["k", "k", "tab:green"], linewidths=1.2, linestyles="--")
+        self.ax_table.add_collection(self.marks)
+        (self.sin,) = self.ax_curves.plot([], [], color="tab:blue", label="column 2m: sin")
+        (self.cos,) = self.ax_curves.plot([], [], color="tab:orange", label="column 2m + 1: cos")
+        self.ax_curves.set_ylim(-1.1, 1.6)
+        self.ax_curves.set_xlabel("position i")
+        self.ax_curves.set_ylabel("PE[i, j]")
+        self.ax_curves.legend(loc="upper center", fontsize=8, ncol=2)
+        (self.sim,) = self.ax_sim.plot([], [], color="tab:green")
+        self.here = self.ax_sim.axvline(0, color="tab:green", ls="--", lw=1)
+        self.ax_sim.set_ylim(-1.05, 1.05)
+        self.ax_sim.set_xlabel("position k")
+        self.ax_sim.set_ylabel("cosine similarity")
+        self.figure.subplots_adjust(left=0.05, right=0.98, bottom=0.15, top=0.88, wspace=0.45)
+        self.shape: tuple[int, int, float] = (0, 0, 0.0)
+        self.dynamic = [self.marks, self.sin, self.cos, self.sim, self.here,
+                        self.ax_curves.title, self.ax_sim.title]  # fmt: skip
+
+    def static_key(self) -> object:
+        return self.shape  # the table, its title and the axes' ranges
+
+    def update(self, num_tokens: int, dim: int, base: float, pair: int, position: int) -> str:  # type: ignore[override]
+        if 2 * pair + 1 >= dim:
+            raise Impossible(
+                f"Columns 2m = {2 * pair} and 2m + 1 = {2 * pair + 1} need a token length d >= {2 * pair + 2}; "
+                f"d is {dim}: choose m <= {(dim - 2) // 2}."
+            )
+        if position >= num_tokens:
+            raise Impossible(
+                f"Position {position} is past the table's last row ({num_tokens - 1}); choose i < {num_tokens}."
+            )
+        table = _table(num_tokens, dim, float(base))  # (N, d)
+        self.shape = (num_tokens, dim, float(base))
+        rows, cols = _sample(num_tokens), _sample(dim)
+        _set_matrix(self.table, table[np.ix_(rows, cols)], num_tokens, dim)
+        j = 2 * pair
+        self.marks.set_segments(
+            [[(j, -0.5), (j, num_tokens - 0.5)], [(j + 1, -0.5), (j + 1, num_tokens - 0.5)],
+             [(-0.5, position), (dim - 0.5, position)]]
+        )  # fmt: skip
+        self.ax_table.set_title(f"sinusoidal table {num_tokens} x {dim}, base {base:g}")
+        steps = np.arange(num_tokens)
+        self.sin.set_data(steps, table[:, j])
+        self.cos.set_data(steps, table[:, j + 1])
+        self.ax_curves.set_xlim(0, max(num_tokens - 1, 1))
+        wavelength = 2 * math.pi * base ** (j / dim)
+        self.ax_curves.set_title(f"columns {j}, {j + 1}: wavelength {wavelength:.4g} positions")
+        unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+        similarity = unit @ unit[position]  # (N,)
+        self.sim.set_data(steps, similarity)
+        self.here.set_xdata([position, position])
+        self.ax_sim.set_xlim(0, max(num_tokens - 1, 1))
+        self.ax_sim.set_title(f"similarity of position {position} to every position")
+        near = (
+            f"; to position {position + 1}: {similarity[position + 1]:.3f}"
+            if position + 1 < num_tokens
+            else ""
+        )
+        return (
+            f"table {num_tokens} x {dim}, base {base:g}: columns {j} (sin) and {j + 1} (cos) repeat every "
+            f"{wavelength:.4g} positions; position {position} has cosine similarity 1 with itself{near}"
+        )
+
+
+def position_view(
+    num_tokens: int = 176, dim: int = 768, base: float = 10000.0, pair: int = 60, position: int = 10
+) -> tuple[Figure | None, str]:
+    """The sinusoidal table ``num_tokens x dim`` with base ``base``, columns ``2 pair`` and ``2 pair + 1`` as
+    curves, and the cosine similarity of row ``position`` to every row.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why for an impossible combination.
+    """
+    return PositionDrawing().view(num_tokens=num_tokens, dim=dim, base=base, pair=pair, position=position)
+
+
+def position_explorer() -> ipywidgets.VBox:
+    """Sliders for the table's size, base, the pair of columns and the position, driving :class:`PositionDrawing`."""
+    return _explorer(
+        "position-embedding explorer",
+        PositionDrawing(),
+        {
+            "num_tokens": _slider("positions N", 176, 2, 400),
+            "dim": _slider("length d", 768, 2, 1024, step=2),
+            "base": _dropdown("base", [100.0, 1000.0, 10000.0, 100000.0], 10000.0),
+            "pair": _slider("pair m", 60, 0, 511),
+            "position": _slider("position i", 10, 0, 399),
+        },
+    )
+
+
+# --------------------------------------------------------------------------------------------- attention
+
+#: Head counts the attention explorer offers (divisors of its 64 channels); at most 8 heads are drawn.
+HEAD_CHOICES = (1, 2, 4, 8, 16)
+SCALES = ("1/sqrt(head_dim)", "none")
+
+
+class AttentionDrawing(Drawing):
+    """Attention of the picture's 15 patch tokens: each head's weights and the mean entropy of its rows.
+
+    The tokens are the picture's 20 x 20 patches (15 tokens of length 400), layer-normalised; one seeded
+    :class:`~vitcourse.attention.Attention` (400 -> 64 channels, qkv bias) projects them, so changing the head
+    count only regroups the same 64 query and key channels. The weights are ``softmax(Q K^T * scale / T)``.
+    """
+
+    SHOWN = 8  # heads drawn
+
+    def __init__(self, picture: np.ndarray | torch.Tensor, chan: int = 64, seed: int = 0) -> None:
+        super().__init__((12.5, 4.6))
+        img = _picture(picture)
+        h, w = img.shape
+        if h % 20 or w % 20:
+            raise ValueError(f"picture must have sides divisible by 20 (its patches), got {h} x {w}")
+        tokens = patchify(torch.from_numpy(img)[None, None], 20)[0]  # (N, 400)
+        tokens = F.layer_norm(tokens, (tokens.shape[-1],))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.attention = Attention(tokens.shape[-1], chan, num_heads=1, qkv_bias=True)
+        with torch.no_grad():
+            qkv = self.attention.qkv(tokens)  # (N, 3 * chan)
+        self.q, self.k = qkv[:, :chan].double(), qkv[:, chan : 2 * chan].double()  # (N, chan) each
+        self.chan, self.n = chan, tokens.shape[0]
+        self.params = {name: sum(p.numel() for p in m.parameters()) for name, m in
+                       (("qkv", self.attention.qkv), ("proj", self.attention.proj))}  # fmt: skip
+        self.head_axes = [self.figure.add_axes((0.05 + 0.145 * c, 0.56 - 0.45 * r, 0.12, 0.3))
+                          for r in range(2) for c in range(4)]  # fmt: skip
+        self.images = []
+        for i, ax in enumerate(self.head_axes):
+            im = ax.imshow(
+                np.zeros((self.n, self.n)), cmap="magma", norm=PowerNorm(0.5, 0, 1), interpolation="nearest"
+            )
+            self.images.append(im)
+            ax.set_xticks(range(0, self.n, 7))
+            ax.set_yticks(range(0, self.n, 7))
+            ax.set_title(" ", fontsize=9)
+            if i >= 4:
+                ax.set_xlabel("key token", fontsize=8)
+            if i % 4 == 0:
+                ax.set_ylabel("query token", fontsize=8)
+        self.figure.colorbar(
+            self.images[0], cax=self.figure.add_axes((0.635, 0.11, 0.012, 0.75)),
+            label="attention weight (square-root scale)",
+        )  # fmt: skip
+        ax = self.ax_entropy = self.figure.add_axes((0.76, 0.11, 0.22, 0.75))
+        self.bars = ax.bar(range(max(HEAD_CHOICES)), np.zeros(max(HEAD_CHOICES)), color="tab:purple").patches
+        uniform = math.log(self.n)
+        ax.axhline(uniform, color="grey", ls="--", lw=1, label=f"uniform: ln {self.n} = {uniform:.2f}")
+        ax.set_ylim(0, uniform * 1.15)
+        ax.set_xlabel("head")
+        ax.set_ylabel("mean entropy of a row (nats)")
+        ax.legend(loc="upper right", fontsize=8)
+        ax.set_title(" ")
+        self.figure.suptitle(" ")
+        self.heads = 4
+        self.dynamic = [*self.images, *(ax.title for ax in self.head_axes), *self.bars, ax.title,
+                        self.figure._suptitle]  # fmt: skip
+
+    def static_key(self) -> object:
+        return self.heads  # which head panels are visible, the bar chart's range
+
+    def weights(self, heads: int, scale: str, temperature: float) -> torch.Tensor:
+        """(heads, N, N) attention weights for these settings."""
+        head_dim = self.chan // heads
+        q = self.q.reshape(self.n, heads, head_dim).transpose(0, 1)  # (heads, N, head_dim)
+        k = self.k.reshape(self.n, heads, head_dim).transpose(0, 1)  # (heads, N, head_dim)
+        factor = head_dim**-0.5 if scale == SCALES[0] else 1.0
+        return ((q @ k.transpose(-2, -1)) * factor / temperature).softmax(dim=-1)  # (heads, N, N)
+
+    def update(self, heads: int, scale: str, temperature: float) -> str:  # type: ignore[override]
+        if heads not in HEAD_CHOICES:
+            raise Impossible(
+                f"{heads} heads do not split {self.chan} channels here; choose one of {list(HEAD_CHOICES)}."
+            )
+        if scale not in SCALES:
+            raise Impossible(f"The scale is one of {list(SCALES)}, not {scale!r}.")
+        if not temperature > 0:
+            raise Impossible(f"The temperature divides the scores, so it must be > 0, not {temperature}.")
+        weights = self.weights(heads, scale, temperature)
+        entropy = (
+            -(weights * weights.clamp_min(1e-300).log()).sum(-1).mean(-1)
+        )  # (heads,) nats, mean over rows
+        self.heads, shown = heads, min(heads, self.SHOWN)
+        for i, (ax, im) in enumerate(zip(self.head_axes, self.images, strict=True)):
+            ax.set_visible(i < shown)
+            if i < shown:
+                im.set_data(weights[i].numpy())
+                ax.set_title(f"head {i}: entropy {entropy[i]:.2f}", fontsize=9)
+        head_dim = self.chan // heads
+        factor = head_dim**-0.5 if scale == SCALES[0] else 1.0
+        for i, bar in enumerate(self.bars):
+            bar.set_visible(i < heads)
+            bar.set_height(float(entropy[i]) if i < heads else 0.0)
+        self.ax_entropy.set_xlim(-0.6, heads - 0.4)
+        self.ax_entropy.set_xticks(range(0, heads, 1 if heads <= 8 else 3))
+        self.ax_entropy.set_title(f"scale {factor:.3g}, temperature {temperature:.3g}")
+        shown = "" if heads <= self.SHOWN else f" (heads 0-{self.SHOWN - 1} of {heads} drawn)"
+        self.figure.suptitle(
+            f"{heads} heads x head_dim {head_dim} = {self.chan} channels: softmax(Q K^T x {factor:.3g} / {temperature:.3g})"
+            + shown
+        )
+        return (
+            f"{heads} heads of head_dim {head_dim}; parameters: qkv {self.params['qkv']:,} + proj "
+            f"{self.params['proj']:,} = {sum(self.params.values()):,}, the same for every head count; mean row "
+            f"entropy {entropy.mean():.2f} nats (uniform {math.log(self.n):.2f}, one-hot 0)"
+        )
+
+
+def attention_view(
+    picture: np.ndarray | torch.Tensor, heads: int = 4, scale: str = SCALES[0], temperature: float = 1.0
+) -> tuple[Figure | None, str]:
+    """Each head's attention weights over the picture's patch tokens and their entropy (see :class:`AttentionDrawing`).
+
+    Args:
+        picture: (H, W) with sides divisible by 20.
+        heads: one of :data:`HEAD_CHOICES`.
+        scale: ``"1/sqrt(head_dim)"`` or ``"none"`` (factor 1).
+        temperature: T > 0; the scores are divided by it before the softmax.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why for an impossible setting.
+    """
+    return AttentionDrawing(picture).view(heads=heads, scale=scale, temperature=temperature)
+
+
+def attention_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.VBox:
+    """Head count, scale and temperature controls, driving :class:`AttentionDrawing`."""
+    import ipywidgets as widgets
+
+    temperature = widgets.FloatLogSlider(
+        value=1.0, base=10, min=-1, max=1, step=0.05, description="temperature T",
+        style={"description_width": "90px"},
+    )  # fmt: skip
+    return _explorer(
+        "attention explorer",
+        AttentionDrawing(picture),
+        {"heads": _dropdown("heads", HEAD_CHOICES, 4), "scale": _dropdown("scale", SCALES, SCALES[0]),
+         "temperature": temperature},
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------- T2T stages
+
+
+def t2t_stage_macs(
+    height: int, width: int, stages: Sequence[tuple[int, int, int]] = T2T_STAGES, in_chans: int = 1,
+    token_dim: int = 64, embed_dim: int = 384,
+) -> list[int]:  # fmt: skip
+    """Multiply-adds of each stage of a :class:`~vitcourse.models.TokensToToken` module, by formula.
+
+    Stage i (all but the last) is a soft split to N tokens of length L = C k**2 followed by a token transformer
+    to ``c = token_dim`` channels (one head, MLP ratio 1): ``3 N L c`` (qkv) ``+ 2 N**2 c`` (scores and
+    weights @ V) ``+ N c**2`` (proj) ``+ 2 N c**2`` (MLP). The last stage is a soft split and the linear
+    projection to ``embed_dim``: ``N L D``. The soft splits themselves multiply nothing. (The tests check
+    these numbers against :func:`vitcourse.cost.count_macs` on the real module.)
+
+    Raises:
+        ValueError: a window that does not fit the grid it is applied to (see :func:`stage_grids`).
+    """
+    grids = stage_grids(height, width, stages)
+    macs, chans = [], in_chans
+    for i, ((kernel, _, _), grid) in enumerate(zip(stages, grids, strict=True)):
+        n, length = grid.total, chans * kernel * kernel
+        if i < len(stages) - 1:
+            c = token_dim
+            macs.append(3 * n * length * c + 2 * n * n * c + 3 * n * c * c)
+            chans = token_dim
+        else:
+            macs.append(n * length * embed_dim)
+    return macs
+
+
+class T2TStagesDrawing(Drawing):
+    """The token grid after each of three soft splits (left) and the multiply-adds of each stage (right)."""
+
+    def __init__(self, token_dim: int = 64, embed_dim: int = 384) -> None:
+        super().__init__((12, 3.8))
+        self.token_dim, self.embed_dim = token_dim, embed_dim
+        self.ax_grid, self.ax_macs = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [2.2, 1]})
+        self.lines = LineCollection([], colors="tab:purple", linewidths=0.5)
+        self.ax_grid.add_collection(self.lines)
+        self.frames = LineCollection([], colors="k", linewidths=1.5)
+        self.ax_grid.add_collection(self.frames)
+        self.labels = [self.ax_grid.text(0, 0, "", ha="left", va="top", fontsize=9) for _ in range(3)]
+        self.ax_grid.set_xlabel("token columns (the three grids side by side, to scale)")
+        self.ax_grid.set_ylabel("token rows")
+        self.ax_grid.set_xticks([])
+        self.ax_grid.set_yticks([])
+        names = ["stage 1\ntoken transf.", "stage 2\ntoken transf.", f"stage 3\nlinear to {embed_dim}"]
+        self.bars = self.ax_macs.bar(names, [1, 1, 1], color=["tab:purple", "tab:blue", "tab:orange"])
+        self.ax_macs.set_ylabel("multiply-adds (millions)")
+        self.ax_macs.set_xlabel("stage")
+        self.ax_macs.tick_params(axis="x", labelsize=8)
+        self.bar_labels = [
+            self.ax_macs.text(i, 0, "", ha="center", va="bottom", fontsize=8) for i in range(3)
+        ]
+        self.figure.subplots_adjust(left=0.06, right=0.98, bottom=0.14, top=0.86, wspace=0.25)
+        self.dynamic = [self.ax_grid, self.ax_macs]
+
+    def update(self, height: int, width: int, **stage_settings: int) -> str:  # type: ignore[override]
+        stages = [
+            tuple(stage_settings[f"{name}{i}"] for name in ("kernel", "stride", "padding")) for i in (1, 2, 3)
+        ]
+        h, w = height, width
+        grids = []
+        for i, (k, s, p) in enumerate(stages, start=1):
+            try:
+                grids.append(count_tokens(h, w, k, s, p))
+            except ValueError as err:
+                raise Impossible(f"No tokens at stage {i} (its input is {h} x {w}): {err}.") from None
+            h, w = grids[-1].rows, grids[-1].cols
+        macs = t2t_stage_macs(height, width, stages, 1, self.token_dim, self.embed_dim)
+        segments, frames, x0, gap = [], [], 0.0, max(g.cols for g in grids) * 0.15 + 1
+        step = max(1, max(max(g.rows, g.cols) for g in grids) // 60)  # at most ~60 grid lines a side
+        for label, grid, (k, s, p) in zip(self.labels, grids, stages, strict=True):
+            rows, cols = grid.rows, grid.cols
+            segments += [[(x0, r), (x0 + cols, r)] for r in range(0, rows + 1, step)]
+            segments += [[(x0 + c, 0), (x0 + c, rows)] for c in range(0, cols + 1, step)]
+            frames.append([(x0, 0), (x0 + cols, 0), (x0 + cols, rows), (x0, rows), (x0, 0)])
+            label.set_position((x0, rows + 0.03 * max(g.rows for g in grids)))
+            label.set_text(f"({k}, {s}, {p}): {rows} x {cols}")
+            x0 += cols + gap
+        self.lines.set_segments(segments)
+        self.frames.set_segments(frames)
+        top = max(g.rows for g in grids)
+        self.ax_grid.set_xlim(-1, x0)
+        self.ax_grid.set_ylim(top * 1.15 + 1, -1)  # row 0 at the top, room for the labels
+        self.ax_grid.set_aspect("equal", adjustable="box")
+        self.ax_grid.set_title(
+            f"{height} x {width} image -> token grids " + " -> ".join(str(g.total) for g in grids)
+        )
+        for bar, text, m in zip(self.bars, self.bar_labels, macs, strict=True):
+            bar.set_height(m / 1e6)
+            text.set_position((bar.get_x() + bar.get_width() / 2, m / 1e6))
+            text.set_text(f"{m / 1e6:.1f} M")
+        self.ax_macs.set_ylim(0, max(macs) / 1e6 * 1.2 + 1e-9)
+        self.ax_macs.set_title(f"T2T module: {sum(macs) / 1e6:.1f} M multiply-adds")
+        counts = ", ".join(f"{g.rows} x {g.cols} = {g.total}" for g in grids)
+        shares = ", ".join(f"{m / sum(macs):.0%}" for m in macs)
+        return f"{height} x {width}: tokens per stage {counts}; multiply-adds per stage {shares} of {sum(macs):,}"
+
+
+def t2t_stages_view(
+    height: int = 224, width: int = 224, stages: Sequence[tuple[int, int, int]] = T2T_STAGES
+) -> tuple[Figure | None, str]:
+    """Token grids, token counts and multiply-adds of a T2T module's three stages on a ``height x width`` image.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why when a stage's window does not fit.
+    """
+    if len(stages) != 3:
+        raise ValueError(f"stages must hold three (kernel, stride, padding) settings, got {len(stages)}")
+    settings = {f"{name}{i}": value for i, stage in enumerate(stages, start=1)
+                for name, value in zip(("kernel", "stride", "padding"), stage, strict=True)}  # fmt: skip
+    return T2TStagesDrawing().view(height=height, width=width, **settings)
+
+
+def t2t_stages_explorer(height: int = 224, width: int = 224) -> ipywidgets.VBox:
+    """Sliders for the image size and each stage's kernel, stride and padding, driving :class:`T2TStagesDrawing`."""
+    controls = {"height": _slider("image H", height, 8, 448), "width": _slider("image W", width, 8, 448)}
+    for i, (k, s, p) in enumerate(T2T_STAGES, start=1):
+        controls |= {
+            f"kernel{i}": _slider(f"stage {i} kernel", k, 1, 15),
+            f"stride{i}": _slider(f"stage {i} stride", s, 1, 8),
+            f"padding{i}": _slider(f"stage {i} padding", p, 0, 7),
+        }
+    return _explorer("T2T stages explorer", T2TStagesDrawing(), controls)
+
+
+# ------------------------------------------------------------------------------- inside a trained model
+
+
+class ModelAttentionDrawing(Drawing):
+    """Where a trained ViT's prediction token looks: one block's, one head's weights over the picture's patches."""
+
+    def __init__(self, model: VisionTransformer, picture: np.ndarray | torch.Tensor) -> None:
+        from .models import VisionTransformer
+
+        if not isinstance(model, VisionTransformer):
+            raise TypeError(f"model must be a vitcourse VisionTransformer, got {type(model).__name__}")
+        super().__init__((7.5, 3.8))
+        img = _picture(picture)
+        if img.shape != tuple(model.patch_embed.img_size):
+            raise ValueError(
+                f"picture is {img.shape[0]} x {img.shape[1]} but the model was built for "
+                f"{tuple(model.patch_embed.img_size)}"
+            )
+        self.patch = model.patch_embed.patch_size
+        self.rows, self.cols = img.shape[0] // self.patch, img.shape[1] // self.patch
+        device = next(model.parameters()).device
+        images = torch.from_numpy(img)[None, None].to(device)  # (1, 1, H, W)
+        was_training = model.training
+        model.eval()
+        try:
+            per_block = [
+                model.attention_weights(images, b)[0, :, 0].cpu().double() for b in range(len(model.blocks))
+            ]
+        finally:
+            model.train(was_training)
+        self.weights = torch.stack(per_block)  # (blocks, heads, N + 1): the prediction token's row
+        self.blocks, self.heads = self.weights.shape[:2]
+        self.ax = self.figure.subplots()
+        h, w = img.shape
+        self.ax.imshow(img, cmap="Greys_r", vmin=0, vmax=1, extent=(0, w, h, 0))
+        low, high = float(self.weights[:, :, 1:].min()), float(self.weights[:, :, 1:].max())
+        self.overlay = self.ax.imshow(
+            np.zeros((self.rows, self.cols)), cmap="magma", alpha=0.7, vmin=low, vmax=max(high, low + 1e-6),
+            extent=(0, w, h, 0),
+        )  # fmt: skip
+        self.figure.colorbar(self.overlay, ax=self.ax, fraction=0.03, pad=0.02,
+                             label="attention weight (one scale\nfor every block and head)")  # fmt: skip
+        _picture_ticks(self.ax, h, w)
+        self.ax.set_xlabel("column (pixels)")
+        self.ax.set_ylabel("row (pixels)")
+        self.ax.set_title(" ")
+        self.figure.subplots_adjust(left=0.09, right=0.9, bottom=0.14, top=0.88)
+        self.dynamic = [self.overlay, self.ax.title]
+
+    def update(self, block: int, head: int) -> str:  # type: ignore[override]
+        if not 0 <= block < self.blocks or not 0 <= head < self.heads:
+            raise Impossible(
+                f"This model has blocks 0-{self.blocks - 1} and heads 0-{self.heads - 1}; block {block}, "
+                f"head {head} is not one of them."
+            )
+        row = self.weights[block, head]  # (N + 1,)
+        patches = row[1:]
+        self.overlay.set_data(patches.reshape(self.rows, self.cols).numpy())
+        self.ax.set_title(f"block {block}, head {head}: the prediction token's attention")
+        best = int(patches.argmax())
+        return (
+            f"block {block}, head {head}: the prediction token gives {row[0]:.2f} of its attention to itself and "
+            f"{patches.sum():.2f} to the {patches.numel()} patches, the most to patch {best + 1} ({patches[best]:.2f})"
+        )
+
+
+def model_attention_view(
+    model: VisionTransformer, picture: np.ndarray | torch.Tensor, block: int = 0, head: int = 0
+) -> tuple[Figure | None, str]:
+    """The prediction token's attention in ``block``, ``head`` of a (trained) ViT, laid over the picture.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why for a block or head the model lacks.
+    """
+    return ModelAttentionDrawing(model, picture).view(block=block, head=head)
+
+
+def model_attention_explorer(model: VisionTransformer, picture: np.ndarray | torch.Tensor) -> ipywidgets.VBox:
+    """Block and head sliders over a trained ViT, driving :class:`ModelAttentionDrawing`."""
+    drawing = ModelAttentionDrawing(model, picture)
+    return _explorer(
+        "model-attention explorer",
+        drawing,
+        {
+            "block": _slider("block", 0, 0, drawing.blocks - 1),
+            "head": _slider("head", 0, 0, drawing.heads - 1),
         },
     )
