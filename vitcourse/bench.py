@@ -143,22 +143,38 @@ def _course(short: bool) -> dict:
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from . import load_mountains, plots, widgets
+    from . import load_mountains, plots, train, widgets
+    from .tokens import T2T_STAGES
 
     picture = load_mountains()
     start = time.perf_counter()
     plots.soft_split_animation(picture, 20, 10, 5)
     animation = time.perf_counter() - start
-    redraws = []
-    for _ in range(3 if short else 20):
-        start = time.perf_counter()
-        fig, _summary = widgets.soft_split_view(picture, 20, 10, 5)
-        fig.canvas.draw()
-        redraws.append(time.perf_counter() - start)
-        plt.close(fig)
-    out = {"animation_s": animation, "widget_redraw_median_s": statistics.median(redraws), "notebooks_s": {}}
+    model = train.build_model(train.TrainConfig())  # untrained: a redraw costs the same either way
+    t2t = {"height": 224, "width": 224}
+    for i, (k, s, p) in enumerate(T2T_STAGES, start=1):
+        t2t |= {f"kernel{i}": k, f"stride{i}": s, f"padding{i}": p}
+    cases = {  # a drawing, then the settings one control steps through (what a slider drag sends)
+        "patch size": (widgets.PatchDrawing(picture), [{"patch": p} for p in (20, 10, 5, 4)]),
+        "soft split": (widgets.SoftSplitDrawing(picture), [{"kernel": 20, "stride": s, "padding": 5} for s in range(10, 14)]),
+        "position": (widgets.PositionDrawing(), [{"num_tokens": 176, "dim": 768, "base": 1e4, "pair": 60, "position": i} for i in range(10, 14)]),
+        "attention": (widgets.AttentionDrawing(picture), [{"heads": 4, "scale": widgets.SCALES[0], "temperature": t} for t in (1.0, 1.2, 1.4, 1.6)]),
+        "T2T stages": (widgets.T2TStagesDrawing(), [t2t | {"height": h} for h in range(224, 228)]),
+        "model attention": (widgets.ModelAttentionDrawing(model, picture), [{"block": b, "head": h} for b in (0, 1) for h in (0, 1)]),
+    }  # fmt: skip
+    explorers = {}
+    for name, (drawing, steps) in cases.items():
+        drawing.update(**steps[0])
+        drawing.png()  # the first picture draws everything once
+        redraws = []
+        for i in range(4 if short else 20):
+            start = time.perf_counter()
+            drawing.update(**steps[1 + i % (len(steps) - 1)])
+            drawing.png()
+            redraws.append(time.perf_counter() - start)
+        explorers[name] = statistics.median(redraws)
+    out = {"animation_s": animation, "widget_redraw_median_s": explorers["soft split"],
+           "explorer_redraw_median_s": explorers, "notebooks_s": {}}  # fmt: skip
     if not short:
         for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
             start = time.perf_counter()
@@ -262,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\ncourse: soft-split animation {c['animation_s']:.2f} s, widget redraw median {c['widget_redraw_median_s'] * 1000:.0f} ms"
     )
+    for name, secs in c["explorer_redraw_median_s"].items():
+        print(f"  explorer redraw, {name:22s} {secs * 1000:6.0f} ms (median, Python side: update + PNG)")
     for name, secs in c["notebooks_s"].items():
         print(f"  {name:36s} {secs:6.1f} s under nbval")
     return 0
