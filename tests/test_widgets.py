@@ -222,6 +222,7 @@ def test_attention_weights_match_the_attention_module(heads: int, scale: str, te
     torch.testing.assert_close(weights, expected, atol=1e-5, rtol=1e-4)
     summary = drawing.update(heads=heads, scale=scale, temperature=temperature)
     assert f"{heads} heads of head_dim {64 // heads}" in summary and "qkv 76,992 + proj 4,160" in summary
+    assert summary.startswith(f"scale {factor:.3g}, T = {temperature:.3g}: ")
 
 
 def test_attention_view_changes_with_every_control() -> None:

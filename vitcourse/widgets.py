@@ -702,9 +702,9 @@ class AttentionDrawing(Drawing):
             + shown
         )
         return (
-            f"{heads} heads of head_dim {head_dim}; parameters: qkv {self.params['qkv']:,} + proj "
-            f"{self.params['proj']:,} = {sum(self.params.values()):,}, the same for every head count; mean row "
-            f"entropy {entropy.mean():.2f} nats (uniform {math.log(self.n):.2f}, one-hot 0)"
+            f"scale {factor:.3g}, T = {temperature:.3g}: {heads} heads of head_dim {head_dim}; parameters: "
+            f"qkv {self.params['qkv']:,} + proj {self.params['proj']:,} = {sum(self.params.values()):,}, the same "
+            f"for every head count; mean row entropy {entropy.mean():.2f} nats (uniform {math.log(self.n):.2f}, one-hot 0)"
         )
 
 
