@@ -436,7 +436,9 @@ def _explorer(name: str, drawing: Drawing, controls: Mapping[str, Any]) -> ipywi
     return _explorer_class()(name, drawing, controls)
 
 
-def _slider(description: str, value: int, low: int, high: int, step: int = 1) -> ipywidgets.IntSlider:
+def _slider(
+    description: str, value: int, low: int, high: int, step: int = 1, width: str = "90px"
+) -> ipywidgets.IntSlider:
     import ipywidgets as widgets
 
     return widgets.IntSlider(
@@ -445,7 +447,7 @@ def _slider(description: str, value: int, low: int, high: int, step: int = 1) ->
         max=high,
         step=step,
         description=description,
-        style={"description_width": "90px"},
+        style={"description_width": width},
     )
 
 
@@ -859,12 +861,15 @@ def t2t_stages_view(
 
 def t2t_stages_explorer(height: int = 224, width: int = 224) -> ipywidgets.VBox:
     """Sliders for the image size and each stage's kernel, stride and padding, driving :class:`T2TStagesDrawing`."""
-    controls = {"height": _slider("image H", height, 8, 448), "width": _slider("image W", width, 8, 448)}
+    controls = {
+        "height": _slider("image H", height, 8, 448, width="110px"),
+        "width": _slider("image W", width, 8, 448, width="110px"),
+    }
     for i, (k, s, p) in enumerate(T2T_STAGES, start=1):
         controls |= {
-            f"kernel{i}": _slider(f"stage {i} kernel", k, 1, 15),
-            f"stride{i}": _slider(f"stage {i} stride", s, 1, 8),
-            f"padding{i}": _slider(f"stage {i} padding", p, 0, 7),
+            f"kernel{i}": _slider(f"stage {i} kernel", k, 1, 15, width="110px"),
+            f"stride{i}": _slider(f"stage {i} stride", s, 1, 8, width="110px"),
+            f"padding{i}": _slider(f"stage {i} padding", p, 0, 7, width="110px"),
         }
     return _explorer("T2T stages explorer", T2TStagesDrawing(), controls)
 
@@ -915,7 +920,7 @@ class ModelAttentionDrawing(Drawing):
         self.ax.set_xlabel("column (pixels)")
         self.ax.set_ylabel("row (pixels)")
         self.ax.set_title(" ")
-        self.figure.subplots_adjust(left=0.09, right=0.9, bottom=0.14, top=0.88)
+        self.figure.subplots_adjust(left=0.09, right=0.86, bottom=0.14, top=0.88)
         self.dynamic = [self.overlay, self.ax.title]
 
     def update(self, block: int, head: int) -> str:  # type: ignore[override]
