@@ -341,8 +341,6 @@ sizes = widgets.valid_patch_sizes(H, W)
 print(f"patch sizes that divide {H} and {W}: {sizes}")
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (the widget's picture and text live in the widget; the next cell checks every setting it offers)
 display(widgets.patch_explorer(picture))
 
 # %%

@@ -457,8 +457,6 @@ for ch in channels:
 # Your prediction for Exercise 1 is among the settings printed after the widget.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (the widget's picture and text live in the widget; the next cell checks settings it offers)
 display(widgets.soft_split_explorer(picture))
 
 # %%

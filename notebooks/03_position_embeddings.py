@@ -408,6 +408,35 @@ ax.images[0].colorbar.set_label("dot product")
 plt.show()
 
 # %% [markdown]
+# ### Play: the table, its curves and its similarities
+#
+# The explorer below (in a running kernel) draws the table for any number of positions $N$, token length $d$ and
+# base, the pair of columns $(2m, 2m + 1)$ as curves, and the cosine similarity of position $i$ to every
+# position. Questions to answer by playing: how does the wavelength of a pair change as $m$ grows, and as the
+# base shrinks from 10000 to 100? Does the similarity curve keep its shape when you move $i$ (the diagonals
+# above say it should)? The line of text above the picture is what the cell stores; the cell after it prints
+# the same line for a few settings.
+
+# %%
+from vitcourse import widgets
+
+widgets.position_explorer()
+
+# %%
+for setting in [
+    {},
+    {"pair": 0},
+    {"pair": 300},
+    {"base": 100.0},
+    {"num_tokens": 15, "dim": 400, "position": 4},
+]:
+    print(widgets.position_view(**setting)[1])
+wavelengths = [2 * math.pi * 10000 ** (2 * m / 768) for m in (0, 60, 300)]
+print("wavelengths of pairs m = 0, 60, 300 by the formula:", [f"{x:.4g}" for x in wavelengths])
+assert "repeat every 26.5 positions" in widgets.position_view()[1]  # pair 60 (the explorer's default)
+assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in a 5-row table
+
+# %% [markdown]
 # This is a *1-D* notion of distance: in the 15-row table of the picture's patches, slots 4 and 5 (patches 5
 # and 6) are neighbours, but patch 5 ends the top row on the right and patch 6 starts the middle row on the
 # left. The table does not know the patch grid; a model must learn what slot distance means in 2-D.

@@ -556,6 +556,26 @@ fig.suptitle("Random 4-head attention of patch 8 (outlined) over the 15 patches"
 plt.show()
 
 # %% [markdown]
+# ### Play: scale, temperature and heads
+#
+# The explorer below (in a running kernel) runs one seeded attention layer over the picture's 15 raw patch
+# tokens (length 400, layer-normed, projected to 64 channels) and draws the weights of up to 8 heads with the
+# mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform weights, 0 for one-hot ones. The weights
+# are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$. Questions to answer by playing: what happens to the
+# entropy when you drop the scale, and which temperature makes the weights nearly one-hot? As you change the
+# head count, what happens to head_dim and to the parameter count (the text line says)?
+
+# %%
+from vitcourse import widgets
+
+widgets.attention_explorer(picture)
+
+# %%
+for setting in [{}, {"scale": "none"}, {"temperature": 0.1}, {"temperature": 10.0}, {"heads": 16}]:
+    print(setting, "->", widgets.attention_view(picture, **setting)[1])
+assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be > 0
+
+# %% [markdown]
 # **Exercise 5 (counting, a layer that changes the token length).** The count above is for a layer whose
 # tokens keep their length ($D$ in, $D$ out). T2T's first token transformer (notebook 06) reads tokens of
 # length 49 (the pixels of 7 × 7 windows of our one-channel picture) and gives tokens of 64 channels, with one

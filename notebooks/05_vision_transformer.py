@@ -440,6 +440,35 @@ print(f"prediction of the untrained model: {prediction.item():.4f}")
 assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 
 # %% [markdown]
+# ### Play: where the prediction token looks
+#
+# Each block's attention lets the prediction token (row 0 of the weights) gather from the patches. The explorer
+# below (in a running kernel) lays the prediction token's weights over the picture for one block and one head,
+# on one colour scale for all of them. The model here is trained for a few seconds only, on notebook 07's
+# scramble task (is the picture intact or are its patches shuffled?), so it has learned little yet. Questions
+# to answer by playing: do the heads of one block look at the same patches? How much of its attention does the
+# prediction token keep for itself in each block (the text line says)?
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (a model trained for a few seconds: its weights, so its attention, differ between CPUs and GPUs)
+from vitcourse import widgets
+from vitcourse.train import TrainConfig, train
+
+# For a fully trained model, replace this one line by the shipped one: trained = vitcourse.train.load_shipped(name)
+trained = train(TrainConfig(steps=20, batch_size=16, train_scenes=64), progress=False, eval_size=16).model
+widgets.model_attention_explorer(trained, picture)
+
+# %%
+n_blocks, n_heads = len(trained.blocks), trained.blocks[0].attn.num_heads
+print(f"the trained model: {n_blocks} blocks of {n_heads} heads, {trained.patch_embed.num_patches} patches")
+last_fig, last_summary = widgets.model_attention_view(trained, picture, block=n_blocks - 1, head=n_heads - 1)
+assert last_fig is not None and last_summary.startswith(f"block {n_blocks - 1}, head {n_heads - 1}:")
+no_fig, sentence = widgets.model_attention_view(trained, picture, block=n_blocks)
+print(sentence)
+assert no_fig is None
+
+# %% [markdown]
 # **Exercise 4.** What a block costs (section 6) depends on the number of tokens N. The ViT paper pre-trains at
 # 224 × 224 and then fine-tunes at a *higher* resolution, keeping the patch size (Section 3.2). How many tokens
 # enter ViT-B/16's first encoder block when it is fine-tuned on 384 × 384 images (16 × 16 patches)? That is

@@ -611,7 +611,32 @@ plt.show()
 # That is why the official code
 # also offers a Performer version of the token transformers (an approximation of attention whose cost grows
 # linearly with the number of tokens), and why the token length inside the module is kept small (64).
+
+# %% [markdown]
+# ### Play: image size and the three soft splits
 #
+# The explorer below (in a running kernel) takes an $H \times W$ one-channel image and each stage's (kernel,
+# stride, padding), and draws the three token grids to scale with the multiply-adds of each stage (token length
+# 64 inside the module, width 384 after it, as in T2T-ViT-14). Questions to answer by playing: by what factor
+# does stage 1's cost grow when you double $H$ and $W$, and why more than the token count? How does the total
+# change as stage 1's stride goes from 4 to 8, and which stage keeps the largest share? Settings where a window
+# does not fit show a sentence instead.
+
+# %%
+from vitcourse import widgets
+
+widgets.t2t_stages_explorer()
+
+# %%
+for size in [(224, 224), (448, 448), (60, 100), (400, 100)]:
+    print(widgets.t2t_stages_view(*size)[1])
+by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
+counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
+print(f"T2T-ViT_t-14's module at 224 x 224 x 3: formula {by_formula}, counted by hooks {counted}")
+assert by_formula == counted
+assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
+
+# %% [markdown]
 # ## 8. Where this course departs from the article series
 #
 # - **Token transformer heads and MLP ratio.** The article series builds its token transformers with 4 heads and

@@ -189,22 +189,45 @@ def _course(short: bool) -> dict:
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from . import load_mountains, plots, widgets
+    from . import load_mountains, plots, train, widgets
+    from .tokens import T2T_STAGES
 
     picture = load_mountains()
     start = time.perf_counter()
     plots.soft_split_animation(picture, 20, 10, 5)
     animation = time.perf_counter() - start
-    redraws = []
-    for _ in range(3 if short else 20):
-        start = time.perf_counter()
-        fig, _summary = widgets.soft_split_view(picture, 20, 10, 5)
-        fig.canvas.draw()
-        redraws.append(time.perf_counter() - start)
-        plt.close(fig)
-    out = {"animation_s": animation, "widget_redraw_median_s": statistics.median(redraws), "notebooks_s": {}}
+    model = train.build_model(train.TrainConfig())  # untrained: a redraw costs the same either way
+    t2t = {"height": 224, "width": 224}
+    for i, (k, s, p) in enumerate(T2T_STAGES, start=1):
+        t2t |= {f"kernel{i}": k, f"stride{i}": s, f"padding{i}": p}
+    vit = {"heads": 4, "scale": widgets.SCALES[0], "temperature": 1.0}
+    pos = {"num_tokens": 176, "dim": 768, "base": 1e4, "pair": 60, "position": 10}
+    cases = {  # a drawing, its starting settings, and one step of every control (what the browser suite sends)
+        "patch size": (widgets.PatchDrawing(picture), {"patch": 20}, [{"patch": 10}]),
+        "soft split": (widgets.SoftSplitDrawing(picture), {"kernel": 20, "stride": 10, "padding": 5},
+                       [{"kernel": 21}, {"stride": 11}, {"padding": 6}]),
+        "position": (widgets.PositionDrawing(), pos, [{"num_tokens": 177}, {"dim": 770}, {"base": 1e5},
+                                                      {"pair": 61}, {"position": 11}]),
+        "attention": (widgets.AttentionDrawing(picture), vit, [{"heads": 8}, {"scale": "none"}, {"temperature": 1.12}]),
+        "T2T stages": (widgets.T2TStagesDrawing(), t2t, [{key: value + 1} for key, value in t2t.items()]),
+        "model attention": (widgets.ModelAttentionDrawing(model, picture), {"block": 0, "head": 0},
+                            [{"block": 1}, {"head": 1}]),
+    }  # fmt: skip
+    explorers, slowest = {}, {}
+    for name, (drawing, base, steps) in cases.items():
+        drawing.update(**base)
+        drawing.png()  # the first picture draws everything once
+        redraws = []
+        for _ in range(2 if short else 4):
+            for change in steps:  # one control forth and back, as a learner moves it
+                for settings in (base | change, base):
+                    start = time.perf_counter()
+                    drawing.update(**settings)
+                    drawing.png()
+                    redraws.append(time.perf_counter() - start)
+        explorers[name], slowest[name] = statistics.median(redraws), max(redraws)
+    out = {"animation_s": animation, "widget_redraw_median_s": explorers["soft split"],
+           "explorer_redraw_median_s": explorers, "explorer_redraw_max_s": slowest, "notebooks_s": {}}  # fmt: skip
     if not short:
         for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
             start = time.perf_counter()
@@ -337,6 +360,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\ncourse: soft-split animation {c['animation_s']:.2f} s, widget redraw median {c['widget_redraw_median_s'] * 1000:.0f} ms"
     )
+    for name, secs in c["explorer_redraw_median_s"].items():
+        print(
+            f"  explorer redraw, {name:16s} median {secs * 1000:5.0f} ms, max {c['explorer_redraw_max_s'][name] * 1000:5.0f}"
+            " ms (Python side: update + PNG, every control)"
+        )
     for name, secs in c["notebooks_s"].items():
         print(f"  {name:36s} {secs:6.1f} s under nbval")
     return 0

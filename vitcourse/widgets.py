@@ -1,31 +1,204 @@
 """Interactive explorers for the notebooks, built on ipywidgets.
 
-Each explorer is a thin widget around a plain *view* function that takes the settings and returns the figure
-and a one-line summary. The view functions are what the tests call; an impossible setting makes a view return
-``None`` for the figure and a sentence saying why, so a widget shows the sentence, never a traceback.
+Each explorer is a thin widget around a *drawing*: one persistent matplotlib figure whose artists an
+``update(**settings)`` call changes (``set_data``, ``set_text``, ...), rendered with Agg into PNG bytes that an
+``ipywidgets.Image`` shows. Nothing is rebuilt and nothing goes through the inline backend, so a redraw costs
+tens of milliseconds. Each drawing also has a plain *view* function (``patch_view``, ``soft_split_view``,
+``position_view``, ``attention_view``, ``t2t_stages_view``, ``model_attention_view``) that takes the settings
+and returns ``(figure, summary)``: that is what the tests and the notebooks' check cells call.
+
+Impossible settings: a view returns ``None`` for the figure and a sentence saying why; an explorer shows that
+sentence in place of the picture, never a traceback. Bad arguments to the explorer and view functions
+themselves (a picture that is not 2-D, a model of the wrong kind) raise ``ValueError``/``TypeError`` naming the
+parameter.
+
+Dragging a slider never builds a queue: the kernel draws each value it is sent before it reads the next
+message, and the browser keeps at most one message per control in flight, merging the values passed over
+meanwhile into the newest one (ipywidgets' message throttle). So the picture follows the hand, skipping to the
+latest value whenever drawing is slower than the hand.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+import html
+import io
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
+import torch.nn.functional as F
 from matplotlib.axes import Axes
-from matplotlib.collections import PatchCollection
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
+from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from PIL import Image
 
 from . import plots
 from ._validate import common_divisors, listing
-from .data import to_tensor
-from .tokens import count_tokens, patchify, soft_split, window_corners
+from .attention import Attention
+from .position import sinusoidal_table
+from .tokens import T2T_STAGES, count_tokens, patchify, stage_grids, window_corners
 
 if TYPE_CHECKING:  # ipywidgets is imported only when an explorer is built
     import ipywidgets
 
-__all__ = ["valid_patch_sizes", "patch_view", "patch_explorer", "soft_split_view", "soft_split_explorer"]
+    from .models import VisionTransformer
+
+
+__all__ = [
+    "Impossible",
+    "Drawing",
+    "valid_patch_sizes",
+    "patch_view",
+    "patch_explorer",
+    "soft_split_view",
+    "soft_split_explorer",
+    "position_view",
+    "position_explorer",
+    "attention_view",
+    "attention_explorer",
+    "t2t_stage_macs",
+    "t2t_stages_view",
+    "t2t_stages_explorer",
+    "model_attention_view",
+    "model_attention_explorer",
+]
+
+#: Resolution of the explorers' pictures: small enough to draw fast, large enough to read.
+DPI = 80
+#: At most this many rows and columns of a matrix are drawn; larger ones are sampled evenly (nearest neighbour,
+#: as the screen would show them anyway).
+MAX_DRAWN = 400
+
+
+class Impossible(ValueError):
+    """A setting an explorer cannot draw; the message is the sentence the explorer shows instead."""
+
+
+def _picture(picture: object, name: str = "picture") -> np.ndarray:
+    """A (H, W) float array from a tensor or array, or a TypeError/ValueError naming ``name``."""
+    if not isinstance(picture, torch.Tensor | np.ndarray):
+        raise TypeError(f"{name} must be a (H, W) numpy array or tensor, got {type(picture).__name__}")
+    img = plots.as_numpy(picture).squeeze()
+    if img.ndim != 2 or img.size == 0:
+        raise ValueError(
+            f"{name} must be a non-empty (H, W) array (a (1, H, W) or (1, 1, H, W) one is squeezed), "
+            f"got shape {tuple(picture.shape)}"
+        )
+    return img.astype(np.float32, copy=False)
+
+
+def _sample(n: int, limit: int = MAX_DRAWN) -> np.ndarray:
+    """Indices of at most ``limit`` evenly spread entries of ``range(n)`` (all of them when n <= limit)."""
+    return np.arange(n) if n <= limit else np.linspace(0, n - 1, limit).round().astype(int)
+
+
+def _encode(canvas: FigureCanvasAgg) -> bytes:
+    """The canvas's pixels as PNG bytes (RGB, fast compression)."""
+    out = io.BytesIO()
+    rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    rgba.convert("RGB").save(out, format="png", compress_level=1)
+    return out.getvalue()
+
+
+class Drawing:
+    """A persistent figure and the artists that :meth:`update` changes; :meth:`png` renders it with Agg.
+
+    Rendering is incremental: the *static* part of the figure (axes, ticks, colorbars that a setting does not
+    change) is drawn once per :meth:`static_key` and kept as pixels; each :meth:`png` restores those pixels and
+    draws only the artists in ``self.dynamic`` on top (matplotlib's blitting). The figure itself stays an ordinary
+    one: :meth:`view` returns it complete, for ``savefig`` or display.
+    """
+
+    def __init__(self, figsize: tuple[float, float]) -> None:
+        self.figure = Figure(figsize=figsize, dpi=DPI)
+        FigureCanvasAgg(self.figure)
+        self.dynamic: list[Any] = []  # artists (whole Axes included) redrawn on every update, in this order
+        self._background: tuple[object, Any] | None = None  # (static key, saved pixels)
+
+    def update(self, **settings: Any) -> str:
+        """Change the artists for ``settings``; return the one-line summary or raise :class:`Impossible`."""
+        raise NotImplementedError
+
+    def static_key(self) -> object:
+        """What the static part of the figure depends on (the last update's); it is redrawn when this changes."""
+        return None
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes: static pixels restored, dynamic artists drawn over them, fast compression."""
+        canvas, key = self.figure.canvas, self.static_key()
+        for artist in self.dynamic:
+            artist.set_animated(True)  # left out of a full draw
+        try:
+            if self._background is None or self._background[0] != key:
+                canvas.draw()
+                self._background = (key, canvas.copy_from_bbox(self.figure.bbox))
+            else:
+                canvas.restore_region(self._background[1])
+            for artist in self.dynamic:
+                if artist.get_visible() and (artist.axes is None or artist.axes.get_visible()):
+                    self.figure.draw_artist(artist)
+        finally:
+            for artist in self.dynamic:
+                artist.set_animated(False)
+        return _encode(canvas)
+
+    def full_png(self) -> bytes:
+        """The whole figure drawn in one ordinary pass (nothing saved, nothing animated), as PNG bytes.
+
+        :meth:`png` gives the same picture up to the stacking order where a dynamic artist overlaps a static one.
+        """
+        self.figure.canvas.draw()
+        self._background = None
+        return _encode(self.figure.canvas)
+
+    def view(self, **settings: Any) -> tuple[Figure | None, str]:
+        """``(figure, summary)`` for ``settings``, or ``(None, sentence)`` for an impossible one."""
+        try:
+            return self.figure, self.update(**settings)
+        except Impossible as err:
+            return None, str(err)
+
+
+def _matrix_panel(
+    ax: Axes, title: str, xlabel: str, ylabel: str, cmap: str, vmin: float, vmax: float, label: str
+):
+    """An image artist with a colorbar on ``ax``, to be filled later with ``set_data`` (see :func:`_set_matrix`)."""
+    im = ax.imshow(np.zeros((1, 1)), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.figure.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label=label)
+    return im
+
+
+def _set_matrix(im: Any, matrix: np.ndarray, rows: int, cols: int) -> None:
+    """Show ``matrix`` (possibly a sample of a ``rows x cols`` one) on the full ``rows x cols`` index range."""
+    im.set_data(matrix)
+    im.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
+    im.axes.set_xlim(-0.5, cols - 0.5)
+    im.axes.set_ylim(rows - 0.5, -0.5)
+
+
+def _picture_panel(ax: Axes, picture: np.ndarray) -> Any:
+    """The picture as :func:`plots.show_picture` draws it, with the colorbar on this figure (not pyplot's)."""
+    plots.show_picture(picture, ax=ax, colorbar=False)
+    ax.figure.colorbar(ax.images[0], ax=ax, fraction=0.03, pad=0.02, label="brightness")
+    return ax.images[0]
+
+
+def _picture_ticks(ax: Axes, height: int, width: int, offset: int = 0) -> None:
+    start = 10 * math.ceil(offset / 10)
+    ax.set_xticks(np.arange(start, offset + width + 1, 10))
+    ax.set_yticks(np.arange(start, offset + height + 1, 10))
+
+
+# --------------------------------------------------------------------------------------------- patch size
 
 
 def valid_patch_sizes(height: int, width: int) -> list[int]:
@@ -33,107 +206,759 @@ def valid_patch_sizes(height: int, width: int) -> list[int]:
     return common_divisors(height, width)
 
 
-def patch_view(picture: np.ndarray, patch: int) -> tuple[Figure | None, str]:
+class PatchDrawing(Drawing):
+    """The picture with its patch grid (left) and the token matrix for one patch size (right)."""
+
+    MAX_NUMBERS = 60  # patches are numbered when there are at most this many
+
+    def __init__(self, picture: np.ndarray | torch.Tensor) -> None:
+        super().__init__((11, 3.6))
+        self.picture = _picture(picture)
+        self.tensor = torch.from_numpy(self.picture)[None, None]  # (1, 1, H, W)
+        h, w = self.picture.shape
+        self.sizes = valid_patch_sizes(h, w)
+        self.ax_pic, self.ax_tok = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.3, 1]})
+        _picture_panel(self.ax_pic, self.picture)
+        self.grid = LineCollection([], colors="k", linewidths=1.2)
+        self.ax_pic.add_collection(self.grid)
+        box = {"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0}
+        self.numbers = [
+            self.ax_pic.text(0, 0, "", ha="center", va="center", fontsize=8, bbox=box, visible=False)
+            for _ in range(self.MAX_NUMBERS)
+        ]
+        self.tokens = _matrix_panel(
+            self.ax_tok,
+            "",
+            "position in token",
+            "token index (patch number - 1)",
+            plots.CMAP,
+            0,
+            1,
+            "brightness",
+        )
+        self.figure.subplots_adjust(left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3)
+        self.dynamic = [self.grid, *self.numbers, self.ax_pic.title, self.ax_tok]
+
+    def update(self, patch: int) -> str:  # type: ignore[override]
+        h, w = self.picture.shape
+        if patch not in self.sizes:
+            raise Impossible(
+                f"A patch size of {patch} does not divide the {h} x {w} picture; choose one of {listing(self.sizes)}."
+            )
+        count = count_tokens(h, w, patch, patch, 0)
+        length = patch * patch
+        self.ax_pic.set_title(f"patches of {patch} x {patch}")
+        lines = [[(0, r), (w, r)] for r in range(0, h + 1, patch)] + [
+            [(c, 0), (c, h)] for c in range(0, w + 1, patch)
+        ]
+        self.grid.set_segments(lines)
+        for i, text in enumerate(self.numbers):
+            shown = count.total <= self.MAX_NUMBERS and i < count.total
+            text.set_visible(shown)
+            if shown:
+                r, c = divmod(i, count.cols)
+                text.set_position((c * patch + patch / 2, r * patch + patch / 2))
+                text.set_text(str(i + 1))
+        toks = patchify(self.tensor, patch)[0].numpy()  # (N, P*P)
+        rows, cols = _sample(count.total), _sample(length)
+        _set_matrix(self.tokens, toks[np.ix_(rows, cols)], count.total, length)
+        self.ax_tok.set_title(f"token matrix {count.total} x {length}")
+        return f"P = {patch}: {count.rows} x {count.cols} = {count.total} tokens of length {length}"
+
+
+def patch_view(picture: np.ndarray | torch.Tensor, patch: int) -> tuple[Figure | None, str]:
     """The picture with its patch grid and the token matrix for patch size ``patch``.
 
     Returns:
         (figure, summary); the figure is None and the summary says why when ``patch`` does not divide the picture.
     """
-    height, width = picture.shape
-    sizes = valid_patch_sizes(height, width)
-    if patch not in sizes:
-        return None, (
-            f"A patch size of {patch} does not divide the {height} x {width} picture; "
-            f"choose one of {listing(sizes)}."
+    return PatchDrawing(picture).view(patch=patch)
+
+
+# --------------------------------------------------------------------------------------------- soft split
+
+
+def _unfold_count(height: int, width: int, kernel: int, stride: int, padding: int) -> int:
+    """How many tokens ``nn.Unfold`` makes, from its output shape on a tensor without data (device "meta")."""
+    empty = torch.empty(1, 1, height, width, device="meta")
+    return F.unfold(empty, kernel, stride=stride, padding=padding).shape[-1]
+
+
+def _intervals(starts: np.ndarray, length: int) -> list[tuple[int, int]]:
+    """The union of the intervals [start, start + length] as disjoint (low, high) pairs, ascending."""
+    merged: list[list[int]] = []
+    for start in np.unique(starts).tolist():
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = start + length
+        else:
+            merged.append([start, start + length])
+    return [(low, high) for low, high in merged]
+
+
+def _outlines(corners: np.ndarray, kernel: int) -> list[list[tuple[int, int]]]:
+    """Line segments covering exactly the outlines of every ``kernel``-square window with these corners.
+
+    Windows on a grid share their edges' lines: along each horizontal line ``y = r`` or ``y = r + k`` the edges
+    cover the union of the windows' column spans, and likewise vertically. Drawing those unions gives the same
+    pixels as drawing every square, with a few dozen segments instead of up to thousands of squares.
+    """
+    tops, lefts = np.unique(corners[:, 0]), np.unique(corners[:, 1])
+    across, down = _intervals(lefts, kernel), _intervals(tops, kernel)
+    ys = np.union1d(tops, tops + kernel).tolist()
+    xs = np.union1d(lefts, lefts + kernel).tolist()
+    return [[(lo, y), (hi, y)] for y in ys for lo, hi in across] + [
+        [(x, lo), (x, hi)] for x in xs for lo, hi in down
+    ]
+
+
+class SoftSplitDrawing(Drawing):
+    """The soft split's windows on the padded picture (left) and its token matrix (right)."""
+
+    def __init__(self, picture: np.ndarray | torch.Tensor) -> None:
+        super().__init__((11, 3.6))
+        self.picture = _picture(picture)
+        self.ax_pic, self.ax_tok = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.3, 1]})
+        self.image = _picture_panel(self.ax_pic, self.picture)
+        self.windows = LineCollection([], colors="tab:orange", linewidths=0.8)
+        self.ax_pic.add_collection(self.windows)
+        self.first = Rectangle((0, 0), 1, 1, color="tab:orange", alpha=0.5)
+        self.ax_pic.add_patch(self.first)
+        self.tokens = _matrix_panel(
+            self.ax_tok, "", "position in token", "token index", plots.CMAP, 0, 1, "brightness"
         )
-    toks = patchify(to_tensor(picture), patch)[0]  # (N, P*P)
-    count = count_tokens(height, width, patch, patch, 0)
-    summary = f"P = {patch}: {count.rows} x {count.cols} = {count.total} tokens of length {toks.shape[1]}"
-    fig, ax_pic = _picture_and_tokens(
-        picture, toks, f"patches of {patch} x {patch}", "token index (patch number - 1)"
-    )
-    plots.draw_patch_grid(ax_pic, height, width, patch, numbers=count.total <= 60)
-    return fig, summary
+        self.figure.subplots_adjust(left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3)
+        self.dynamic = [self.windows, self.first, self.ax_pic.title, self.ax_tok]
+        self.padding = 0
+
+    def static_key(self) -> object:
+        return self.padding  # the padded picture and its ticks
+
+    def update(self, kernel: int, stride: int, padding: int) -> str:  # type: ignore[override]
+        h, w = self.picture.shape
+        try:
+            count = count_tokens(h, w, kernel, stride, padding)
+        except (ValueError, TypeError) as err:
+            raise Impossible(f"No tokens: {err}.") from None
+        unfold = _unfold_count(h, w, kernel, stride, padding)
+        if unfold != count.total:  # the formula and nn.Unfold must agree
+            raise AssertionError(f"count_tokens says {count.total}, nn.Unfold makes {unfold}")
+        padded = np.pad(self.picture, padding)  # (H + 2p, W + 2p)
+        ph, pw = padded.shape
+        self.image.set_data(padded)
+        self.image.set_extent((-padding, w + padding, h + padding, -padding))
+        self.ax_pic.set_xlim(-padding, w + padding)
+        self.ax_pic.set_ylim(h + padding, -padding)
+        _picture_ticks(self.ax_pic, ph, pw, -padding)
+        corners = window_corners(h, w, kernel, stride, padding)  # (N, 2) top-left (row, col), unpadded coords
+        self.windows.set_segments(_outlines(corners, kernel))
+        self.padding = padding
+        self.first.set_xy((corners[0][1], corners[0][0]))
+        self.first.set_width(kernel)
+        self.first.set_height(kernel)
+        self.ax_pic.set_title(f"{count.total} windows of {kernel} x {kernel}")
+        # the token matrix, entry [n, j] = padded[r_n + j // k, c_n + j % k], drawn on at most MAX_DRAWN rows/cols
+        length = kernel * kernel
+        rows, cols = _sample(count.total), _sample(length)
+        top = (corners[rows, 0] + padding)[:, None] + (cols // kernel)[None, :]
+        left = (corners[rows, 1] + padding)[:, None] + (cols % kernel)[None, :]
+        _set_matrix(self.tokens, padded[top, left], count.total, length)
+        self.ax_tok.set_title(f"token matrix {count.total} x {length}")
+        return (
+            f"kernel {kernel}, stride {stride}, padding {padding}: padded {ph} x {pw}, "
+            f"{count.rows} x {count.cols} = {count.total} tokens of length {length} (nn.Unfold agrees)"
+        )
 
 
-def soft_split_view(picture: np.ndarray, kernel: int, stride: int, padding: int) -> tuple[Figure | None, str]:
+def soft_split_view(
+    picture: np.ndarray | torch.Tensor, kernel: int, stride: int, padding: int
+) -> tuple[Figure | None, str]:
     """The windows of a soft split on the padded picture, its token grid and its token matrix.
 
-    The token count comes from :func:`count_tokens` and is checked against ``nn.Unfold``.
+    The token count comes from :func:`count_tokens` and is checked against the shape ``nn.Unfold`` gives.
 
     Returns:
         (figure, summary); the figure is None and the summary says why when the setting gives no tokens.
     """
-    height, width = picture.shape
-    try:
-        count = count_tokens(height, width, kernel, stride, padding)
-    except (ValueError, TypeError) as err:
-        return None, f"No tokens: {err}."
-    toks = soft_split(to_tensor(picture), kernel, stride, padding)[0]  # (N, k*k)
-    if toks.shape[0] != count.total:  # the formula and nn.Unfold must agree
-        raise AssertionError(f"count_tokens says {count.total}, nn.Unfold made {toks.shape[0]}")
-    summary = (
-        f"kernel {kernel}, stride {stride}, padding {padding}: padded {height + 2 * padding} x "
-        f"{width + 2 * padding}, {count.rows} x {count.cols} = {count.total} tokens of length {toks.shape[1]} "
-        f"(nn.Unfold agrees)"
+    return SoftSplitDrawing(picture).view(kernel=kernel, stride=stride, padding=padding)
+
+
+# ---------------------------------------------------------------------------------- the explorer widget
+
+
+def _sentence(err: BaseException) -> str:
+    return f"This setting could not be drawn: {type(err).__name__}: {err}"
+
+
+@functools.cache
+def _explorer_class() -> type:
+    import ipywidgets as widgets
+
+    class Explorer(widgets.VBox):
+        """Controls, a one-line summary and the drawing's picture; every control change redraws once."""
+
+        def __init__(self, name: str, drawing: Drawing, controls: Mapping[str, widgets.ValueWidget]) -> None:
+            self.name, self.drawing, self.controls = name, drawing, dict(controls)
+            self.image = widgets.Image(format="png")
+            self.summary = widgets.HTML()
+            self.renders = 0  # pictures drawn so far
+            box = widgets.HBox if len(self.controls) <= 3 else widgets.GridBox
+            layout = {} if len(self.controls) <= 3 else {"grid_template_columns": "repeat(3, 320px)"}
+            super().__init__([box(list(self.controls.values()), layout=layout), self.summary, self.image])
+            self.add_class("vitcourse-explorer")
+            for control in self.controls.values():
+                control.observe(self.redraw, "value")
+            self.redraw()
+
+        def settings(self) -> dict[str, Any]:
+            return {key: control.value for key, control in self.controls.items()}
+
+        def redraw(self, change: object = None) -> None:
+            """Update the drawing for the controls' values; a failure becomes a sentence, never a traceback."""
+            try:
+                text, png = self.drawing.update(**self.settings()), self.drawing.png()
+            except Impossible as err:
+                text, png = str(err), None
+            except Exception as err:  # noqa: BLE001 -- a widget shows a sentence, never a traceback
+                text, png = _sentence(err), None
+            self.summary.value = f"<span class='vitcourse-summary'>{html.escape(text)}</span>"
+            if png is not None:
+                self.image.value = png
+                self.renders += 1
+            self.image.layout.display = None if png is not None else "none"
+
+        def __repr__(self) -> str:
+            return f"{self.name}: {html.unescape(self.summary.value.split('>', 1)[1].rsplit('<', 1)[0])}"
+
+    return Explorer
+
+
+def _explorer(name: str, drawing: Drawing, controls: Mapping[str, Any]) -> ipywidgets.VBox:
+    return _explorer_class()(name, drawing, controls)
+
+
+def _slider(
+    description: str, value: int, low: int, high: int, step: int = 1, width: str = "90px"
+) -> ipywidgets.IntSlider:
+    import ipywidgets as widgets
+
+    return widgets.IntSlider(
+        value=value,
+        min=low,
+        max=high,
+        step=step,
+        description=description,
+        style={"description_width": width},
     )
-    title = f"{count.total} windows of {kernel} x {kernel}"
-    fig, ax_pic = _picture_and_tokens(np.pad(picture, padding), toks, title, "token index", offset=-padding)
-    corners = window_corners(height, width, kernel, stride, padding)
-    boxes = [Rectangle((c, r), kernel, kernel) for r, c in corners]
-    ax_pic.add_collection(PatchCollection(boxes, facecolor="none", edgecolor="tab:orange", linewidth=0.8))
-    ax_pic.add_patch(Rectangle((corners[0][1], corners[0][0]), kernel, kernel, color="tab:orange", alpha=0.5))
-    return fig, summary
 
 
-def _picture_and_tokens(
-    picture: np.ndarray, toks: torch.Tensor, title: str, token_label: str, offset: float = 0.0
-) -> tuple[Figure, Axes]:
-    """The two panels every view shows: the picture (left, returned for overlays) and the token matrix (right)."""
-    fig, (ax_pic, ax_tok) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1.3, 1]})
-    plots.show_picture(picture, ax=ax_pic, title=title, extent_offset=offset)
-    n, length = toks.shape
-    plots.show_matrix(
-        toks, ax=ax_tok, title=f"token matrix {n} x {length}", xlabel="position in token", ylabel=token_label,
-        vmin=0, vmax=1,
+def _dropdown(description: str, options: Sequence[Any], value: Any) -> ipywidgets.Dropdown:
+    import ipywidgets as widgets
+
+    return widgets.Dropdown(
+        options=options, value=value, description=description, style={"description_width": "90px"}
+    )
+
+
+def patch_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.VBox:
+    """A drop-down of the patch sizes that divide the picture, driving :class:`PatchDrawing`."""
+    drawing = PatchDrawing(picture)
+    default = 20 if 20 in drawing.sizes else drawing.sizes[-1]
+    return _explorer(
+        "patch-size explorer", drawing, {"patch": _dropdown("patch size", drawing.sizes, default)}
+    )
+
+
+def soft_split_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.VBox:
+    """Sliders for kernel, stride and padding, driving :class:`SoftSplitDrawing`."""
+    drawing = SoftSplitDrawing(picture)
+    side = max(drawing.picture.shape)
+    return _explorer(
+        "soft-split explorer",
+        drawing,
+        {
+            "kernel": _slider("kernel", min(20, side), 1, side),
+            "stride": _slider("stride", 10, 1, max(side // 2, 10)),
+            "padding": _slider("padding", 5, 0, 20),
+        },
+    )
+
+
+# ------------------------------------------------------------------------------- position embeddings
+
+
+@functools.lru_cache(maxsize=8)
+def _table(num_tokens: int, dim: int, base: float) -> np.ndarray:
+    return sinusoidal_table(num_tokens, dim, base).numpy()  # (N, d)
+
+
+class PositionDrawing(Drawing):
+    """The sinusoidal table (left), two of its columns as curves (middle), one position's similarity (right)."""
+
+    def __init__(self) -> None:
+        super().__init__((13, 3.5))
+        self.ax_table, self.ax_curves, self.ax_sim = self.figure.subplots(
+            1, 3, gridspec_kw={"width_ratios": [1.25, 1, 1]}
+        )
+        self.table = _matrix_panel(
+            self.ax_table, "", "column j (0 ... d - 1)", "position i", "RdBu_r", -1, 1, "value"
+        )
+        self.marks = LineCollection([], colors=["k", "k", "tab:green"], linewidths=1.2, linestyles="--")
+        self.ax_table.add_collection(self.marks)
+        (self.sin,) = self.ax_curves.plot([], [], color="tab:blue", label="column 2m: sin")
+        (self.cos,) = self.ax_curves.plot([], [], color="tab:orange", label="column 2m + 1: cos")
+        self.ax_curves.set_ylim(-1.1, 1.6)
+        self.ax_curves.set_xlabel("position i")
+        self.ax_curves.set_ylabel("PE[i, j]")
+        self.ax_curves.legend(loc="upper center", fontsize=8, ncol=2)
+        (self.sim,) = self.ax_sim.plot([], [], color="tab:green")
+        self.here = self.ax_sim.axvline(0, color="tab:green", ls="--", lw=1)
+        self.ax_sim.set_ylim(-1.05, 1.05)
+        self.ax_sim.set_xlabel("position k")
+        self.ax_sim.set_ylabel("cosine similarity")
+        self.figure.subplots_adjust(left=0.05, right=0.98, bottom=0.15, top=0.88, wspace=0.45)
+        self.shape: tuple[int, int, float] = (0, 0, 0.0)
+        self.dynamic = [self.marks, self.sin, self.cos, self.sim, self.here,
+                        self.ax_curves.title, self.ax_sim.title]  # fmt: skip
+
+    def static_key(self) -> object:
+        return self.shape  # the table, its title and the axes' ranges
+
+    def update(self, num_tokens: int, dim: int, base: float, pair: int, position: int) -> str:  # type: ignore[override]
+        if 2 * pair + 1 >= dim:
+            raise Impossible(
+                f"Columns 2m = {2 * pair} and 2m + 1 = {2 * pair + 1} need a token length d >= {2 * pair + 2}; "
+                f"d is {dim}: choose m <= {(dim - 2) // 2}."
+            )
+        if position >= num_tokens:
+            raise Impossible(
+                f"Position {position} is past the table's last row ({num_tokens - 1}); choose i < {num_tokens}."
+            )
+        table = _table(num_tokens, dim, float(base))  # (N, d)
+        self.shape = (num_tokens, dim, float(base))
+        rows, cols = _sample(num_tokens), _sample(dim)
+        _set_matrix(self.table, table[np.ix_(rows, cols)], num_tokens, dim)
+        j = 2 * pair
+        self.marks.set_segments(
+            [[(j, -0.5), (j, num_tokens - 0.5)], [(j + 1, -0.5), (j + 1, num_tokens - 0.5)],
+             [(-0.5, position), (dim - 0.5, position)]]
+        )  # fmt: skip
+        self.ax_table.set_title(f"sinusoidal table {num_tokens} x {dim}, base {base:g}")
+        steps = np.arange(num_tokens)
+        self.sin.set_data(steps, table[:, j])
+        self.cos.set_data(steps, table[:, j + 1])
+        self.ax_curves.set_xlim(0, max(num_tokens - 1, 1))
+        wavelength = 2 * math.pi * base ** (j / dim)
+        self.ax_curves.set_title(f"columns {j}, {j + 1}: wavelength {wavelength:.4g} positions")
+        unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+        similarity = unit @ unit[position]  # (N,)
+        self.sim.set_data(steps, similarity)
+        self.here.set_xdata([position, position])
+        self.ax_sim.set_xlim(0, max(num_tokens - 1, 1))
+        self.ax_sim.set_title(f"similarity of position {position} to every position")
+        near = (
+            f"; to position {position + 1}: {similarity[position + 1]:.3f}"
+            if position + 1 < num_tokens
+            else ""
+        )
+        return (
+            f"table {num_tokens} x {dim}, base {base:g}: columns {j} (sin) and {j + 1} (cos) repeat every "
+            f"{wavelength:.4g} positions; position {position} has cosine similarity 1 with itself{near}"
+        )
+
+
+def position_view(
+    num_tokens: int = 176, dim: int = 768, base: float = 10000.0, pair: int = 60, position: int = 10
+) -> tuple[Figure | None, str]:
+    """The sinusoidal table ``num_tokens x dim`` with base ``base``, columns ``2 pair`` and ``2 pair + 1`` as
+    curves, and the cosine similarity of row ``position`` to every row.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why for an impossible combination.
+    """
+    return PositionDrawing().view(num_tokens=num_tokens, dim=dim, base=base, pair=pair, position=position)
+
+
+def position_explorer() -> ipywidgets.VBox:
+    """Sliders for the table's size, base, the pair of columns and the position, driving :class:`PositionDrawing`."""
+    return _explorer(
+        "position-embedding explorer",
+        PositionDrawing(),
+        {
+            "num_tokens": _slider("positions N", 176, 2, 400),
+            "dim": _slider("length d", 768, 2, 1024, step=2),
+            "base": _dropdown("base", [100.0, 1000.0, 10000.0, 100000.0], 10000.0),
+            "pair": _slider("pair m", 60, 0, 511),
+            "position": _slider("position i", 10, 0, 399),
+        },
+    )
+
+
+# --------------------------------------------------------------------------------------------- attention
+
+#: Head counts the attention explorer offers (divisors of its 64 channels); at most 8 heads are drawn.
+HEAD_CHOICES = (1, 2, 4, 8, 16)
+SCALES = ("1/sqrt(head_dim)", "none")
+
+
+class AttentionDrawing(Drawing):
+    """Attention of the picture's 15 patch tokens: each head's weights and the mean entropy of its rows.
+
+    The tokens are the picture's 20 x 20 patches (15 tokens of length 400), layer-normalised; one seeded
+    :class:`~vitcourse.attention.Attention` (400 -> 64 channels, qkv bias) projects them, so changing the head
+    count only regroups the same 64 query and key channels. The weights are ``softmax(Q K^T * scale / T)``.
+    """
+
+    SHOWN = 8  # heads drawn
+
+    def __init__(self, picture: np.ndarray | torch.Tensor, chan: int = 64, seed: int = 0) -> None:
+        super().__init__((12.5, 4.6))
+        img = _picture(picture)
+        h, w = img.shape
+        if h % 20 or w % 20:
+            raise ValueError(f"picture must have sides divisible by 20 (its patches), got {h} x {w}")
+        tokens = patchify(torch.from_numpy(img)[None, None], 20)[0]  # (N, 400)
+        tokens = F.layer_norm(tokens, (tokens.shape[-1],))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.attention = Attention(tokens.shape[-1], chan, num_heads=1, qkv_bias=True)
+        with torch.no_grad():
+            qkv = self.attention.qkv(tokens)  # (N, 3 * chan)
+        self.q, self.k = qkv[:, :chan].double(), qkv[:, chan : 2 * chan].double()  # (N, chan) each
+        self.chan, self.n = chan, tokens.shape[0]
+        self.params = {name: sum(p.numel() for p in m.parameters()) for name, m in
+                       (("qkv", self.attention.qkv), ("proj", self.attention.proj))}  # fmt: skip
+        self.head_axes = [self.figure.add_axes((0.05 + 0.145 * c, 0.56 - 0.45 * r, 0.12, 0.3))
+                          for r in range(2) for c in range(4)]  # fmt: skip
+        self.images = []
+        for i, ax in enumerate(self.head_axes):
+            im = ax.imshow(
+                np.zeros((self.n, self.n)), cmap="magma", norm=PowerNorm(0.5, 0, 1), interpolation="nearest"
+            )
+            self.images.append(im)
+            ax.set_xticks(range(0, self.n, 7))
+            ax.set_yticks(range(0, self.n, 7))
+            ax.set_title(" ", fontsize=9)
+            if i >= 4:
+                ax.set_xlabel("key token", fontsize=8)
+            if i % 4 == 0:
+                ax.set_ylabel("query token", fontsize=8)
+        self.figure.colorbar(
+            self.images[0], cax=self.figure.add_axes((0.635, 0.11, 0.012, 0.75)),
+            label="attention weight (square-root scale)",
+        )  # fmt: skip
+        ax = self.ax_entropy = self.figure.add_axes((0.76, 0.11, 0.22, 0.75))
+        self.bars = ax.bar(range(max(HEAD_CHOICES)), np.zeros(max(HEAD_CHOICES)), color="tab:purple").patches
+        uniform = math.log(self.n)
+        ax.axhline(uniform, color="grey", ls="--", lw=1, label=f"uniform: ln {self.n} = {uniform:.2f}")
+        ax.set_ylim(0, uniform * 1.15)
+        ax.set_xlabel("head")
+        ax.set_ylabel("mean entropy of a row (nats)")
+        ax.legend(loc="upper right", fontsize=8)
+        ax.set_title(" ")
+        self.figure.suptitle(" ")
+        self.heads = 4
+        self.dynamic = [*self.images, *(ax.title for ax in self.head_axes), *self.bars, ax.title,
+                        self.figure._suptitle]  # fmt: skip
+
+    def static_key(self) -> object:
+        return self.heads  # which head panels are visible, the bar chart's range
+
+    def weights(self, heads: int, scale: str, temperature: float) -> torch.Tensor:
+        """(heads, N, N) attention weights for these settings."""
+        head_dim = self.chan // heads
+        q = self.q.reshape(self.n, heads, head_dim).transpose(0, 1)  # (heads, N, head_dim)
+        k = self.k.reshape(self.n, heads, head_dim).transpose(0, 1)  # (heads, N, head_dim)
+        factor = head_dim**-0.5 if scale == SCALES[0] else 1.0
+        return ((q @ k.transpose(-2, -1)) * factor / temperature).softmax(dim=-1)  # (heads, N, N)
+
+    def update(self, heads: int, scale: str, temperature: float) -> str:  # type: ignore[override]
+        if heads not in HEAD_CHOICES:
+            raise Impossible(
+                f"{heads} heads do not split {self.chan} channels here; choose one of {list(HEAD_CHOICES)}."
+            )
+        if scale not in SCALES:
+            raise Impossible(f"The scale is one of {list(SCALES)}, not {scale!r}.")
+        if not temperature > 0:
+            raise Impossible(f"The temperature divides the scores, so it must be > 0, not {temperature}.")
+        weights = self.weights(heads, scale, temperature)
+        entropy = (
+            -(weights * weights.clamp_min(1e-300).log()).sum(-1).mean(-1)
+        )  # (heads,) nats, mean over rows
+        self.heads, shown = heads, min(heads, self.SHOWN)
+        for i, (ax, im) in enumerate(zip(self.head_axes, self.images, strict=True)):
+            ax.set_visible(i < shown)
+            if i < shown:
+                im.set_data(weights[i].numpy())
+                ax.set_title(f"head {i}: entropy {entropy[i]:.2f}", fontsize=9)
+        head_dim = self.chan // heads
+        factor = head_dim**-0.5 if scale == SCALES[0] else 1.0
+        for i, bar in enumerate(self.bars):
+            bar.set_visible(i < heads)
+            bar.set_height(float(entropy[i]) if i < heads else 0.0)
+        self.ax_entropy.set_xlim(-0.6, heads - 0.4)
+        self.ax_entropy.set_xticks(range(0, heads, 1 if heads <= 8 else 3))
+        self.ax_entropy.set_title(f"scale {factor:.3g}, temperature {temperature:.3g}")
+        shown = "" if heads <= self.SHOWN else f" (heads 0-{self.SHOWN - 1} of {heads} drawn)"
+        self.figure.suptitle(
+            f"{heads} heads x head_dim {head_dim} = {self.chan} channels: softmax(Q K^T x {factor:.3g} / {temperature:.3g})"
+            + shown
+        )
+        return (
+            f"scale {factor:.3g}, T = {temperature:.3g}: {heads} heads of head_dim {head_dim}; parameters: "
+            f"qkv {self.params['qkv']:,} + proj {self.params['proj']:,} = {sum(self.params.values()):,}, the same "
+            f"for every head count; mean row entropy {entropy.mean():.2f} nats (uniform {math.log(self.n):.2f}, one-hot 0)"
+        )
+
+
+def attention_view(
+    picture: np.ndarray | torch.Tensor, heads: int = 4, scale: str = SCALES[0], temperature: float = 1.0
+) -> tuple[Figure | None, str]:
+    """Each head's attention weights over the picture's patch tokens and their entropy (see :class:`AttentionDrawing`).
+
+    Args:
+        picture: (H, W) with sides divisible by 20.
+        heads: one of :data:`HEAD_CHOICES`.
+        scale: ``"1/sqrt(head_dim)"`` or ``"none"`` (factor 1).
+        temperature: T > 0; the scores are divided by it before the softmax.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why for an impossible setting.
+    """
+    return AttentionDrawing(picture).view(heads=heads, scale=scale, temperature=temperature)
+
+
+def attention_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.VBox:
+    """Head count, scale and temperature controls, driving :class:`AttentionDrawing`."""
+    import ipywidgets as widgets
+
+    temperature = widgets.FloatLogSlider(
+        value=1.0, base=10, min=-1, max=1, step=0.05, description="temperature T",
+        style={"description_width": "90px"},
     )  # fmt: skip
-    fig.subplots_adjust(
-        left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3
-    )  # fixed: tight_layout costs ~0.2 s
-    return fig, ax_pic
+    return _explorer(
+        "attention explorer",
+        AttentionDrawing(picture),
+        {"heads": _dropdown("heads", HEAD_CHOICES, 4), "scale": _dropdown("scale", SCALES, SCALES[0]),
+         "temperature": temperature},
+    )  # fmt: skip
 
 
-def _show(fig: Figure | None, summary: str) -> None:
-    print(summary)
-    if fig is not None:
-        plt.show()
+# ------------------------------------------------------------------------------------------- T2T stages
 
 
-def patch_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.interactive:
-    """A drop-down of the patch sizes that divide the picture, driving :func:`patch_view`."""
-    import ipywidgets as widgets
+def t2t_stage_macs(
+    height: int, width: int, stages: Sequence[tuple[int, int, int]] = T2T_STAGES, in_chans: int = 1,
+    token_dim: int = 64, embed_dim: int = 384,
+) -> list[int]:  # fmt: skip
+    """Multiply-adds of each stage of a :class:`~vitcourse.models.TokensToToken` module, by formula.
 
-    picture = plots.as_numpy(picture).squeeze()
-    sizes = valid_patch_sizes(*picture.shape)
-    default = 20 if 20 in sizes else sizes[-1]
-    return widgets.interactive(
-        lambda patch: _show(*patch_view(picture, patch)),
-        patch=widgets.Dropdown(options=sizes, value=default, description="patch size"),
-    )
+    Stage i (all but the last) is a soft split to N tokens of length L = C k**2 followed by a token transformer
+    to ``c = token_dim`` channels (one head, MLP ratio 1): ``3 N L c`` (qkv) ``+ 2 N**2 c`` (scores and
+    weights @ V) ``+ N c**2`` (proj) ``+ 2 N c**2`` (MLP). The last stage is a soft split and the linear
+    projection to ``embed_dim``: ``N L D``. The soft splits themselves multiply nothing. (The tests check
+    these numbers against :func:`vitcourse.cost.count_macs` on the real module.)
+
+    Raises:
+        ValueError: a window that does not fit the grid it is applied to (see :func:`stage_grids`).
+    """
+    grids = stage_grids(height, width, stages)
+    macs, chans = [], in_chans
+    for i, ((kernel, _, _), grid) in enumerate(zip(stages, grids, strict=True)):
+        n, length = grid.total, chans * kernel * kernel
+        if i < len(stages) - 1:
+            c = token_dim
+            macs.append(3 * n * length * c + 2 * n * n * c + 3 * n * c * c)
+            chans = token_dim
+        else:
+            macs.append(n * length * embed_dim)
+    return macs
 
 
-def soft_split_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.interactive:
-    """Sliders for kernel, stride and padding, driving :func:`soft_split_view`."""
-    import ipywidgets as widgets
+class T2TStagesDrawing(Drawing):
+    """The token grid after each of three soft splits (left) and the multiply-adds of each stage (right)."""
 
-    picture = plots.as_numpy(picture).squeeze()
-    height, width = picture.shape
-    style = {"description_width": "70px"}
-    return widgets.interactive(
-        lambda kernel, stride, padding: _show(*soft_split_view(picture, kernel, stride, padding)),
-        kernel=widgets.IntSlider(value=20, min=1, max=max(height, width), description="kernel", style=style),
-        stride=widgets.IntSlider(
-            value=10, min=1, max=max(height, width) // 2, description="stride", style=style
-        ),
-        padding=widgets.IntSlider(value=5, min=0, max=20, description="padding", style=style),
+    def __init__(self, token_dim: int = 64, embed_dim: int = 384) -> None:
+        super().__init__((12, 3.8))
+        self.token_dim, self.embed_dim = token_dim, embed_dim
+        self.ax_grid, self.ax_macs = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [2.2, 1]})
+        self.lines = LineCollection([], colors="tab:purple", linewidths=0.5)
+        self.ax_grid.add_collection(self.lines)
+        self.frames = LineCollection([], colors="k", linewidths=1.5)
+        self.ax_grid.add_collection(self.frames)
+        self.labels = [self.ax_grid.text(0, 0, "", ha="left", va="top", fontsize=9) for _ in range(3)]
+        self.ax_grid.set_xlabel("token columns (the three grids side by side, to scale)")
+        self.ax_grid.set_ylabel("token rows")
+        self.ax_grid.set_xticks([])
+        self.ax_grid.set_yticks([])
+        names = ["stage 1\ntoken transf.", "stage 2\ntoken transf.", f"stage 3\nlinear to {embed_dim}"]
+        self.bars = self.ax_macs.bar(names, [1, 1, 1], color=["tab:purple", "tab:blue", "tab:orange"])
+        self.ax_macs.set_ylabel("multiply-adds (millions)")
+        self.ax_macs.set_xlabel("stage")
+        self.ax_macs.tick_params(axis="x", labelsize=8)
+        self.bar_labels = [
+            self.ax_macs.text(i, 0, "", ha="center", va="bottom", fontsize=8) for i in range(3)
+        ]
+        self.figure.subplots_adjust(left=0.06, right=0.98, bottom=0.14, top=0.86, wspace=0.25)
+        self.dynamic = [self.ax_grid, self.ax_macs]
+
+    def update(self, height: int, width: int, **stage_settings: int) -> str:  # type: ignore[override]
+        stages = [
+            tuple(stage_settings[f"{name}{i}"] for name in ("kernel", "stride", "padding")) for i in (1, 2, 3)
+        ]
+        h, w = height, width
+        grids = []
+        for i, (k, s, p) in enumerate(stages, start=1):
+            try:
+                grids.append(count_tokens(h, w, k, s, p))
+            except ValueError as err:
+                raise Impossible(f"No tokens at stage {i} (its input is {h} x {w}): {err}.") from None
+            h, w = grids[-1].rows, grids[-1].cols
+        macs = t2t_stage_macs(height, width, stages, 1, self.token_dim, self.embed_dim)
+        segments, frames, x0, gap = [], [], 0.0, max(g.cols for g in grids) * 0.15 + 1
+        step = max(1, max(max(g.rows, g.cols) for g in grids) // 60)  # at most ~60 grid lines a side
+        for label, grid, (k, s, p) in zip(self.labels, grids, stages, strict=True):
+            rows, cols = grid.rows, grid.cols
+            segments += [[(x0, r), (x0 + cols, r)] for r in range(0, rows + 1, step)]
+            segments += [[(x0 + c, 0), (x0 + c, rows)] for c in range(0, cols + 1, step)]
+            frames.append([(x0, 0), (x0 + cols, 0), (x0 + cols, rows), (x0, rows), (x0, 0)])
+            label.set_position((x0, rows + 0.03 * max(g.rows for g in grids)))
+            label.set_text(f"({k}, {s}, {p}): {rows} x {cols}")
+            x0 += cols + gap
+        self.lines.set_segments(segments)
+        self.frames.set_segments(frames)
+        top = max(g.rows for g in grids)
+        self.ax_grid.set_xlim(-1, x0)
+        self.ax_grid.set_ylim(top * 1.15 + 1, -1)  # row 0 at the top, room for the labels
+        self.ax_grid.set_aspect("equal", adjustable="box")
+        self.ax_grid.set_title(
+            f"{height} x {width} image -> token grids " + " -> ".join(str(g.total) for g in grids)
+        )
+        for bar, text, m in zip(self.bars, self.bar_labels, macs, strict=True):
+            bar.set_height(m / 1e6)
+            text.set_position((bar.get_x() + bar.get_width() / 2, m / 1e6))
+            text.set_text(f"{m / 1e6:.1f} M")
+        self.ax_macs.set_ylim(0, max(macs) / 1e6 * 1.2 + 1e-9)
+        self.ax_macs.set_title(f"T2T module: {sum(macs) / 1e6:.1f} M multiply-adds")
+        counts = ", ".join(f"{g.rows} x {g.cols} = {g.total}" for g in grids)
+        shares = ", ".join(f"{m / sum(macs):.0%}" for m in macs)
+        return f"{height} x {width}: tokens per stage {counts}; multiply-adds per stage {shares} of {sum(macs):,}"
+
+
+def t2t_stages_view(
+    height: int = 224, width: int = 224, stages: Sequence[tuple[int, int, int]] = T2T_STAGES
+) -> tuple[Figure | None, str]:
+    """Token grids, token counts and multiply-adds of a T2T module's three stages on a ``height x width`` image.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why when a stage's window does not fit.
+    """
+    if len(stages) != 3:
+        raise ValueError(f"stages must hold three (kernel, stride, padding) settings, got {len(stages)}")
+    settings = {f"{name}{i}": value for i, stage in enumerate(stages, start=1)
+                for name, value in zip(("kernel", "stride", "padding"), stage, strict=True)}  # fmt: skip
+    return T2TStagesDrawing().view(height=height, width=width, **settings)
+
+
+def t2t_stages_explorer(height: int = 224, width: int = 224) -> ipywidgets.VBox:
+    """Sliders for the image size and each stage's kernel, stride and padding, driving :class:`T2TStagesDrawing`."""
+    controls = {
+        "height": _slider("image H", height, 8, 448, width="110px"),
+        "width": _slider("image W", width, 8, 448, width="110px"),
+    }
+    for i, (k, s, p) in enumerate(T2T_STAGES, start=1):
+        controls |= {
+            f"kernel{i}": _slider(f"stage {i} kernel", k, 1, 15, width="110px"),
+            f"stride{i}": _slider(f"stage {i} stride", s, 1, 8, width="110px"),
+            f"padding{i}": _slider(f"stage {i} padding", p, 0, 7, width="110px"),
+        }
+    return _explorer("T2T stages explorer", T2TStagesDrawing(), controls)
+
+
+# ------------------------------------------------------------------------------- inside a trained model
+
+
+class ModelAttentionDrawing(Drawing):
+    """Where a trained ViT's prediction token looks: one block's, one head's weights over the picture's patches."""
+
+    def __init__(self, model: VisionTransformer, picture: np.ndarray | torch.Tensor) -> None:
+        from .models import VisionTransformer
+
+        if not isinstance(model, VisionTransformer):
+            raise TypeError(f"model must be a vitcourse VisionTransformer, got {type(model).__name__}")
+        super().__init__((7.5, 3.8))
+        img = _picture(picture)
+        if img.shape != tuple(model.patch_embed.img_size):
+            raise ValueError(
+                f"picture is {img.shape[0]} x {img.shape[1]} but the model was built for "
+                f"{tuple(model.patch_embed.img_size)}"
+            )
+        self.patch = model.patch_embed.patch_size
+        self.rows, self.cols = img.shape[0] // self.patch, img.shape[1] // self.patch
+        device = next(model.parameters()).device
+        images = torch.from_numpy(img)[None, None].to(device)  # (1, 1, H, W)
+        was_training = model.training
+        model.eval()
+        try:
+            per_block = [
+                model.attention_weights(images, b)[0, :, 0].cpu().double() for b in range(len(model.blocks))
+            ]
+        finally:
+            model.train(was_training)
+        self.weights = torch.stack(per_block)  # (blocks, heads, N + 1): the prediction token's row
+        self.blocks, self.heads = self.weights.shape[:2]
+        self.ax = self.figure.subplots()
+        h, w = img.shape
+        self.ax.imshow(img, cmap="Greys_r", vmin=0, vmax=1, extent=(0, w, h, 0))
+        low, high = float(self.weights[:, :, 1:].min()), float(self.weights[:, :, 1:].max())
+        self.overlay = self.ax.imshow(
+            np.zeros((self.rows, self.cols)), cmap="magma", alpha=0.7, vmin=low, vmax=max(high, low + 1e-6),
+            extent=(0, w, h, 0),
+        )  # fmt: skip
+        self.figure.colorbar(self.overlay, ax=self.ax, fraction=0.03, pad=0.02,
+                             label="attention weight (one scale\nfor every block and head)")  # fmt: skip
+        _picture_ticks(self.ax, h, w)
+        self.ax.set_xlabel("column (pixels)")
+        self.ax.set_ylabel("row (pixels)")
+        self.ax.set_title(" ")
+        self.figure.subplots_adjust(left=0.09, right=0.86, bottom=0.14, top=0.88)
+        self.dynamic = [self.overlay, self.ax.title]
+
+    def update(self, block: int, head: int) -> str:  # type: ignore[override]
+        if not 0 <= block < self.blocks or not 0 <= head < self.heads:
+            raise Impossible(
+                f"This model has blocks 0-{self.blocks - 1} and heads 0-{self.heads - 1}; block {block}, "
+                f"head {head} is not one of them."
+            )
+        row = self.weights[block, head]  # (N + 1,)
+        patches = row[1:]
+        self.overlay.set_data(patches.reshape(self.rows, self.cols).numpy())
+        self.ax.set_title(f"block {block}, head {head}: the prediction token's attention")
+        best = int(patches.argmax())
+        return (
+            f"block {block}, head {head}: the prediction token gives {row[0]:.2f} of its attention to itself and "
+            f"{patches.sum():.2f} to the {patches.numel()} patches, the most to patch {best + 1} ({patches[best]:.2f})"
+        )
+
+
+def model_attention_view(
+    model: VisionTransformer, picture: np.ndarray | torch.Tensor, block: int = 0, head: int = 0
+) -> tuple[Figure | None, str]:
+    """The prediction token's attention in ``block``, ``head`` of a (trained) ViT, laid over the picture.
+
+    Returns:
+        (figure, summary); the figure is None and the summary says why for a block or head the model lacks.
+    """
+    return ModelAttentionDrawing(model, picture).view(block=block, head=head)
+
+
+def model_attention_explorer(model: VisionTransformer, picture: np.ndarray | torch.Tensor) -> ipywidgets.VBox:
+    """Block and head sliders over a trained ViT, driving :class:`ModelAttentionDrawing`."""
+    drawing = ModelAttentionDrawing(model, picture)
+    return _explorer(
+        "model-attention explorer",
+        drawing,
+        {
+            "block": _slider("block", 0, 0, drawing.blocks - 1),
+            "head": _slider("head", 0, 0, drawing.heads - 1),
+        },
     )

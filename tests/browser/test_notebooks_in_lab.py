@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 import secrets
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -84,64 +86,193 @@ def test_notebook_runs_in_lab(page, lab: Lab, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{Path(name).stem}.png"))
 
 
-def _widget_text(page) -> str:
-    return page.inner_text(".jupyter-widgets.widget-output, .widget-output")
+# ------------------------------------------------------------------------------------------------ explorers
+#
+# Every explorer (`.vitcourse-explorer`: controls, a `.vitcourse-summary` line, an <img>) is driven the way a
+# learner drives it: every control is changed, each change must bring a new picture into the page (the <img>
+# gets a new src and fires its load event), and the time from the input event to that load event is recorded.
+# Then a slider is dragged with the mouse: the picture must end on the slider's final value.
 
 
-def test_patch_size_dropdown(page, lab: Lab) -> None:
-    _open_and_run(page, lab, "01_patch_tokenization.ipynb")
-    widget = page.locator(".widget-interact").first
-    widget.scroll_into_view_if_needed()
-    assert "P = 20: 3 x 5 = 15 tokens" in widget.inner_text()
-    before = widget.locator("img").first.get_attribute("src")
-    for size, expected in (("10", "P = 10: 6 x 10 = 60 tokens"), ("4", "P = 4: 15 x 25 = 375 tokens")):
-        widget.locator("select").select_option(size)
-        page.wait_for_function(
-            "([el, text]) => el.innerText.includes(text)",
-            arg=[widget.element_handle(), expected],
-            timeout=30_000,
+@dataclass(frozen=True)
+class Explorer:
+    notebook: str
+    initial: str  # in the summary before anything is touched
+    drag: str  # the label of the slider dragged
+    dragged: Callable[[str], str]  # readout of that slider -> text the summary then shows
+
+
+EXPLORERS = [
+    Explorer("01_patch_tokenization.ipynb", "P = 20: 3 x 5 = 15 tokens of length 400", "", str),
+    Explorer("02_soft_split.ipynb", "kernel 20, stride 10, padding 5", "kernel", lambda v: f"kernel {v},"),
+    Explorer("03_position_embeddings.ipynb", "table 176 x 768, base 10000", "position i", lambda v: f"position {v} has"),
+    Explorer("04_attention.ipynb", "scale 0.25, T = 1: 4 heads", "temperature T", lambda v: f"T = {float(v):.3g}:"),
+    Explorer("05_vision_transformer.ipynb", "block 0, head 0:", "head", lambda v: f"head {v}:"),
+    Explorer("06_tokens_to_token.ipynb", "224 x 224: tokens per stage 56 x 56 = 3136", "image W", lambda v: f"x {v}:"),
+]  # fmt: skip
+
+# Installs (once per explorer) a recorder on the explorer's element: `arm()` forgets the last measurement; the
+# first keydown/input/change inside the explorer after it starts the clock; the <img>'s next load with a new src
+# stops it. `loads` counts every picture loaded, `lastLoad` and `lastText` are when the picture and the summary
+# last changed (each redraw sets the summary, then the picture).
+_RECORDER = """root => {
+    if (root.__lat) return;
+    const img = root.querySelector('img');
+    const lat = root.__lat = {t0: null, t1: null, src: img.src, loads: 0, lastLoad: 0, lastText: 0};
+    new MutationObserver(() => { lat.lastText = performance.now(); }).observe(
+        root.querySelector('.vitcourse-summary').parentElement, {childList: true, subtree: true, characterData: true});
+    lat.arm = () => { lat.t0 = null; lat.t1 = null; lat.src = img.src; };
+    const start = () => { if (lat.t0 === null) lat.t0 = performance.now(); };
+    for (const type of ['keydown', 'pointerdown', 'input', 'change']) root.addEventListener(type, start, true);
+    img.addEventListener('load', () => {
+        lat.loads += 1; lat.lastLoad = performance.now();
+        if (lat.t0 !== null && lat.t1 === null && img.src !== lat.src) lat.t1 = performance.now();
+    });
+}"""
+
+
+def _summary(explorer) -> str:
+    return explorer.locator(".vitcourse-summary").inner_text()
+
+
+def _picture_shown(explorer) -> bool:
+    return explorer.locator("img").evaluate("img => getComputedStyle(img).display !== 'none' && img.complete")
+
+
+def _measure(page, explorer, act: Callable[[], None]) -> float:
+    """Do ``act`` (one control change); wait for the new picture; the milliseconds from input event to load."""
+    root = explorer.element_handle()
+    root.evaluate("root => root.__lat.arm()")
+    act()
+    page.wait_for_function("root => root.__lat.t1 !== null", arg=root, timeout=60_000, polling="raf")
+    t0, t1 = root.evaluate("root => [root.__lat.t0, root.__lat.t1]")
+    assert t0 is not None, "the control change was not seen as an input event"
+    return t1 - t0
+
+
+def _changes(page, control) -> list[Callable[[], None]]:
+    """Four changes of one control, ending where it started: right, left, right, left (or the next option)."""
+    if control.evaluate("el => el.tagName") == "SELECT":
+        start = control.evaluate("el => el.selectedIndex")
+        other = start + 1 if start + 1 < control.evaluate("el => el.options.length") else start - 1
+        return [lambda i=i: control.select_option(index=i) for i in (other, start, other, start)]
+    handle = control.locator(".noUi-handle")
+
+    def press(key: str) -> Callable[[], None]:
+        return lambda: (handle.focus(), page.keyboard.press(key))
+
+    return [press(k) for k in ("ArrowRight", "ArrowLeft", "ArrowRight", "ArrowLeft")]
+
+
+def _drag(page, explorer, spec: Explorer) -> dict[str, float]:
+    """Drag ``spec.drag``'s slider by hand (10 mouse moves of 4 px, 40 ms apart); the picture must end on its value."""
+    slider = explorer.locator(".widget-slider", has_text=spec.drag).first
+    root = explorer.element_handle()
+    box = slider.locator(".noUi-handle").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    loads_before = root.evaluate("root => root.__lat.loads")
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(1, 11):
+        page.mouse.move(x + 4 * i, y)
+        page.wait_for_timeout(40)
+    page.mouse.up()
+    released = root.evaluate("() => performance.now()")
+    final = slider.locator(".widget-readout").inner_text().strip()
+    expected = spec.dragged(final)
+    page.wait_for_function(
+        "([root, text]) => root.querySelector('.vitcourse-summary').innerText.includes(text)"
+        " && root.__lat.lastLoad > root.__lat.lastText",
+        arg=[root, expected],
+        timeout=60_000,
+    )
+    page.wait_for_timeout(1500)  # anything still queued would arrive now
+    settled = root.evaluate("root => [root.__lat.loads, root.__lat.lastLoad, root.__lat.lastText]")
+    assert expected in _summary(explorer), f"{spec.notebook}: the summary left the final value {final}"
+    assert settled[1] > settled[2], f"{spec.notebook}: the last picture is older than the last summary"
+    assert _picture_shown(explorer)
+    assert slider.locator(".widget-readout").inner_text().strip() == final
+    return {
+        "drag_pictures": settled[0] - loads_before,
+        "drag_final_picture_after_release_ms": round(max(settled[1] - released, 0.0), 1),
+    }
+
+
+def _record(notebook: str, entry: dict[str, object]) -> None:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / "latency.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data[notebook] = entry
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+@pytest.mark.parametrize("spec", EXPLORERS, ids=[e.notebook.split("_")[0] for e in EXPLORERS])
+def test_explorer_every_control_draws(page, lab: Lab, spec: Explorer) -> None:
+    _open_and_run(page, lab, spec.notebook)
+    explorer = page.locator(".vitcourse-explorer").first
+    explorer.scroll_into_view_if_needed()
+    assert spec.initial in _summary(explorer)
+    assert _picture_shown(explorer)
+    explorer.evaluate(_RECORDER)
+    controls = explorer.locator("select, .widget-slider")
+    latencies: dict[str, list[float]] = {}
+    for n in range(controls.count()):
+        control = controls.nth(n)
+        label = control.evaluate(
+            "el => (el.closest('.widget-dropdown') || el).querySelector('label')?.innerText || String(el.value)"
         )
-    assert widget.locator("img").first.get_attribute("src") != before, "the figure did not change"
-    widget.screenshot(path=str(SCREENSHOTS / "widget_01_patch_size.png"))
+        for act in _changes(page, control):
+            before = explorer.locator("img").get_attribute("src")
+            latencies.setdefault(label, []).append(round(_measure(page, explorer, act), 1))
+            assert explorer.locator("img").get_attribute("src") != before, f"{label}: no new picture"
+            assert _picture_shown(explorer), f"{label}: {_summary(explorer)}"
+    everything = [ms for values in latencies.values() for ms in values]
+    entry: dict[str, object] = {
+        "median_ms": statistics.median(everything),
+        "max_ms": max(everything),
+        "changes": len(everything),
+        "per_control_ms": latencies,
+    }
+    if spec.drag:
+        entry |= _drag(page, explorer, spec)
+    print(f"\n{spec.notebook}: {json.dumps(entry)}")
+    _record(spec.notebook, entry)
+    assert _errors(page) == []
+    explorer.screenshot(path=str(SCREENSHOTS / f"explorer_{spec.notebook.split('_')[0]}.png"))
 
 
-def _set_slider(page, slider, value: int) -> None:
-    readout = slider.locator(".widget-readout")
-    readout.click()
+def _type_into(page, slider, value: int) -> None:
+    slider.locator(".widget-readout").click()
     page.keyboard.press("Control+A")
     page.keyboard.type(str(value))
     page.keyboard.press("Enter")
 
 
-def test_soft_split_sliders(page, lab: Lab) -> None:
+def test_soft_split_impossible_setting_shows_a_sentence(page, lab: Lab) -> None:
     _open_and_run(page, lab, "02_soft_split.ipynb")
-    widget = page.locator(".widget-interact").first
-    widget.scroll_into_view_if_needed()
-    text = widget.inner_text()
-    assert "kernel 20, stride 10, padding 5" in text and "= 60 tokens" in text
-    sliders = widget.locator(".widget-slider")
-    assert sliders.count() == 3
-    before = widget.locator("img").first.get_attribute("src")
-    handle = sliders.nth(1).locator(".noUi-handle")
-    handle.focus()
-    page.keyboard.press("ArrowRight")  # stride 10 -> 11
+    explorer = page.locator(".vitcourse-explorer").first
+    explorer.scroll_into_view_if_needed()
+    _type_into(
+        page, explorer.locator(".widget-slider", has_text="kernel").first, 80
+    )  # > padded 70: no window
     page.wait_for_function(
-        "el => el.innerText.includes('stride 11')", arg=widget.element_handle(), timeout=30_000
+        "el => el.querySelector('.vitcourse-summary').innerText.includes('No tokens')",
+        arg=explorer.element_handle(),
+        timeout=60_000,
     )
-    assert re.search(r"= \d+ tokens", widget.inner_text())
-    _set_slider(page, sliders.nth(2), 2)  # padding 5 -> 2
+    assert "kernel=80 is larger than the padded height " in _summary(explorer)
+    assert not _picture_shown(explorer)
+    _type_into(page, explorer.locator(".widget-slider", has_text="kernel").first, 20)  # back: a picture again
     page.wait_for_function(
-        "el => el.innerText.includes('padding 2')", arg=widget.element_handle(), timeout=30_000
+        "el => el.querySelector('.vitcourse-summary').innerText.includes('= 60 tokens')",
+        arg=explorer.element_handle(),
+        timeout=60_000,
     )
-    assert widget.locator("img").first.get_attribute("src") != before, "the figure did not change"
-    _set_slider(page, sliders.nth(0), 80)  # kernel 80 > padded 64: no window fits
     page.wait_for_function(
-        "el => el.innerText.includes('No tokens')", arg=widget.element_handle(), timeout=30_000
+        "el => getComputedStyle(el).display !== 'none'", arg=explorer.locator("img").element_handle()
     )
-    assert "kernel=80 is larger than the padded height " in widget.inner_text()
-    assert widget.locator("img").count() == 0
     assert _errors(page) == []
-    widget.screenshot(path=str(SCREENSHOTS / "widget_02_no_tokens.png"))
+    explorer.screenshot(path=str(SCREENSHOTS / "explorer_02_no_tokens.png"))
 
 
 def test_lab_opens_without_the_news_question(page, lab: Lab) -> None:
