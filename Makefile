@@ -8,7 +8,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 # Each notebook's py:percent text source (jupytext.toml): the file to edit and review.
 SOURCES   := $(NOTEBOOKS:.ipynb=.py)
 
-.PHONY: lab test unit nbval lint format sync execute student test-browser browser-if-present clean-venv help
+.PHONY: lab test unit nbval lint format sync execute models student test-browser browser-if-present clean-venv help
 
 help:
 	@echo "make lab      - create .venv if needed, then open JupyterLab on notebooks/00_start_here.ipynb"
@@ -17,6 +17,7 @@ help:
 	@echo "make execute  - re-run every notebook in place in a fresh kernel on the CPU (refreshes stored outputs)"
 	@echo "make format   - format the code and the notebook sources with ruff, then sync the notebooks"
 	@echo "make sync     - copy the notebook sources (notebooks/NN_*.py) into the .ipynb files, outputs kept"
+	@echo "make models   - re-train the shipped models (vitcourse/assets/checkpoints/) from their fixed seeds"
 	@echo "make student  - build student copies of the notebooks (no solutions) into student/"
 	@echo "make test-browser - run every notebook and widget in JupyterLab in headless Chromium"
 
@@ -85,6 +86,11 @@ execute: sync
 			--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600 \
 			--ExecutePreprocessor.record_timing=False $$nb || exit 1; \
 	done
+
+# The shipped checkpoints the notebooks look inside: trained from fixed seeds (CUDA when present, else the CPU),
+# evaluated on the CPU, written into vitcourse/assets/checkpoints/.
+models: $(STAMP)
+	$(BIN)/python -m vitcourse.train --shipped
 
 clean-venv:
 	rm -rf $(VENV)

@@ -47,7 +47,7 @@ from matplotlib.ticker import MaxNLocator
 from torch import nn
 
 import vitcourse
-from vitcourse import check, load_mountains, plots, tokens
+from vitcourse import check, load_mountains, plots, probes, scenes, tokens, train
 from vitcourse.attention import Attention
 from vitcourse.cost import count_macs
 
@@ -574,6 +574,89 @@ widgets.attention_explorer(picture)
 for setting in [{}, {"scale": "none"}, {"temperature": 0.1}, {"temperature": 10.0}, {"heads": 16}]:
     print(setting, "->", widgets.attention_view(picture, **setting)[1])
 assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be > 0
+
+# %% [markdown]
+# ## Attention in a trained model
+#
+# Random heads say nothing about the picture. The course ships a small ViT trained by its own code (notebook 03
+# introduces it; `make models` re-trains it): 2 encoder blocks of this 4-head attention, $D$ = 64, trained on
+# random scenes in which the moon sits in one of the 15 patches, anywhere in the frame, to name the moon's patch
+# row and column. Its head reads only the prediction token (token 0), so what matters is where the *prediction
+# token's* query looks: row 0 of each head's weights, over the 15 patch tokens (its weight on itself, token 0, is
+# left out of the maps and printed in the titles).
+#
+# The maps below are for one held-out scene (from the set the shipped metrics were measured on), the moon in
+# the patch outlined in cyan: one row of maps per block, one map per head, values written in.
+
+# %%
+shipped = train.load_shipped("vit_where", device)
+vit = shipped.model
+held_out = scenes.make_batch("where", train.SHIPPED_EVAL["size"], seed=train.SHIPPED_EVAL["seed"])
+moon_patch = held_out.targets[:, 0] * 5 + held_out.targets[:, 1]  # (256,): 0-based patch of each moon
+example = int(torch.nonzero(moon_patch == 11)[0])  # the first held-out scene with the moon in patch 12
+depth, heads = len(vit.blocks), vit.blocks[0].attn.num_heads
+with torch.no_grad():
+    cls_weights = torch.stack(
+        [
+            vit.attention_weights(held_out.images[example : example + 1].to(device), block=b)[0, :, 0].cpu()
+            for b in range(depth)
+        ]
+    )  # (blocks, heads, 16): the prediction token's weights over itself and the 15 patches
+    predicted = train.where_predictions(vit(held_out.images[example : example + 1].to(device)).cpu())[0]
+row, col = held_out.targets[example].tolist()  # 0-based
+print(
+    f"held-out scene {example}: moon in patch {int(moon_patch[example]) + 1} (patch row {row + 1}, column "
+    f"{col + 1}); predicted patch row {int(predicted[0]) + 1}, column {int(predicted[1]) + 1}"
+)
+print(f"attention weights per block: {tuple(cls_weights.shape[1:])} (heads, prediction token + 15 patches)")
+fig, axes = plt.subplots(depth, heads + 1, figsize=(3.6 * (heads + 1), 2.7 * depth), squeeze=False)
+for b in range(depth):
+    plots.show_picture(held_out.images[example, 0], ax=axes[b, 0], title="held-out scene", colorbar=False)
+    plots.draw_patch_grid(axes[b, 0], 60, 100, 20)
+    axes[b, 0].add_patch(Rectangle((col * 20, row * 20), 20, 20, fill=False, ec="cyan", lw=2.5))
+    for h in range(heads):
+        ax = axes[b, h + 1]
+        title = f"block {b + 1}, head {h}: itself {cls_weights[b, h, 0]:.2f}"
+        plots.show_grid_values(
+            cls_weights[b, h, 1:].reshape(3, 5), ax=ax, title=title, vmin=0, vmax=1, colorbar=False
+        )
+        ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))
+fig.colorbar(axes[0, 1].images[0], ax=axes[:, 1:], fraction=0.02, pad=0.02, label="attention weight")
+fig.suptitle("Trained ViT: the prediction token's attention over the 15 patches, per block and head")
+plt.show()
+
+# %% [markdown]
+# One scene is an anecdote. Over all 256 held-out scenes, two numbers per head: the **entropy** of the prediction
+# token's 16 weights, $-\sum_j w_j \log w_j$ (`vitcourse.probes.attention_entropy`; $\log 16 \approx 2.77$
+# when it attends to all 16 tokens alike, 0 when it attends to one), and the mean weight it puts on the patch
+# that holds the moon (1/16 ≈ 0.06 for uniform weights).
+
+# %%
+with torch.no_grad():
+    all_weights = [
+        vit.attention_weights(held_out.images.to(device), block=b)[:, :, 0].cpu() for b in range(depth)
+    ]
+cls_entropy = torch.stack([probes.attention_entropy(w).mean(0) for w in all_weights])  # (blocks, heads)
+on_moon = torch.stack(
+    [w[torch.arange(len(w)), :, 1 + moon_patch].mean(0) for w in all_weights]
+)  # (blocks, heads): mean weight on the moon's patch
+print(f"uniform over 16 tokens: entropy {math.log(16):.2f}, weight on any one token {1 / 16:.3f}")
+print("block  head  entropy  weight on the moon's patch")
+for b in range(depth):
+    for h in range(heads):
+        print(f"{b + 1:5d} {h:5d} {cls_entropy[b, h]:8.2f} {on_moon[b, h]:10.3f}")
+
+# %%
+# measured on the shipped model: some heads lock onto the moon, others stay spread out
+assert cls_entropy.min() < 0.25 * math.log(16) and on_moon.max() > 0.75
+assert cls_entropy.max() > 0.75 * math.log(16)
+
+# %% [markdown]
+# In the first block, heads lock onto the moon: over the 256 held-out scenes head 0 puts on average 0.84 of the
+# prediction token's weight on the moon's patch (entropy 0.15, against 2.77 for uniform weights), heads 1 and 3
+# about a third; head 2 stays spread out (entropy 2.31) and puts almost nothing there. In the second block no
+# head concentrates on the moon's patch (0.27 at most). The four heads of a block are trained together on the
+# same task, yet they end up attending in different ways.
 
 # %% [markdown]
 # **Exercise 5 (counting, a layer that changes the token length).** The count above is for a layer whose

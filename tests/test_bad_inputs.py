@@ -253,8 +253,8 @@ INTS = [
     case("cosine_similarity_grid", "rows", lambda v: position.cosine_similarity_grid(_emb, v, 2), low=1),
     case("row_column_score", "cols", lambda v: probes.row_column_score(_emb, 2, v), low=2),
     case("mean_attention_distance", "patch", lambda v: probes.mean_attention_distance(torch.eye(4), 2, 2, v), low=1),
-    *(case("make_batch", n, kw(scenes.make_batch, task="moon", size=1, seed=0, patch=20)(n), low=low)
-      for n, low in (("size", 1), ("seed", 0), ("patch", 1))),
+    *(case("make_batch", n, kw(scenes.make_batch, task="moon", size=1, seed=0, block=20)(n), low=low)
+      for n, low in (("size", 1), ("seed", 0), ("block", 1))),
     case("scene_pool", "size", kw(scenes.scene_pool, task="moon", size=1, seed=0)("size"), low=1),
     *(case("TrainConfig", n, _config(n), low=low)
       for n, low in (("steps", 1), ("batch_size", 2), ("warmup", 0), ("seed", 0), ("train_scenes", 1),

@@ -20,6 +20,22 @@ def test_row_column_code_scores_one_half() -> None:
     assert probes.row_column_score(_row_column_code(3, 5), 3, 5) == pytest.approx(0.5)
 
 
+def test_weighted_row_column_code_matches_closed_form() -> None:
+    # a * (one-hot row) next to b * (one-hot column) on 3 x 5: cosine a^2 / (a^2 + b^2) to the 4 others in the
+    # row, b^2 / (a^2 + b^2) to the 2 others in the column, 0 to the 8 patches in neither
+    a, b = 2.0, 1.0
+    r, c = torch.arange(15) // 5, torch.arange(15) % 5
+    code = torch.cat([a * torch.eye(3)[r], b * torch.eye(5)[c]], dim=1)  # (15, 8)
+    s = a * a + b * b
+    both = (4 * a * a + 2 * b * b) / (6 * s)  # in line: 4 row-mates and 2 column-mates; off line: 0
+    row = a * a / s - (2 * b * b / s) / 10  # row-mates minus the 10 of other rows (2 share the column)
+    column = b * b / s - (4 * a * a / s) / 12  # column-mates minus the 12 of other columns (4 share the row)
+    assert probes.row_column_score(code, 3, 5) == pytest.approx(both)  # 0.6
+    assert probes.row_column_score(code, 3, 5, along="row") == pytest.approx(row)  # 0.76
+    assert probes.row_column_score(code, 3, 5, along="column") == pytest.approx(column)  # -1/15
+    assert column < 0 < both < row  # a strong row code pulls the column-only score below 0
+
+
 def test_prediction_token_slot_is_left_out() -> None:
     with_token = torch.cat([torch.randn(1, 8), _row_column_code(3, 5)])[None]  # (1, 16, 8)
     assert probes.row_column_score(with_token, 3, 5) == pytest.approx(0.5)

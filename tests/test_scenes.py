@@ -1,5 +1,6 @@
-"""The scene-pool cache holds a bounded number of pools."""
+"""The scene-pool cache holds a bounded number of pools; the "where" task's targets name the moon's patch."""
 
+import pytest
 import torch
 
 from vitcourse import scenes
@@ -24,3 +25,28 @@ def test_default_pool_size_stays_small() -> None:
     # POOL_CACHE_SIZE of them, not the ~400 MB that eight would take
     per_pool = 2048 * 60 * 100 * 4
     assert scenes.POOL_CACHE_SIZE * per_pool < 100 * 2**20
+
+
+def test_where_targets_name_the_moons_patch() -> None:
+    batch = scenes.make_batch("where", 24, seed=5)
+    assert batch.images.shape == (24, 1, 60, 100) and batch.targets.shape == (24, 2)
+    assert batch.targets.dtype == torch.long
+    assert scenes.where_classes(20) == (3, 5) and scenes.where_classes(10) == (6, 10)
+    for img, (row, col) in zip(batch.images, batch.targets.tolist(), strict=True):
+        # only the moon is drawn at full brightness (1.0), and only one moon is drawn
+        moon = torch.nonzero(img[0] == 1.0).float()  # (pixels, 2)
+        centre = moon.mean(0) + 0.5
+        assert int(centre[0] // 20) == row and int(centre[1] // 20) == col
+        assert (moon + 0.5 - centre).norm(dim=1).max() <= 8.5  # one disc of radius <= 8, no second moon
+    # the patch is drawn uniformly: every row and column turns up in a larger set
+    many = scenes.make_batch("where", 200, seed=6).targets
+    assert set(many[:, 0].tolist()) == {0, 1, 2} and set(many[:, 1].tolist()) == {0, 1, 2, 3, 4}
+
+
+def test_where_needs_a_grid_that_divides_the_picture() -> None:
+    with pytest.raises(ValueError, match="block=7 does not divide the 60 x 100 images"):
+        scenes.make_batch("where", 4, seed=0, block=7)
+    with pytest.raises(ValueError, match="patch must be"):
+        scenes.where_classes(0)
+    with pytest.raises(ValueError, match="patch=7 does not divide the 60 x 100 images"):
+        scenes.where_classes(7)

@@ -1,3 +1,4 @@
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,44 @@ def test_the_command_line_reports_a_bad_setting_as_a_usage_error(capsys: pytest.
         train.main(["--steps", "0", "--no-progress"])
     assert stop.value.code == 2
     assert "steps must be an int >= 1, got 0" in capsys.readouterr().err
+
+
+# The shipped models: each file is small, loads with weights_only=True, and re-evaluating it on the CPU gives the
+# held-out metrics stored in it (measured on the CPU right after training by `make models`).
+@pytest.mark.parametrize("name", train.SHIPPED)
+def test_shipped_model_reproduces_its_stored_metrics(name: str) -> None:
+    path = train.shipped_path(name)
+    assert path.is_file() and len(path.read_bytes()) <= 2 * 2**20
+    shipped = train.load_shipped(name)
+    assert shipped.config == dataclasses.replace(train.SHIPPED_CONFIGS[name], device="auto")
+    assert not shipped.model.training and next(shipped.model.parameters()).device.type == "cpu"
+    patch = shipped.config.patch_size if shipped.config.task == "where" else shipped.config.block
+    again = train.evaluate(shipped.model, shipped.config.task, block=patch, **train.SHIPPED_EVAL)
+    assert set(again) == set(shipped.metrics)
+    for key, stored in shipped.metrics.items():
+        if "accuracy" in key:  # a count of right answers out of SHIPPED_EVAL["size"]: the same count
+            assert round(again[key] * 256) == round(stored * 256), key
+        else:
+            assert again[key] == pytest.approx(stored, rel=1e-4, abs=1e-6), key
+    assert {"device", "seconds", "torch"} <= set(shipped.info)
+
+
+def test_shipped_names_are_checked() -> None:
+    with pytest.raises(ValueError, match="name must be one of"):
+        train.load_shipped("vit_nowhere")
+    with pytest.raises(TypeError, match="name must be one of"):
+        train.shipped_path(3)  # type: ignore[arg-type]
+
+
+def test_make_shipped_writes_what_load_shipped_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same code path as `make models`, on a tiny run written into a temporary folder
+    tiny = train.TrainConfig(task="where", steps=3, batch_size=8, embed_dim=16, num_heads=2, train_scenes=8)
+    monkeypatch.setitem(train.SHIPPED_CONFIGS, "tiny", tiny)
+    monkeypatch.setitem(train.SHIPPED_EVAL, "size", 16)
+    written = train.make_shipped(("tiny",), out_dir=tmp_path, device="cpu")
+    saved = torch.load(written["tiny"], weights_only=True)
+    assert saved["config"]["device"] == "auto" and saved["config"]["steps"] == 3
+    model = train.build_model(train.TrainConfig(**saved["config"]))
+    model.load_state_dict(saved["state_dict"])
+    again = train.evaluate(model, "where", size=16, seed=train.SHIPPED_EVAL["seed"])
+    assert again == pytest.approx(saved["metrics"], rel=1e-5)

@@ -5,13 +5,17 @@ so any number of scenes can be drawn, no files are needed, and a seed gives the 
 (numpy's ``default_rng`` draws the scene parameters). Training itself samples its batches from a fixed pool
 drawn once (:func:`scene_pool`), because drawing a scene costs more than a step of the course's small models.
 
-Two tasks, both about *where* things are, so position information matters:
+Three tasks, all about *where* things are, so position information matters:
 
 * ``"scramble"``: is the scene intact (label 0) or are its ``block x block`` squares shuffled (label 1)?
   Scenes come in pairs, each once intact and once scrambled, so the classes are balanced, and a model that
   cannot see positions is exactly at chance when the blocks are its patches (20 x 20 for the course's ViT).
 * ``"moon"``: where is the moon? The target is the moon's column divided by the width (a number in [0, 1]), a
   single regression output like the article series' prediction head.
+* ``"where"``: which patch holds the moon? The moon (radius 5 to 8 pixels) is placed in one of the patches of
+  the ``block``-pixel grid (``block`` = 20 by default: a ViT's patches), its centre within 5 pixels of the patch's centre, anywhere in the frame and in
+  front of the landscape. The targets are the patch's row and column (two class labels), so a model must find
+  the moon and read off where it sits: position on both axes.
 
 :func:`scene_pool` keeps the last :data:`POOL_CACHE_SIZE` pools it drew (a pool of 2048 scenes is about 49 MB),
 so the memory a session holds for pools stays bounded however many settings it tries.
@@ -28,13 +32,14 @@ import torch
 from ._validate import (
     choice,
     common_divisors,
+    flag,
     instance_of,
     listing,
     non_negative_int,
     positive_int,
     tensor_of_rank,
 )
-from .data import HEIGHT, WIDTH, draw_mountains
+from .data import HEIGHT, LEVELS, WIDTH, draw_mountains
 from .tokens import patchify, unsplit
 
 __all__ = [
@@ -42,6 +47,8 @@ __all__ = [
     "POOL_CACHE_SIZE",
     "Batch",
     "random_scene",
+    "where_scene",
+    "where_classes",
     "make_batch",
     "scramble_patches",
     "scene_pool",
@@ -49,29 +56,33 @@ __all__ = [
 ]
 
 #: The tasks :func:`make_batch` can make.
-TASKS = ("scramble", "moon")
+TASKS = ("scramble", "moon", "where")
 
 #: How many scene pools :func:`scene_pool` keeps (least recently used first out).
 POOL_CACHE_SIZE = 2
 
 
 class Batch(NamedTuple):
-    """Images (B, 1, HEIGHT, WIDTH) = (B, 1, 60, 100) float32 and targets: (B,) long labels for "scramble", (B, 1) float for "moon"."""
+    """Images (B, 1, HEIGHT, WIDTH) = (B, 1, 60, 100) float32 and targets: (B,) long labels for "scramble",
+    (B, 1) float for "moon", (B, 2) long (patch row, patch column) for "where"."""
 
     images: torch.Tensor
     targets: torch.Tensor
 
 
-def random_scene(rng: np.random.Generator) -> tuple[np.ndarray, float]:
+def random_scene(rng: np.random.Generator, moon: bool = True) -> tuple[np.ndarray, float]:
     """Draw one random scene. Returns the (HEIGHT, WIDTH) picture and the moon's column in pixels.
 
-    ``rng`` is a numpy generator, e.g. ``np.random.default_rng(seed)``.
+    ``rng`` is a numpy generator, e.g. ``np.random.default_rng(seed)``. With ``moon=False`` the moon is left out
+    of the sky (its column is still drawn, so the other parameters come out the same).
     """
     instance_of("rng", rng, np.random.Generator, "a numpy Generator, e.g. np.random.default_rng(0)")
+    moon = flag("moon", moon)
     moon_col = float(rng.uniform(8, WIDTH - 8))
+    moon_row = float(rng.uniform(-4, 6))  # always at least a few rows of moon in view
     picture = draw_mountains(
         moon_col=moon_col,
-        moon_row=float(rng.uniform(-4, 6)),  # always at least a few rows of moon in view
+        moon_row=moon_row if moon else -1000.0,  # -1000: the disc lies wholly above the frame
         moon_radius=float(rng.uniform(7, 12)),
         peak_col=float(rng.uniform(8, 45)),
         peak_row=float(rng.uniform(8, 22)),
@@ -81,6 +92,43 @@ def random_scene(rng: np.random.Generator) -> tuple[np.ndarray, float]:
         band_height=int(rng.integers(3, 8)),
     )
     return picture, moon_col
+
+
+def where_classes(patch: int = 20) -> tuple[int, int]:
+    """The "where" task's classes: (patch rows, patch columns) of the grid, (3, 5) for patches of 20.
+
+    A model for the task has ``rows + cols`` outputs: the first ``rows`` score the moon's patch row, the
+    other ``cols`` its patch column.
+    """
+    _check_block(HEIGHT, WIDTH, positive_int("patch", patch), name="patch")
+    return HEIGHT // patch, WIDTH // patch
+
+
+def where_scene(rng: np.random.Generator, patch: int = 20) -> tuple[np.ndarray, int, int]:
+    """A random scene with the moon moved into a random patch, in front of the landscape (the "where" task).
+
+    The landscape comes from :func:`random_scene` without its moon; then a moon of radius 5 to 8 pixels, with
+    two craters, is drawn with its centre within 5 pixels of the centre of a patch chosen uniformly.
+
+    Returns:
+        The (HEIGHT, WIDTH) picture, the patch's row and its column.
+    """
+    instance_of("rng", rng, np.random.Generator, "a numpy Generator, e.g. np.random.default_rng(0)")
+    rows, cols = where_classes(patch)
+    picture, _ = random_scene(rng, moon=False)
+    row, col = int(rng.integers(rows)), int(rng.integers(cols))
+    centre_r = (row + 0.5) * patch + float(rng.uniform(-5, 5))
+    centre_c = (col + 0.5) * patch + float(rng.uniform(-5, 5))
+    radius = float(rng.uniform(5, 8))
+    rr, cc = np.mgrid[0:HEIGHT, 0:WIDTH] + 0.5  # pixel centres, (H, W) each
+    disc = (rr - centre_r) ** 2 + (cc - centre_c) ** 2 <= radius**2
+    picture[disc] = LEVELS[7]
+    for dr, dc, rad in ((0.3, -0.4, 0.22), (0.5, 0.4, 0.16)):  # craters, in units of the radius
+        crater = (rr - centre_r - dr * radius) ** 2 + (cc - centre_c - dc * radius) ** 2 <= (
+            rad * radius
+        ) ** 2
+        picture[crater & disc] = LEVELS[6]
+    return picture, row, col
 
 
 def scramble_patches(images: torch.Tensor, block: int, generator: torch.Generator) -> torch.Tensor:
@@ -118,9 +166,16 @@ def make_batch(task: str, size: int, seed: int, block: int = 20) -> Batch:
     For "scramble", ``size`` must be even: ``size // 2`` scenes, each intact and scrambled, their
     ``block x block`` squares shuffled (``block`` divides 60 and 100; it is the scramble's block side, whatever
     patch size a model uses). "moon" ignores ``block``.
+    For "where", ``block`` is the side of the grid cells (a ViT's patches) one of which holds the moon.
     """
     _check_batch(task, size, seed, block)
     rng = np.random.default_rng(seed)
+    if task == "where":
+        placed = [where_scene(rng, block) for _ in range(size)]
+        images = torch.from_numpy(np.stack([p for p, _, _ in placed]).astype(np.float32))[
+            :, None
+        ]  # (B, 1, H, W)
+        return Batch(images, torch.tensor([[r, c] for _, r, c in placed], dtype=torch.long))  # (B, 2)
     n_scenes = size // 2 if task == "scramble" else size
     drawn = [random_scene(rng) for _ in range(n_scenes)]
     images = torch.from_numpy(np.stack([p for p, _ in drawn]).astype(np.float32))[:, None]  # (n, 1, H, W)
@@ -142,14 +197,14 @@ def _check_batch(task: object, size: object, seed: object, block: object) -> Non
         )
     non_negative_int("seed", seed)
     positive_int("block", block)
-    if task == "scramble":
+    if task in ("scramble", "where"):
         _check_block(HEIGHT, WIDTH, block)
 
 
-def _check_block(height: int, width: int, block: int) -> None:
+def _check_block(height: int, width: int, block: int, name: str = "block") -> None:
     if height % block or width % block:
         raise ValueError(
-            f"block={block} does not divide the {height} x {width} images; sides that divide both: "
+            f"{name}={block} does not divide the {height} x {width} images; sides that divide both: "
             f"{listing(common_divisors(height, width))}"
         )
 

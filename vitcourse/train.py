@@ -18,11 +18,15 @@ reads them with ``torch.load(..., weights_only=True)``.
 from __future__ import annotations
 
 import argparse
+import importlib.resources
 import math
+import os
+import platform
 import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -43,7 +47,7 @@ from .data import HEIGHT, WIDTH
 from .device import DEVICES, get_device
 from .models import T2TViT, VisionTransformer, count_parameters
 from .position import POSITION_KINDS
-from .scenes import TASKS, make_batch, scene_pool
+from .scenes import TASKS, make_batch, scene_pool, where_classes
 
 __all__ = [
     "TrainConfig",
@@ -54,8 +58,15 @@ __all__ = [
     "make_optimiser",
     "train",
     "evaluate",
+    "where_predictions",
     "save_checkpoint",
     "load_checkpoint",
+    "SHIPPED_CONFIGS",
+    "SHIPPED",
+    "Shipped",
+    "shipped_path",
+    "load_shipped",
+    "make_shipped",
     "main",
 ]
 
@@ -73,7 +84,8 @@ class TrainConfig:
     Attributes:
         model: "vit" (patches of ``patch_size``) or "t2t" (Tokens-to-Token with ``token_dim``).
         pos_embed: "learned", "sinusoidal" or "none".
-        task: "scramble" (two classes) or "moon" (one regression output).
+        task: "scramble" (two classes), "moon" (one regression output) or "where" (the moon's patch row and
+            column: ``rows + cols`` outputs, see :func:`vitcourse.scenes.where_classes`).
         steps: optimiser steps; each samples a batch from the pool of ``train_scenes`` images.
         batch_size: images per step (even for "scramble").
         lr: peak learning rate of AdamW, reached after ``warmup`` steps, then a cosine decay that would reach 0
@@ -183,7 +195,7 @@ def build_model(config: TrainConfig) -> nn.Module:
     caller's random state as it was.
     """
     instance_of("config", config, TrainConfig, "a TrainConfig")
-    outputs = 2 if config.task == "scramble" else 1
+    outputs = {"scramble": 2, "moon": 1, "where": sum(where_classes(config.patch_size))}[config.task]
     body = {
         "num_classes": outputs,
         "embed_dim": config.embed_dim,
@@ -199,8 +211,22 @@ def build_model(config: TrainConfig) -> nn.Module:
         return T2TViT((HEIGHT, WIDTH), 1, token_dim=config.token_dim, **body)
 
 
-def _loss(task: str, outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    return F.cross_entropy(outputs, targets) if task == "scramble" else F.mse_loss(outputs, targets)
+def _loss(task: str, outputs: torch.Tensor, targets: torch.Tensor, patch: int = 20) -> torch.Tensor:
+    """The task's loss; for "where" the row's cross-entropy plus the column's (grid of ``patch`` pixels)."""
+    if task == "scramble":
+        return F.cross_entropy(outputs, targets)
+    if task == "where":
+        rows, _ = where_classes(patch)
+        return F.cross_entropy(outputs[:, :rows], targets[:, 0]) + F.cross_entropy(
+            outputs[:, rows:], targets[:, 1]
+        )
+    return F.mse_loss(outputs, targets)
+
+
+def where_predictions(outputs: torch.Tensor, patch: int = 20) -> torch.Tensor:
+    """A "where" model's outputs (B, rows + cols) as predicted (patch row, patch column) pairs, (B, 2) long."""
+    rows, _ = where_classes(patch)
+    return torch.stack([outputs[:, :rows].argmax(-1), outputs[:, rows:].argmax(-1)], dim=-1)  # (B, 2)
 
 
 #: Parameter names that take no weight decay when a model has no ``no_weight_decay()`` method.
@@ -290,7 +316,7 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
     model = build_model(config).to(device)
     optimiser, scheduler = make_optimiser(model, config)
     result = TrainResult(model, config)
-    pool = scene_pool(config.task, config.train_scenes, 1, config.block)
+    pool = scene_pool(config.task, config.train_scenes, 1, _eval_patch(config))
     pool_images, pool_targets = pool.images.to(device), pool.targets.to(device)
     order = torch.Generator().manual_seed(config.seed)
     start = time.perf_counter()
@@ -299,7 +325,7 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
         index = torch.randint(len(pool_targets), (config.batch_size,), generator=order).to(device)
         images, targets = pool_images[index], pool_targets[index]
         result.lrs.append(optimiser.param_groups[0]["lr"])  # the rate this step uses
-        loss = _loss(config.task, model(images), targets)
+        loss = _loss(config.task, model(images), targets, config.patch_size)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
         optimiser.step()
@@ -311,7 +337,8 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
         print()
     result.seconds = time.perf_counter() - start
     model.eval()
-    result.metrics = evaluate(model, config.task, eval_size, block=config.block)
+    grid = _eval_patch(config)
+    result.metrics = evaluate(model, config.task, eval_size, block=grid)
     return result
 
 
@@ -319,10 +346,12 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
 def evaluate(
     model: nn.Module, task: str, size: int = 256, seed: int = 10_000, block: int = 20
 ) -> dict[str, float]:
-    """Metrics on a fixed held-out set: "accuracy" and "loss" (scramble) or "mae_pixels" and "loss" (moon).
+    """Metrics on a fixed held-out set: "loss" and "accuracy" (scramble), "mae_pixels" (moon), or "accuracy"
+    (row and column both right), "row_accuracy" and "column_accuracy" (where).
 
-    ``block`` is the side of the squares a "scramble" set shuffles (:func:`vitcourse.scenes.make_batch`). The model must give 2 outputs per image for
-    "scramble" and 1 for "moon".
+    ``block`` is the side of the squares a "scramble" set shuffles, or of the grid cells a "where" set places the
+    moon in (:func:`vitcourse.scenes.make_batch`). The model must give 2 outputs per image for "scramble", 1 for
+    "moon" and rows + columns of the grid for "where" (:func:`vitcourse.scenes.where_classes`).
     """
     instance_of("model", model, nn.Module, "a torch.nn.Module")
     batch = make_batch(task, size, seed=seed, block=block)  # checks task, size, seed and block
@@ -331,15 +360,20 @@ def evaluate(
         raise ValueError("model has no parameters; pass a trained model")
     model.eval()
     outputs = model(batch.images.to(parameter.device)).float().cpu()
-    wanted = 2 if task == "scramble" else 1
+    wanted = {"scramble": 2, "moon": 1, "where": sum(where_classes(block)) if task == "where" else 0}[task]
     if outputs.ndim != 2 or outputs.shape[1] != wanted:
         raise ValueError(
             f"model gives outputs of shape {tuple(outputs.shape)}; task {task!r} needs (B, {wanted}): "
             f"build it with num_classes={wanted}"
         )
-    metrics = {"loss": _loss(task, outputs, batch.targets).item()}
+    metrics = {"loss": _loss(task, outputs, batch.targets, block).item()}
     if task == "scramble":
         metrics["accuracy"] = (outputs.argmax(-1) == batch.targets).float().mean().item()
+    elif task == "where":
+        right = where_predictions(outputs, block) == batch.targets  # (B, 2)
+        metrics["accuracy"] = right.all(-1).float().mean().item()
+        metrics["row_accuracy"] = right[:, 0].float().mean().item()
+        metrics["column_accuracy"] = right[:, 1].float().mean().item()
     else:
         metrics["mae_pixels"] = ((outputs - batch.targets).abs().mean() * 100).item()
     return metrics
@@ -389,6 +423,131 @@ def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[nn.Module, T
     return model.eval(), config
 
 
+#: The models shipped in ``vitcourse/assets/checkpoints/``, each rebuilt from its fixed seed by ``make models``
+#: (``python -m vitcourse.train --shipped``). Notebooks look inside them without training.
+SHIPPED_CONFIGS: dict[str, TrainConfig] = {
+    # ViT on the "where" task (the moon's patch row and column): its learned position embedding and its
+    # attention are the ones notebooks 03, 04 and 05 show.
+    "vit_where": TrainConfig(task="where", steps=1500, batch_size=128, warmup=100, seed=0),
+}
+
+#: The names of the shipped models, for :func:`load_shipped`.
+SHIPPED: tuple[str, ...] = tuple(SHIPPED_CONFIGS)
+
+#: The held-out set a shipped model's stored metrics were measured on (arguments of :func:`evaluate`).
+SHIPPED_EVAL = {"size": 256, "seed": 10_000}
+
+
+class Shipped(NamedTuple):
+    """A shipped model (on the device asked for, in eval mode), its settings and its stored held-out metrics.
+
+    ``info`` says where and how long it trained: "device", "seconds", "torch", "machine".
+    """
+
+    model: nn.Module
+    config: TrainConfig
+    metrics: dict[str, float]
+    info: dict[str, str | float]
+
+
+def _check_shipped_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"name must be one of {SHIPPED}, got {type(name).__name__} {name!r}")
+    if name not in SHIPPED_CONFIGS:
+        raise ValueError(f"name must be one of {SHIPPED}, got {name!r}")
+    return name
+
+
+def shipped_path(name: str) -> importlib.resources.abc.Traversable:
+    """Where the package holds the shipped checkpoint ``name`` (``vitcourse/assets/checkpoints/<name>.pt``)."""
+    _check_shipped_name(name)
+    return importlib.resources.files("vitcourse") / "assets" / "checkpoints" / f"{name}.pt"
+
+
+def _eval_patch(config: TrainConfig) -> int:
+    """The ``block`` argument :func:`evaluate` takes for a run: the grid ("where") or the shuffled block."""
+    return config.patch_size if config.task == "where" else config.block
+
+
+def load_shipped(name: str, device: str = "cpu") -> Shipped:
+    """Load a shipped model, read with ``torch.load(..., weights_only=True)``.
+
+    Args:
+        name: one of :data:`SHIPPED`.
+        device: "cpu", "cuda" or "auto".
+
+    Returns:
+        A :class:`Shipped`: the model in eval mode on ``device``, its :class:`TrainConfig`, the held-out metrics
+        measured on the CPU right after training (on :data:`SHIPPED_EVAL`), and where it trained.
+    """
+    device = get_device(device)
+    with importlib.resources.as_file(shipped_path(name)) as path:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is missing; `make models` rebuilds every shipped model")
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    config = TrainConfig(**saved["config"])
+    model = build_model(config)
+    model.load_state_dict(saved["state_dict"])
+    return Shipped(model.to(device).eval(), config, dict(saved["metrics"]), dict(saved["info"]))
+
+
+def _make_one(name: str, folder: Path, device: str) -> Path:
+    """Train one shipped model, evaluate it on the CPU, save it to ``folder / f"{name}.pt"``; print the run."""
+    config = TrainConfig(**{**asdict(SHIPPED_CONFIGS[name]), "device": device})
+    used = config.resolved_device()
+    # One CPU thread: the result then does not depend on how many cores the machine has, and a shared
+    # machine's busy cores do not slow the run down by oversubscription.
+    if used == "cpu":
+        torch.set_num_threads(1)
+        where = f"CPU ({platform.machine()}, {os.cpu_count()} cores, 1 thread)"
+    else:
+        where = f"CUDA ({torch.cuda.get_device_name()})"
+    print(f"{name}: training on {where} ...", flush=True)
+    result = train(config, progress=False)
+    model = result.model.cpu().eval()
+    metrics = evaluate(model, config.task, block=_eval_patch(config), **SHIPPED_EVAL)
+    info = {"device": where, "seconds": round(result.seconds, 1), "torch": str(torch.__version__)}
+    path = folder / f"{name}.pt"
+    saved = {"config": {**asdict(config), "device": "auto"}, "state_dict": model.state_dict()}
+    torch.save({**saved, "metrics": metrics, "info": info}, path)
+    shown = ", ".join(f"{k} {v:.4f}" for k, v in metrics.items())
+    print(
+        f"{name}: {result.seconds:.1f} s on {where}; held-out {shown}; {path} ({path.stat().st_size:,} bytes)"
+    )
+    return path
+
+
+def make_shipped(
+    names: tuple[str, ...] = SHIPPED, out_dir: str | Path | None = None, device: str = "auto"
+) -> dict[str, Path]:
+    """Train the shipped models from their fixed seeds and save them (what ``make models`` runs).
+
+    Each run trains on ``device`` (its config's device is replaced), then the model is moved to the CPU and
+    evaluated on :data:`SHIPPED_EVAL`, so that a CPU re-evaluation of the saved file gives the stored metrics.
+    Prints, for each model, where it trained and how long it took.
+
+    Args:
+        names: which shipped models to make.
+        out_dir: where to write ``<name>.pt``; default the package's ``assets/checkpoints`` folder.
+        device: "auto", "cpu" or "cuda".
+
+    Returns:
+        The path written for each name.
+    """
+    for name in names:
+        _check_shipped_name(name)
+    folder = Path(out_dir) if out_dir is not None else Path(__file__).parent / "assets" / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    threads = torch.get_num_threads()
+    written = {}
+    try:
+        for name in names:
+            written[name] = _make_one(name, folder, device)
+    finally:
+        torch.set_num_threads(threads)
+    return written
+
+
 def _parser() -> argparse.ArgumentParser:
     d = TrainConfig()
     p = argparse.ArgumentParser(
@@ -397,7 +556,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--model", choices=MODELS, default=d.model, help="vit or t2t (default: %(default)s)")
     p.add_argument("--pos-embed", choices=POSITION_KINDS, default=d.pos_embed, help="default: %(default)s")
-    p.add_argument("--task", choices=TASKS, default=d.task, help="scramble (classify) or moon (regress)")
+    p.add_argument(
+        "--task",
+        choices=TASKS,
+        default=d.task,
+        help="scramble (classify), moon (regress) or where (the moon's patch)",
+    )
     p.add_argument("--steps", type=int, default=d.steps, help="optimiser steps (default: %(default)s)")
     p.add_argument("--batch-size", type=int, default=d.batch_size, help="default: %(default)s")
     p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate (default: %(default)s)")
@@ -414,6 +578,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--save", type=Path, help="save the last run's checkpoint (state dict + config) here")
     p.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
+    p.add_argument(
+        "--shipped",
+        action="store_true",
+        help=f"re-make the shipped models {SHIPPED} from their fixed settings into vitcourse/assets/checkpoints "
+        "(only --device applies); `make models` runs this",
+    )
     return p
 
 
@@ -421,6 +591,11 @@ def main(argv: list[str] | None = None) -> int:
     """The command line: train one run per seed, print a summary table, optionally save a checkpoint."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.shipped:
+        start = time.perf_counter()
+        make_shipped(device=args.device)
+        print(f"all shipped models made in {time.perf_counter() - start:.1f} s")
+        return 0
     rows = []
     result = None
     for seed in args.seeds:
@@ -435,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(err))  # a sentence and exit status 2, as for any other bad option
         result = train(config, progress=not args.no_progress)
         rows.append((seed, result))
-    metric = "accuracy" if args.task == "scramble" else "mae_pixels"
+    metric = "mae_pixels" if args.task == "moon" else "accuracy"
     n_params = count_parameters(result.model)[1]
     block = f" scramble_block={result.config.block}" if args.task == "scramble" else ""
     print(
