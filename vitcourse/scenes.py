@@ -63,8 +63,8 @@ class Batch(NamedTuple):
 def random_scene(rng: np.random.Generator, moon: bool = True) -> tuple[np.ndarray, float]:
     """Draw one random scene. Returns the (HEIGHT, WIDTH) picture and the moon's column in pixels.
 
-    With ``moon=False`` the moon is left out of the sky (its column is still drawn, so the other parameters
-    come out the same).
+    With ``moon=False`` the moon is left out of the sky; its place is still drawn from ``rng``, so the rest of
+    the scene comes out the same as with the moon.
     """
     moon_col = float(rng.uniform(8, WIDTH - 8))
     moon_row = float(rng.uniform(-4, 6))  # always at least a few rows of moon in view
@@ -157,9 +157,8 @@ def make_batch(task: str, size: int, seed: int, patch: int = 20) -> Batch:
     if task == "where":
         where_classes(patch)  # checks the grid before drawing
         placed = [where_scene(rng, patch) for _ in range(size)]
-        images = torch.from_numpy(np.stack([p for p, _, _ in placed]).astype(np.float32))[
-            :, None
-        ]  # (B, 1, H, W)
+        pictures = np.stack([p for p, _, _ in placed]).astype(np.float32)  # (B, H, W)
+        images = torch.from_numpy(pictures)[:, None]  # (B, 1, H, W)
         return Batch(images, torch.tensor([[r, c] for _, r, c in placed], dtype=torch.long))  # (B, 2)
     n_scenes = size // 2 if task == "scramble" else size
     drawn = [random_scene(rng) for _ in range(n_scenes)]
