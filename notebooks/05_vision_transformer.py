@@ -444,19 +444,17 @@ assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 #
 # Each block's attention lets the prediction token (row 0 of the weights) gather from the patches. The explorer
 # below (in a running kernel) lays the prediction token's weights over the picture for one block and one head,
-# on one colour scale for all of them. The model here is trained for a few seconds only, on notebook 07's
-# scramble task (is the picture intact or are its patches shuffled?), so it has learned little yet. Questions
-# to answer by playing: do the heads of one block look at the same patches? How much of its attention does the
+# on one colour scale for all of them. The model is the course's shipped ViT (notebook 03 introduces it; section
+# 11 below measures how far its heads look), trained to name the patch that holds the moon. Questions to answer by
+# playing: do the heads of one block look at the same patches? How much of its attention does the
 # prediction token keep for itself in each block (the text line says)?
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# (a model trained for a few seconds: its weights, so its attention, differ between CPUs and GPUs)
 from vitcourse import widgets
-from vitcourse.train import TrainConfig, train
 
-# For a fully trained model, replace this one line by the shipped one: trained = vitcourse.train.load_shipped(name)
-trained = train(TrainConfig(steps=20, batch_size=16, train_scenes=64), progress=False, eval_size=16).model
+trained = train.load_shipped(
+    "vit_where", device
+).model  # the shipped ViT; any trained VisionTransformer works
 widgets.model_attention_explorer(trained, picture)
 
 # %%

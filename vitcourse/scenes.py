@@ -74,7 +74,7 @@ def random_scene(rng: np.random.Generator, moon: bool = True) -> tuple[np.ndarra
     """Draw one random scene. Returns the (HEIGHT, WIDTH) picture and the moon's column in pixels.
 
     ``rng`` is a numpy generator, e.g. ``np.random.default_rng(seed)``. With ``moon=False`` the moon is left out
-    of the sky (its column is still drawn, so the other parameters come out the same).
+    of the sky; its place is still drawn from ``rng``, so the rest of the scene comes out the same as with the moon.
     """
     instance_of("rng", rng, np.random.Generator, "a numpy Generator, e.g. np.random.default_rng(0)")
     moon = flag("moon", moon)
@@ -172,9 +172,8 @@ def make_batch(task: str, size: int, seed: int, block: int = 20) -> Batch:
     rng = np.random.default_rng(seed)
     if task == "where":
         placed = [where_scene(rng, block) for _ in range(size)]
-        images = torch.from_numpy(np.stack([p for p, _, _ in placed]).astype(np.float32))[
-            :, None
-        ]  # (B, 1, H, W)
+        pictures = np.stack([p for p, _, _ in placed]).astype(np.float32)  # (B, H, W)
+        images = torch.from_numpy(pictures)[:, None]  # (B, 1, H, W)
         return Batch(images, torch.tensor([[r, c] for _, r, c in placed], dtype=torch.long))  # (B, 2)
     n_scenes = size // 2 if task == "scramble" else size
     drawn = [random_scene(rng) for _ in range(n_scenes)]
