@@ -6,6 +6,8 @@ tests/stall_check.py. Not a test module: pytest collects only files named test_*
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -90,15 +92,29 @@ class IdleWatch(threading.Thread):
 
 
 def kill_tree(pid: int) -> None:
-    """End process `pid` and every process below it (the parent first, so that it cannot react)."""
+    """End process `pid` and every process below it (the parent first, so that it cannot react).
+
+    The signals go out with `os.kill`, not `psutil.Process.kill`: psutil refuses to signal a process it believes
+    to be a reused PID, and where the boot time it reads drifts (some containers) it believes that of live
+    processes too, which left the parent running while its child was killed.
+    """
     try:
-        root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return
-    for proc in procs:
+        pids = [pid, *(child.pid for child in psutil.Process(pid).children(recursive=True))]
+    except psutil.Error:
+        pids = [pid]
+    for each in pids:
         try:
-            proc.kill()
-        except psutil.NoSuchProcess:
+            os.kill(each, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
             pass
-    psutil.wait_procs(procs, timeout=10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(each) for each in pids):
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie waiting for its parent to collect it counts as ended)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False

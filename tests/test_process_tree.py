@@ -30,3 +30,22 @@ def test_a_busy_tree_is_not_a_stall() -> None:
     proc.wait(timeout=300)
     watch.stop()
     assert not watch.stalled and proc.returncode == 0
+
+
+def test_the_tree_ends_even_where_psutil_refuses_to_signal(monkeypatch) -> None:
+    # where the boot time psutil reads drifts, it takes live processes for reused PIDs and will not signal them
+    import psutil
+
+    def refuse(self, *args: object) -> None:
+        raise psutil.NoSuchProcess(self.pid, msg="taken for a reused PID")
+
+    monkeypatch.setattr(psutil.Process, "kill", refuse)
+    monkeypatch.setattr(psutil.Process, "send_signal", refuse)
+    code = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import time; time.sleep(120)'])"
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        pass
+    kill_tree(proc.pid)
+    assert proc.wait(timeout=20) == -9  # the parent was killed, not left to finish after its child
