@@ -616,8 +616,9 @@ plt.show()
 # ### Play: image size and the three soft splits
 #
 # The explorer below (in a running kernel) takes an $H \times W$ one-channel image and each stage's (kernel,
-# stride, padding), and draws the three token grids to scale with the multiply-adds of each stage (token length
-# 64 inside the module, width 384 after it, as in T2T-ViT-14). Questions to answer by playing: by what factor
+# stride, padding), and draws the three token grids to scale beside each stage's share of the module's
+# multiply-adds, its count in millions written on its bar (token length 64 inside the module, width 384 after
+# it, as in T2T-ViT-14). Questions to answer by playing: by what factor
 # does stage 1's cost grow when you double $H$ and $W$, and why more than the token count? How does the total
 # change as stage 1's stride goes from 4 to 8, and which stage keeps the largest share? Settings where a window
 # does not fit show a sentence instead.

@@ -297,3 +297,108 @@ def test_new_explorers_build_and_redraw() -> None:
                 )
             assert explorer.renders == before + 1 or "could not" not in explorer.summary.value, name
             assert "could not be drawn" not in explorer.summary.value, name
+
+
+# ------------------------------------------------------------------ incremental drawing: panels and saved states
+
+
+def _t2t_settings(**change: int) -> dict:
+    settings = {"height": 224, "width": 224}
+    for i, stage in enumerate(tokens.T2T_STAGES, start=1):
+        settings |= dict(zip((f"kernel{i}", f"stride{i}", f"padding{i}"), stage, strict=True))
+    return settings | change
+
+
+#: For each drawing: how to build a fresh one, the starting settings, and values each control may take.
+WALKS = {
+    "patch": (lambda: widgets.PatchDrawing(PICTURE), {"patch": 20}, {"patch": [1, 2, 4, 5, 10, 20]}),
+    "soft split": (
+        lambda: widgets.SoftSplitDrawing(PICTURE),
+        {"kernel": 20, "stride": 10, "padding": 5},
+        {"kernel": [3, 7, 19, 20, 21, 33], "stride": [1, 4, 10, 11, 25], "padding": [0, 1, 5, 6, 11, 20]},
+    ),
+    "position": (
+        widgets.PositionDrawing,
+        {"num_tokens": 176, "dim": 768, "base": 1e4, "pair": 60, "position": 10},
+        {
+            "num_tokens": [11, 99, 150, 151, 176, 177, 400],
+            "dim": [122, 128, 766, 768, 1024],
+            "base": [100.0, 1e4, 1e5],
+            "pair": [0, 59, 60],
+            "position": [0, 10, 11],
+        },
+    ),  # fmt: skip
+    "attention": (
+        lambda: widgets.AttentionDrawing(PICTURE),
+        {"heads": 4, "scale": widgets.SCALES[0], "temperature": 1.0},
+        {"heads": list(widgets.HEAD_CHOICES), "scale": list(widgets.SCALES), "temperature": [0.1, 1.0, 3.5]},
+    ),
+    "T2T stages": (
+        widgets.T2TStagesDrawing,
+        _t2t_settings(),
+        {
+            "height": [8, 60, 224, 225, 448],
+            "width": [60, 100, 224, 448],
+            "kernel1": [3, 7, 8],
+            "stride1": [2, 4, 8],
+            "padding1": [0, 2, 7],
+            "stride2": [1, 2, 3],
+            "kernel3": [1, 3, 5],
+        },
+    ),  # fmt: skip
+}
+
+
+@pytest.mark.parametrize("name", WALKS)
+def test_incremental_pictures_equal_a_fresh_full_draw(name: str) -> None:
+    """A seeded walk of settings (new values and values seen before), drawn incrementally: every picture equals
+    a new drawing's ordinary full draw of the same settings, and the walk never needs a full redraw."""
+    make, settings, values = WALKS[name]
+    drawing = make()
+    drawing.update(**settings)
+    drawing.png()
+    rng = np.random.default_rng(0)
+    drawn = 0
+    for _ in range(14):
+        control = rng.choice(sorted(values))
+        trial = settings | {control: values[control][rng.integers(len(values[control]))]}
+        fresh = make()
+        try:
+            fresh.update(**trial)
+        except widgets.Impossible:
+            continue  # the explorer shows a sentence for it; nothing is drawn
+        settings = trial
+        drawing.update(**settings)
+        fast, full = pixels(drawing.png()), pixels(fresh.full_png())
+        assert fast.shape == full.shape
+        differ = np.abs(fast - full).max(axis=-1) > 40
+        assert differ.mean() < 0.002, (name, settings, differ.mean())  # at most where artists overlap
+        drawn += 1
+    assert drawn >= 8
+    assert drawing.full_draws == 1, "a change fell back to drawing the whole figure"
+
+
+def test_a_setting_seen_before_redraws_no_static_part() -> None:
+    drawing = widgets.PositionDrawing()
+    first = {"num_tokens": 176, "dim": 768, "base": 1e4, "pair": 60, "position": 10}
+    drawing.update(**first)
+    picture = drawing.png()
+    drawing.update(**(first | {"dim": 128, "num_tokens": 20}))
+    drawing.png()
+    drawn = []
+    original = widgets.Axes.draw
+    try:
+        widgets.Axes.draw = lambda ax, renderer: drawn.append(ax) or original(ax, renderer)
+        drawing.update(**first)
+        assert drawing.png() == picture
+    finally:
+        widgets.Axes.draw = original
+    assert drawn == []  # the saved pixels came back, only the dynamic artists were drawn
+
+
+def test_round_ends() -> None:
+    assert [widgets._round_end(n) for n in (0, 1, 7, 10, 11, 149, 150, 151, 399, 1234)] == [
+        1, 1, 8, 10, 15, 150, 150, 200, 400, 1500,
+    ]  # fmt: skip
+    for n in range(1, 2000):
+        assert n <= widgets._round_end(n) <= 1.5 * n

@@ -19,8 +19,9 @@ What is measured (each model variant in a fresh subprocess, so memory and caches
   :func:`vitcourse.cost.count_macs`, x 2 per multiply-add, x 3 for forward + backward) is reported as a
   fraction of it: how close the step comes to the best this machine does on the operation that dominates it.
 * **forward** of ViT-B/16 at 224: images per second, fused and step-by-step.
-* **the course** (unless ``--no-course``): seconds per notebook under strict nbval, building the soft-split animation, and one widget
-  redraw (median of 20).
+* **the course** (unless ``--no-course``): seconds per notebook under strict nbval, building the soft-split
+  animation, and every explorer's redraw (update + PNG) as each control steps through values new to it, then
+  through the same values again (a setting seen before comes back from the drawing's saved states).
 * **CUDA only**: also the model-FLOP utilisation against the card's data-sheet bf16 peak (with
   ``--dtype bf16``, the training step under bf16 autocast).
 
@@ -202,32 +203,38 @@ def _course(short: bool) -> dict:
         t2t |= {f"kernel{i}": k, f"stride{i}": s, f"padding{i}": p}
     vit = {"heads": 4, "scale": widgets.SCALES[0], "temperature": 1.0}
     pos = {"num_tokens": 176, "dim": 768, "base": 1e4, "pair": 60, "position": 10}
-    cases = {  # a drawing, its starting settings, and one step of every control (what the browser suite sends)
-        "patch size": (widgets.PatchDrawing(picture), {"patch": 20}, [{"patch": 10}]),
+    # a drawing, its starting settings, and for every control the values it is stepped through, one at a time,
+    # each new to the drawing (so nothing comes from its saved states); then the same values once more
+    cases = {
+        "patch size": (widgets.PatchDrawing(picture), {"patch": 20}, {"patch": [10, 5, 4, 2, 1]}),
         "soft split": (widgets.SoftSplitDrawing(picture), {"kernel": 20, "stride": 10, "padding": 5},
-                       [{"kernel": 21}, {"stride": 11}, {"padding": 6}]),
-        "position": (widgets.PositionDrawing(), pos, [{"num_tokens": 177}, {"dim": 770}, {"base": 1e5},
-                                                      {"pair": 61}, {"position": 11}]),
-        "attention": (widgets.AttentionDrawing(picture), vit, [{"heads": 8}, {"scale": "none"}, {"temperature": 1.12}]),
-        "T2T stages": (widgets.T2TStagesDrawing(), t2t, [{key: value + 1} for key, value in t2t.items()]),
+                       {"kernel": range(21, 25), "stride": range(11, 15), "padding": range(6, 10)}),
+        "position": (widgets.PositionDrawing(), pos, {"num_tokens": range(177, 181), "dim": range(770, 778, 2),
+                                                      "base": [1e5, 1e3, 1e2], "pair": range(61, 65),
+                                                      "position": range(11, 15)}),
+        "attention": (widgets.AttentionDrawing(picture), vit, {"heads": [8, 16, 2, 1], "scale": ["none"],
+                                                               "temperature": [1.12, 1.26, 1.41, 1.58]}),
+        "T2T stages": (widgets.T2TStagesDrawing(), t2t, {key: range(value + 1, value + 4) for key, value in t2t.items()}),
         "model attention": (widgets.ModelAttentionDrawing(model, picture), {"block": 0, "head": 0},
-                            [{"block": 1}, {"head": 1}]),
+                            {"block": [1], "head": [1, 2, 3]}),
     }  # fmt: skip
-    explorers, slowest = {}, {}
-    for name, (drawing, base, steps) in cases.items():
+    explorers, slowest, revisits = {}, {}, {}
+    for name, (drawing, base, walks) in cases.items():
         drawing.update(**base)
         drawing.png()  # the first picture draws everything once
-        redraws = []
-        for _ in range(2 if short else 4):
-            for change in steps:  # one control forth and back, as a learner moves it
-                for settings in (base | change, base):
+        new, seen = [], []
+        for times in (new, seen):
+            for key, values in walks.items():
+                for value in values:
                     start = time.perf_counter()
-                    drawing.update(**settings)
+                    drawing.update(**(base | {key: value}))
                     drawing.png()
-                    redraws.append(time.perf_counter() - start)
-        explorers[name], slowest[name] = statistics.median(redraws), max(redraws)
+                    times.append(time.perf_counter() - start)
+        explorers[name], slowest[name] = statistics.median(new), max(new)
+        revisits[name] = statistics.median(seen)
     out = {"animation_s": animation, "widget_redraw_median_s": explorers["soft split"],
-           "explorer_redraw_median_s": explorers, "explorer_redraw_max_s": slowest, "notebooks_s": {}}  # fmt: skip
+           "explorer_redraw_median_s": explorers, "explorer_redraw_max_s": slowest,
+           "explorer_revisit_median_s": revisits, "notebooks_s": {}}  # fmt: skip
     if not short:
         for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
             start = time.perf_counter()
@@ -362,8 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     for name, secs in c["explorer_redraw_median_s"].items():
         print(
-            f"  explorer redraw, {name:16s} median {secs * 1000:5.0f} ms, max {c['explorer_redraw_max_s'][name] * 1000:5.0f}"
-            " ms (Python side: update + PNG, every control)"
+            f"  explorer redraw, {name:16s} new settings: median {secs * 1000:4.0f} ms, max "
+            f"{c['explorer_redraw_max_s'][name] * 1000:4.0f} ms; seen before: median "
+            f"{c['explorer_revisit_median_s'][name] * 1000:4.0f} ms (Python side: update + PNG, every control)"
         )
     for name, secs in c["notebooks_s"].items():
         print(f"  {name:36s} {secs:6.1f} s under nbval")

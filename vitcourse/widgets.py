@@ -24,6 +24,7 @@ import functools
 import html
 import io
 import math
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,8 @@ from matplotlib.collections import LineCollection
 from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import Bbox
 from PIL import Image
 
 from . import plots
@@ -109,44 +112,143 @@ def _encode(canvas: FigureCanvasAgg) -> bytes:
 class Drawing:
     """A persistent figure and the artists that :meth:`update` changes; :meth:`png` renders it with Agg.
 
-    Rendering is incremental: the *static* part of the figure (axes, ticks, colorbars that a setting does not
-    change) is drawn once per :meth:`static_key` and kept as pixels; each :meth:`png` restores those pixels and
-    draws only the artists in ``self.dynamic`` on top (matplotlib's blitting). The figure itself stays an ordinary
-    one: :meth:`view` returns it complete, for ``savefig`` or display.
+    Rendering is incremental, in three layers:
+
+    - *dynamic* artists (``self.dynamic``: lines, images, titles, whole Axes) are drawn on every :meth:`png`;
+    - *panels* (:meth:`panel_keys`: Axes whose ticks or limits follow a setting) keep their static part (frame,
+      ticks, tick labels, axis labels) as pixels until their key changes; then only that panel's region of the
+      canvas is cleared and drawn again;
+    - everything else is drawn once per :meth:`static_key`.
+
+    The saved pixels of the last ``CACHED`` static states are kept (about 1 MB each), so going back to a setting
+    seen a moment ago (a dropdown flipped back, a slider moved back and forth) redraws no static part at all.
+
+    Text is what costs most in a matplotlib draw (1-2 ms for each tick label here), so a change redraws only
+    the text it changes. Each :meth:`png` restores the saved pixels and draws the dynamic artists on top
+    (matplotlib's blitting). Where a panel's region would overlap another Axes' or the figure's own static text,
+    the whole figure is drawn instead, so the picture is always the one a full draw gives. The figure itself
+    stays an ordinary one: :meth:`view` returns it complete, for ``savefig`` or display.
     """
+
+    CACHED = 12  # static states whose pixels are kept
 
     def __init__(self, figsize: tuple[float, float]) -> None:
         self.figure = Figure(figsize=figsize, dpi=DPI)
         FigureCanvasAgg(self.figure)
         self.dynamic: list[Any] = []  # artists (whole Axes included) redrawn on every update, in this order
         self._background: tuple[object, Any] | None = None  # (static key, saved pixels)
+        self._panel_state: dict[Axes, object] = {}  # each panel's key when its pixels were drawn
+        self._extents: dict[Axes, Bbox | None] = {}  # each static Axes' drawn region, in pixels
+        self.full_draws = 0  # how often png() drew the whole figure (the tests watch this)
+        self._cache: OrderedDict[tuple, tuple[Any, dict, dict]] = (
+            OrderedDict()
+        )  # static state -> saved pixels
 
     def update(self, **settings: Any) -> str:
         """Change the artists for ``settings``; return the one-line summary or raise :class:`Impossible`."""
         raise NotImplementedError
 
     def static_key(self) -> object:
-        """What the static part of the figure depends on (the last update's); it is redrawn when this changes."""
+        """What the figure's static part outside the panels depends on (the last update's); a change redraws all."""
         return None
 
+    def panel_keys(self) -> dict[Axes, object]:
+        """Panels and what each one's static part depends on (the last update's); see the class docstring."""
+        return {}
+
     def png(self) -> bytes:
-        """The figure as PNG bytes: static pixels restored, dynamic artists drawn over them, fast compression."""
-        canvas, key = self.figure.canvas, self.static_key()
+        """The figure as PNG bytes: saved pixels restored, changed panels and dynamic artists drawn, fast PNG."""
+        canvas, key, panels = self.figure.canvas, self.static_key(), self.panel_keys()
+        state = (key, *panels.values())
+        renderer = canvas.get_renderer()
+        for ax in self.figure.axes:  # boxes of fixed aspect follow the settings, as a draw would place them
+            locator = ax.get_axes_locator()
+            ax.apply_aspect(locator(ax, renderer) if locator else None)
         for artist in self.dynamic:
             artist.set_animated(True)  # left out of a full draw
         try:
-            if self._background is None or self._background[0] != key:
-                canvas.draw()
-                self._background = (key, canvas.copy_from_bbox(self.figure.bbox))
+            if (saved := self._cache.get(state)) is not None:
+                self._cache.move_to_end(state)
+                region, extents, panel_state = saved
+                self._background, self._extents, self._panel_state = (
+                    (key, region),
+                    dict(extents),
+                    dict(panel_state),
+                )
+                canvas.restore_region(region)
             else:
-                canvas.restore_region(self._background[1])
+                if self._background is None or self._background[0] != key or not self._redraw_panels(panels):
+                    canvas.draw()
+                    self.full_draws += 1
+                    renderer = canvas.get_renderer()
+                    self._extents = {ax: self._extent(ax, renderer) for ax in self.figure.axes}
+                    self._panel_state = dict(panels)
+                    self._background = (key, canvas.copy_from_bbox(self.figure.bbox))
+                self._cache[state] = (self._background[1], dict(self._extents), dict(self._panel_state))
+                while len(self._cache) > self.CACHED:
+                    self._cache.popitem(last=False)
+            framed: dict[Axes, None] = {}
             for artist in self.dynamic:
                 if artist.get_visible() and (artist.axes is None or artist.axes.get_visible()):
                     self.figure.draw_artist(artist)
+                    if artist.axes is not None and artist.axes not in self.dynamic:
+                        framed[artist.axes] = None
+            for ax in framed:  # the frame goes over the data, as in a full draw
+                for spine in ax.spines.values():
+                    if spine.get_visible() and ax.axison and ax.get_frame_on():
+                        self.figure.draw_artist(spine)
         finally:
             for artist in self.dynamic:
                 artist.set_animated(False)
         return _encode(canvas)
+
+    def _extent(self, ax: Axes, renderer: Any) -> Bbox | None:
+        """The pixels ``ax``'s static part covers (frame, axes' ticks and labels, static title and children)."""
+        if not ax.get_visible() or ax in self.dynamic:
+            return None
+        boxes = [ax.get_window_extent(renderer)]
+        if ax.axison:
+            boxes += [axis.get_tightbbox(renderer) for axis in (ax.xaxis, ax.yaxis) if axis.get_visible()]
+        if ax.title.get_visible() and ax.title.get_text() and ax.title not in self.dynamic:
+            boxes.append(ax.title.get_window_extent(renderer))
+        boxes += [
+            a.get_tightbbox(renderer) for a in ax.get_default_bbox_extra_artists() if a not in self.dynamic
+        ]
+        return Bbox.union([b for b in boxes if b is not None and b._is_finite() and (b.width or b.height)])
+
+    def _redraw_panels(self, panels: dict[Axes, object]) -> bool:
+        """Restore the saved pixels and redraw the panels whose key changed; False where only a full draw will do."""
+        if set(panels) != set(self._panel_state):
+            return False
+        changed = [ax for ax, key in panels.items() if self._panel_state[ax] != key]
+        canvas = self.figure.canvas
+        if not changed:
+            canvas.restore_region(self._background[1])
+            return True
+        renderer = canvas.get_renderer()
+        others = [box for ax, box in self._extents.items() if ax not in changed and box is not None]
+        for text in [*self.figure.texts, *self.figure.legends, self.figure._suptitle]:
+            if text is not None and text.get_visible() and text not in self.dynamic:
+                others.append(text.get_window_extent(renderer))
+        canvas.restore_region(self._background[1])
+        pixels = np.asarray(canvas.buffer_rgba())  # (height, width, 4), row 0 at the top
+        height, width = pixels.shape[:2]
+        paper = (np.array(self.figure.get_facecolor()) * 255).round().astype(np.uint8)
+        for ax in changed:  # clear what the panel covered before
+            if (old := self._extents.get(ax)) is not None:
+                region = old.padded(2)
+                x0, x1 = max(0, math.floor(region.x0)), min(width, math.ceil(region.x1))
+                y0, y1 = max(0, height - math.ceil(region.y1)), min(height, height - math.floor(region.y0))
+                pixels[y0:y1, x0:x1] = paper
+        for ax in changed:
+            ax.draw(renderer)  # its dynamic artists are animated: left out
+            self._extents[ax] = self._extent(ax, renderer)
+            self._panel_state[ax] = panels[ax]
+        drawn = [box.padded(2) for ax in changed if (box := self._extents[ax]) is not None]
+        if any(box.overlaps(other) for box in drawn for other in others):
+            return False  # the panel now reaches into another's pixels (a full draw follows)
+        self._background = (self._background[0], canvas.copy_from_bbox(self.figure.bbox))
+        return True
 
     def full_png(self) -> bytes:
         """The whole figure drawn in one ordinary pass (nothing saved, nothing animated), as PNG bytes.
@@ -173,8 +275,14 @@ def _matrix_panel(
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.figure.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label=label)
+    ax.figure.colorbar(im, ax=ax, fraction=0.04, pad=0.05, label=label)  # clear of the last tick label
     return im
+
+
+def _few_ticks(ax: Axes, bins: int = 5) -> None:
+    """At most ``bins + 1`` integer ticks a side: each tick label costs a millisecond or two to draw."""
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(MaxNLocator(bins, integer=True))
 
 
 def _set_matrix(im: Any, matrix: np.ndarray, rows: int, cols: int) -> None:
@@ -188,7 +296,7 @@ def _set_matrix(im: Any, matrix: np.ndarray, rows: int, cols: int) -> None:
 def _picture_panel(ax: Axes, picture: np.ndarray) -> Any:
     """The picture as :func:`plots.show_picture` draws it, with the colorbar on this figure (not pyplot's)."""
     plots.show_picture(picture, ax=ax, colorbar=False)
-    ax.figure.colorbar(ax.images[0], ax=ax, fraction=0.03, pad=0.02, label="brightness")
+    ax.figure.colorbar(ax.images[0], ax=ax, fraction=0.03, pad=0.05, label="brightness")
     return ax.images[0]
 
 
@@ -236,8 +344,13 @@ class PatchDrawing(Drawing):
             1,
             "brightness",
         )
-        self.figure.subplots_adjust(left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3)
-        self.dynamic = [self.grid, *self.numbers, self.ax_pic.title, self.ax_tok]
+        _few_ticks(self.ax_tok)
+        self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.15, top=0.9, wspace=0.3)
+        self.dynamic = [self.grid, *self.numbers, self.ax_pic.title, self.tokens, self.ax_tok.title]
+        self.patch = 0
+
+    def panel_keys(self) -> dict[Axes, object]:
+        return {self.ax_tok: self.patch}  # the token matrix's ranges
 
     def update(self, patch: int) -> str:  # type: ignore[override]
         h, w = self.picture.shape
@@ -247,6 +360,7 @@ class PatchDrawing(Drawing):
             )
         count = count_tokens(h, w, patch, patch, 0)
         length = patch * patch
+        self.patch = patch
         self.ax_pic.set_title(f"patches of {patch} x {patch}")
         lines = [[(0, r), (w, r)] for r in range(0, h + 1, patch)] + [
             [(c, 0), (c, h)] for c in range(0, w + 1, patch)
@@ -326,12 +440,16 @@ class SoftSplitDrawing(Drawing):
         self.tokens = _matrix_panel(
             self.ax_tok, "", "position in token", "token index", plots.CMAP, 0, 1, "brightness"
         )
-        self.figure.subplots_adjust(left=0.06, right=0.96, bottom=0.15, top=0.9, wspace=0.3)
-        self.dynamic = [self.windows, self.first, self.ax_pic.title, self.ax_tok]
-        self.padding = 0
+        _few_ticks(self.ax_tok)
+        self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.15, top=0.9, wspace=0.3)
+        self.dynamic = [self.windows, self.first, self.ax_pic.title, self.tokens, self.ax_tok.title]
+        self.padding, self.matrix = 0, (0, 0)
 
-    def static_key(self) -> object:
-        return self.padding  # the padded picture and its ticks
+    def panel_keys(self) -> dict[Axes, object]:
+        return {
+            self.ax_pic: self.padding,
+            self.ax_tok: self.matrix,
+        }  # the padded picture; the matrix's ranges
 
     def update(self, kernel: int, stride: int, padding: int) -> str:  # type: ignore[override]
         h, w = self.picture.shape
@@ -362,6 +480,7 @@ class SoftSplitDrawing(Drawing):
         top = (corners[rows, 0] + padding)[:, None] + (cols // kernel)[None, :]
         left = (corners[rows, 1] + padding)[:, None] + (cols % kernel)[None, :]
         _set_matrix(self.tokens, padded[top, left], count.total, length)
+        self.matrix = (count.total, length)
         self.ax_tok.set_title(f"token matrix {count.total} x {length}")
         return (
             f"kernel {kernel}, stride {stride}, padding {padding}: padded {ph} x {pw}, "
@@ -486,6 +605,22 @@ def soft_split_explorer(picture: np.ndarray | torch.Tensor) -> ipywidgets.VBox:
 # ------------------------------------------------------------------------------- position embeddings
 
 
+#: The ends an axis may take (times powers of ten): the next one is at most 1.5 times the last.
+ROUND_ENDS = (1, 1.5, 2, 3, 4, 5, 6, 8)
+
+
+def _round_end(last: float) -> float:
+    """The smallest of ``ROUND_ENDS x 10**k`` that is >= ``last`` (and >= 1), for an axis ending near ``last``.
+
+    Curves over N positions end at position N - 1; letting the axis end at a round number instead means a change
+    of N moves the axis (and redraws its tick labels) only now and then, and the curves still fill 2/3 of it or
+    more.
+    """
+    last = max(float(last), 1.0)
+    power = 10.0 ** math.floor(math.log10(last))
+    return next((end * power for end in (*ROUND_ENDS, 10) if end * power >= last * (1 - 1e-12)), 10 * power)
+
+
 @functools.lru_cache(maxsize=8)
 def _table(num_tokens: int, dim: int, base: float) -> np.ndarray:
     return sinusoidal_table(num_tokens, dim, base).numpy()  # (N, d)
@@ -515,13 +650,19 @@ class PositionDrawing(Drawing):
         self.ax_sim.set_ylim(-1.05, 1.05)
         self.ax_sim.set_xlabel("position k")
         self.ax_sim.set_ylabel("cosine similarity")
+        for ax in (self.ax_curves, self.ax_sim):
+            ax.set_yticks([-1, -0.5, 0, 0.5, 1])
+        for axis in (self.ax_table.xaxis, self.ax_table.yaxis, self.ax_curves.xaxis, self.ax_sim.xaxis):
+            axis.set_major_locator(MaxNLocator(5, integer=True))  # fewer labels: text is most of a redraw
         self.figure.subplots_adjust(left=0.05, right=0.98, bottom=0.15, top=0.88, wspace=0.45)
         self.shape: tuple[int, int, float] = (0, 0, 0.0)
-        self.dynamic = [self.marks, self.sin, self.cos, self.sim, self.here,
-                        self.ax_curves.title, self.ax_sim.title]  # fmt: skip
+        self.dynamic = [self.table, self.marks, self.sin, self.cos, self.sim, self.here,
+                        self.ax_table.title, self.ax_curves.title, self.ax_sim.title]  # fmt: skip
 
-    def static_key(self) -> object:
-        return self.shape  # the table, its title and the axes' ranges
+    def panel_keys(self) -> dict[Axes, object]:
+        num_tokens, dim, _ = self.shape  # the axes' ranges; the base changes only dynamic artists
+        end = _round_end(num_tokens - 1)  # the curves' x range moves in round steps, not with every N
+        return {self.ax_table: (num_tokens, dim), self.ax_curves: end, self.ax_sim: end}
 
     def update(self, num_tokens: int, dim: int, base: float, pair: int, position: int) -> str:  # type: ignore[override]
         if 2 * pair + 1 >= dim:
@@ -546,14 +687,14 @@ class PositionDrawing(Drawing):
         steps = np.arange(num_tokens)
         self.sin.set_data(steps, table[:, j])
         self.cos.set_data(steps, table[:, j + 1])
-        self.ax_curves.set_xlim(0, max(num_tokens - 1, 1))
+        self.ax_curves.set_xlim(0, _round_end(num_tokens - 1))
         wavelength = 2 * math.pi * base ** (j / dim)
         self.ax_curves.set_title(f"columns {j}, {j + 1}: wavelength {wavelength:.4g} positions")
         unit = table / np.linalg.norm(table, axis=1, keepdims=True)
         similarity = unit @ unit[position]  # (N,)
         self.sim.set_data(steps, similarity)
         self.here.set_xdata([position, position])
-        self.ax_sim.set_xlim(0, max(num_tokens - 1, 1))
+        self.ax_sim.set_xlim(0, _round_end(num_tokens - 1))
         self.ax_sim.set_title(f"similarity of position {position} to every position")
         near = (
             f"; to position {position + 1}: {similarity[position + 1]:.3f}"
@@ -649,19 +790,31 @@ class AttentionDrawing(Drawing):
         ax = self.ax_entropy = self.figure.add_axes((0.76, 0.11, 0.22, 0.75))
         self.bars = ax.bar(range(max(HEAD_CHOICES)), np.zeros(max(HEAD_CHOICES)), color="tab:purple").patches
         uniform = math.log(self.n)
-        ax.axhline(uniform, color="grey", ls="--", lw=1, label=f"uniform: ln {self.n} = {uniform:.2f}")
+        ax.axhline(uniform, color="grey", ls="--", lw=1)
+        ax.text(0.98, uniform, f"uniform: ln {self.n} = {uniform:.2f}", transform=ax.get_yaxis_transform(),
+                ha="right", va="bottom", fontsize=8, color="dimgrey")  # fmt: skip
         ax.set_ylim(0, uniform * 1.15)
+        ax.set_yticks(range(math.ceil(uniform * 1.15)))
         ax.set_xlabel("head")
         ax.set_ylabel("mean entropy of a row (nats)")
-        ax.legend(loc="upper right", fontsize=8)
         ax.set_title(" ")
         self.figure.suptitle(" ")
         self.heads = 4
-        self.dynamic = [*self.images, *(ax.title for ax in self.head_axes), *self.bars, ax.title,
+        # every head panel's frame and ticks stay drawn; a blank sheet covers those of the heads not in use, so a
+        # change of head count redraws no tick labels (each costs a millisecond or two)
+        renderer = self.figure.canvas.get_renderer()
+        to_figure = self.figure.transFigure.inverted()
+        self.covers = []
+        for head_ax in self.head_axes:
+            (x0, y0), (x1, y1) = to_figure.transform(head_ax.get_tightbbox(renderer).padded(2).get_points())
+            cover = Rectangle((x0, y0), x1 - x0, y1 - y0, transform=self.figure.transFigure,
+                              facecolor=self.figure.get_facecolor(), edgecolor="none", visible=False)  # fmt: skip
+            self.covers.append(self.figure.add_artist(cover))
+        self.dynamic = [*self.images, *(ax.title for ax in self.head_axes), *self.covers, *self.bars, ax.title,
                         self.figure._suptitle]  # fmt: skip
 
-    def static_key(self) -> object:
-        return self.heads  # which head panels are visible, the bar chart's range
+    def panel_keys(self) -> dict[Axes, object]:
+        return {self.ax_entropy: self.heads}  # the bar chart's range and ticks
 
     def weights(self, heads: int, scale: str, temperature: float) -> torch.Tensor:
         """(heads, N, N) attention weights for these settings."""
@@ -685,8 +838,10 @@ class AttentionDrawing(Drawing):
             -(weights * weights.clamp_min(1e-300).log()).sum(-1).mean(-1)
         )  # (heads,) nats, mean over rows
         self.heads, shown = heads, min(heads, self.SHOWN)
-        for i, (ax, im) in enumerate(zip(self.head_axes, self.images, strict=True)):
-            ax.set_visible(i < shown)
+        for i, (ax, im, cover) in enumerate(zip(self.head_axes, self.images, self.covers, strict=True)):
+            im.set_visible(i < shown)
+            ax.title.set_visible(i < shown)
+            cover.set_visible(i >= shown)
             if i < shown:
                 im.set_data(weights[i].numpy())
                 ax.set_title(f"head {i}: entropy {entropy[i]:.2f}", fontsize=9)
@@ -775,7 +930,7 @@ def t2t_stage_macs(
 
 
 class T2TStagesDrawing(Drawing):
-    """The token grid after each of three soft splits (left) and the multiply-adds of each stage (right)."""
+    """The token grid after each of three soft splits (left) and each stage's share of the multiply-adds (right)."""
 
     def __init__(self, token_dim: int = 64, embed_dim: int = 384) -> None:
         super().__init__((12, 3.8))
@@ -792,14 +947,16 @@ class T2TStagesDrawing(Drawing):
         self.ax_grid.set_yticks([])
         names = ["stage 1\ntoken transf.", "stage 2\ntoken transf.", f"stage 3\nlinear to {embed_dim}"]
         self.bars = self.ax_macs.bar(names, [1, 1, 1], color=["tab:purple", "tab:blue", "tab:orange"])
-        self.ax_macs.set_ylabel("multiply-adds (millions)")
+        self.ax_macs.set_ylabel("share of the module's multiply-adds (%)")
+        self.ax_macs.set_ylim(0, 115)  # room for the labels above the bars
         self.ax_macs.set_xlabel("stage")
         self.ax_macs.tick_params(axis="x", labelsize=8)
         self.bar_labels = [
             self.ax_macs.text(i, 0, "", ha="center", va="bottom", fontsize=8) for i in range(3)
         ]
-        self.figure.subplots_adjust(left=0.06, right=0.98, bottom=0.14, top=0.86, wspace=0.25)
-        self.dynamic = [self.ax_grid, self.ax_macs]
+        self.figure.subplots_adjust(left=0.06, right=0.98, bottom=0.2, top=0.9, wspace=0.25)
+        self.dynamic = [self.lines, self.frames, *self.labels, self.ax_grid.title,
+                        *self.bars, *self.bar_labels, self.ax_macs.title]  # fmt: skip
 
     def update(self, height: int, width: int, **stage_settings: int) -> str:  # type: ignore[override]
         stages = [
@@ -827,17 +984,19 @@ class T2TStagesDrawing(Drawing):
         self.lines.set_segments(segments)
         self.frames.set_segments(frames)
         top = max(g.rows for g in grids)
-        self.ax_grid.set_xlim(-1, x0)
-        self.ax_grid.set_ylim(top * 1.15 + 1, -1)  # row 0 at the top, room for the labels
-        self.ax_grid.set_aspect("equal", adjustable="box")
+        # to scale (one unit as long across as down) in a box that stays put: widen whichever range is short
+        across, down = x0 + 1, top * 1.15 + 2  # row 0 at the top, room for the labels
+        box = self.ax_grid.bbox.width / self.ax_grid.bbox.height
+        across, down = max(across, down * box), max(down, across / box)
+        self.ax_grid.set_xlim(-1, across - 1)
+        self.ax_grid.set_ylim(down - 1, -1)
         self.ax_grid.set_title(
             f"{height} x {width} image -> token grids " + " -> ".join(str(g.total) for g in grids)
         )
         for bar, text, m in zip(self.bars, self.bar_labels, macs, strict=True):
-            bar.set_height(m / 1e6)
-            text.set_position((bar.get_x() + bar.get_width() / 2, m / 1e6))
+            bar.set_height(100 * m / sum(macs))
+            text.set_position((bar.get_x() + bar.get_width() / 2, 100 * m / sum(macs)))
             text.set_text(f"{m / 1e6:.1f} M")
-        self.ax_macs.set_ylim(0, max(macs) / 1e6 * 1.2 + 1e-9)
         self.ax_macs.set_title(f"T2T module: {sum(macs) / 1e6:.1f} M multiply-adds")
         counts = ", ".join(f"{g.rows} x {g.cols} = {g.total}" for g in grids)
         shares = ", ".join(f"{m / sum(macs):.0%}" for m in macs)
