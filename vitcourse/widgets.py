@@ -212,7 +212,9 @@ class Drawing:
         if ax.title.get_visible() and ax.title.get_text() and ax.title not in self.dynamic:
             boxes.append(ax.title.get_window_extent(renderer))
         boxes += [
-            a.get_tightbbox(renderer) for a in ax.get_default_bbox_extra_artists() if a not in self.dynamic
+            a.get_tightbbox(renderer)
+            for a in ax.get_default_bbox_extra_artists()
+            if a not in self.dynamic and not a.get_clip_on()  # clipped ones stay inside the frame
         ]
         return Bbox.union([b for b in boxes if b is not None and b._is_finite() and (b.width or b.height)])
 
@@ -296,14 +298,16 @@ def _set_matrix(im: Any, matrix: np.ndarray, rows: int, cols: int) -> None:
 def _picture_panel(ax: Axes, picture: np.ndarray) -> Any:
     """The picture as :func:`plots.show_picture` draws it, with the colorbar on this figure (not pyplot's)."""
     plots.show_picture(picture, ax=ax, colorbar=False)
+    _picture_ticks(ax, *picture.shape)
     ax.figure.colorbar(ax.images[0], ax=ax, fraction=0.03, pad=0.05, label="brightness")
     return ax.images[0]
 
 
-def _picture_ticks(ax: Axes, height: int, width: int, offset: int = 0) -> None:
-    start = 10 * math.ceil(offset / 10)
-    ax.set_xticks(np.arange(start, offset + width + 1, 10))
-    ax.set_yticks(np.arange(start, offset + height + 1, 10))
+def _picture_ticks(ax: Axes, height: int, width: int, offset: int = 0, step: int = 20) -> None:
+    """Pixel ticks every ``step`` pixels from ``offset`` (few: each tick label costs a millisecond or two)."""
+    start = step * math.ceil(offset / step)
+    ax.set_xticks(np.arange(start, offset + width + 1, step))
+    ax.set_yticks(np.arange(start, offset + height + 1, step))
 
 
 # --------------------------------------------------------------------------------------------- patch size
@@ -331,7 +335,9 @@ class PatchDrawing(Drawing):
         self.ax_pic.add_collection(self.grid)
         box = {"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0}
         self.numbers = [
-            self.ax_pic.text(0, 0, "", ha="center", va="center", fontsize=8, bbox=box, visible=False)
+            self.ax_pic.text(
+                0, 0, "", ha="center", va="center", fontsize=8, bbox=box, visible=False, clip_on=True
+            )
             for _ in range(self.MAX_NUMBERS)
         ]
         self.tokens = _matrix_panel(
@@ -346,11 +352,13 @@ class PatchDrawing(Drawing):
         )
         _few_ticks(self.ax_tok)
         self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.15, top=0.9, wspace=0.3)
-        self.dynamic = [self.grid, *self.numbers, self.ax_pic.title, self.tokens, self.ax_tok.title]
-        self.patch = 0
+        self.patch = (
+            0  # everything drawn depends on the patch size alone: no dynamic artists, and each of the
+        )
+        # (few) sizes, once drawn, comes back from the saved states
 
     def panel_keys(self) -> dict[Axes, object]:
-        return {self.ax_tok: self.patch}  # the token matrix's ranges
+        return {self.ax_pic: self.patch, self.ax_tok: self.patch}
 
     def update(self, patch: int) -> str:  # type: ignore[override]
         h, w = self.picture.shape
