@@ -452,8 +452,12 @@ for ch in channels:
 # %% [markdown]
 # ## Play: kernel, stride, padding
 #
-# Move the sliders (in a running kernel) to see the windows, the token grid from `count_tokens` (checked against
-# `nn.Unfold` at every setting) and the token matrix. A setting where no window fits shows a sentence saying why.
+# Move the sliders (in a running kernel) to see three of the windows on the padded picture (shaded: the first,
+# token 0; outlined: the next one along its row and the first of the next row), the token grid's size from
+# `count_tokens` in the title and the text line (checked against `nn.Unfold` at every setting), and the token
+# matrix. The picture's own border is dashed; outside it is zero padding. A stride larger than the kernel leaves
+# pixels between windows that no token sees (the text line says so). A setting where no window fits shows a
+# sentence saying why.
 # Your prediction for Exercise 1 is among the settings printed after the widget.
 
 # %%

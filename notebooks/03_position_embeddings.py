@@ -415,8 +415,12 @@ plt.show()
 # base, the pair of columns $(2m, 2m + 1)$ as curves, and the cosine similarity of position $i$ to every
 # position. Questions to answer by playing: how does the wavelength of a pair change as $m$ grows, and as the
 # base shrinks from 10000 to 100? Does the similarity curve keep its shape when you move $i$ (the diagonals
-# above say it should)? The line of text above the picture is what the cell stores; the cell after it prints
-# the same line for a few settings.
+# above say it should)? On the table, yellow dashed lines mark columns $2m$ and $2m + 1$ and a green one
+# position $i$. Above $d = 256$ the table shows only its sine columns: sines and cosines alternate column by
+# column, and a picture this size cannot show hundreds of alternating columns without false stripes. The two
+# curve panels end their axes at a round number at or past $N - 1$ (the grey band holds no positions), so they
+# do not jump while you drag $N$. The line of text above the picture is the explorer's summary; the cell after
+# it prints that line for a few settings.
 
 # %%
 from vitcourse import widgets

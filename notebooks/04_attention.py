@@ -561,7 +561,9 @@ plt.show()
 # The explorer below (in a running kernel) runs one seeded attention layer over the picture's 15 raw patch
 # tokens (length 400, layer-normed, projected to 64 channels) and draws the weights of up to 8 heads with the
 # mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform weights, 0 for one-hot ones. The weights
-# are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$. Questions to answer by playing: what happens to the
+# are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a temperature $T < 1$ sharpens them, $T > 1$
+# flattens them. The layer's qkv weights are drawn with standard deviation $1/\sqrt{400}$, as in section 1, so
+# the entries of $Q$ and $K$ have variance close to 1. Questions to answer by playing: what happens to the
 # entropy when you drop the scale, and which temperature makes the weights nearly one-hot? As you change the
 # head count, what happens to head_dim and to the parameter count (the text line says)?
 

@@ -443,11 +443,12 @@ assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 # ### Play: where the prediction token looks
 #
 # Each block's attention lets the prediction token (row 0 of the weights) gather from the patches. The explorer
-# below (in a running kernel) lays the prediction token's weights over the picture for one block and one head,
-# on one colour scale for all of them. The model is the course's shipped ViT (notebook 03 introduces it; section
-# 11 below measures how far its heads look), trained to name the patch that holds the moon. Questions to answer by
-# playing: do the heads of one block look at the same patches? How much of its attention does the
-# prediction token keep for itself in each block (the text line says)?
+# below (in a running kernel) fills each patch with the prediction token's weight on it for one block and one
+# head, on one colour scale for all of them, writes the patch's number and weight on it, and draws the picture
+# as white outlines on top. Blocks count from 1 and heads from 0, as in section 11. The model is the course's
+# shipped ViT (notebook 03 introduces it; section 11 below measures how far its heads look), trained to name the
+# patch that holds the moon. Questions to answer by playing: do the heads of one block look at the same patches?
+# How much of its attention does the prediction token keep for itself in each block (the text line says)?
 
 # %%
 from vitcourse import widgets
@@ -460,9 +461,9 @@ widgets.model_attention_explorer(trained, picture)
 # %%
 n_blocks, n_heads = len(trained.blocks), trained.blocks[0].attn.num_heads
 print(f"the trained model: {n_blocks} blocks of {n_heads} heads, {trained.patch_embed.num_patches} patches")
-last_fig, last_summary = widgets.model_attention_view(trained, picture, block=n_blocks - 1, head=n_heads - 1)
-assert last_fig is not None and last_summary.startswith(f"block {n_blocks - 1}, head {n_heads - 1}:")
-no_fig, sentence = widgets.model_attention_view(trained, picture, block=n_blocks)
+last_fig, last_summary = widgets.model_attention_view(trained, picture, block=n_blocks, head=n_heads - 1)
+assert last_fig is not None and last_summary.startswith(f"block {n_blocks}, head {n_heads - 1}:")
+no_fig, sentence = widgets.model_attention_view(trained, picture, block=n_blocks + 1)
 print(sentence)
 assert no_fig is None
 

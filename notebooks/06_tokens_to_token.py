@@ -616,11 +616,13 @@ plt.show()
 # ### Play: image size and the three soft splits
 #
 # The explorer below (in a running kernel) takes an $H \times W$ one-channel image and each stage's (kernel,
-# stride, padding), and draws the three token grids to scale beside each stage's share of the module's
-# multiply-adds, its count in millions written on its bar (token length 64 inside the module, width 384 after
-# it, as in T2T-ViT-14). Questions to answer by playing: by what factor
+# stride, padding), and draws the three token grids to scale with one another beside each stage's share of the
+# module's multiply-adds, its count in millions written on its bar (token length 64 inside the module, width
+# 384 after it, as in T2T-ViT_t-14; with one input channel here, stage 1 costs less than in the three-channel
+# module of section 7). Questions to answer by playing: by what factor
 # does stage 1's cost grow when you double $H$ and $W$, and why more than the token count? How does the total
-# change as stage 1's stride goes from 4 to 8, and which stage keeps the largest share? Settings where a window
+# change as stage 1's stride goes from 4 to 8 (past 7, the kernel, the windows leave gaps), and which stage
+# keeps the largest share? Settings where a window
 # does not fit show a sentence instead.
 
 # %%

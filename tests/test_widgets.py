@@ -74,7 +74,7 @@ def test_soft_split_view_never_raises(kernel: int, stride: int, padding: int) ->
 
 @settings(max_examples=25, deadline=None)
 @given(kernel=st.integers(1, 60), stride=st.integers(1, 30), padding=st.integers(0, 20))
-def test_soft_split_drawing_shows_the_token_matrix_and_every_window(
+def test_soft_split_drawing_shows_the_token_matrix_and_three_windows(
     kernel: int, stride: int, padding: int
 ) -> None:
     drawing = widgets.SoftSplitDrawing(PICTURE)
@@ -84,21 +84,16 @@ def test_soft_split_drawing_shows_the_token_matrix_and_every_window(
     )[0].numpy()
     rows, cols = widgets._sample(toks.shape[0]), widgets._sample(toks.shape[1])
     np.testing.assert_array_equal(np.asarray(drawing.tokens.get_array()), toks[np.ix_(rows, cols)])
-    # the merged outline segments cover exactly the edges of every window
+    # the shaded first window, the next one along its row and the first of the next row, where they exist
+    count = tokens.count_tokens(60, 100, kernel, stride, padding)
     corners = tokens.window_corners(60, 100, kernel, stride, padding)
-    covered = set()
-    for (x0, y0), (x1, y1) in drawing.windows.get_segments():
-        if y0 == y1:
-            covered |= {("h", y0, x) for x in range(int(x0), int(x1))}
-        else:
-            covered |= {("v", x0, y) for y in range(int(y0), int(y1))}
-    edges = set()
-    for r, c in corners.tolist():
-        for y in (r, r + kernel):
-            edges |= {("h", y, x) for x in range(c, c + kernel)}
-        for x in (c, c + kernel):
-            edges |= {("v", x, y) for y in range(r, r + kernel)}
-    assert covered == edges
+    expected = {drawing.first: 0, drawing.right: 1 if count.cols > 1 else None,
+                drawing.below: count.cols if count.rows > 1 else None}  # fmt: skip
+    for window, index in expected.items():
+        assert window.get_visible() == (index is not None)
+        if index is not None:
+            assert window.get_xy() == (corners[index][1], corners[index][0])
+            assert window.get_width() == window.get_height() == kernel
 
 
 def test_soft_split_drawing_changes_with_every_slider() -> None:
@@ -196,7 +191,9 @@ def test_position_view_changes_with_every_control_and_refuses_with_sentences() -
         [{"num_tokens": 100}, {"dim": 400}, {"base": 100.0}, {"pair": 3}, {"position": 11}],
     )  # fmt: skip
     table = np.asarray(drawing.table.get_array())
-    np.testing.assert_allclose(table, position.sinusoidal_table(176, 768).numpy()[:, widgets._sample(768)])
+    np.testing.assert_allclose(
+        table, position.sinusoidal_table(176, 768).numpy()[:, widgets.table_columns(768)]
+    )
     np.testing.assert_allclose(drawing.sim.get_ydata()[10], 1.0, rtol=1e-6)
     fig, summary = widgets.position_view(15, 400, pair=200)
     assert fig is None and "need a token length d >= 402" in summary
@@ -221,7 +218,10 @@ def test_attention_weights_match_the_attention_module(heads: int, scale: str, te
     expected = module.steps(x)[1].weights[0].double()
     torch.testing.assert_close(weights, expected, atol=1e-5, rtol=1e-4)
     summary = drawing.update(heads=heads, scale=scale, temperature=temperature)
-    assert f"{heads} heads of head_dim {64 // heads}" in summary and "qkv 76,992 + proj 4,160" in summary
+    assert (
+        f"{heads} {'head' if heads == 1 else 'heads'} of head_dim {64 // heads}" in summary
+        and "qkv 76,992 + proj 4,160" in summary
+    )
     assert summary.startswith(f"scale {factor:.3g}, T = {temperature:.3g}: ")
 
 
@@ -265,15 +265,19 @@ def test_t2t_stages_view() -> None:
 def test_model_attention_view_reads_the_model() -> None:
     torch.manual_seed(0)
     model = models.VisionTransformer(embed_dim=32, depth=2, num_heads=2)
-    fig, summary = widgets.model_attention_view(model, PICTURE, block=1, head=1)
+    fig, summary = widgets.model_attention_view(model, PICTURE, block=2, head=1)  # blocks count from 1
     expected = model.attention_weights(torch.as_tensor(PICTURE, dtype=torch.float32)[None, None], 1)[0, 1, 0]
+    assert summary.startswith("block 2, head 1:")
     assert f"gives {expected[0]:.2f} of its attention to itself" in summary
     np.testing.assert_allclose(
-        np.asarray(fig.axes[0].images[1].get_array()), expected[1:].reshape(3, 5).numpy(), rtol=1e-5
+        np.asarray(fig.axes[0].images[0].get_array()), expected[1:].reshape(3, 5).numpy(), rtol=1e-5
     )
-    assert widgets.model_attention_view(model, PICTURE, block=2)[0] is None
+    labels = [t.get_text() for t in fig.axes[0].texts]
+    assert labels[4] == f"5: {expected[5]:.2f}"  # each patch's number and weight written on it
+    assert widgets.model_attention_view(model, PICTURE, block=3)[0] is None
+    assert widgets.model_attention_view(model, PICTURE, block=0)[0] is None
     changes_with_each(
-        widgets.ModelAttentionDrawing(model, PICTURE), {"block": 0, "head": 0}, [{"block": 1}, {"head": 1}]
+        widgets.ModelAttentionDrawing(model, PICTURE), {"block": 1, "head": 0}, [{"block": 2}, {"head": 1}]
     )
     with pytest.raises(TypeError, match="model"):
         widgets.model_attention_view(torch.nn.Linear(2, 2), PICTURE)

@@ -37,9 +37,10 @@ from matplotlib.collections import LineCollection
 from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FixedLocator, MaxNLocator
 from matplotlib.transforms import Bbox
 from PIL import Image
+from torch import nn
 
 from . import plots
 from ._validate import common_divisors, listing
@@ -138,7 +139,7 @@ class Drawing:
         self.dynamic: list[Any] = []  # artists (whole Axes included) redrawn on every update, in this order
         self._background: tuple[object, Any] | None = None  # (static key, saved pixels)
         self._panel_state: dict[Axes, object] = {}  # each panel's key when its pixels were drawn
-        self._extents: dict[Axes, Bbox | None] = {}  # each static Axes' drawn region, in pixels
+        self._extents: dict[Axes, list[Bbox]] = {}  # the boxes each static Axes drew into, in pixels
         self.full_draws = 0  # how often png() drew the whole figure (the tests watch this)
         self._cache: OrderedDict[tuple, tuple[Any, dict, dict]] = (
             OrderedDict()
@@ -202,10 +203,10 @@ class Drawing:
                 artist.set_animated(False)
         return _encode(canvas)
 
-    def _extent(self, ax: Axes, renderer: Any) -> Bbox | None:
+    def _extent(self, ax: Axes, renderer: Any) -> list[Bbox]:
         """The pixels ``ax``'s static part covers (frame, axes' ticks and labels, static title and children)."""
         if not ax.get_visible() or ax in self.dynamic:
-            return None
+            return []
         boxes = [ax.get_window_extent(renderer)]
         if ax.axison:
             boxes += [axis.get_tightbbox(renderer) for axis in (ax.xaxis, ax.yaxis) if axis.get_visible()]
@@ -216,7 +217,8 @@ class Drawing:
             for a in ax.get_default_bbox_extra_artists()
             if a not in self.dynamic and not a.get_clip_on()  # clipped ones stay inside the frame
         ]
-        return Bbox.union([b for b in boxes if b is not None and b._is_finite() and (b.width or b.height)])
+        # kept apart, not merged: a long title's box and the frame's box together would cover a neighbour
+        return [b.padded(2) for b in boxes if b is not None and b._is_finite() and (b.width or b.height)]
 
     def _redraw_panels(self, panels: dict[Axes, object]) -> bool:
         """Restore the saved pixels and redraw the panels whose key changed; False where only a full draw will do."""
@@ -228,7 +230,7 @@ class Drawing:
             canvas.restore_region(self._background[1])
             return True
         renderer = canvas.get_renderer()
-        others = [box for ax, box in self._extents.items() if ax not in changed and box is not None]
+        others = [box for ax, boxes in self._extents.items() if ax not in changed for box in boxes]
         for text in [*self.figure.texts, *self.figure.legends, self.figure._suptitle]:
             if text is not None and text.get_visible() and text not in self.dynamic:
                 others.append(text.get_window_extent(renderer))
@@ -237,8 +239,7 @@ class Drawing:
         height, width = pixels.shape[:2]
         paper = (np.array(self.figure.get_facecolor()) * 255).round().astype(np.uint8)
         for ax in changed:  # clear what the panel covered before
-            if (old := self._extents.get(ax)) is not None:
-                region = old.padded(2)
+            for region in self._extents.get(ax, []):
                 x0, x1 = max(0, math.floor(region.x0)), min(width, math.ceil(region.x1))
                 y0, y1 = max(0, height - math.ceil(region.y1)), min(height, height - math.floor(region.y0))
                 pixels[y0:y1, x0:x1] = paper
@@ -246,7 +247,7 @@ class Drawing:
             ax.draw(renderer)  # its dynamic artists are animated: left out
             self._extents[ax] = self._extent(ax, renderer)
             self._panel_state[ax] = panels[ax]
-        drawn = [box.padded(2) for ax in changed if (box := self._extents[ax]) is not None]
+        drawn = [box for ax in changed for box in self._extents[ax]]
         if any(box.overlaps(other) for box in drawn for other in others):
             return False  # the panel now reaches into another's pixels (a full draw follows)
         self._background = (self._background[0], canvas.copy_from_bbox(self.figure.bbox))
@@ -293,6 +294,14 @@ def _set_matrix(im: Any, matrix: np.ndarray, rows: int, cols: int) -> None:
     im.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
     im.axes.set_xlim(-0.5, cols - 0.5)
     im.axes.set_ylim(rows - 0.5, -0.5)
+    for axis, n in ((im.axes.xaxis, cols), (im.axes.yaxis, rows)):
+        axis.set_major_locator(FixedLocator([0]) if n == 1 else MaxNLocator(5, integer=True))
+
+
+def _drawn_note(rows: int, cols: int) -> str:
+    """Says which part of a ``rows x cols`` matrix is drawn when it is sampled (see :data:`MAX_DRAWN`)."""
+    parts = [f"{MAX_DRAWN} {name}" for n, name in ((rows, "rows"), (cols, "columns")) if n > MAX_DRAWN]
+    return f" ({', '.join(parts)} drawn)" if parts else ""
 
 
 def _picture_panel(ax: Axes, picture: np.ndarray) -> Any:
@@ -384,7 +393,9 @@ class PatchDrawing(Drawing):
         toks = patchify(self.tensor, patch)[0].numpy()  # (N, P*P)
         rows, cols = _sample(count.total), _sample(length)
         _set_matrix(self.tokens, toks[np.ix_(rows, cols)], count.total, length)
-        self.ax_tok.set_title(f"token matrix {count.total} x {length}")
+        self.ax_tok.set_title(
+            f"token matrix {count.total} x {length}{_drawn_note(count.total, length)}", fontsize=10
+        )
         return f"P = {patch}: {count.rows} x {count.cols} = {count.total} tokens of length {length}"
 
 
@@ -406,51 +417,34 @@ def _unfold_count(height: int, width: int, kernel: int, stride: int, padding: in
     return F.unfold(empty, kernel, stride=stride, padding=padding).shape[-1]
 
 
-def _intervals(starts: np.ndarray, length: int) -> list[tuple[int, int]]:
-    """The union of the intervals [start, start + length] as disjoint (low, high) pairs, ascending."""
-    merged: list[list[int]] = []
-    for start in np.unique(starts).tolist():
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = start + length
-        else:
-            merged.append([start, start + length])
-    return [(low, high) for low, high in merged]
-
-
-def _outlines(corners: np.ndarray, kernel: int) -> list[list[tuple[int, int]]]:
-    """Line segments covering exactly the outlines of every ``kernel``-square window with these corners.
-
-    Windows on a grid share their edges' lines: along each horizontal line ``y = r`` or ``y = r + k`` the edges
-    cover the union of the windows' column spans, and likewise vertically. Drawing those unions gives the same
-    pixels as drawing every square, with a few dozen segments instead of up to thousands of squares.
-    """
-    tops, lefts = np.unique(corners[:, 0]), np.unique(corners[:, 1])
-    across, down = _intervals(lefts, kernel), _intervals(tops, kernel)
-    ys = np.union1d(tops, tops + kernel).tolist()
-    xs = np.union1d(lefts, lefts + kernel).tolist()
-    return [[(lo, y), (hi, y)] for y in ys for lo, hi in across] + [
-        [(x, lo), (x, hi)] for x in xs for lo, hi in down
-    ]
-
-
 class SoftSplitDrawing(Drawing):
-    """The soft split's windows on the padded picture (left) and its token matrix (right)."""
+    """Three of the soft split's windows on the padded picture (left) and its token matrix (right).
+
+    Drawing every window would only show a grid of lines; the first window (token 0, shaded), the next one along
+    its row (token 1) and the first of the next row (token ``cols``) show the stride and the overlap. The
+    picture's own border is dashed, so the zero padding around it can be told from its dark pixels.
+    """
 
     def __init__(self, picture: np.ndarray | torch.Tensor) -> None:
         super().__init__((11, 3.6))
         self.picture = _picture(picture)
         self.ax_pic, self.ax_tok = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.3, 1]})
         self.image = _picture_panel(self.ax_pic, self.picture)
-        self.windows = LineCollection([], colors="tab:orange", linewidths=0.8)
-        self.ax_pic.add_collection(self.windows)
-        self.first = Rectangle((0, 0), 1, 1, color="tab:orange", alpha=0.5)
-        self.ax_pic.add_patch(self.first)
+        h, w = self.picture.shape
+        self.ax_pic.add_patch(
+            Rectangle((0, 0), w, h, fill=False, edgecolor="white", linestyle="--", linewidth=1)
+        )
+        self.first = Rectangle((0, 0), 1, 1, color="tab:orange", alpha=0.55)
+        self.right = Rectangle((0, 0), 1, 1, fill=False, edgecolor="tab:cyan", linewidth=1.6)
+        self.below = Rectangle((0, 0), 1, 1, fill=False, edgecolor="tab:green", linewidth=1.6)
+        for window in (self.first, self.right, self.below):
+            self.ax_pic.add_patch(window)
         self.tokens = _matrix_panel(
             self.ax_tok, "", "position in token", "token index", plots.CMAP, 0, 1, "brightness"
         )
         _few_ticks(self.ax_tok)
         self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.15, top=0.9, wspace=0.3)
-        self.dynamic = [self.windows, self.first, self.ax_pic.title, self.tokens, self.ax_tok.title]
+        self.dynamic = [self.first, self.right, self.below, self.ax_pic.title, self.tokens, self.ax_tok.title]
         self.padding, self.matrix = 0, (0, 0)
 
     def panel_keys(self) -> dict[Axes, object]:
@@ -476,12 +470,23 @@ class SoftSplitDrawing(Drawing):
         self.ax_pic.set_ylim(h + padding, -padding)
         _picture_ticks(self.ax_pic, ph, pw, -padding)
         corners = window_corners(h, w, kernel, stride, padding)  # (N, 2) top-left (row, col), unpadded coords
-        self.windows.set_segments(_outlines(corners, kernel))
         self.padding = padding
-        self.first.set_xy((corners[0][1], corners[0][0]))
-        self.first.set_width(kernel)
-        self.first.set_height(kernel)
-        self.ax_pic.set_title(f"{count.total} windows of {kernel} x {kernel}")
+        shown = {
+            self.first: 0,
+            self.right: 1 if count.cols > 1 else None,
+            self.below: count.cols if count.rows > 1 else None,
+        }
+        for window, index in shown.items():
+            window.set_visible(index is not None)
+            if index is not None:
+                window.set_xy((corners[index][1], corners[index][0]))
+                window.set_width(kernel)
+                window.set_height(kernel)
+        outlined = " and ".join(str(i) for i in (shown[self.right], shown[self.below]) if i is not None)
+        self.ax_pic.set_title(
+            f"{count.rows} x {count.cols} windows of {kernel} x {kernel}: 0 shaded"
+            + (f", {outlined} outlined" if outlined else "")
+        )
         # the token matrix, entry [n, j] = padded[r_n + j // k, c_n + j % k], drawn on at most MAX_DRAWN rows/cols
         length = kernel * kernel
         rows, cols = _sample(count.total), _sample(length)
@@ -489,10 +494,13 @@ class SoftSplitDrawing(Drawing):
         left = (corners[rows, 1] + padding)[:, None] + (cols % kernel)[None, :]
         _set_matrix(self.tokens, padded[top, left], count.total, length)
         self.matrix = (count.total, length)
-        self.ax_tok.set_title(f"token matrix {count.total} x {length}")
+        self.ax_tok.set_title(
+            f"token matrix {count.total} x {length}{_drawn_note(count.total, length)}", fontsize=10
+        )
+        gaps = " (stride > kernel: pixels between windows belong to no token)" if stride > kernel else ""
         return (
             f"kernel {kernel}, stride {stride}, padding {padding}: padded {ph} x {pw}, "
-            f"{count.rows} x {count.cols} = {count.total} tokens of length {length} (nn.Unfold agrees)"
+            f"{count.rows} x {count.cols} = {count.total} tokens of length {length} (nn.Unfold agrees){gaps}"
         )
 
 
@@ -510,6 +518,10 @@ def soft_split_view(
 
 
 # ---------------------------------------------------------------------------------- the explorer widget
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _sentence(err: BaseException) -> str:
@@ -629,6 +641,23 @@ def _round_end(last: float) -> float:
     return next((end * power for end in (*ROUND_ENDS, 10) if end * power >= last * (1 - 1e-12)), 10 * power)
 
 
+#: Up to this length d the position explorer draws every column of the table; above it, only the sine columns.
+ALL_COLUMNS = 256
+
+
+def table_columns(dim: int) -> np.ndarray:
+    """The columns of a ``d``-column sinusoidal table that the position explorer draws.
+
+    Sine and cosine columns alternate; a picture some 270 pixels wide cannot show more than about 256 columns,
+    and sampling an alternating sequence makes runs of sines and runs of cosines (false stripes). So up to
+    :data:`ALL_COLUMNS` columns every column is drawn, above it the sine columns 0, 2, 4, ... (evenly sampled
+    down to :data:`ALL_COLUMNS` of them), each as wide as its pair.
+    """
+    if dim <= ALL_COLUMNS:
+        return np.arange(dim)
+    return 2 * _sample(dim // 2, ALL_COLUMNS)
+
+
 @functools.lru_cache(maxsize=8)
 def _table(num_tokens: int, dim: int, base: float) -> np.ndarray:
     return sinusoidal_table(num_tokens, dim, base).numpy()  # (N, d)
@@ -645,7 +674,7 @@ class PositionDrawing(Drawing):
         self.table = _matrix_panel(
             self.ax_table, "", "column j (0 ... d - 1)", "position i", "RdBu_r", -1, 1, "value"
         )
-        self.marks = LineCollection([], colors=["k", "k", "tab:green"], linewidths=1.2, linestyles="--")
+        self.marks = LineCollection([], colors=["gold", "gold", "lime"], linewidths=1.8, linestyles="--")
         self.ax_table.add_collection(self.marks)
         (self.sin,) = self.ax_curves.plot([], [], color="tab:blue", label="column 2m: sin")
         (self.cos,) = self.ax_curves.plot([], [], color="tab:orange", label="column 2m + 1: cos")
@@ -654,6 +683,13 @@ class PositionDrawing(Drawing):
         self.ax_curves.set_ylabel("PE[i, j]")
         self.ax_curves.legend(loc="upper center", fontsize=8, ncol=2)
         (self.sim,) = self.ax_sim.plot([], [], color="tab:green")
+        # past the last position the axes go on to a round length (see _round_end): shaded, no data there
+        self.beyond = [
+            Rectangle((0, 0), 0, 1, transform=ax.get_xaxis_transform(), color="0.9", zorder=0.5)
+            for ax in (self.ax_curves, self.ax_sim)
+        ]
+        for ax, band in zip((self.ax_curves, self.ax_sim), self.beyond, strict=True):
+            ax.add_patch(band)
         self.here = self.ax_sim.axvline(0, color="tab:green", ls="--", lw=1)
         self.ax_sim.set_ylim(-1.05, 1.05)
         self.ax_sim.set_xlabel("position k")
@@ -664,7 +700,7 @@ class PositionDrawing(Drawing):
             axis.set_major_locator(MaxNLocator(5, integer=True))  # fewer labels: text is most of a redraw
         self.figure.subplots_adjust(left=0.05, right=0.98, bottom=0.15, top=0.88, wspace=0.45)
         self.shape: tuple[int, int, float] = (0, 0, 0.0)
-        self.dynamic = [self.table, self.marks, self.sin, self.cos, self.sim, self.here,
+        self.dynamic = [self.table, self.marks, *self.beyond, self.sin, self.cos, self.sim, self.here,
                         self.ax_table.title, self.ax_curves.title, self.ax_sim.title]  # fmt: skip
 
     def panel_keys(self) -> dict[Axes, object]:
@@ -684,14 +720,15 @@ class PositionDrawing(Drawing):
             )
         table = _table(num_tokens, dim, float(base))  # (N, d)
         self.shape = (num_tokens, dim, float(base))
-        rows, cols = _sample(num_tokens), _sample(dim)
+        rows, cols = _sample(num_tokens), table_columns(dim)
         _set_matrix(self.table, table[np.ix_(rows, cols)], num_tokens, dim)
         j = 2 * pair
         self.marks.set_segments(
             [[(j, -0.5), (j, num_tokens - 0.5)], [(j + 1, -0.5), (j + 1, num_tokens - 0.5)],
              [(-0.5, position), (dim - 0.5, position)]]
         )  # fmt: skip
-        self.ax_table.set_title(f"sinusoidal table {num_tokens} x {dim}, base {base:g}")
+        sines = ", sin columns" if len(cols) < dim else ""
+        self.ax_table.set_title(f"sinusoidal table {num_tokens} x {dim}, base {base:g}{sines}")
         steps = np.arange(num_tokens)
         self.sin.set_data(steps, table[:, j])
         self.cos.set_data(steps, table[:, j + 1])
@@ -703,7 +740,11 @@ class PositionDrawing(Drawing):
         self.sim.set_data(steps, similarity)
         self.here.set_xdata([position, position])
         self.ax_sim.set_xlim(0, _round_end(num_tokens - 1))
-        self.ax_sim.set_title(f"similarity of position {position} to every position")
+        self.ax_sim.set_title(f"cosine similarity to position {position}")
+        end = _round_end(num_tokens - 1)
+        for band in self.beyond:
+            band.set_x(num_tokens - 1)
+            band.set_width(max(end - (num_tokens - 1), 0))
         near = (
             f"; to position {position + 1}: {similarity[position + 1]:.3f}"
             if position + 1 < num_tokens
@@ -770,6 +811,9 @@ class AttentionDrawing(Drawing):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.attention = Attention(tokens.shape[-1], chan, num_heads=1, qkv_bias=True)
+            # as notebook 04 does: std 1/sqrt(D), so Q and K entries have variance about 1 (nn.Linear's default
+            # gives about 1/3, and then even T = 0.1 leaves the weights far from one-hot)
+            nn.init.normal_(self.attention.qkv.weight, std=tokens.shape[-1] ** -0.5)
         with torch.no_grad():
             qkv = self.attention.qkv(tokens)  # (N, 3 * chan)
         self.q, self.k = qkv[:, :chan].double(), qkv[:, chan : 2 * chan].double()  # (N, chan) each
@@ -787,8 +831,7 @@ class AttentionDrawing(Drawing):
             ax.set_xticks(range(0, self.n, 7))
             ax.set_yticks(range(0, self.n, 7))
             ax.set_title(" ", fontsize=9)
-            if i >= 4:
-                ax.set_xlabel("key token", fontsize=8)
+            ax.set_xlabel("key token", fontsize=8)  # on every panel: the lower row is covered below 8 heads
             if i % 4 == 0:
                 ax.set_ylabel("query token", fontsize=8)
         self.figure.colorbar(
@@ -863,11 +906,11 @@ class AttentionDrawing(Drawing):
         self.ax_entropy.set_title(f"scale {factor:.3g}, temperature {temperature:.3g}")
         shown = "" if heads <= self.SHOWN else f" (heads 0-{self.SHOWN - 1} of {heads} drawn)"
         self.figure.suptitle(
-            f"{heads} heads x head_dim {head_dim} = {self.chan} channels: softmax(Q K^T x {factor:.3g} / {temperature:.3g})"
+            f"{_plural(heads, 'head')} x head_dim {head_dim} = {self.chan} channels: softmax(Q K^T x {factor:.3g} / {temperature:.3g})"
             + shown
         )
         return (
-            f"scale {factor:.3g}, T = {temperature:.3g}: {heads} heads of head_dim {head_dim}; parameters: "
+            f"scale {factor:.3g}, T = {temperature:.3g}: {_plural(heads, 'head')} of head_dim {head_dim}; parameters: "
             f"qkv {self.params['qkv']:,} + proj {self.params['proj']:,} = {sum(self.params.values()):,}, the same "
             f"for every head count; mean row entropy {entropy.mean():.2f} nats (uniform {math.log(self.n):.2f}, one-hot 0)"
         )
@@ -949,7 +992,7 @@ class T2TStagesDrawing(Drawing):
         self.frames = LineCollection([], colors="k", linewidths=1.5)
         self.ax_grid.add_collection(self.frames)
         self.labels = [self.ax_grid.text(0, 0, "", ha="left", va="top", fontsize=9) for _ in range(3)]
-        self.ax_grid.set_xlabel("token columns (the three grids side by side, to scale)")
+        self.ax_grid.set_xlabel("token columns (the three grids side by side, to scale with one another)")
         self.ax_grid.set_ylabel("token rows")
         self.ax_grid.set_xticks([])
         self.ax_grid.set_yticks([])
@@ -981,13 +1024,13 @@ class T2TStagesDrawing(Drawing):
         macs = t2t_stage_macs(height, width, stages, 1, self.token_dim, self.embed_dim)
         segments, frames, x0, gap = [], [], 0.0, max(g.cols for g in grids) * 0.15 + 1
         step = max(1, max(max(g.rows, g.cols) for g in grids) // 60)  # at most ~60 grid lines a side
-        for label, grid, (k, s, p) in zip(self.labels, grids, stages, strict=True):
+        for i, (label, grid, (k, s, p)) in enumerate(zip(self.labels, grids, stages, strict=True), start=1):
             rows, cols = grid.rows, grid.cols
             segments += [[(x0, r), (x0 + cols, r)] for r in range(0, rows + 1, step)]
             segments += [[(x0 + c, 0), (x0 + c, rows)] for c in range(0, cols + 1, step)]
             frames.append([(x0, 0), (x0 + cols, 0), (x0 + cols, rows), (x0, rows), (x0, 0)])
             label.set_position((x0, rows + 0.03 * max(g.rows for g in grids)))
-            label.set_text(f"({k}, {s}, {p}): {rows} x {cols}")
+            label.set_text(f"stage {i} ({k}, {s}, {p}): {rows} x {cols}")
             x0 += cols + gap
         self.lines.set_segments(segments)
         self.frames.set_segments(frames)
@@ -1005,7 +1048,7 @@ class T2TStagesDrawing(Drawing):
             bar.set_height(100 * m / sum(macs))
             text.set_position((bar.get_x() + bar.get_width() / 2, 100 * m / sum(macs)))
             text.set_text(f"{m / 1e6:.1f} M")
-        self.ax_macs.set_title(f"T2T module: {sum(macs) / 1e6:.1f} M multiply-adds")
+        self.ax_macs.set_title(f"bars: share of {sum(macs) / 1e6:.1f} M; labels: millions", fontsize=10)
         counts = ", ".join(f"{g.rows} x {g.cols} = {g.total}" for g in grids)
         shares = ", ".join(f"{m / sum(macs):.0%}" for m in macs)
         return f"{height} x {width}: tokens per stage {counts}; multiply-adds per stage {shares} of {sum(macs):,}"
@@ -1045,7 +1088,12 @@ def t2t_stages_explorer(height: int = 224, width: int = 224) -> ipywidgets.VBox:
 
 
 class ModelAttentionDrawing(Drawing):
-    """Where a trained ViT's prediction token looks: one block's, one head's weights over the picture's patches."""
+    """Where a trained ViT's prediction token looks: one block's, one head's weights over the picture's patches.
+
+    Each patch is filled with its weight (one colour scale for every block and head) and the weight is written
+    on it with the patch's number; the picture is drawn as white outlines over it, so the picture's brightness
+    does not mix with the weights' colours. Blocks count from 1, as the notebooks do; heads from 0.
+    """
 
     def __init__(self, model: VisionTransformer, picture: np.ndarray | torch.Tensor) -> None:
         from .models import VisionTransformer
@@ -1075,30 +1123,53 @@ class ModelAttentionDrawing(Drawing):
         self.blocks, self.heads = self.weights.shape[:2]
         self.ax = self.figure.subplots()
         h, w = img.shape
-        self.ax.imshow(img, cmap="Greys_r", vmin=0, vmax=1, extent=(0, w, h, 0))
         low, high = float(self.weights[:, :, 1:].min()), float(self.weights[:, :, 1:].max())
         self.overlay = self.ax.imshow(
-            np.zeros((self.rows, self.cols)), cmap="magma", alpha=0.7, vmin=low, vmax=max(high, low + 1e-6),
-            extent=(0, w, h, 0),
+            np.zeros((self.rows, self.cols)), cmap="magma", vmin=low, vmax=max(high, low + 1e-6),
+            extent=(0, w, h, 0), interpolation="nearest",
         )  # fmt: skip
-        self.figure.colorbar(self.overlay, ax=self.ax, fraction=0.03, pad=0.02,
+        self.outlines = self.ax.contour(
+            np.arange(w) + 0.5,
+            np.arange(h) + 0.5,
+            img,
+            levels=[0.3, 0.6, 0.85],
+            colors="white",
+            linewidths=0.8,
+        )
+        p = self.patch
+        self.grid = LineCollection(
+            [[(0, r), (w, r)] for r in range(p, h, p)] + [[(c, 0), (c, h)] for c in range(p, w, p)],
+            colors="0.6", linewidths=0.8,
+        )  # fmt: skip
+        self.ax.add_collection(self.grid)
+        box = {"boxstyle": "round,pad=0.15", "fc": "black", "alpha": 0.55, "lw": 0}
+        self.labels = [
+            self.ax.text((n % self.cols + 0.5) * p, (n // self.cols + 0.5) * p, "", ha="center", va="center",
+                         fontsize=7, color="white", bbox=box, clip_on=True)
+            for n in range(self.rows * self.cols)
+        ]  # fmt: skip
+        self.figure.colorbar(self.overlay, ax=self.ax, fraction=0.03, pad=0.05,
                              label="attention weight (one scale\nfor every block and head)")  # fmt: skip
         _picture_ticks(self.ax, h, w)
+        self.ax.set_xlim(0, w)
+        self.ax.set_ylim(h, 0)
         self.ax.set_xlabel("column (pixels)")
         self.ax.set_ylabel("row (pixels)")
         self.ax.set_title(" ")
         self.figure.subplots_adjust(left=0.09, right=0.86, bottom=0.14, top=0.88)
-        self.dynamic = [self.overlay, self.ax.title]
+        self.dynamic = [self.overlay, self.outlines, self.grid, *self.labels, self.ax.title]
 
     def update(self, block: int, head: int) -> str:  # type: ignore[override]
-        if not 0 <= block < self.blocks or not 0 <= head < self.heads:
+        if not 1 <= block <= self.blocks or not 0 <= head < self.heads:
             raise Impossible(
-                f"This model has blocks 0-{self.blocks - 1} and heads 0-{self.heads - 1}; block {block}, "
+                f"This model has blocks 1-{self.blocks} and heads 0-{self.heads - 1}; block {block}, "
                 f"head {head} is not one of them."
             )
-        row = self.weights[block, head]  # (N + 1,)
+        row = self.weights[block - 1, head]  # (N + 1,)
         patches = row[1:]
         self.overlay.set_data(patches.reshape(self.rows, self.cols).numpy())
+        for n, label in enumerate(self.labels):
+            label.set_text(f"{n + 1}: {patches[n]:.2f}")
         self.ax.set_title(f"block {block}, head {head}: the prediction token's attention")
         best = int(patches.argmax())
         return (
@@ -1108,9 +1179,9 @@ class ModelAttentionDrawing(Drawing):
 
 
 def model_attention_view(
-    model: VisionTransformer, picture: np.ndarray | torch.Tensor, block: int = 0, head: int = 0
+    model: VisionTransformer, picture: np.ndarray | torch.Tensor, block: int = 1, head: int = 0
 ) -> tuple[Figure | None, str]:
-    """The prediction token's attention in ``block``, ``head`` of a (trained) ViT, laid over the picture.
+    """The prediction token's attention in ``block`` (counted from 1), ``head`` (from 0) of a (trained) ViT.
 
     Returns:
         (figure, summary); the figure is None and the summary says why for a block or head the model lacks.
@@ -1125,7 +1196,7 @@ def model_attention_explorer(model: VisionTransformer, picture: np.ndarray | tor
         "model-attention explorer",
         drawing,
         {
-            "block": _slider("block", 0, 0, drawing.blocks - 1),
+            "block": _slider("block", 1, 1, drawing.blocks),
             "head": _slider("head", 0, 0, drawing.heads - 1),
         },
     )
