@@ -333,8 +333,9 @@ print(
 #
 # Only patch sizes that divide both 60 and 100 are allowed; the list below is computed, not typed. Pick one in
 # the drop-down (it needs a running kernel) and watch the grid, the token count and the token matrix change.
-# Small patches make many short tokens, large patches few long ones. (Your prediction for Exercise 1 is in the
-# list printed after the widget.)
+# Small patches make many short tokens, large patches few long ones. Patches are numbered while there are at
+# most 60 of them; a token matrix with more than 400 rows or columns is drawn with 400 of them, evenly spaced (the
+# title says so). (Your prediction for Exercise 1 is in the list printed after the widget.)
 
 # %%
 sizes = widgets.valid_patch_sizes(H, W)

@@ -412,8 +412,8 @@ plt.show()
 # ### Play: the table, its curves and its similarities
 #
 # The explorer below (in a running kernel) draws the table for any number of positions $N$, token length $d$ and
-# base, the pair of columns $(2m, 2m + 1)$ as curves, and the cosine similarity of position $i$ to every
-# position. Questions to answer by playing: how does the wavelength of a pair change as $m$ grows, and as the
+# base (the 10000 of the formula above), the pair of columns $(2m, 2m + 1)$ as curves, and the cosine similarity
+# of position $i$ to every position. Questions to answer by playing: how does the wavelength of a pair change as $m$ grows, and as the
 # base shrinks from 10000 to 100? Does the similarity curve keep its shape when you move $i$ (the diagonals
 # above say it should)? On the table, yellow dashed lines mark columns $2m$ and $2m + 1$ and a green one
 # position $i$. Above $d = 256$ the table shows only its sine columns: sines and cosines alternate column by

@@ -468,6 +468,25 @@ print(sentence)
 assert no_fig is None
 
 # %% [markdown]
+# A caution before reading too much into these maps: the course picture is not like the scenes the model was
+# trained on. Their moons have a radius of 5 to 8 pixels, centred within 5 pixels of a patch's centre
+# (`scenes.where_scene`); the picture's moon is larger, sits across a patch border and is cut off by the top
+# edge. The cell below compares the patch the model names with where the picture's brightest pixels are.
+
+# %%
+with torch.no_grad():
+    scores = trained(torch.as_tensor(picture)[None, None].to(device))[0].cpu()  # patch-row scores, then columns
+n_rows, n_cols = scenes.where_classes(trained.patch_embed.patch_size)
+named_row, named_col = int(scores[:n_rows].argmax()), int(scores[n_rows:].argmax())
+bright = torch.nonzero(torch.as_tensor(picture) > 0.95)  # (pixels, 2): the moon's row and column of each
+patch_px = trained.patch_embed.patch_size
+print(
+    f"the model names patch row {named_row}, column {named_col} (pixel columns {patch_px * named_col} to "
+    f"{patch_px * (named_col + 1) - 1}); the picture's brightest pixels span rows {int(bright[:, 0].min())} to "
+    f"{int(bright[:, 0].max())}, columns {int(bright[:, 1].min())} to {int(bright[:, 1].max())}"
+)
+
+# %% [markdown]
 # **Exercise 4.** What a block costs (section 6) depends on the number of tokens N. The ViT paper pre-trains at
 # 224 × 224 and then fine-tunes at a *higher* resolution, keeping the patch size (Section 3.2). How many tokens
 # enter ViT-B/16's first encoder block when it is fine-tuned on 384 × 384 images (16 × 16 patches)? That is
