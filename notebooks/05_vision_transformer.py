@@ -474,8 +474,8 @@ assert no_fig is None
 # edge. The cell below compares the patch the model names with where the picture's brightest pixels are.
 
 # %%
-with torch.no_grad():
-    scores = trained(torch.as_tensor(picture)[None, None].to(device))[0].cpu()  # patch-row scores, then columns
+with torch.no_grad():  # the patch-row scores, then the patch-column scores
+    scores = trained(torch.as_tensor(picture)[None, None].to(device))[0].cpu()
 n_rows, n_cols = scenes.where_classes(trained.patch_embed.patch_size)
 named_row, named_col = int(scores[:n_rows].argmax()), int(scores[n_rows:].argmax())
 bright = torch.nonzero(torch.as_tensor(picture) > 0.95)  # (pixels, 2): the moon's row and column of each
