@@ -282,14 +282,12 @@ def _matrix_panel(
     return im
 
 
-def _few_ticks(ax: Axes, bins: int = 5) -> None:
-    """At most ``bins + 1`` integer ticks a side: each tick label costs a millisecond or two to draw."""
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(MaxNLocator(bins, integer=True))
-
-
 def _set_matrix(im: Any, matrix: np.ndarray, rows: int, cols: int) -> None:
-    """Show ``matrix`` (possibly a sample of a ``rows x cols`` one) on the full ``rows x cols`` index range."""
+    """Show ``matrix`` (possibly a sample of a ``rows x cols`` one) on the full ``rows x cols`` index range.
+
+    At most six integer ticks a side (each tick label costs a millisecond or two to draw), one for a single row
+    or column.
+    """
     im.set_data(matrix)
     im.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
     im.axes.set_xlim(-0.5, cols - 0.5)
@@ -359,7 +357,6 @@ class PatchDrawing(Drawing):
             1,
             "brightness",
         )
-        _few_ticks(self.ax_tok)
         self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.15, top=0.9, wspace=0.3)
         self.patch = (
             0  # everything drawn depends on the patch size alone: no dynamic artists, and each of the
@@ -442,7 +439,6 @@ class SoftSplitDrawing(Drawing):
         self.tokens = _matrix_panel(
             self.ax_tok, "", "position in token", "token index", plots.CMAP, 0, 1, "brightness"
         )
-        _few_ticks(self.ax_tok)
         self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.15, top=0.9, wspace=0.3)
         self.dynamic = [self.first, self.right, self.below, self.ax_pic.title, self.tokens, self.ax_tok.title]
         self.padding, self.matrix = 0, (0, 0)
@@ -696,7 +692,7 @@ class PositionDrawing(Drawing):
         self.ax_sim.set_ylabel("cosine similarity")
         for ax in (self.ax_curves, self.ax_sim):
             ax.set_yticks([-1, -0.5, 0, 0.5, 1])
-        for axis in (self.ax_table.xaxis, self.ax_table.yaxis, self.ax_curves.xaxis, self.ax_sim.xaxis):
+        for axis in (self.ax_curves.xaxis, self.ax_sim.xaxis):  # the table's ticks: _set_matrix
             axis.set_major_locator(MaxNLocator(5, integer=True))  # fewer labels: text is most of a redraw
         self.figure.subplots_adjust(left=0.05, right=0.98, bottom=0.15, top=0.88, wspace=0.45)
         self.shape: tuple[int, int, float] = (0, 0, 0.0)
