@@ -1,6 +1,8 @@
 """The exercise checkers: right answers pass, wrong answers of every kind get a hint, nothing ever raises."""
 
 import importlib.util
+import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vitcourse import check
+from vitcourse.check import _core as check_core
 
 
 def _load_answers() -> tuple[dict, dict, list]:
@@ -206,3 +209,156 @@ def test_require_refuses_what_is_not_a_checker() -> None:
         check.require("patch_count", 60)
     with pytest.raises(TypeError, match="checker must return a Verdict"):
         check.require(lambda answer: answer == 60, 60)
+
+
+# --- No answer before an attempt: what a right answer prints, and the hint ladder for unexplained wrong answers.
+
+_NUMBER = r"\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?"
+_EXPRESSION = re.compile(rf"[(\s]*{_NUMBER}(?:[\s)(]*(?:\*\*|//|[-+*/^×÷·x])[\s(]*{_NUMBER}[)\s]*)+")
+
+
+def _value_forms(value: object) -> list[str]:
+    """The ways a number (or a tuple of sizes) could be written in a hint."""
+    if isinstance(value, tuple | list):
+        return [str(tuple(value)), ", ".join(str(v) for v in value), " x ".join(str(v) for v in value)]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return []
+    forms = {repr(value), f"{value:,}", f"{value:_}"} if isinstance(value, int) else set()
+    if isinstance(value, float):
+        forms |= {f"{value:.{n}g}" for n in (3, 4, 5, 6)} | {repr(value)}
+        if value == int(value):
+            forms.add(str(int(value)))
+    return sorted(forms)
+
+
+def _evaluations(text: str) -> list[tuple[str, float]]:
+    """Every arithmetic expression with numbers in ``text`` and each of its contiguous sub-expressions, with
+    their values: ``"(45 // 10) * 10 + 30 // 10 + 1"`` yields 44 among others."""
+    found = []
+    for match in _EXPRESSION.finditer(text):
+        expression = match.group(0)
+        tokens = re.findall(rf"{_NUMBER}|\*\*|//|[-+*/^×÷·x()]", expression)
+        for i in range(len(tokens)):
+            for j in range(i + 1, len(tokens) + 1):
+                piece = " ".join(tokens[i:j])
+                python = piece.replace("×", "*").replace("÷", "/").replace("·", "*").replace("^", "**")
+                python = re.sub(r"\bx\b", "*", python).replace(",", "").replace("_", "")
+                try:
+                    value = eval(python, {"__builtins__": {}}, {})  # numbers and operators only
+                except Exception:
+                    continue
+                if isinstance(value, int | float):
+                    found.append((piece, float(value)))
+    return found
+
+
+def _unexplained_wrong(checker, right):
+    """A wrong answer of the right kind that no known mistake of ``checker`` explains, and the two messages the
+    ladder gives it (first try, second try)."""
+    if isinstance(right, bool):
+        return None
+    if isinstance(right, str):
+        candidates = []
+    elif isinstance(right, int):
+        candidates = [right + d for d in (7919, 104729, -7, 13, 3 * right + 11)]
+    elif isinstance(right, float):
+        candidates = [right * f + 0.013 for f in (1.37, 0.61, 2.9, -1.0)]
+    elif isinstance(right, tuple | list) and all(isinstance(v, int) for v in right):
+        candidates = [tuple(v + d for v in right) for d in (7919, 13)]
+    else:
+        return None
+    for answer in candidates:
+        check_core.reset_attempts()
+        first = checker(answer).message
+        if "is not it:" in first:  # a diagnosed mistake, not the ladder
+            continue
+        second = checker(answer).message
+        return answer, first, second
+    return None
+
+
+def _ladder_cases() -> list:
+    cases = []
+    for checker, right in VALUE_CHECKS.items():
+        if isinstance(right, str | bool) or not isinstance(right, int | float | tuple | list):
+            continue
+        cases.append(checker)
+    return cases
+
+
+@pytest.mark.parametrize("checker", list(VALUE_CHECKS), ids=lambda f: f.__name__)
+def test_a_right_answer_prints_no_value(checker, capsys) -> None:
+    right = VALUE_CHECKS[checker]
+    message = checker(right).message
+    assert message.startswith("✓") and message.rstrip().endswith("right.")
+    label = message.split(":")[0]  # the exercise's name may hold numbers of the question
+    rest = message[len(label) :]
+    for form in _value_forms(right):
+        assert form not in rest, f"{checker.__name__}: the right answer {form!r} is printed: {message}"
+
+
+@pytest.mark.parametrize("checker", _ladder_cases(), ids=lambda f: f.__name__)
+def test_an_unexplained_wrong_answer_gets_neither_the_value_nor_its_recipe(checker) -> None:
+    right = VALUE_CHECKS[checker]
+    found = _unexplained_wrong(checker, right)
+    assert found is not None, f"{checker.__name__}: every wrong answer tried is a diagnosed mistake"
+    answer, first, second = found
+    assert check_core.SOLUTION_NOTE not in first and check_core.SOLUTION_NOTE in second
+    assert "too large" not in second and "too small" not in second
+    targets = [float(v) for v in right] if isinstance(right, tuple | list) else [float(right)]
+    for message in (first, second):
+        for form in _value_forms(right):
+            assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", message), (
+                f"{checker.__name__}: the hint holds the right value {form!r}: {message}"
+            )
+        for piece, value in _evaluations(message):
+            for target in targets:
+                if isinstance(right, tuple | list) and target <= 16:
+                    continue  # small sizes (batch, heads) are part of the question
+                assert not math.isclose(value, target, rel_tol=1e-3, abs_tol=1e-9), (
+                    f"{checker.__name__}: {piece!r} in the hint evaluates to the right answer: {message}"
+                )
+
+
+def test_the_expression_finder_finds_a_recipe() -> None:
+    """The test above can fail: a hint that spells the recipe out is caught."""
+    values = [
+        v for _, v in _evaluations("Find the patch row (45 // 10) and column (30 // 10); 4 * 10 + 3 + 1.")
+    ]
+    assert 44.0 in values
+    assert 60.0 in [v for _, v in _evaluations("Count down (60 / 10) and across (100 / 10): 6 x 10.")]
+
+
+def test_the_ladder_climbs_and_a_right_answer_resets_it(capsys) -> None:
+    check_core.reset_attempts()
+    kwargs = {"nudge": "Revisit section 2.", "pointer": "Look at the grid's rows."}
+    first = check_core.int_answer(5, 7, "demo", **kwargs).message
+    second = check_core.int_answer(4, 7, "demo", **kwargs).message
+    assert "Revisit section 2." in first and "grid's rows" not in first
+    assert "grid's rows" in second and check_core.SOLUTION_NOTE in second
+    assert check_core.int_answer(7, 7, "demo", **kwargs).message == "✓ demo: right."
+    assert "grid's rows" not in check_core.int_answer(5, 7, "demo", **kwargs).message
+
+
+def test_choice_answer_lists_options_and_diagnoses(capsys) -> None:
+    check_core.reset_attempts()
+    options = ("a", "b", "c", "d")
+    assert check_core.choice_answer(" B ", "b", "pick", options, "Think.")
+    assert "not one of the options" in check_core.choice_answer("e", "b", "pick", options, "Think.").message
+    wrong = {"c": "c confuses rows with columns."}
+    assert (
+        "confuses rows" in check_core.choice_answer("c", "b", "pick", options, "Think.", wrong=wrong).message
+    )
+    assert "Think." in check_core.choice_answer("a", "b", "pick", options, "Think.").message
+    assert "expected one of the strings" in check_core.choice_answer(3, "b", "pick", options, "x").message
+
+
+def test_an_unexplained_wrong_function_result_hides_the_expected_value(capsys) -> None:
+    cases = [((3,), (6, 10))]
+    message = check_core.check_function(
+        lambda n: (7, 11), "grid", cases, nudge="Revisit the formula."
+    ).message
+    assert "(6, 10)" not in message and "Revisit the formula." in message
+    x = torch.arange(6.0).reshape(2, 3)
+    message = check_core.check_function(lambda t: t * 0 + 0.5, "double", [((x,), x * 2 + 0.25)]).message
+    assert "differs at index" in message and "0.25" not in message

@@ -4,6 +4,21 @@ function checks that recognise typical wrong answers and name the mistake.
 The exercises themselves live in one small module per notebook (``nb01`` ... ``nb07``); each reads as a
 table of what is asked, what is right (computed by the same package code the notebook prints), and which
 known-wrong variants to recognise.
+
+What a learner sees (the design, so that no output gives an answer away before a try):
+
+* a right answer prints ``✓ <what>: right.``, never the value, so a notebook's stored output (which GitHub and
+  JupyterLab show to everyone) does not reveal the answer under the collapsed solution;
+* a wrong answer that a known mistake explains gets that mistake's diagnosis (it names the mistake, not the
+  answer);
+* any other wrong answer gets a ladder: the first time a *nudge* (which idea to revisit, and where in the
+  notebook); from the second unexplained try of the same exercise on, the nudge plus a *pointer* (which
+  function, axis or symbolic formula to look at) and a reminder that the worked solution is the collapsed cell
+  under the exercise. Neither rung contains the right value or an expression with numbers that evaluates to it
+  (``tests/test_check.py`` checks every checker); "too large" / "too small" are never said, since they let a
+  learner bisect to the answer without thinking;
+* questions with a few fixed options (:func:`choice_answer`) are asked together with a reason or a number, so
+  that guessing is not enough.
 """
 
 from __future__ import annotations
@@ -31,6 +46,10 @@ __all__ = [
     "int_answer",
     "float_answer",
     "shape_answer",
+    "choice_answer",
+    "unexplained",
+    "right",
+    "reset_attempts",
     "as_tensor",
     "compare_tensors",
     "check_function",
@@ -68,6 +87,39 @@ def say(ok: bool, message: str) -> Verdict:
     line = f"{PASS if ok else FAIL} {message}"
     print(line)
     return Verdict(ok, line)
+
+
+# How many unexplained wrong answers each exercise (keyed by its ``what``) has had in this kernel; a right answer
+# resets the count. It decides the rung of the hint ladder.
+_ATTEMPTS: dict[str, int] = {}
+
+SOLUTION_NOTE = "The worked solution is the collapsed cell under the exercise: open it once you have tried."
+
+
+def reset_attempts() -> None:
+    """Forget every exercise's count of wrong tries (the next unexplained wrong answer gets the first rung)."""
+    _ATTEMPTS.clear()
+
+
+def right(what: str) -> Verdict:
+    """A right answer: ✓ and the exercise's name, never the value (stored outputs must not show it)."""
+    _ATTEMPTS.pop(what, None)
+    return say(True, f"{what}: right.")
+
+
+def unexplained(what: str, got: str, nudge: str, pointer: str = "") -> Verdict:
+    """A wrong answer no known mistake explains: the nudge the first time; nudge, pointer and where the worked
+    solution is from the second time on (per exercise, per kernel). ``got`` describes the learner's answer."""
+    tries = _ATTEMPTS.get(what, 0) + 1
+    _ATTEMPTS[what] = tries
+    parts = [f"{what}: {got}"]
+    if nudge:
+        parts.append(nudge)
+    if tries >= 2:
+        if pointer:
+            parts.append(pointer)
+        parts.append(SOLUTION_NOTE)
+    return say(False, " ".join(parts))
 
 
 def never_raises(func: Callable[..., Verdict]) -> Callable[..., Verdict]:
@@ -127,51 +179,92 @@ def _number(answer: object, what: str, kind: str) -> tuple[int | float | None, V
 
 
 def int_answer(
-    answer: object, expected: int, what: str, hint: str, wrong: Mapping[int, str] | None = None
+    answer: object,
+    expected: int,
+    what: str,
+    nudge: str,
+    wrong: Mapping[int, str] | None = None,
+    *,
+    pointer: str = "",
 ) -> Verdict:
     """Check a whole-number answer. ``wrong`` maps typical wrong numbers to the mistake each one reveals
-    (e.g. ``{14: "you forgot the + 1 in the token-count formula"}``)."""
+    (e.g. ``{14: "you forgot the + 1 in the token-count formula"}``); other wrong numbers climb the hint ladder
+    (``nudge``, then ``pointer``; see the module docstring)."""
     value, refusal = _number(answer, what, "a whole number")
     if refusal is not None:
         return refusal
     if value != int(value):
-        return say(False, f"{what}: {value} is not a whole number; {hint}")
+        return say(False, f"{what}: {value} is not a whole number. {nudge}")
     value = int(value)
-    if wrong and value in wrong and value != expected:
+    if value == expected:
+        return right(what)
+    if wrong and value in wrong:
         return say(False, f"{what}: {value} is not it: {wrong[value]}")
-    if value != expected:
-        direction = "too large" if value > expected else "too small"
-        return say(False, f"{what}: {value} is {direction}. {hint}")
-    return say(True, f"{what}: {expected} is right.")
+    return unexplained(what, f"{value} is not it.", nudge, pointer)
 
 
 def float_answer(
     answer: object,
     expected: float,
     what: str,
-    hint: str,
+    nudge: str,
     wrong: Sequence[tuple[float, str]] = (),
     rel: float = 0.01,
+    *,
+    pointer: str = "",
 ) -> Verdict:
     """Check a real-number answer to within ``rel`` (relative); ``wrong`` pairs typical wrong values with the
-    mistake each one reveals."""
+    mistake each one reveals; other wrong values climb the hint ladder (``nudge``, then ``pointer``)."""
     value, refusal = _number(answer, what, "a number")
     if refusal is not None:
         return refusal
     if abs(value) > 1e300:
-        return say(False, f"{what}: {value:.4g} is far too large. {hint}")
+        return unexplained(what, f"{float(value):.4g} is not it.", nudge, pointer)
     value = float(value)
 
     def close(a: float, b: float) -> bool:
         return abs(a - b) <= rel * abs(b) + 1e-12
 
     if close(value, expected):
-        return say(True, f"{what}: {value:.4g} is right.")
+        return right(what)
     for bad, mistake in wrong:
         if close(value, bad):
             return say(False, f"{what}: {value:.4g} is not it: {mistake}")
-    direction = "too large" if value > expected else "too small"
-    return say(False, f"{what}: {value:.4g} is {direction}. {hint}")
+    return unexplained(what, f"{value:.4g} is not it.", nudge, pointer)
+
+
+def choice_answer(
+    answer: object,
+    expected: str,
+    what: str,
+    options: Sequence[str],
+    nudge: str,
+    *,
+    pointer: str = "",
+    wrong: Mapping[str, str] | None = None,
+) -> Verdict:
+    """Check an answer that is one of ``options`` (strings, matched case-insensitively after stripping).
+
+    A string outside the options gets the list of options; a wrong option in ``wrong`` gets its diagnosis; any
+    other wrong option climbs the hint ladder. Ask a few-option question together with a reason or a number
+    (two checks), so that it cannot be passed by guessing.
+    """
+    valid = {o.strip().lower(): o for o in options}
+    if answer is None:
+        return say(
+            False, f"{what}: the answer is still None; replace None with one of {sorted(valid.values())}."
+        )
+    if not isinstance(answer, str):
+        return say(False, f"{what}: expected one of the strings {list(options)}, got {describe(answer)}.")
+    key = answer.strip().lower()
+    if key not in valid:
+        return say(False, f"{what}: {answer!r} is not one of the options {list(options)}.")
+    if key == expected.strip().lower():
+        return right(what)
+    diagnoses = {k.strip().lower(): v for k, v in (wrong or {}).items()}
+    if key in diagnoses:
+        return say(False, f"{what}: {valid[key]!r} is not it: {diagnoses[key]}")
+    return unexplained(what, f"{valid[key]!r} is not it.", nudge, pointer)
 
 
 def as_tensor(x: object, name: str) -> tuple[torch.Tensor | None, str]:
@@ -211,8 +304,8 @@ def compare_tensors(got: object, expected: torch.Tensor, what: str, atol: float 
         idx = tuple(torch.nonzero(wrong)[0].tolist())
         return (
             False,
-            f"{what} has the right shape but differs at index {idx}: got {tensor[idx].item():.6g}, "
-            f"expected {expected[idx].item():.6g} ({int(wrong.sum())} of {wrong.numel()} entries differ).",
+            f"{what} has the right shape but differs at index {idx}, where it holds {tensor[idx].item():.6g} "
+            f"({int(wrong.sum())} of {wrong.numel()} entries differ).",
         )
     return True, ""
 
@@ -271,13 +364,17 @@ def check_function(
     cases: Sequence[tuple[tuple, Any]],
     normalise: Callable[[object], object] | None = None,
     mistakes: Sequence[Mistake] = (),
+    *,
+    nudge: str = "",
+    pointer: str = "",
 ) -> Verdict:
     """Call ``func(*args)`` for each case and compare with the expected result (tensor or plain value).
 
     ``normalise``, if given, turns the learner's result into the form the expected values have (for example a
     numpy integer pair into a tuple of ints) before comparing. ``mistakes`` are typical wrong answers: when a
     case fails and the learner's result equals one of them, the verdict names that mistake instead of only
-    pointing at the first entry that differs.
+    pointing at the first entry that differs. A mismatch no known mistake explains says where the result differs
+    (never the expected value) and climbs the hint ladder (``nudge``, then ``pointer``).
     """
     if func is None:
         return say(
@@ -300,26 +397,30 @@ def check_function(
             ok, message = compare_tensors(got, expected, "the result")
         else:
             ok = _same(got, expected)
-            message = f"returned {describe(got)}, expected {expected!r}."
+            message = f"returned {describe(got)}, which is not right for these arguments."
         if not ok:
             hint = _diagnose(got, args, expected, mistakes)
             if hint is not None:
                 return say(False, f"{what} with ({shown}): {hint}")
-            return say(False, f"{what} with ({shown}): {message}")
+            return unexplained(what, f"with ({shown}) {message}", nudge, pointer)
+    _ATTEMPTS.pop(what, None)
     return say(True, f"{what}: all {len(cases)} test cases pass.")
 
 
-def shape_answer(answer: object, expected: tuple[int, ...], what: str, hint: str) -> Verdict:
+def shape_answer(
+    answer: object, expected: tuple[int, ...], what: str, nudge: str, *, pointer: str = ""
+) -> Verdict:
+    """Check a shape (a tuple of sizes). A wrong size is named by its position, never by the right size."""
     if isinstance(answer, torch.Size):
         answer = tuple(answer)
     if not isinstance(answer, tuple | list):
         return say(False, f"{what}: expected a tuple of {len(expected)} sizes, got {describe(answer)}.")
     if len(answer) != len(expected):
-        return say(False, f"{what}: expected {len(expected)} sizes, got {len(answer)}. {hint}")
+        return say(False, f"{what}: expected {len(expected)} sizes, got {len(answer)}. {nudge}")
     for i, (got, exp) in enumerate(zip(answer, expected, strict=True)):
         if got != exp:
-            return say(False, f"{what}: size {i} is {got!r}, which is not right. {hint}")
-    return say(True, f"{what}: {tuple(expected)} is right.")
+            return unexplained(what, f"size {i} is {got!r}, which is not right.", nudge, pointer)
+    return right(what)
 
 
 def pairs(result: object) -> object:
