@@ -1,6 +1,8 @@
 # vitcourse: two commands, `make lab` and `make test`. Both create .venv when it is missing.
 PYTHON ?= python3
 TORCH  ?= torch==2.13.0
+# A pip index for torch only, e.g. TORCH_INDEX=https://download.pytorch.org/whl/cu130 for a CUDA build (GPU job).
+TORCH_INDEX ?=
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -8,7 +10,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 # Each notebook's py:percent text source (jupytext.toml): the file to edit and review.
 SOURCES   := $(NOTEBOOKS:.ipynb=.py)
 
-.PHONY: lab test unit nbval lint format sync execute models student test-browser browser-if-present clean-venv help
+.PHONY: lab test unit nbval lint format sync execute models student book test-browser browser-if-present clean-venv help
 
 help:
 	@echo "make lab      - create .venv if needed, then open JupyterLab on notebooks/00_start_here.ipynb"
@@ -19,7 +21,8 @@ help:
 	@echo "make sync     - copy the notebook sources (notebooks/NN_*.py) into the .ipynb files, outputs kept"
 	@echo "make models   - re-train the shipped models (vitcourse/assets/checkpoints/) from their fixed seeds"
 	@echo "make student  - build student copies of the notebooks (no solutions) into student/"
-	@echo "make test-browser - run every notebook and widget in JupyterLab in headless Chromium"
+	@echo "make book     - build the course website into _build/html/ (from the stored outputs; nothing runs)"
+	@echo "make test-browser - run every notebook and widget in JupyterLab in headless Chromium, and check the website"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +30,7 @@ $(BIN)/python:
 # The stamp depends on pyproject.toml: change the dependencies and the next make re-installs.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install "$(TORCH)"
+	$(BIN)/python -m pip install "$(TORCH)" $(if $(TORCH_INDEX),--index-url "$(TORCH_INDEX)")
 	$(BIN)/python -m pip install -e ".[dev]"
 	touch $(STAMP)
 
@@ -35,6 +38,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 # jupyter/jupyter_lab_config.py). Options for JupyterLab go in LAB_ARGS, e.g. LAB_ARGS="--port=8899 --no-browser".
 # As root (containers, cloud notebooks) JupyterLab refuses to start without --allow-root, so it is added there.
 LAB_ARGS ?=
+BOOK_REPOSITORY ?=
 
 lab: $(STAMP)
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -43,13 +47,15 @@ lab: $(STAMP)
 	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 		exec $(BIN)/jupyter lab $$root $(LAB_ARGS) notebooks/00_start_here.ipynb
 
+# The forge workflows are validated against GitHub's workflow schema, which check-jsonschema vendors (no download).
 lint: $(STAMP)
-	$(BIN)/ruff check vitcourse tests notebooks
-	$(BIN)/ruff format --check vitcourse tests notebooks
+	$(BIN)/ruff check vitcourse tests notebooks book
+	$(BIN)/ruff format --check vitcourse tests notebooks book
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix vitcourse tests notebooks
-	$(BIN)/ruff format vitcourse tests notebooks
+	$(BIN)/ruff check --fix vitcourse tests notebooks book
+	$(BIN)/ruff format vitcourse tests notebooks book
 	$(MAKE) --no-print-directory sync
 
 # The .py source wins: its cells replace the notebook's inputs; the stored outputs stay until `make execute`.
@@ -69,7 +75,12 @@ nbval: $(STAMP)
 # The browser suite needs Debian's Chromium (.ci/run installs it); without it, make test says so and goes on.
 CHROMIUM ?= /usr/bin/chromium
 
-test: lint unit nbval browser-if-present
+test: lint unit nbval book browser-if-present
+
+# The course website (Sphinx + MyST-NB, see book/build.py): one page per notebook with its stored outputs, the
+# course map as home page, TEACHING.md, search; explorers as still pictures. BOOK_REPOSITORY=URL adds Binder buttons.
+book: $(STAMP)
+	BOOK_REPOSITORY="$(BOOK_REPOSITORY)" $(BIN)/python book/build.py
 
 browser-if-present: $(STAMP)
 	@if [ -x "$(CHROMIUM)" ]; then $(MAKE) --no-print-directory test-browser; \

@@ -25,7 +25,8 @@ def test_environment_yml_names_the_same_packages_as_pyproject() -> None:
         if line.startswith("dependencies:"):
             in_deps = True
             continue
-        match = re.match(r"^  - ([A-Za-z0-9_.-]+)", line)
+        # Conda packages at two spaces; packages conda-forge lacks go under `pip:` at six (not `-e .`).
+        match = re.match(r"^(?:  |      )- ([A-Za-z][A-Za-z0-9_.-]*)", line)
         if in_deps and match:
             conda_names.add(CONDA_NAMES.get(_name(match.group(1)), _name(match.group(1))))
     conda_names -= {"python", "pip"}
