@@ -25,7 +25,8 @@
 # attention ignores order, and the proof needs only one fact about attention: each token's output is a weighted
 # average of *value* vectors, with weights from a softmax of query-key dot products. So this notebook starts
 # with that fact in one paragraph (enough to follow the proof); notebook 04 then builds attention in full, with
-# every shape, the scale and the heads.
+# every shape, the scale and the heads. A few later tools appear here before they are taught (a layer norm, a
+# small ViT, a trained model); each time, the text says what is used and which notebook teaches it.
 #
 # **Learning goals.** After this notebook you can
 # 1. prove that attention is permutation-equivariant, see it on the picture's tokens, and say what it means for
@@ -33,12 +34,14 @@
 # 2. compute the sinusoidal position table from its formula, by hand and vectorised,
 # 3. say how a learned position embedding starts out, how the course's start differs from ViT's, and measure the
 #    row and column structure a trained one shows,
-# 4. say what the ViT and T2T-ViT papers report about position embeddings.
+# 4. say what the ViT and T2T-ViT papers report about position embeddings,
+# 5. carry a learned position embedding to another image size by 2-D interpolation.
 
 # %%
 import math
 
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 import torch.nn.functional as F
 from matplotlib.patches import Rectangle
@@ -129,20 +132,37 @@ check.require(check.permuted_weights_function, predict_weights)
 #
 # ### The proof, on the picture's tokens
 #
-# A transformer block first passes each token through a **layer norm**: it subtracts the token's own mean and
-# divides by its own standard deviation, taken over the token's entries, so every token has mean 0 and
-# variance 1 (notebook 05 adds the layer norm's learned scale and shift). The picture's 15 layer-normed tokens
-# get random query, key and value matrices of width 16. Then tokens 0 and 2 (patches 1 and 3) trade places.
-# In the weight figure, rows are queries and columns are keys; the outlined rows and dashed columns 0 and 2 are
-# the ones that move.
+# **Used here before it is taught: the layer norm** (notebook 05 builds it, with its learned scale and shift).
+# All this demo needs is its core: a transformer block first passes each token through a layer norm, which
+# subtracts the token's own mean and divides by its own standard deviation, taken over the token's entries, so
+# every token has mean 0 and variance 1. The picture's 15 layer-normed tokens get random query, key and value
+# matrices of width 16. Then tokens 0 and 2 (patches 1 and 3) trade places, as in the article series' demo
+# (below). In the weight figure, rows are queries and columns are keys; the outlined rows and dashed columns 0
+# and 2 are the ones that move.
 #
-# One token is special. Token 4 (patch 5, plain sky) has a single grey value, so its standard deviation is 0
-# and the layer norm turns it into all zeros (its formula divides by $\sqrt{\text{variance} + \epsilon}$, with a
+# One kind of token is special: a **flat** one, whose patch is a single grey. Its standard deviation is 0, so
+# the layer norm turns it into all zeros (the layer norm divides by $\sqrt{\text{variance} + \epsilon}$, with a
 # small $\epsilon$, so nothing blows up). Its query, key and value are then zero: its scores against every key
-# are 0, and its row of weights is the uniform $1/15 \approx 0.07$, the smallest "largest weight" printed below.
+# are 0, and its row of weights is the uniform $1/15 \approx 0.07$, the smallest "largest weight" a row can
+# have. The cell looks for flat patches in the picture. If there is none, it makes one for the demo: it sets
+# the patch with the smallest spread of grey values to its mean grey, and says so.
 
 # %%
-x = F.layer_norm(patches[0], (P * P,))  # (15, 400): each token with mean 0, variance 1 (a constant one -> 0)
+patch_tokens = patches[0].clone()  # (15, 400): the tokens this demo uses
+spread = patch_tokens.amax(1) - patch_tokens.amin(1)  # (15,): brightest minus darkest pixel of each patch
+flat_patches = (spread == 0).nonzero().flatten().tolist()
+if flat_patches:
+    flat = flat_patches[0]
+    print(f"flat patches (a single grey): {[f + 1 for f in flat_patches]}; the demo follows patch {flat + 1}")
+else:
+    flat = int(spread.argmin())
+    patch_tokens[flat] = patch_tokens[flat].mean()  # a constructed flat token: one grey, the patch's mean
+    print(
+        f"no patch is a single grey; patch {flat + 1} (smallest spread, {spread[flat]:.3f}) is set to its mean "
+        f"grey {patch_tokens[flat, 0]:.3f} for this demo"
+    )
+
+x = F.layer_norm(patch_tokens, (P * P,))  # (15, 400): each token with mean 0, variance 1 (a flat one -> 0)
 gen = torch.Generator().manual_seed(0)
 d_k = 16
 w_q, w_k, w_v = (
@@ -162,8 +182,8 @@ a, out = attend(x)
 a_swapped, out_swapped = attend(x[swap])
 print(f"weights {tuple(a.shape)}, output {tuple(out.shape)}")
 print(
-    f"token 4: pixel std {patches[0, 4].std():.3f}, largest |entry| after the layer norm {x[4].abs().max():.3f}, "
-    f"its weights from {a[4].min():.4f} to {a[4].max():.4f} (1/15 = {1 / 15:.4f})"
+    f"flat token {flat} (patch {flat + 1}): largest |entry| after the layer norm {x[flat].abs().max():.3f}, "
+    f"its weights from {a[flat].min():.4f} to {a[flat].max():.4f} (1/15 = {1 / 15:.4f})"
 )
 print(f"largest weight in a row: from {a.max(-1).values.min():.2f} to {a.max(-1).values.max():.2f}")
 print(
@@ -180,7 +200,8 @@ print({r: round(change[r].item(), 3) for r in [1, *range(3, grid.total)]})
 assert torch.allclose(a_swapped, a[swap][:, swap], atol=1e-6) and torch.allclose(
     out_swapped, out[swap], atol=1e-6
 )
-assert torch.allclose(a[4], torch.full((grid.total,), 1 / grid.total))
+assert torch.allclose(a[flat], torch.full((grid.total,), 1 / grid.total), atol=1e-5)
+assert a.max(-1).values.min() == a[flat].max()  # the flat row has the smallest largest weight
 
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
 for ax, weights, name in (
@@ -211,39 +232,74 @@ plt.show()
 # In the right panel rows 0 and 2 have traded places, and so have columns 0 and 2; every other entry is
 # where it was. In any other row $r$ only the two entries in columns 0 and 2 trade places, so the row changes by
 # $|a_{r,0} - a_{r,2}|$ (printed above): clearly in some rows, hardly at all in rows where keys 0 and 2 get
-# similar weights, and not at all in row 4, whose weights are all equal.
+# similar weights, and not at all in the flat token's row (when it is not token 0 or 2), whose weights are all
+# equal.
 #
-# **Where the course departs from the article series.** The "Vision Transformers Explained" article series, in
-# its article on position embeddings, demonstrates this with 4 tokens of length 9 holding random
-# integers from 1 to 19, and the tokens themselves as queries, keys and values ($Q = K = V$). With such large
-# scores (printed below, after dividing by $\sqrt{9}$) the softmax saturates: a row that puts all its weight on
-# one token outputs a copy of that token, so the demo shows equivariance of a map that barely mixes anything.
-# The same construction, measured (seeded): three of the four rows give one token a weight of 1.0000 to four
-# decimals. That is why the course uses layer-normed picture tokens and separate random $W_q, W_k, W_v$ above.
+# ### What the article series showed, and what it leaves out
+#
+# The "Vision Transformers Explained" article series by Skylar Jean Callis (see notebook 00), in its article
+# "Position Embeddings for Vision Transformers, Explained", makes the same point on numbers instead of a picture.
+# It draws $Q$, $K$ and $V$ as three separate random integer matrices of 4 tokens × 9 entries (values 1 to 19,
+# NumPy seed 21), swaps tokens 0 and 2 in each of them, and computes $QK^\top$ and then $(QK^\top)V$, with neither
+# the softmax nor the scale (the attention formula it quotes names a scaling value $d_k$). That shows steps 2
+# and 4 of the proof, for attention without its softmax. What it leaves out:
+#
+# - **the softmax and the scale** (step 3): the demo never shows that a softmax over each row keeps the
+#   reordering;
+# - **where $Q$, $K$, $V$ come from** (step 1): it draws them independently and swaps each by hand, so it
+#   assumes, rather than shows, that each token keeps its own query, key and value because one set of weights
+#   acts on every token;
+# - **what it means for a prediction**: the article ends by saying it is not obvious why a reordered output does
+#   not carry the position. The next section answers that for a model that reads one extra token.
+#
+# The course's demo above covers the first two (picture tokens, shared $W_q, W_k, W_v$, the scale and the
+# softmax), and the next section the third. The cell below redoes the article's computation the way its code
+# does it, then adds the scale and the softmax to the same integer matrices (our addition, not the article's):
+# the reordering carries through them too.
 
 # %%
-article_x = torch.randint(1, 20, (4, 9), generator=torch.Generator().manual_seed(1)).float()  # (4, 9)
-article_scores = article_x @ article_x.T / math.sqrt(9)  # (4, 4)
-article_a = torch.softmax(article_scores, dim=-1)  # (4, 4)
-print(f"scaled scores from {article_scores.min():.0f} to {article_scores.max():.0f}")
+rng = np.random.RandomState(21)  # the article's seed and generator (NumPy's legacy one)
+q_int, k_int, v_int = (torch.from_numpy(rng.randint(1, 20, (4, 9))).double() for _ in range(3))  # (4, 9) each
+order = [2, 1, 0, 3]  # tokens 0 and 2 trade places
+scores_int, scores_int_swapped = q_int @ k_int.T, q_int[order] @ k_int[order].T  # (4, 4) each
+out_int, out_int_swapped = scores_int @ v_int, scores_int_swapped @ v_int[order]  # (4, 9) each
+print(f"Q, K, V {tuple(q_int.shape)}, integers from {int(q_int.min())} to {int(q_int.max())}")
 print(
-    "largest weight in each row, Q = K = V = integer tokens:",
-    [f"{m:.4f}" for m in article_a.max(-1).values.tolist()],
+    "article: Q K^T of the swapped tokens = Q K^T with rows and columns 0, 2 swapped:",
+    torch.equal(scores_int_swapped, scores_int[order][:, order]),
 )
-assert int((article_a.max(-1).values > 0.99995).sum()) == 3
+print(
+    "article: (Q K^T) V of the swapped tokens = (Q K^T) V with rows 0, 2 swapped:    ",
+    torch.equal(out_int_swapped, out_int[order]),
+)
+weights_int = torch.softmax(scores_int / math.sqrt(9), dim=-1)  # (4, 4): our addition
+weights_int_swapped = torch.softmax(scores_int_swapped / math.sqrt(9), dim=-1)
+print(
+    "with scale and softmax added: weights reordered the same way:",
+    torch.allclose(weights_int_swapped, weights_int[order][:, order]),
+    "| output rows reordered:",
+    torch.allclose(weights_int_swapped @ v_int[order], (weights_int @ v_int)[order]),
+)
+assert torch.equal(scores_int_swapped, scores_int[order][:, order]) and torch.equal(
+    out_int_swapped, out_int[order]
+)
+assert torch.allclose(weights_int_swapped @ v_int[order], (weights_int @ v_int)[order])
 
-# %% [markdown]
 # ### What it means for a whole model
 #
-# A ViT puts one extra token in front of the patch tokens, the *prediction token* (notebook 05): a learned
-# vector that attends to all patch tokens, and whose output alone is turned into the prediction. Every other
-# step of the model acts on each token alone: the layer norm above, and the **MLP**, a small two-layer network
-# applied to every token separately (notebook 05 builds it). So without a position embedding, shuffling the
-# patches shuffles the patch tokens' outputs but leaves the prediction token's output as it was: the model gives
-# **the same prediction for the picture and for its scrambled version**. Here is a small `vitcourse` ViT
-# (notebook 05 builds it) with random weights, without and then with a learned position embedding (a trained
-# vector per slot, added to the tokens; § Learned position embeddings below shows how it starts), all other
-# weights the same:
+# A ViT puts one extra token in front of the patch tokens: a learned vector that attends to all patch tokens,
+# and whose output alone is turned into the prediction. The article series and this course call it the
+# **prediction token**; the name everyone else uses is the **class token** (BERT's `[CLS]` token, `cls_token` in
+# the code of timm, of the article series and of `vitcourse`). Notebook 05 builds it.
+#
+# **Used here before it is taught: a whole small ViT** (notebook 05 builds it). Besides attention it has the
+# layer norm above and the **MLP**, a small two-layer network applied to every token separately (both built in
+# notebook 05), and its attention has several **heads**, attentions side by side (notebook 04). All the argument
+# needs is that every step except attention acts on each token alone. So without a position embedding,
+# shuffling the patches shuffles the patch tokens' outputs but leaves the prediction token's output as it was:
+# the model gives **the same prediction for the picture and for its scrambled version**. Here is such a ViT
+# with random weights, without and then with a learned position embedding (a trained vector per slot, added to
+# the tokens; § Learned position embeddings below shows how it starts), all other weights the same:
 
 # %%
 torch.manual_seed(0)
@@ -321,8 +377,11 @@ assert torch.allclose(small, from_package, atol=1e-6)
 # The package computes the table without a loop (Exercise 3 asks you to do the same). How many rows does a real
 # model need? One per token plus one for the prediction token. ViT-B/16 cuts a 224 × 224 image into 16 × 16
 # patches. T2T-ViT counts its tokens differently, through three soft splits, (kernel, stride, padding) = (7, 4, 2),
-# (3, 2, 1), (3, 2, 1), and projects them to length 768. Notebook 06 walks a 400 × 100 image through that module
-# (the size the article series uses for its walk-through), so the table below is the one that walk-through needs:
+# (3, 2, 1), (3, 2, 1), and projects them to length 768. The article series' Tokens-to-Token article walks an
+# input of 400 × 100 pixels through that module: a random single-channel array standing in for a rectangular
+# grayscale image (not a picture). Notebook 06 repeats that walk-through, and the
+# series' position-embedding article draws its example table with 176 rows of length 768, the size that
+# walk-through needs:
 
 # %%
 vit_b = tokens.count_tokens(224, 224, 16, 16, 0)
@@ -337,10 +396,15 @@ print(f"T2T walk-through: {t2t.total} tokens + 1 prediction token -> table {tupl
 
 # %% [markdown]
 # Sine and cosine lie in $[-1, 1]$, so the colour range of the table below is $[-1, 1]$, centred on 0 (white) so
-# that signs show. On the right, four columns of it as curves over the first 50 slots: columns 0 and 1 are the
-# sine and cosine of the first pair, frequency 1, one full wave every $2\pi \approx 6.3$ slots; column 100 is a
-# slower wave; column 600 has so low a frequency that it barely leaves 0 even over all 176 slots (printed). That
-# is the pattern of the heatmap: fast stripes on the left, columns that hardly change on the right.
+# that signs show. A heat map of all 768 columns would give each column less than one screen pixel, and the
+# alternating sine and cosine columns would blend into stripes that are not in the data; so the figure draws
+# chosen columns, each as its own cell, and its axes say which. Top left, the corner of the table, slots and
+# columns 0 to 47: the sine and cosine columns alternate, and their waves down the slots are fast. Top right, all
+# 176 slots and every 8th column across the whole table (all of them sines, since every 8th column is even): the
+# waves slow down from left to right, until the last columns barely leave 0. Below, four columns as curves over
+# the first 50 slots: columns 0 and 1 are the sine and cosine of the first pair, frequency 1, one full wave every
+# $2\pi \approx 6.3$ slots; column 100 is a slower wave; column 600 has so low a frequency that it barely leaves 0
+# even over all 176 slots (printed).
 
 # %%
 columns = (0, 1, 100, 600)
@@ -351,25 +415,22 @@ for j in columns:
         f"one wave every {2 * math.pi / omega:,.1f} slots, largest |value| over the 176 slots {table[:, j].abs().max():.2f}"
     )
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4))
-plots.show_matrix(
-    table,
-    ax=ax1,
-    title=f"sinusoidal table {table.shape[0]} x {table.shape[1]}",
-    xlabel="entry j of the token",
-    ylabel="token slot i",
-    cmap="RdBu_r",
-    vmin=-1,
-    vmax=1,
+fig = plt.figure(figsize=(13, 10))
+layout = fig.add_gridspec(2, 2, height_ratios=(1.5, 1))
+ax1, ax2, ax3 = fig.add_subplot(layout[0, 0]), fig.add_subplot(layout[0, 1]), fig.add_subplot(layout[1, :])
+corner = 48  # slots and columns 0-47: every cell large enough to see
+plots.show_table_columns(
+    table[:corner], range(corner), ax=ax1, title=f"slots 0-{corner - 1}, columns 0-{corner - 1}"
 )
-ax1.images[0].colorbar.set_label("value")
+plots.show_table_columns(table, range(0, table.shape[1], 8), ax=ax2, title="all 176 slots, every 8th column")
 shown = 50  # the first 50 slots, so that the fastest waves can be followed
 for j, style in zip(columns, ("o-", "s--", "-", "-"), strict=True):
-    ax2.plot(table[:shown, j], style, ms=3, label=f"column {j} ({'sin' if j % 2 == 0 else 'cos'})")
-ax2.set_xlabel("token slot i")
-ax2.set_ylabel("value")
-ax2.set_title(f"four columns of the table, first {shown} slots")
-ax2.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax3.plot(table[:shown, j], style, ms=3, label=f"column {j} ({'sin' if j % 2 == 0 else 'cos'})")
+ax3.set_xlabel("token slot i")
+ax3.set_ylabel("value")
+ax3.set_title(f"four columns of the table, first {shown} slots")
+ax3.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+fig.suptitle(f"sinusoidal table {table.shape[0]} x {table.shape[1]}, drawn column by column")
 fig.tight_layout()
 plt.show()
 
@@ -383,6 +444,16 @@ plt.show()
 #
 # So nearby slots have similar vectors, and the similarity falls off the same way everywhere along the
 # sequence: every diagonal of the matrix of dot products below is constant (the cell checks all 176).
+#
+# A dot product mixes two things, the lengths of the vectors and the angle between them. The **cosine
+# similarity** keeps only the angle:
+#
+# $$\cos(a, b) = \frac{a \cdot b}{\lVert a \rVert\, \lVert b \rVert} \in [-1, 1],$$
+#
+# 1 when $a$ and $b$ point the same way, 0 when they are orthogonal, −1 when they point opposite ways. Every row
+# of the sinusoidal table has the same length, $\sqrt{d/2}$ (each pair adds $\sin^2 + \cos^2 = 1$), so here the
+# cosine similarity is the dot product divided by $d/2$ (printed below). This notebook, 07 and the explorer below
+# compare position vectors by their cosine similarity.
 
 # %%
 dots = table @ table.T  # (176, 176)
@@ -396,7 +467,13 @@ print(
     f"PE_i . PE_i = {dots[0, 0]:.1f} (= d / 2 = {table.shape[1] // 2}), "
     f"PE_i . PE_(i+1) = {dots[0, 1]:.1f}, PE_i . PE_(i+50) = {dots[0, 50]:.1f}"
 )
+cosines = F.cosine_similarity(table[:1], table, dim=-1)  # (176,): cos(PE_0, PE_i)
+print(
+    f"cosine similarity: cos(PE_0, PE_1) = {cosines[1]:.3f}, cos(PE_0, PE_50) = {cosines[50]:.3f} "
+    f"(the dot products divided by {table.shape[1] // 2})"
+)
 assert same_along_diagonals
+assert torch.allclose(cosines, dots[0] / (table.shape[1] / 2), atol=1e-4)
 ax = plots.show_matrix(
     dots,
     title="dot products of the rows of the sinusoidal table",
@@ -450,47 +527,77 @@ assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in
 #
 # The position embedding is *added*, entry by entry: token $i$ becomes token $i$ + row $i$ of the table. Here the
 # 15 × 400 table goes onto the picture's raw tokens (in a model it goes onto the projected tokens of length $D$,
-# with one more row for the prediction token). Patches 4 and 5 (top right, tokens 3 and 4, outlined) hold nearly
-# the same pixels; after the addition their tokens differ by the small pixel difference plus the difference of
-# two table rows, so mostly by the table rows (the bottom panel draws token 3 − token 4 entry by entry, before
-# and after). The colour range is symmetric about 0 (white), so the raw pixels, all in $[0, 1]$, show in shades of
-# red, and only the table makes entries negative (blue).
+# with one more row for the prediction token). The cell finds the two patches whose pixels are the most alike
+# (the smallest distance between their tokens) and outlines them. Before the addition no two tokens are
+# closer; after it, the two also differ by the difference of their two table rows, which the pixels alone did
+# not give them (the distances are printed).
+#
+# The figure draws the first 100 entries of each token (the top five pixel rows of its patch), each entry as
+# its own cell: the raw tokens, the table's rows, and their sum, on one colour scale from −1 to 2 with 0 white.
+# Pixels lie in $[0, 1]$ and show in shades of red; only the table brings negative values (blue). Below, the
+# difference between the two outlined tokens, entry by entry over all 400 entries, before and after the
+# addition; the sine (even) and cosine (odd) entries of the table are drawn as two curves, since they alternate
+# entry by entry.
 
 # %%
 raw = patches[0]  # (15, 400)
 with_position = raw + from_package  # (15, 400)
+pixel_distance = torch.cdist(raw, raw) + torch.diag(
+    torch.full((grid.total,), math.inf)
+)  # (15, 15), self excluded
+first, second = sorted(divmod(int(pixel_distance.argmin()), grid.total))  # the two most alike patches
+before = (raw[first] - raw[second]).norm()
+after = (with_position[first] - with_position[second]).norm()
+rows_apart = (from_package[first] - from_package[second]).norm()
 print(f"tokens {tuple(raw.shape)} + table {tuple(from_package.shape)} -> {tuple(with_position.shape)}")
 print(
-    f"pixels from {raw.min():.2f} to {raw.max():.2f}; tokens + table from {with_position.min():.2f} to {with_position.max():.2f}"
+    f"pixels from {raw.min():.2f} to {raw.max():.2f}; tokens + table from {with_position.min():.2f} to "
+    f"{with_position.max():.2f}"
 )
 print(
-    f"distance between the tokens of patches 4 and 5: {(raw[3] - raw[4]).norm():.2f} before, "
-    f"{(with_position[3] - with_position[4]).norm():.2f} after adding the table "
-    f"(the two table rows alone: {(from_package[3] - from_package[4]).norm():.2f})"
+    f"most alike: patches {first + 1} and {second + 1} (tokens {first} and {second}); distance between their "
+    f"tokens {before:.2f} before, {after:.2f} after adding the table (the two table rows alone: {rows_apart:.2f})"
 )
+assert after > before
 
-fig = plt.figure(figsize=(13, 6.4))
-ax1, ax2 = fig.add_subplot(2, 2, 1), fig.add_subplot(2, 2, 2)
-ax3 = fig.add_subplot(2, 1, 2)
-for ax, values, name in ((ax1, raw, "patch tokens"), (ax2, with_position, "patch tokens + sinusoidal table")):
-    plots.show_matrix(
-        values,
-        ax=ax,
-        title=f"{name} (patches 4, 5 outlined)",
-        xlabel="position in the token",
-        ylabel="token index",
-        vmin=-2,
-        vmax=2,
-        cmap="RdBu_r",
+shown_entries = range(100)  # the top five pixel rows of each 20 x 20 patch
+fig = plt.figure(figsize=(14, 7.4))
+heat = [fig.add_subplot(2, 3, k) for k in (1, 2, 3)]
+for ax, values, name in (
+    (heat[0], raw, "patch tokens (pixels)"),
+    (heat[1], from_package, "sinusoidal table 15 x 400"),
+    (heat[2], with_position, "tokens + table"),
+):
+    plots.show_table_columns(
+        values, shown_entries, ax=ax, title=name, ylabel="token index (patch number - 1)", vmin=-1, vmax=2
     )
-    ax.images[0].colorbar.set_label("value")
-    ax.add_patch(Rectangle((0, 2.6), P * P - 1.5, 1.8, fill=False, ec="lime", lw=2))  # tokens 3 and 4
-ax3.plot(with_position[3] - with_position[4], color="tab:red", lw=0.8, label="after adding the table")
-ax3.plot(raw[3] - raw[4], color="k", lw=1.5, label="before (pixels only)")
-ax3.set_xlabel("position in the token")
-ax3.set_ylabel("token 3 - token 4")
-ax3.set_title("difference between the tokens of patches 4 and 5")
-ax3.legend(loc="upper right", fontsize=8)
+    for t in (first, second):  # outline the two most alike tokens
+        ax.add_patch(Rectangle((-0.5, t - 0.5), len(shown_entries), 1, fill=False, ec="lime", lw=1.8))
+ax4 = fig.add_subplot(2, 1, 2)
+entries = torch.arange(P * P)
+for values, name, color in (
+    (with_position, "after adding the table", "tab:red"),
+    (raw, "before (pixels only)", "k"),
+):
+    difference = values[first] - values[second]  # (400,)
+    for parity, style in ((0, "-"), (1, "--")):
+        kind = "sine" if parity == 0 else "cosine"
+        ax4.plot(
+            entries[parity::2],
+            difference[parity::2],
+            style,
+            color=color,
+            lw=1.2,
+            label=f"{name}, {kind} entries",
+        )
+ax4.axhline(0, color="grey", lw=0.6)
+ax4.set_xlabel("entry j of the token (all 400)")
+ax4.set_ylabel(f"token {first} - token {second}")
+ax4.set_title(f"difference between the tokens of patches {first + 1} and {second + 1} (outlined above)")
+ax4.legend(loc="upper right", fontsize=8)
+fig.suptitle(
+    "adding the sinusoidal table to the picture's tokens (first 100 of the 400 entries in the heat maps)"
+)
 fig.tight_layout()
 plt.show()
 
@@ -563,12 +670,14 @@ plt.show()
 #
 # ## A trained embedding: the course's shipped model
 #
-# The course ships a small ViT trained by its own code (`make models` re-trains it from a fixed seed; see the
-# README): $D$ = 64, patches of 20, trained on random scenes of the picture's world in which the moon sits in
-# one of the 15 patches, anywhere in the frame. Its task is to say *which* patch: the moon's patch row (3
-# classes) and patch column (5 classes). The moon looks the same wherever it is, so the model has to read the
-# place from the position embedding of the token it finds the moon in. `vitcourse.train.load_shipped` loads
-# it with the held-out metrics measured right after training.
+# **Used here before it is taught: a trained model.** Training is notebook 07's subject; here only the result
+# is used, the model's position embedding, a (1, 16, 64) tensor. The course ships a small ViT trained by its own
+# code (`make models` re-trains it from a fixed seed; see the README): $D$ = 64, patches of 20, trained on
+# random scenes of the picture's world in which the moon sits in one of the 15 patches, anywhere in the frame.
+# Its task is to say *which* patch: the moon's patch row (3 classes) and patch column (5 classes). The moon
+# looks the same wherever it is, so the model has to read the place from the position embedding of the token it
+# finds the moon in. `vitcourse.train.load_shipped` loads it with the held-out metrics measured right after
+# training.
 #
 # We measure the row and column structure with `vitcourse.probes.row_column_score`: for each patch, the mean
 # cosine similarity to the other patches in its row or column, minus the mean to the patches in neither,
@@ -608,17 +717,25 @@ plots.show_similarity_grid(
 plt.show()
 
 # %%
-# the measured structure, checked: clearly above the untrained embedding's and above 0.3
+# the measured structure, checked: clearly above the untrained embedding's and above 0.3; columns above rows
+rows_only = probes.row_column_score(trained, grid.rows, grid.cols, along="row")
+columns_only = probes.row_column_score(trained, grid.rows, grid.cols, along="column")
 assert trained_score >= 0.3
 assert trained_score > probes.row_column_score(learned, 3, 5) + 0.25
+assert columns_only > rows_only and int(in_line.sum()) == grid.total
+unlike = trained_sims.argmin()  # the most unlike pair of patches
+print(
+    f"most unlike pair: patches {unlike // grid.total + 1} and {unlike % grid.total + 1}, "
+    f"cosine similarity {trained_sims.min():.2f}"
+)
 
 # %% [markdown]
-# After training, the embedding has the structure the score measures: about 0.39, against about 0 before
-# training, and every patch's most similar other patch shares its row or its column (both printed above). It
-# is not the clean grid of a one-hot code (0.5): the columns carry more of it than the rows (0.39 against 0.24),
-# and the maps show more than rows and columns: patches 11 and 12 (bottom left), for one, are strongly unlike
-# patches 4, 5, 9 and 10 (top right). The ViT paper's grids come from far larger models trained on far more
-# data; this one is 64 numbers per slot, learned on one small task.
+# After training, the embedding has the structure the score measures, far above its score before training,
+# and every patch's most similar other patch shares its row or its column (all printed above). It is not the
+# clean grid of a one-hot code (0.5): the columns carry more of it than the rows, and the maps show more than
+# rows and columns: some pairs of patches are strongly unlike (the most unlike pair is printed). The ViT paper's
+# grids come from far larger models trained on far more data; this one is 64 numbers per slot, learned on one
+# small task.
 #
 # ## What the papers report
 #
@@ -683,6 +800,131 @@ check.require(check.learned_embedding_size, answer_learned)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ## Another image size: resizing a learned embedding
+#
+# A learned $\mathbf{E}_\text{pos}$ has one row per patch of the grid it was trained on. ViT pre-trains at
+# 224 × 224 and fine-tunes at higher resolutions with the same patch size, so the grid grows (Exercise 4) and
+# the trained rows no longer fit. The ViT paper's answer (Dosovitskiy et al., 2021, Section 3.2, "Fine-tuning
+# and higher resolution") is a "2D interpolation of the pre-trained position embeddings, according to their
+# location in the original image". Step by step, for an embedding of shape (1, 1 + h·w, D) with the prediction
+# token's row first:
+#
+# 1. keep row 0, the prediction token's: it has no place on the grid;
+# 2. lay the other $h \cdot w$ rows out on the grid, row by row, as an image of $h \times w$ pixels with $D$
+#    channels, the layout (1, D, h, w) that `F.interpolate` expects;
+# 3. interpolate that image to the new grid $h_2 \times w_2$: bicubic, with `align_corners=False` (each new
+#    patch takes its value from the old patches around its centre);
+# 4. read the new grid back row by row, (1, $h_2 w_2$, D), and put row 0 back in front.
+#
+# `vitcourse.position.resize_position_embedding` does this; Exercise 5 asks you to write it. timm's
+# `resample_abs_pos_embed` (in `timm/layers/pos_embed.py`) takes the same steps and by default also passes
+# `antialias=True` to `F.interpolate`, which in PyTorch is another cubic kernel even when the grid grows, so its
+# numbers differ slightly (measured below).
+#
+# Why in 2-D? The cell below carries the shipped model's trained embedding from the picture's 3 × 5 grid to a
+# 6 × 10 grid (the picture at twice the size, same patches), once in 2-D and once the naive way, a 1-D
+# interpolation along the sequence of 15 rows. For each new patch it asks which old patch's embedding is the
+# most similar (cosine similarity). In 2-D that should be the old patch at the same place in the image; along
+# the sequence, the end of one patch row blends into the start of the next.
+
+# %%
+old_grid, new_grid = (grid.rows, grid.cols), (2 * grid.rows, 2 * grid.cols)
+resized_2d = position.resize_position_embedding(trained, old_grid, new_grid)  # (1, 1 + 60, 64)
+grid_rows_1d = F.interpolate(trained[:, 1:].transpose(1, 2), size=new_grid[0] * new_grid[1], mode="linear")
+resized_1d = torch.cat(
+    [trained[:, :1], grid_rows_1d.transpose(1, 2)], dim=1
+)  # (1, 1 + 60, 64): the naive way
+timm_like_resize = position.resize_position_embedding(trained, old_grid, new_grid, antialias=True)
+print(
+    f"trained {tuple(trained.shape)} on a {old_grid} grid -> {tuple(resized_2d.shape)} on a {new_grid} grid"
+)
+print(f"prediction token's row kept as it was: {torch.equal(resized_2d[0, 0], trained[0, 0])}")
+print(
+    "resized to its own grid, unchanged:",
+    torch.allclose(position.resize_position_embedding(trained, old_grid, old_grid), trained),
+)
+print(
+    f"with antialias=True (timm's default): largest difference {(timm_like_resize - resized_2d).abs().max():.3f}, "
+    f"against entries up to {resized_2d.abs().max():.3f}"
+)
+
+old_unit = F.normalize(trained[0, 1:], dim=-1)  # (15, 64)
+new_r, new_c = torch.meshgrid(torch.arange(new_grid[0]), torch.arange(new_grid[1]), indexing="ij")
+place = (new_r * old_grid[0] // new_grid[0]) * old_grid[1] + new_c * old_grid[1] // new_grid[1]  # (6, 10)
+most_like = {}
+for name, resized in (("2-D bicubic", resized_2d), ("1-D along the sequence", resized_1d)):
+    new_unit = F.normalize(resized[0, 1:], dim=-1)  # (60, 64)
+    most_like[name] = (new_unit @ old_unit.T).argmax(1).reshape(new_grid)  # (6, 10): index of an old patch
+    hits = int((most_like[name] == place).sum())
+    print(f"{name:23s}: {hits} of {place.numel()} new patches most like the old patch at their place")
+assert int((most_like["2-D bicubic"] == place).sum()) > int(
+    (most_like["1-D along the sequence"] == place).sum()
+)
+assert int((most_like["2-D bicubic"] == place).sum()) >= 0.9 * place.numel()
+
+fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), layout="constrained")
+for ax, (name, best) in zip(axes, most_like.items(), strict=True):
+    hits = int((best == place).sum())
+    plots.show_matrix(
+        best % 12,  # colours only group equal numbers (Set3 has 12 colours)
+        ax=ax,
+        title=f"{name}: {hits} of {place.numel()} at their place",
+        xlabel="patch column of the 6 x 10 grid",
+        ylabel="patch row of the 6 x 10 grid",
+        cmap="Set3",
+        vmin=-0.5,
+        vmax=11.5,
+        colorbar=False,
+        aspect="equal",
+    )
+    for r in range(new_grid[0]):
+        for c in range(new_grid[1]):
+            at_place = bool(best[r, c] == place[r, c])  # bold: the old patch at this new patch's place
+            weight = "bold" if at_place else "normal"
+            ax.text(c, r, str(int(best[r, c]) + 1), ha="center", va="center", fontsize=9, fontweight=weight)
+    for k in range(old_grid[0] + 1):  # the old patches' borders
+        ax.axhline(k * new_grid[0] / old_grid[0] - 0.5, color="k", lw=2)
+    for k in range(old_grid[1] + 1):
+        ax.axvline(k * new_grid[1] / old_grid[1] - 0.5, color="k", lw=2)
+fig.suptitle(
+    "the 6 x 10 grid: each new patch labelled with the old patch (1-15) it is most like\n"
+    "(bold: the old patch at its place; black lines: the borders of the old 3 x 5 patches)"
+)
+fig.get_layout_engine().set(h_pad=0.15)  # room between the two-line title and the panels' titles
+plt.show()
+
+# %% [markdown]
+# **Exercise 5 (coding).** Write `my_resize(pos_embed, old_grid, new_grid)`: it takes a learned embedding of
+# shape (1, 1 + h·w, D) with the prediction token's row first, the old grid `(h, w)` and a new grid `(h2, w2)`,
+# and returns the embedding for the new grid, (1, 1 + h2·w2, D), by the four steps above, with
+# `F.interpolate(..., mode="bicubic", align_corners=False)`. The check tries non-square grids and names the usual
+# slips: the prediction token's row dropped or put on the grid, a 1-D interpolation along the sequence, a reshape
+# without the permute (the $D$ entries mixed with the patches), rows and columns swapped.
+
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "resize_pos_embed_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+def my_resize(pos_embed: torch.Tensor, old_grid: tuple[int, int], new_grid: tuple[int, int]) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    (h, w), (h2, w2) = old_grid, new_grid
+    d = pos_embed.shape[-1]
+    cls_row, grid_rows = pos_embed[:, :1], pos_embed[:, 1:]  # (1, 1, D), (1, h * w, D)
+    image = grid_rows.reshape(1, h, w, d).permute(0, 3, 1, 2)  # (1, D, h, w): D channels
+    image = F.interpolate(image, size=(h2, w2), mode="bicubic", align_corners=False)  # (1, D, h2, w2)
+    new_rows = image.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)  # (1, h2 * w2, D)
+    return torch.cat([cls_row, new_rows], dim=1)  # (1, 1 + h2 * w2, D)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "resize_pos_embed_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.resize_pos_embed_function(my_resize)
+
+# %% nbgrader={"grade": true, "grade_id": "resize_pos_embed_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.resize_pos_embed_function, my_resize)
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## Summary
 #
 # - Attention is permutation-equivariant: reordering the tokens reorders the rows and columns of the weights and
@@ -690,5 +932,7 @@ check.require(check.learned_embedding_size, answer_learned)
 # - A position embedding, added to the tokens, fixes that: a fixed sinusoidal table (T2T-ViT), whose dot
 #   products depend only on slot distance, or a learned one (ViT; starts as small random numbers).
 # - The ViT paper found any of its kinds better than none, with small differences between them.
+# - A learned embedding belongs to one patch grid; for another image size ViT interpolates it in 2-D, keeping
+#   the prediction token's row as it is.
 #
 # **Next:** [04 Attention](04_attention.ipynb) builds single-head and multi-head attention step by step.

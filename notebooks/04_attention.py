@@ -26,15 +26,18 @@
 #
 # This notebook builds the standard layer that ViT uses in every block: tokens of length $D$ in, tokens of
 # length $D$ out. (T2T's token transformers use a variant that changes the token length and adds a skip through
-# $v$; notebook 06 builds it on top of this one.) The article series walks through that T2T layer first; we
-# start with the standard one because every ViT block uses it and the T2T variant is easiest to follow as a
-# change to it.
+# $v$; notebook 06 builds it on top of this one.) The attention article of the article series (Callis, "Attention
+# for Vision Transformers, Explained", 2024, in the series "Vision Transformers Explained" that notebook 00
+# introduces) walks through that T2T layer; we start with the standard one because every ViT block uses it and
+# the T2T variant is easiest to follow as a change to it.
 #
 # **Learning goals.** After this notebook you can
 # 1. compute single-head attention by hand and name the shape after every step,
 # 2. explain why the scores are divided by $\sqrt{d_k}$, and measure what the scale does to the weights,
-# 3. cut Q, K, V into heads, glue them back in the right order, and count the layer's weights and multiply-adds,
-# 4. check the package's attention against `F.scaled_dot_product_attention` and `nn.MultiheadAttention`.
+# 3. cut Q, K, V into heads, glue them back in the right order, count the layer's weights and multiply-adds,
+#    and predict how its cost grows with the number of tokens,
+# 4. check the package's attention against `F.scaled_dot_product_attention` and `nn.MultiheadAttention`,
+# 5. read an attention map: which token a query looks at, row by row, in each head.
 
 # %%
 import math
@@ -48,7 +51,7 @@ from torch import nn
 
 import vitcourse
 from vitcourse import check, load_mountains, plots, probes, scenes, tokens, train
-from vitcourse.attention import Attention
+from vitcourse.attention import Attention, clearest_row
 from vitcourse.cost import count_macs
 
 torch.manual_seed(0)
@@ -192,14 +195,26 @@ print(
 #
 # **Predict first.** Take the walk-through's q and k. Compare the weights $\text{softmax}(QK^\top / \sqrt{d_k})$
 # with the unscaled $\text{softmax}(QK^\top)$. The *entropy* of a row of weights,
-# $H = -\sum_j a_{ij} \ln a_{ij}$, is $\ln 100$ for a uniform row over 100 keys and 0 for a one-hot row. Which
-# has the larger mean entropy over all rows: `"scaled"` or `"unscaled"`? Set `prediction`.
+# $H = -\sum_j a_{ij} \ln a_{ij}$, measures how evenly the row shares its weight: it is $\ln 100$ for a uniform
+# row over 100 keys and 0 for a one-hot row. Each statement below makes a choice and gives a reason; set
+# `prediction` to the letter of the one whose choice and reason are both right.
+#
+# - **a.** The unscaled weights have the larger mean entropy: the raw scores are larger, so every key gets a
+#   larger weight.
+# - **b.** The scaled weights have the larger mean entropy: dividing by $\sqrt{d_k}$ shrinks the gaps between the
+#   scores of a row, and the softmax of scores that lie closer together is flatter.
+# - **c.** Both have the same mean entropy: the softmax depends only on the differences between the scores, so
+#   multiplying all of them by one number changes nothing.
+# - **d.** The scaled weights have the larger mean entropy: the scale makes each row of scores sum to 1, like
+#   probabilities, and that spreads the weight.
+# - **e.** The unscaled weights have the larger mean entropy: unscaled scores differ more from key to key, so
+#   more keys stand out and share the weight.
 #
 # **Then compute.** Write `attention_entropy(q, k, scale)`: the mean over all rows (every batch item, head and
 # query) of the entropy of the rows of $\text{softmax}(q k^\top \cdot \text{scale})$, as one number, in *nats*:
 # the unit of entropy measured with the natural logarithm $\ln$, as in the formula above (with $\log_2$ it would
-# be in bits). (Tip: where a weight underflows to 0, `p * p.log()` gives `nan`; `torch.special.entr(p)` is $-p \ln p$ with
-# the value 0 there.)
+# be in bits). (Tip: where a weight underflows to 0, `p * p.log()` gives `nan`; `torch.special.entr(p)` is
+# $-p \ln p$ with the value 0 there.)
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "entropy_prediction-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -210,9 +225,9 @@ def attention_entropy(q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.T
     ### END SOLUTION
 
 
-prediction = None  # "scaled" or "unscaled"
+prediction = None  # one of "a", "b", "c", "d", "e"
 ### BEGIN SOLUTION
-prediction = "scaled"
+prediction = "b"  # scaled: closer scores, flatter softmax
 ### END SOLUTION
 
 
@@ -298,24 +313,51 @@ plt.show()
 # the $h$ outputs are put side by side again: head $i$ fills channels $i \cdot \text{head\_dim}$ to
 # $(i + 1) \cdot \text{head\_dim} - 1$, and `proj` mixes them.
 #
-# **Exercise 2 (predict the shape).** ViT-B/16 runs a batch of 8 images of 224 × 224 as 196 patch tokens plus
-# the prediction token, with $D$ = 768 and 12 heads. What is the shape of $QK^\top$ in one of its attention
-# layers? (Ours, with 4 heads, is printed below the exercise.)
+# **Exercise 2 (predict how the scores grow).** ViT-B/16 (notebook 05 builds the ViT) cuts a 224 × 224 image
+# into patches of 16 × 16 pixels, one token each, and puts one more token in front of them: the *prediction
+# token*, a learned token whose output the model's last layer reads to make its prediction (notebook 03 met it).
+# The article series calls it the prediction token; the ViT paper and the lecture slides call it the *class
+# token*, after the [CLS] token of the language model BERT, and code names it `cls_token` (timm, and notebook 05,
+# which builds it). ViT-B/16 has 12 heads in every attention layer. The ViT paper fine-tunes its models on
+# 384 × 384 images with the same patch size (Dosovitskiy et al., "An Image is Worth 16x16 Words", 2021, Table 5).
+# By what factor does the number of entries of $QK^\top$ in one attention layer, for one image, grow from
+# 224 × 224 to 384 × 384? Set `answer_growth` to the factor, to three significant figures or better.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "scores_shape-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_shape = None  # replace None with a tuple
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "scores_growth-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_growth = None  # replace None with a number
 ### BEGIN SOLUTION
-answer_shape = (8, 12, 197, 197)
+tokens_224 = (224 // 16) ** 2 + 1  # 196 patches + the prediction token
+tokens_384 = (384 // 16) ** 2 + 1  # 576 patches + the prediction token
+answer_growth = (tokens_384 / tokens_224) ** 2  # each head's QK^T is tokens x tokens; 12 heads at both sizes
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "scores_shape-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.scores_shape(answer_shape)
+# %% nbgrader={"grade": false, "grade_id": "scores_growth-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.scores_growth(answer_growth)
 
-# %% nbgrader={"grade": true, "grade_id": "scores_shape-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "scores_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.scores_shape, answer_shape)
+check.require(check.scores_growth, answer_growth)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# The answer, counted: every head compares every token with every token, so $QK^\top$ grows with the square of
+# the token count, and the prediction token is one of those tokens. The work of computing $QK^\top$ and
+# weights @ V grows the same way, while that of the linear layers grows only with the token count, about as the
+# pixels do (counted below, in "Weights and multiply-adds").
+
+# %%
+entries = {}
+for side in (224, 384):
+    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1  # patches + the prediction token
+    entries[side] = 12 * n * n  # (heads, N, N) for one image
+    print(
+        f"{side} x {side}: {n} tokens; QK^T of one layer and one image: 12 x {n} x {n} = {entries[side]:,} entries"
+    )
+print(
+    f"growth: {entries[384] / entries[224]:.3f} times; pixels: {(384 / 224) ** 2:.3f} times; "
+    f"without the prediction token: {((384 // 16) ** 2 / (224 // 16) ** 2) ** 2:.3f} times"
+)
 
 # %% [markdown]
 # **Exercise 3 (coding, before the next cell shows it).** Write `merge_heads(o)`, which glues per-head outputs
@@ -398,11 +440,16 @@ for h in (1, 4):
     assert n_qkv == 3 * dim**2 + 3 * dim and n_proj == dim**2 + dim
 
 # %% [markdown]
+# The work a layer does is counted in *multiply-adds*: one multiplication and the addition that accumulates it.
+# A product of an $a \times b$ matrix with a $b \times c$ one takes $a \cdot b \cdot c$ of them; a linear layer
+# from length $L_\text{in}$ to $L_\text{out}$ applied to $N$ tokens is such a product, $N \cdot L_\text{in} \cdot
+# L_\text{out}$ (its bias adds only $N \cdot L_\text{out}$ additions, which the count leaves out).
+#
 # The multiply-adds of one attention layer on N tokens, per item: the qkv layer $3ND^2$, the scores $QK^\top$
 # $N^2 D$ (over all heads: $h \cdot N^2 \cdot \text{head\_dim}$), the weights times V another $N^2 D$, and
 # `proj` $ND^2$. In total $4ND^2 + 2N^2D$: the layers grow with $D^2$, the two matrix products with $N^2$; the
-# products cost more than the layers once $N > 2D$. Notebook 05
-# adds the MLP and derives the cost of a whole encoder block. Counted during a real forward pass
+# products cost more than the layers once $N > 2D$. Notebook 05 adds the MLP and derives the cost of a whole
+# encoder block. Counted during a real forward pass
 # (`vitcourse.cost.count_macs`, which hooks every linear layer and both matrix products):
 
 # %%
@@ -417,6 +464,56 @@ print(
     f"4ND^2 + 2N^2D = {4 * n_tokens * dim**2 + 2 * n_tokens**2 * dim:9,d}"
 )
 assert counted == formula
+
+# %% [markdown]
+# **Exercise 4 (predict the cost of a layer that changes the token length).** The formula above is for a layer
+# whose tokens keep their length $D$. T2T's first token transformer (notebook 06) does not: it reads the tokens
+# of T2T's first soft split (kernel 7, stride 4, padding 2; notebook 02), each the 7 × 7 = 49 pixels of a window
+# of our one-channel picture, and gives tokens of 64 channels, with one head and no bias in qkv, as in the
+# official T2T-ViT code: `Attention(49, chan=64, num_heads=1, qkv_bias=False)`. The cell below counts the
+# tokens of that soft split on our picture. How many times more multiply-adds go into the layer's two matrix
+# products ($QK^\top$ and weights @ V) than into its two linear layers (qkv and proj)? Set `answer_ratio` to
+# that number, to three significant figures or better.
+
+# %%
+first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)
+print(
+    f"T2T's first soft split of the 60 x 100 picture: {first_split.rows} x {first_split.cols} = "
+    f"{first_split.total} tokens of length 49"
+)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_cost_ratio-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_ratio = None  # replace None with a number
+### BEGIN SOLUTION
+n_first, length_in, chan_out = first_split.total, 49, 64
+products = 2 * n_first * n_first * chan_out  # QK^T and weights @ V: N x N x chan each
+layers = 3 * n_first * length_in * chan_out + n_first * chan_out * chan_out  # qkv 49 -> 3 x 64, proj 64 -> 64
+answer_ratio = products / layers
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "attention_cost_ratio-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.attention_cost_ratio(answer_ratio)
+
+# %% nbgrader={"grade": true, "grade_id": "attention_cost_ratio-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_cost_ratio, answer_ratio)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The answer, counted on the layer itself: with $L$ the input length and $c$ the channels, qkv costs
+# $3NLc$ and `proj` $Nc^2$, while the two products cost $2N^2c$, so the ratio is $2Nc / (3Lc + c^2)$. Even on
+# our small picture the products dominate, and the ratio grows with $N$; T2T's first stage is the one with the
+# most tokens (notebook 06 counts the cost of each stage).
+
+# %%
+t2t_layer = Attention(49, chan=64, num_heads=1, qkv_bias=False)
+t2t_macs = count_macs(t2t_layer, torch.zeros(1, first_split.total, 49), depth=1)  # one item
+for name, value in t2t_macs.items():
+    label = "QK^T and weights @ V" if name == "(model)" else name
+    print(f"{label:22s} {value:11,d}")
+t2t_ratio = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
+print(f"products / layers: {t2t_ratio:.3f}")
 
 # %% [markdown]
 # ## The package's attention, checked three ways
@@ -457,7 +554,7 @@ for name, ok in checks.items():
 assert all(checks.values())
 
 # %% [markdown]
-# **Exercise 4 (coding, another layout).** Everything above keeps the heads before the tokens,
+# **Exercise 5 (coding, another layout).** Everything above keeps the heads before the tokens,
 # (B, heads, N, head_dim). Some libraries keep the tokens first: FlashAttention's `flash_attn_func`, for
 # example, takes q, k, v of shape (B, N, heads, head_dim). Write `attention_tokens_first(q, k, v)` for that
 # layout: each head attends over the tokens, with the scale $1/\sqrt{\text{head\_dim}}$, and the result has
@@ -494,9 +591,11 @@ check.require(check.attention_function, attention_tokens_first)
 # patch grid, values written in; the picture on the left shows which patch is which.
 #
 # What to look for: with random weights the heads have learned nothing about the picture, so their patterns
-# are not about mountains. But they do depend on the *content* of the tokens: patches 4 and 5 (top right) are
-# identical in all but one pixel (counted below), so they get almost the same key, and every head gives them
-# almost the same weight. Notebook 07 draws similar maps for a trained model, for the prediction token.
+# are not about mountains. But they do depend on the *content* of the tokens: two patches with nearly the same
+# pixels get nearly the same key, and so nearly the same weight in every head (two identical patches would get
+# identical weights). The cell finds the picture's two most alike patches (the smallest mean difference between
+# their pixels), prints the weights patch 8 gives them, and compares their gap with the gap between the weights
+# of two patches taken at random. The last section of this notebook draws maps of a trained model.
 
 # %%
 picture = load_mountains()
@@ -513,16 +612,29 @@ with torch.no_grad():
 pic_weights = pic_steps.weights[0, :, query].cpu()  # (heads, 15)
 print(f"variance of the entries of q: {pic_steps.q.var().item():.2f}, of k: {pic_steps.k.var().item():.2f}")
 raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
-gap = (raw_patches[3] - raw_patches[4]).abs()  # (400,): patches 4 and 5, pixel by pixel
+pixel_gaps = torch.cdist(raw_patches, raw_patches, p=1) / raw_patches.shape[1]  # (15, 15): mean |difference|
+pixel_gaps.fill_diagonal_(float("inf"))  # a patch is not compared with itself
+alike = sorted(divmod(int(pixel_gaps.argmin()), 15))  # 0-based indices of the two most alike patches
+gap = (raw_patches[alike[0]] - raw_patches[alike[1]]).abs()  # (400,), pixel by pixel
+pa, pb = alike[0] + 1, alike[1] + 1  # their patch numbers
 print(
-    f"pixels of patches 4 and 5: {(gap > 0).sum().item()} of {gap.numel()} differ, "
+    f"most alike: patches {pa} and {pb}; {(gap > 0).sum().item()} of {gap.numel()} pixels differ, "
     f"largest difference {gap.max():.2f}, mean difference {gap.mean():.4f}"
 )
 for h in range(4):
     print(
-        f"head {h}: weight of patch 8 on patch 4 {pic_weights[h, 3]:.3f}, on patch 5 {pic_weights[h, 4]:.3f}, "
-        f"largest {pic_weights[h].max():.3f}"
+        f"head {h}: weight of patch 8 on patch {pa} {pic_weights[h, alike[0]]:.3f}, on patch {pb} "
+        f"{pic_weights[h, alike[1]]:.3f}; its weights range from {pic_weights[h].min():.3f} to "
+        f"{pic_weights[h].max():.3f}"
     )
+alike_gap = (pic_weights[:, alike[0]] - pic_weights[:, alike[1]]).abs().mean()  # mean over the heads
+all_gaps = (pic_weights[:, :, None] - pic_weights[:, None, :]).abs()  # (heads, 15, 15): every pair of patches
+typical_gap = all_gaps.sum((1, 2)).mean() / (15 * 14)  # mean over the heads and the pairs of two patches
+print(
+    f"gap between the weights on patches {pa} and {pb}: {alike_gap:.4f} (mean over the heads); "
+    f"between two patches taken at random: {typical_gap:.4f}"
+)
+assert alike_gap < 0.5 * typical_gap
 grid = pic_weights.reshape(4, 3, 5)  # (heads, patch rows, patch columns)
 top_weight = float(grid.max())
 fig, axes = plt.subplots(1, 5, figsize=(17, 2.9), gridspec_kw={"width_ratios": [1.25, 1, 1, 1, 1]})
@@ -581,14 +693,17 @@ assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be 
 # ## Attention in a trained model
 #
 # Random heads say nothing about the picture. The course ships a small ViT trained by its own code (notebook 03
-# introduces it; `make models` re-trains it): 2 encoder blocks of this 4-head attention, $D$ = 64, trained on
-# random scenes in which the moon sits in one of the 15 patches, anywhere in the frame, to name the moon's patch
-# row and column. Its head reads only the prediction token (token 0), so what matters is where the *prediction
-# token's* query looks: row 0 of each head's weights, over the 15 patch tokens (its weight on itself, token 0, is
-# left out of the maps and printed in the titles).
+# looks at its position embedding; `make models` re-trains it): $D$ = 64, patches of 20, and 2 *encoder blocks*,
+# each a layer norm, this 4-head attention and a small two-layer network (the MLP), each added back to its
+# input by a residual connection (notebook 05 builds them). It was trained on random scenes in which the moon
+# sits in one of the 15 patches, anywhere in the frame, to name the moon's patch row and column. Its last layer
+# (the model's *head*, not an attention head) reads only the prediction token (token 0, met in Exercise 2), so
+# what matters is where the *prediction token's* query looks: row 0 of each head's weights, over the 15 patch
+# tokens (its weight on itself, token 0, is left out of the maps and printed in the titles).
 #
-# The maps below are for one held-out scene (from the set the shipped metrics were measured on), the moon in
-# the patch outlined in cyan: one row of maps per block, one map per head, values written in.
+# The maps below are for one *held-out* scene, one the model never saw in training (from the 256 on which the
+# shipped model's accuracy was measured), the moon in the patch outlined in cyan: one row of maps per block,
+# one map per head, values written in.
 
 # %%
 shipped = train.load_shipped("vit_where", device)
@@ -649,48 +764,115 @@ for b in range(depth):
         print(f"{b + 1:5d} {h:5d} {cls_entropy[b, h]:8.2f} {on_moon[b, h]:10.3f}")
 
 # %%
-# measured on the shipped model: some heads lock onto the moon, others stay spread out
-assert cls_entropy.min() < 0.25 * math.log(16) and on_moon.max() > 0.75
-assert cls_entropy.max() > 0.75 * math.log(16)
+# measured on the shipped model: what the next paragraph says about the table
+uniform_entropy = math.log(16)
+assert on_moon[0, 0] > 0.75 and cls_entropy[0, 0] < 0.25 * uniform_entropy  # block 1, head 0: on the moon
+assert all(0.25 < on_moon[0, h] < 0.45 for h in (1, 3))  # block 1, heads 1 and 3: about a third
+assert cls_entropy[0, 2] > 0.75 * uniform_entropy and on_moon[0, 2] < 1 / 16  # block 1, head 2: spread out
+assert on_moon[1].max() < 1 / 3  # block 2: no head puts a third of its weight there
 
 # %% [markdown]
-# In the first block, heads lock onto the moon: over the 256 held-out scenes head 0 puts on average 0.84 of the
-# prediction token's weight on the moon's patch (entropy 0.15, against 2.77 for uniform weights), heads 1 and 3
-# about a third; head 2 stays spread out (entropy 2.31) and puts almost nothing there. In the second block no
-# head concentrates on the moon's patch (0.27 at most). The four heads of a block are trained together on the
-# same task, yet they end up attending in different ways.
+# Read the table: in the first block, head 0 locks onto the moon, putting most of the prediction token's weight
+# on the moon's patch, with an entropy far below that of uniform weights; heads 1 and 3 put about a third there;
+# head 2 stays spread out and puts less there than uniform weights would. In the second block no head puts even
+# a third of its weight on the moon's patch. The four heads of a block are trained together on the same task,
+# yet they end up attending in different ways.
 
 # %% [markdown]
-# **Exercise 5 (counting, a layer that changes the token length).** The count above is for a layer whose
-# tokens keep their length ($D$ in, $D$ out). T2T's first token transformer (notebook 06) reads tokens of
-# length 49 (the pixels of 7 × 7 windows of our one-channel picture) and gives tokens of 64 channels, with one
-# head and, as in the official T2T-ViT code, no bias in qkv: `Attention(49, chan=64, num_heads=1,
-# qkv_bias=False)`. Its qkv maps each token of length 49 to q, k and v of 64 channels each; its `proj` maps
-# 64 channels to 64, with a bias. How many parameters does this layer have?
+# ### Exercise 6 (read an attention map)
+#
+# The figure below shows the same shipped model's attention maps on *our picture* (not one of the scenes it was
+# trained on, but the model takes any 60 × 100 picture): the whole (16 × 16) weight matrix of each head of one
+# block, every query and every key, without the numbers. Token 0 is the prediction token and token $p$ is patch
+# $p$ (numbered on the picture on the left). The cell picks the block, head and query patch whose row is the
+# easiest to read on this picture and prints the question. Read the answer off the map and set `answer_patch`
+# to the patch's number (1 to 15).
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_parameter_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_parameters = None  # replace None with a number
+# %%
+with torch.no_grad():
+    picture_maps = torch.stack(
+        [vit.attention_weights(image, block=b)[0].cpu() for b in range(depth)]
+    )  # (blocks, heads, 16, 16): row = query token, column = key token
+asked = clearest_row(picture_maps, first=1)  # the clearest row of a patch query, off the diagonal
+ask_block, ask_head = asked.index  # 0-based
+print(
+    f"Question: in block {ask_block + 1}, head {ask_head}, which patch does patch {asked.query} "
+    "attend to most?"
+)
+token_ticks = range(picture_maps.shape[-1])  # every token: 0 (prediction token), then patches 1-15
+fig, axes = plt.subplots(1, heads + 1, figsize=(21, 5), gridspec_kw={"width_ratios": [1.55] + [1] * heads})
+plots.show_picture(picture, ax=axes[0], title="the picture: token p is patch p", colorbar=False)
+plots.draw_patch_grid(axes[0], 60, 100, 20)
+map_top = float(picture_maps[ask_block].max())
+for h in range(heads):
+    ax = axes[h + 1]
+    plots.show_matrix(
+        picture_maps[ask_block, h],
+        ax=ax,
+        title=f"block {ask_block + 1}, head {h}",
+        xlabel="key token",
+        ylabel="query token",
+        cmap="magma",
+        vmin=0,
+        vmax=map_top,
+        colorbar=False,
+        aspect="equal",
+    )
+    ax.set_xticks(token_ticks, [str(t) for t in token_ticks], fontsize=7)
+    ax.set_yticks(token_ticks, [str(t) for t in token_ticks], fontsize=7)
+fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
+fig.suptitle(
+    f"Shipped ViT, block {ask_block + 1}: attention weights on the picture (token 0: the prediction token)"
+)
+plt.show()
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_map_reading-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_patch = None  # replace None with a patch number, 1 to 15
 ### BEGIN SOLUTION
-answer_parameters = 49 * 3 * 64 + (64 * 64 + 64)
+# the head's map, the query's row (row = query token, column = key token), and the key with the largest weight
+answer_patch = int(picture_maps[ask_block, ask_head, asked.query].argmax())  # key token p is patch p
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "attention_parameter_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.attention_parameter_count(answer_parameters)
+# %% nbgrader={"grade": false, "grade_id": "attention_map_reading-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.attention_map_reading(answer_patch, picture)
 
-# %% nbgrader={"grade": true, "grade_id": "attention_parameter_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "attention_map_reading-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.attention_parameter_count, answer_parameters)
+check.require(check.attention_map_reading, answer_patch, picture)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The answer, counted on the layer itself:
+# The numbers behind the map: the query's row (its weights over the 16 keys, summing to 1), and, on the right,
+# its weights over the 15 patches laid back on the patch grid. Reading the query's *column* instead gives
+# something else: how much each query attends to that one key.
 
 # %%
-t2t_layer = Attention(49, chan=64, num_heads=1, qkv_bias=False)
-for name, part in (("qkv", t2t_layer.qkv), ("proj", t2t_layer.proj)):
-    print(f"{name}: weight {tuple(part.weight.shape)}, bias {part.bias is not None}")
-print(f"parameters: {sum(p.numel() for p in t2t_layer.parameters()):,}")
+asked_row = picture_maps[ask_block, ask_head, asked.query]  # (16,): one query's weights over the keys
+print(
+    f"block {ask_block + 1}, head {ask_head}, row of patch {asked.query} "
+    f"(weights over the keys; sum {asked_row.sum():.2f}):"
+)
+print("  " + "  ".join(f"{t}: {asked_row[t]:.2f}" for t in range(8)))
+print("  " + "  ".join(f"{t}: {asked_row[t]:.2f}" for t in range(8, 16)))
+print(
+    f"largest: key {asked.key} (patch {asked.key}), {asked.ratio:.1f} times the second largest weight; "
+    f"read as a column, patch {asked.query} is weighed most by query token {asked.column_reading}"
+)
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.2), gridspec_kw={"width_ratios": [1.25, 1]})
+plots.show_picture(picture, ax=axes[0], title=f"query patch {asked.query} (outlined)", colorbar=False)
+plots.draw_patch_grid(axes[0], 60, 100, 20)
+q_row, q_col = divmod(asked.query - 1, 5)  # 0-based place of the query patch on the 3 x 5 grid
+axes[0].add_patch(Rectangle((q_col * 20, q_row * 20), 20, 20, fill=False, ec="cyan", lw=2.5))
+plots.show_grid_values(
+    asked_row[1:].reshape(3, 5),
+    ax=axes[1],
+    title=f"block {ask_block + 1}, head {ask_head}: patch {asked.query}'s weights\n"
+    f"(and {asked_row[0]:.2f} on the prediction token)",
+    label="attention weight",
+)
+axes[1].add_patch(Rectangle((q_col - 0.5, q_row - 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))
+plt.show()
 
 # %% [markdown]
 # ## Summary
@@ -700,7 +882,11 @@ print(f"parameters: {sum(p.numel() for p in t2t_layer.parameters()):,}")
 # - The scale $d_k^{-1/2}$ keeps the score variance near 1 and the softmax away from saturation: scaled weights
 #   have the higher entropy.
 # - Heads cut the channels into groups that attend separately, each scaled by its own head_dim; they are glued
-#   back, head 0 first, before `proj`. They add no weights. One layer costs $4ND^2 + 2N^2D$ multiply-adds.
+#   back, head 0 first, before `proj`. They add no weights. One layer costs $4ND^2 + 2N^2D$ multiply-adds; the
+#   two matrix products grow with the square of the token count, the prediction (class) token included.
+# - An attention map has one row per query and one column per key: a row shows where one token looks (its
+#   weights sum to 1), a column how much every token looks at one key. Random heads give nearly uniform rows; a
+#   trained model's heads differ, some locking onto what the task needs (the moon), others staying spread out.
 #
 # **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) stacks attention and an MLP into encoder
 # blocks and builds the whole ViT; [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token

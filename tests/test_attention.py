@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from vitcourse.attention import Attention
+from vitcourse.attention import Attention, clearest_row
 
 
 def _reference_mha(att: Attention) -> nn.MultiheadAttention:
@@ -101,3 +101,24 @@ def test_bad_input() -> None:
         Attention(64)(torch.randn(1, 3, 10))
     with pytest.raises(ValueError, match=r"x must have 3 dimensions \(B, N, D\)"):
         Attention(64)(torch.randn(3, 64))
+
+
+def test_clearest_row_picks_the_row_that_stands_out() -> None:
+    weights = torch.full((2, 3, 6, 6), 1 / 6)  # (blocks, heads, N, N), uniform rows
+    weights[1, 2, 4] = torch.tensor([0.05, 0.05, 0.6, 0.1, 0.1, 0.1])  # query 4's row: key 2 stands out
+    weights[0, 0, 3] = torch.tensor([0.05, 0.05, 0.05, 0.05, 0.05, 0.75])  # clearer, but a column mix-up:
+    weights[0, 0, 4, 3] = 0.9  # column 3's largest weight is on row 4, next to key 5
+    found = clearest_row(weights, first=1)
+    assert (found.index, found.query, found.key) == ((1, 2), 4, 2)
+    assert found.column_reading not in (1, 2, 3) and found.ratio == pytest.approx(6.0)
+
+
+def test_clearest_row_refuses_bad_input() -> None:
+    with pytest.raises(TypeError, match="weights must be a torch.Tensor"):
+        clearest_row([[0.5, 0.5], [0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"weights must have shape \(\.\.\., N, N\)"):
+        clearest_row(torch.ones(4, 4))
+    with pytest.raises(ValueError, match="first must be below N - 1"):
+        clearest_row(torch.ones(1, 4, 4) / 4, first=3)
+    with pytest.raises(ValueError, match="no row of weights"):
+        clearest_row(torch.eye(4)[None])  # every row's largest weight is on the diagonal

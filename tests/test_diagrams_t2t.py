@@ -91,3 +91,25 @@ def test_diagrams_leave_no_figure_open_when_closed() -> None:
     for draw in (diagrams.token_transformer, diagrams.t2t_loop):
         plt.close(draw().figure)
     assert len(plt.get_fignums()) == before
+
+
+@pytest.mark.parametrize(
+    "draw", [diagrams.token_transformer, diagrams.t2t_loop], ids=["token_transformer", "t2t_loop"]
+)
+def test_every_box_colour_has_a_legend_entry(draw) -> None:
+    from matplotlib.colors import to_hex
+    from matplotlib.patches import FancyBboxPatch, Patch
+
+    ax = draw()
+    try:
+        legend = ax.get_legend()
+        assert legend is not None, "the diagram has no legend for its colours"
+        named = {
+            to_hex(handle.get_facecolor())
+            for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True)
+            if isinstance(handle, Patch) and text.get_text().strip()
+        }
+        used = {to_hex(p.get_facecolor()) for p in ax.patches if isinstance(p, FancyBboxPatch)}
+        assert used and used <= named, used - named
+    finally:
+        plt.close(ax.figure)

@@ -73,3 +73,66 @@ def test_bad_sizes() -> None:
         position.sinusoidal_table(0, 8)
     with pytest.raises(TypeError, match="dim"):
         position.sinusoidal_table(4, 8.0)
+
+
+def test_resize_position_embedding_interpolates_in_2d_and_keeps_the_prediction_row() -> None:
+    gen = torch.Generator().manual_seed(0)
+    pos = torch.randn(1, 1 + 3 * 5, 4, generator=gen)
+    resized = position.resize_position_embedding(pos, (3, 5), (6, 10))
+    assert resized.shape == (1, 1 + 60, 4) and resized.dtype == pos.dtype
+    assert torch.equal(resized[0, 0], pos[0, 0])  # the prediction token's row is kept as it is
+    torch.testing.assert_close(position.resize_position_embedding(pos, (3, 5), (3, 5)), pos)
+    # each entry d is the bicubic resize of its own (3, 5) map, read row by row
+    for d in range(4):
+        single = pos[0, 1:, d].reshape(1, 1, 3, 5)
+        expected = torch.nn.functional.interpolate(single, size=(6, 10), mode="bicubic", align_corners=False)
+        torch.testing.assert_close(resized[0, 1:, d], expected.flatten())
+    # a constant grid stays constant; a grid that varies along columns only still does after resizing
+    columns_only = torch.arange(5.0).repeat(3)[None, :, None]  # (1, 15, 1): value = column index
+    out = position.resize_position_embedding(columns_only, (3, 5), (4, 7), num_prefix_tokens=0)
+    rows = out[0, :, 0].reshape(4, 7)
+    torch.testing.assert_close(rows, rows[:1].expand(4, 7))
+    timm_like = position.resize_position_embedding(pos, (3, 5), (6, 10), antialias=True)
+    assert not torch.allclose(timm_like, resized)  # another cubic kernel in PyTorch
+
+
+def test_resize_position_embedding_refuses_bad_input() -> None:
+    pos = torch.randn(1, 16, 4)
+    with pytest.raises(ValueError, match="pos_embed must have shape"):
+        position.resize_position_embedding(pos, (4, 4), (6, 6))
+    with pytest.raises(TypeError, match="old_grid"):
+        position.resize_position_embedding(pos, 15, (6, 10))
+    with pytest.raises(ValueError, match=r"new_grid\[1\]"):
+        position.resize_position_embedding(pos, (3, 5), (6, 0))
+    with pytest.raises(TypeError, match="pos_embed"):
+        position.resize_position_embedding(pos.long(), (3, 5), (6, 10))
+    with pytest.raises(TypeError, match="antialias"):
+        position.resize_position_embedding(pos, (3, 5), (6, 10), antialias="False")
+
+
+def test_show_table_columns_draws_each_chosen_column_and_names_them() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from vitcourse import plots
+
+    table = position.sinusoidal_table(176, 768)
+    ax = plots.show_table_columns(table, range(0, 768, 8))
+    image = ax.images[0].get_array()
+    assert image.shape == (176, 96)
+    assert torch.allclose(torch.as_tensor(image.data), table[:, ::8])
+    assert "every 8th column, 0 to 760, of 768" in ax.get_xlabel()
+    assert ax.images[0].colorbar.vmin == -1 and ax.images[0].colorbar.vmax == 1
+    ax = plots.show_table_columns(table, range(48))
+    assert "columns 0-47 of 768" in ax.get_xlabel()
+    with pytest.raises(ValueError, match="at most"):
+        plots.show_table_columns(table, range(768))
+    with pytest.raises(ValueError, match="increasing"):
+        plots.show_table_columns(table, [3, 2])
+    with pytest.raises(ValueError, match="lie in"):
+        plots.show_table_columns(table, [767, 768])
+    with pytest.raises(TypeError, match="columns"):
+        plots.show_table_columns(table, "0:10")
+    plt.close("all")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import torch
 from matplotlib.axes import Axes
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from matplotlib.lines import Line2D
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 from torch import nn
 from torch.func import functional_call
 
@@ -25,6 +26,16 @@ BOX_COLOURS = {
     "layer": "#d1c4e9",  # layers with weights
     "op": "#fff3e0",  # operations without weights (reshape, add, softmax)
 }
+
+#: What each box colour means, as every diagram's legend says it.
+BOX_LABELS = {
+    "data": "data in or out",
+    "layer": "layer with weights",
+    "op": "operation, no weights",
+}
+
+EDGE_COLOUR = "#4a148c"  # box outlines
+ARROW_COLOUR = "#311b92"  # arrows, skip paths and the shapes written beside them
 
 
 def _canvas(ax: Axes | None, width: float, height: float, figsize: tuple[float, float]) -> Axes:
@@ -50,7 +61,7 @@ def _box(
             h,
             boxstyle="round,pad=0.02,rounding_size=0.08",
             facecolor=BOX_COLOURS[kind],
-            edgecolor="#4a148c",
+            edgecolor=EDGE_COLOUR,
             linewidth=1.0,
         )
     )
@@ -69,12 +80,41 @@ def _arrow(
     """An arrow from ``start`` to ``end``; ``label`` (a shape, say) is written beside its middle."""
     ax.add_patch(
         FancyArrowPatch(
-            start, end, arrowstyle="-|>", mutation_scale=10, color="#311b92", connectionstyle=connectionstyle
+            start,
+            end,
+            arrowstyle="-|>",
+            mutation_scale=10,
+            color=ARROW_COLOUR,
+            connectionstyle=connectionstyle,
         )
     )
     if label:
         mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
-        ax.text(mx + 0.05, my, label, fontsize=fontsize, color="#311b92", ha="left", va="center")
+        ax.text(mx + 0.05, my, label, fontsize=fontsize, color=ARROW_COLOUR, ha="left", va="center")
+
+
+def _legend(
+    ax: Axes, loc: str, anchor: tuple[float, float] | None = None, arrows: str = "data flow, with its shape"
+) -> None:
+    """A key for the diagram's colours: one entry per box colour, and one for the arrows.
+
+    Every diagram calls it, so that no colour needs the text beside the figure to be read. ``anchor`` (axes
+    fractions) moves the key's ``loc`` corner off the axes' corner, where a box would sit under it.
+    """
+    handles: list = [
+        Patch(facecolor=BOX_COLOURS[kind], edgecolor=EDGE_COLOUR, label=BOX_LABELS[kind])
+        for kind in BOX_COLOURS
+    ]
+    handles.append(Line2D([], [], color=ARROW_COLOUR, marker=">", markersize=4, lw=1.0, label=arrows))
+    ax.legend(
+        handles=handles,
+        loc=loc,
+        bbox_to_anchor=anchor,
+        fontsize=7.5,
+        title="key",
+        title_fontsize=8,
+        framealpha=0.95,
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -213,6 +253,7 @@ def vit_pipeline(ax: Axes | None = None, batch: int = 13, model: nn.Module | Non
     _box(ax, x, y_out, w, h, "prediction", "data", fontsize=8.5)
     _arrow(ax, (x + w / 2, previous[0]), (x + w / 2, y_out + h), _times(previous[1]))
     ax.set_title(f"The Vision Transformer, batch {batch}: the shape after every step", fontsize=10)
+    _legend(ax, "lower right")
     return ax
 
 
@@ -258,12 +299,12 @@ def encoder_block(
         return y
 
     def plus(y: float) -> None:
-        ax.add_patch(plt.Circle((cx, y), 0.22, facecolor=BOX_COLOURS["op"], edgecolor="#4a148c"))
+        ax.add_patch(plt.Circle((cx, y), 0.22, facecolor=BOX_COLOURS["op"], edgecolor=EDGE_COLOUR))
         ax.text(cx, y, "+", ha="center", va="center", fontsize=11)
 
     def skip(y_from: float, y_to: float) -> None:
         xs = left - 1.0
-        ax.plot([cx, xs, xs], [y_from, y_from, y_to], color="#311b92", linewidth=1.0)
+        ax.plot([cx, xs, xs], [y_from, y_from, y_to], color=ARROW_COLOUR, linewidth=1.0)
         _arrow(ax, (xs, y_to), (cx - 0.22, y_to))
         ax.text(xs - 0.1, (y_from + y_to) / 2, "residual\n(identity)", fontsize=7.5, ha="right", va="center")
 
@@ -292,6 +333,7 @@ def encoder_block(
     ax.text(cx + w / 2 + 0.25, 7.6, "eq. (2)\nz′ = MSA(LN(z)) + z", fontsize=8, color="#6a1b9a", va="center")
     ax.text(cx + w / 2 + 0.25, 2.9, "eq. (3)\nz = MLP(LN(z′)) + z′", fontsize=8, color="#6a1b9a", va="center")
     ax.set_title("The pre-norm encoder block: norm first, then add the input back", fontsize=10)
+    _legend(ax, "lower right", anchor=(1.06, 0.0))  # right of the output box
     return ax
 
 
@@ -306,13 +348,13 @@ def _shape(*sizes: int | None) -> str:
 
 def _label(ax: Axes, x: float, y: float, text: str, fontsize: float = 8) -> None:
     """A shape written just above a horizontal arrow whose middle is (x, y)."""
-    ax.text(x, y + 0.12, text, fontsize=fontsize, color="#311b92", ha="center", va="bottom")
+    ax.text(x, y + 0.12, text, fontsize=fontsize, color=ARROW_COLOUR, ha="center", va="bottom")
 
 
 def _path(ax: Axes, points: list[tuple[float, float]]) -> None:
     """A line through ``points`` whose last segment ends in an arrow head (for skip connections)."""
     xs, ys = zip(*points[:-1], strict=True)
-    ax.plot(xs, ys, color="#311b92", lw=1.0)
+    ax.plot(xs, ys, color=ARROW_COLOUR, lw=1.0)
     _arrow(ax, points[-2], points[-1])
 
 
@@ -373,7 +415,9 @@ def token_transformer(
     plus(6.5)
     # The skip through v: lengths differ (dim != chan), so x itself cannot be added; v (heads merged) can.
     _path(ax, [(left + w, 11.2), (10.8, 11.2), (10.8, 6.5), (cx + 0.35, 6.5)])
-    ax.text(10.95, 8.85, f"skip through v\n(heads merged)\n{x_mid}", fontsize=8, color="#311b92", va="center")
+    ax.text(
+        10.95, 8.85, f"skip through v\n(heads merged)\n{x_mid}", fontsize=8, color=ARROW_COLOUR, va="center"
+    )
     _arrow(ax, (cx, 6.15), (cx, 5.1), x_mid)
     box(4.7, f"LayerNorm({chan})")
     _arrow(ax, (cx, 4.3), (cx, 3.5), x_mid)
@@ -381,10 +425,11 @@ def token_transformer(
     _arrow(ax, (cx, 2.7), (cx, 2.15))
     plus(1.8)
     _path(ax, [(cx, 5.65), (1.0, 5.65), (1.0, 1.8), (cx - 0.35, 1.8)])
-    ax.text(0.85, 3.7, "residual", fontsize=8, color="#311b92", rotation=90, ha="right", va="center")
+    ax.text(0.85, 3.7, "residual", fontsize=8, color=ARROW_COLOUR, rotation=90, ha="right", va="center")
     _arrow(ax, (cx, 1.45), (cx, 0.95), x_mid)
     box(0.55, f"tokens out: length {chan}", "data")
     ax.set_title(f"Token transformer: tokens of length {dim} in, {chan} out, {heads}, skip through v")
+    _legend(ax, "lower right")
     return ax
 
 
@@ -456,4 +501,5 @@ def t2t_loop(
             _arrow(ax, (x0, y0 - bh / 2), (x1, y1 + bh / 2), shape)
     where = f"batch {batch}, " if batch is not None else ""
     ax.set_title(f"The T2T module on a {in_chans} × {height} × {width} image ({where}shapes on the arrows)")
+    _legend(ax, "lower left")
     return ax

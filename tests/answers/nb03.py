@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 
 from vitcourse import check, position
 
@@ -32,6 +33,39 @@ def swapped_roles(n: int, d: int) -> torch.Tensor:
     return torch.where(i % 2 == 0, torch.sin(angle), torch.cos(angle))
 
 
+def resize_by_hand(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
+    """The right resize, written out independently of the package: one channel (entry of D) at a time."""
+    (h, w), (h2, w2) = old, new
+    grid = pos[0, 1:].reshape(h, w, -1)  # (h, w, D)
+    channels = [
+        F.interpolate(grid[None, None, :, :, k], size=(h2, w2), mode="bicubic", align_corners=False)[0, 0]
+        for k in range(grid.shape[-1])
+    ]  # D maps of (h2, w2)
+    resized = torch.stack(channels, dim=-1).reshape(1, h2 * w2, -1)  # (1, h2 * w2, D)
+    return torch.cat([pos[:, :1], resized], dim=1)
+
+
+def resize_steps(
+    pos: torch.Tensor,
+    old: tuple[int, int],
+    new: tuple[int, int],
+    permute: bool = True,
+    swap: bool = False,
+    **options: object,
+) -> torch.Tensor:
+    """The resize with a slip: no permute (D and tokens mixed), rows and columns swapped, or other options."""
+    (h, w), (h2, w2) = (old[::-1], new[::-1]) if swap else (old, new)
+    d = pos.shape[-1]
+    grid = pos[:, 1:].reshape(1, h, w, d).permute(0, 3, 1, 2) if permute else pos[:, 1:].reshape(1, d, h, w)
+    out = F.interpolate(grid, size=(h2, w2), **{"mode": "bicubic", "align_corners": False, **options})
+    return torch.cat([pos[:, :1], out.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)], dim=1)
+
+
+def resize_1d(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
+    rows = F.interpolate(pos[:, 1:].transpose(1, 2), size=new[0] * new[1], mode="linear").transpose(1, 2)
+    return torch.cat([pos[:, :1], rows], dim=1)
+
+
 VALUE_CHECKS = {
     check.sinusoidal_entry: math.cos(3 / 10000 ** (4 / 400)),
     check.learned_embedding_size: 577 * 1024,
@@ -39,15 +73,22 @@ VALUE_CHECKS = {
 FUNCTION_CHECKS = {
     check.permuted_weights_function: lambda a, p: a[p][:, p],
     check.sinusoidal_function: position.sinusoidal_table,
+    check.resize_pos_embed_function: resize_by_hand,
 }
 MISTAKES = [
     (check.learned_embedding_size, 576 * 1024, "prediction token's slot"),
     (check.learned_embedding_size, 577, "whole vector"),
     (check.learned_embedding_size, 577 * 1024 * 24, "not one per block"),
-    (check.learned_embedding_size, 197 * 1024, "24 x 24 patches"),
+    (check.learned_embedding_size, 197 * 1024, "pre-training grid"),
     (check.learned_embedding_size, 577 * 768, "ViT-B's token length"),
+    (check.learned_embedding_size, 576, "whole vector"),
     (check.sinusoidal_entry, math.sin(3 / 10000 ** (4 / 400)), "cosine"),
     (check.sinusoidal_entry, math.cos(3 / 10000 ** (5 / 400)), "2 * (j // 2)"),
+    (check.sinusoidal_entry, math.cos(3 / 10000 ** (2 / 400)), "factor 2 is missing"),
+    (check.sinusoidal_entry, math.cos(math.radians(3 / 10000 ** (4 / 400))), "radians"),
+    (check.sinusoidal_entry, math.cos(4 / 10000 ** (4 / 400)), "slots count from 0"),
+    (check.sinusoidal_entry, math.sin(3 / 10000 ** (6 / 400)), "entries count from 0"),
+    (check.sinusoidal_entry, math.cos(5 / 10000 ** (2 / 400)), "i and j are swapped"),
     (check.permuted_weights_function, lambda a, p: a[p], "not the columns"),
     (check.permuted_weights_function, lambda a, p: a[:, p], "not the rows"),
     (check.permuted_weights_function, lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)], "inverse"),
@@ -61,4 +102,20 @@ MISTAKES = [
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, start=1)), "positions start at 0"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1000.0)), "not 1000"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1e5)), "not 100000"),
+    (check.resize_pos_embed_function, lambda p, o, n: resize_by_hand(p, o, n)[:, 1:], "row is missing"),
+    (
+        check.resize_pos_embed_function,
+        lambda p, o, n: torch.cat([resize_by_hand(p, o, n)[:, 1:], p[:, :1]], dim=1),
+        "belongs in front",
+    ),
+    (check.resize_pos_embed_function, resize_1d, "1-D interpolation"),
+    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, permute=False), "mixes the D"),
+    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, swap=True), "swapped"),
+    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, antialias=True), "antialias"),
+    (
+        check.resize_pos_embed_function,
+        lambda p, o, n: resize_steps(p, o, n, align_corners=True),
+        "align_corners",
+    ),
+    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, mode="bilinear"), "bilinear"),
 ]

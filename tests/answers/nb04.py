@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from vitcourse import check
+from vitcourse import check, load_mountains, to_tensor, train
 
 
 def entropy(q: torch.Tensor, k: torch.Tensor, scale: float, axis: int = -1) -> torch.Tensor:
@@ -37,10 +37,43 @@ def merge(o: torch.Tensor) -> torch.Tensor:
     return o.transpose(1, 2).reshape(b, n, h * d)
 
 
+# Exercise 2: 197 tokens at 224 x 224 (196 patches of 16 + the prediction token), 577 at 384 x 384.
+GROWTH = (577 / 197) ** 2
+
+# Exercise 4: Attention(49, chan=64, one head, no qkv bias) on the 15 x 25 = 375 tokens of the first soft split.
+N, L, C = 375, 49, 64
+PRODUCTS, QKV, PROJ = 2 * N * N * C, 3 * N * L * C, N * C * C
+COST_RATIO = PRODUCTS / (QKV + PROJ)
+
+
+def _map_reading() -> tuple[int, int, int]:
+    """Exercise 6 on the course picture, worked out independently of the checker: (key, query, column reading),
+    token numbers, from the shipped ViT's maps and the same rule for choosing the row."""
+    vit = train.load_shipped("vit_where", "cpu").model
+    image = to_tensor(load_mountains())  # (1, 1, 60, 100)
+    best = None
+    with torch.no_grad():
+        for b in range(len(vit.blocks)):
+            weights = vit.attention_weights(image, block=b)[0].double()  # (heads, 16, 16)
+            for h in range(weights.shape[0]):
+                for q in range(1, 16):
+                    top = weights[h, q].topk(2)
+                    key, column = int(top.indices[0]), int(weights[h, :, q].argmax())
+                    if key < 1 or key == q or abs(column - key) <= 1:
+                        continue
+                    ratio = float(top.values[0] / top.values[1])
+                    if best is None or ratio > best[0]:
+                        best = (ratio, key, q, column)
+    return best[1], best[2], best[3]
+
+
+KEY, QUERY, COLUMN = _map_reading()
+
 VALUE_CHECKS = {
-    check.entropy_prediction: "scaled",
-    check.scores_shape: (8, 12, 197, 197),
-    check.attention_parameter_count: 49 * 3 * 64 + 64 * 64 + 64,
+    check.entropy_prediction: "b",
+    check.scores_growth: GROWTH,
+    check.attention_cost_ratio: COST_RATIO,
+    check.attention_map_reading: KEY,
 }
 FUNCTION_CHECKS = {
     check.attention_entropy_function: lambda q, k, s: entropy(q, k, s).mean().item(),
@@ -48,8 +81,11 @@ FUNCTION_CHECKS = {
     check.attention_function: lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5),
 }
 MISTAKES = [
-    (check.entropy_prediction, "unscaled", "flatter"),
-    (check.entropy_prediction, "bigger", 'write "scaled" or "unscaled"'),
+    (check.entropy_prediction, "a", "sum to 1"),
+    (check.entropy_prediction, "c", "multiplying every score"),
+    (check.entropy_prediction, "d", "only the softmax"),
+    (check.entropy_prediction, " E ", "exp() grows fastest"),
+    (check.entropy_prediction, "scaled", "not one of the options"),
     (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s, axis=-2).mean(), "wrong axis"),
     (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s).mean() / math.log(2), "bits"),
     (check.attention_entropy_function, lambda q, k, s: -entropy(q, k, s).mean(), "sign"),
@@ -59,18 +95,28 @@ MISTAKES = [
     (
         check.attention_entropy_function,
         lambda q, k, s: entropy(q, k, s).mean() / q.shape[-2],
-        "do not average it",
+        "the entropy of a row is their sum",
     ),
     (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s), "one entropy per row"),
-    (check.scores_shape, (8, 197, 197), "keep the head axis"),
-    (check.scores_shape, (8, 12, 197, 64), "Q per head"),
-    (check.scores_shape, (8, 12, 196, 196), "197"),
+    (check.scores_growth, (576 / 196) ** 2, "the prediction token is a token too"),
+    (check.scores_growth, 577 / 197, "how the number of tokens grows"),
+    (check.scores_growth, 576 / 196, "how the number of patches grows"),
+    (check.scores_growth, 384 / 224, "how the side grows"),
+    (check.scores_growth, 12 * GROWTH, "the heads are the same"),
+    (check.scores_growth, 1 / GROWTH, "upside down"),
     (check.merge_heads_function, lambda o: o.reshape(o.shape[0], o.shape[2], -1), "wrong order"),
     (
         check.merge_heads_function,
         lambda o: o.permute(0, 2, 3, 1).reshape(o.shape[0], o.shape[2], -1),
         "interleaved",
     ),
+    (check.attention_cost_ratio, N / (2 * C), "keeps the token length"),
+    (check.attention_cost_ratio, N / (2 * L), "not 49"),
+    (check.attention_cost_ratio, PRODUCTS / 2 / (QKV + PROJ), "count both products"),
+    (check.attention_cost_ratio, PRODUCTS / QKV, "proj is a linear layer too"),
+    (check.attention_cost_ratio, PRODUCTS / (QKV / 3 + PROJ), "three things"),
+    (check.attention_cost_ratio, PRODUCTS / (PRODUCTS + QKV + PROJ), "share of the whole layer"),
+    (check.attention_cost_ratio, (QKV + PROJ) / PRODUCTS, "upside down"),
     (check.attention_function, lambda q, k, v: attention(q, k, v, q.shape[-1] ** -0.5), "over the heads"),
     (
         check.attention_function,
@@ -78,7 +124,7 @@ MISTAKES = [
         "wrong axis",
     ),
     (check.attention_function, lambda q, k, v: tokens_first(q, k, v, 1.0), "not scaled"),
-    (check.attention_function, lambda q, k, v: tokens_first(q, k, v, 1 / q.shape[-1]), "1/d"),
+    (check.attention_function, lambda q, k, v: tokens_first(q, k, v, 1 / q.shape[-1]), "head_dim itself"),
     (
         check.attention_function,
         lambda q, k, v: tokens_first(q, k, v, (q.shape[2] * q.shape[-1]) ** -0.5),
@@ -90,10 +136,8 @@ MISTAKES = [
         lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5).transpose(1, 2),
         "layout",
     ),
-    (check.attention_parameter_count, 49 * 3 * 64 + 3 * 64 + 64 * 64 + 64, "no bias"),
-    (check.attention_parameter_count, 64 * 3 * 64 + 64 * 64 + 64, "length 49"),
-    (check.attention_parameter_count, 49 * 3 * 49 + 64 * 64 + 64, "64 channels each"),
-    (check.attention_parameter_count, 49 * 3 * 64 + 64 * 64, "proj has a bias"),
-    (check.attention_parameter_count, 49 * 3 * 64, "is missing"),
-    (check.attention_parameter_count, 4 * 64 * 64 + 4 * 64, "keeps the token"),
+    (check.attention_map_reading, COLUMN, "column of the query patch"),
+    (check.attention_map_reading, KEY - 1, "no need to subtract 1"),
+    (check.attention_map_reading, KEY + 1, "counted the ticks from 1"),
+    (check.attention_map_reading, QUERY, "the query patch itself"),
 ]

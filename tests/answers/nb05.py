@@ -10,13 +10,12 @@ import torch
 
 from vitcourse import check
 
-D, N = 768, 197  # ViT-Base's token length; the DeiT-S block of the MACs exercise has N = 197, D = 384
-S = 384
+D = 768  # ViT-Base's token length (the block-parameter exercise)
 
 VALUE_CHECKS = {
-    check.vit_token_count: 577,  # ViT-B/16 fine-tuned at 384 x 384: 24 x 24 patches + 1
+    check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
     check.block_parameter_count: 7_087_872,
-    check.block_macs: 12 * N * S * S + 2 * N * N * S,
+    check.attention_crossover_side: 768,  # DeiT-S: N = (768 / 16) ** 2 + 1 = 2305 > 6 * 384 = 2304
 }
 
 
@@ -36,14 +35,17 @@ FUNCTION_CHECKS = {
     check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
 }
 MISTAKES = [
-    (check.vit_token_count, 576, "prediction token"),
-    (check.vit_token_count, 197, "pre-training size"),
-    (check.vit_token_count, 196, "grid of patches grows"),
-    (check.vit_token_count, 25, "grid"),
-    (check.vit_token_count, 24 * 24 * 3 + 1, "channels"),
+    (check.zero_token_attention, 1 / 15, "a key too"),
+    (check.zero_token_attention, 1.0, "sum to 1"),
+    (check.zero_token_attention, 0.0, "never 0"),
+    (check.zero_token_attention, 0.25, "own weights"),
+    (check.zero_token_attention, 1 / 64, "length of a token"),
     (check.block_parameter_count, 12 * D * D, "biases"),
+    (check.block_parameter_count, 12 * D * D + 4 * D, "four linear layers"),
     (check.block_parameter_count, 7_087_872 - 4 * D, "LayerNorms"),
     (check.block_parameter_count, 7_087_872 - 3 * D, "qkv bias"),
+    (check.block_parameter_count, 7_087_872 - 5 * D * D - 5 * D, "MLP is missing"),
+    (check.block_parameter_count, 7_087_872 - 2 * D * D - 2 * D, "q, k and v"),
     (check.prepend_function, lambda t, c: torch.cat([t, c.expand(t.shape[0], -1, -1)], dim=1), "appended"),
     (check.prepend_function, lambda t, c: torch.cat([c, t], dim=1), "not expanded over the batch"),
     (check.prepend_function, lambda t, c: t + c, "broadcast"),
@@ -84,8 +86,11 @@ MISTAKES = [
     (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=-1), "token length D"),
     (check.mean_pool_function, lambda f: f[:, 0], "prediction token itself"),
     (check.mean_pool_function, lambda f: f[:, 1:].sum(dim=1), "sum"),
-    (check.block_macs, 12 * N * S * S, "N^2 D"),
-    (check.block_macs, 4 * N * S * S + 2 * N * N * S, "MLP is missing"),
-    (check.block_macs, 2 * (12 * N * S * S + 2 * N * N * S), "FLOPs"),
-    (check.block_macs, 12 * (N - 1) * S * S + 2 * (N - 1) ** 2 * S, "prediction token"),
+    (check.attention_crossover_side, 784, "prediction token"),
+    (check.attention_crossover_side, 1088, "ViT-B's width"),
+    (check.attention_crossover_side, 48, "in pixels"),
+    (check.attention_crossover_side, 49, "in pixels"),
+    (check.attention_crossover_side, 2304, "not an image side"),
+    (check.attention_crossover_side, 752, "rounds up"),
+    (check.attention_crossover_side, 770, "multiple of the patch side"),
 ]

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
+import torch.nn.functional as F
 
 from .. import position, tokens
-from ._core import Mistake, Verdict, check_function, describe, int_answer, never_raises, say
+from ._core import Mistake, Verdict, check_function, float_answer, int_answer, never_raises
 
 __all__ = [
     "permuted_weights_function",
     "sinusoidal_entry",
     "sinusoidal_function",
     "learned_embedding_size",
+    "resize_pos_embed_function",
 ]
 
 
@@ -54,8 +55,8 @@ def permuted_weights_function(func: object) -> Verdict:
         ),
         Mistake(
             lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)],
-            "you used the inverse permutation: new token r is old token perm[r], so new entry [r, c] is old "
-            "entry [perm[r], perm[c]].",
+            "you used the inverse permutation: new token r is old token perm[r], not the other way round "
+            "(try it by hand on three tokens).",
         ),
         Mistake(
             lambda a, p: a[p][:, p].T,
@@ -66,28 +67,59 @@ def permuted_weights_function(func: object) -> Verdict:
             "the weights do change: each token keeps its own query and key, so its row and column move with it.",
         ),
     ]
-    return check_function(func, "your predicted weights", _permutation_cases(), mistakes=mistakes)
+    return check_function(
+        func,
+        "your predicted weights",
+        _permutation_cases(),
+        mistakes=mistakes,
+        nudge="Revisit 'Attention in one paragraph': row i of the weights belongs to query i, column j to key j.",
+        pointer="After the reordering, new token r carries old token perm[r]'s query, key and value: ask which "
+        "old token the row index and which the column index of a new entry refer to.",
+    )
 
 
 @never_raises
 def sinusoidal_entry(answer: object) -> Verdict:
     """Exercise 03.2: PE[3, 5] of the sinusoidal table with d = 400."""
-    expected = position.sinusoidal_table(4, 400)[3, 5].item()
-    what = "PE[3, 5] for d = 400"
-    if isinstance(answer, torch.Tensor | np.ndarray) and np.size(answer) == 1:
-        answer = float(answer.item())
-    if answer is None or isinstance(answer, bool) or not isinstance(answer, int | float | np.floating):
-        return say(False, f"{what}: expected a number, got {describe(answer)}.")
-    if not math.isfinite(answer):
-        return say(False, f"{what}: got {answer}; expected a finite number in [-1, 1].")
-    if abs(answer - expected) < 1e-5:
-        return say(True, f"{what}: {expected:.6f} is right.")
-    angle = 3 / 10000 ** (2 * (5 // 2) / 400)
-    if abs(answer - math.sin(angle)) < 1e-5:
-        return say(False, f"{what}: j = 5 is odd, so it takes the cosine, not the sine.")
-    if abs(answer - math.cos(3 / 10000 ** (5 / 400))) < 1e-5:
-        return say(False, f"{what}: the exponent uses 2 * (j // 2) = 4, not j = 5.")
-    return say(False, f"{what}: {answer:.6g} is not it. Angle = 3 / 10000 ** (2 * (5 // 2) / 400), then cos.")
+    i, j, d = 3, 5, 400
+
+    def entry(slot: int, col: int, power: float, degrees: bool = False) -> float:
+        angle = slot / 10000 ** (power / d)
+        angle = math.radians(angle) if degrees else angle
+        return math.sin(angle) if col % 2 == 0 else math.cos(angle)
+
+    pair = 2 * (j // 2)
+    return float_answer(
+        answer,
+        position.sinusoidal_table(i + 1, d)[i, j].item(),
+        "PE[3, 5] for d = 400",
+        "Revisit the formula of the sinusoidal table: which letter is the token slot, which the entry, and what "
+        "the parity of the entry decides.",
+        wrong=(
+            (
+                math.sin(i / 10000 ** (pair / d)),
+                "j = 5 is odd, and odd entries take the cosine, not the sine.",
+            ),
+            (
+                entry(i, j, j),
+                "the exponent uses 2 * (j // 2), which entries 2m and 2m + 1 share, not j itself.",
+            ),
+            (entry(i, j, j // 2), "the exponent is 2 * (j // 2) / d: the factor 2 is missing."),
+            (
+                entry(i, j, pair, degrees=True),
+                "math.sin and math.cos take radians; the angle is not in degrees.",
+            ),
+            (entry(i + 1, j, pair), "token slots count from 0: slot 3 is the fourth row, so i is 3."),
+            (entry(i, j + 1, j + 1), "entries count from 0: entry 5 is the sixth, so j is 5."),
+            (
+                entry(j, i, 2 * (i // 2)),
+                "i and j are swapped: i is the token slot, j the entry in the token.",
+            ),
+        ),
+        rel=1e-4,
+        pointer="Compute the angle i / 10000 ** (2 * (j // 2) / d) with math (in radians), then take sin for "
+        "an even j and cos for an odd one.",
+    )
 
 
 def _table(n: int, d: int, base: float = 10000.0, exponent: str = "pair", start: int = 0) -> torch.Tensor:
@@ -138,8 +170,8 @@ def sinusoidal_function(func: object) -> Verdict:
         ),
         Mistake(
             _roles_swapped,
-            "i and j are swapped: the angle is i / 10000 ** (2 * (j // 2) / d) with i the token slot (row) and j "
-            "the entry (column); the parity of j picks sine or cosine.",
+            "i and j are swapped: i is the token slot (the row), j the entry (the column), and the parity of j "
+            "picks sine or cosine.",
         ),
         Mistake(
             lambda n, d: _sin_cos(_table(n, d, start=1)),
@@ -154,7 +186,15 @@ def sinusoidal_function(func: object) -> Verdict:
             "wrong base: the wavelengths grow with powers of 10000, not 100000.",
         ),
     ]
-    return check_function(func, "your sinusoidal table", cases, mistakes=mistakes)
+    return check_function(
+        func,
+        "your sinusoidal table",
+        cases,
+        mistakes=mistakes,
+        nudge="Revisit the formula and table_by_hand above: what varies along the rows, what along the columns.",
+        pointer="Make i a column (n, 1) and j a row (d,) with torch.arange, so that broadcasting gives all the "
+        "(n, d) angles at once; torch.where can then pick sin or cos by the parity of j.",
+    )
 
 
 @never_raises
@@ -167,16 +207,181 @@ def learned_embedding_size(answer: object) -> Verdict:
         answer,
         rows * d,
         "trainable numbers in ViT-L/16's position embedding at 384 x 384",
-        "One row of D = 1024 numbers per slot: the 24 x 24 patches and the prediction token.",
+        "Revisit § Learned position embeddings: the shape of E_pos.",
         wrong={
-            grid.total * d: "the prediction token's slot has a row too: 576 + 1 rows.",
-            grid.total + 1: "each slot holds a whole vector of D = 1024 numbers, not one number.",
-            grid.total: "each of the 577 slots (576 patches + the prediction token) holds D = 1024 numbers.",
+            grid.total * d: "the prediction token's slot has a row too.",
+            grid.total + 1: "each slot holds a whole vector of D numbers, not one number.",
+            grid.total: "each slot (every patch and the prediction token) holds a whole vector of D numbers.",
             24
             * rows
             * d: "there is one position embedding, added once before the first block, not one per block.",
-            (vit_b_grid + 1)
-            * d: "that is the 224 x 224 grid (14 x 14); at 384 x 384 the grid is 24 x 24 patches.",
-            rows * 768: "768 is ViT-B's token length; ViT-L's tokens have D = 1024 entries.",
+            (vit_b_grid + 1) * d: "that is the pre-training grid of 224 x 224 images; count the patches of a "
+            "384 x 384 image.",
+            rows * 768: "768 is ViT-B's token length; ViT-L's tokens are longer.",
         },
+        pointer="E_pos holds one row of D numbers per token slot; the slots are the patches of one image "
+        "(count them along each side) and the prediction token.",
+    )
+
+
+# --- Exercise 03.5: resizing a learned position embedding to another grid ---
+
+
+def _resize_right(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
+    return position.resize_position_embedding(pos, old, new)
+
+
+def _bicubic(grid: torch.Tensor, size: tuple[int, int], **options: object) -> torch.Tensor:
+    """(1, D, h, w) -> (1, D, h2, w2) with F.interpolate, bicubic and align_corners=False unless overridden."""
+    kwargs = {"mode": "bicubic", "align_corners": False, **options}
+    if kwargs["mode"] == "nearest":
+        kwargs.pop("align_corners")
+    return F.interpolate(grid, size=size, **kwargs)
+
+
+def _resize_variant(
+    pos: torch.Tensor,
+    old: tuple[int, int],
+    new: tuple[int, int],
+    *,
+    keep: str = "front",
+    read: tuple[int, int] | None = None,
+    size: tuple[int, int] | None = None,
+    permute_in: bool = True,
+    permute_out: bool = True,
+    **options: object,
+) -> torch.Tensor:
+    """A resize with one step done differently: ``keep`` what happens to the prediction token's row ("front",
+    "drop", "back", "last"); ``read`` the (rows, cols) the grid rows are read as; ``size`` the size asked of
+    F.interpolate; ``permute_in``/``permute_out`` whether D is moved to the channel axis (and back)."""
+    d = pos.shape[-1]
+    h, w = read or old
+    h2, w2 = size or new
+    if keep == "last":  # the grid taken as the first h * w rows, the prediction token's included
+        cls_row, grid_rows = pos[:, -1:], pos[:, :-1]
+    else:
+        cls_row, grid_rows = pos[:, :1], pos[:, 1:]
+    if permute_in:
+        image = grid_rows.reshape(1, h, w, d).permute(0, 3, 1, 2)  # (1, D, h, w)
+    else:
+        image = grid_rows.reshape(1, d, h, w)  # D and tokens mixed
+    image = _bicubic(image, (h2, w2), **options)  # (1, D, h2, w2)
+    if permute_out:
+        rows = image.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)
+    else:
+        rows = image.reshape(1, h2 * w2, d)  # D and tokens mixed on the way back
+    if keep == "drop":
+        return rows
+    if keep == "back":
+        return torch.cat([rows, cls_row], dim=1)
+    return torch.cat([cls_row, rows], dim=1)
+
+
+def _resize_1d(
+    pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int], whole: bool = False
+) -> torch.Tensor:
+    """1-D linear interpolation over the sequence of grid rows (``whole``: the prediction token's row too)."""
+    n_new = new[0] * new[1]
+    if whole:
+        seq = pos.transpose(1, 2)  # (1, D, 1 + h * w)
+        return F.interpolate(seq, size=n_new + 1, mode="linear", align_corners=False).transpose(1, 2)
+    seq = pos[:, 1:].transpose(1, 2)  # (1, D, h * w)
+    rows = F.interpolate(seq, size=n_new, mode="linear", align_corners=False).transpose(1, 2)
+    return torch.cat([pos[:, :1], rows], dim=1)
+
+
+def _resize_cases() -> list[tuple[tuple, torch.Tensor]]:
+    """(pos_embed, old_grid, new_grid) -> the resized embedding; non-square grids first, so that a swap of rows
+    and columns shows; every case enlarges (or keeps) the grid."""
+    gen = torch.Generator().manual_seed(7)
+    cases = []
+    for old, new, d in (((3, 5), (6, 10), 6), ((2, 3), (5, 4), 4), ((2, 2), (3, 3), 3), ((3, 4), (3, 4), 5)):
+        pos = torch.randn(1, 1 + old[0] * old[1], d, generator=gen, dtype=torch.float64)
+        cases.append(((pos, old, new), _resize_right(pos, old, new)))
+    return cases
+
+
+@never_raises
+def resize_pos_embed_function(func: object) -> Verdict:
+    """Exercise 03.5: ``func(pos_embed, old_grid, new_grid)`` carries a (1, 1 + h * w, D) embedding to a new grid."""
+
+    def swapped(pair: tuple[int, int]) -> tuple[int, int]:
+        return pair[1], pair[0]
+
+    mistakes = [
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, keep="drop"),
+            "the prediction token's row is missing: keep row 0 as it is and put it back in front of the resized "
+            "grid rows.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, keep="back"),
+            "the prediction token's row belongs in front (row 0), not after the grid rows.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, keep="last"),
+            "the prediction token's row went into the grid: it is row 0 and has no place on the grid; the grid "
+            "rows are the ones after it.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_1d(p, o, n),
+            "that is a 1-D interpolation along the sequence of patches: it blends the end of one patch row with "
+            "the start of the next. Lay the rows out on the (h, w) grid and interpolate in 2-D.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_1d(p, o, n, whole=True),
+            "that is a 1-D interpolation along the whole sequence, the prediction token's row included: that row "
+            "has no place on the grid, and the grid needs a 2-D interpolation.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, permute_in=False),
+            "the grid rows were reshaped straight to (1, D, h, w): that mixes the D entries of a row with the "
+            "patches. Reshape to (1, h, w, D) first, then move D to the channel axis with permute.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, permute_out=False),
+            "on the way back the (1, D, h2, w2) result was reshaped straight to (1, h2 * w2, D): that mixes the D "
+            "entries with the patches. Move D back to the last axis with permute before the reshape.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, read=swapped(o), size=swapped(n)),
+            "rows and columns of the grid are swapped: a grid (h, w) has h rows of w patches, and F.interpolate's "
+            "size is (height, width).",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, read=swapped(o)),
+            "the old grid was read with rows and columns swapped: its rows are laid out h rows of w patches.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, size=swapped(n)),
+            "the new size has rows and columns swapped: F.interpolate's size is (height, width) = (h2, w2).",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, antialias=True),
+            "you passed antialias=True (timm's default): in PyTorch that is another cubic kernel, even when "
+            "enlarging; this exercise asks for plain bicubic interpolation.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, align_corners=True),
+            "align_corners=True lines up the corner patches' centres; ViT and timm use align_corners=False.",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, mode="bilinear"),
+            "that is bilinear interpolation; the exercise asks for bicubic (mode='bicubic').",
+        ),
+        Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, mode="nearest"),
+            "that copies the nearest old row instead of interpolating; use mode='bicubic'.",
+        ),
+    ]
+    return check_function(
+        func,
+        "your resized position embedding",
+        _resize_cases(),
+        mistakes=mistakes,
+        nudge="Revisit the section on resizing: which row has no place on the grid, and how the grid rows become "
+        "an image for F.interpolate.",
+        pointer="F.interpolate reads (batch, channels, height, width): the D entries of a row must be the "
+        "channels and the grid's rows and columns the height and width, so the layout needs a permute, not "
+        "only a reshape, on the way in and on the way out.",
     )

@@ -2,38 +2,59 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 
-from ._core import Mistake, Verdict, check_function, describe, int_answer, never_raises, say, shape_answer
+from ..attention import Attention, ClearestRow, clearest_row
+from ..cost import count_macs
+from ..data import load_mountains, to_tensor
+from ..tokens import count_tokens
+from ._core import Mistake, Verdict, check_function, choice_answer, float_answer, int_answer, never_raises
 
 __all__ = [
     "entropy_prediction",
     "attention_entropy_function",
-    "scores_shape",
+    "scores_growth",
     "merge_heads_function",
+    "attention_cost_ratio",
     "attention_function",
-    "attention_parameter_count",
+    "attention_map_reading",
 ]
+
+# Exercise 1's statements, as the notebook lists them: each gives a choice and a reason.
+_ENTROPY_OPTIONS = ("a", "b", "c", "d", "e")
+_ENTROPY_RIGHT = "b"
+_ENTROPY_WRONG = {
+    "a": "the weights of a row always sum to 1, whatever the scores, so they cannot all grow; entropy measures how "
+    "evenly that fixed total is shared.",
+    "c": "adding the same number to every score leaves the softmax unchanged; multiplying every score by the same "
+    "number does not: it stretches or shrinks the gaps between them.",
+    "d": "the scale multiplies the scores, it does not normalise them: only the softmax makes a row sum to 1.",
+    "e": "scores that differ more give one key a larger share, not more keys a share: exp() grows fastest for the "
+    "largest score.",
+}
 
 
 @never_raises
 def entropy_prediction(answer: object) -> Verdict:
-    """Exercise 04.1 (prediction): which weights have the larger entropy, "scaled" or "unscaled"?"""
-    what = "your prediction"
-    if not isinstance(answer, str) or answer.strip().lower() not in ("scaled", "unscaled"):
-        return say(False, f'{what}: write "scaled" or "unscaled", got {describe(answer)}.')
-    if answer.strip().lower() == "unscaled":
-        return say(
-            False,
-            f"{what}: not quite. Dividing the scores by sqrt(d_k) shrinks the gaps between them, so the softmax is "
-            "flatter, and flatter weights have the larger entropy.",
-        )
-    return say(
-        True, f"{what}: scaled is right: smaller gaps between scores give flatter, higher-entropy weights."
+    """Exercise 04.1 (prediction): the letter of the statement, among a to e, that has both the right choice
+    (the scaled weights have the larger mean entropy) and the right reason (the scale shrinks the gaps between
+    the scores, so the softmax is flatter)."""
+    return choice_answer(
+        answer,
+        _ENTROPY_RIGHT,
+        "your prediction",
+        _ENTROPY_OPTIONS,
+        "Each statement makes a choice and gives a reason; both must hold. Revisit section 2: what the softmax "
+        "does with scores that are far apart and with scores that are close together.",
+        pointer="Think of one row with two scores, s and 0, and let s grow: where does the weight go, and what "
+        "does the scale do to s?",
+        wrong=_ENTROPY_WRONG,
     )
 
 
@@ -79,7 +100,7 @@ def attention_entropy_function(func: object) -> Verdict:
         Mistake(lambda q, k, s: _entropies(q, k, 1.0).mean(), "you did not apply `scale` to the scores."),
         Mistake(
             lambda q, k, s: _entropies(q, k, 1 / s).mean(),
-            "multiply the scores by `scale` (it is already 1/sqrt(d)); you divided by it.",
+            "`scale` is already the factor on the scores; you divided by it.",
         ),
         Mistake(
             lambda q, k, s: _entropies(q, k, s).sum(),
@@ -87,43 +108,60 @@ def attention_entropy_function(func: object) -> Verdict:
         ),
         Mistake(
             lambda q, k, s: _entropies(q, k, s).mean() / q.shape[-2],
-            "sum -p ln p over the keys of a row (do not average it), then average over the rows.",
+            "you averaged -p ln p over the keys of a row; the entropy of a row is their sum.",
         ),
         Mistake(
             lambda q, k, s: _entropies(q, k, s),
             "you returned one entropy per row; return their mean over every row (one number).",
         ),
     ]
-    return check_function(func, "your attention_entropy", cases, normalise=_scalar, mistakes=mistakes)
+    return check_function(
+        func,
+        "your attention_entropy",
+        cases,
+        normalise=_scalar,
+        mistakes=mistakes,
+        nudge="Revisit the entropy formula in the exercise and section 2, where the weights are made.",
+        pointer="The weights are the softmax of the scaled scores over the keys; the entropy of one row sums "
+        "-p ln p over its keys (torch.special.entr); the answer is the mean of those row entropies over every "
+        "batch item, head and query.",
+    )
 
 
-_SHAPE_MISTAKES = {
-    (8, 197, 197): "every head has its own score matrix: keep the head axis (batch, heads, tokens, tokens).",
-    (8, 12, 197, 64): "that is Q per head (head_dim 768 / 12 = 64); Q K^T compares tokens with tokens.",
-    (
-        8,
-        12,
-        64,
-        64,
-    ): "Q K^T contracts the channels: it compares tokens with tokens, not channels with channels.",
-    (8, 12, 196, 196): "ViT-B/16 has 196 patch tokens plus the prediction token: 197.",
-    (8, 1, 197, 197): "ViT-B has 12 heads, each with its own score matrix.",
-}
+def _token_count(side: int, patch: int = 16) -> int:
+    """Tokens of a ViT on a ``side`` x ``side`` image: its patches plus the prediction token."""
+    return count_tokens(side, side, patch, patch, 0).total + 1
 
 
 @never_raises
-def scores_shape(answer: object) -> Verdict:
-    """Exercise 04.2: shape of Q K^T in ViT-B/16 (batch 8, 196 patches + 1 token, D 768, 12 heads)."""
-    what = "shape of Q K^T in ViT-B/16"
-    if isinstance(answer, torch.Size | list):
-        answer = tuple(answer)
-    if isinstance(answer, tuple) and answer in _SHAPE_MISTAKES:
-        return say(False, f"{what}: {answer} is not it: {_SHAPE_MISTAKES[answer]}")
-    return shape_answer(
+def scores_growth(answer: object) -> Verdict:
+    """Exercise 04.2: by what factor the number of entries of Q K^T in one ViT-B/16 layer (one image, 12 heads)
+    grows from 224 x 224 to 384 x 384 (patches of 16 plus the prediction token: 197 -> 577 tokens)."""
+    small, large = _token_count(224), _token_count(384)
+    right = (large / small) ** 2
+    patches_only = ((large - 1) / (small - 1)) ** 2
+    linear = large / small
+    return float_answer(
         answer,
-        (8, 12, 197, 197),
-        what,
-        "Each head compares every token with every token: (batch, heads, tokens, tokens).",
+        right,
+        "growth of Q K^T from 224 to 384",
+        "Revisit section 2 (what a row and a column of QK^T stand for) and how many tokens a ViT makes from an "
+        "image.",
+        wrong=(
+            (patches_only, "the prediction token is a token too: it has a row and a column of QK^T."),
+            (linear, "that is how the number of tokens grows; QK^T has a row and a column for every token."),
+            (
+                (large - 1) / (small - 1),
+                "that is how the number of patches grows; QK^T has a row and a column for every token.",
+            ),
+            (384 / 224, "that is how the side grows; count the tokens at each size first."),
+            (right * 12, "the heads are the same at both sizes: they scale both counts alike and cancel."),
+            (1 / right, "upside down: the count at 384 over the count at 224."),
+            (1 / patches_only, "upside down, and the prediction token is a token too."),
+        ),
+        rel=0.002,
+        pointer="Count the tokens at each size (patches plus the prediction token), then ask how the size of "
+        "one head's QK^T depends on that count. The head count is the same at both sizes.",
     )
 
 
@@ -143,22 +181,75 @@ def merge_heads_function(func: object) -> Verdict:
     mistakes = [
         Mistake(
             lambda o: o.reshape(o.shape[0], o.shape[2], -1),
-            "heads merged in the wrong order: a reshape alone mixes tokens and heads; move the head axis next to "
-            "the channels first (transpose(1, 2)), then reshape.",
+            "heads merged in the wrong order: a reshape alone reads the head axis as if it came after the tokens, "
+            "so it mixes tokens and heads.",
         ),
         Mistake(
             lambda o: o.permute(0, 2, 3, 1).reshape(o.shape[0], o.shape[2], -1),
-            "heads merged in the wrong order: the channels of the heads are interleaved; head h must fill the "
-            "block of channels h * head_dim ... (h + 1) * head_dim - 1 (transpose(1, 2), then reshape).",
+            "heads merged in the wrong order: the channels of the heads are interleaved; each head's channels must "
+            "stay together, as one block.",
         ),
     ]
-    return check_function(func, "your merge_heads", cases, mistakes=mistakes)
+    return check_function(
+        func,
+        "your merge_heads",
+        cases,
+        mistakes=mistakes,
+        nudge="Revisit 'The reshape and the permute, axis by axis' in section 1: merging is the split run "
+        "backwards.",
+        pointer="A reshape only regroups axes that are next to each other; bring the head axis next to the "
+        "channel axis first, in the order (tokens, heads, channels).",
+    )
 
 
-def _attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, dim: int = -1
-) -> torch.Tensor:
-    return torch.softmax(q @ k.transpose(-2, -1) * scale, dim=dim) @ v
+def _first_stage() -> tuple[int, int, int]:
+    """T2T's first token transformer on the course picture: (tokens, input length, channels)."""
+    kernel, stride, padding = 7, 4, 2
+    return count_tokens(60, 100, kernel, stride, padding).total, kernel * kernel, 64
+
+
+def _cost_ratio(n: int, dim: int, chan: int) -> float:
+    """Multiply-adds of QK^T and weights @ V over those of qkv and proj, counted on the layer itself."""
+    layer = Attention(dim, chan=chan, num_heads=1, qkv_bias=False)
+    macs = count_macs(layer, torch.zeros(1, n, dim), depth=1)  # {"qkv": ..., "(model)": ..., "proj": ...}
+    return macs["(model)"] / (macs["qkv"] + macs["proj"])
+
+
+@never_raises
+def attention_cost_ratio(answer: object) -> Verdict:
+    """Exercise 04.4: in T2T's first token transformer on the picture, ``Attention(49, chan=64, num_heads=1,
+    qkv_bias=False)`` on the 375 tokens of the first soft split, how many times more multiply-adds go into the
+    two matrix products than into the two linear layers."""
+    n, dim, chan = _first_stage()
+    right = _cost_ratio(n, dim, chan)
+    products = 2 * n * n * chan
+    qkv, proj = 3 * n * dim * chan, n * chan * chan
+    return float_answer(
+        answer,
+        right,
+        "products over layers in T2T's first attention",
+        "Revisit 'Weights and multiply-adds': which sizes each of the four terms is made of.",
+        wrong=(
+            (
+                n / (2 * chan),
+                "that is the ratio for a layer that keeps the token length at 64; here qkv reads tokens of "
+                "length 49, so it costs less.",
+            ),
+            (n / (2 * dim), "q, k and v have 64 channels here, not 49: the products compare 64 channels."),
+            (products / 2 / (qkv + proj), "weights @ V costs as much as QK^T: count both products."),
+            (products / qkv, "proj is a linear layer too: count it with qkv."),
+            (products / (n * dim * chan + proj), "qkv makes three things, q, k and v, from each token."),
+            (
+                products / (products + qkv + proj),
+                "that is the products' share of the whole layer; the question "
+                "asks for products divided by layers.",
+            ),
+            ((qkv + proj) / products, "upside down: the products divided by the layers."),
+        ),
+        rel=0.005,
+        pointer="Write each of the four terms with N, the input length and chan (the formula above has only D, "
+        "because there the two are equal), then divide the two products by the two layers.",
+    )
 
 
 def _tokens_first(
@@ -167,12 +258,12 @@ def _tokens_first(
     """Attention for the (B, N, heads, head_dim) layout: each head over the tokens; softmax over ``dim`` of
     the (B, heads, N, N) weights. Returns (B, N, heads, head_dim)."""
     qh, kh, vh = (t.transpose(1, 2) for t in (q, k, v))  # each (B, heads, N, head_dim)
-    return _attention(qh, kh, vh, scale, dim=dim).transpose(1, 2)
+    return torch.softmax(qh @ kh.transpose(-2, -1) * scale, dim=dim).matmul(vh).transpose(1, 2)
 
 
 @never_raises
 def attention_function(func: object) -> Verdict:
-    """Exercise 04.4: ``func(q, k, v)`` for q, k, v of shape (B, N, heads, head_dim), tokens before heads,
+    """Exercise 04.5: ``func(q, k, v)`` for q, k, v of shape (B, N, heads, head_dim), tokens before heads,
     returns attention of each head over the tokens, (B, N, heads, head_dim), as
     ``F.scaled_dot_product_attention`` gives it on the (B, heads, N, head_dim) layout."""
     gen = torch.Generator().manual_seed(2)
@@ -183,65 +274,97 @@ def attention_function(func: object) -> Verdict:
         cases.append(((q, k, v), expected.transpose(1, 2)))
     mistakes = [
         Mistake(
-            lambda q, k, v: _attention(q, k, v, q.shape[-1] ** -0.5),
+            lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5, dim=-1) @ v,
             "you attended over the heads, not the tokens: in this layout the last two axes are (heads, head_dim), "
-            "so q @ k.transpose(-2, -1) compares heads with heads. Put the heads before the tokens (or use einsum "
-            "with the token letters in the product) so that each head compares tokens with tokens.",
+            "so a product over the last two axes compares heads with heads.",
         ),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** -0.5, dim=-2),
             "softmax over the wrong axis: each query's weights over the keys must sum to 1.",
         ),
-        Mistake(
-            lambda q, k, v: _tokens_first(q, k, v, 1.0),
-            "the scores are not scaled: multiply them by 1/sqrt(head_dim).",
-        ),
+        Mistake(lambda q, k, v: _tokens_first(q, k, v, 1.0), "the scores are not scaled."),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, 1 / q.shape[-1]),
-            "wrong scale: 1/d; the scale is 1/sqrt(d), with d = head_dim = q.shape[-1].",
+            "wrong scale: you divided by head_dim itself; 'Why divide by sqrt(d_k)?' says what the scale is.",
         ),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, (q.shape[2] * q.shape[-1]) ** -0.5),
-            "wrong scale: you took the square root of the full width (heads x head_dim); each head uses its own "
-            "head_dim = q.shape[-1].",
+            "wrong scale: you took the full width (heads x head_dim); each head uses its own head_dim.",
         ),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** 0.5),
-            "wrong scale: you multiplied by sqrt(d); divide by it.",
+            "wrong scale: you multiplied by the square root of head_dim; the scale shrinks the scores.",
         ),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** -0.5).transpose(1, 2),
-            "the numbers are right but the layout is not: you returned (B, heads, N, head_dim); move the heads "
-            "back after the tokens, (B, N, heads, head_dim), the layout of the inputs.",
+            "the numbers are right but the layout is not: you returned (B, heads, N, head_dim); the result must "
+            "have the inputs' layout, (B, N, heads, head_dim).",
         ),
     ]
-    return check_function(func, "your attention_tokens_first", cases, mistakes=mistakes)
+    return check_function(
+        func,
+        "your attention_tokens_first",
+        cases,
+        mistakes=mistakes,
+        nudge="Revisit section 2 and 'Several heads': each head compares tokens with tokens.",
+        pointer="With einsum, name the axes (b, n, h, d) for the queries and (b, m, h, d) for the keys: the "
+        "scores keep b, h, n, m and sum over d; the softmax runs over m; the output sums over m and comes back "
+        "as (b, n, h, d).",
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_vit() -> nn.Module:
+    """The course's shipped ViT (``vit_where``) on the CPU, loaded once."""
+    from ..train import load_shipped  # imported here: the training module is only needed by this checker
+
+    return load_shipped("vit_where", "cpu").model
+
+
+def _map_weights(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """The shipped ViT's attention weights on ``picture`` (60 x 100), every block: (blocks, heads, 16, 16)."""
+    vit = _shipped_vit()
+    image = to_tensor(picture).reshape(1, 1, *np.shape(picture)[-2:])  # (1, 1, H, W)
+    with torch.no_grad():
+        return torch.stack([vit.attention_weights(image, block=b)[0] for b in range(len(vit.blocks))])
+
+
+def _map_question(picture: np.ndarray | torch.Tensor) -> ClearestRow:
+    """Exercise 04.6's question on ``picture``: the block, head and query patch whose row of the shipped ViT's
+    attention map is easiest to read (see :func:`vitcourse.attention.clearest_row`); 0-based."""
+    return clearest_row(_map_weights(picture), first=1)
 
 
 @never_raises
-def attention_parameter_count(answer: object) -> Verdict:
-    """Exercise 04.5: parameters of T2T's first token-transformer attention, ``Attention(49, chan=64,
-    num_heads=1, qkv_bias=False)``: qkv 49 -> 3 x 64 without bias, proj 64 -> 64 with bias."""
-    dim, chan = 49, 64
-    right = dim * 3 * chan + chan * chan + chan
+def attention_map_reading(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
+    """Exercise 04.6: which patch (1-15) the query patch asked for attends to most, in the block and head asked
+    for, read off the shipped ViT's attention maps on ``picture`` (default: the course picture)."""
+    found = _map_question(load_mountains() if picture is None else picture)
+    wrong: dict[int, str] = {}  # the first diagnosis of a number wins
+    wrong.setdefault(
+        found.column_reading,
+        "you read the column of the query patch, not its row: a column shows how much every query attends to one "
+        "key. Each query's weights over the keys run along its row.",
+    )
+    wrong.setdefault(
+        found.key - 1,
+        "the map's ticks are token numbers, and token p is patch p (token 0 is the prediction token): no need to "
+        "subtract 1.",
+    )
+    wrong.setdefault(
+        found.key + 1,
+        "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the number "
+        "written at the tick.",
+    )
+    wrong.setdefault(
+        found.query, "that is the query patch itself; the question asks which key it attends to most."
+    )
     return int_answer(
         answer,
-        right,
-        "parameters of the token-transformer attention",
-        "qkv maps tokens of length 49 to 3 x 64 numbers (no bias); proj maps 64 channels to 64 (with a bias).",
-        wrong={
-            right + 3 * chan: "this qkv has no bias (qkv_bias=False), so it adds no 3 x 64 numbers.",
-            chan * 3 * chan
-            + chan * chan
-            + chan: "qkv reads tokens of length 49 (dim), not 64: its weight is 49 x (3 x 64).",
-            dim * 3 * dim
-            + chan * chan
-            + chan: "q, k and v have chan = 64 channels each, not 49: qkv's weight is 49 x (3 x 64).",
-            right - chan: "proj has a bias: 64 more numbers.",
-            dim * 3 * chan: "proj, the 64 x 64 layer after the heads, is missing.",
-            4 * chan * chan
-            + 4 * chan: "that is 4D^2 + 4D for D = 64, the count for a layer that keeps the token "
-            "length; here the input length (49) differs from chan (64), and qkv has no bias.",
-            dim * 3 * chan + chan * dim + dim: "proj maps chan to chan (64 -> 64), not 64 -> 49.",
-        },
+        found.key,
+        "the patch read off the map",
+        "Revisit section 2: which axis of a weight matrix holds the queries and which the keys.",
+        wrong=wrong,
+        pointer="Find the panel of the head asked for, then the row of the query token (token p is patch p) and "
+        "the brightest cell along that row; the number at that column's tick is the patch.",
     )

@@ -2,56 +2,93 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
 from .. import tokens
 from ..blocks import EncoderBlock
-from ._core import Mistake, Verdict, check_function, int_answer, never_raises, random_cases, say
+from ..models import VisionTransformer
+from ._core import (
+    Mistake,
+    Verdict,
+    check_function,
+    float_answer,
+    int_answer,
+    never_raises,
+    random_cases,
+    say,
+    unexplained,
+)
 
 __all__ = [
-    "vit_token_count",
+    "zero_token_attention",
     "block_parameter_count",
     "prepend_function",
     "post_norm_block_function",
     "mean_pool_function",
-    "block_macs",
+    "attention_crossover_side",
 ]
 
 
-#: Exercise 05 asks for ViT-B/16 fine-tuned at 384 x 384: the patch size stays 16, so the grid grows to 24 x 24.
-TOKENS_SIDE, TOKENS_PATCH = 384, 16
+#: Exercise 05.4: the picture model (D 64, 2 blocks, 4 heads) without a position embedding, its prediction token
+#: at zero, freshly initialised; the weight that token 0 gives to patch 12 in block 1, head 0.
+ZERO_TOKEN_PATCH, ZERO_TOKEN_HEAD = 12, 0
+
+
+def zero_token_weights() -> torch.Tensor:
+    """Block 1's attention weights (heads, N + 1, N + 1) of a fresh picture ViT with ``pos_embed="none"`` and a
+    zero prediction token, on a random 60 x 100 picture (the first row does not depend on the picture)."""
+    gen = torch.Generator().manual_seed(0)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = VisionTransformer(embed_dim=64, depth=2, num_heads=4, pos_embed="none").eval()
+    with torch.no_grad():
+        model.cls_token.zero_()
+        image = torch.randn(1, 1, 60, 100, generator=gen)  # (1, 1, H, W)
+        return model.attention_weights(image, block=0)[0]  # (heads, N + 1, N + 1)
 
 
 @never_raises
-def vit_token_count(answer: object) -> Verdict:
-    """Exercise 05: tokens entering ViT-B/16's first block when it is fine-tuned on 384 x 384 images."""
-    side, patch = TOKENS_SIDE, TOKENS_PATCH
-    patches = tokens.count_tokens(side, side, patch, patch, 0).total
-    pretrain = tokens.count_tokens(224, 224, patch, patch, 0).total
-    return int_answer(
+def zero_token_attention(answer: object) -> Verdict:
+    """Exercise 05.4: the first block's weight from a zero prediction token (no position embedding) to patch 12."""
+    weights = zero_token_weights()
+    expected = float(weights[ZERO_TOKEN_HEAD, 0, ZERO_TOKEN_PATCH])
+    keys, heads, dim = weights.shape[-1], weights.shape[0], 64
+    return float_answer(
         answer,
-        patches + 1,
-        "tokens entering the encoder at 384 x 384",
-        f"Count the patches ({side} / {patch} per side, squared), then remember the prediction token.",
-        wrong={
-            patches: "that counts the patches only; the prediction token is prepended to them.",
-            pretrain
-            + 1: "that is the count at the pre-training size, 224 x 224; the image is 384 x 384 now, "
-            "and the patch size stays 16, so the grid of patches grows.",
-            pretrain: "that is the patch count at 224 x 224; at 384 x 384 the grid of patches grows "
-            "(and the prediction token comes on top).",
-            side // patch + 1: f"that is one row of patches (plus one); the patches form a "
-            f"{side // patch} x {side // patch} grid.",
-            (side // patch) ** 2 * 3
-            + 1: "the channels are not extra tokens: each token holds all 3 channels.",
-        },
+        expected,
+        "block 1's weight from the zero prediction token to patch 12",
+        "Revisit 'How the weights start' in section 5 and the LayerNorm formula in section 3: what does "
+        "LayerNorm return for a token whose entries are all equal, and what do the biases start at?",
+        wrong=[
+            (
+                1 / (keys - 1),
+                "that spreads the weight over the patches only: the prediction token is a key too, and the "
+                "softmax runs over every key, its own included.",
+            ),
+            (1.0, "the weights of one query sum to 1 over all the keys; no single key takes all of it here."),
+            (0.0, "a softmax weight is never 0: exp(score) > 0 for every key, whatever the score."),
+            (
+                1 / heads,
+                "each head has its own weights; within one head, the query's weights are spread over the keys, "
+                "not over the heads.",
+            ),
+            (
+                1 / dim,
+                "D is the length of a token; the weights are spread over tokens, not over a token's entries.",
+            ),
+        ],
+        pointer="Follow token 0 into block 1: LayerNorm 1 of an all-zero row; its query, which is the qkv "
+        "weights times that row plus the qkv bias; its score against each key; then the softmax of those "
+        "scores.",
     )
 
 
 @never_raises
 def block_parameter_count(answer: object) -> Verdict:
-    """Exercise 05: parameters of one ViT-Base encoder block (D = 768, MLP 3072, qkv bias)."""
+    """Exercise 05.6: parameters of one ViT-Base encoder block (D = 768, MLP 3072, qkv bias)."""
     d = 768
     with torch.device("meta"):
         expected = sum(p.numel() for p in EncoderBlock(d, 12).parameters())
@@ -59,14 +96,20 @@ def block_parameter_count(answer: object) -> Verdict:
         answer,
         expected,
         "parameters of one ViT-Base block",
-        "Add two LayerNorms (2 x 768 each), qkv (768 x 2304 + 2304), proj (768 x 768 + 768), "
-        "fc1 (768 x 3072 + 3072) and fc2 (3072 x 768 + 768).",
+        "Revisit section 3: the printout of `block` lists every layer of the block; count each layer's "
+        "weights and its biases.",
         wrong={
             12 * d * d: "that counts the weight matrices only; add the biases and the two LayerNorms.",
+            12 * d * d + 4 * d: "the biases of the four linear layers are missing: each has one per output.",
             expected - 4 * d: "the two LayerNorms are missing: each has a weight and a bias of length D.",
             expected - 3 * d: "the qkv bias is missing: ViT's qkv layer has one (3 x 768 numbers).",
             expected - 5 * d * d - 5 * d: "the MLP is missing (fc1: 768 -> 3072, fc2: 3072 -> 768).",
+            expected - 2 * d * d - 2 * d: "one of qkv's three parts is missing: it makes q, k and v, each of "
+            "length D.",
         },
+        pointer="A linear layer from length a to length b holds a·b weights and b biases; a LayerNorm over D "
+        "entries holds a scale and a shift of D numbers each. The block has two LayerNorms and four linear "
+        "layers (qkv, proj, fc1, fc2).",
     )
 
 
@@ -110,7 +153,15 @@ def prepend_function(func: object) -> Verdict:
                     "your prepend works only when the token is given per item: the (1, 1, D) cls token is not "
                     "expanded over the batch. Use cls_token.expand(B, -1, -1) before concatenating.",
                 )
-    return check_function(func, "your prepend", cases, mistakes=PREPEND_MISTAKES)
+    return check_function(
+        func,
+        "your prepend",
+        cases,
+        mistakes=PREPEND_MISTAKES,
+        nudge="Revisit section 2: how the prediction token is stored, and what `expand` and `torch.cat` do.",
+        pointer="The result keeps the batch in dim 0 and puts the prediction token first along dim 1, the "
+        "tokens; torch.cat needs both pieces to agree in every other dim.",
+    )
 
 
 def _pre_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
@@ -181,7 +232,16 @@ def post_norm_block_function(func: object) -> Verdict:
         x = torch.randn(b, n, d, generator=gen)
         with torch.no_grad():
             cases.append(((block, x), _post_norm(block, x)))
-    return check_function(func, "your post-norm block", cases, mistakes=BLOCK_MISTAKES)
+    return check_function(
+        func,
+        "your post-norm block",
+        cases,
+        mistakes=BLOCK_MISTAKES,
+        nudge="Revisit 'Pre-norm and post-norm' in section 3: in post-norm, where does the norm sit relative "
+        "to the residual sum?",
+        pointer="Two steps of the form norm(x + part(x)): the attention step with norm1, then the MLP step with "
+        "norm2, applied to what the first step returned.",
+    )
 
 
 POOL_MISTAKES = [
@@ -212,7 +272,16 @@ POOL_MISTAKES = [
 def mean_pool_function(func: object) -> Verdict:
     """Exercise 05: ``func(features)`` must average the patch tokens of (B, N + 1, D): result (B, D)."""
     cases = random_cases(9, [((2, 16, 8),), ((3, 5, 12),), ((1, 197, 32),)], lambda f: f[:, 1:].mean(dim=1))
-    return check_function(func, "your mean pooling", cases, mistakes=POOL_MISTAKES)
+    return check_function(
+        func,
+        "your mean pooling",
+        cases,
+        mistakes=POOL_MISTAKES,
+        nudge="Revisit section 4: which token is the prediction token, and which dim of the features holds the "
+        "tokens.",
+        pointer="Slice the patch tokens out along the token dim, then average over that same dim; the result "
+        "has one vector of length D per image.",
+    )
 
 
 def block_macs_formula(n: int, d: int, mlp_ratio: float = 4.0) -> int:
@@ -223,27 +292,60 @@ def block_macs_formula(n: int, d: int, mlp_ratio: float = 4.0) -> int:
     return int(round((4 + 2 * mlp_ratio) * n * d * d)) + 2 * n * n * d
 
 
-#: Exercise 05 asks for one DeiT-S block (timm's vit_small_patch16_224) at 224 x 224: 196 patches + the
-#: prediction token, D = 384.
-MACS_N, MACS_D = 197, 384
+#: Exercise 05.5 asks about DeiT-S (timm's vit_small_patch16_224): D = 384, MLP ratio 4, patches of 16 x 16.
+CROSSOVER_D, CROSSOVER_PATCH = 384, 16
+
+
+def crossover_side(dim: int, patch: int = 16, mlp_ratio: float = 4.0) -> int:
+    """The smallest square image side (a multiple of ``patch``) at which one encoder block's two attention
+    products, ``2 N^2 D``, cost more multiply-adds than its linear layers, ``(4 + 2 r) N D^2``; N counts the
+    patches and the prediction token."""
+    side = patch
+    while True:
+        n = tokens.count_tokens(side, side, patch, patch, 0).total + 1  # patches + the prediction token
+        linear = block_macs_formula(n, dim, mlp_ratio) - 2 * n * n * dim
+        if 2 * n * n * dim > linear:
+            return side
+        side += patch
 
 
 @never_raises
-def block_macs(answer: object) -> Verdict:
-    """Exercise 05: multiply-adds of one encoder block with N = 197 tokens of length D = 384 (MLP ratio 4)."""
-    n, d = MACS_N, MACS_D
-    expected = block_macs_formula(n, d)
-    one_product = 12 * n * d * d + n * n * d
-    return int_answer(
-        answer,
-        expected,
-        f"multiply-adds of one block at N = {n}, D = {d}",
-        "Add qkv (3 N D^2), Q K^T (N^2 D), weights x V (N^2 D), proj (N D^2) and the MLP (8 N D^2).",
-        wrong={
-            12 * n * d * d: "the two N^2 D terms of attention are missing (Q K^T and weights x V).",
-            4 * n * d * d + 2 * n * n * d: "the MLP is missing: fc1 and fc2 together cost 8 N D^2.",
-            2 * expected: "that counts FLOPs (a multiply and an add each); a multiply-add counts once.",
-            block_macs_formula(n - 1, d): "N is 197 here: 196 patches plus the prediction token.",
-            one_product: "only one of the two N^2 D products is counted: Q K^T and weights x V.",
-        },
+def attention_crossover_side(answer: object) -> Verdict:
+    """Exercise 05.5: the smallest square side (multiple of 16) where DeiT-S's N^2 D terms exceed its N D^2
+    terms."""
+    d, p = CROSSOVER_D, CROSSOVER_PATCH
+    expected = crossover_side(d, p)
+    what = "smallest side where attention's N² terms cost more"
+    nudge = (
+        "Revisit section 6: the condition under which the N² terms of a block overtake its N D² terms, and how "
+        "N follows from the image side (section 2)."
     )
+    pointer = (
+        "Write N for a square image of side s cut into patches of side 16, the prediction token included; put "
+        "it into that condition with DeiT-S's D; then take the smallest multiple of 16 that satisfies it."
+    )
+    no_token = p  # the answer of a learner who leaves the prediction token out of N
+    while (no_token // p) ** 2 <= 6 * d:
+        no_token += p
+    one_patch_less = expected - p  # rounding the grid side down
+    wrong = {
+        no_token: "N counts the prediction token as well as the patches; with it, fewer patches are enough.",
+        crossover_side(2 * d, p): "that is the side for ViT-B's width; DeiT-S has D = 384.",
+        expected // p: "that counts patches along a side; the question asks for the image's side in pixels.",
+        no_token // p: "that counts patches along a side (and leaves out the prediction token); the question "
+        "asks for the image's side in pixels.",
+        6 * d: "that is the token count N at which the two parts cost the same, not an image side.",
+        one_patch_less: "at that side the linear layers still cost more: N must exceed the threshold, so the "
+        "grid side rounds up, not down.",
+    }
+    finite = isinstance(answer, int | float) and not isinstance(answer, bool) and math.isfinite(answer)
+    if finite and answer == int(answer) and int(answer) not in wrong:
+        side = int(answer)
+        if side > 0 and side % p:
+            return unexplained(
+                what,
+                f"{side} is not a multiple of the patch side {p}: the image must split into whole patches.",
+                nudge,
+                pointer,
+            )
+    return int_answer(answer, expected, what, nudge, wrong=wrong, pointer=pointer)
