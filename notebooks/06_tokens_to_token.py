@@ -32,10 +32,19 @@
 # limited. With it, the paper reports T2T-ViT trained from scratch on ImageNet matching or beating ViT and ResNets
 # of similar size.
 #
+# T2T is not the only answer to ViT's hunger for data: the other common fix for the tokens builds them with
+# convolutions (the ViT paper's hybrid model, or a small convolutional stem), which notebook 05 shows next to
+# ViT's need for data.
+#
+# The walk-through sizes below (a batch of 13, tokens of length 49, 64 channels, a 400 × 100 input) come from the
+# article series the course grew from, Skylar Jean Callis's *Vision Transformers Explained* (four articles;
+# notebook 00 introduces it), here its article *Tokens-to-Token Vision Transformers, Explained*. Section 8 lists
+# where the course departs from it.
+#
 # **Learning goals.** After this notebook you can
 # 1. say which neighbourhoods a soft split keeps whole, and compute it for any kernel and stride,
-# 2. follow a token transformer shape by shape, and explain why its skip connection goes through $v$,
-# 3. follow the T2T module stage by stage, predicting each grid before it is computed,
+# 2. write a token transformer's attention, and explain why its skip connection goes through $v$,
+# 3. follow the T2T module stage by stage, and say which pixels one of its tokens is built from,
 # 4. run T2T-ViT end to end, count its parameters against the official ones, and say where its compute goes.
 
 # %%
@@ -43,6 +52,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
+from matplotlib.ticker import PercentFormatter
 
 import vitcourse
 from vitcourse import check, diagrams, load_mountains, plots, tokens
@@ -78,8 +88,10 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 #
 # Larger blocks are whole at some positions and cut by every window at others. The second cell does not trust
 # the formula: for each $m$ it tries every position of an $m \times m$ block and asks whether any window holds
-# it. Stage 1 splits the picture; stage 2 splits the 15 × 25 grid that stage 1 rebuilds; ViT's 20 × 20 patches
-# (notebook 01) are the split with $s = k$.
+# it. Stage 1 splits the picture, so its blocks are measured in pixels; stage 2 splits the grid that stage 1
+# rebuilds, so its blocks are measured in grid cells (one cell per stage-1 token). ViT's patches (notebook 01)
+# are the split with $s = k$ and $p = 0$; the cell checks which patch size gives the same token grid as
+# stage 1, so that the two can be compared token for token, and also tries the course's usual $P = 20$.
 
 
 # %%
@@ -113,21 +125,40 @@ def whole_blocks(h: int, w: int, kernel: int, stride: int, padding: int, m: int)
     return (rows_in[:, :, None] & cols_in[:, None, :]).any(dim=0)  # (h - m + 1, w - m + 1)
 
 
-splits = {
-    "T2T stage 1": (height, width, 7, 4, 2),
-    "T2T stage 2": (*tokens.count_tokens(height, width, 7, 4, 2)[:2], 3, 2, 1),
-    "ViT patches": (height, width, 20, 20, 0),
+splits = {  # name: (h, w, k, s, p) of the image it splits; stage 2 splits the grid stage 1 rebuilds
+    "T2T stage 1": (height, width, *T2T_STAGES[0]),
+    "ViT, P = 4": (height, width, 4, 4, 0),
+    "T2T stage 2": (*tokens.count_tokens(height, width, *T2T_STAGES[0])[:2], *T2T_STAGES[1]),
+    "ViT, P = 20": (height, width, 20, 20, 0),
 }
-shares = {}
+block_sides = range(1, 8)  # m
+shares, grids = {}, {}
 for name, (h, w, k, s, p) in splits.items():
-    shares[name] = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in range(1, k + 1)]
-    largest = max(m for m in range(1, k + 1) if shares[name][m - 1] == 1.0)
-    print(f"{name}: {h} x {w} image, k={k}, s={s}, p={p}")
-    print(f"   share of positions where an m x m block is whole, m = 1..{min(k, 8)}:")
-    print("   " + "  ".join(f"{v:.2f}" for v in shares[name][:8]))
-    print(f"   largest block always whole: {largest} x {largest}   (k - s + 1 = {k - s + 1})")
+    unit = "grid cells" if name == "T2T stage 2" else "pixels"
+    grids[name] = tokens.count_tokens(h, w, k, s, p)
+    shares[name] = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in block_sides]
+    largest = max(m for m in block_sides if shares[name][m - 1] == 1.0)
+    print(
+        f"{name}: splits {h} x {w} {unit} with (k, s, p) = ({k}, {s}, {p}) -> {grids[name].rows} x "
+        f"{grids[name].cols} = {grids[name].total} tokens"
+    )
+    print(
+        "   share of positions where an m x m block is whole, m = 1..7: "
+        + "  ".join(f"{v:.2f}" for v in shares[name])
+    )
+    print(f"   largest block always whole: {largest} x {largest} {unit}   (k - s + 1 = {k - s + 1})")
     assert largest == k - s + 1
-print("none of these splits keeps every k x k neighbourhood whole")
+t2t1, vit4, vit20 = grids["T2T stage 1"], grids["ViT, P = 4"], grids["ViT, P = 20"]
+print(f"ViT with P = 4 gives the same grid as T2T stage 1: {vit4 == t2t1}")
+assert vit4 == t2t1
+print(f"{'m':>3s} {'m x m blocks':>13s} {'whole, T2T stage 1':>19s} {'whole, ViT P = 4':>17s}")
+for m in block_sides[1:]:  # the picture's blocks at every position: (H - m + 1) x (W - m + 1) of them
+    counts = [int(whole_blocks(*splits[name], m).sum()) for name in ("T2T stage 1", "ViT, P = 4")]
+    print(f"{m:3d} {(height - m + 1) * (width - m + 1):13d} {counts[0]:19d} {counts[1]:17d}")
+print(
+    f"ViT with P = 20 makes {t2t1.total // vit20.total} times fewer tokens ({vit20.total} instead of {t2t1.total})"
+)
+assert shares["ViT, P = 4"][4] == 0 and all(v == 1 for v in shares["T2T stage 1"][:4])
 share5 = shares["T2T stage 1"][4]
 print(f"stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
 assert share5 == (3 / 4) ** 2
@@ -140,27 +171,50 @@ assert not edge[9].any() and not edge[:, 9].any()
 # %% [markdown]
 # So T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in at least one token, wherever it
 # sits; 5 × 5 and larger ones are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of
-# the rebuilt grid whole. ViT's patches guarantee nothing beyond single pixels: a ridge that crosses a patch
-# boundary is cut in two. The map shows, for 5 × 5 blocks and T2T's first split, which top-left positions are
-# whole in some window and which are cut by every window. The pattern repeats every $s = 4$ pixels: 1 of every
-# 4 top rows (and 1 of every 4 left columns) fits in no window, so $(3/4)^2 \approx 0.56$ of the positions are
-# whole, the share printed above.
+# the rebuilt grid whole: 2 × 2 grid cells, whose unit is a stage-1 token, not a pixel, so stage 2 stays out of
+# the figure below.
+#
+# The fair comparison with ViT is at the same number of tokens. Patches of $P = 4$ cut the picture into the same
+# grid as stage 1, but they do not overlap: a block is whole only where it crosses no patch border. Every single
+# pixel is whole; from 2 × 2 on, only a share of the blocks is, and a block larger than the patch, 5 × 5 or
+# more, never is (the left panel). Larger patches keep more blocks whole (compare the shares printed for
+# $P = 20$), at the price of far fewer, longer tokens; what the soft split adds is overlap at a given number of
+# tokens.
+#
+# The right panel shows, for 5 × 5 blocks and T2T's first split, which top-left positions are whole in some
+# window and which are cut by every window. The pattern repeats every $s = 4$ pixels: 1 of every 4 top rows (and
+# 1 of every 4 left columns) fits in no window, so $(3/4)^2 \approx 0.56$ of the positions are whole, the share
+# printed above.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), width_ratios=[1.0, 1.3], layout="constrained")
-for name, values in shares.items():
-    axes[0].plot(range(1, len(values) + 1), values, marker="o", label=name)
-axes[0].set_xticks(range(1, 21, 2))  # block sides are whole numbers
-axes[0].set_xlabel("block side m (pixels or grid cells)")
-axes[0].set_ylabel("share of positions whole")
-axes[0].set_title("m x m blocks whole in some window")
-axes[0].legend()
+fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), width_ratios=[1.0, 1.25], layout="constrained")
+fair = ("T2T stage 1", "ViT, P = 4")  # the two splits that give the same token grid, both in pixels
+for name, marker in zip(fair, ("o", "s"), strict=True):
+    h, w, k, s, p = splits[name]
+    values = shares[name][1:]  # m = 2..7
+    axes[0].plot(
+        block_sides[1:],
+        values,
+        marker=marker,
+        label=f"{name}: (k, s, p) = ({k}, {s}, {p}), {grids[name].rows} x {grids[name].cols} tokens",
+    )
+    for m, v in zip(block_sides[1:], values, strict=True):
+        axes[0].annotate(
+            f"{v:.0%}", (m, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8
+        )
+axes[0].set_xticks(block_sides[1:])  # block sides are whole numbers of pixels
+axes[0].set_ylim(-0.05, 1.12)
+axes[0].yaxis.set_major_formatter(PercentFormatter(1.0))
+axes[0].set_xlabel("block side m (pixels)")
+axes[0].set_ylabel("m x m blocks whole in some token")
+axes[0].set_title(f"Same token grid ({t2t1.rows} x {t2t1.cols}): blocks kept whole")
+axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8)  # below: no line hidden
 h, w, k, s, p = splits["T2T stage 1"]
 colours = ListedColormap(["#f4d6a0", "#2b5c8a"])  # cut, whole
 axes[1].imshow(whole_blocks(h, w, k, s, p, 5)[:24, :40].int(), cmap=colours, vmin=0, vmax=1)
-axes[1].set_xlabel("block's left column")
-axes[1].set_ylabel("block's top row")
-axes[1].set_title("5 x 5 blocks, stage 1 (k=7, s=4, p=2): top-left 24 x 40 positions")
+axes[1].set_xlabel("block's left column (pixel)")
+axes[1].set_ylabel("block's top row (pixel)")
+axes[1].set_title(f"5 x 5 blocks, T2T stage 1 (k={k}, s={s}, p={p}): top-left 24 x 40 positions")
 axes[1].legend(
     handles=[
         Patch(color=colours(1), label="whole in some window"),
@@ -181,6 +235,9 @@ plt.show()
 # $$[Q, K, V] = \mathrm{LN}(X)\, W_{qkv}, \qquad W_{qkv} \in \mathbb{R}^{\text{dim} \times 3\,\text{chan}}
 #   \ (\text{no bias}),$$
 #
+# with LN a layer norm and MLP the two-layer network of the encoder block (both in notebook 05), and the softmax
+# and scale of attention as in notebook 04:
+#
 # $$Y = V + \mathrm{softmax}\!\left(Q K^\top \cdot \text{scale}\right) V\, W_{\text{proj}} + b_{\text{proj}},
 #   \qquad Z = Y + \mathrm{MLP}(\mathrm{LN}(Y)) .$$
 #
@@ -199,10 +256,45 @@ diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
 plt.show()
 
 # %% [markdown]
-# The walk-through sizes of the article series: a batch of 13, 100 tokens of length 49, 64 channels. The tokens
-# are random standard-normal numbers standing in for soft-split windows (in T2T they are raw pixel windows, or
-# windows of a rebuilt image); the block normalises them itself, in `norm1`. Each step is computed by hand from
-# the module's own layers and compared with `TokenTransformer.forward`.
+# **Exercise 1 (write T2T's key idea).** Write the attention of a token transformer with one head, skip included:
+# `my_token_attention(x, w_qkv, w_proj, b_proj, scale)` takes tokens `x` of shape (B, N, dim), already
+# normalised, and the weights of the two linear layers as PyTorch stores them: `w_qkv` of shape (3·chan, dim)
+# (the qkv layer, no bias, so `x @ w_qkv.T` is $X W_{qkv}$, with $Q$, $K$, $V$ one after the other along its last
+# axis) and `w_proj` (chan, chan) with `b_proj` (chan,). It returns $Y$ of the equation above, shape (B, N, chan).
+# `chan` is not an argument: read it off a weight's shape. The check compares your function with the package's
+# attention holding the same weights, on T2T's sizes (dim 49, chan 64) and others, and names the usual slips.
+
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "v_skip_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+def my_token_attention(
+    x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
+) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N): each query's row sums to 1
+    out = (weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
+    return v + out  # the skip through v: x has length dim, v and out have length chan
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "v_skip_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.v_skip_function(my_token_attention)
+
+# %% nbgrader={"grade": true, "grade_id": "v_skip_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.v_skip_function, my_token_attention)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# **The package's version.** In `vitcourse` this attention is `vitcourse.attention.Attention(dim, chan,
+# num_heads, qkv_bias=False, qk_scale=..., v_skip=True)`, the `attn` of every `TokenTransformer`; with several
+# heads it merges $v$'s heads side by side before adding $v$, so one head is exactly your function. Below it runs
+# on the article series' walk-through sizes: a batch of 13, 100 tokens of length 49, 64 channels (that article's
+# stand-alone walk-through uses 4 heads and an MLP ratio of 1.5; this one uses the T2T module's 1 head and ratio
+# 1.0, see section 8). The tokens are random standard-normal numbers standing in for soft-split windows (in T2T
+# they are raw pixel windows, or windows of a rebuilt image); the block normalises them itself, in `norm1`. Each
+# step is computed by hand from the module's own layers and compared with `TokenTransformer.forward`.
 
 # %%
 batch, n_tokens, dim, chan = 13, 100, 49, 64
@@ -225,7 +317,7 @@ print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:
 assert same and out.shape == (batch, n_tokens, chan)
 
 # %% [markdown]
-# **Exercise 1 (predict, then run).** T2T-ViT on ImageNet reads RGB images of 224 × 224. How many weights does
+# **Exercise 2 (predict, then run).** T2T-ViT on ImageNet reads RGB images of 224 × 224. How many weights does
 # the qkv layer of its *first* token transformer hold? Work it out before running the cell after the check,
 # which reads the number off the model.
 
@@ -271,16 +363,16 @@ print(f"first token transformer on RGB 224 x 224: qkv {qkv_rgb}: {qkv_rgb.weight
 # the picture sampled every 4 pixels, except where that offset falls in the padding. The windows start at $-2$,
 # so channel 0 (offset (0, 0)) has padding zeros along its top row and left column, and channel 48 (offset
 # (6, 6)) along its bottom row and right column, since the last windows reach one pixel into the padding (§ 1
-# printed their ends, 61 and 101); these are the dark borders in the top row of the figure. The centre channel, $j = 24$, is exactly
-# `picture[1::4, 1::4]`. The four top panels share the picture's colours and its 0 to 1 range, with one
-# colorbar; the bottom row shares another colorbar of its own.
+# printed their ends, 61 and 101); the cell checks that those borders hold zeros, the darkest colour of the top
+# row. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`. The four top panels share the picture's
+# colours and its 0 to 1 range, with one colorbar; the bottom row shares another colorbar of its own.
 #
-# The token transformer's output (random weights here) is rebuilt the same way, and its channels still show the
-# picture's layout, though not its brightness. The first LayerNorm works on each token alone and removes its
-# window's mean and scale: a flat window becomes all zeros, so flat sky and flat ground come out nearly uniform.
-# What varies from cell to cell is where a window holds structure: the moon's rim, the dithered band of the sky,
-# the ridge lines, and the border, where the padding's zeros make an edge. The skip through $v$ carries a linear
-# mix of those normalised windows to the output.
+# The token transformer's output (random weights here) is rebuilt the same way. Its first LayerNorm (notebook 05)
+# works on each token alone and removes its window's mean and scale: a *flat* window, one grey level throughout,
+# becomes all zeros whatever its brightness, so every flat window gets the same $q$, the same attention weights
+# and the same output. The cell counts the picture's flat windows and checks that their outputs are one vector.
+# What varies from cell to cell is where a window holds structure: an edge between grey levels, or the padding's
+# zeros at the border. The skip through $v$ carries a linear mix of those normalised windows to the output.
 
 # %%
 grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
@@ -289,7 +381,8 @@ tt_pic = TokenTransformer(49, 64, qk_scale=49**-0.5).to(device).eval()
 with torch.no_grad():
     toks = tokens.soft_split(image, *T2T_STAGES[0])  # (1, 375, 49)
     raw = tokens.rebuild_image(toks, grid1.rows, grid1.cols)  # (1, 49, 15, 25)
-    mixed = tokens.rebuild_image(tt_pic(toks), grid1.rows, grid1.cols)  # (1, 64, 15, 25)
+    tt_out = tt_pic(toks)  # (1, 375, 64)
+    mixed = tokens.rebuild_image(tt_out, grid1.rows, grid1.cols)  # (1, 64, 15, 25)
 print(f"picture {tuple(image.shape)} -> tokens {tuple(toks.shape)} -> rebuilt {tuple(raw.shape)}")
 print(f"after the token transformer: rebuilt {tuple(mixed.shape)}")
 centre = raw[0, 24].cpu()
@@ -304,6 +397,13 @@ pads = {  # the border of channels 0 and 48 that comes from padding, as (channel
 for where, values in pads.items():
     print(f"{where}: all zeros (padding): {bool((values == 0).all())}")
     assert (values == 0).all()
+flat = toks[0].amax(dim=-1) == toks[0].amin(dim=-1)  # (375,): windows of one grey level
+flat_out = tt_out[0, flat]  # (number of flat windows, 64)
+one_vector = bool(torch.allclose(flat_out, flat_out[:1].expand_as(flat_out), atol=1e-5))
+print(
+    f"flat windows: {int(flat.sum())} of {flat.numel()}; their outputs are one and the same vector: {one_vector}"
+)
+assert one_vector
 
 # %%
 fig, axes = plt.subplots(2, 4, figsize=(13.5, 5.2), layout="constrained")
@@ -349,9 +449,13 @@ plt.show()
 # $$T_i = \mathrm{SoftSplit}_i(I_i), \qquad I_{i+1} = \mathrm{Rebuild}\big(\mathrm{TT}_i(T_i)\big),$$
 #
 # and the last stage ends with a linear layer instead: $\text{tokens} = T_2\, W + b$, of length $D$. T2T's stages
-# are $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$; the token transformers work at `token_dim` = 64. The diagram
-# follows the article series' walk-through, a batch of 13 one-channel images of 400 × 100; its shapes are
-# computed for that size.
+# are $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$; the token transformers work at `token_dim` = 64.
+#
+# **The 400 × 100 input.** The diagram and the next cell follow the running example of the article series' T2T
+# article: a batch of 13 one-channel images of 400 × 100 random numbers, not a picture. The article picks a
+# rectangle to show that its module handles images that are not square (it changed the official code to allow
+# them), and a batch of 13 because a prime cannot be mistaken for any other size. Notebook 03 sized a position
+# table for the tokens this input ends with. The diagram's shapes are computed for that size.
 
 # %%
 diagrams.t2t_loop(height=400, width=100, batch=13)
@@ -392,26 +496,74 @@ with torch.no_grad():
 print(" -> ".join(map(str, counts)) + " tokens; the module's own forward gives the same result")
 
 # %% [markdown]
-# **Exercise 2 (predict, then run).** How many tokens does the T2T module make from the 60 × 100 picture? The
-# next section builds the module on the picture and prints the answer, so predict first.
+# **Exercise 3 (predict, then run).** Section 1 counted the blocks that *one* split keeps whole. Now follow all
+# three: one final token of the module is a 3 × 3 window of the second rebuilt grid, each cell of that grid a
+# 3 × 3 window of the first rebuilt grid, and each cell of that one a 7 × 7 window of the image. Leave the token
+# transformers aside (their attention is global, every token to every other; the cell after the check shows what
+# that adds) and follow only the windows: how many pixels wide is the square of the image that one final token's
+# windows cover, for a token away from the image's edges? Drawing one row of windows per stage helps.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_picture_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_picture_tokens = None  # replace None with a number
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_window_side-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_window_side = None  # replace None with a number of pixels
 ### BEGIN SOLUTION
-rows, cols = 60, 100
-for k, s, p in T2T_STAGES:
-    rows, cols = (rows + 2 * p - k) // s + 1, (cols + 2 * p - k) // s + 1
-answer_picture_tokens = rows * cols
+side, step = 1, 1  # side: pixels one cell covers; step: pixels between neighbouring cells of the current grid
+for k, s, _ in T2T_STAGES:
+    side += (k - 1) * step  # a window of k cells adds k - 1 steps to the side of its first cell
+    step *= s  # the next grid's cells are s cells of this grid apart
+answer_window_side = side
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "t2t_picture_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.t2t_picture_tokens(answer_picture_tokens)
+# %% nbgrader={"grade": false, "grade_id": "t2t_window_side-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.t2t_window_side(answer_window_side)
 
-# %% nbgrader={"grade": true, "grade_id": "t2t_picture_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "t2t_window_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.t2t_picture_tokens, answer_picture_tokens)
+check.require(check.t2t_window_side, answer_window_side)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# The cell below measures it. It runs the three soft splits and the two rebuilds alone, with no token transformer
+# between them, on a blank 400 × 100 image, takes one final token away from the edges and asks autograd which
+# pixels its entries depend on: exactly the pixels its windows cover. Then it asks the same of the whole module of
+# section 4, token transformers included.
+
+# %%
+probe = torch.zeros(1, 1, H, W, requires_grad=True)  # blank: only which pixels reach the token matters
+img = probe
+for i, (k, s, p) in enumerate(T2T_STAGES):
+    grid = tokens.count_tokens(img.shape[2], img.shape[3], k, s, p)
+    toks = tokens.soft_split(img, k, s, p)  # (1, N, C * k * k)
+    if i < len(T2T_STAGES) - 1:
+        img = tokens.rebuild_image(toks, grid.rows, grid.cols)  # windows only: no token transformer
+centre = (grid.rows // 2) * grid.cols + grid.cols // 2  # a final token away from the edges
+toks[0, centre].sum().backward()
+reached = probe.grad[0, 0] != 0  # (H, W): the pixels that token's windows cover
+rows, cols = reached.any(dim=1).nonzero()[:, 0], reached.any(dim=0).nonzero()[:, 0]
+apart = 1
+for _, s, _ in T2T_STAGES:
+    apart *= s
+print(f"final grid {grid.rows} x {grid.cols}; token {centre} (row {grid.rows // 2}, column {grid.cols // 2})")
+print(
+    f"its windows cover rows {rows.min().item()}..{rows.max().item()}, columns {cols.min().item()}..{cols.max().item()}: "
+    f"a square of {len(rows)} x {len(cols)} pixels, {int(reached.sum())} pixels in all"
+)
+print(f"neighbouring final tokens start {apart} pixels apart (the product of the strides)")
+assert len(rows) == len(cols) and int(reached.sum()) == len(rows) * len(cols)
+assert rows.max() - rows.min() + 1 == len(rows) and cols.max() - cols.min() + 1 == len(cols)  # one square
+one = images[:1].clone().requires_grad_(True)  # (1, 1, H, W), the module's own input
+t2t(one)[0, centre].sum().backward()
+through = one.grad[0, 0] != 0
+print(
+    f"through the whole module (random weights): {through.float().mean().item():.0%} of the {H} x {W} pixels"
+)
+assert through.all()
+
+# %% [markdown]
+# One final token is built from a square of about twice the distance between neighbouring tokens, so neighbouring
+# tokens share pixels: the overlap that section 1 measured, compounded over three splits. Through the token
+# transformers, though, every pixel reaches every token, since their attention is global. What the windows decide
+# is which pixels a token holds *before* any attention: T2T's local prior.
 
 # %% [markdown]
 # ## 5. The same module on the picture
@@ -433,7 +585,7 @@ diagrams.t2t_loop(height=height, width=width)
 plt.show()
 
 # %% [markdown]
-# **Exercise 3 (transfer).** The official models read 224 × 224 images and end with a 14 × 14 grid. Is 224 the
+# **Exercise 4 (transfer).** The official models read 224 × 224 images and end with a 14 × 14 grid. Is 224 the
 # only side that gives 14? Write `my_smallest_side(target, stages)` returning the *smallest* image side $n$, in
 # pixels, for which the soft splits `stages` (a list of `(k, s, p)`, each splitting the grid the previous one
 # made) give `target` tokens along that side. One way: undo the stages one at a time, from the last, asking
@@ -477,8 +629,10 @@ assert 224 in sides and 60 in rows and 100 in cols
 # %% [markdown]
 # ## 6. T2T-ViT end to end
 #
-# T2T-ViT is the T2T module followed by the ViT body of notebook 05 (prediction token, fixed sinusoidal position
-# table, encoder blocks without qkv bias, norm, head). Only the first line of ViT's equations changes:
+# T2T-ViT is the T2T module followed by the ViT body of notebook 05: the prediction token $x_{\text{class}}$
+# (the *class token* of the ViT paper, `cls_token` in code, notebook 05), a fixed sinusoidal position table
+# (notebook 03), encoder blocks without qkv bias, a final norm and the head. Only the first line of ViT's
+# equations changes:
 #
 # $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
 #   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
@@ -640,12 +794,31 @@ assert by_formula == counted
 assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
 
 # %% [markdown]
-# ## 8. Where this course departs from the article series
+# ## 8. Where this course departs from the article series and the official code
 #
-# - **Token transformer heads and MLP ratio.** The article series builds its token transformers with 4 heads and
-#   an MLP ratio of 1.5. The official code, and this course, use 1 head and a ratio of 1.0, so that the
-#   parameter counts above equal the official ones and official checkpoints load. The heads change no count (the
-#   cell below shows it); the MLP ratio does.
+# The article series and the official T2T-ViT code agree on the T2T module's layers: the T2T article's
+# `Tokens2Token` builds both token transformers with 1 head and an MLP ratio of 1.0, as the official code does and
+# as this course does. Only that article's stand-alone token-transformer walk-through uses 4 heads and a ratio of
+# 1.5 (4 heads because they divide the 64 channels, the article says; section 2 runs the walk-through with the
+# module's 1 head and 1.0). What does differ, each shown by a cell below:
+#
+# - **The token transformers' scale.** The articles' attention module scales $QK^\top$ by
+#   $(\text{chan} / \text{heads})^{-1/2}$ unless given a scale, and their T2T module gives none: $64^{-1/2} = 1/8$.
+#   The official code scales by $(\text{dim} / \text{heads})^{-1/2}$, from the input length: $49^{-1/2} = 1/7$ in
+#   stage 1. `vitcourse` follows the official code (`TokensToToken(..., official_scale=False)` gives the
+#   articles' choice). The scale changes no shape and no parameter count, only how peaked the attention weights
+#   are.
+# - **The articles' "ViT".** Their ViT backbone (the ViT article's, which the T2T article reuses) adds a *fixed*
+#   sinusoidal position table and builds 1 head by default. The ViT paper learns its position embedding, and ViT-B
+#   has 12 heads (notebook 05); the fixed table is T2T-ViT's choice (notebook 03). In `vitcourse`,
+#   `VisionTransformer` learns its table and `T2TViT` keeps a fixed one.
+# - **Their encoder blocks add $v$ too.** The articles' encoder block uses the same attention module as their
+#   token transformer, which always adds $v$, so each of their encoder blocks computes $X + (V + \text{the
+#   attention's output})$. Neither ViT's encoder blocks nor the official T2T-ViT's add $v$; the course's
+#   `EncoderBlock` does not either (notebook 05).
+# - **`count_tokens`'s order.** The articles' `count_tokens(w, h, k, s, p)` takes the width first and returns
+#   `(new_w, new_h, total)`, width first: an easy swap on a picture that is wider than it is tall.
+#   `vitcourse.tokens.count_tokens(height, width, k, s, p)` returns a named `TokenCount(rows, cols, total)`.
 # - **Names.** The course's presets use the official code's names: `t2t_vit_t_14`, `_19` and `_24` are the
 #   models whose token transformers use ordinary attention, as built here, and official checkpoints of those
 #   load into them (`vitcourse.checkpoints`). The official `t2t_vit_14` (and 7, 10, 12, 19, 24) is the Performer
@@ -655,22 +828,66 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 #   `load_pretrained`, saying so. The official code has the sizes 7, 10 and 12 only as Performer models; the
 #   course's transformer-token models of those sizes are `t2t_vit_t_7/10/12`, named by the same rule, and no
 #   official checkpoint exists for them.
-# - **Heads in the skip through $v$.** In the official token transformer the qkv layer outputs $3 \cdot 64$
-#   values per token, and the code reshapes them to (3, heads, 64), giving every head all 64 channels; for
-#   heads > 1 that reshape needs $3 \cdot \text{heads} \cdot 64$ values and fails, and the skip adds
-#   `v.squeeze(1)`, which assumes one head. So that code works with one head only. `vitcourse` splits the 64
-#   channels among the heads and merges $v$'s heads before adding it, so any head count that divides 64 works;
-#   with one head the two agree.
-# - **Any image size.** The rebuild uses the grid's rows and columns instead of $\sqrt{N}$.
+# - **Heads in the official skip through $v$.** In the official token transformer the qkv layer outputs
+#   $3 \cdot 64$ values per token, and the code reshapes them to (3, heads, 64), giving every head all 64
+#   channels; for heads > 1 that reshape needs $3 \cdot \text{heads} \cdot 64$ values and fails, and the skip adds
+#   `v.squeeze(1)`, which assumes one head. So that code works with one head only. `vitcourse` (like the
+#   articles) splits the 64 channels among the heads and merges $v$'s heads before adding it, so any head count
+#   that divides 64 works; with one head the two agree.
+# - **Any image size.** The official code rebuilds with $\sqrt{N}$, square images only; `vitcourse` uses the
+#   grid's rows and columns (the articles changed the official code for non-square images too).
+#
+# First the heads and the MLP ratio: the heads change no parameter count, the MLP ratio does.
 
 # %%
 for heads, ratio, who in (
-    (4, 1.5, "article series"),
-    (1, 1.0, "official code and vitcourse"),
+    (4, 1.5, "the T2T article's stand-alone walk-through"),
+    (1, 1.0, "the T2T module: official code, article series and vitcourse"),
     (4, 1.0, "4 heads, ratio 1.0"),
 ):
     n = sum(p.numel() for p in TokenTransformer(49, 64, num_heads=heads, mlp_ratio=ratio).parameters())
     print(f"token transformer 49 -> 64, {heads} head(s), MLP ratio {ratio}: {n:,} parameters ({who})")
+
+# %% [markdown]
+# The two scales, read off two T2T modules built on the 400 × 100 input of section 4, and what they change: the
+# same weights and tokens give attention weights a little more or a little less peaked.
+
+# %%
+with torch.device("meta"):  # only the scales are read
+    official_t2t = TokensToToken((H, W), in_chans=1, embed_dim=768)
+    articles_t2t = TokensToToken((H, W), in_chans=1, embed_dim=768, official_scale=False)
+for who, module in (("official code and vitcourse", official_t2t), ("article series", articles_t2t)):
+    scales = [getattr(module, f"attention{i}").attn.scale for i in (1, 2)]
+    print(
+        f"{who}: stage 1 scale {scales[0]:.4f} = 1/{1 / scales[0]:.0f}, stage 2 {scales[1]:.4f} = 1/{1 / scales[1]:.0f}"
+    )
+assert official_t2t.attention1.attn.scale == 49**-0.5 and articles_t2t.attention1.attn.scale == 64**-0.5
+tt_articles = TokenTransformer(dim, chan, qk_scale=chan**-0.5).to(device).eval()
+tt_articles.load_state_dict(tt.state_dict())  # the walk-through's weights; only the scale differs
+with torch.no_grad():
+    peak = {
+        s: m.attn.steps(m.norm1(x))[1].weights.amax(dim=-1).mean().item()
+        for s, m in (("1/7", tt), ("1/8", tt_articles))
+    }
+print(
+    f"walk-through tokens, mean over queries of the largest attention weight: scale 1/7 {peak['1/7']:.3f}, 1/8 {peak['1/8']:.3f}"
+)
+assert peak["1/7"] > peak["1/8"]  # a larger scale sharpens the softmax
+
+# %% [markdown]
+# The articles' ViT and the course's: where the position table trains, and the default heads.
+
+# %%
+with torch.device("meta"):
+    vit_b, t2t_14 = create_model("vit_base_patch16_224"), create_model("t2t_vit_t_14")
+for name, m in (("vit_base_patch16_224", vit_b), ("t2t_vit_t_14", t2t_14)):
+    print(
+        f"{name}: position table {m.pos_kind}, trains: {m.pos_embed.requires_grad}; heads {m.blocks[0].attn.num_heads}"
+    )
+assert vit_b.pos_embed.requires_grad and not t2t_14.pos_embed.requires_grad
+grid = tokens.count_tokens(height, width, *T2T_STAGES[0])
+print(f"vitcourse: count_tokens(height={height}, width={width}, 7, 4, 2) -> {grid}")
+print(f"the articles' order (new_w, new_h, total) would be ({grid.cols}, {grid.rows}, {grid.total})")
 
 # %% [markdown]
 # The names in code: the official Performer name is refused, and the message says which preset to use.
@@ -689,11 +906,17 @@ assert "t2t_vit_t_14" in vitcourse.models.PRESETS and "t2t_vit_14" not in vitcou
 #
 # - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole
 #   in some token wherever its windows reach the image's edges, as they do on the picture and on 224 × 224 images
-#   (4 × 4 for T2T's first split, 2 × 2 for the later ones); ViT's patches keep only single pixels.
-# - A token transformer is an encoder block that changes the token length; its first residual goes through $v$.
-#   Its attention is global; the local mixing comes from the soft split that follows it.
+#   (4 × 4 for T2T's first split, 2 × 2 for the later ones). Non-overlapping ViT patches keep only single pixels
+#   whole everywhere; at the same token grid they keep far fewer blocks whole than the soft split.
+# - A token transformer is an encoder block that changes the token length; its first residual adds $v$, the one
+#   tensor of the right length made from its input. Its attention is global; the local mixing comes from the soft
+#   split that follows it.
 # - The T2T module alternates soft split → token transformer → rebuild, and ends with a linear layer; each
-#   grid comes from the previous one by the token-count formula, for any H × W.
+#   grid comes from the previous one by the token-count formula, for any H × W. One final token's windows cover
+#   a square of the image about twice as wide as the distance between neighbouring tokens.
+# - The article series builds the same T2T module (1 head, MLP ratio 1.0) but scales its attention by
+#   $\text{chan}^{-1/2}$ instead of the official $\text{dim}^{-1/2}$; its ViT keeps a fixed table and adds $v$ in
+#   its encoder blocks.
 # - T2T-ViT's parameter counts equal the official code's for T2T-ViT_t-14, -19 and -24 (`t2t_vit_t_14/19/24`; the
 #   official `t2t_vit_14` is a Performer model the course does not build); most of its multiply-adds are in the
 #   encoder blocks, and the first T2T stage is the largest of the rest.

@@ -2,13 +2,82 @@
 
 VALUE_CHECKS: checker -> a right answer. FUNCTION_CHECKS: checker -> a right function.
 MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): each diagnosed mistake is tested.
+The right answers here are computed independently of the checkers (by brute force, autograd or plain torch).
 """
 
 from __future__ import annotations
 
-from vitcourse import check
+import torch
+
+from vitcourse import check, tokens
+from vitcourse.models import T2T_STAGES
 
 
+# --- 06.1: one head of a token transformer's attention, skip through v ---
+def token_attention(x, w_qkv, w_proj, b_proj, scale):
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N)
+    return v + (weights @ v) @ w_proj.T + b_proj
+
+
+def _mixed(x, w_qkv, scale, axis=-1):
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)
+    return torch.softmax(q @ k.transpose(-2, -1) * scale, dim=axis) @ v, v
+
+
+def attention_without_skip(x, w_qkv, w_proj, b_proj, scale):
+    mixed, _ = _mixed(x, w_qkv, scale)
+    return mixed @ w_proj.T + b_proj
+
+
+def skip_before_projection(x, w_qkv, w_proj, b_proj, scale):
+    mixed, v = _mixed(x, w_qkv, scale)
+    return (mixed + v) @ w_proj.T + b_proj
+
+
+def skip_adds_x(x, w_qkv, w_proj, b_proj, scale):
+    mixed, _ = _mixed(x, w_qkv, scale)
+    return x + mixed @ w_proj.T + b_proj  # raises wherever dim != chan
+
+
+def softmax_over_queries(x, w_qkv, w_proj, b_proj, scale):
+    mixed, v = _mixed(x, w_qkv, scale, axis=-2)
+    return v + mixed @ w_proj.T + b_proj
+
+
+def unscaled(x, w_qkv, w_proj, b_proj, scale):
+    return token_attention(x, w_qkv, w_proj, b_proj, 1.0)
+
+
+def scale_divided(x, w_qkv, w_proj, b_proj, scale):
+    return token_attention(x, w_qkv, w_proj, b_proj, 1 / scale)
+
+
+def scale_from_chan(x, w_qkv, w_proj, b_proj, scale):
+    return token_attention(x, w_qkv, w_proj, b_proj, w_proj.shape[0] ** -0.5)
+
+
+def skip_adds_x_where_it_fits(x, w_qkv, w_proj, b_proj, scale):
+    """Adds x where its length equals chan and v elsewhere: runs everywhere, wrong where dim == chan."""
+    mixed, v = _mixed(x, w_qkv, scale)
+    out = mixed @ w_proj.T + b_proj
+    return (x if x.shape[-1] == out.shape[-1] else v) + out
+
+
+# --- 06.3: the square one final token's windows cover, measured with autograd ---
+def window_side_by_autograd() -> int:
+    probe = torch.zeros(1, 1, 200, 200, requires_grad=True)
+    img = probe
+    for i, (k, s, p) in enumerate(T2T_STAGES):
+        grid = tokens.count_tokens(img.shape[2], img.shape[3], k, s, p)
+        toks = tokens.soft_split(img, k, s, p)
+        if i < len(T2T_STAGES) - 1:
+            img = tokens.rebuild_image(toks, grid.rows, grid.cols)
+    toks[0, (grid.rows // 2) * grid.cols + grid.cols // 2].sum().backward()
+    return int((probe.grad[0, 0] != 0).any(dim=0).sum())
+
+
+# --- 06.4: the smallest side giving a number of tokens ---
 def smallest_side(target: int, stages: list[tuple[int, int, int]]) -> int:
     """Brute force: try n = 1, 2, ... until the chain of soft splits gives ``target`` tokens."""
     n = 1
@@ -49,22 +118,34 @@ def side_by_strides(target: int, stages) -> int:
 
 VALUE_CHECKS = {
     check.t2t_qkv_weight_count: 3 * 7 * 7 * 64 * 3,
-    check.t2t_picture_tokens: 4 * 7,
+    check.t2t_window_side: window_side_by_autograd(),
 }
 FUNCTION_CHECKS = {
+    check.v_skip_function: token_attention,
     check.t2t_smallest_side_function: smallest_side,
 }
 MISTAKES = [
-    (check.t2t_qkv_weight_count, 7 * 7 * 64 * 3, "one-channel"),
+    (check.v_skip_function, attention_without_skip, "the skip is missing"),
+    (check.v_skip_function, skip_before_projection, "before the projection"),
+    (check.v_skip_function, skip_adds_x, "adding the input x fails"),
+    (check.v_skip_function, skip_adds_x_where_it_fits, "you added x"),
+    (check.v_skip_function, softmax_over_queries, "wrong axis"),
+    (check.v_skip_function, unscaled, "not scaled"),
+    (check.v_skip_function, scale_divided, "you divided the scores"),
+    (check.v_skip_function, scale_from_chan, "chan ** -0.5"),
+    (check.t2t_qkv_weight_count, 7 * 7 * 64 * 3, "one-channel image"),
     (check.t2t_qkv_weight_count, 3 * 7 * 7 * 64, "one of q, k, v"),
     (check.t2t_qkv_weight_count, 3 * 7 * 7 * 64 * 3 + 3 * 64, "no bias"),
     (check.t2t_qkv_weight_count, 3 * 7 * 7 * 64 * 3 + 64 * 64 + 64, "proj"),
     (check.t2t_qkv_weight_count, 7 * 7 * 64, "one channel and one of q, k, v"),
-    (check.t2t_picture_tokens, 2 * 5, "padding"),
-    (check.t2t_picture_tokens, 30 * 50, "previous stage's grid"),
-    (check.t2t_picture_tokens, 8 * 13, "two soft splits"),
-    (check.t2t_picture_tokens, 15 * 25, "first soft split only"),
-    (check.t2t_picture_tokens, 4 * 7 + 1, "prediction token"),
+    (check.t2t_window_side, 7 * 3 * 3, "multiplied the kernels"),
+    (check.t2t_window_side, 7 + 2 + 2, "single pixels"),
+    (check.t2t_window_side, 7 + 2 * 4, "two soft splits"),
+    (check.t2t_window_side, 7, "first soft split's window only"),
+    (check.t2t_window_side, 7 + 2 * 4 + 2 * 4, "not the first stride again"),
+    (check.t2t_window_side, 7 + 2 * 4 + 2 * 2, "not the last stride alone"),
+    (check.t2t_window_side, 7 + 3 * 4 + 3 * 8, "k - 1 steps"),
+    (check.t2t_window_side, 4 * 2 * 2, "how far apart"),
     (check.t2t_smallest_side_function, side_without_padding, "left out the padding"),
     (check.t2t_smallest_side_function, side_without_minus_one, "t - 1 strides"),
     (check.t2t_smallest_side_function, side_first_stage_first, "from the last to the first"),
