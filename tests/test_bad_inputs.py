@@ -5,11 +5,19 @@ paths): hypothesis draws a public callable that takes such a parameter and a bad
 asserts the exception type that value must raise and that the message names the parameter. The checkers'
 graceful refusal (a hint, never an exception) is swept the same way. The per-kind example counts add up to more
 than 2,000 bad inputs per run; every object built is tiny, so the sweep takes seconds.
+
+Four classes that used to reach torch's, numpy's or Python's own errors have a test of their own each:
+tensors that are not dense or hold no numbers (sparse, mkldnn, nested, quantized, meta), fed to every public
+callable that takes a tensor; sizes whose layer, model or intermediate tensor would exceed
+``_validate.LARGEST_ALLOCATION`` elements, fed to everything that allocates from its arguments; arrays that are
+no picture or matrix, fed to every figure function; and paths a file or folder cannot be written to, given to
+every writer and command line.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -270,6 +278,18 @@ INTS = [
     case("pipeline_shapes", "batch", lambda v: diagrams.pipeline_shapes(batch=v), low=1),
     case("token_transformer", "chan", lambda v: diagrams.token_transformer(axes(), chan=v), low=1),
     case("t2t_loop", "height", lambda v: diagrams.t2t_loop(axes(), height=v), low=1),
+    # figures: sizes >= 1, indices within the grid, the list or the windows they index
+    *(case("soft_split_frames", n, kw(plots.soft_split_frames, picture=np.zeros((6, 8)), kernel=3, stride=2, padding=1)(n), low=low)
+      for n, low in (("kernel", 1), ("stride", 1), ("padding", 0), ("scale", 1))),
+    *(case("draw_patch_grid", n, kw(plots.draw_patch_grid, ax=axes(), height=60, width=100, patch=20)(n), low=1)
+      for n in ("height", "width", "patch")),
+    case("draw_windows", "kernel", lambda v: plots.draw_windows(axes(), np.zeros((3, 2)), v), low=1),
+    case("draw_windows", "highlight", lambda v: plots.draw_windows(axes(), np.zeros((3, 2)), 2, v), low=0, high=2, none_ok=True),
+    case("show_attention_on_picture", "patch", lambda v: plots.show_attention_on_picture(np.zeros((6, 10)), np.zeros((1, 2)), v, 0), low=1),
+    case("show_attention_on_picture", "query", lambda v: plots.show_attention_on_picture(np.zeros((6, 10)), np.zeros((1, 15)), 2, v), low=0, high=14, none_ok=True),
+    case("outline_rows_and_columns", "size", lambda v: plots.outline_rows_and_columns(axes(), [0], v), low=1),
+    case("outline_rows_and_columns", "indices", lambda v: plots.outline_rows_and_columns(axes(), [0, v], 5), low=0, high=4),
+    case("show_learning_rate", "warmup", lambda v: plots.show_learning_rate([0.1, 0.2, 0.3], v, ax=axes()), low=0, high=3),
 ]  # fmt: skip
 
 
@@ -310,6 +330,11 @@ FLOATS = [
     case("draw_mountains", "moon_col", lambda v: data.draw_mountains(moon_col=v)),
     case("draw_mountains", "far_ridge", lambda v: data.draw_mountains(far_ridge=(v, 30.0))),
     case("token_transformer", "mlp_ratio", lambda v: diagrams.token_transformer(axes(), mlp_ratio=v), low=0, above=True),
+    *(case("show_picture", n, kw(plots.show_picture, picture=np.zeros((6, 10)), ax=axes())(n)) for n in ("vmin", "vmax", "extent_offset")),
+    *(case("show_matrix", n, kw(plots.show_matrix, matrix=np.zeros((3, 3)), ax=axes())(n), none_ok=True) for n in ("vmin", "vmax")),
+    case("show_grid_values", "vmin", lambda v: plots.show_grid_values(np.zeros((3, 5)), ax=axes(), vmin=v)),
+    case("show_similarity_grid", "vmax", lambda v: plots.show_similarity_grid(np.zeros((1, 2, 1, 2)), vmax=v)),
+    case("soft_split_animation", "frames_per_second", lambda v: plots.soft_split_animation(np.zeros((4, 4)), 2, 2, 0, 1, v), low=0, above=True),
 ]  # fmt: skip
 
 
@@ -348,6 +373,13 @@ BOOLS = [
     case("set_fused", "fused", lambda v: attention.set_fused(vit(), v)),
     case("train", "progress", lambda v: train.train(train.TrainConfig(steps=1, batch_size=2), progress=v)),
     case("load_mountains", "original", data.load_mountains, none_ok=True),
+    case("show_picture", "colorbar", lambda v: plots.show_picture(np.zeros((6, 10)), ax=axes(), colorbar=v)),
+    case("show_matrix", "colorbar", lambda v: plots.show_matrix(np.zeros((3, 3)), ax=axes(), colorbar=v)),
+    case(
+        "show_grid_values",
+        "colorbar",
+        lambda v: plots.show_grid_values(np.zeros((3, 5)), ax=axes(), colorbar=v),
+    ),
 ]
 
 
@@ -425,6 +457,7 @@ OBJECTS = [
     case("TokensToToken", "stages", lambda v: models.TokensToToken(16, embed_dim=8, stages=v)),
     case("has_solution", "source", classroom.has_solution, str_ok=True),
     case("strip_solutions", "source", classroom.strip_solutions, str_ok=True),
+    case("outline_rows_and_columns", "ax", lambda v: plots.outline_rows_and_columns(v, [0], 3)),
 ]
 
 
@@ -454,10 +487,18 @@ def _load_mountains_with_cache(folder: object) -> object:
         return data.load_mountains(True)
 
 
+@functools.cache
+def trained() -> train.TrainResult:
+    """A TrainResult as train() returns one, without training (save_checkpoint only reads it)."""
+    return train.TrainResult(vit(), CONFIG)
+
+
 PATHS = [
     case("load_checkpoint", "path", train.load_checkpoint, wants="checkpoint"),
     case("write_shipped_files", "folder", preview.write_shipped_files, wants="folder", none_ok=True),
     case("load_mountains", "VITCOURSE_CACHE", _load_mountains_with_cache, wants="folder", env=True),
+    case("save_checkpoint", "path", lambda v: train.save_checkpoint(trained(), v), wants="new file"),
+    case("make_shipped", "out_dir", lambda v: train.make_shipped((), v), wants="folder", none_ok=True),
 ]
 
 
@@ -466,6 +507,10 @@ def bad_paths(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
     kinds = ["file"] if c.options.get("env") else ["type", "file"]
     if c.options["wants"] == "checkpoint":
         kinds += ["missing", "folder"]
+    if c.options["wants"] == "new file":  # a file to write: an existing file is fine, a folder is not
+        kinds = ["type", "folder", "missing", "inside a file"]
+    elif c.options["wants"] == "folder" and not c.options.get("env"):
+        kinds.append("inside a file")
     kind = draw(st.sampled_from(kinds))
     if kind == "type":
         values: list[object] = [0, 1.5, ["a.pt"], b"a.pt", {"path": "a.pt"}]
@@ -473,9 +518,12 @@ def bad_paths(draw: st.DrawFn, c: Case) -> tuple[object, type[Exception]]:
     name = draw(st.text("abcdefghij0123456789_", min_size=1, max_size=12))
     if kind == "missing":
         return WORK / "missing" / f"{name}.pt", FileNotFoundError
-    if kind == "folder":  # a folder where a checkpoint file is wanted
+    if kind == "folder":  # a folder where a file is wanted (to read: not found; to write: not a file)
         (WORK / name).mkdir(exist_ok=True)
-        return WORK / name, FileNotFoundError
+        return WORK / name, FileNotFoundError if c.options["wants"] == "checkpoint" else ValueError
+    if kind == "inside a file":  # a path that would need a file to be a folder
+        (WORK / f"{name}.file").write_bytes(b"")
+        return WORK / f"{name}.file" / "inside" / "x.pt", ValueError
     target = WORK / f"{name}.file"  # a file that is no checkpoint, or a file where a folder is wanted
     target.write_bytes(draw(st.binary(max_size=64)))
     return str(target) if draw(st.booleans()) else target, ValueError
@@ -552,6 +600,363 @@ def test_every_case_accepts_a_valid_value() -> None:
     with torch.device("meta"):
         models.create_model(sorted(models.PRESETS)[0])
     plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tensors that are not dense or hold no numbers: every public callable that takes a tensor, given one such
+# tensor of the right shape, raises a TypeError (sparse, mkldnn, nested, quantized: it says how to convert) or,
+# for a meta tensor, a ValueError, naming the parameter; never torch's NotImplementedError or RuntimeError.
+# meta_ok: the callable only moves entries around (tokens) or keeps tensors as they are (a checkpoint's keys),
+# so a meta tensor in gives a meta tensor out (models built on the meta device are run that way for shapes).
+
+
+@functools.cache
+def vit_state() -> dict[str, torch.Tensor]:
+    return dict(vit().state_dict())
+
+
+def _with_head(x: torch.Tensor) -> dict[str, torch.Tensor]:
+    return {**vit_state(), "head.weight": x}
+
+
+LAYOUTS = [
+    case("patchify", "images", lambda x: tokens.patchify(x, 4), shape=(1, 1, 8, 8), meta_ok=True),
+    case("soft_split", "images", lambda x: tokens.soft_split(x, 3), shape=(1, 1, 8, 8), meta_ok=True),
+    case("SoftSplit", "images", lambda x: tokens.SoftSplit(3)(x), shape=(1, 1, 8, 8), meta_ok=True),
+    case("unsplit", "tokens", lambda x: tokens.unsplit(x, 6, 6, 3, 2, 1), shape=(1, 9, 9), meta_ok=True),
+    case("rebuild_image", "tokens", lambda x: tokens.rebuild_image(x, 2, 3), shape=(1, 6, 4), meta_ok=True),
+    case("PatchTokenizer", "images", lambda x: vit().patch_embed(x), shape=(1, 1, 8, 8)),
+    case("VisionTransformer", "images", lambda x: vit()(x), shape=(1, 1, 8, 8)),
+    case("attention_weights", "images", lambda x: vit().attention_weights(x), shape=(1, 1, 8, 8)),
+    case("T2TViT", "images", lambda x: t2t()(x), shape=(1, 1, 16, 16)),
+    case("TokensToToken", "images", lambda x: t2t().tokenizer(x), shape=(1, 1, 16, 16)),
+    case("Attention", "x", lambda x: attention.Attention(4, num_heads=2)(x), shape=(1, 3, 4)),
+    case("Attention.steps", "x", lambda x: attention.Attention(4).steps(x), shape=(1, 3, 4)),
+    case("EncoderBlock", "x", lambda x: blocks.EncoderBlock(4, 2)(x), shape=(1, 3, 4)),
+    case("Mlp", "x", lambda x: blocks.Mlp(4, 8)(x), shape=(1, 3, 4)),
+    case("TokenTransformer", "x", lambda x: blocks.TokenTransformer(4, 6)(x), shape=(1, 3, 4)),
+    case("clearest_row", "weights", attention.clearest_row, shape=(1, 4, 4)),
+    case("scramble_patches", "images", lambda x: scenes.scramble_patches(x, 4, torch.Generator()), shape=(2, 1, 8, 8)),
+    case("cosine_similarity_grid", "embedding", lambda x: position.cosine_similarity_grid(x, 2, 2), shape=(4, 3)),
+    case("resize_position_embedding", "pos_embed", lambda x: position.resize_position_embedding(x, (2, 2), (1, 1)), shape=(1, 5, 8)),
+    case("row_column_score", "embedding", lambda x: probes.row_column_score(x, 2, 2), shape=(4, 3)),
+    case("attention_entropy", "weights", probes.attention_entropy, shape=(4, 4)),
+    case("mean_attention_distance", "weights", lambda x: probes.mean_attention_distance(x, 2, 2, 4), shape=(4, 4)),
+    case("count_macs", "images", lambda x: cost.count_macs(vit(), x), shape=(1, 1, 8, 8)),
+    case("where_predictions", "outputs", train.where_predictions, shape=(2, 8)),
+    case("to_tensor", "picture", data.to_tensor, shape=(6, 10)),
+    case("as_numpy", "x", plots.as_numpy, shape=(6, 10)),
+    case("show_picture", "picture", lambda x: plots.show_picture(x, ax=axes()), shape=(6, 10)),
+    case("show_matrix", "matrix", lambda x: plots.show_matrix(x, ax=axes()), shape=(3, 3)),
+    case("show_table_columns", "table", lambda x: plots.show_table_columns(x, [0, 1], ax=axes()), shape=(4, 6)),
+    case("show_token_strip", "token", lambda x: plots.show_token_strip(x, ax=axes()), shape=(9,)),
+    case("show_counts", "counts", lambda x: plots.show_counts(x, ax=axes()), shape=(6, 10)),
+    case("show_grid_values", "values", lambda x: plots.show_grid_values(x, ax=axes()), shape=(3, 5)),
+    case("show_similarity_grid", "sims", plots.show_similarity_grid, shape=(2, 2, 2, 2)),
+    case("show_attention_on_picture", "picture", lambda x: plots.show_attention_on_picture(x, np.zeros((1, 2)), 5, 0), shape=(5, 10)),
+    case("show_attention_on_picture", "weights", lambda x: plots.show_attention_on_picture(np.zeros((5, 10)), x, 5, 0), shape=(1, 2)),
+    case("draw_windows", "corners", lambda x: plots.draw_windows(axes(), x, 3), shape=(2, 2)),
+    case("show_learning_rate", "lrs", lambda x: plots.show_learning_rate(x, 1, ax=axes()), shape=(3,)),
+    case("soft_split_frames", "picture", lambda x: plots.soft_split_frames(x, 3, 2, 1, 1), shape=(6, 8)),
+    case("load_pretrained", "head.weight", lambda x: checkpoints.load_pretrained(vit(), _with_head(x), "timm"), shape=(1, 8)),
+    case("unwrap", "head.weight", lambda x: checkpoints.unwrap(_with_head(x)), shape=(1, 8), meta_ok=True),
+    case("from_timm_vit", "head.weight", lambda x: checkpoints.from_timm_vit(_with_head(x)), shape=(1, 8), meta_ok=True),
+    case("to_timm_vit", "head.weight", lambda x: checkpoints.to_timm_vit(_with_head(x), 1, 4), shape=(1, 8), meta_ok=True),
+]  # fmt: skip
+
+NOT_DENSE = {  # a tensor of the given (dense, float32) values in another layout, or None where torch has none
+    "sparse_coo": lambda x: x.to_sparse(),
+    "sparse_csr": lambda x: x.to_sparse_csr() if x.ndim >= 2 else None,
+    "sparse_csc": lambda x: x.to_sparse_csc() if x.ndim == 2 else None,
+    "sparse_bsr": lambda x: x.to_sparse_bsr((1, 1)) if x.ndim == 2 else None,
+    "mkldnn": lambda x: x.to_mkldnn(),
+    "nested": lambda x: torch.nested.nested_tensor(list(x)) if x.ndim >= 2 else None,
+    "quantized": lambda x: torch.quantize_per_tensor(x, 0.01, 0, torch.qint8),
+    "meta": lambda x: x.to("meta"),
+}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch: sparse CSR, nested and quantized tensors are beta
+@pytest.mark.parametrize("kind", list(NOT_DENSE))
+@pytest.mark.parametrize("c", LAYOUTS, ids=lambda c: f"{c.label}-{c.param}")
+def test_tensors_that_are_not_dense_or_hold_no_numbers_are_refused_naming_the_parameter(
+    c: Case, kind: str
+) -> None:
+    values = torch.rand(c.options["shape"], generator=torch.Generator().manual_seed(0))
+    index = torch.arange(values.shape[-1])  # zeros in a checkerboard along the last axes: every batch entry
+    values[..., index % 2 == 1] = 0  # of a batched sparse_csr tensor then holds as many numbers as the others
+    bad = NOT_DENSE[kind](values)
+    if bad is None:
+        pytest.skip(f"torch has no {kind} tensor of rank {values.ndim}")
+    try:
+        if kind == "meta" and c.options.get("meta_ok"):  # shapes only: a meta result, no error
+            out = c.call(bad)
+            assert (out[c.param] if isinstance(out, dict) else out).is_meta
+            return
+        with pytest.raises(BAD) as caught:
+            c.call(bad)
+    finally:
+        plt.close("all")
+    expected = ValueError if kind == "meta" else TypeError
+    assert isinstance(caught.value, expected), (
+        f"{c.label}({c.param}=<{kind}>) raised {type(caught.value).__name__}: {caught.value}"
+    )
+    assert c.param in str(caught.value), f"{c.label}: the message does not name {c.param!r}: {caught.value}"
+    advice = {"meta": "no numbers", "quantized": "dequantize()", "nested": "to_padded_tensor"}
+    assert advice.get(kind, "to_dense()") in str(caught.value)
+
+
+def test_a_model_built_on_the_meta_device_still_runs_on_meta_images_for_its_shapes() -> None:
+    with torch.device("meta"):
+        model = models.VisionTransformer((8, 8), 4, 1, embed_dim=8, depth=1, num_heads=2)
+    images = torch.zeros(3, 1, 8, 8, device="meta")
+    assert model(images).shape == (3, 1) and model(images).is_meta
+    assert sum(cost.count_macs(model, images).values()) > 0
+    with pytest.raises(ValueError, match="images is on device meta but the module's parameters are on cpu"):
+        vit()(images)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Sizes beyond what any machine holds: everything that allocates from its arguments (layers, models, position
+# tables, batches, intermediate tensors), given a size that asks for more than LARGEST_ALLOCATION elements,
+# raises a ValueError naming the argument, before allocating (a failure would be torch's RuntimeError, or a
+# MemoryError, or a hang).
+
+_big_t2t = kw(models.T2TViT, img_size=(16, 16), in_chans=1, token_dim=4, embed_dim=8, depth=1, num_heads=1)
+_big_vit = kw(
+    models.VisionTransformer, img_size=(8, 8), patch_size=4, in_chans=1, embed_dim=8, depth=1, num_heads=1
+)
+
+ALLOCATIONS = [
+    *(case("PatchTokenizer", n, kw(tokens.PatchTokenizer, img_size=(8, 12), patch_size=4, in_chans=1, embed_dim=8)(n))
+      for n in ("in_chans", "embed_dim")),
+    *(case("Attention", n, kw(attention.Attention, dim=4, chan=4)(n)) for n in ("dim", "chan")),
+    *(case("Mlp", n, kw(blocks.Mlp, in_features=4, hidden_features=8, out_features=4)(n))
+      for n in ("in_features", "hidden_features", "out_features")),
+    case("EncoderBlock", "dim", lambda v: blocks.EncoderBlock(v, 1)),
+    case("EncoderBlock", "mlp_ratio", lambda v: blocks.EncoderBlock(4, 1, mlp_ratio=float(v))),
+    *(case("TokenTransformer", n, kw(blocks.TokenTransformer, dim=4, chan=4)(n)) for n in ("dim", "chan")),
+    *(case("VisionTransformer", n, _big_vit(n)) for n in ("in_chans", "embed_dim", "depth", "num_classes")),
+    case("VisionTransformer", "img_size", lambda v: models.VisionTransformer((v, 8), 1, 1, embed_dim=8, depth=1, num_heads=1)),
+    *(case("T2TViT", n, _big_t2t(n)) for n in ("in_chans", "token_dim", "embed_dim", "depth", "num_classes")),
+    *(case("TokensToToken", n, kw(models.TokensToToken, img_size=16, in_chans=1, token_dim=4, embed_dim=8)(n))
+      for n in ("in_chans", "token_dim", "embed_dim")),
+    case("T2TViT", "stages", lambda v: _big_t2t("stages")(((3, 2, v),))),
+    *(case("build_model", n, lambda v, n=n: train.build_model(train.TrainConfig(**{"num_heads": 1, n: v})))
+      for n in ("embed_dim", "depth")),
+    *(case("sinusoidal_table", n, kw(position.sinusoidal_table, num_tokens=5, dim=8)(n)) for n in ("num_tokens", "dim")),
+    *(case("learned_position_embedding", n, kw(position.learned_position_embedding, num_tokens=5, dim=8)(n))
+      for n in ("num_tokens", "dim")),
+    case("resize_position_embedding", "new_grid", lambda v: position.resize_position_embedding(torch.zeros(1, 5, 8), (2, 2), (v, 1))),
+    case("soft_split", "padding", lambda v: tokens.soft_split(torch.zeros(1, 1, 1, 1), 3, 1, v)),
+    case("unsplit", "height", lambda v: tokens.unsplit(torch.zeros(1, 1, 1), v, 1, 1, v, 0)),
+    case("window_corners", "height", lambda v: tokens.window_corners(v, 1, 1, 1, 0)),
+    case("make_batch", "size", lambda v: scenes.make_batch("moon", v, 0)),
+    case("scene_pool", "size", lambda v: scenes.scene_pool("moon", v, 0)),
+    case("evaluate", "size", lambda v: train.evaluate(vit(), "moon", v)),
+    case("soft_split_frames", "scale", lambda v: plots.soft_split_frames(np.zeros((4, 4)), 2, 2, 0, v)),
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    c=st.sampled_from(ALLOCATIONS), size=st.integers(2 * _validate.LARGEST_ALLOCATION, _validate.LARGEST_INT)
+)
+def test_sizes_beyond_any_machine_are_refused_before_allocating(c: Case, size: int) -> None:
+    with pytest.raises(ValueError) as caught:
+        c.call(size)
+    assert c.param in str(caught.value), f"{c.label}: the message does not name {c.param!r}: {caught.value}"
+    assert "2**40" in str(caught.value)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(
+    dim=st.integers(2, 24),
+    heads=st.sampled_from([1, 2]),
+    ratio=st.sampled_from([0.5, 1.0, 3.0]),
+    bias=st.booleans(),
+)
+def test_the_counts_the_size_check_uses_equal_the_parameters_built(
+    dim: int, heads: int, ratio: float, bias: bool
+) -> None:
+    dim *= heads
+    chan = dim + 2 * heads
+    count = lambda module: models.count_parameters(module)[0]  # noqa: E731
+    assert blocks.EncoderBlock.parameter_count(dim, ratio, bias) == count(
+        blocks.EncoderBlock(dim, heads, ratio, bias)
+    )
+    assert blocks.TokenTransformer.parameter_count(dim, chan, ratio, bias) == count(
+        blocks.TokenTransformer(dim, chan, heads, ratio, bias)
+    )
+    assert blocks.Mlp.parameter_count(dim, chan, 3) == count(blocks.Mlp(dim, chan, 3))
+    assert attention.Attention.parameter_count(dim, chan, bias) == count(
+        attention.Attention(dim, chan, heads, bias)
+    )
+    assert tokens.PatchTokenizer.parameter_count(2, heads, dim) == count(
+        tokens.PatchTokenizer((4, 6), 2, heads, dim)
+    )
+
+
+def test_the_largest_presets_fit_under_the_limit() -> None:
+    """The limit refuses only what no machine holds: every preset (ViT-Huge: 632 M parameters) is far below it."""
+    with torch.device("meta"):
+        for name in models.PRESETS:
+            assert models.count_parameters(models.create_model(name))[0] < _validate.LARGEST_ALLOCATION / 1000
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Figures: every array a figure function draws is checked the way the model side checks images. An array that
+# is no picture (not 2-D after squeezing, or empty), no matrix, no similarity grid, gets a ValueError naming it;
+# never an IndexError from inside numpy or matplotlib.
+
+
+def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(d for d in shape if d != 1)
+
+
+def _picture_ok(shape: tuple[int, ...]) -> bool:
+    return len(_squeezed(shape)) == 2 and 0 not in shape
+
+
+FIGURE_ARRAYS = [
+    case("show_picture", "picture", lambda x: plots.show_picture(x, ax=axes()), valid=_picture_ok),
+    case("show_counts", "counts", lambda x: plots.show_counts(x, ax=axes()), valid=_picture_ok),
+    case("soft_split_frames", "picture", lambda x: plots.soft_split_frames(x, 1, 1, 0, 1), valid=_picture_ok),
+    case("soft_split_animation", "picture", lambda x: plots.soft_split_animation(x, 1, 1, 0, 1), valid=_picture_ok),
+    case("show_attention_on_picture", "picture", lambda x: plots.show_attention_on_picture(x, np.zeros((1, 1)), 1, None),
+         valid=_picture_ok),
+    case("show_matrix", "matrix", lambda x: plots.show_matrix(x, ax=axes()), valid=lambda s: len(s) == 2 and 0 not in s),
+    case("show_grid_values", "values", lambda x: plots.show_grid_values(x, ax=axes()), valid=lambda s: len(s) == 2 and 0 not in s),
+    case("show_token_strip", "token", lambda x: plots.show_token_strip(x, ax=axes()), valid=lambda s: 0 not in s),
+    case("show_similarity_grid", "sims", plots.show_similarity_grid,
+         valid=lambda s: len(s) == 4 and s[:2] == s[2:] and 0 not in s),
+    case("draw_windows", "corners", lambda x: plots.draw_windows(axes(), x, 2), valid=lambda s: len(s) == 2 and s[1] == 2),
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    c=st.sampled_from(FIGURE_ARRAYS),
+    shape=st.lists(st.integers(0, 4), max_size=5).map(tuple),
+    as_tensor=st.booleans(),
+)
+def test_figure_functions_refuse_arrays_of_the_wrong_shape_naming_them(
+    c: Case, shape: tuple[int, ...], as_tensor: bool
+) -> None:
+    if c.options["valid"](shape):
+        return  # a valid shape: drawn elsewhere (the notebooks); here only what must be refused
+    array = np.zeros(shape)
+    try:
+        with pytest.raises(ValueError) as caught:
+            c.call(torch.from_numpy(array) if as_tensor else array)
+    finally:
+        plt.close("all")
+    assert c.param in str(caught.value), f"{c.label}: the message does not name {c.param!r}: {caught.value}"
+
+
+@pytest.mark.parametrize(
+    "call, phrase",
+    [
+        (lambda: plots.soft_split_frames(np.zeros(5), 3, 2, 1), "picture must be a non-empty (H, W) array"),
+        (lambda: plots.soft_split_frames(np.zeros((6, 8)), 3, 2, 1, 0), "scale must be an int >= 1"),
+        (lambda: plots.soft_split_frames(np.zeros((6, 8)), 9, 1, 0), "kernel=9 is larger than the padded height"),
+        (lambda: plots.draw_patch_grid(axes(), 60, 100, 200), "patch=200 is larger than the 60 x 100 picture"),
+        (lambda: plots.draw_patch_grid(axes(), 60, 100, 20, numbers=[1, 2]), "numbers must hold one label per patch"),
+        (lambda: plots.draw_patch_grid(axes(), 60, 100, 20, numbers="1 2"), "numbers must be True, False or a sequence"),
+        (lambda: plots.draw_windows(axes(), np.full((2, 2), np.nan), 3), "corners must hold finite numbers"),
+        (lambda: plots.draw_windows(axes(), np.zeros((2, 2)), 3, color="no such colour"), "color must be a matplotlib colour"),
+        (lambda: plots.show_attention_on_picture(np.zeros((60, 100)), np.zeros((2, 15)), 7, 1), "patch=7 does not divide"),
+        (lambda: plots.show_attention_on_picture(np.zeros((60, 100)), np.zeros((0, 15)), 20, 1), "heads >= 1"),
+        (lambda: plots.show_picture(np.zeros((6, 10)), ax=axes(), vmin=1, vmax=0), "vmin must be <= vmax"),
+        (lambda: plots.show_matrix(np.zeros((3, 3)), ax=axes(), aspect="wide"), "aspect must be 'auto', 'equal'"),
+        (lambda: plots.show_counts(np.full((3, 3), 0.5), ax=axes()), "counts must hold whole numbers"),
+        (lambda: plots.show_counts(np.arange(1000).reshape(10, 100), ax=axes()), "counts span 1000 values"),
+        (lambda: plots.show_grid_values(np.full((3, 5), np.nan), ax=axes()), "values must hold finite numbers"),
+        (lambda: plots.show_learning_rate([0.1, float("inf")], 0, ax=axes()), "lrs must hold finite numbers"),
+        (lambda: plots.show_learning_rate([], 0, ax=axes()), "lrs must hold at least one learning rate"),
+        (lambda: plots.show_learning_rate([0.1, [0.2, 0.3]], 0, ax=axes()), "lrs must be a flat sequence"),
+    ],
+)  # fmt: skip
+def test_figure_settings_that_do_not_fit_are_refused_with_a_reason(
+    call: Callable[[], object], phrase: str
+) -> None:
+    try:
+        with pytest.raises(BAD, match=re.escape(phrase)):
+            call()
+    finally:
+        plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Paths to write to: checked before any work, by the functions (swept above: save_checkpoint, make_shipped,
+# write_shipped_files) and by every command line that writes (--save, --out, --nbgrader-course).
+
+
+def _unwritable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every place look read-only (root may write anywhere, so a chmod would not do)."""
+    monkeypatch.setattr(_validate.os, "access", lambda path, mode: False)
+
+
+@pytest.mark.parametrize("kind", ["folder", "missing folder", "inside a file", "read-only", "empty"])
+def test_train_refuses_a_save_path_it_cannot_write_before_training(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    (tmp_path / "a.file").write_text("")
+    path = {
+        "folder": tmp_path,
+        "missing folder": tmp_path / "missing" / "run.pt",
+        "inside a file": tmp_path / "a.file" / "run.pt",
+        "read-only": tmp_path / "run.pt",
+        "empty": "",
+    }[kind]
+    if kind == "read-only":
+        _unwritable(monkeypatch)
+    monkeypatch.setattr(train, "train", lambda *a, **k: pytest.fail("trained before checking --save"))
+    with pytest.raises(SystemExit) as caught:
+        train.main(["--steps", "1", "--batch-size", "2", "--no-progress", "--save", str(path)])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert "--save" in err and ("folder" in err or "write" in err), err
+
+
+@pytest.mark.parametrize(
+    "main, option",
+    [(preview.main, "--out"), (classroom.main, "--out"), (classroom.main, "--nbgrader-course")],
+)
+@pytest.mark.parametrize("kind", ["a file", "inside a file", "read-only"])
+def test_command_lines_refuse_an_output_folder_they_cannot_write(
+    main: Callable,
+    option: str,
+    kind: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    (tmp_path / "a.file").write_text("")
+    folder = {
+        "a file": tmp_path / "a.file",
+        "inside a file": tmp_path / "a.file" / "out",
+        "read-only": tmp_path / "new",
+    }
+    if kind == "read-only":
+        _unwritable(monkeypatch)
+    notebook = tmp_path / "00_x.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    argv = [option, str(folder[kind])] + ([str(notebook)] if main is classroom.main else [])
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert option in err, err
+    assert not (tmp_path / "new").exists()
+
+
+def test_classroom_refuses_a_folder_given_as_a_notebook(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(SystemExit):
+        classroom.main(["--out", str(tmp_path / "out"), str(tmp_path)])
+    assert "is not a file" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -13,9 +13,13 @@ from vitcourse import classroom
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-WITH_EXERCISES = [
-    p for p in NOTEBOOKS if any(classroom.has_solution(c.source) for c in nbformat.read(p, 4).cells)
-]
+# The notebooks that have no exercises by design, and why. Every other notebook must have at least three (the
+# test below holds both sides), so a notebook cannot lose its exercises unnoticed.
+WITHOUT_EXERCISES = {
+    "00_start_here": "the orientation: how to use the course",
+    "08_errata": "an appendix: the errata of the sources",
+}
+WITH_EXERCISES = [p for p in NOTEBOOKS if p.stem not in WITHOUT_EXERCISES]
 
 
 def test_strip_keeps_indentation_and_surroundings() -> None:
@@ -42,11 +46,20 @@ def test_broken_markers_are_refused(source: str, pattern: str) -> None:
         classroom.strip_solutions(source, "test.ipynb, cell 3")
 
 
-def test_every_exercise_notebook_has_three_or_more_collapsed_solutions() -> None:
+def test_every_notebook_has_three_or_more_collapsed_solutions_unless_listed_without_exercises() -> None:
+    missing = set(WITHOUT_EXERCISES) - {p.stem for p in NOTEBOOKS}
+    assert not missing, f"WITHOUT_EXERCISES names notebooks that do not exist: {sorted(missing)}"
     assert len(WITH_EXERCISES) >= 6
-    for path in WITH_EXERCISES:
+    for path in NOTEBOOKS:
         solutions = [c for c in nbformat.read(path, 4).cells if classroom.has_solution(c.source)]
-        assert len(solutions) >= 3, path.name
+        if path.stem in WITHOUT_EXERCISES:
+            assert not solutions, (
+                f"{path.name} has exercises but is listed as {WITHOUT_EXERCISES[path.stem]!r}"
+            )
+            continue
+        assert len(solutions) >= 3, (
+            f"{path.name}: {len(solutions)} exercises; an appendix goes in WITHOUT_EXERCISES"
+        )
         for cell in solutions:
             assert cell.cell_type == "code"
             assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, path.name

@@ -121,3 +121,66 @@ def test_check_image_casts_floats_and_refuses_other_dtypes_and_devices() -> None
         check_image(torch.zeros(1, 1, 4, 4, dtype=torch.uint8), 1, (4, 4))
     with pytest.raises(ValueError, match="images is on device meta but the module's parameters are on cpu"):
         check_image(torch.zeros(1, 1, 4, 4, device="meta"), 1, (4, 4), like=weight)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch: quantized tensors are deprecated
+def test_dense_tensor_refuses_other_layouts_and_meta_unless_shapes_only() -> None:
+    x = torch.zeros(2, 3)
+    assert _validate.dense_tensor("x", x) is x
+    with pytest.raises(TypeError, match=r"x is a sparse_coo tensor, .*convert it with x\.to_dense\(\)"):
+        _validate.dense_tensor("x", x.to_sparse())
+    with pytest.raises(TypeError, match=r"checkpoint entry 'w' is a sparse_coo tensor.*tensor\.to_dense\(\)"):
+        _validate.dense_tensor("checkpoint entry 'w'", x.to_sparse())
+    with pytest.raises(TypeError, match=r"x is a quantized tensor \(torch.qint8\).*x\.dequantize\(\)"):
+        _validate.dense_tensor("x", torch.quantize_per_tensor(x, 0.1, 0, torch.qint8))
+    meta = torch.zeros(2, 3, device="meta")
+    with pytest.raises(ValueError, match=r"x is a meta tensor \(a shape of \(2, 3\) with no numbers in it\)"):
+        _validate.dense_tensor("x", meta)
+    assert _validate.dense_tensor("x", meta, shapes_only=True) is meta
+    with pytest.raises(ValueError, match="images is a meta tensor"):  # no module to compare devices with
+        check_image(torch.zeros(1, 1, 4, 4, device="meta"), 1, (4, 4))
+    on_meta = torch.zeros(2, device="meta")  # a module built on the meta device takes meta images
+    assert check_image(torch.zeros(1, 1, 4, 4, device="meta"), 1, (4, 4), like=on_meta).is_meta
+
+
+def test_allocatable_refuses_more_than_the_limit_naming_the_settings() -> None:
+    limit = _validate.LARGEST_ALLOCATION
+    assert limit == 2**40 and _validate.allocatable("a table", limit, dim=1) == limit
+    with pytest.raises(
+        ValueError, match=r"num_tokens=1099511627777, dim=1: a table would hold 1,099,511,627,777"
+    ):
+        _validate.allocatable("a table", limit + 1, num_tokens=limit + 1, dim=1)
+    with pytest.raises(
+        ValueError, match=r"would hold about 2\*\*66\.0 elements"
+    ):  # huge counts as powers of two
+        _validate.allocatable("a table", 2**66, dim=2**62)
+
+
+def test_writable_file_and_folder(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.file").write_text("")
+    assert _validate.writable_file("path", tmp_path / "new.pt") == tmp_path / "new.pt"
+    assert _validate.writable_file("path", str(tmp_path / "a.file")) == tmp_path / "a.file"  # overwritten
+    with pytest.raises(
+        ValueError, match=r"--save '.*' is a folder; pass the path of a file to write, e\.g\."
+    ):
+        _validate.writable_file("--save", tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"path '.*': the folder '.*missing' does not exist"):
+        _validate.writable_file("path", tmp_path / "missing" / "x.pt")
+    with pytest.raises(ValueError, match=r"a\.file' is a file, not a folder"):
+        _validate.writable_file("path", tmp_path / "a.file" / "deeper" / "x.pt")
+    with pytest.raises(TypeError, match="path must be a file path"):
+        _validate.writable_file("path", b"x.pt")
+    assert _validate.writable_folder("out", tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
+    with pytest.raises(ValueError, match=r"out '.*a\.file' is a file; pass a folder"):
+        _validate.writable_folder("out", tmp_path / "a.file")
+    with pytest.raises(ValueError, match="out must be a folder path, got an empty path"):
+        _validate.writable_folder("out", " ")
+    monkeypatch.setattr(
+        _validate.os, "access", lambda path, mode: False
+    )  # a read-only place (root writes anywhere)
+    with pytest.raises(ValueError, match="may not write in"):
+        _validate.writable_file("path", tmp_path / "new.pt")
+    with pytest.raises(ValueError, match="may not overwrite"):
+        _validate.writable_file("path", tmp_path / "a.file")
+    with pytest.raises(ValueError, match="may not write in"):
+        _validate.writable_folder("out", tmp_path / "new")

@@ -9,8 +9,17 @@ module's private helper). One helper per kind of parameter:
 * switches: :func:`flag` (only ``True``/``False``: the string ``"False"`` is truthy in Python);
 * named choices: :func:`choice`;
 * objects: :func:`instance_of` (a model where a model is expected, an Axes where an Axes is expected, ...);
-* tensors and images: :func:`tensor_of_rank`, :func:`real_tensor`, :func:`image_size`, :func:`check_image`,
-  :func:`check_tokens`.
+* tensors and images: :func:`dense_tensor`, :func:`tensor_of_rank`, :func:`real_tensor`, :func:`image_size`,
+  :func:`check_image`, :func:`check_tokens`;
+* sizes of what is about to be allocated: :func:`allocatable` (at most :data:`LARGEST_ALLOCATION` elements);
+* paths: :func:`writable_file`, :func:`writable_folder`.
+
+Tensors (one rule for the whole package): a tensor must be dense (``torch.strided``) and hold numbers. Sparse
+(``sparse_coo``, ``sparse_csr``, ...), mkldnn, nested and quantized tensors are refused with a TypeError that
+says how to convert them (``x.to_dense()``, ``x.dequantize()``); a meta tensor (a shape with no numbers) is
+refused with a ValueError, except by the functions that only move entries around (:mod:`vitcourse.tokens`)
+and by a module whose own parameters are on the meta device, so a model built there can still be run to find
+its shapes.
 
 Dtypes (one rule for the whole package): images and tokens must hold real floating-point numbers. Integer,
 bool and complex tensors are refused with a TypeError that says how to convert them (``x.float() / 255`` for
@@ -27,7 +36,9 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -40,6 +51,9 @@ __all__ = [
     "flag",
     "choice",
     "instance_of",
+    "LARGEST_ALLOCATION",
+    "allocatable",
+    "dense_tensor",
     "tensor_of_rank",
     "real_tensor",
     "image_size",
@@ -48,10 +62,17 @@ __all__ = [
     "divisors",
     "common_divisors",
     "listing",
+    "writable_file",
+    "writable_folder",
 ]
 
 #: The largest whole number a size, count or index may be: torch stores sizes as signed 64-bit integers.
 LARGEST_INT = 2**63 - 1
+
+#: The most elements one layer, model or intermediate tensor built from the arguments may have: 2**40, which
+#: is 4 TiB of float32, more memory than any one machine holds (the largest GPUs hold about 2**37 bytes).
+#: Sizes above it are refused before anything is allocated, instead of failing inside torch.
+LARGEST_ALLOCATION = 2**40
 
 
 def _shown(value: object) -> str:
@@ -138,18 +159,83 @@ def instance_of(name: str, value: object, kind: type | tuple[type, ...], what: s
     raise TypeError(f"{name} must be {what}, got {_shown(value)}{hint}")
 
 
-def tensor_of_rank(name: str, x: object, rank: int, layout: str) -> torch.Tensor:
-    """Return ``x`` if it is a tensor with ``rank`` dimensions; ``layout`` (e.g. "(B, C, H, W)") goes in the message."""
+def _count(n: int) -> str:
+    """A number of elements for a message: exact up to 10**15, else as a power of two."""
+    return f"{n:,}" if n < 10**15 else f"about 2**{math.log2(n):.1f}"
+
+
+def allocatable(what: str, elements: int, **settings: object) -> int:
+    """``elements`` if it is at most :data:`LARGEST_ALLOCATION`, else a ValueError naming ``settings``.
+
+    Called before a layer, model or intermediate tensor of ``elements`` entries is allocated; ``what`` says what
+    would be allocated ("PatchTokenizer's parameters") and ``settings`` are the arguments that ask for that size,
+    named in the message with their values.
+    """
+    if elements <= LARGEST_ALLOCATION:
+        return elements
+    given = ", ".join(f"{name}={value!r:.40}" for name, value in settings.items())
+    raise ValueError(
+        f"{given}: {what} would hold {_count(elements)} elements, more than the 2**40 ({LARGEST_ALLOCATION:,}) "
+        f"any layer, model or intermediate tensor may hold (4 TiB of float32, more than any machine has); use "
+        f"smaller values"
+    )
+
+
+def _advice(name: str, method: str) -> str:
+    """How to call ``method`` on the argument ``name`` (``x.to_dense()``), or on a tensor when it has no name."""
+    return f"{name}.{method}" if name.isidentifier() else f"tensor.{method}"
+
+
+def dense_tensor(name: str, x: torch.Tensor, *, shapes_only: bool = False) -> torch.Tensor:
+    """Return the tensor ``x`` if it is dense (``torch.strided``) and holds numbers; else raise naming ``name``.
+
+    Sparse, mkldnn, nested and quantized tensors get a TypeError that says how to convert them; the course's
+    operations (unfold, reshape, LayerNorm, numpy conversion) are defined for dense tensors only. A meta
+    tensor (a shape with no numbers) gets a ValueError, unless ``shapes_only``: the caller only moves entries
+    around, so a meta tensor in gives a meta tensor of the right shape out.
+    """
+    if x.layout != torch.strided:
+        kind = str(x.layout).removeprefix("torch.").strip("_")
+        raise TypeError(
+            f"{name} is a {kind} tensor, but a dense (strided) tensor is needed: convert it with "
+            f"{_advice(name, 'to_dense()')}"
+        )
+    if x.is_nested:
+        raise TypeError(
+            f"{name} is a nested tensor, but a regular tensor is needed: stack tensors of one shape, or pad "
+            f"it with torch.nested.to_padded_tensor({name if name.isidentifier() else 'tensor'}, 0.0)"
+        )
+    if x.is_quantized:
+        raise TypeError(
+            f"{name} is a quantized tensor ({x.dtype}), but real floating-point numbers are needed: convert it "
+            f"with {_advice(name, 'dequantize()')}"
+        )
+    if x.is_meta and not shapes_only:
+        raise ValueError(
+            f"{name} is a meta tensor (a shape of {tuple(x.shape)} with no numbers in it); pass a tensor on the CPU "
+            f"or a GPU that holds the numbers"
+        )
+    return x
+
+
+def tensor_of_rank(
+    name: str, x: object, rank: int, layout: str, *, shapes_only: bool = False
+) -> torch.Tensor:
+    """Return ``x`` if it is a dense tensor with ``rank`` dimensions; ``layout`` (e.g. "(B, C, H, W)") goes in
+    the message. A meta tensor is refused unless ``shapes_only`` (see :func:`dense_tensor`)."""
     if not isinstance(x, torch.Tensor):
         extra = "; convert it with torch.from_numpy(...).float()" if isinstance(x, np.ndarray) else ""
         raise TypeError(f"{name} must be a torch.Tensor of shape {layout}, got {type(x).__name__}{extra}")
+    dense_tensor(name, x, shapes_only=shapes_only)
     if x.ndim != rank:
         raise ValueError(f"{name} must have {rank} dimensions {layout}, got shape {tuple(x.shape)}")
     return x
 
 
-def real_tensor(name: str, x: torch.Tensor) -> torch.Tensor:
-    """Return ``x`` if it holds real floating-point numbers, else a TypeError that says how to convert it."""
+def real_tensor(name: str, x: torch.Tensor, *, shapes_only: bool = False) -> torch.Tensor:
+    """Return ``x`` if it is a dense tensor of real floating-point numbers, else a TypeError that says how to
+    convert it. A meta tensor is refused unless ``shapes_only`` (see :func:`dense_tensor`)."""
+    dense_tensor(name, x, shapes_only=shapes_only)
     if x.is_floating_point():
         return x
     if x.dtype == torch.bool:
@@ -164,9 +250,16 @@ def real_tensor(name: str, x: torch.Tensor) -> torch.Tensor:
 
 
 def _match_parameters(name: str, x: torch.Tensor, like: torch.Tensor | None) -> torch.Tensor:
-    """``x`` cast to the dtype of ``like`` (a parameter of the module about to use it), after checking devices."""
+    """``x`` cast to the dtype of ``like`` (a parameter of the module about to use it), after checking devices.
+
+    A meta tensor is accepted only by a module whose parameters are on the meta device too (shapes only)."""
     if like is None:
-        return x
+        return dense_tensor(name, x)
+    if x.is_meta and not like.is_meta:
+        raise ValueError(
+            f"{name} is on device meta but the module's parameters are on {like.device}: a meta tensor has a "
+            f"shape ({tuple(x.shape)}) but no numbers; pass a tensor on {like.device} that holds the numbers"
+        )
     if x.device != like.device:
         raise ValueError(
             f"{name} is on device {x.device} but the module's parameters are on {like.device}; "
@@ -192,8 +285,8 @@ def check_image(
     The message says what the model was built for and the shape to pass. With ``like`` (one of the model's
     parameters) the images must be on its device and are returned cast to its dtype.
     """
-    tensor_of_rank("images", images, 4, "(B, C, H, W)")
-    real_tensor("images", images)
+    tensor_of_rank("images", images, 4, "(B, C, H, W)", shapes_only=True)  # meta: see _match_parameters
+    real_tensor("images", images, shapes_only=True)
     expected = f"pass images of shape (B, {in_chans}, {img_size[0]}, {img_size[1]})"
     if images.shape[1] != in_chans:
         raise ValueError(
@@ -214,8 +307,8 @@ def check_tokens(
 
     ``setting`` names the module's argument that fixed ``length`` (``dim``, ``in_features``), for the message.
     """
-    tensor_of_rank(name, x, 3, "(B, N, D)")
-    real_tensor(name, x)
+    tensor_of_rank(name, x, 3, "(B, N, D)", shapes_only=True)  # meta: see _match_parameters
+    real_tensor(name, x, shapes_only=True)
     if x.shape[-1] != length:
         raise ValueError(
             f"{name} has tokens of length {x.shape[-1]} but this module was built for {setting}={length}; "
@@ -325,3 +418,65 @@ def listing(values: Sequence[int], limit: int = 12) -> str:
         return str(list(values))
     head, tail = list(values[: limit - 2]), list(values[-2:])
     return f"{str(head)[:-1]}, ..., {str(tail)[1:]} ({len(values)} values)"
+
+
+def _path(name: str, path: object, what: str) -> Path:
+    if not isinstance(path, str | os.PathLike) or isinstance(path, bytes):
+        raise TypeError(f"{name} must be {what} (a str or pathlib.Path), got {_shown(path)}")
+    if str(path).strip() == "":
+        raise ValueError(f"{name} must be {what}, got an empty path")
+    return Path(path)
+
+
+def writable_file(name: str, path: object, example: str = "checkpoint.pt") -> Path:
+    """``path`` as a Path if a file can be written there, else an error naming ``name`` (checked before any work).
+
+    Refused: a path that is not a str or Path (TypeError); an empty path, an existing folder, a path whose
+    folder is a file, or a file or folder the process may not write to (ValueError); a folder that does not
+    exist (FileNotFoundError: it is not created silently). ``example`` is the file name a message suggests.
+    """
+    target = _path(name, path, "a file path")
+    if target.is_dir():
+        raise ValueError(
+            f"{name} {str(path)!r} is a folder; pass the path of a file to write, e.g. {str(target / example)!r}"
+        )
+    folder = existing = target.parent
+    while not existing.exists():  # the nearest part of the path that exists
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(
+            f"{name} {str(path)!r}: {str(existing)!r} is a file, not a folder; pass a path in a folder"
+        )
+    if existing != folder:
+        raise FileNotFoundError(
+            f"{name} {str(path)!r}: the folder {str(folder)!r} does not exist; create it first or pass a path in "
+            f"an existing folder"
+        )
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ValueError(f"{name} {str(path)!r} is a file this process may not overwrite; pass another path")
+    if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(
+            f"{name} {str(path)!r}: this process may not write in {str(folder)!r}; pass another path"
+        )
+    return target
+
+
+def writable_folder(name: str, path: object) -> Path:
+    """``path`` as a Path if it is a folder that can be written in, or can be created (with its parents); else
+    an error naming ``name``: not a str or Path (TypeError), an empty path, an existing file, or a place this
+    process may not write to (ValueError)."""
+    target = _path(name, path, "a folder path")
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{name} {str(path)!r} is a file; pass a folder (it is created if missing)")
+    existing = target
+    while not existing.exists():  # the nearest folder that exists: the missing ones will be made inside it
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(
+            f"{name} {str(path)!r}: {str(existing)!r} is a file, so the folder cannot be made there"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(
+            f"{name} {str(path)!r}: this process may not write in {str(existing)!r}; pass another folder"
+        )
+    return target

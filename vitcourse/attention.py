@@ -18,15 +18,27 @@ cannot be added; T2T adds ``v`` instead. That skip is chosen by the explicit arg
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._validate import check_tokens, divisors, finite_float, flag, instance_of, listing, positive_int
+from ._validate import (
+    allocatable,
+    check_tokens,
+    divisors,
+    finite_float,
+    flag,
+    instance_of,
+    listing,
+    non_negative_int,
+    positive_int,
+    real_tensor,
+)
 
-__all__ = ["Attention", "AttentionSteps", "set_fused"]
+__all__ = ["Attention", "AttentionSteps", "ClearestRow", "clearest_row", "set_fused"]
 
 
 class AttentionSteps(NamedTuple):
@@ -85,8 +97,16 @@ class Attention(nn.Module):
         self.v_skip = flag("v_skip", v_skip)
         self.fused = flag("fused", fused)
         flag("qkv_bias", qkv_bias)
+        allocatable(
+            "Attention's parameters", self.parameter_count(dim, self.chan, qkv_bias), dim=dim, chan=self.chan
+        )
         self.qkv = nn.Linear(dim, self.chan * 3, bias=qkv_bias)
         self.proj = nn.Linear(self.chan, self.chan)
+
+    @staticmethod
+    def parameter_count(dim: int, chan: int, qkv_bias: bool) -> int:
+        """The parameters an attention layer with these settings holds (``qkv`` and ``proj``), without building it."""
+        return dim * chan * 3 + (3 * chan if qkv_bias else 0) + chan * chan + chan
 
     def _split(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         x = check_tokens("x", x, self.dim, like=self.qkv.weight)  # (B, N, dim), cast to the weights' dtype
@@ -136,3 +156,66 @@ def set_fused(model: nn.Module, fused: bool) -> int:
             module.fused = fused
             count += 1
     return count
+
+
+class ClearestRow(NamedTuple):
+    """Where an attention map is easiest to read (see :func:`clearest_row`); every index is 0-based."""
+
+    index: tuple[int, ...]  # the leading indices of the map, e.g. (block, head)
+    query: int  # the row
+    key: int  # the column that holds the row's largest weight
+    column_reading: int  # the row that holds the largest weight of column ``query``: a row/column mix-up
+    ratio: float  # the row's largest weight over its second largest
+
+
+def clearest_row(weights: torch.Tensor, first: int = 1) -> ClearestRow:
+    """The row of a stack of attention maps whose largest weight stands out most, for reading a map by eye.
+
+    Among the maps of ``weights`` (..., N, N) (rows: queries; columns: keys) and the rows of the queries numbered
+    ``first`` or more whose largest weight falls on a key numbered ``first`` or more (``first=1`` leaves out
+    token 0, a ViT's prediction token) and off the diagonal, the row whose largest weight is the most times
+    larger than its second largest. Rows where reading column ``query`` instead of row ``query`` would give
+    ``key`` or a neighbour of it (``key - 1``, ``key + 1``) are passed over, so that the two readings, and an
+    off-by-one count, can be told apart.
+
+    Args:
+        weights: attention weights (..., N, N), each row summing to 1, with at least one leading axis.
+        first: the lowest token number a query and its key may have (0 <= first < N - 1).
+
+    Returns:
+        :class:`ClearestRow`.
+
+    Raises:
+        TypeError: ``weights`` is not a real floating-point tensor, or ``first`` is not an int.
+        ValueError: ``weights`` has fewer than 3 axes or its last two differ, ``first`` is out of range, or no
+            row qualifies.
+    """
+    if not isinstance(weights, torch.Tensor):
+        raise TypeError(f"weights must be a torch.Tensor of shape (..., N, N), got {type(weights).__name__}")
+    real_tensor("weights", weights)
+    if weights.ndim < 3 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(
+            f"weights must have shape (..., N, N) with at least 3 axes, got {tuple(weights.shape)}"
+        )
+    n = weights.shape[-1]
+    first = non_negative_int("first", first)
+    if first >= n - 1:
+        raise ValueError(f"first must be below N - 1 = {n - 1} for maps of N = {n} tokens, got {first}")
+    w = weights.detach().to("cpu", torch.float64)
+    best: ClearestRow | None = None
+    for index in itertools.product(*(range(size) for size in w.shape[:-2])):
+        grid = w[index]  # (N, N)
+        for query in range(first, n):
+            top = grid[query].topk(2)  # the row's two largest weights
+            key = int(top.indices[0])
+            column_reading = int(grid[:, query].argmax())  # the query that weighs key ``query`` most
+            if key < first or key == query or column_reading in (key - 1, key, key + 1):
+                continue
+            ratio = float(top.values[0] / top.values[1])
+            if best is None or ratio > best.ratio:
+                best = ClearestRow(index, query, key, column_reading, ratio)
+    if best is None:
+        raise ValueError(
+            "no row of weights has its largest weight off the diagonal and apart from its column's"
+        )
+    return best

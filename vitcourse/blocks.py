@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._validate import check_tokens, finite_float, flag, positive_int
+from ._validate import allocatable, check_tokens, finite_float, flag, positive_int
 from .attention import Attention
 
 __all__ = ["Mlp", "EncoderBlock", "TokenTransformer"]
@@ -48,9 +48,21 @@ class Mlp(nn.Module):
         self.in_features = positive_int("in_features", in_features)
         positive_int("hidden_features", hidden_features)
         out_features = in_features if out_features is None else positive_int("out_features", out_features)
+        allocatable(
+            "Mlp's parameters",
+            self.parameter_count(in_features, hidden_features, out_features),
+            in_features=in_features,
+            hidden_features=hidden_features,
+            out_features=out_features,
+        )
         self.fc1 = nn.Linear(in_features, hidden_features)
         self.act = nn.GELU()
         self.fc2 = nn.Linear(hidden_features, out_features)
+
+    @staticmethod
+    def parameter_count(in_features: int, hidden_features: int, out_features: int) -> int:
+        """The parameters an MLP with these settings holds (``fc1`` and ``fc2``), without building it."""
+        return (in_features + 1) * hidden_features + (hidden_features + 1) * out_features
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = check_tokens("x", x, self.in_features, "in_features", like=self.fc1.weight)  # (B, N, in_features)
@@ -77,10 +89,26 @@ class EncoderBlock(nn.Module):
         eps = _norm_eps(eps)
         flag("qkv_bias", qkv_bias)
         positive_int("num_heads", num_heads)
+        allocatable(
+            "EncoderBlock's parameters",
+            self.parameter_count(dim, mlp_ratio, qkv_bias),
+            dim=dim,
+            mlp_ratio=mlp_ratio,
+        )
         self.norm1 = nn.LayerNorm(dim, eps=eps)  # registered in timm's order: norm1, attn, norm2, mlp
         self.attn = Attention(dim, dim, num_heads=num_heads, qkv_bias=qkv_bias)
         self.norm2 = nn.LayerNorm(dim, eps=eps)
         self.mlp = Mlp(dim, hidden)
+
+    @staticmethod
+    def parameter_count(dim: int, mlp_ratio: float = 4.0, qkv_bias: bool = True) -> int:
+        """The parameters a block with these settings holds, without building it (the settings must be valid)."""
+        norms = 4 * dim  # two LayerNorms, a scale and a shift each
+        return (
+            norms
+            + Attention.parameter_count(dim, dim, qkv_bias)
+            + Mlp.parameter_count(dim, _hidden_width(dim, mlp_ratio), dim)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = check_tokens("x", x, self.dim, like=self.norm1.weight)  # (B, N, D)
@@ -119,12 +147,31 @@ class TokenTransformer(nn.Module):
         self.dim = positive_int("dim", dim)  # every setting is checked before any weight is made
         hidden = _hidden_width(positive_int("chan", chan), mlp_ratio)
         eps = _norm_eps(eps)
+        flag("qkv_bias", qkv_bias)
+        allocatable(
+            "TokenTransformer's parameters",
+            self.parameter_count(dim, chan, mlp_ratio, qkv_bias),
+            dim=dim,
+            chan=chan,
+            mlp_ratio=mlp_ratio,
+        )
         self.norm1 = nn.LayerNorm(dim, eps=eps)
         self.attn = Attention(
             dim, chan, num_heads=num_heads, qkv_bias=qkv_bias, qk_scale=qk_scale, v_skip=True
         )
         self.norm2 = nn.LayerNorm(chan, eps=eps)
         self.mlp = Mlp(chan, hidden)
+
+    @staticmethod
+    def parameter_count(dim: int, chan: int, mlp_ratio: float = 1.0, qkv_bias: bool = False) -> int:
+        """The parameters a token transformer with these settings holds, without building it (the settings must
+        be valid)."""
+        norms = 2 * dim + 2 * chan  # norm1 on the tokens in, norm2 on the tokens out
+        return (
+            norms
+            + Attention.parameter_count(dim, chan, qkv_bias)
+            + Mlp.parameter_count(chan, _hidden_width(chan, mlp_ratio), chan)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = check_tokens("x", x, self.dim, like=self.norm1.weight)  # (B, N, dim)

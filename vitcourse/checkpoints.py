@@ -23,7 +23,8 @@ refused with a message that says so and names the ``t2t_vit_t_*`` checkpoints in
 Every key and shape is checked before anything is loaded: a key the model does not have, a key the checkpoint
 lacks, a shape that does not fit (timm's patch weight must be exactly (D, C, P, P) for the model's C and P), a
 tensor that is not real floating point (complex, integer) or holds no numbers (the meta device) raises a
-``ValueError`` that names it; a key that is not a string or an entry that is not a tensor raises a ``TypeError``. :func:`to_timm_vit` maps back, so a
+``ValueError`` that names it; a key that is not a string, an entry that is not a tensor, or a sparse, nested
+or quantized tensor raises a ``TypeError`` (``to_dense()``, ``dequantize()``). :func:`to_timm_vit` maps back, so a
 loaded model can be exported again.
 """
 
@@ -35,7 +36,7 @@ from collections.abc import Mapping
 import torch
 from torch import nn
 
-from ._validate import choice, instance_of, positive_int
+from ._validate import choice, dense_tensor, instance_of, positive_int
 
 __all__ = ["unwrap", "from_timm_vit", "to_timm_vit", "from_official_t2t", "load_pretrained"]
 
@@ -59,6 +60,7 @@ def unwrap(checkpoint: Mapping[str, object]) -> dict[str, torch.Tensor]:
             )
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"checkpoint entry {key!r} is {type(value).__name__}, not a tensor")
+        dense_tensor(f"checkpoint entry {key!r}", value, shapes_only=True)  # sparse: refused; meta: see below
         out[key.removeprefix("module.")] = value
     return out
 

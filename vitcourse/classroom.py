@@ -53,7 +53,7 @@ from pathlib import Path
 
 import nbformat
 
-from ._validate import instance_of
+from ._validate import instance_of, writable_folder
 
 __all__ = [
     "BEGIN",
@@ -150,7 +150,8 @@ def student_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbfor
     """A student copy of ``nb``: solutions stubbed, hidden tests removed, every output and execution count
     cleared.
 
-    Exercise cells are un-collapsed (their ``jupyter.source_hidden`` flag is dropped) so students see the stub.
+    Exercise and grading cells are un-collapsed (their ``jupyter.source_hidden`` flag is dropped) so students see
+    the stub; in the full notebooks both are collapsed, so nothing gives an answer away before a try.
     """
     student = nbformat.from_dict(nb)
     for index, cell in enumerate(student.cells):
@@ -158,9 +159,8 @@ def student_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbfor
             continue
         cell.outputs = []
         cell.execution_count = None
-        if has_solution(cell.source):
-            _uncollapse(cell)
         if has_solution(cell.source) or has_hidden_tests(cell.source):
+            _uncollapse(cell)  # the stub in view; a grading cell keeps only its comment line
             cell.source = strip_solutions(cell.source, f"{name}, cell {index}")
     return student
 
@@ -200,7 +200,7 @@ def nbgrader_course(notebooks: list[Path], course_dir: Path) -> list[Path]:
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
         for cell in nb.cells:
-            if cell.cell_type == "code" and has_solution(cell.source):
+            if cell.cell_type == "code" and (has_solution(cell.source) or has_hidden_tests(cell.source)):
                 _uncollapse(cell)
         target = course_dir / "source" / path.stem / path.name
         target.parent.mkdir(exist_ok=True)
@@ -239,6 +239,14 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             print(f"no such notebook: {path}", file=sys.stderr)
             return 2
+        if not path.is_file():
+            parser.error(f"notebooks: {str(path)!r} is not a file; name the .ipynb files to copy")
+    for option, folder in (("--out", args.out), ("--nbgrader-course", args.nbgrader_course)):
+        if folder is not None:
+            try:
+                writable_folder(option, folder)
+            except ValueError as err:
+                parser.error(str(err))
     if args.nbgrader_course is not None:
         for target in nbgrader_course(notebooks, args.nbgrader_course):
             print(f"wrote {target.relative_to(args.nbgrader_course)}")

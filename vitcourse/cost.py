@@ -18,7 +18,7 @@ from collections import defaultdict
 import torch
 from torch import nn
 
-from ._validate import instance_of, positive_int
+from ._validate import dense_tensor, instance_of, positive_int
 from .attention import Attention
 
 __all__ = ["count_macs"]
@@ -38,6 +38,7 @@ def count_macs(model: nn.Module, images: torch.Tensor, depth: int = 2) -> dict[s
     """
     instance_of("model", model, nn.Module, "a torch.nn.Module")
     instance_of("images", images, torch.Tensor, "a torch.Tensor, the model's input batch")
+    dense_tensor("images", images, shapes_only=True)  # meta: for a model on the meta device, which counts too
     positive_int("depth", depth)
     totals: dict[str, int] = defaultdict(int)
     handles = []

@@ -37,6 +37,7 @@ import torch
 from torch import nn
 
 from ._validate import (
+    allocatable,
     check_image,
     choice,
     divisors,
@@ -177,9 +178,27 @@ class _Body(nn.Module):
         num_classes, embed_dim, depth, num_heads, mlp_ratio, qkv_bias, norm_eps, pos_embed = (
             settings[name] for name in BODY_SETTINGS
         )
+        num_patches = tokenizer.num_patches
+        body = (
+            embed_dim  # the prediction token
+            + (0 if pos_embed == "none" else (num_patches + 1) * embed_dim)
+            + depth * EncoderBlock.parameter_count(embed_dim, mlp_ratio, qkv_bias)
+            + 2 * embed_dim  # the final LayerNorm
+            + (embed_dim + 1) * num_classes  # the head
+        )
+        layout = {k: getattr(tokenizer, k) for k in ("patch_size", "stages") if hasattr(tokenizer, k)}
+        allocatable(
+            "the model's parameters",
+            body + sum(p.numel() for p in tokenizer.parameters()),
+            img_size=tokenizer.img_size,
+            **layout,  # with img_size, they fix the number of tokens, so the position embedding's size
+            embed_dim=embed_dim,
+            depth=depth,
+            mlp_ratio=mlp_ratio,
+            num_classes=num_classes,
+        )  # before any of the body's weights is made
         super().__init__()
         self.add_module(tokenizer_name, tokenizer)
-        num_patches = tokenizer.num_patches
         self.embed_dim = embed_dim
         self.num_patches = num_patches
         self.pos_kind = pos_embed
@@ -349,6 +368,20 @@ class TokensToToken(nn.Module):
         norm_eps = finite_float("norm_eps", norm_eps, 0, above=True)
         flag("official_scale", official_scale)
         self.grids: list[TokenCount] = stage_grids(*self.img_size, stages)
+        chans, total = in_chans, 0
+        for i, (kernel, _, _) in enumerate(stages):  # count the parameters before making any of them
+            length = chans * kernel * kernel
+            if i < len(stages) - 1:
+                total += TokenTransformer.parameter_count(length, token_dim)
+                chans = token_dim
+        allocatable(
+            "TokensToToken's parameters",
+            total + (length + 1) * embed_dim,
+            in_chans=in_chans,
+            token_dim=token_dim,
+            embed_dim=embed_dim,
+            stages=stages,
+        )
         chans = in_chans
         for i, (kernel, stride, padding) in enumerate(stages):
             self.add_module(f"soft_split{i}", SoftSplit(kernel, stride, padding))
@@ -360,6 +393,7 @@ class TokensToToken(nn.Module):
                 )
                 chans = token_dim
         self.num_stages = len(stages)
+        self.stages = stages
         self.project = nn.Linear(length, positive_int("embed_dim", embed_dim))
         self.num_patches = self.grids[-1].total
 

@@ -23,11 +23,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.axes import Axes
-from matplotlib.colors import Colormap
+from matplotlib.colors import Colormap, Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
-from ._validate import instance_of, positive_int
+from ._validate import (
+    allocatable,
+    dense_tensor,
+    finite_float,
+    flag,
+    instance_of,
+    non_negative_int,
+    positive_int,
+)
 
 __all__ = [
     "CMAP",
@@ -36,6 +45,7 @@ __all__ = [
     "draw_patch_grid",
     "draw_windows",
     "show_matrix",
+    "show_table_columns",
     "show_token_strip",
 ]
 
@@ -49,9 +59,12 @@ def as_numpy(x: torch.Tensor | np.ndarray, name: str = "x") -> np.ndarray:
     """A CPU numpy copy of a tensor (detached), or the array itself; ``name`` is the argument named in errors.
 
     Raises:
-        TypeError: ``x`` is neither a tensor nor an array of real numbers (None, a string, complex numbers).
+        TypeError: ``x`` is neither a tensor nor an array of real numbers (None, a string, complex numbers), or is
+            a sparse, nested or quantized tensor (``x.to_dense()``, ``x.dequantize()``).
+        ValueError: ``x`` is a meta tensor, which holds no numbers to draw.
     """
     if isinstance(x, torch.Tensor):
+        dense_tensor(name, x)
         if x.is_complex():
             raise TypeError(f"{name} is a complex tensor; pass {name}.real or {name}.abs()")
         return x.detach().to("cpu", torch.float32).numpy()
@@ -70,6 +83,56 @@ def _axes(ax: object, required: bool = False) -> Axes | None:
         return None
     what = "a matplotlib Axes" if required else "a matplotlib Axes or None (None makes a new figure)"
     return instance_of("ax", ax, Axes, what, "; e.g. fig, ax = plt.subplots()")
+
+
+def _image(x: object, name: str) -> np.ndarray:
+    """``x`` as a non-empty (H, W) array (a (1, H, W) or (1, 1, H, W) one is squeezed), else raise naming ``name``."""
+    img = as_numpy(x, name).squeeze()
+    if img.ndim != 2 or img.size == 0:
+        raise ValueError(
+            f"{name} must be a non-empty (H, W) array (a (1, H, W) or (1, 1, H, W) one is squeezed), got shape "
+            f"{tuple(np.shape(x))}"
+        )
+    return img
+
+
+def _matrix(x: object, name: str, layout: str = "(rows, cols)") -> np.ndarray:
+    """``x`` as a non-empty 2-D array, else a TypeError/ValueError naming ``name``."""
+    m = as_numpy(x, name)
+    if m.ndim != 2 or m.size == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array {layout}, got shape {m.shape}")
+    return m
+
+
+def _colour_range(vmin: object, vmax: object, optional: bool = False) -> tuple[float | None, float | None]:
+    """``(vmin, vmax)`` as finite floats with ``vmin <= vmax`` (either may be None when ``optional``)."""
+    low = None if optional and vmin is None else finite_float("vmin", vmin)
+    high = None if optional and vmax is None else finite_float("vmax", vmax)
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"vmin must be <= vmax, got vmin={low:g} and vmax={high:g}")
+    return low, high
+
+
+def _colour(name: str, value: object) -> object:
+    """``value`` if matplotlib reads it as a colour, else a TypeError/ValueError naming ``name``."""
+    from matplotlib.colors import is_color_like
+
+    wanted = f"{name} must be a matplotlib colour (a name such as 'k', '#rrggbb' or RGB numbers)"
+    if not isinstance(value, str | tuple | list | np.ndarray):
+        raise TypeError(f"{wanted}, got {type(value).__name__}")
+    if not is_color_like(value):
+        raise ValueError(f"{wanted}, got {value!r:.60}")
+    return value
+
+
+def _index(name: str, value: object, count: int, what: str) -> int:
+    """``value`` if it is an int in [0, ``count``), else a TypeError/ValueError naming ``name``."""
+    wanted = f"{name} must be an int in [0, {count - 1}] ({count} {what})"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{wanted}, got {type(value).__name__} {value!r:.40}")
+    if not 0 <= value < count:
+        raise ValueError(f"{wanted}, got {value}")
+    return int(value)
 
 
 def _ticks(ax: Axes, height: int, width: int, step: int = 10) -> None:
@@ -94,9 +157,10 @@ def show_picture(
     coordinates of the unpadded one).
     """
     _axes(ax)
-    img = as_numpy(picture, "picture").squeeze()
-    if img.ndim != 2:
-        raise ValueError(f"picture must be (H, W) after squeezing, got shape {img.shape}")
+    img = _image(picture, "picture")
+    vmin, vmax = _colour_range(vmin, vmax)
+    extent_offset = finite_float("extent_offset", extent_offset)
+    colorbar = flag("colorbar", colorbar)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.8))
     h, w = img.shape
@@ -124,6 +188,25 @@ def draw_patch_grid(
     positive_int("height", height)
     positive_int("width", width)
     positive_int("patch", patch)
+    if patch > min(height, width):
+        raise ValueError(
+            f"patch={patch} is larger than the {height} x {width} picture, so no patch fits; use patch <= "
+            f"{min(height, width)}"
+        )
+    _colour("color", color)
+    cells_count = (height // patch) * (width // patch)
+    if isinstance(numbers, bool | np.bool_):
+        numbers = bool(numbers)
+    elif isinstance(numbers, str) or not isinstance(numbers, Sequence | np.ndarray):
+        raise TypeError(
+            f"numbers must be True, False or a sequence of {cells_count} labels (one per patch, row by row), "
+            f"got {type(numbers).__name__}"
+        )
+    elif len(numbers) != cells_count:
+        raise ValueError(
+            f"numbers must hold one label per patch, {cells_count} for a {height // patch} x {width // patch} "
+            f"grid, got {len(numbers)}"
+        )
     for r in range(0, height + 1, patch):
         ax.axhline(r, color=color, lw=1.2)
     for c in range(0, width + 1, patch):
@@ -144,9 +227,15 @@ def draw_windows(
     """Overlay: outline sliding windows on ``ax`` given their top-left (row, col) corners; ``highlight`` fills one."""
     _axes(ax, required=True)
     positive_int("kernel", kernel)
-    if as_numpy(corners, "corners").ndim != 2 or np.shape(corners)[-1] != 2:
-        raise ValueError(f"corners must be an (N, 2) array of (row, col), got shape {np.shape(corners)}")
-    for i, (r, c) in enumerate(np.asarray(corners)):
+    points = as_numpy(corners, "corners")
+    if points.ndim != 2 or points.shape[-1] != 2:
+        raise ValueError(f"corners must be an (N, 2) array of (row, col), got shape {points.shape}")
+    if not np.isfinite(points).all():
+        raise ValueError("corners must hold finite numbers (row, col), got NaN or infinity")
+    if highlight is not None:
+        _index("highlight", highlight, len(points), "windows, numbered from 0; or None for no window filled")
+    _colour("color", color)
+    for i, (r, c) in enumerate(points):
         filled = i == highlight
         ax.add_patch(
             Rectangle(
@@ -179,9 +268,13 @@ def show_matrix(
     """A labelled heatmap of a 2-D matrix (token matrices, attention weights, position tables); ``label``
     names the colorbar's quantity."""
     _axes(ax)
-    m = as_numpy(matrix, "matrix")
-    if m.ndim != 2:
-        raise ValueError(f"matrix must be 2-D, got shape {m.shape}")
+    m = _matrix(matrix, "matrix")
+    vmin, vmax = _colour_range(vmin, vmax, optional=True)
+    colorbar = flag("colorbar", colorbar)
+    if not (isinstance(aspect, str) and aspect in ("auto", "equal")):
+        if isinstance(aspect, str):
+            raise ValueError(f"aspect must be 'auto', 'equal' or a number > 0, got {aspect!r}")
+        finite_float("aspect", aspect, 0, above=True)
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 3.5))
     im = ax.imshow(m, cmap=cmap, vmin=vmin, vmax=vmax, aspect=aspect, interpolation="nearest")
@@ -193,10 +286,116 @@ def show_matrix(
     return ax
 
 
+#: The most columns :func:`show_table_columns` draws in one panel. A panel a few inches wide then still gives
+#: every column about three screen pixels or more; with many more columns than pixels, columns that alternate
+#: (the sine and cosine entries of a position table) blend into stripes that are not in the data (aliasing).
+MAX_TABLE_COLUMNS = 160
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _columns_shown(columns: Sequence[int], total: int) -> str:
+    """Which columns a panel shows, in words: "columns 0-95 of 768", "every 8th column, 0 to 760, of 768"."""
+    first, last = columns[0], columns[-1]
+    if len(columns) == 1:
+        return f"column {first} of {total}"
+    steps = {b - a for a, b in zip(columns[:-1], columns[1:], strict=True)}
+    if steps == {1}:
+        return f"columns {first}-{last} of {total}"
+    if len(steps) == 1:
+        return f"every {_ordinal(steps.pop())} column, {first} to {last}, of {total}"
+    return f"{len(columns)} chosen columns of {total}"
+
+
+def show_table_columns(
+    table: Array,
+    columns: Sequence[int],
+    ax: Axes | None = None,
+    title: str = "",
+    ylabel: str = "token slot i",
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+    label: str = "value",
+    cmap: str | Colormap = "RdBu_r",
+) -> Axes:
+    """A heat map of chosen columns of a (rows, d) table (a position table, tokens, tokens + table), each column
+    drawn as its own cell, side by side, without resampling.
+
+    A position table has hundreds of columns whose sine and cosine entries alternate; squeezed into fewer screen
+    pixels than columns, its heat map shows stripes that are not in the data. This panel draws at most
+    :data:`MAX_TABLE_COLUMNS` columns, so each stays visible, and its x axis says which ones: the ticks carry the
+    columns' own indices j and the axis label names the choice ("columns 0-95 of 768", "every 8th column, 0 to
+    760, of 768"). The colour scale runs from ``vmin`` to ``vmax`` with 0 in the middle colour (white for the
+    default diverging colormap) when the range holds 0, and the colour bar shows the whole range.
+
+    Args:
+        table: (rows, d) tensor or array of real numbers.
+        columns: column indices to draw, increasing, each in [0, d), at most ``MAX_TABLE_COLUMNS`` of them
+            (e.g. ``range(96)`` or ``range(0, 768, 8)``).
+        ax: the Axes to draw on, or None for a new figure.
+        title: the panel's title.
+        ylabel: the quantity along the rows.
+        vmin, vmax: the colour range, vmin < vmax (a position table's is [-1, 1]).
+        label: the colour bar's quantity.
+        cmap: a colormap (diverging by default, so that signs show).
+
+    Returns:
+        The Axes drawn on.
+
+    Raises:
+        TypeError: ``table`` is not a tensor or array, or ``columns`` is not a sequence of ints.
+        ValueError: ``table`` is not 2-D; ``columns`` is empty, too long, not increasing or out of range;
+            ``vmin >= vmax``.
+    """
+    _axes(ax)
+    m = as_numpy(table, "table")
+    if m.ndim != 2:
+        raise ValueError(f"table must be 2-D (rows, d), got shape {m.shape}")
+    if isinstance(columns, str) or not isinstance(columns, Sequence | np.ndarray | torch.Tensor):
+        raise TypeError(f"columns must be a sequence of column indices, got {type(columns).__name__}")
+    index = np.asarray(columns).reshape(-1)
+    if index.size and index.dtype.kind not in "iu":
+        raise TypeError(f"columns must hold whole numbers (column indices), got dtype {index.dtype}")
+    cols = [int(c) for c in index]
+    if not cols:
+        raise ValueError("columns must name at least one column")
+    if len(cols) > MAX_TABLE_COLUMNS:
+        raise ValueError(
+            f"columns names {len(cols)} columns; at most {MAX_TABLE_COLUMNS} can each be drawn visibly in one "
+            f"panel: pick a range or every k-th column"
+        )
+    if any(b <= a for a, b in zip(cols[:-1], cols[1:], strict=True)):
+        raise ValueError("columns must be increasing")
+    if cols[0] < 0 or cols[-1] >= m.shape[1]:
+        raise ValueError(f"columns must lie in [0, {m.shape[1]}), got {cols[0]} to {cols[-1]}")
+    if not (np.isfinite(vmin) and np.isfinite(vmax)) or vmin >= vmax:
+        raise ValueError(f"vmin must be less than vmax (both finite), got {vmin} and {vmax}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=vmin, vmax=vmax) if vmin < 0 < vmax else Normalize(vmin, vmax)
+    im = ax.imshow(m[:, cols], cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+    locator = MaxNLocator(nbins=7, integer=True, steps=[1, 2, 4, 5, 10])  # round steps between shown columns
+    ticks = [int(t) for t in locator.tick_values(0, len(cols) - 1) if 0 <= t <= len(cols) - 1]
+    ax.set_xticks(ticks, [str(cols[t]) for t in ticks])
+    ax.set_xlabel(f"entry j of the token ({_columns_shown(cols, m.shape[1])})")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    bar = plt.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=label)
+    if vmax - vmin <= 4:  # ticks every 0.5, the ends included
+        bar.set_ticks(np.arange(np.ceil(vmin * 2) / 2, vmax + 1e-9, 0.5))
+    bar.ax.minorticks_off()
+    return ax
+
+
 def show_token_strip(token: torch.Tensor | np.ndarray, ax: Axes | None = None, title: str = "") -> Axes:
     """One token drawn as a 1-pixel-high strip, with its entries along the x axis."""
     _axes(ax)
     t = as_numpy(token, "token").reshape(1, -1)
+    if t.size == 0:
+        raise ValueError(f"token must hold at least one entry, got shape {tuple(np.shape(token))}")
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 1.2))
     ax.imshow(t, cmap=CMAP, vmin=0, vmax=1, aspect="auto", interpolation="nearest")
@@ -213,36 +412,247 @@ def _colorize(picture: np.ndarray, vmin: float = 0.0, vmax: float = 1.0) -> np.n
     return (cmap(scaled)[..., :3] * 255).round().astype(np.uint8)
 
 
+# 5 x 9 bitmap glyphs (rows 0-6 above the baseline, 7-8 descenders): the animation's captions are drawn with
+# numpy alone, so a frame is the same bytes on every machine (no font files, no renderer).
+_GLYPHS: dict[str, tuple[str, ...]] = {
+    " ": (".....",) * 7,
+    "0": (".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."),
+    "1": ("..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."),
+    "2": (".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"),
+    "3": ("#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."),
+    "4": ("...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."),
+    "5": ("#####", "#....", "####.", "....#", "....#", "#...#", ".###."),
+    "6": ("..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."),
+    "7": ("#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."),
+    "8": (".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."),
+    "9": (".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."),
+    "a": (".....", ".....", ".###.", "....#", ".####", "#...#", ".####"),
+    "b": ("#....", "#....", "#.##.", "##..#", "#...#", "#...#", "####."),
+    "c": (".....", ".....", ".###.", "#....", "#....", "#...#", ".###."),
+    "d": ("....#", "....#", ".##.#", "#..##", "#...#", "#...#", ".####"),
+    "e": (".....", ".....", ".###.", "#...#", "#####", "#....", ".###."),
+    "f": ("..##.", ".#..#", ".#...", "###..", ".#...", ".#...", ".#..."),
+    "g": (".....", ".....", ".####", "#...#", "#...#", "#...#", ".####", "....#", ".###."),
+    "h": ("#....", "#....", "#.##.", "##..#", "#...#", "#...#", "#...#"),
+    "i": ("..#..", ".....", ".##..", "..#..", "..#..", "..#..", ".###."),
+    "j": ("...#.", ".....", "..##.", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."),
+    "k": ("#....", "#....", "#..#.", "#.#..", "##...", "#.#..", "#..#."),
+    "l": (".##..", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."),
+    "m": (".....", ".....", "##.#.", "#.#.#", "#.#.#", "#...#", "#...#"),
+    "n": (".....", ".....", "#.##.", "##..#", "#...#", "#...#", "#...#"),
+    "o": (".....", ".....", ".###.", "#...#", "#...#", "#...#", ".###."),
+    "p": (".....", ".....", "####.", "#...#", "#...#", "#...#", "####.", "#....", "#...."),
+    "q": (".....", ".....", ".####", "#...#", "#...#", "#...#", ".####", "....#", "....#"),
+    "r": (".....", ".....", "#.##.", "##..#", "#....", "#....", "#...."),
+    "s": (".....", ".....", ".###.", "#....", ".###.", "....#", "####."),
+    "t": (".#...", ".#...", "###..", ".#...", ".#...", ".#..#", "..##."),
+    "u": (".....", ".....", "#...#", "#...#", "#...#", "#..##", ".##.#"),
+    "v": (".....", ".....", "#...#", "#...#", "#...#", ".#.#.", "..#.."),
+    "w": (".....", ".....", "#...#", "#...#", "#.#.#", "#.#.#", ".#.#."),
+    "x": (".....", ".....", "#...#", ".#.#.", "..#..", ".#.#.", "#...#"),
+    "y": (".....", ".....", "#...#", "#...#", "#...#", "#...#", ".####", "....#", ".###."),
+    "z": (".....", ".....", "#####", "...#.", "..#..", ".#...", "#####"),
+    "-": (".....", ".....", ".....", "#####", ".....", ".....", "....."),
+    ",": (".....", ".....", ".....", ".....", ".....", ".##..", "..#..", ".#..."),
+    ":": (".....", ".##..", ".##..", ".....", ".##..", ".##..", "....."),
+    ".": (".....", ".....", ".....", ".....", ".....", ".##..", ".##.."),
+    "(": ("...#.", "..#..", ".#...", ".#...", ".#...", "..#..", "...#."),
+    ")": (".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#..."),
+    "=": (".....", ".....", "#####", ".....", "#####", ".....", "....."),
+}
+_GLYPH_H, _GLYPH_W = 9, 5
+
+
+def _text_mask(text: str, size: int) -> np.ndarray:
+    """A bool mask of ``text`` in the glyphs above, each glyph pixel ``size`` x ``size`` screen pixels, with one
+    glyph column of space between characters."""
+    unknown = sorted({ch for ch in text if ch not in _GLYPHS})
+    if unknown:
+        raise ValueError(f"text has characters the animation's glyphs lack: {unknown}")
+    cells = []
+    for ch in text:
+        rows = list(_GLYPHS[ch]) + ["....."] * (_GLYPH_H - len(_GLYPHS[ch]))
+        glyph = np.array([[c == "#" for c in row + "."] for row in rows])  # (9, 6): the glyph and a space
+        cells.append(glyph)
+    mask = np.concatenate(cells, axis=1) if cells else np.zeros((_GLYPH_H, 0), dtype=bool)
+    return np.kron(mask, np.ones((size, size), dtype=bool))
+
+
+def _caption(width: int, lines: Sequence[Sequence[tuple[np.ndarray | None, str]]], size: int) -> np.ndarray:
+    """A white caption strip ``width`` screen pixels wide. Each line is a sequence of (swatch, text) parts drawn
+    left to right in dark grey, each text after its swatch (a small (s, s, 3) image, or None for none); text
+    that would run past the right edge is cut there."""
+    line_h = (_GLYPH_H + 3) * size
+    strip = np.full((line_h * len(lines) + size, width, 3), 255, dtype=np.uint8)
+    for n, parts in enumerate(lines):
+        top, x = n * line_h + 2 * size, 2 * size
+        for swatch, text in parts:
+            if swatch is not None:
+                side = min(swatch.shape[1], max(0, width - x))
+                strip[top : top + swatch.shape[0], x : x + side] = swatch[:, :side]
+                x += swatch.shape[1] + 2 * size
+            mask = _text_mask(text, size)[:, : max(0, width - x)]
+            strip[top : top + mask.shape[0], x : x + mask.shape[1]][mask] = _INK
+            x += mask.shape[1] + 4 * size
+    return strip
+
+
+def _outline(
+    canvas: np.ndarray,
+    top: int,
+    left: int,
+    height: int,
+    width: int,
+    colours: Sequence[np.ndarray],
+    thick: int,
+    dash: int | None = None,
+) -> None:
+    """Draw the outline of a rectangle (screen pixels, clipped to the canvas), ``thick`` pixels wide inside it.
+
+    One colour draws a solid line; several draw dashes that take turns (e.g. white and black: a border that shows
+    on bright and on dark pixels alike), each dash ``dash`` pixels long (``3 * thick`` if not given).
+    """
+    h, w = canvas.shape[:2]
+    dash = dash or 3 * thick
+
+    def paint(r0: int, r1: int, c0: int, c1: int, along_columns: bool) -> None:
+        rr0, rr1, cc0, cc1 = max(r0, 0), min(r1, h), max(c0, 0), min(c1, w)
+        if rr0 >= rr1 or cc0 >= cc1:
+            return
+        steps = np.arange(cc0 - c0, cc1 - c0) if along_columns else np.arange(rr0 - r0, rr1 - r0)
+        which = (steps // dash) % len(colours)
+        for n, colour in enumerate(colours):
+            keep = which == n
+            if along_columns:
+                canvas[rr0:rr1, cc0:cc1][:, keep] = colour
+            else:
+                canvas[rr0:rr1, cc0:cc1][keep, :] = colour
+
+    paint(top, top + thick, left, left + width, True)
+    paint(top + height - thick, top + height, left, left + width, True)
+    paint(top, top + height, left, left + thick, False)
+    paint(top, top + height, left + width - thick, left + width, False)
+
+
+_INK = np.array([40, 40, 40], dtype=np.uint8)  # caption text
+_CURRENT = np.array([255, 140, 0], dtype=np.uint8)  # orange: the window of this frame
+_NEIGHBOUR = np.array([0, 210, 255], dtype=np.uint8)  # cyan: its neighbours on the token grid
+# the picture's border: white and black dashes, which show on bright and on dark pixels alike
+_BORDER = (np.array([255, 255, 255], dtype=np.uint8), np.array([0, 0, 0], dtype=np.uint8))
+
+
+def _swatch(size: int, outline: np.ndarray | None = None, fill: np.ndarray | None = None) -> np.ndarray:
+    """A legend swatch 7 glyph pixels square: ``fill`` (white if None) inside an ``outline`` of that colour, or,
+    with no outline, a white-and-black dashed line across the middle (the picture's border in the frames)."""
+    side = 7 * size
+    swatch = np.full((side, side, 3), 255, dtype=np.uint8)
+    if fill is not None:
+        swatch[:] = fill
+    if outline is not None:
+        _outline(swatch, 0, 0, side, side, [outline], size)
+    else:
+        middle = side // 2 - size // 2
+        swatch[middle : middle + size, :] = _BORDER[1]
+        for start in range(0, side, 4 * size):  # white dashes on black, as the border is drawn
+            swatch[middle : middle + size, start : start + 2 * size] = _BORDER[0]
+    return swatch
+
+
 def soft_split_frames(
     picture: torch.Tensor | np.ndarray, kernel: int, stride: int, padding: int, scale: int = 3
 ) -> list[np.ndarray]:
-    """The frames of the soft-split animation: on the zero-padded picture, windows appear one by one.
+    """The frames of the soft-split animation, one per window (= token), in the order the tokens come out.
 
-    Frame i outlines windows 0..i and fills window i. Drawn with numpy alone (no fonts, no renderer, so no
-    ``ax``), so the frames are the same bytes on every machine.
+    Each frame reads on its own: on the zero-padded picture (``scale`` screen pixels per picture pixel, the
+    picture's border dashed white and black), window i is tinted and outlined orange, and its neighbours on the
+    token grid (left, right, above, below) are outlined cyan, so the part each shares with window i shows. A
+    caption above names the window, its token and its pixel span in the picture's coordinates (the padding
+    lies at negative coordinates and beyond the last row and column); a legend below names the colours. Drawn
+    with numpy alone (a small bitmap font, no renderer, so no ``ax``), so the frames are the same bytes on every
+    machine.
+
+    Raises:
+        ValueError, TypeError: a bad ``picture`` (not 2-D after squeezing), ``scale`` (not a positive whole
+            number), or a kernel, stride or padding :func:`vitcourse.tokens.window_corners` refuses.
 
     Returns:
-        One uint8 array of shape ((H + 2p) * scale, (W + 2p) * scale, 3) per token.
+        One uint8 array of shape (caption + (H + 2p) * scale + legend, (W + 2p) * scale, 3) per token.
     """
-    from .tokens import window_corners
+    from .tokens import count_tokens, window_corners
 
-    img = as_numpy(picture).squeeze().astype(np.float64)
-    corners = window_corners(img.shape[0], img.shape[1], kernel, stride, padding) + padding  # padded coords
-    padded = np.pad(img, padding)
-    base = np.kron(_colorize(padded), np.ones((scale, scale, 1), dtype=np.uint8))  # (Hp*s, Wp*s, 3)
-    outline = np.array([255, 140, 0], dtype=np.uint8)  # orange
+    scale = positive_int("scale", scale)
+    img = _image(picture, "picture").astype(np.float64)  # non-empty (H, W)
+    height, width = img.shape
+    corners = window_corners(height, width, kernel, stride, padding)  # (N, 2), the picture's coordinates
+    grid = count_tokens(height, width, kernel, stride, padding)
+    screen = (height + 2 * padding) * (width + 2 * padding) * scale**2 * 3  # one frame's picture part
+    allocatable("the frames", grid.total * screen, picture=img.shape, padding=padding, scale=scale)
+    padded = _colorize(np.pad(img, padding))  # (H + 2p, W + 2p, 3)
+    base = np.kron(padded, np.ones((scale, scale, 1), dtype=np.uint8))  # (Hp * scale, Wp * scale, 3)
+    thick = max(1, scale // 2)
+    if padding > 0:  # the picture's border, drawn in the padding just outside the picture
+        edge = padding * scale
+        _outline(
+            base,
+            edge - thick,
+            edge - thick,
+            height * scale + 2 * thick,
+            width * scale + 2 * thick,
+            _BORDER,
+            thick,
+        )
+    side = kernel * scale
+    last_row, last_col = height + padding - 1, width + padding - 1
+    last = len(corners) - 1
+    widest = [  # the longest caption texts any frame draws, each after a swatch (7 glyph pixels and a gap of 2)
+        f"window {last} = token {last} (of 0 to {last})",
+        f"rows {-padding} to {last_row}, columns {-padding} to {last_col}",
+        "picture border, zeros outside",
+    ]
+    needed = max(_text_mask(t, 2).shape[1] for t in widest) + (2 + 9) * 2  # left margin, swatch, at size 2
+    size = 2 if needed <= base.shape[1] else 1  # glyphs twice as large wherever the caption fits
+    legend = _caption(
+        base.shape[1],
+        [
+            [(_swatch(size, _NEIGHBOUR), "its neighbours on the grid")],
+            [(_swatch(size, fill=_colorize(np.zeros((1, 1)))[0, 0]), "picture border, zeros outside")],
+        ],
+        size,
+    )
     frames = []
-    canvas = base.copy()
-    for r, c in corners:
-        r0, c0, r1, c1 = r * scale, c * scale, (r + kernel) * scale - 1, (c + kernel) * scale - 1
-        canvas[r0, c0 : c1 + 1] = outline
-        canvas[r1, c0 : c1 + 1] = outline
-        canvas[r0 : r1 + 1, c0] = outline
-        canvas[r0 : r1 + 1, c1] = outline
-        frame = canvas.copy()
-        inner = frame[r0 + 1 : r1, c0 + 1 : c1].astype(np.uint16)
-        frame[r0 + 1 : r1, c0 + 1 : c1] = ((inner + outline) // 2).astype(np.uint8)  # current window, tinted
-        frames.append(frame)
+    for i, (top, left) in enumerate(corners.tolist()):
+        frame = base.copy()
+        r0, c0 = (top + padding) * scale, (left + padding) * scale
+        inner = frame[r0 : r0 + side, c0 : c0 + side].astype(np.uint16)
+        frame[r0 : r0 + side, c0 : c0 + side] = ((inner + _CURRENT) // 2).astype(np.uint8)  # tinted
+        row, col = divmod(i, grid.cols)
+        for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)):
+            if 0 <= row + dr < grid.rows and 0 <= col + dc < grid.cols:
+                n_top, n_left = corners[(row + dr) * grid.cols + col + dc].tolist()
+                _outline(
+                    frame,
+                    (n_top + padding) * scale,
+                    (n_left + padding) * scale,
+                    side,
+                    side,
+                    [_NEIGHBOUR],
+                    thick,
+                )
+        _outline(frame, r0, c0, side, side, [_CURRENT], 2 * thick)
+        title = _caption(
+            base.shape[1],
+            [
+                [
+                    (
+                        _swatch(size, _CURRENT, fill=(_CURRENT // 2 + 128).astype(np.uint8)),
+                        f"window {i} = token {i} (of 0 to {last})",
+                    )
+                ],
+                [(None, f"rows {top} to {top + kernel - 1}, columns {left} to {left + kernel - 1}")],
+            ],
+            size,
+        )
+        frames.append(np.concatenate([title, frame, legend]))
     return frames
 
 
@@ -254,16 +664,20 @@ def soft_split_animation(
     scale: int = 3,
     frames_per_second: float = 2.0,
 ) -> bytes:
-    """A looping GIF, built in memory, of the soft-split windows appearing one by one (see :func:`soft_split_frames`).
+    """A looping GIF, built in memory, that shows the soft-split windows one by one, each frame captioned (see
+    :func:`soft_split_frames`).
 
     Returns the GIF's bytes (no ``ax``: a notebook shows them with ``IPython.display.Image``).
+
+    Raises:
+        ValueError, TypeError: ``frames_per_second`` is not a finite number above 0 (GIFs count in
+            milliseconds), or an argument :func:`soft_split_frames` refuses.
     """
     import imageio.v3 as iio
 
+    fps = finite_float("frames_per_second", frames_per_second, 0.0, above=True)
     frames = soft_split_frames(picture, kernel, stride, padding, scale)
-    return iio.imwrite(
-        "<bytes>", np.stack(frames), extension=".gif", duration=1000.0 / frames_per_second, loop=0
-    )
+    return iio.imwrite("<bytes>", np.stack(frames), extension=".gif", duration=1000.0 / fps, loop=0)
 
 
 def show_similarity_grid(
@@ -275,9 +689,10 @@ def show_similarity_grid(
     patch (r, c) on the patch grid. A multi-panel figure: it makes its own grid of Axes with one shared colorbar,
     so it takes no ``ax`` and returns the Figure.
     """
-    s = as_numpy(sims)
-    if s.ndim != 4 or s.shape[:2] != s.shape[2:]:
-        raise ValueError(f"sims must have shape (rows, cols, rows, cols), got {s.shape}")
+    s = as_numpy(sims, "sims")
+    if s.ndim != 4 or s.shape[:2] != s.shape[2:] or s.size == 0:
+        raise ValueError(f"sims must have shape (rows, cols, rows, cols), rows and cols >= 1, got {s.shape}")
+    vmin, vmax = _colour_range(vmin, vmax)
     rows, cols = s.shape[:2]
     fig, axes = plt.subplots(rows, cols, figsize=(1.7 * cols + 1.2, 1.2 * rows + 0.8), squeeze=False)
     im = None
@@ -317,12 +732,19 @@ def show_attention_on_picture(
         The figure: one panel per head, the picture in grey with the weights over it (a multi-panel figure
         with one shared colorbar, so it takes no ``ax``).
     """
-    img = as_numpy(picture).squeeze()
-    w = as_numpy(weights)
+    img = _image(picture, "picture")
+    w = as_numpy(weights, "weights")
     h_img, w_img = img.shape
+    positive_int("patch", patch)
+    if h_img % patch or w_img % patch:
+        raise ValueError(
+            f"patch={patch} does not divide the {h_img} x {w_img} picture; use a patch size that divides both"
+        )
     rows, cols = h_img // patch, w_img // patch
-    if w.ndim != 2 or w.shape[1] != rows * cols:
-        raise ValueError(f"weights must be (heads, {rows * cols}), got shape {w.shape}")
+    if w.ndim != 2 or w.shape[0] < 1 or w.shape[1] != rows * cols:
+        raise ValueError(f"weights must be (heads, {rows * cols}) with heads >= 1, got shape {w.shape}")
+    if query is not None:
+        _index("query", query, rows * cols, f"patches of the {rows} x {cols} grid; or None for no patch")
     heads = w.shape[0]
     fig, axes = plt.subplots(1, heads, figsize=(3.4 * heads + 1.0, 2.6), squeeze=False)
     vmax = float(w.max())
@@ -347,6 +769,12 @@ def outline_rows_and_columns(ax: Axes, indices: Sequence[int], size: int, color:
 
     Used to show where a permutation of the tokens moves entries of an attention-weight matrix.
     """
+    _axes(ax, required=True)
+    positive_int("size", size)
+    if isinstance(indices, str) or not isinstance(indices, Sequence | np.ndarray | range):
+        raise TypeError(f"indices must be a sequence of row/column indices, got {type(indices).__name__}")
+    indices = [_index(f"indices[{n}]", i, size, "rows of the matrix") for n, i in enumerate(indices)]
+    _colour("color", color)
     for i in indices:
         ax.add_patch(Rectangle((-0.5, i - 0.5), size, 1, fill=False, ec=color, lw=1.8))  # row i
         ax.add_patch(Rectangle((i - 0.5, -0.5), 1, size, fill=False, ec=color, lw=1.8, ls="--"))  # column i
@@ -366,9 +794,25 @@ def show_learning_rate(lrs: Sequence[float], warmup: int, ax: Axes | None = None
         The axes.
     """
     _axes(ax)
+    if isinstance(lrs, str) or not isinstance(lrs, Sequence | np.ndarray | torch.Tensor):
+        raise TypeError(f"lrs must be a sequence of learning rates, one per step, got {type(lrs).__name__}")
+    try:
+        rates = as_numpy(lrs if isinstance(lrs, torch.Tensor) else np.asarray(lrs), "lrs").reshape(-1)
+    except ValueError as err:
+        if "lrs" in str(err):
+            raise
+        raise ValueError(f"lrs must be a flat sequence of numbers, one per step: {err}") from err
+    if rates.size == 0:
+        raise ValueError("lrs must hold at least one learning rate, got none")
+    if not np.isfinite(rates).all():
+        bad = int(np.flatnonzero(~np.isfinite(rates))[0])
+        raise ValueError(f"lrs must hold finite numbers, got {rates[bad]} at step {bad}")
+    non_negative_int("warmup", warmup)
+    if warmup > len(rates):
+        raise ValueError(f"warmup must be at most the {len(rates)} steps plotted, got {warmup}")
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3))
-    ax.plot(range(len(lrs)), list(lrs), color="tab:purple")
+    ax.plot(range(len(rates)), rates.tolist(), color="tab:purple")
     ax.axvline(warmup, color="grey", ls=":", label=f"end of warm-up (step {warmup})")
     ax.set_xlabel("training step")
     ax.set_ylabel("learning rate")
@@ -390,10 +834,15 @@ def show_counts(counts: Array, ax: Axes | None = None, title: str = "", label: s
         The axes.
     """
     _axes(ax)
-    m = as_numpy(counts, "counts").squeeze()
-    if m.ndim != 2:
-        raise ValueError(f"counts must be (H, W) after squeezing, got shape {m.shape}")
+    m = _image(counts, "counts")
+    if not (np.isfinite(m).all() and (m == np.round(m)).all()):
+        raise ValueError("counts must hold whole numbers (a count per pixel), not fractions, NaN or infinity")
     low, high = int(m.min()), int(m.max())
+    if high - low >= 256:
+        raise ValueError(
+            f"counts span {high - low + 1} values ({low} to {high}); one colour per count is readable up to 256: "
+            f"show them with show_matrix instead"
+        )
     discrete = plt.get_cmap("viridis", high - low + 1)  # one colour per count
     ax = show_matrix(
         m, ax=ax, title=title, cmap=discrete, vmin=low - 0.5, vmax=high + 0.5, colorbar=False, aspect="equal"
@@ -426,12 +875,18 @@ def show_grid_values(
         The axes.
     """
     _axes(ax)
-    m = as_numpy(values, "values")
-    if m.ndim != 2:
-        raise ValueError(f"values must be (rows, cols), got shape {m.shape}")
+    m = _matrix(values, "values")
+    if not np.isfinite(m).all():
+        raise ValueError("values must hold finite numbers (each is written in its cell), got NaN or infinity")
+    vmin, vmax = _colour_range(vmin, vmax, optional=True)
+    if vmin is None:
+        raise TypeError("vmin must be a finite number, got None")
+    if vmax is None:  # the largest value, or vmin when every value lies below it
+        vmax = max(float(m.max()), vmin)
+    colorbar = flag("colorbar", colorbar)
     if ax is None:
         _, ax = plt.subplots(figsize=(4, 2.6))
-    top = float(m.max()) if vmax is None else vmax
+    top = vmax
     show_matrix(m, ax, title, "patch column", "patch row", "magma", vmin, top, colorbar, "equal", label)
     rows, cols = m.shape
     for r in range(rows):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import instance_of
+from ._validate import instance_of, writable_folder
 from .data import HEIGHT, WIDTH, draw_mountains, shipped_path
 
 __all__ = ["write_shipped_files", "main"]
@@ -57,9 +57,7 @@ def write_shipped_files(folder: Path | None = None) -> list[Path]:
         npy, png = shipped_path(), DATA_DIR / "mountains.png"
     else:
         instance_of("folder", folder, (str, Path), "a folder path (str or pathlib.Path) or None")
-        folder = Path(folder)
-        if folder.exists() and not folder.is_dir():
-            raise ValueError(f"folder {str(folder)!r} is a file; pass a folder (it is created if missing)")
+        folder = writable_folder("folder", folder)  # not a file, and a place this process may write in
         folder.mkdir(parents=True, exist_ok=True)
         npy, png = folder / "mountains.npy", folder / "mountains.png"
     picture = draw_mountains()
@@ -82,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         help="folder to write both files into (default: the array into vitcourse/assets/, the preview into data/)",
     )
     args = parser.parse_args(argv)
+    if args.out is not None:
+        try:
+            writable_folder("--out", args.out)
+        except ValueError as err:
+            parser.error(str(err))  # a sentence and exit status 2, before anything is drawn
     try:
         written = write_shipped_files(args.out)
     except RuntimeError as err:

@@ -65,9 +65,9 @@ def attention_entropy(weights: torch.Tensor) -> torch.Tensor:
     """
     if not isinstance(weights, torch.Tensor):
         raise TypeError(f"weights must be a torch.Tensor of shape (..., N), got {type(weights).__name__}")
+    real_tensor("weights", weights)  # dense, holding real floats: before the shape, which a nested one lacks
     if weights.ndim < 1:
         raise ValueError("weights must have at least one dimension (..., N), got a 0-d tensor")
-    real_tensor("weights", weights)
     w = weights.detach().float()
     return -(w * torch.log(w.clamp_min(1e-12))).sum(-1)
 
@@ -94,9 +94,9 @@ def mean_attention_distance(weights: torch.Tensor, rows: int, cols: int, patch: 
     positive_int("patch", patch)
     if not isinstance(weights, torch.Tensor):
         raise TypeError(f"weights must be a torch.Tensor of shape (..., N, N), got {type(weights).__name__}")
+    real_tensor("weights", weights)  # dense, holding real floats: before the shape, which a nested one lacks
     if weights.ndim < 2 or weights.shape[-1] != weights.shape[-2]:
         raise ValueError(f"weights must be a tensor of shape (..., N, N), got shape {tuple(weights.shape)}")
-    real_tensor("weights", weights)
     n = rows * cols
     w = weights.detach().float()
     if w.shape[-1] == n + 1:

@@ -16,6 +16,10 @@ Shapes (B = batch, C = channels, H x W = image, N = tokens):
 Images and tokens must hold real floating-point numbers (float32, float64, float16, bfloat16; the result keeps
 the dtype): an integer, bool or complex tensor is refused with a TypeError that says how to convert it, e.g.
 ``x.float() / 255`` for an 8-bit picture. :class:`PatchTokenizer` casts floating images to its weight's dtype.
+Sparse tensors are refused (``x.to_dense()``); a meta tensor (a shape with no numbers) gives a meta result of
+the right shape, so a model built on the meta device can be run to find its shapes. A result that would
+exceed :data:`~vitcourse._validate.LARGEST_ALLOCATION` elements (a huge kernel and padding, say) is refused
+before it is allocated.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._validate import (
+    allocatable,
     check_image,
     common_divisors,
     image_size,
@@ -191,9 +196,19 @@ def soft_split(
     Returns:
         Tokens of shape (B, N, C * k * k), N from :func:`count_tokens`, windows in row-major order.
     """
-    real_tensor("images", tensor_of_rank("images", images, 4, "(B, C, H, W)"))
+    tensor_of_rank("images", images, 4, "(B, C, H, W)", shapes_only=True)  # a meta image gives meta tokens
+    real_tensor("images", images, shapes_only=True)
     stride, padding = _split_settings(kernel, stride, padding)
-    count_tokens(images.shape[2], images.shape[3], kernel, stride, padding)  # validates, raises if no token
+    grid = count_tokens(images.shape[2], images.shape[3], kernel, stride, padding)  # raises if no token
+    batch, chans = images.shape[:2]
+    allocatable(
+        "the tokens",
+        batch * grid.total * chans * kernel**2,
+        images=tuple(images.shape),
+        kernel=kernel,
+        stride=stride,
+        padding=padding,
+    )
     cols = F.unfold(images, kernel_size=kernel, stride=stride, padding=padding)  # (B, C*k*k, N)
     return cols.transpose(1, 2)  # (B, N, C*k*k)
 
@@ -217,7 +232,8 @@ def patchify(images: torch.Tensor, patch_size: int) -> torch.Tensor:
     Returns:
         Tokens of shape (B, H * W / P**2, C * P**2), patches numbered row by row.
     """
-    real_tensor("images", tensor_of_rank("images", images, 4, "(B, C, H, W)"))
+    tensor_of_rank("images", images, 4, "(B, C, H, W)", shapes_only=True)
+    real_tensor("images", images, shapes_only=True)
     _check_patch_size(images.shape[2], images.shape[3], patch_size)
     return soft_split(images, patch_size, stride=patch_size, padding=0)
 
@@ -267,9 +283,22 @@ class PatchTokenizer(nn.Module):
         self.patch_size = patch_size
         self.in_chans = positive_int("in_chans", in_chans)
         self.embed_dim = positive_int("embed_dim", embed_dim)
+        allocatable(
+            "PatchTokenizer's parameters",
+            self.parameter_count(patch_size, in_chans, embed_dim),
+            patch_size=patch_size,
+            in_chans=in_chans,
+            embed_dim=embed_dim,
+        )
         self.grid = count_tokens(height, width, patch_size, patch_size, 0)
         self.num_patches = self.grid.total
         self.proj = nn.Linear(in_chans * patch_size**2, embed_dim)
+
+    @staticmethod
+    def parameter_count(patch_size: int, in_chans: int, embed_dim: int) -> int:
+        """The parameters a tokenizer with these settings holds (the projection's weight and bias), without
+        building it."""
+        return (in_chans * patch_size**2 + 1) * embed_dim
 
     def split(self, images: torch.Tensor) -> torch.Tensor:
         """The first step alone: ``(B, C, H, W) -> (B, N, C * P**2)``."""
@@ -294,7 +323,7 @@ def rebuild_image(tokens: torch.Tensor, height: int, width: int) -> torch.Tensor
     Returns:
         Tensor of shape (B, C, height, width).
     """
-    tensor_of_rank("tokens", tokens, 3, "(B, N, C)")
+    tensor_of_rank("tokens", tokens, 3, "(B, N, C)", shapes_only=True)  # meta tokens give a meta image
     positive_int("height", height)
     positive_int("width", width)
     batch, n, chans = tokens.shape
@@ -335,7 +364,8 @@ def unsplit(
     Returns:
         Tensor of shape (B, C, height, width).
     """
-    real_tensor("tokens", tensor_of_rank("tokens", tokens, 3, "(B, N, C * k * k)"))
+    tensor_of_rank("tokens", tokens, 3, "(B, N, C * k * k)", shapes_only=True)
+    real_tensor("tokens", tokens, shapes_only=True)
     stride, padding = _split_settings(kernel, stride, padding)
     grid = count_tokens(height, width, kernel, stride, padding)
     if tokens.shape[1] != grid.total or tokens.shape[2] % (kernel * kernel):
@@ -343,6 +373,8 @@ def unsplit(
             f"tokens has shape {tuple(tokens.shape)}; a split of a {height} x {width} image with kernel={kernel}, "
             f"stride={stride}, padding={padding} makes {grid.total} tokens of length C * {kernel * kernel}"
         )
+    chans = tokens.shape[2] // (kernel * kernel)
+    allocatable("the rebuilt images", tokens.shape[0] * chans * height * width, height=height, width=width)
     settings = {"output_size": (height, width), "kernel_size": kernel, "stride": stride, "padding": padding}
     summed = F.fold(tokens.transpose(1, 2), **settings)  # (B, C, H, W)
     ones = torch.ones_like(tokens[:1, :, : kernel * kernel]).transpose(1, 2)  # (1, k*k, N)
@@ -357,6 +389,9 @@ def window_corners(height: int, width: int, kernel: int, stride: int, padding: i
         Integer array of shape (N, 2) of (row, col), in the order the tokens come out of :func:`soft_split`.
     """
     grid = count_tokens(height, width, kernel, stride, padding)
+    allocatable(
+        "the window corners", 2 * grid.total, height=height, width=width, stride=stride, padding=padding
+    )
     rows = np.arange(grid.rows) * stride - padding
     cols = np.arange(grid.cols) * stride - padding
     rr, cc = np.meshgrid(rows, cols, indexing="ij")

@@ -42,6 +42,10 @@ from ._validate import (
     listing,
     non_negative_int,
     positive_int,
+    real_tensor,
+    tensor_of_rank,
+    writable_file,
+    writable_folder,
 )
 from .data import HEIGHT, WIDTH
 from .device import DEVICES, get_device
@@ -225,7 +229,13 @@ def _loss(task: str, outputs: torch.Tensor, targets: torch.Tensor, patch: int = 
 
 def where_predictions(outputs: torch.Tensor, patch: int = 20) -> torch.Tensor:
     """A "where" model's outputs (B, rows + cols) as predicted (patch row, patch column) pairs, (B, 2) long."""
-    rows, _ = where_classes(patch)
+    rows, cols = where_classes(patch)
+    real_tensor("outputs", tensor_of_rank("outputs", outputs, 2, "(B, rows + cols)"))
+    if outputs.shape[1] != rows + cols:
+        raise ValueError(
+            f"outputs must be (B, {rows + cols}) for patch={patch} (a {rows} x {cols} grid: {rows} row scores, "
+            f"then {cols} column scores), got shape {tuple(outputs.shape)}"
+        )
     return torch.stack([outputs[:, :rows].argmax(-1), outputs[:, rows:].argmax(-1)], dim=-1)  # (B, 2)
 
 
@@ -380,9 +390,16 @@ def evaluate(
 
 
 def save_checkpoint(result: TrainResult, path: str | Path) -> None:
-    """Save the model's state dict and its config (a plain dict) to ``path``."""
+    """Save the model's state dict and its config (a plain dict) to ``path``.
+
+    Raises:
+        TypeError: ``result`` is not a TrainResult, ``path`` not a str or Path.
+        ValueError: ``path`` is a folder, lies in a file, or may not be written.
+        FileNotFoundError: the folder of ``path`` does not exist (it is not created).
+    """
     instance_of("result", result, TrainResult, "a TrainResult (what train() returns)")
     instance_of("path", path, (str, Path), "a file path (str or pathlib.Path)")
+    writable_file("path", path)
     torch.save({"config": asdict(result.config), "state_dict": result.model.state_dict()}, path)
 
 
@@ -536,6 +553,8 @@ def make_shipped(
     """
     for name in names:
         _check_shipped_name(name)
+    if out_dir is not None:
+        writable_folder("out_dir", out_dir)
     folder = Path(out_dir) if out_dir is not None else Path(__file__).parent / "assets" / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     threads = torch.get_num_threads()
@@ -591,6 +610,11 @@ def main(argv: list[str] | None = None) -> int:
     """The command line: train one run per seed, print a summary table, optionally save a checkpoint."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.save is not None:  # before any training: a run is not lost to a path that cannot be written
+        try:
+            writable_file("--save", args.save)
+        except (ValueError, FileNotFoundError) as err:
+            parser.error(str(err))
     if args.shipped:
         start = time.perf_counter()
         make_shipped(device=args.device)

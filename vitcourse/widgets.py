@@ -88,7 +88,7 @@ def _picture(picture: object, name: str = "picture") -> np.ndarray:
     """A (H, W) float array from a tensor or array, or a TypeError/ValueError naming ``name``."""
     if not isinstance(picture, torch.Tensor | np.ndarray):
         raise TypeError(f"{name} must be a (H, W) numpy array or tensor, got {type(picture).__name__}")
-    img = plots.as_numpy(picture).squeeze()
+    img = plots.as_numpy(picture, name).squeeze()
     if img.ndim != 2 or img.size == 0:
         raise ValueError(
             f"{name} must be a non-empty (H, W) array (a (1, H, W) or (1, 1, H, W) one is squeezed), "
