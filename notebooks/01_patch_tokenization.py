@@ -16,7 +16,8 @@
 # %% [markdown]
 # # 01 · Patch tokenization
 #
-# A transformer works on a *sequence of tokens*: a token is one vector, one item of the sequence (in a language
+# A transformer (a network of attention layers, which let every token look at every other; notebooks 04 and 05
+# build one) works on a *sequence of tokens*: a token is one vector, one item of the sequence (in a language
 # model, a word or a piece of a word). A Vision Transformer (ViT) makes that sequence from an image in the
 # simplest way there is: it cuts the image into square patches, flattens each patch into a vector (its length is
 # the *token length*), and projects every vector to the model width $D$ (the embedding size), the length every
@@ -29,9 +30,10 @@
 # 4. explain why "Unfold + Linear" and a strided `Conv2d` are the same operation,
 # 5. use `vitcourse.tokens.PatchTokenizer` and read its shapes.
 #
-# The exercises sit where they belong in the story. Each has a solution cell (collapsed: click the three dots to
-# open it) and a check that prints ✓ or a hint naming the mistake. Write your own answer in place of the
-# solution first; when an exercise asks you to *predict*, do it before you run the cells after it.
+# The exercises sit where they belong in the story (notebook 00 explains how they work). Write your answer in a
+# new cell just above the check cell, with the name the check cell uses; the check prints ✓ or a hint, and a
+# second wrong try gets a more specific hint. The worked solution is the collapsed cell under the question: open
+# it only after trying. When an exercise asks you to *predict*, do it before you run the cells after it.
 
 # %%
 import matplotlib.pyplot as plt
@@ -72,19 +74,22 @@ print(f"{rows} rows x {cols} columns = N = {N} patches, each a token of length P
 assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 
 # %% [markdown]
-# **Exercise 1 (predict).** Before you read on: how many tokens does the picture make with 10 × 10 patches? The
-# play section near the end prints the count for every allowed patch size; predict it here first.
+# **Exercise 1 (transfer).** A ViT keeps its patch size when it meets larger images: the ViT paper pre-trains
+# its models on one image size and fine-tunes them on larger images with the same patches, so the sequence of
+# tokens gets longer (Dosovitskiy et al. 2021, Section 3.2). Take the picture at twice its resolution, 120 × 200 pixels,
+# and keep $P = 20$. How many tokens does it make? (Notebook 03 comes back to what a longer sequence asks of the
+# position embeddings.)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_patches = None  # replace None with your answer
 ### BEGIN SOLUTION
-answer_patches = (60 // 10) * (100 // 10)
+answer_patches = (120 // 20) * (200 // 20)  # twice as many patch rows, twice as many per row
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "patch_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.patch_count(answer_patches)
 
-# %% nbgrader={"grade": true, "grade_id": "patch_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "patch_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.patch_count, answer_patches)
@@ -98,7 +103,8 @@ plt.show()
 
 # %% [markdown]
 # Patches are numbered row by row, from 1 in the top-left corner to $N$ in the bottom-right. We follow one of
-# them, patch 12, into a token; the cell below finds its place in the grid.
+# them, patch 12, into a token; the cell below finds its place in the grid and counts the different values it
+# holds.
 #
 # ## One patch, one token, by hand
 
@@ -147,7 +153,7 @@ answer_number = (45 // 10) * (100 // 10) + 30 // 10 + 1
 # %% nbgrader={"grade": false, "grade_id": "patch_number-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.patch_number(answer_number)
 
-# %% nbgrader={"grade": true, "grade_id": "patch_number-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "patch_number-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.patch_number, answer_number)
@@ -195,8 +201,9 @@ plt.show()
 # With more than one channel, each token holds *all* channels of its patch. `nn.Unfold` keeps them apart: first
 # the $P^2$ values of channel 0 row by row, then those of channel 1, and so on, the order $(C, P, P)$.
 #
-# **Exercise 3 (predict).** ViT-B/16 (ViT-Base with 16 × 16 patches) cuts RGB images into 16 × 16 patches. In a token, at which position
-# (counted from 0) is the value of channel 1 (green) for the pixel at row 2, column 5 of the patch?
+# **Exercise 3 (predict).** ViT-B/16 (ViT-Base with 16 × 16 patches) cuts RGB images into 16 × 16 patches. In a
+# token, at which position (counted from 0) is the value of channel 1 (green) for the pixel at row 2, column 5 of
+# the patch? The cell after the exercise decodes a token and shows it; predict first.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "token_position-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_position = None  # replace None with your answer
@@ -207,7 +214,7 @@ answer_position = 1 * 16 * 16 + 2 * 16 + 5
 # %% nbgrader={"grade": false, "grade_id": "token_position-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.token_position(answer_position)
 
-# %% nbgrader={"grade": true, "grade_id": "token_position-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "token_position-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.token_position, answer_position)
@@ -249,7 +256,7 @@ def my_patchify(images: torch.Tensor, p: int) -> torch.Tensor:
 # %% nbgrader={"grade": false, "grade_id": "patchify_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.patchify_function(my_patchify)
 
-# %% nbgrader={"grade": true, "grade_id": "patchify_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "patchify_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.patchify_function, my_patchify)
@@ -261,9 +268,9 @@ check.require(check.patchify_function, my_patchify)
 # A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map
 # $E \in \mathbb{R}^{(P^2 C) \times D}$ projects every token to the model width $D$. The ViT paper's Eq. 1
 # writes the map without a bias, $x_p E$; implementations use `nn.Linear` or `nn.Conv2d`, which add one, so here
-# $z = x_p E + b$. ViT-Base uses $D = 768$ (ViT paper, Table 1). `vitcourse.tokens.PatchTokenizer` does both
-# steps, split then project; here they are one at a time. `nn.Linear` stores its weight as (out, in) =
-# $(D, P^2 C)$ and computes $x W^\top + b$, so $E$ is the transposed weight.
+# $z = x_p E + b$. ViT-Base, the paper's base-size model, uses $D = 768$ (ViT paper, Table 1).
+# `vitcourse.tokens.PatchTokenizer` does both steps, split then project; here they are one at a time. `nn.Linear`
+# stores its weight as (out, in) = $(D, P^2 C)$ and computes $x W^\top + b$, so $E$ is the transposed weight.
 
 # %%
 D = 768
@@ -289,9 +296,10 @@ assert n_params == P * P * C * D + D
 # its $P^2 C$ numbers in the token's order, $(C, P, P)$, so reshaping it to (D, C, P, P) puts every number on the
 # pixel it multiplies. (Were the tokens in another order, this reshape would pair weights with the wrong pixels:
 # the cell shows it with each filter transposed.) The cell compares the result with `nn.Conv2d` itself, with
-# TF32 turned off for the convolution: on a GPU, PyTorch lets cuDNN convolutions use TF32, which keeps about 3
-# significant digits, while the linear map runs in full float32. This is how most libraries write the patch
-# embedding (timm's `PatchEmbed`; the official ViT code's `embedding` layer is a convolution with
+# TF32 turned off for the convolution: on a GPU, PyTorch lets cuDNN (NVIDIA's library of GPU convolutions) use
+# TF32, a number format that keeps about 3 significant digits, while the linear map runs in full float32. This
+# is how most libraries write the patch embedding (the `PatchEmbed` of timm, *PyTorch Image Models*, a widely
+# used library of vision models; the official ViT code's `embedding` layer is a convolution with
 # kernel = stride = patch size).
 
 # %%
@@ -311,9 +319,9 @@ print(f"with each filter transposed, largest difference above 0.1: {wrong_gap > 
 assert gap < 1e-5 and wrong_gap > 0.1
 
 # %% [markdown]
-# ViT-B/16's own setting: a 224 × 224 RGB image and 16 × 16 patches give a 768 × 14 × 14 feature map, which
-# flattens into 196 vectors of width $D = 768$. (Here 768 is both $D$ and, by coincidence, the token length
-# $3 \cdot 16^2$.)
+# ViT-B/16's own setting: a 224 × 224 RGB image and 16 × 16 patches give a 768 × 14 × 14 *feature map* (the
+# convolution's output: one $D$-vector per patch position, laid out on the 14 × 14 patch grid), which flattens
+# into 196 vectors of width $D = 768$. (Here 768 is both $D$ and, by coincidence, the token length $3 \cdot 16^2$.)
 
 # %%
 rgb = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(0)).to(device)  # drawn on the CPU
@@ -335,7 +343,8 @@ print(
 # the drop-down (it needs a running kernel) and watch the grid, the token count and the token matrix change.
 # Small patches make many short tokens, large patches few long ones. Patches are numbered while there are at
 # most 60 of them; a token matrix with more than 400 rows or columns is drawn with 400 of them, evenly spaced (the
-# title says so). (Your prediction for Exercise 1 is in the list printed after the widget.)
+# title says so). The list printed after the widget holds $P = 10$: the picture at its own size with patches
+# half as large makes the same grid as Exercise 1's larger picture with $P = 20$.
 
 # %%
 sizes = widgets.valid_patch_sizes(H, W)
@@ -352,14 +361,17 @@ for size in sizes:
     assert summary.startswith(f"P = {size}: {count.rows} x {count.cols} = {count.total} tokens")
     print(summary)
 print(widgets.patch_view(picture, 7)[1])
+assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W, 20, 20, 0)  # Exercise 1
 
 # %% [markdown]
 # ## Summary
 #
 # - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches; each flattens into a token of length $P^2C$.
 #   With `nn.Unfold` / `nn.Conv2d` the token holds channel by channel, each channel row by row (the order
-#   $(C, P, P)$); code written with einops often puts the channels innermost, $(P, P, C)$.
-# - On the picture, $P = 20$ gives 15 tokens of length 400, projected to model width 768: (1, 15, 768).
+#   $(C, P, P)$); code written with einops (a library that rearranges tensor axes by name) often puts the channels
+#   innermost, $(P, P, C)$.
+# - On the picture, $P = 20$ gives 15 tokens of length 400, projected to model width 768: (1, 15, 768). A larger
+#   image with the same patches gives more tokens, not longer ones.
 # - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens.
 # - Patches do not overlap: a pixel belongs to exactly one token, and a shape that crosses a patch border is cut in two.
 #

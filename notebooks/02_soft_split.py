@@ -16,17 +16,20 @@
 # %% [markdown]
 # # 02 · Soft split: overlapping patches
 #
-# ViT's patches never overlap, so whatever crosses a patch edge (the slope of a ridge, the rim of the moon) is cut
-# in two. The Tokens-to-Token (T2T) model starts instead with a **soft split**: windows that overlap their
-# neighbours, on a picture padded with zeros so the windows at the border fit.
+# ViT's patches never overlap, so whatever crosses a patch edge is cut in two (in the course's own picture, the
+# slope of a ridge or the rim of the moon). The Tokens-to-Token (T2T) model starts instead with a **soft
+# split**: windows that overlap their neighbours, on a picture padded with zeros so the windows at the border fit.
 #
 # **Why this comes now.** The course first builds both ways of turning a picture into tokens, ViT's patches
-# (01) and T2T's soft split (here), and only then follows what happens to the tokens: position embeddings (03),
-# attention (04), the whole ViT (05). The soft split is where T2T-ViT starts: its T2T module first soft-splits
-# the image with kernel $k = 7$, stride 4, padding 2, then, between its stages, soft-splits twice more with
-# $k = 3$, stride 2, padding 1 (Yuan et al. 2021, *Tokens-to-Token ViT*, Fig. 4 and Section 3.2; the official
-# code's `T2T_module`, `soft_split0` to `soft_split2`). Notebook 06 puts those stages together; here we take one
-# split apart.
+# (01) and T2T's soft split (here), and only then follows what happens to the tokens: position embeddings
+# (03), attention (04), the whole ViT (05). The soft split is where T2T-ViT (a ViT whose patch cutting is
+# replaced by a T2T module) starts: its T2T module first soft-splits the image with windows of $k = 7$ pixels
+# (the *kernel*, in `nn.Unfold`'s words), stride 4, padding 2; then twice more it passes the tokens through a
+# small transformer, lays them back onto an image and soft-splits that with $k = 3$, stride 2, padding 1 (Yuan
+# et al. 2021, *Tokens-to-Token ViT: Training Vision Transformers from Scratch on ImageNet*, ICCV, Fig. 4 and
+# Section 3.2; the authors' official code, the T2T-ViT repository on GitHub, names them `soft_split0` to
+# `soft_split2` in its `T2T_module`). Notebook 06 builds the whole module; here we take one split apart, and
+# Exercise 5 follows the token grid through all three.
 #
 # **A warning about symbols.** In this notebook, as in `nn.Unfold`, $s$ is the *stride*: how far a window moves.
 # The T2T paper uses $s$ for the *overlap* of neighbouring windows, so its stride is $k - s$: its settings
@@ -42,7 +45,9 @@
 # 5. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
 #
 # The exercises sit where they belong in the story; when one asks you to *predict*, do it before you run the
-# cells after it. Each check prints ✓ or a hint naming the mistake.
+# cells after it. As in notebook 01: write your answer in a new cell just above the check cell; the check prints
+# ✓ or a hint (more specific from the second wrong try on); the collapsed cell under the question holds the
+# worked solution, to open after trying.
 
 # %%
 import math
@@ -79,11 +84,12 @@ print(f"picture: H={H}, W={W}, C={C}")
 # $n_{rows} \times n_{cols}$ grid, counted on each side separately.
 #
 # For the stride and padding we use the rule of the "Vision Transformers Explained" article series:
-# $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$. Neither the T2T paper nor its code states it; it is a rule
-# that reproduces the official code's two settings, which the cell checks: $k = 7 \to (4, 2)$ and
-# $k = 3 \to (2, 1)$ (`vitcourse.tokens.t2t_stride_padding`, named after those settings). With $k = 20$ on the picture, the cell lists the window
-# starts in the picture's own coordinates (the padding begins at $-p$) and counts them, then asks `nn.Unfold`
-# and `vitcourse.count_tokens`.
+# $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$ (Skylar Jean Callis, *Tokens-to-Token Vision Transformers,
+# Explained*). The article presents it as T2T-ViT's, but neither the T2T paper nor its code states it; it is a
+# rule that reproduces the official code's two settings, which the cell checks: $k = 7 \to (4, 2)$ and
+# $k = 3 \to (2, 1)$ (`vitcourse.tokens.t2t_stride_padding`, named after those settings). With $k = 20$ on the
+# picture, the cell lists the window starts in the picture's own coordinates (the padding begins at $-p$) and
+# counts them, then asks `nn.Unfold` and `vitcourse.count_tokens`.
 
 # %%
 k = 20
@@ -104,27 +110,7 @@ print(f"vitcourse.count_tokens: {tokens.count_tokens(H, W, k, s, p)}")
 assert len(starts_down) * len(starts_across) == unfolded.shape[-1] == tokens.count_tokens(H, W, k, s, p).total
 
 # %% [markdown]
-# **Exercise 1 (predict).** T2T-ViT's first soft split uses $k = 7$, $s = 4$, $p = 2$. How many tokens does it
-# make from the picture? Give the pair `(rows, cols)`. (The play section near the end prints it; predict first.)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "soft_split_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_grid = None  # replace None with (rows, cols)
-### BEGIN SOLUTION
-answer_grid = ((60 + 2 * 2 - 7) // 4 + 1, (100 + 2 * 2 - 7) // 4 + 1)
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "soft_split_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.soft_split_count(answer_grid)
-
-# %% nbgrader={"grade": true, "grade_id": "soft_split_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.soft_split_count, answer_grid)
-### END HIDDEN TESTS
-
-
-# %% [markdown]
-# **Exercise 2 (coding, transfer).** The T2T paper does not give a stride: it gives the *overlap* of neighbouring
+# **Exercise 1 (coding, transfer).** The T2T paper does not give a stride: it gives the *overlap* of neighbouring
 # windows (see the warning at the top). Write `my_count_tokens(h, w, k, overlap, p)` that returns the pair
 # `(rows, cols)` for a split described the paper's way, with integer arithmetic only. T2T-ViT's first split is
 # `my_count_tokens(60, 100, 7, 3, 2)` in this form. The check compares it with `nn.Unfold` on eight settings,
@@ -144,7 +130,7 @@ def my_count_tokens(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, 
 # %% nbgrader={"grade": false, "grade_id": "count_tokens_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.count_tokens_function(my_count_tokens)
 
-# %% nbgrader={"grade": true, "grade_id": "count_tokens_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "count_tokens_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.count_tokens_function, my_count_tokens)
@@ -208,8 +194,30 @@ print(f"window corners (row, col): {[tuple(int(v) for v in corners[i]) for i in 
 # %% [markdown]
 # ## How many tokens hold each pixel?
 #
-# In ViT every pixel belongs to exactly one token. With overlapping windows a pixel can belong to several. The
-# cell below counts, for every pixel of the picture, the windows that cover it, by adding 1 inside each window.
+# In ViT every pixel belongs to exactly one token. With overlapping windows a pixel can belong to several.
+#
+# **Exercise 2 (predict).** Before you run the next cell: with $k = 20$, $s = 10$, $p = 5$ on the 60 × 100
+# picture, how many of its pixels lie in exactly two windows? The figure above shows three of the windows; the
+# cell after the exercise counts, for every pixel, the windows that cover it, by adding 1 inside each window.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "pixels_in_two_windows-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_two = None  # replace None with your answer
+### BEGIN SOLUTION
+# Along one side, a row is reached by 1 window near the ends and by 2 elsewhere (windows start every s = k/2).
+# Rows: starts -5, 5, ..., 45, so rows 0-4 and 55-59 lie in 1 window, the other 50 rows in 2.
+# Columns: likewise 10 columns in 1 window, 90 in 2. A pixel's count is (its row's) x (its column's), so it is
+# 2 for a row in 1 and a column in 2, or a row in 2 and a column in 1.
+answer_two = 10 * 90 + 50 * 10
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "pixels_in_two_windows-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.pixels_in_two_windows(answer_two)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "pixels_in_two_windows-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.pixels_in_two_windows, answer_two)
+### END HIDDEN TESTS
 
 # %%
 cover = torch.zeros(H, W, dtype=torch.long)  # (H, W)
@@ -230,22 +238,26 @@ plt.show()
 
 # %% [markdown]
 # The numbers say: with $k = 20$, $s = 10$, $p = 5$ three quarters of the pixels (the inner block) lie in four
-# windows, a band along each edge lies in two, and the four corner squares in one. Along one side $k = 2s$, so
-# away from the ends every pixel lies in exactly two windows, while near the ends only one window reaches it;
-# the count per pixel is the product of the two sides' counts (1 or 2 each), so no pixel lies in exactly three.
+# windows, a band along each edge lies in two (the pixels Exercise 2 counted), and the four corner squares in
+# one. Along one side $k = 2s$, so away from the ends every pixel lies in exactly two windows, while near the ends
+# only one window reaches it; the count per pixel is the product of the two sides' counts (1 or 2 each), so no
+# pixel lies in exactly three.
 # So most pixels here lie in four tokens, but not all, and the count depends on $k$, $s$ and $p$.
 #
 # Overlap does not mean that nothing is cut any more. A shape lies whole inside some token wherever it sits
 # only if it fits in a square of $k - s + 1 = 11$ pixels (printed above): a window ends every $s$ pixels, and a
 # longer shape can always be placed across such an end. Notebook 06 computes which neighbourhoods stay whole.
 #
-# The animation shows the windows in the order the tokens come out: row by row, left to right. It has no axes or
-# labels: it is the padded picture, three screen pixels per picture pixel, at two frames per second, looping.
-# Frame $i$ fills window $i$, which becomes token $i$, and keeps the earlier windows outlined; the first frame
-# is token 0 in the top-left corner, the last is token 59 in the bottom-right.
+# The animation shows the windows in the order the tokens come out: row by row, left to right, two frames per
+# second, looping. Each frame is the padded picture (four screen pixels per picture pixel) with the picture's
+# border dashed; window $i$, which becomes token $i$, is tinted orange, and its neighbours on the token grid
+# (left, right, above, below) are outlined in cyan, so the strips it shares with each of them show. The caption
+# names the window and its rows and columns in the picture's coordinates (negative, or beyond row 59 and column
+# 99, in the padding); the first frame is window 0 in the top-left corner, the last is window 59 in the
+# bottom-right.
 
 # %%
-gif = plots.soft_split_animation(picture, k, s, p, frames_per_second=2)  # built in memory, no file
+gif = plots.soft_split_animation(picture, k, s, p, scale=4, frames_per_second=2)  # built in memory, no file
 display(Image(data=gif, format="gif"))
 
 # %%
@@ -254,6 +266,8 @@ meta = iio.immeta(gif, extension=".gif")
 n_frames = iio.improps(gif, extension=".gif", index=None).shape[0]
 print(f"{n_frames} frames (one per token), {meta['duration']} ms each, loop={meta['loop']} (0 = forever)")
 assert n_frames == len(corners) and meta["duration"] == 500 and meta["loop"] == 0
+last_top, last_left = corners[-1]  # the span the last frame's caption names
+print(f"last window: rows {last_top} to {last_top + k - 1}, columns {last_left} to {last_left + k - 1}")
 
 # %% [markdown]
 # ## The first token: where the padding shows
@@ -295,12 +309,13 @@ plt.show()
 
 # %% [markdown]
 # The token matrix has a pattern: some rows start or end with a dark run, and some have short dark runs at a
-# regular spacing. Those are the padding zeros. The windows of the top row of the grid (tokens 0 to 9) begin
-# with $p = 5$ padding rows of the window, $5 \cdot 20 = 100$ entries; those of the bottom row (tokens 50 to 59)
-# end with 100. The windows of the left column (tokens 0, 10, ..., 50) begin every window row with 5 padding
-# columns: 5 zeros in every 20 entries; those of the right column (tokens 9, 19, ..., 59) end every window row
-# with 5. The cell counts the padding entries of each token by splitting an all-ones image, where only the
-# padding gives zeros, and prints them on the token grid.
+# regular spacing. Many of those are the padding zeros, but dark pixels of the picture look the same, so the
+# cell below tells them apart by splitting an all-ones image. The windows of the top row of the grid (tokens 0
+# to 9) begin with $p = 5$ padding rows of the window, $5 \cdot 20 = 100$ entries; those of the bottom row
+# (tokens 50 to 59) end with 100. The windows of the left column (tokens 0, 10, ..., 50) begin every window
+# row with 5 padding columns: 5 zeros in every 20 entries; those of the right column (tokens 9, 19, ..., 59)
+# end every window row with 5. The cell counts the padding entries of each token on the all-ones image, where
+# only the padding gives zeros, and prints them on the token grid.
 
 # %%
 from_padding = tokens.soft_split(torch.ones_like(image), k, s, p)[0] == 0  # (N, k*k): True in the padding
@@ -341,7 +356,7 @@ def my_soft_split(images: torch.Tensor, k: int, s: int, p: int) -> torch.Tensor:
 # %% nbgrader={"grade": false, "grade_id": "soft_split_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.soft_split_function(my_soft_split)
 
-# %% nbgrader={"grade": true, "grade_id": "soft_split_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "soft_split_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.soft_split_function, my_soft_split)
@@ -414,7 +429,7 @@ def my_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
 # %% nbgrader={"grade": false, "grade_id": "rebuild_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.rebuild_function(my_rebuild)
 
-# %% nbgrader={"grade": true, "grade_id": "rebuild_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rebuild_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.rebuild_function, my_rebuild)
@@ -450,15 +465,60 @@ for ch in channels:
     assert torch.equal(rebuilt[0, ch], padded[0, 0, i::s, j::s][: grid.rows, : grid.cols])
 
 # %% [markdown]
+# **Exercise 5 (transfer).** T2T-ViT's module does this three times: it soft-splits the image with
+# $(k, s, p) = (7, 4, 2)$, lays the tokens onto their grid as one pixel each, soft-splits that image with
+# $(3, 2, 1)$, lays the tokens down again, and soft-splits once more with $(3, 2, 1)$. (Notebook 06 adds a small
+# transformer before each laying-down; it changes the tokens' channels, not the grid.) Starting from the 60 × 100
+# picture, what grid of tokens, `(rows, cols)`, comes out of the last split? The cell after the exercise runs the
+# three splits; predict first.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_token_grid-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_t2t_grid = None  # replace None with (rows, cols)
+### BEGIN SOLUTION
+# floor((n + 2p - k) / s) + 1 on each side, each split on the grid the previous one made:
+# 60 x 100 -> (7, 4, 2) -> 15 x 25 -> (3, 2, 1) -> 8 x 13 -> (3, 2, 1) -> 4 x 7
+rows_, cols_ = 60, 100
+for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
+    rows_, cols_ = (rows_ + 2 * pp - kk) // ss + 1, (cols_ + 2 * pp - kk) // ss + 1
+answer_t2t_grid = (rows_, cols_)
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "t2t_token_grid-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.t2t_token_grid(answer_t2t_grid)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_token_grid-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.t2t_token_grid, answer_t2t_grid)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The three splits, run on the picture with the package: each split's tokens are laid onto their grid with
+# `rebuild_image`, and that image is split again. The channels grow because every token of a split becomes a
+# pixel with $k^2$ times the channels of the image it came from; in notebook 06 a transformer between the splits
+# maps every token to 64 channels, so the tokens stay short.
+
+# %%
+x = image  # (1, 1, H, W)
+for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
+    split_tokens = tokens.soft_split(x, kk, ss, pp)  # (1, rows * cols, C * kk * kk)
+    step = tokens.count_tokens(x.shape[-2], x.shape[-1], kk, ss, pp)
+    print(
+        f"{tuple(x.shape[-2:])} -> soft split ({kk}, {ss}, {pp}) -> {step.rows} x {step.cols} = {step.total} "
+        f"tokens of length {split_tokens.shape[-1]}"
+    )
+    x = tokens.rebuild_image(split_tokens, step.rows, step.cols)  # (1, C * kk * kk, rows, cols)
+
+# %% [markdown]
 # ## Play: kernel, stride, padding
 #
-# Move the sliders (in a running kernel) to see three of the windows on the padded picture (shaded: the first,
+# Move the sliders (they need a running Jupyter kernel, the Python process behind the notebook; not to be
+# confused with the window size $k$) to see three of the windows on the padded picture (shaded: the first,
 # token 0; outlined: the next one along its row and the first of the next row), the token grid's size from
 # `count_tokens` in the title and the text line (checked against `nn.Unfold` at every setting), and the token
 # matrix. The picture's own border is dashed; outside it is zero padding. A stride larger than the kernel leaves
 # pixels between windows that no token sees (the text line says so). A setting where no window fits shows a
 # sentence saying why.
-# Your prediction for Exercise 1 is among the settings printed after the widget.
 
 # %%
 display(widgets.soft_split_explorer(picture))
@@ -483,7 +543,7 @@ assert widgets.soft_split_view(picture, 80, 10, 5)[0] is None
 # - Unsplit recovers the picture only where every pixel is covered: check $(w + 2p - k) \bmod s \le p$.
 # - A soft split is padding plus strided windows, flattened in $(C, k, k)$ order: `nn.Unfold` in one call.
 # - Tokens can go back in place (fold, then divide by the coverage), or, T2T's way, onto their token grid as
-#   many-channel pixels.
+#   many-channel pixels; each split then works on the grid the one before it made.
 #
 # **Next:** [03 Position embeddings](03_position_embeddings.ipynb): attention does not know where a token came
 # from. How do we tell it?

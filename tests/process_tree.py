@@ -1,6 +1,6 @@
 """Watching a process and its descendants: CPU used, spells of doing nothing, ending the whole tree.
 
-Used by tests/test_classroom.py (a run of notebooks that makes no progress fails instead of waiting) and by
+Used by tests/test_nbgrader.py (a run of notebooks that makes no progress fails instead of waiting) and by
 tests/stall_check.py. Not a test module: pytest collects only files named test_*.py.
 """
 

@@ -1,6 +1,6 @@
 """Run the notebook-executing tests N times and show that none of them stalls.
 
-    .venv/bin/python tests/stall_check.py --runs 10            # tests/test_classroom.py, ten times
+    .venv/bin/python tests/stall_check.py --runs 10            # tests/test_nbgrader.py (the student copies and the solutions, autograded), ten times
     .venv/bin/python tests/stall_check.py --runs 3 --nbval     # ... plus strict nbval over notebooks/
 
 A stall is wall time during which the whole process tree (pytest, nbconvert, the kernels) does nothing: every
@@ -77,7 +77,7 @@ def run_once(command: list[str], timeout: float) -> Run:
 
 
 def build_command(nbval: bool, extra: list[str]) -> list[str]:
-    command = [sys.executable, "-m", "pytest", "tests/test_classroom.py", "-q", "-p", "no:cacheprovider"]
+    command = [sys.executable, "-m", "pytest", "tests/test_nbgrader.py", "-q", "-p", "no:cacheprovider"]
     if nbval:
         command += ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", "notebooks/sanitize.cfg"]
         command += ["notebooks"]

@@ -1,13 +1,14 @@
-"""Student copies: no solution survives, exercise cells fail with NotImplementedError only, the rest still runs."""
+"""Student copies: no solution survives, and nbgrader's markers are where nbgrader needs them.
+
+That the copies run with only the exercise cells failing is checked on nbgrader's autograded copies, which are
+the same notebooks (tests/test_nbgrader.py).
+"""
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from process_tree import IdleWatch, kill_tree  # tests/process_tree.py
 
 from vitcourse import classroom
 
@@ -100,90 +101,11 @@ def _solution_body(source: str) -> list[str]:
     return body
 
 
-# A run that stops making progress fails within a minute, saying so, instead of waiting for minutes: the
-# watchdog ends nbconvert when its whole process tree (nbconvert and the kernel) has used no CPU for STALL_S
-# seconds. There is no limit per cell: on a busy machine notebook 07's training cell alone passed 600 s while
-# running all along, and a time limit cannot tell that from a stall. RUN_TIMEOUT_S bounds the whole run.
-# README: Troubleshooting.
-STALL_S = 60
-RUN_TIMEOUT_S = 3600
-
-
-def nbconvert_command(out: Path, notebooks: list[Path]) -> list[str]:
-    """nbconvert executing `notebooks` into `out`, with the kernel settings the notebook tests use.
-
-    The kernel talks to nbconvert over Unix sockets in `out` (IPC transport) rather than loopback TCP ports
-    that nbconvert picks and the kernel binds a moment later, so no other process on the machine can take them
-    in between. (nbconvert already starts kernels with their input history in memory, not in history.sqlite.)
-    """
-    return [
-        sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--allow-errors",
-        "--ExecutePreprocessor.kernel_name=python3", "--ExecutePreprocessor.timeout=-1",
-        "--KernelManager.transport=ipc", f"--KernelManager.ip={out / 'kernel'}",
-        "--output-dir", str(out), *[str(p) for p in notebooks],
-    ]  # fmt: skip
-
-
-def run_watched(cmd: list[str], cwd: Path) -> None:
-    """Run `cmd`; fail the test with nbconvert's last words if it fails, stalls or runs too long."""
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    watch = IdleWatch(proc.pid, stall_after=STALL_S, on_stall=lambda _: kill_tree(proc.pid))
-    watch.start()
-    try:
-        _, stderr = proc.communicate(timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        kill_tree(proc.pid)
-        _, stderr = proc.communicate()
-        pytest.fail(f"nbconvert ran longer than {RUN_TIMEOUT_S} s; its last output:\n{stderr[-3000:]}")
-    finally:
-        watch.stop()
-    if watch.stalled:
-        pytest.fail(
-            f"nbconvert and its kernel used no CPU for {STALL_S} s (a stall: both waiting for a message) and "
-            f"were stopped; see README, Troubleshooting. nbconvert's last output:\n{stderr[-3000:]}"
-        )
-    if proc.returncode != 0:
-        pytest.fail(f"nbconvert exited with status {proc.returncode}:\n{stderr[-3000:]}")
-
-
-@pytest.fixture(scope="module")
-def executed_dir(student_dir: Path) -> Path:
-    """The student copies with exercises, each run top to bottom with errors allowed, in a fresh process.
-
-    nbconvert runs in a subprocess, as `make execute` does, so the kernels never share pytest's process.
-    """
-    out = student_dir / "executed"
-    out.mkdir()
-    run_watched(nbconvert_command(out, [student_dir / p.name for p in WITH_EXERCISES]), cwd=student_dir)
-    return out
-
-
-@pytest.mark.parametrize("name", [p.name for p in WITH_EXERCISES])
-def test_student_copy_runs_and_only_exercises_fail(executed_dir: Path, name: str) -> None:
-    nb = nbformat.read(executed_dir / name, 4)
-    original = nbformat.read(ROOT / "notebooks" / name, 4)
-    assert all(
-        c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()
-    )  # every cell ran
-    for index, (cell, o_cell) in enumerate(zip(nb.cells, original.cells, strict=True)):
-        if cell.cell_type != "code":
-            continue
-        errors = [o for o in cell.outputs if o.output_type == "error"]
-        if classroom.has_solution(o_cell.source):
-            # A stub at the top level raises when the cell runs; a stub inside a function the learner writes
-            # raises only when that function is called, which the check cell after it does (and reports).
-            top_level_stub = any(
-                line.startswith("raise NotImplementedError") for line in cell.source.splitlines()
-            )
-            expected = ["NotImplementedError"] if top_level_stub else []
-            assert [e.ename for e in errors] == expected, f"{name} cell {index}"
-        else:
-            assert errors == [], (
-                f"{name} cell {index}: {errors[0].ename}: {errors[0].evalue}" if errors else ""
-            )
-        if re.search(r"^check\.\w+\(", cell.source, re.M):  # a check cell: with no answer yet it must say ✗
-            printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-            assert printed.startswith("✗"), f"{name} cell {index}: the checker printed {printed!r}"
+# The student copies are run once, by nbgrader's autograde of the "untouched" student in tests/test_nbgrader.py:
+# nbgrader's released copies equal `make student`'s cell by cell (test_release_is_the_make_student_copy), so that
+# run checks these copies too: every cell runs, only the exercise cells fail (with NotImplementedError), and every
+# check cell says ✗ (test_untouched_copies_score_zero_and_fail_only_in_exercises). One execution per notebook
+# serves both checks.
 
 
 # What nbgrader's generate_assignment refuses or mis-grades, checked without running it (tests/test_nbgrader.py

@@ -10,12 +10,17 @@ nbgrader_config.py whose executor timeouts and code stub every step below uses);
   every exercise, with errors only in the exercise cells (the stubs) and their grading cells;
 - `nbgrader generate_feedback` writes a page per student and notebook.
 
-Autograding runs every notebook twice; this module is the slowest part of the unit tests.
+Autograding runs every notebook twice, once per student; the two students are graded side by side, each in its
+own copy of the course directory (one kernel thread each, so on two cores they do not slow each other). The
+untouched run is also the one run of the student copies: it checks that they run top to bottom with only the
+exercise cells failing (tests/test_classroom.py relies on it). A run that makes no progress fails within a
+minute, saying so (tests/process_tree.py's watchdog; README, Troubleshooting).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from process_tree import IdleWatch, kill_tree  # tests/process_tree.py
 
 from vitcourse import classroom
 
@@ -34,36 +40,62 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 STUDENTS = ("solutions", "untouched")
 
 
-def _nbgrader(course: Path, *args: str, timeout: int) -> str:
-    """Run one nbgrader command in ``course``; fail with the end of its log if it fails or logs an error."""
-    env = dict(os.environ)
-    env["PATH"] = (
-        f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # nbgrader calls `alembic`
-    )
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))  # this vitcourse
-    env["JUPYTER_CONFIG_DIR"] = str(course / ".jupyter")  # no personal nbgrader settings
-    # One thread per kernel: the test is about which cells pass and fail, and on a busy machine torch's
-    # OpenMP threads, oversubscribed, make notebook 07's training cells many times slower.
-    env.setdefault("OMP_NUM_THREADS", "1")
-    command = ["nbgrader", *args]
-    try:
-        result = subprocess.run(
-            [sys.executable, "-m", *command],
-            cwd=course,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
+# The watchdog ends an nbgrader run when its whole process tree (nbgrader and the kernel) has used no CPU for
+# STALL_S seconds. There is no limit per cell: on a busy machine notebook 07's training cell alone passed 600 s
+# while running all along, and a time limit cannot tell that from a stall.
+STALL_S = 60
+
+
+class _Run:
+    """One nbgrader command running in ``course``, watched for stalls."""
+
+    def __init__(self, course: Path, *args: str, timeout: int) -> None:
+        env = dict(os.environ)
+        env["PATH"] = (
+            f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # nbgrader calls `alembic`
         )
-    except subprocess.TimeoutExpired as err:
-        log = (err.stdout or b"").decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
-        pytest.fail(f"`{' '.join(command)}` ran past {timeout} s; its log ends:\n{log[-4000:]}")
-    log = result.stdout + result.stderr
-    errors = [line for line in log.splitlines() if "| ERROR]" in line]
-    assert result.returncode == 0 and not errors, (
-        f"`{' '.join(command)}` failed (exit {result.returncode}); errors: {errors}; its log ends:\n{log[-4000:]}"
-    )
-    return log
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(ROOT), env.get("PYTHONPATH")])
+        )  # this vitcourse
+        env["JUPYTER_CONFIG_DIR"] = str(course / ".jupyter")  # no personal nbgrader settings
+        # One thread per kernel: the test is about which cells pass and fail, and on a busy machine torch's
+        # OpenMP threads, oversubscribed, make notebook 07's training cells many times slower.
+        env.setdefault("OMP_NUM_THREADS", "1")
+        self.command, self.timeout = " ".join(["nbgrader", *args]), timeout
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "nbgrader", *args],
+            cwd=course, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        self.watch = IdleWatch(
+            self.proc.pid, stall_after=STALL_S, on_stall=lambda _: kill_tree(self.proc.pid)
+        )
+        self.watch.start()
+
+    def finish(self) -> str:
+        """Wait for the command; fail with the end of its log if it fails, stalls, runs too long or logs an error."""
+        try:
+            log, _ = self.proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            kill_tree(self.proc.pid)
+            log, _ = self.proc.communicate()
+            pytest.fail(f"`{self.command}` ran past {self.timeout} s; its log ends:\n{log[-4000:]}")
+        finally:
+            self.watch.stop()
+        if self.watch.stalled:
+            pytest.fail(
+                f"`{self.command}` and its kernel used no CPU for {STALL_S} s (a stall) and were stopped; see "
+                f"README, Troubleshooting. Its log ends:\n{log[-4000:]}"
+            )
+        errors = [line for line in log.splitlines() if "| ERROR]" in line]
+        assert self.proc.returncode == 0 and not errors, (
+            f"`{self.command}` failed (exit {self.proc.returncode}); errors: {errors}; its log ends:\n{log[-4000:]}"
+        )
+        return log
+
+
+def _nbgrader(course: Path, *args: str, timeout: int) -> str:
+    """Run one nbgrader command in ``course`` and wait for it (see :class:`_Run`)."""
+    return _Run(course, *args, timeout=timeout).finish()
 
 
 @pytest.fixture(scope="module")
@@ -76,24 +108,31 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def autograded(course: Path) -> Path:
-    """The course after both students handed in every notebook and autograde ran."""
-    for path in NOTEBOOKS:
-        handed_in = {
-            "solutions": course / "source" / path.stem / path.name,
-            "untouched": course / "release" / path.stem / path.name,
-        }
-        for student in STUDENTS:
-            target = course / "submitted" / student / path.stem
+def autograded(course: Path) -> dict[str, Path]:
+    """Each student's course directory after they handed in every notebook and autograde ran.
+
+    Each student gets a copy of the course directory (its own gradebook), so the two autogrades run at once.
+    """
+    handed_in = {"solutions": course / "source", "untouched": course / "release"}
+    dirs = {}
+    for student in STUDENTS:
+        dirs[student] = course.parent / f"{course.name}-{student}"
+        shutil.copytree(course, dirs[student])
+        for path in NOTEBOOKS:
+            target = dirs[student] / "submitted" / student / path.stem
             target.mkdir(parents=True, exist_ok=True)
-            shutil.copy(handed_in[student], target / path.name)
-    _nbgrader(course, "autograde", "*", timeout=3600)
-    return course
+            shutil.copy(handed_in[student] / path.stem / path.name, target / path.name)
+    runs = [_Run(dirs[student], "autograde", "*", timeout=3600) for student in STUDENTS]
+    for run in runs:
+        run.finish()
+    return dirs
 
 
 @pytest.fixture(scope="module")
-def feedback(autograded: Path) -> Path:
-    _nbgrader(autograded, "generate_feedback", "*", timeout=900)
+def feedback(autograded: dict[str, Path]) -> dict[str, Path]:
+    runs = [_Run(folder, "generate_feedback", "*", timeout=900) for folder in autograded.values()]
+    for run in runs:
+        run.finish()
     return autograded
 
 
@@ -139,28 +178,39 @@ def test_release_is_the_make_student_copy(course: Path, path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_solutions_get_full_marks(autograded: Path, path: Path) -> None:
-    score, max_score, cells = _grades(autograded, path, "solutions")
+def test_solutions_get_full_marks(autograded: dict[str, Path], path: Path) -> None:
+    score, max_score, cells = _grades(autograded["solutions"], path, "solutions")
     points = _points(path)
     assert {name: top for name, (_, top) in cells.items()} == points  # every grading cell counted, as marked
     assert max_score == sum(points.values())
     assert score == max_score, f"{path.name}: {score} of {max_score}; cells below full marks: " + str(
         {name: got for name, got in cells.items() if got[0] != got[1]}
     )
-    errors = _errors(autograded / "autograded" / "solutions" / path.stem / path.name)
+    errors = _errors(autograded["solutions"] / "autograded" / "solutions" / path.stem / path.name)
     assert errors == [], f"{path.name}: cells with an error (index, grade id, exception): {errors}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_untouched_copies_score_zero_and_fail_only_in_exercises(autograded: Path, path: Path) -> None:
-    score, max_score, cells = _grades(autograded, path, "untouched")
+def test_untouched_copies_score_zero_and_fail_only_in_exercises(
+    autograded: dict[str, Path], path: Path
+) -> None:
+    """The released copies (= `make student`'s) run top to bottom; only exercises and their grading fail."""
+    score, max_score, cells = _grades(autograded["untouched"], path, "untouched")
     assert max_score == sum(_points(path).values())
     assert score == 0, f"{path.name}: untouched copy scored {score}: " + str(
         {name: got for name, got in cells.items() if got[0]}
     )
-    graded = autograded / "autograded" / "untouched" / path.stem / path.name
+    graded = autograded["untouched"] / "autograded" / "untouched" / path.stem / path.name
     by_cell = {index: (grade_id, ename) for index, grade_id, ename in _errors(graded)}
-    for index, cell in enumerate(nbformat.read(graded, 4).cells):
+    graded_cells = nbformat.read(graded, 4).cells
+    ran = [c.execution_count for c in graded_cells if c.cell_type == "code" and c.source.strip()]
+    assert all(ran), f"{path.name}: not every cell ran"
+    for index, cell in enumerate(graded_cells):
+        if cell.cell_type == "code" and re.search(r"^check\.\w+\(", cell.source, re.M):
+            printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+            assert printed.startswith("✗"), (
+                f"{path.name} cell {index}: with no answer the check printed {printed!r}"
+            )
         meta = cell.metadata.get("nbgrader", {})
         where = f"{path.name} cell {index} ({meta.get('grade_id', 'no grade id')})"
         if meta.get("grade"):  # every grading cell fails, with the checker's hint as the AssertionError
@@ -176,11 +226,11 @@ def test_untouched_copies_score_zero_and_fail_only_in_exercises(autograded: Path
 
 
 @pytest.mark.parametrize("student", STUDENTS)
-def test_feedback_is_written(feedback: Path, student: str) -> None:
+def test_feedback_is_written(feedback: dict[str, Path], student: str) -> None:
     for path in NOTEBOOKS:
-        page = feedback / "feedback" / student / path.stem / f"{path.stem}.html"
-        assert page.is_file(), f"no feedback page {page.relative_to(feedback)}"
-        _, max_score, _ = _grades(feedback, path, student)
+        page = feedback[student] / "feedback" / student / path.stem / f"{path.stem}.html"
+        assert page.is_file(), f"no feedback page {page.relative_to(feedback[student])}"
+        _, max_score, _ = _grades(feedback[student], path, student)
         text = page.read_text()
         assert f"{max_score:g}" in text, (
             f"{page.name}: the page does not show the maximum score {max_score:g}"

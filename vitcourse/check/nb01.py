@@ -18,23 +18,28 @@ H, W = 60, 100  # the course picture
 
 @never_raises
 def patch_count(answer: object) -> Verdict:
-    """Exercise 01.1: how many 10 x 10 patches does the 60 x 100 picture make?"""
-    p = 10
-    rows, cols = H // p, W // p
+    """Exercise 01.1: how many tokens does the picture make at twice its resolution (120 x 200), with P = 20?"""
+    h, w, p = 2 * H, 2 * W, 20
+    rows, cols = h // p, w // p
+    own = tokens.count_tokens(H, W, p, p, 0).total  # the picture at its own size
     return int_answer(
         answer,
-        tokens.count_tokens(H, W, p, p, 0).total,
-        "patches of 10 x 10",
-        "Count the patches down (60 / 10) and across (100 / 10), then multiply.",
+        tokens.count_tokens(h, w, p, p, 0).total,
+        "tokens of the picture at 120 x 200 with P = 20",
+        "Revisit 'How many patches?': the count depends on the picture's size and on the patch size, and here "
+        "only the picture changes.",
         wrong={
+            own: "that is the count of the picture at its own size (or with P doubled too); the patches stay "
+            "20 x 20 here, so more of them fit into the larger picture.",
+            2 * own: "you doubled the count once, but the picture doubled along both sides.",
             rows: "that is only the number of patch rows; multiply by the patches per row.",
             cols: "that is only the number of patches per row; multiply by the number of rows.",
             rows + cols: "you added the rows and the columns of patches; multiply them.",
-            H * W // p: "you divided H x W by P; a patch holds P x P pixels, so divide by P².",
-            tokens.count_tokens(
-                H, W, 20, 20, 0
-            ).total: "that is the count for P = 20; halving P quadruples it.",
+            h * w // p: "you divided H x W by P; a patch holds P x P pixels, so divide by P².",
+            h * w // (p // 2) ** 2: "you halved the patch size as well; it stays P = 20.",
         },
+        pointer="Count how many P-pixel patches fit down the new height and how many across the new width, "
+        "then multiply: N = HW / P² with the new H and W.",
     )
 
 
@@ -47,7 +52,8 @@ def patch_number(answer: object) -> Verdict:
         answer,
         (row // p) * per_row + col // p + 1,
         "patch holding pixel (45, 30) with P = 10",
-        "Find the patch row (45 // 10) and column (30 // 10); there are 10 patches per row; numbering starts at 1.",
+        "Revisit 'One patch, one token, by hand': its cell goes from a patch number to a patch row and column; "
+        "here you go the other way, on a grid with smaller patches.",
         wrong={
             (row // p) * per_row
             + col // p: "one too small: either that is the patch index counted from 0 (patch numbers start "
@@ -57,10 +63,18 @@ def patch_number(answer: object) -> Verdict:
             + row // p
             + 1: "you numbered the patches column by column; the order is row "
             "by row (left to right, then the next row).",
-            (row // 20) * (W // 20) + col // 20 + 1: "that is the patch for P = 20; with P = 10 there are 10 "
-            "patches per row.",
-            (row // p) * per_col + col // p + 1: "a row of patches holds W / P = 10 patches, not H / P = 6.",
+            (row // 20) * (W // 20)
+            + col // 20
+            + 1: "that is the patch for P = 20; the grid of 10 x 10 patches "
+            "has more patches per row and more rows.",
+            (row // p) * per_col
+            + col // p
+            + 1: "a row of patches holds W / P patches, not H / P: you used the "
+            "height where the width belongs.",
         },
+        pointer="The pixel's patch row is its row // P and its patch column its column // P (both from 0). Its "
+        "number counts every patch in the full patch rows above it (W / P per row), then the patches to its "
+        "left, plus 1 because numbers start at 1.",
     )
 
 
@@ -72,7 +86,8 @@ def token_position(answer: object) -> Verdict:
         answer,
         ch * p * p + r * p + c,
         "position of (channel 1, row 2, column 5) in a 16 x 16 RGB token",
-        "The token holds channel 0's 16 x 16 pixels row by row, then channel 1's, then channel 2's.",
+        "Revisit the paragraph above the exercise: in what order does nn.Unfold put a patch's channels, rows "
+        "and columns into the token?",
         wrong={
             (r * p + c) * 3
             + ch: "that is the order (P, P, C), all channels of one pixel together; nn.Unfold "
@@ -81,8 +96,11 @@ def token_position(answer: object) -> Verdict:
             + c * p
             + r: "you read the patch column by column (a transposed patch); it is read row by row.",
             ch * p * p + r * p + c + 1: "positions in a tensor count from 0.",
-            r * p + c: "that is the position within one channel; channel 0's 256 values come first.",
+            r * p + c: "that is the position within one channel; every value of channel 0 comes first.",
         },
+        pointer="Count the values stored before yours: all P² values of each earlier channel, then the full rows "
+        "of your channel above your pixel (P values each), then the pixels to its left in its row. Positions "
+        "start at 0.",
     )
 
 
@@ -128,4 +146,13 @@ def patchify_function(func: object) -> Verdict:
             1, 2
         )  # (B, N, C*p*p)
         cases.append(((images, p), expected))
-    return check_function(func, "your patchify", cases, mistakes=MISTAKES)
+    return check_function(
+        func,
+        "your patchify",
+        cases,
+        mistakes=MISTAKES,
+        nudge="Revisit 'All fifteen tokens': the tokens come patch row by patch row, and each token holds its "
+        "patch in the order (C, P, P).",
+        pointer="Split each side into (patches, pixels in a patch) with one reshape to (B, C, H/P, P, W/P, P), "
+        "permute so that the two patch-grid axes come first and (C, P, P) last, then flatten to (B, N, C·P·P).",
+    )

@@ -13,51 +13,163 @@ import torch
 import torch.nn.functional as F
 
 from .. import tokens
-from ._core import Mistake, Verdict, check_function, describe, never_raises, pair, say
+from ._core import (
+    Mistake,
+    Verdict,
+    check_function,
+    describe,
+    int_answer,
+    never_raises,
+    pair,
+    right,
+    say,
+    unexplained,
+)
 
-__all__ = ["soft_split_count", "count_tokens_function", "soft_split_function", "rebuild_function"]
+__all__ = [
+    "pixels_in_two_windows",
+    "count_tokens_function",
+    "soft_split_function",
+    "rebuild_function",
+    "t2t_token_grid",
+]
+
+
+H, W = 60, 100  # the course picture
+
+
+def _per_side_counts(side: int, k: int, s: int, p: int) -> torch.Tensor:
+    """How many windows cover each pixel along one side (a 1-D soft split of a row of ones, folded back)."""
+    ones = torch.ones(1, 1, 1, side)
+    cols = F.unfold(ones, (1, k), stride=(1, s), padding=(0, p))
+    return F.fold(cols, (1, side), (1, k), stride=(1, s), padding=(0, p))[0, 0, 0].long()  # (side,)
+
+
+def _coverage(h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:
+    """(h, w): how many soft-split windows cover each pixel (fold of the split of an all-ones image)."""
+    ones = torch.ones(1, 1, h, w)
+    return F.fold(F.unfold(ones, k, stride=s, padding=p), (h, w), k, stride=s, padding=p)[0, 0].long()
 
 
 @never_raises
-def soft_split_count(answer: object) -> Verdict:
-    """Exercise 02.1: (rows, cols) of tokens for kernel 7, stride 4, padding 2 on the 60 x 100 picture."""
-    k, s, p = 7, 4, 2
-    expected = tokens.count_tokens(60, 100, k, s, p)
-    what = "tokens for kernel 7, stride 4, padding 2"
+def pixels_in_two_windows(answer: object) -> Verdict:
+    """Exercise 02.1: how many pixels of the 60 x 100 picture lie in exactly two windows (k 20, s 10, p 5)?"""
+    k, s, p = 20, 10, 5
+    cover = _coverage(H, W, k, s, p)
+    down, across = _per_side_counts(H, k, s, p), _per_side_counts(W, k, s, p)  # 1s and 2s along each side
+    one_r, two_r = int((down == 1).sum()), int((down == 2).sum())
+    one_c, two_c = int((across == 1).sum()), int((across == 2).sum())
+    no_pad = _coverage(H, W, k, s, 0)
+    return int_answer(
+        answer,
+        int((cover == 2).sum()),
+        "pixels in exactly two windows (k = 20, s = 10, p = 5)",
+        "Revisit the figure of windows 0, 1 and 10: how many windows reach a given row, and how many a given "
+        "column? Work on one side at a time.",
+        wrong={
+            int((cover == 4).sum()): "that is the number of pixels in four windows, the inner block.",
+            int((cover == 1).sum()): "that is the number of pixels in one window: the corner squares.",
+            one_r
+            * two_c: "that is only the bands along the top and bottom edges; the bands along the left and "
+            "right edges lie in two windows as well.",
+            two_r
+            * one_c: "that is only the bands along the left and right edges; the bands along the top and "
+            "bottom edges lie in two windows as well.",
+            one_r * W
+            + one_c * H
+            - one_r * one_c: "you counted the corner squares with the edge bands, but a "
+            "corner pixel is reached by one window down and one across, so it lies in one window only.",
+            one_r * W
+            + one_c * H: "you counted the corner squares with the edge bands, twice; a corner pixel "
+            "lies in one window only.",
+            int(
+                (no_pad == 2).sum()
+            ): "that is the count without the padding: the padding shifts every window "
+            "up and left by p, which changes where the bands of one window end.",
+        },
+        pointer="A pixel lies in (windows covering its row) x (windows covering its column) windows, and along "
+        "each side that number is 1 or 2. Count, for each side, the rows (or columns) reached by one window and "
+        "by two; a product of 2 is 1 x 2 or 2 x 1.",
+    )
+
+
+def _chain(h: int, w: int, settings: tuple[tuple[int, int, int], ...], count) -> tuple[int, int]:
+    """The token grid after soft splits applied one after another, each side counted by ``count(n, k, s, p)``."""
+    for k, s, p in settings:
+        h, w = count(h, k, s, p), count(w, k, s, p)
+    return h, w
+
+
+T2T_SPLITS = ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T module's three soft splits (kernel, stride, padding)
+
+
+@never_raises
+def t2t_token_grid(answer: object) -> Verdict:
+    """Exercise 02.5: the (rows, cols) token grid after T2T-ViT's three soft splits, starting from the picture."""
+    expected = (H, W)
+    for k, s, p in T2T_SPLITS:
+        grid = tokens.count_tokens(*expected, k, s, p)
+        expected = (grid.rows, grid.cols)
+    what = "token grid after the three soft splits"
+    nudge = (
+        "Revisit 'T2T's way: one pixel per token': the grid of tokens that one split makes is the image the "
+        "next split works on."
+    )
     if isinstance(answer, int | np.integer) and not isinstance(answer, bool):
-        if answer == expected.total:
+        if answer == expected[0] * expected[1]:
             return say(False, f"{what}: {answer} is the total; the exercise asks for the pair (rows, cols).")
         return say(False, f"{what}: give the pair (rows, cols), not one number.")
     if not isinstance(answer, tuple | list) or len(answer) != 2:
         return say(False, f"{what}: expected a pair (rows, cols), got {describe(answer)}.")
     got = pair(answer)
-    if got == (expected.rows, expected.cols):
-        return say(True, f"{what}: {expected.rows} x {expected.cols} = {expected.total} tokens.")
-    no_padding = tokens.count_tokens(60, 100, k, s, 0)[:2]
-    no_plus_one = tuple((side + 2 * p - k) // s for side in (60, 100))
-    rounded_up = tuple(math.ceil((side + 2 * p - k) / s) + 1 for side in (60, 100))
-    known = {
-        (expected.cols, expected.rows): "rows and columns are swapped; rows run down the 60-pixel height.",
-        no_plus_one: "you forgot the + 1: a window at start 0 counts too.",
-        # listed second: with T2T's rule 2p = s, so both mistakes give this pair and the hint names both
-        tuple(
-            no_padding
-        ): "that is the count without the padding (here also the count without the + 1, since "
-        "2p = s): pad both ends of each side, then count the window starts and add 1.",
-        rounded_up: "you rounded up; a window that does not fit is not a token: round down (floor).",
-    }
-    if got in known:
-        return say(False, f"{what}: {got} is not it: {known[got]}")
+    if got == expected:
+        return right(what)
     if any(isinstance(v, float) for v in got):
         return say(False, f"{what}: token counts are whole numbers; round down (floor) after dividing by s.")
-    for name, value, exp, side in (("rows", got[0], expected.rows, 60), ("cols", got[1], expected.cols, 100)):
-        if value != exp:
-            return say(
-                False,
-                f"{what}: {name} = {value!r} is wrong. Use floor(({side} + 2p - (k - 1) - 1) / s + 1) with "
-                f"k=7, s=4, p=2.",
-            )
-    return say(False, f"{what}: expected a pair of whole numbers, got {describe(answer)}.")
+    if not all(isinstance(v, int | np.integer) for v in got):
+        return say(False, f"{what}: expected a pair of whole numbers, got {describe(answer)}.")
+    stages = [(H, W)]
+    for k, s, p in T2T_SPLITS:
+        grid = tokens.count_tokens(*stages[-1], k, s, p)
+        stages.append((grid.rows, grid.cols))
+    known = {
+        (expected[1], expected[0]): "rows and columns are swapped; rows run down the 60-pixel height.",
+        stages[
+            1
+        ]: "that is the grid after the first split only; two more splits follow, each on the grid the "
+        "previous one made.",
+        stages[2]: "that is the grid after two splits; the third split still follows.",
+        tokens.count_tokens(H, W, *T2T_SPLITS[-1])[
+            :2
+        ]: "that is the last split applied to the picture itself; "
+        "each split works on the grid the previous one made.",
+        _chain(
+            H, W, T2T_SPLITS, lambda n, k, s, p: (n - k) // s + 1
+        ): "that is the count without the padding "
+        "(with T2T's settings, 2p = s, so it is also the count without the + 1): pad both ends of each side, "
+        "then count the window starts, + 1, at every split.",
+        _chain(H, W, T2T_SPLITS, lambda n, k, s, p: math.ceil((n + 2 * p - k) / s) + 1): "you rounded up; a "
+        "window that does not fit is not a token: round down (floor) at every split.",
+        (
+            H // 16,
+            W // 16,
+        ): "the size divided by the product of the strides is not the count: the kernel, the "
+        "padding and the + 1 of each split matter. Apply the token-count formula split by split.",
+        (
+            round(H / 16),
+            round(W / 16),
+        ): "the size divided by the product of the strides is not the count: the "
+        "kernel, the padding and the + 1 of each split matter. Apply the token-count formula split by split.",
+    }
+    if got in known and got != expected:
+        return say(False, f"{what}: {got} is not it: {known[got]}")
+    return unexplained(
+        what,
+        f"{got} is not it.",
+        nudge,
+        "Apply the token-count formula floor((n + 2p - k) / s) + 1 to each side, once per split, and feed each "
+        "split's (rows, cols) to the next as its height and width.",
+    )
 
 
 def _per_side(h: int, w: int, count) -> tuple:
@@ -118,7 +230,17 @@ def count_tokens_function(func: object) -> Verdict:
         count = tokens.count_tokens(h, w, k, stride, p)
         assert n == count.total  # the package's count is nn.Unfold's
         cases.append(((h, w, k, overlap, p), (count.rows, count.cols)))
-    return check_function(func, "your count_tokens", cases, normalise=pair, mistakes=COUNT_MISTAKES)
+    return check_function(
+        func,
+        "your count_tokens",
+        cases,
+        normalise=pair,
+        mistakes=COUNT_MISTAKES,
+        nudge="Revisit 'A warning about symbols' and 'Counting the tokens': first turn the paper's overlap into "
+        "a stride, then count the window starts on each side.",
+        pointer="The stride is k - overlap; on each side the count is floor((n + 2p - k) / stride) + 1 with "
+        "integer division (//), rows from h and columns from w.",
+    )
 
 
 def _windows(images: torch.Tensor, k: int, s: int, p: int, order: tuple[int, ...], pad: bool = True):
@@ -168,7 +290,17 @@ def soft_split_function(func: object) -> Verdict:
         images = torch.randn(shape, generator=gen)
         expected = F.unfold(images, kernel_size=k, stride=s, padding=p).transpose(1, 2)  # (B, N, C*k*k)
         cases.append(((images, k, s, p), expected))
-    return check_function(func, "your soft split", cases, mistakes=SPLIT_MISTAKES)
+    return check_function(
+        func,
+        "your soft split",
+        cases,
+        mistakes=SPLIT_MISTAKES,
+        nudge="Revisit the tiny Tensor.unfold example above the exercise and the token order of nn.Unfold: "
+        "windows row by row, and inside a token (C, k, k).",
+        pointer="Pad with F.pad(images, (p, p, p, p)), cut windows along the height (dim 2) and then the width "
+        "(dim 3) with Tensor.unfold(dim, k, s), which gives (B, C, rows, cols, k, k); permute the two grid axes "
+        "in front of C and flatten to (B, N, C·k·k).",
+    )
 
 
 REBUILD_MISTAKES = [
@@ -192,4 +324,13 @@ def rebuild_function(func: object) -> Verdict:
     for b, n_rows, n_cols, c in ((1, 6, 10, 400), (2, 3, 5, 4), (1, 25, 7, 64), (3, 1, 4, 2)):
         t = torch.randn(b, n_rows * n_cols, c, generator=gen)
         cases.append(((t, n_rows, n_cols), tokens.rebuild_image(t, n_rows, n_cols)))
-    return check_function(func, "your rebuild", cases, mistakes=REBUILD_MISTAKES)
+    return check_function(
+        func,
+        "your rebuild",
+        cases,
+        mistakes=REBUILD_MISTAKES,
+        nudge="Revisit the paragraph above the exercise: token i becomes one pixel whose channels are the "
+        "token's entries.",
+        pointer="Move the token axis behind the channel axis, (B, N, C) -> (B, C, N), then split N into (h, w): "
+        "row by row is the order reshape reads.",
+    )
