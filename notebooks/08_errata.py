@@ -19,10 +19,10 @@
 # This course grew from two pieces of teaching material that you may be reading beside it:
 #
 # - **the article series "Vision Transformers Explained"** by Skylar Jean Callis, four articles published in
-#   *Towards Data Science*: "Vision Transformers, Explained", "Attention for Vision Transformers, Explained",
-#   "Position Embeddings for Vision Transformers, Explained" and "Tokens-to-Token Vision Transformers,
-#   Explained". Each one walks through its model in PyTorch, and three of them use the 60 × 100 Mountain-at-Dusk
-#   picture that this course uses too.
+#   *Towards Data Science* in February 2024: "Vision Transformers, Explained", "Attention for Vision
+#   Transformers, Explained", "Position Embeddings for Vision Transformers, Explained" and "Tokens-to-Token Vision
+#   Transformers, Explained". Each one walks through its model in PyTorch, and three of them use a 60 × 100 crop
+#   of Luis Zuno's pixel-art *Mountain at Dusk*, which the course redraws as its own picture.
 # - **the lecture slides "ViT (Vision Transformer)"**, which set the equations of the ViT paper beside short
 #   PyTorch snippets (`nn.Conv2d` patching, the class token, `nn.LayerNorm`, `nn.MultiheadAttention`).
 #
@@ -36,18 +36,21 @@
 # - a code cell that shows it, with `vitcourse` or plain PyTorch.
 #
 # Where the sources, the papers and the official code disagree, the course follows the papers, *An Image is
-# Worth 16x16 Words* (Dosovitskiy et al., 2021; ViT) and *Tokens-to-Token ViT* (Yuan et al., 2021; T2T-ViT),
-# and their official code (`google-research/vision_transformer`, `yitu-opensource/T2T-ViT`). A few items below
-# are marked *a difference, not a slip*: the source's code runs, but it departs from the official code, and the
-# difference matters when you compare numbers. The course's own deliberate departures from the article series
-# are explained where they come up (notebooks 03, 05 and 06).
+# Worth 16x16 Words: Transformers for Image Recognition at Scale* (Dosovitskiy et al., ICLR 2021; ViT; the
+# articles cite its 2020 arXiv preprint) and *Tokens-to-Token ViT: Training Vision Transformers from Scratch on
+# ImageNet* (Yuan et al., ICCV 2021; T2T-ViT), and their official code (`google-research/vision_transformer`,
+# `yitu-opensource/T2T-ViT`). A few items below are marked *a difference, not a slip*: the source's code runs,
+# but it departs from the official code, and the difference matters when you compare numbers. The course's own
+# deliberate departures from the article series are explained where they come up (notebooks 03, 05 and 06).
 #
 # The cells that demonstrate an error catch it and print its type, so this notebook runs from top to bottom.
 # Everything is seeded; the outputs are shapes, counts, yes/no answers and rounded numbers, the same on a CPU and
 # a GPU. There are no exercises here.
 
 # %%
+import contextlib
 import inspect
+import io
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -58,7 +61,7 @@ from torch import nn
 import vitcourse
 from vitcourse import load_mountains, plots, tokens
 from vitcourse.attention import Attention
-from vitcourse.blocks import EncoderBlock
+from vitcourse.blocks import EncoderBlock, TokenTransformer
 from vitcourse.models import T2TViT, TokensToToken, VisionTransformer
 from vitcourse.position import sinusoidal_table
 from vitcourse.scenes import scramble_patches
@@ -144,8 +147,9 @@ print(f"vitcourse's PatchTokenizer: {tuple(tokenizer(image).shape)}")
 # **What it says.** It stores the number of tokens as (H / P) · (W / P), with Python's `/`.
 #
 # **What is right.** `/` always returns a float: the count is stored as 15.0, not 15. A float cannot size a
-# tensor, and the count is what sizes the position table (one row per token, plus one for the prediction
-# token). Use `//` once the divisibility is checked, or unfold's own formula for the count.
+# tensor, and the count is what would size the position table (one row per token, plus one for the prediction
+# token; the article's backbone never reads it, see 1.5). Use `//` once the divisibility is checked, or unfold's
+# own formula for the count.
 
 # %%
 as_written = (60 / 20) * (100 / 20)
@@ -252,16 +256,114 @@ print(f"vitcourse's EncoderBlock adds v: {EncoderBlock(64, num_heads=4).attn.v_s
 # truncated normal distribution (std 0.02).
 #
 # **What is right.** Both starts are in use, and the token is a learned parameter either way. ViT's official code
-# starts the class token at zero; the official T2T-ViT code draws it from a truncated normal with std 0.02, as the
-# articles' backbone does, and so does `vitcourse` (cut at ±2 std; notebook 03 explains the cut). Read the text as
-# describing the walk-through, and the code as what the model does.
+# starts the class token at zero. The articles' backbone, the official T2T-ViT code and `vitcourse` all draw it
+# with std 0.02, and all three call a "truncated" normal, but only `vitcourse` really cuts it, at ±2 std (±0.04).
+# The other two call `trunc_normal_(std=.02)` with its default bounds, which are absolute values, −2 and 2: that
+# is 100 std away, so in effect they draw a plain normal (notebook 03 explains the cut). Read the text as
+# describing the walk-through, and the code as what the model does. The cell draws 100,000 values each way.
 
 # %%
+torch.manual_seed(0)
+for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", {"a": -0.04, "b": 0.04})):
+    draws = nn.init.trunc_normal_(torch.empty(100_000), std=0.02, **bounds)
+    print(
+        f"trunc_normal_(std=0.02), {label:23s}: {(draws.abs() > 0.04).float().mean().item():.1%} beyond 0.04"
+    )
 cls_token = vit.cls_token.detach()  # (1, 1, 64)
 print(
     f"vitcourse's prediction token: shape {tuple(cls_token.shape)}, all zero: {bool((cls_token == 0).all())}"
 )
-print(f"every entry within 2 std (0.04) of zero: {bool((cls_token.abs() <= 0.04).all())}")
+
+# %% [markdown]
+# ### 1.8 "Split connection"
+#
+# **Where.** Section *Encoding Block*, the walk-through: "we implement our first split connection", later "the
+# second split connection", and the printed lines "After split connection". The Tokens-to-Token article's
+# token-transformer walk-through uses the same name.
+#
+# **What it says.** It calls the additions `y = y + x` and `z = z + y` split connections.
+#
+# **What is right.** *Skip* connections, also called residual connections: the block's input skips the layer
+# and is added to the layer's output, $\mathbf{z}'_\ell = \text{MSA}(\text{LN}(\mathbf{z}_{\ell-1})) +
+# \mathbf{z}_{\ell-1}$. Nothing is split. The attention article, and the comments in the series' attention
+# module, say "skip connection". The cell shows what the skip does: with the last layer of the attention branch
+# and of the MLP branch set to zero, an encoder block hands its input on unchanged.
+
+# %%
+torch.manual_seed(0)
+block = EncoderBlock(64, num_heads=4).to(device)
+with torch.no_grad():
+    for layer in (block.attn.proj, block.mlp.fc2):  # the last layer of each branch
+        layer.weight.zero_()
+        layer.bias.zero_()
+    print(f"both branches silenced: the block returns its input exactly: {torch.equal(block(z), z)}")
+
+# %% [markdown]
+# ### 1.9 `Encoding_hidden_channel_mul`
+#
+# **Where.** Section *Complete Code*, the paragraph under the class `ViT_Model`.
+#
+# **What it says.** It names the setting of the encoder blocks' MLP width `Encoding_hidden_channel_mul`.
+#
+# **What is right.** `Encoding_hidden_chan_mul`, as the signature above it spells it (`vitcourse` calls it
+# `mlp_ratio`, as timm does). Passed by the name in the text, Python refuses it. The cell checks that against a
+# function with the model's parameter names.
+
+
+# %%
+def article_vit_model(
+    img_size: tuple[int, int, int] = (1, 400, 100),
+    patch_size: int = 50,
+    token_len: int = 768,
+    preds: int = 1,
+    num_heads: int = 1,
+    Encoding_hidden_chan_mul: float = 4.0,  # the article's spelling
+    depth: int = 12,
+) -> None:
+    """Stands in for the article's ViT_Model constructor (its first seven parameters)."""
+
+
+try:
+    article_vit_model(Encoding_hidden_channel_mul=4.0)
+except TypeError as err:
+    print(f"TypeError: {err}")
+
+# %% [markdown]
+# ### 1.10 "Code from this paper is not publicly available"
+#
+# **Where.** Section *Model Walk-Through*, and the list of code at the end of the article.
+#
+# **What it says.** The ViT paper's code is not public; its GitHub repository holds pretrained models and
+# fine-tuning code but "does not contain model definitions". So the article builds its ViT from the T2T-ViT code.
+#
+# **What is right.** The ViT paper's repository, `google-research/vision_transformer`, has defined the model
+# since 2020, in JAX/Flax: `vit_jax/models.py`, now `vit_jax/models_vit.py` (classes `VisionTransformer`,
+# `Encoder`, `Encoder1DBlock`, `AddPositionEmbs`). That code is where the facts this course takes from the
+# official ViT come from: the class token starts at zero, the position table is learned, starting from
+# N(0, 0.02²), and an encoder block is $\mathbf{x} = \mathbf{z} + \text{MSA}(\text{LN}(\mathbf{z}))$, then
+# $\mathbf{x} + \text{MLP}(\text{LN}(\mathbf{x}))$, with no $\mathbf{v}$ term. The cell transcribes that block into plain
+# PyTorch (`nn.MultiheadAttention` for Flax's attention, dropout left out, the norms and the MLP taken from the
+# block) and runs it with the weights of `vitcourse`'s `EncoderBlock`.
+
+
+# %%
+def official_encoder_block(x: torch.Tensor, blk: EncoderBlock, mha: nn.MultiheadAttention) -> torch.Tensor:
+    """ViT's Encoder1DBlock (vit_jax/models_vit.py) in PyTorch: (B, N, D) -> (B, N, D)."""
+    h = blk.norm1(x)
+    x = x + mha(h, h, h, need_weights=False)[0]  # attention branch, then the skip
+    return x + blk.mlp(blk.norm2(x))  # MLP branch, then the skip
+
+
+torch.manual_seed(0)
+block = EncoderBlock(64, num_heads=4).to(device).eval()
+mha = nn.MultiheadAttention(64, 4, batch_first=True).to(device).eval()
+with torch.no_grad():
+    mha.in_proj_weight.copy_(block.attn.qkv.weight)  # rows: q, then k, then v, in both layouts
+    mha.in_proj_bias.copy_(block.attn.qkv.bias)
+    mha.out_proj.weight.copy_(block.attn.proj.weight)
+    mha.out_proj.bias.copy_(block.attn.proj.bias)
+    same = torch.allclose(official_encoder_block(z, block, mha), block(z), atol=1e-5)
+print(f"the official block, transcribed, equals vitcourse's EncoderBlock: {same}")
 
 # %% [markdown]
 # ## 2. "Attention for Vision Transformers, Explained"
@@ -329,6 +431,27 @@ mha = nn.MultiheadAttention(embed_dim=64, num_heads=4, batch_first=True).to(devi
 print(f"nn.MultiheadAttention on {tuple(z.shape)}: {tuple(mha(z, z, z)[0].shape)}")
 
 # %% [markdown]
+# ### 2.4 The projection's "chan²" weights
+#
+# **Where.** The article's conclusion, which counts the weights of the two linear layers.
+#
+# **What it says.** The qkv projection holds input_token_len · chan · 3 weights, and the final projection
+# chan².
+#
+# **What is right.** chan² counts the projection's weight matrix only. The article's `proj` is an `nn.Linear`
+# with its bias on (the default), so it also learns chan biases: chan² + chan learnable numbers. The qkv count is
+# complete, because the article's qkv layer has no bias by default. For the walk-through's sizes (49 → 64):
+
+# %%
+qkv_layer = nn.Linear(49, 64 * 3, bias=False)  # the article's default: qkv_bias=False
+proj_layer = nn.Linear(64, 64)  # bias on, as in the article
+print(f"qkv:  {sum(p.numel() for p in qkv_layer.parameters()):,} parameters = 49 * 64 * 3 = {49 * 64 * 3:,}")
+print(
+    f"proj: {sum(p.numel() for p in proj_layer.parameters()):,} parameters = 64^2 + 64 = {64**2 + 64:,}, "
+    f"not 64^2 = {64**2:,}"
+)
+
+# %% [markdown]
 # ## 3. "Position Embeddings for Vision Transformers, Explained"
 #
 # The position-embedding article shows why attention cannot see token order, then builds the sinusoidal table
@@ -355,28 +478,37 @@ negative = (table < 0).float().mean().item()  # the entries that really make a t
 print(f"table values from {table.min().item():.2f} to {table.max().item():.2f}")
 print(f"drawn in the purple half with the range [0, 1]: {purple:.0%} of the entries; below 0: {negative:.0%}")
 
-fig, axes = plt.subplots(2, 1, figsize=(10, 6.5), layout="constrained")
-for ax, (low, who) in zip(
-    axes, ((0, "[0, 1], the article's"), (-1, "[-1, 1], the values' own")), strict=True
-):
-    plots.show_matrix(
-        table,
-        ax=ax,
-        title=f"Sinusoidal table, 15 x 400, colour range {who}",
-        xlabel="position along the token j",
-        ylabel="token i",
-        cmap="PuOr_r",
-        vmin=low,
-        vmax=1,
-        label="table value",
-    )
+fig, axes = plt.subplots(
+    2, 2, figsize=(12, 6.5), layout="constrained", width_ratios=(3, 1), dpi=150, squeeze=False
+)
+for row, (low, who) in enumerate(((0, "[0, 1], the article's"), (-1, "[-1, 1], the values' own"))):
+    for ax, columns, part in (
+        (axes[row, 0], range(160), "where the rows differ"),
+        (axes[row, 1], range(300, 320), "zoom"),
+    ):
+        plots.show_table_columns(
+            table,
+            columns,
+            ax=ax,
+            title=f"colour range {who}: {part}",
+            ylabel="token i",
+            vmin=low,
+            vmax=1,
+            label="table value",
+            cmap="PuOr_r",
+        )
+fig.suptitle(
+    "Sinusoidal table for 15 tokens of length 400, drawn with two colour ranges (one cell per entry)"
+)
 plt.show()
 
 # %% [markdown]
-# In the top panel the negative entries (bottom left) merge into one dark block, and the sine columns on the
-# right, whose values are close to 0, look as dark as they do; in the bottom panel those columns are pale, as
-# their effect on a token is small. The vertical stripes are real in both panels: even columns hold sines, odd
-# columns cosines, and for most columns the sine is near 0 and the cosine near 1.
+# The left panels show the first 160 of the 400 columns, where the rows still differ; the right ones columns
+# 300-319, where every row is nearly the same (the rest of the table looks like them). In the top panels the
+# negative entries (bottom left) merge into one dark block, and the sine columns of the zoom, whose values are
+# close to 0, look as dark as they do; in the bottom panels those columns are pale, as their effect on a token is
+# small. The vertical stripes are real: even columns hold sines, odd columns cosines, and for most columns the
+# sine is near 0 and the cosine near 1.
 #
 # ### 3.2 `astype(int)`, then `/ 255`
 #
@@ -391,18 +523,21 @@ plt.show()
 # zero: every pixel below 1 becomes 0, a pixel of exactly 1 becomes 1, and after dividing by 255 all that is left
 # is 1/255 where a pixel was exactly 1, far too little to see beside the table's ±1. (The cast and the division
 # would suit an image stored as grey levels from 0 to 255, which the article does not show.) A picture already in
-# [0, 1] needs neither step. The cell does both on the course's picture and measures how much of the picture
-# survives in "tokens + table", by its correlation with the picture's tokens.
+# [0, 1] needs neither step. The cell does both on the course's own redrawing of the picture and measures how
+# much of it survives in "tokens + table", by its correlation with the picture's tokens. The grey levels and the
+# shares it prints are the redrawing's; the article's crop has other values, but on it too every pixel below 1
+# becomes 0.
 
 # %%
 patch_tokens = tokens.patchify(vitcourse.to_tensor(picture), 20)[0].double()  # (15, 400), values in [0, 1]
 cast = patch_tokens.long() / 255  # what astype(int) / 255 does to them
 levels = sorted(round(v * 255) for v in cast.unique().tolist())
 print(
-    f"picture tokens: {patch_tokens.unique().numel()} grey levels from {patch_tokens.min():.2f} to {patch_tokens.max():.2f}"
+    f"the course's picture: {patch_tokens.unique().numel()} grey levels from {patch_tokens.min():.2f} "
+    f"to {patch_tokens.max():.2f}"
 )
 print(f"after the cast and / 255: the values {', '.join(f'{k}/255' for k in levels)}")
-print(f"share of entries that became 0: {(cast == 0).double().mean().item():.0%}")
+print(f"share of the course's picture that became 0: {(cast == 0).double().mean().item():.0%}")
 pe = table.double()
 for name, toks in (("tokens in [0, 1]", patch_tokens), ("tokens after the cast", cast)):
     corr = torch.corrcoef(torch.stack([(toks + pe).flatten(), patch_tokens.flatten()]))[0, 1].item()
@@ -411,17 +546,19 @@ for name, toks in (("tokens in [0, 1]", patch_tokens), ("tokens after the cast",
 # %% [markdown]
 # ### 3.3 "Invariant" where equivariant is meant
 #
-# **Where.** The opening section, *Why Use Position Embeddings?*, and the heading *Attention Invariance Up to
-# Permutation*.
+# **Where.** Section *Attention Invariance Up to Permutation*, its first paragraphs.
 #
-# **What it says.** Without position embeddings, transformers are invariant to the order of the tokens.
+# **What it says.** "The component of the transformer that would be invariant to token order is the attention
+# module", and the demo that follows is introduced as showing "the invariance of attention to token order".
 #
-# **What is right.** Two statements hide in that word. An attention layer is permutation-*equivariant*: permute
-# its input tokens, and its output rows come out permuted in the same way (the article's demo shows exactly
-# this, and its heading's "invariance up to permutation" means it). A prediction read from the prediction token
-# (or from the mean of the tokens) is *invariant*: it does not change at all. The cell shows both: an attention
-# layer on the picture's tokens, and a whole ViT without position embedding on the picture and on a copy with its
-# patches scrambled.
+# **What is right.** An attention layer is permutation-*equivariant*: permute its input tokens, and its output
+# rows come out permuted in the same way. The article's demo shows exactly this, and so does its own summary
+# after the demo (the output has "the same token rows changed"); the heading's "invariance up to permutation"
+# means it too. The article's opening sentence, that without a position embedding transformers are invariant to
+# the order of the tokens, is right about predictions: a prediction read from the prediction token (or from the
+# mean of the tokens) is *invariant*, it does not change at all. The cell shows both: an attention layer on the
+# picture's tokens, and a whole ViT without position embedding on the picture and on a copy with its patches
+# scrambled.
 
 # %%
 torch.manual_seed(0)
@@ -456,9 +593,12 @@ print(f"ViT without position embedding: the same prediction for the scrambled pi
 # $Q$, $K$ and $V$ as three separate random integer matrices (values 1 to 19), swaps tokens 0 and 2 in each, and
 # computes $Q K^\top$ and then multiplies by $V$. There is no scale and no softmax.
 #
-# **What is right.** The conclusion holds for the full formula too, because the scale is one number and the
-# softmax acts on each row separately; but the demo shows it for two matrix products, not for attention. The
-# cell runs the same construction with the scale and the softmax put back.
+# **What is right.** The conclusion holds for the full formula too, because the scale is one number, and the
+# softmax acts on each row separately and treats a row's entries alike: permute the entries of a row and its
+# softmax comes out permuted in the same way. That matters because the swap moves both rows and columns of
+# $QK^\top$, so each row's entries are permuted too; $V$'s row swap then puts them back in step. But the demo
+# shows it for two matrix products, not for attention. The cell runs the same construction with the scale and
+# the softmax put back.
 
 # %%
 g = torch.Generator().manual_seed(0)
@@ -477,6 +617,24 @@ for name, attend in (
 ):
     rows_swapped = torch.allclose(attend(q[swap], k[swap], v[swap]), attend(q, k, v)[swap])
     print(f"{name:26s}: swapping tokens 0 and 2 swaps output rows 0 and 2: {rows_swapped}")
+
+# %% [markdown]
+# ### 3.5 "A · V = A"
+#
+# **Where.** The same demo, its second step.
+#
+# **What it says.** The first product is written $Q \cdot K^\top = A$, the second $A \cdot V = A$, and the code
+# follows suit (`A = A @ V`).
+#
+# **What is right.** Two different matrices share one name. The first $A$ holds one score for each pair of
+# tokens, $N \times N$; the second holds one output row per token, $N \times d$, as long as the tokens. An
+# equation that reads $A \cdot V = A$ says that multiplying by $V$ leaves $A$ as it was, which it does not:
+# the two sides do not even have the same shape. Give the result its own name, such as $Z = A \cdot V$. With the
+# demo's sizes:
+
+# %%
+scores = q @ k.T  # the first A: one score per pair of tokens
+print(f"A = Q K^T: {tuple(scores.shape)}; A V: {tuple((scores @ v).shape)}")
 
 # %% [markdown]
 # ## 4. "Tokens-to-Token Vision Transformers, Explained"
@@ -528,31 +686,33 @@ print("vitcourse, token grid after each soft split:", [tuple(g[:2]) for g in t2t
 # **What it says.** It draws the linear layers' weights with `timmm.trunc_normal_`, with three m's.
 #
 # **What is right.** `timm`: the Vision Transformers article spells the same call `timm.layers.trunc_normal_`.
-# The model initialises its weights while it is built, so once the arguments of 4.1 are fixed this is the next
-# error. PyTorch has the same function as `nn.init.trunc_normal_`, which `vitcourse` uses. (Its cut-off points
-# `a` and `b` are absolute values, −2 and 2 by default, not multiples of the std; notebook 03 shows what that
-# means.)
+# The model initialises its weights at the end of its constructor, after building its T2T module and its
+# backbone, so once 4.1 and 1.5 are fixed this is the next error. PyTorch has the same function as
+# `nn.init.trunc_normal_`, which `vitcourse` uses. Its cut-off points `a` and `b` are absolute values, −2 and 2 by
+# default, not multiples of the std: with std 0.02 the defaults lie 100 std out and in effect cut nothing, so
+# about one weight in twenty lies beyond 2 std (notebook 03 shows what that means). The cell draws the 64 × 576
+# weights of a linear layer both ways.
 
 # %%
 try:
     timmm.trunc_normal_  # noqa: F821  (the misspelt name, as written)
 except NameError as err:
     print(f"NameError: {err}")
-weight = torch.empty(64, 576)
-nn.init.trunc_normal_(weight, std=0.02, a=-0.04, b=0.04)  # cut at 2 std, as vitcourse does
-print(
-    f"nn.init.trunc_normal_: {weight.numel():,} weights, all within 0.04: {bool((weight.abs() <= 0.04).all())}"
-)
+torch.manual_seed(0)
+for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", {"a": -0.04, "b": 0.04})):
+    weight = nn.init.trunc_normal_(torch.empty(64, 576), std=0.02, **bounds)
+    beyond = (weight.abs() > 0.04).float().mean().item()
+    print(f"nn.init.trunc_normal_, {label:23s}: {weight.numel():,} weights, {beyond:.1%} beyond 0.04 (2 std)")
 
 # %% [markdown]
 # ### 4.3 The undefined batch size `B`
 #
-# **Where.** Section *Image Reconstruction*, and the walk-through of section *All Together*, the first
-# reconstruction.
+# **Where.** The walk-through of section *All Together*, the first reconstruction.
 #
-# **What it says.** The reconstruction reshapes the tokens to (B, channels, H, W), with `B` the batch size. In
-# the walk-through `B` is never assigned: the batch size there is called `batch` (13), and the second
-# reconstruction does use `batch`.
+# **What it says.** It reshapes the tokens with `reshape(B, T2T.token_chan, H, W)`, but `B` is never assigned in
+# the walk-through: the batch size there is called `batch` (13), and the second reconstruction does use
+# `batch`. (The section *Image Reconstruction* before it writes `B` in a general example and says that `B`
+# stands for the batch size; that is fine.)
 #
 # **What is right.** Read the batch size from the tensor itself, `x.shape[0]`, as the module's `forward` does.
 # The cell rebuilds the walk-through's first stage: 13 items of 2500 tokens of length 64 on a 100 × 25 grid.
@@ -587,14 +747,14 @@ grid = tokens.count_tokens(height, width, 7, 4, 2)  # the picture's first T2T so
 print(grid)
 windows = tokens.soft_split(vitcourse.to_tensor(picture), 7, 4, 2)  # (1, 375, 49)
 centres = windows[:, :, 24:25]  # (1, 375, 1): each window's centre pixel
-right = tokens.rebuild_image(centres, grid.rows, grid.cols)  # (1, 1, 15, 25)
+correct = tokens.rebuild_image(centres, grid.rows, grid.cols)  # (1, 1, 15, 25)
 swapped = tokens.rebuild_image(centres, grid.cols, grid.rows)  # (1, 1, 25, 15): no error
 print(f"rows and columns swapped: no error, shape {tuple(swapped.shape)}")
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained", width_ratios=(25, 15))
 for ax, img, what in (
-    (axes[0], right, "right: 15 rows x 25 columns"),
-    (axes[1], swapped, "swapped: 25 rows x 15 columns"),
+    (axes[0], correct, f"correct: {grid.rows} rows x {grid.cols} columns"),
+    (axes[1], swapped, f"swapped: {grid.cols} rows x {grid.rows} columns"),
 ):
     plots.show_matrix(
         img[0, 0],
@@ -636,6 +796,114 @@ for official in (True, False):
     print(f"{who:37s}: scale 1/{inverse[0]:g} at stage 1, 1/{inverse[1]:g} at stage 2")
 
 # %% [markdown]
+# ### 4.6 "They should be of length 3 * 3 * 64 = 576"
+#
+# **Where.** Section *All Together*, the walk-through's final soft split.
+#
+# **What it says.** The code prints `'They should be of length 3*3*64=', 3*3*64`, and the output shown under it
+# reads "They should be of length 3 * 3 * 64 = 576".
+#
+# **What is right.** Run as written, the line prints "They should be of length 3*3*64= 576": the text inside
+# the quotes comes out as it is, without spaces. The output shown is what the second soft split's line, which
+# prints `k`, `'*'`, `k` and the others as separate arguments, writes. The number, 576, is right; the printed
+# line does not match its code, as in 1.4. The cell runs both lines and compares them with the output shown.
+
+# %%
+shown = "They should be of length 3 * 3 * 64 = 576"  # the output the article shows
+k_side, token_chan = 3, 64
+final_line = io.StringIO()
+with contextlib.redirect_stdout(final_line):
+    print("They should be of length 3*3*64=", 3 * 3 * 64)  # the final soft split's line
+second_line = io.StringIO()
+with contextlib.redirect_stdout(second_line):  # the second soft split's line
+    print("They should be of length", k_side, "*", k_side, "*", token_chan, "=", k_side * k_side * token_chan)
+for form, buffer in (("final split's line ", final_line), ("second split's line", second_line)):
+    printed = buffer.getvalue().rstrip("\n")
+    print(f"{form} prints {printed!r}; the output shown: {printed == shown}")
+
+# %% [markdown]
+# ### 4.7 The token transformer's walk-through prints `x` where `y` is meant
+#
+# **Where.** Section *Token Transformer*, the walk-through's second half (norm, neural net, skip connection).
+#
+# **What it says.** It computes `y = TT.norm2(x)`, then `y = TT.neuralnet(y)`, then `y = y + x`, and after each
+# step prints the shape of `x`.
+#
+# **What is right.** Print `y`: it is the value that changes, and after the last step it is the module's output.
+# The three printed shapes are right only because the norm and the MLP keep the shape of `x`; the lines report
+# the state before the MLP, whatever the MLP does. The cell follows the walk-through's steps with `vitcourse`'s
+# token transformer (the walk-through's 13 items of 100 tokens of length 49, 64 channels, 4 heads, MLP ratio
+# 1.5) and checks which of the two is the module's output.
+
+# %%
+torch.manual_seed(0)
+tt = TokenTransformer(49, 64, num_heads=4, mlp_ratio=1.5).to(device).eval()
+x_in = torch.randn(13, 100, 49, device=device)  # (batch, tokens, token length)
+with torch.no_grad():
+    x = tt.attn(tt.norm1(x_in))  # (13, 100, 64)
+    y = tt.mlp(tt.norm2(x))
+    y = y + x  # the skip connection
+    module_out = tt(x_in)
+print(f"y: {tuple(y.shape)}, the module's output: {torch.allclose(y, module_out, atol=1e-5)}")
+print(f"x: {tuple(x.shape)}, the module's output: {torch.allclose(x, module_out, atol=1e-5)}")
+
+# %% [markdown]
+# ### 4.8 A backbone "identical to" ViT's
+#
+# **Where.** Section *ViT Backbone*.
+#
+# **What it says.** The backbone the tokens go through after the T2T module is identical to the backbone of the
+# ViT model of the ViT paper.
+#
+# **What is right.** The article's `ViT_Backbone` departs from ViT's in three ways. (1) Its position table is the
+# fixed sinusoidal one, stored with `requires_grad=False`; ViT learns its table (a parameter, from
+# N(0, 0.02²) in the official code). The fixed table is T2T-ViT's choice, so the backbone is T2T-ViT's rather than
+# ViT's. (2) It has one attention head by default; ViT-Base has 12, ViT-Large and ViT-Huge 16. (3) Its encoder
+# blocks add $\mathbf{v}$ (1.6), which no official backbone does. In `vitcourse` the choice of table is the
+# setting `pos_embed`: `"learned"` for ViT, `"sinusoidal"` for T2T-ViT.
+
+# %%
+for kind in ("learned", "sinusoidal"):
+    model = VisionTransformer(
+        (height, width), patch_size=20, embed_dim=64, depth=1, num_heads=4, pos_embed=kind
+    )
+    table_now = model.pos_embed.detach()[0]  # (N + 1, D)
+    fixed = torch.equal(table_now, sinusoidal_table(model.num_patches + 1, 64))
+    print(
+        f"pos_embed={kind!r:12s}: table {tuple(table_now.shape)}, trains: {model.pos_embed.requires_grad}, "
+        f"the sinusoidal table: {fixed}"
+    )
+vit_base_heads = VisionTransformer(depth=1).blocks[0].attn.num_heads  # vitcourse's defaults are ViT-Base's
+print(f"heads in ViT-Base's encoder blocks (vitcourse's defaults): {vit_base_heads}")
+
+# %% [markdown]
+# ### 4.9 "Only works if = 1"
+#
+# **Where.** Section *Complete Code*, the docstring of `T2T_ViT`, its parameter `num_heads`.
+#
+# **What it says.** The number of attention heads "only works if =1".
+#
+# **What is right.** That holds for the official T2T-ViT code's token attention, which reshapes q, k and v with
+# the whole output width per head and adds `v.squeeze(1)`: both need one head. The series' attention module
+# splits the width into heads (`head_dim = chan // num_heads`), so it works with any number of heads that divides
+# `chan`, and the article's own token-transformer walk-through runs it with 4. In `T2T_ViT` the T2T module fixes
+# its own heads at 1 (4.1), so the setting matters only in the backbone, where any number that divides the token
+# length works. The cell runs the official reshape and the series' one on the walk-through's sizes with 4 heads.
+
+# %%
+qkv_out = torch.randn(13, 100, 3 * 64)  # the qkv projection's output: 13 items, 100 tokens, 3 x 64 channels
+heads = 4
+for who, per_head in (
+    ("official code (in_dim per head)", 64),
+    ("article series (chan // heads)", 64 // heads),
+):
+    try:
+        result = tuple(qkv_out.reshape(13, 100, 3, heads, per_head).shape)
+    except RuntimeError as err:
+        result = type(err).__name__
+    print(f"{who + ',':33s} {heads} heads: {result}")
+
+# %% [markdown]
 # ## 5. The lecture slides "ViT (Vision Transformer)"
 #
 # ### 5.1 "224 x 244 x 3"
@@ -674,7 +942,8 @@ print(f"N = {vit_b16.num_patches}, P^2 = {16**2}, position embedding {tuple(vit_
 # ### 5.3 $Z = V \cdot P$
 #
 # **Where.** The slide on self-attention that quotes four steps from the survey *A Survey on Vision Transformer*
-# (Han et al., arXiv:2012.12556).
+# (Han et al., arXiv:2012.12556). The slide marks the passage as taken from the survey: the slip is in the
+# survey's own text, which the slide quotes.
 #
 # **What it says.** Step 4 computes the output as $Z = V \cdot P$, values times probabilities, and the text under
 # it says that each value vector is multiplied by the sum of the probabilities.
@@ -723,6 +992,49 @@ one_token = nn.Parameter(torch.zeros(1, 1, 768))
 z0 = torch.cat([one_token.expand(13, -1, -1), patch_embeddings], dim=1)  # (13, 197, 768)
 print(f"one (1, 1, 768) token, expanded: {tuple(z0.shape)}")
 print(f"parameters: slides' token {slides_token.numel():,}, one token {one_token.numel():,}")
+
+# %% [markdown]
+# ### 5.5 `MyPermute`, `block_out_permute` and tables that start from ones
+#
+# **Where.** The slides *ViT – Selected Implementation Details – Equation 1*: the patch embedding
+# `block_permute` and the lines that add the class token and the position embedding.
+#
+# **What it says.** `block_permute` ends with a layer `MyPermute((0, 2, 1))`; the class token is concatenated to
+# `block_out_permute`; and the class token and the position embedding are created with `torch.ones`.
+#
+# **What is right.** Neither `MyPermute` nor `block_out_permute` is defined on the slides, and PyTorch has no
+# such layer: `MyPermute` stands for a small module of your own that calls `x.permute(0, 2, 1)` (or use
+# `.transpose(1, 2)` after the `nn.Sequential`), and `block_out_permute` for the output of `block_permute` on a
+# batch of images, (B, 196, 768). Starting both parameters from ones runs, but it is a poor start for the
+# position embedding (*a difference, not a slip*): all 197 rows are the same vector, so at the start the table
+# adds the same thing to every token and tells no position from another; only training can pull the rows
+# apart. ViT's official code draws each entry from N(0, 0.02²), and starts the class token at zero.
+
+# %%
+print(f"torch.nn has MyPermute: {hasattr(nn, 'MyPermute')}, Permute: {hasattr(nn, 'Permute')}")
+
+
+class Permute(nn.Module):
+    """What the slides' MyPermute stands for: permute the axes of the input."""
+
+    def __init__(self, dims: tuple[int, ...]) -> None:
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.permute(*self.dims)
+
+
+block_permute = nn.Sequential(
+    nn.Conv2d(3, 768, kernel_size=16, stride=16, bias=False), nn.Flatten(start_dim=2), Permute((0, 2, 1))
+).to(device)
+with torch.no_grad():
+    block_out_permute = block_permute(torch.zeros(2, 3, 224, 224, device=device))  # 2 images
+print(f"block_out_permute: {tuple(block_out_permute.shape)}")
+from_ones = torch.ones(1, 197, 768)
+from_normal = torch.randn(1, 197, 768, generator=torch.Generator().manual_seed(0)) * 0.02
+for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
+    print(f"position table from {name:12s}: distinct rows {start[0].unique(dim=0).shape[0]} of 197")
 
 # %% [markdown]
 # ## If you meet another slip
