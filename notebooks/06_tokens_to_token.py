@@ -28,9 +28,10 @@
 # such as edges and lines. Overlapping windows keep small neighbourhoods of the image whole inside a token (the
 # first section computes exactly how small). The token transformers themselves attend globally, every token to
 # every other; the local step is the next soft split, which merges each window of neighbouring rebuilt tokens
-# into one token. Together they give a small built-in prior for local structure, which matters most when data is
-# limited. With it, the paper reports T2T-ViT trained from scratch on ImageNet matching or beating ViT and ResNets
-# of similar size.
+# into one token. Together they build in an *inductive bias* toward local structure: an assumption about images
+# that the model holds from the start instead of learning it from data (notebook 05, section 7), which matters
+# most when data is limited. With it, the paper reports T2T-ViT trained from scratch on ImageNet matching or
+# beating ViT and ResNets of similar size.
 #
 # T2T is not the only answer to ViT's hunger for data: the other common fix for the tokens builds them with
 # convolutions (the ViT paper's hybrid model, or a small convolutional stem), which notebook 05 shows next to
@@ -56,9 +57,18 @@ from matplotlib.ticker import PercentFormatter
 
 import vitcourse
 from vitcourse import check, diagrams, load_mountains, plots, tokens
+from vitcourse.attention import Attention
 from vitcourse.blocks import TokenTransformer
+from vitcourse.checkpoints import load_pretrained
 from vitcourse.cost import count_macs
-from vitcourse.models import T2T_STAGES, T2TViT, TokensToToken, count_parameters, create_model
+from vitcourse.models import (
+    T2T_STAGES,
+    T2TViT,
+    TokensToToken,
+    VisionTransformer,
+    count_parameters,
+    create_model,
+)
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
@@ -189,7 +199,7 @@ assert not edge[9].any() and not edge[:, 9].any()
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), width_ratios=[1.0, 1.25], layout="constrained")
 fair = ("T2T stage 1", "ViT, P = 4")  # the two splits that give the same token grid, both in pixels
-for name, marker in zip(fair, ("o", "s"), strict=True):
+for name, marker, above in zip(fair, ("o", "s"), (True, False), strict=True):
     h, w, k, s, p = splits[name]
     values = shares[name][1:]  # m = 2..7
     axes[0].plot(
@@ -198,12 +208,18 @@ for name, marker in zip(fair, ("o", "s"), strict=True):
         marker=marker,
         label=f"{name}: (k, s, p) = ({k}, {s}, {p}), {grids[name].rows} x {grids[name].cols} tokens",
     )
-    for m, v in zip(block_sides[1:], values, strict=True):
+    for m, v in zip(block_sides[1:], values, strict=True):  # T2T's shares above its line, ViT's below
         axes[0].annotate(
-            f"{v:.0%}", (m, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8
+            f"{v:.0%}",
+            (m, v),
+            textcoords="offset points",
+            xytext=(0, 7 if above else -9),
+            ha="center",
+            va="bottom" if above else "top",
+            fontsize=8,
         )
 axes[0].set_xticks(block_sides[1:])  # block sides are whole numbers of pixels
-axes[0].set_ylim(-0.05, 1.12)
+axes[0].set_ylim(-0.12, 1.12)
 axes[0].yaxis.set_major_formatter(PercentFormatter(1.0))
 axes[0].set_xlabel("block side m (pixels)")
 axes[0].set_ylabel("m x m blocks whole in some token")
@@ -317,41 +333,57 @@ print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:
 assert same and out.shape == (batch, n_tokens, chan)
 
 # %% [markdown]
-# **Exercise 2 (predict, then run).** T2T-ViT on ImageNet reads RGB images of 224 × 224. How many weights does
-# the qkv layer of its *first* token transformer hold? Work it out before running the cell after the check,
-# which reads the number off the model.
+# **Exercise 2 (predict, then run).** T2T-ViT on ImageNet reads RGB images of 224 × 224. How many parameters
+# does its *first* token transformer hold in all: both LayerNorms, the attention (qkv and proj) and the MLP?
+# Section 2 names the layers and says which length each one acts on; notebook 05 says what a LayerNorm and an
+# MLP hold. Work it out before running the cell after the check, which reads the count off the model, layer by
+# layer.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_qkv_weight_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_qkv_rgb = None  # replace None with a number
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_token_transformer_params-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_tt_params = None  # replace None with a number
 ### BEGIN SOLUTION
-answer_qkv_rgb = (3 * 7 * 7) * 64 * 3  # tokens of length C x k x k = 147, to 3 x 64, no bias
+dim_rgb = 3 * 7 * 7  # one 7 x 7 window of all three channels
+answer_tt_params = (
+    2 * dim_rgb  # norm1: a scale and a shift per entry of the input token
+    + dim_rgb * 3 * 64  # qkv: dim -> 3 x chan, no bias
+    + 64 * 64
+    + 64  # proj: chan -> chan, with bias
+    + 2 * 64  # norm2, on length chan
+    + 2 * (64 * 64 + 64)  # the MLP: chan -> chan -> chan (ratio 1), with biases
+)
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "t2t_qkv_weight_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.t2t_qkv_weight_count(answer_qkv_rgb)
+# %% nbgrader={"grade": false, "grade_id": "t2t_token_transformer_params-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.t2t_token_transformer_params(answer_tt_params)
 
-# %% nbgrader={"grade": true, "grade_id": "t2t_qkv_weight_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "t2t_token_transformer_params-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.t2t_qkv_weight_count, answer_qkv_rgb)
+check.require(check.t2t_token_transformer_params, answer_tt_params)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The next cell reads the one-channel counts off the walk-through's block and the RGB count off the full model.
-# `create_model("t2t_vit_t_14")` builds the model that the paper calls T2T-ViT$_t$-14 and the official code
-# `t2t_vit_t_14` (token transformers with ordinary attention; §8 says more about the names).
+# The next cell reads the counts off the full model, layer by layer, and checks the qkv and proj formulas of
+# section 2 on the walk-through's one-channel block. `create_model("t2t_vit_t_14")` builds the model that the
+# paper calls T2T-ViT$_t$-14 and the official code `t2t_vit_t_14` (token transformers with ordinary attention;
+# §8 says more about the names).
 
 # %%
+with torch.device("meta"):  # shapes only: enough to count
+    t2t_rgb = create_model("t2t_vit_t_14")
+first = t2t_rgb.tokens_to_token.attention1
+print(f"first token transformer of t2t_vit_t_14 (RGB 224 x 224), input length {first.dim}:")
+for name, layer in first.named_modules():
+    n = sum(p.numel() for p in layer.parameters(recurse=False))  # this layer's own parameters
+    if n:
+        print(f"   {name:9s} {n:7,d}  {[tuple(p.shape) for p in layer.parameters(recurse=False)]}")
+print(f"   {'in all':9s} {sum(p.numel() for p in first.parameters()):7,d}")
 n_qkv, n_proj = tt.attn.qkv.weight.numel(), sum(p.numel() for p in tt.attn.proj.parameters())
 print(
     f"one channel: qkv {n_qkv} weights = dim x chan x 3 = {dim} x {chan} x 3, bias: {tt.attn.qkv.bias is not None}"
 )
 print(f"             proj {n_proj} = chan^2 + chan = {chan}^2 + {chan}")
 assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan and tt.attn.qkv.bias is None
-with torch.device("meta"):  # shapes only: enough to count
-    t2t_rgb = create_model("t2t_vit_t_14")
-qkv_rgb = t2t_rgb.tokens_to_token.attention1.attn.qkv
-print(f"first token transformer on RGB 224 x 224: qkv {qkv_rgb}: {qkv_rgb.weight.numel():,} weights")
 
 # %% [markdown]
 # ## 3. Rebuilding an image from the picture's tokens
@@ -363,16 +395,23 @@ print(f"first token transformer on RGB 224 x 224: qkv {qkv_rgb}: {qkv_rgb.weight
 # the picture sampled every 4 pixels, except where that offset falls in the padding. The windows start at $-2$,
 # so channel 0 (offset (0, 0)) has padding zeros along its top row and left column, and channel 48 (offset
 # (6, 6)) along its bottom row and right column, since the last windows reach one pixel into the padding (§ 1
-# printed their ends, 61 and 101); the cell checks that those borders hold zeros, the darkest colour of the top
-# row. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`. The four top panels share the picture's
-# colours and its 0 to 1 range, with one colorbar; the bottom row shares another colorbar of its own.
+# printed their ends, 61 and 101); the cell checks that those borders hold zeros, drawn in the darkest purple in
+# the top panels. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`. The four top panels share the
+# picture's colours and its 0 to 1 range, with one colorbar; the bottom row shares another colorbar of its own.
 #
 # The token transformer's output (random weights here) is rebuilt the same way. Its first LayerNorm (notebook 05)
 # works on each token alone and removes its window's mean and scale: a *flat* window, one grey level throughout,
-# becomes all zeros whatever its brightness, so every flat window gets the same $q$, the same attention weights
-# and the same output. The cell counts the picture's flat windows and checks that their outputs are one vector.
-# What varies from cell to cell is where a window holds structure: an edge between grey levels, or the padding's
-# zeros at the border. The skip through $v$ carries a linear mix of those normalised windows to the output.
+# becomes the norm's shift $\boldsymbol\beta$ (0 at the start), the same for every flat window whatever its
+# brightness, so every flat window gets the same $q$, the same attention weights and the same output. The cell
+# counts the picture's flat windows and checks that their outputs are one vector. What varies from cell to cell is
+# where a window holds structure: an edge between grey levels, or the padding's zeros at the border. The skip
+# through $v$ carries a linear mix of those normalised windows to the output.
+#
+# Windows with structure can be identical too. The sky's dithered band is a checkerboard that repeats every 2
+# pixels, and 2 divides the stride 4, so along a grid row every window that holds only the band and the plain
+# sky around it holds exactly the same pattern. Identical windows give identical outputs, which is why the band
+# shows as uniform stripes in grid rows 4 to 6 of the bottom row. The cell finds the band's pixel rows (where
+# neighbouring pixels alternate) and counts those windows.
 
 # %%
 grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
@@ -404,6 +443,33 @@ print(
     f"flat windows: {int(flat.sum())} of {flat.numel()}; their outputs are one and the same vector: {one_vector}"
 )
 assert one_vector
+changes = (image[0, 0, :, 1:] != image[0, 0, :, :-1]).float().mean(dim=1)  # (60,): share of pixel changes
+band = changes.gt(0.5).nonzero()[:, 0]  # the dithered rows: neighbouring pixels alternate along most of them
+k1, s1, p1 = T2T_STAGES[0]
+band_rows = [r for r in range(grid1.rows) if r * s1 - p1 <= band.max() and band.min() < r * s1 - p1 + k1]
+print(
+    f"dithered band: pixel rows {band.min().item()}..{band.max().item()}, in the windows of grid rows {band_rows}"
+)
+repeated = 0
+for r in band_rows:  # group the row's windows by content
+    row_toks, row_out = (
+        toks[0, r * grid1.cols : (r + 1) * grid1.cols],
+        tt_out[0, r * grid1.cols : (r + 1) * grid1.cols],
+    )
+    patterns, which, count = torch.unique(row_toks, dim=0, return_inverse=True, return_counts=True)
+    for j in range(len(patterns)):
+        members = (which == j).nonzero()[:, 0]
+        if count[j] > 1 and patterns[j].amax() > patterns[j].amin():  # repeated, and not flat
+            same_out = torch.allclose(
+                row_out[members], row_out[members[:1]].expand(len(members), -1), atol=1e-5
+            )
+            print(
+                f"   grid row {r}: {count[j].item()} windows hold one and the same band pattern; "
+                f"one output: {same_out}"
+            )
+            assert same_out
+            repeated += count[j].item()
+print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat a pattern of their row")
 
 # %%
 fig, axes = plt.subplots(2, 4, figsize=(13.5, 5.2), layout="constrained")
@@ -444,18 +510,21 @@ plt.show()
 # %% [markdown]
 # ## 4. The T2T module, stage by stage
 #
-# With $I_0$ the image, each stage $i$ computes
+# With $I_1$ the image, stages $i = 1, 2$ compute
 #
 # $$T_i = \mathrm{SoftSplit}_i(I_i), \qquad I_{i+1} = \mathrm{Rebuild}\big(\mathrm{TT}_i(T_i)\big),$$
 #
-# and the last stage ends with a linear layer instead: $\text{tokens} = T_2\, W + b$, of length $D$. T2T's stages
+# and stage 3 splits $I_3$ and ends with a linear layer instead:
+# $\text{tokens} = \mathrm{SoftSplit}_3(I_3)\, W + b$, of length $D$. T2T's stages
 # are $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$; the token transformers work at `token_dim` = 64.
 #
 # **The 400 × 100 input.** The diagram and the next cell follow the running example of the article series' T2T
-# article: a batch of 13 one-channel images of 400 × 100 random numbers, not a picture. The article picks a
-# rectangle to show that its module handles images that are not square (it changed the official code to allow
-# them), and a batch of 13 because a prime cannot be mistaken for any other size. Notebook 03 sized a position
-# table for the tokens this input ends with. The diagram's shapes are computed for that size.
+# article: a batch of 13 one-channel images of 400 × 100 random numbers, not a picture. The T2T article calls its
+# 1 × 400 × 100 input a grayscale rectangular image and does not say why it picks that size; it picks a batch of
+# 13 because a prime number will not be mistaken for another size. Notebook 03 sized a position table for the
+# tokens this input ends with. The diagram's shapes are computed for that size. It ends where the *ViT body*
+# begins: everything of a ViT after its tokenizer (the prediction token, the position table, the encoder blocks,
+# the final norm and the head; section 6 puts the two together).
 
 # %%
 diagrams.t2t_loop(height=400, width=100, batch=13)
@@ -466,7 +535,8 @@ plt.show()
 # shape against the prediction, and the last lines check the loop against the module's own `forward` (on two
 # items of the batch). The module's layers carry the official code's names, so that official checkpoints load:
 # the splits are `soft_split0`, `soft_split1`, `soft_split2`, counted from 0, and the token transformers are
-# `attention1` and `attention2`, counted from 1, so `attention{i + 1}` is the one that follows `soft_split{i}`.
+# `attention1` and `attention2`, counted from 1. This notebook counts stages from 1, so stage $i$ splits with
+# `soft_split{i - 1}` and continues with `attention{i}`.
 
 # %%
 H, W = 400, 100
@@ -475,23 +545,23 @@ t2t = TokensToToken((H, W), in_chans=1, embed_dim=768, token_dim=64).to(device).
 print(f"stages (kernel, stride, padding): {T2T_STAGES}")
 img, channels, counts = images, 1, []
 with torch.no_grad():
-    for i, (k, s, p) in enumerate(T2T_STAGES):
+    for i, (k, s, p) in enumerate(T2T_STAGES, start=1):  # stages 1, 2, 3
         grid = tokens.count_tokens(img.shape[2], img.shape[3], k, s, p)
         counts.append(grid.total)
         print(
             f"stage {i}: predicted {grid.rows} x {grid.cols} = {grid.total} tokens of length {channels * k * k}"
         )
-        toks = getattr(t2t, f"soft_split{i}")(img)  # (B, N, C*k*k)
+        toks = getattr(t2t, f"soft_split{i - 1}")(img)  # (B, N, C*k*k)
         assert toks.shape == (13, grid.total, channels * k * k)
-        print(f"   soft split {tuple(img.shape)} -> {tuple(toks.shape)}")
-        if i == len(T2T_STAGES) - 1:
+        print(f"   soft_split{i - 1} {tuple(img.shape)} -> {tuple(toks.shape)}")
+        if i == len(T2T_STAGES):
             break
-        toks = getattr(t2t, f"attention{i + 1}")(toks)  # (B, N, 64)
+        toks = getattr(t2t, f"attention{i}")(toks)  # (B, N, 64)
         img = tokens.rebuild_image(toks, grid.rows, grid.cols)  # (B, 64, rows, cols)
         channels = 64
-        print(f"   token transformer -> {tuple(toks.shape)} -> rebuild {tuple(img.shape)}")
+        print(f"   attention{i} (token transformer) -> {tuple(toks.shape)} -> rebuild {tuple(img.shape)}")
     final = t2t.project(toks)  # (B, N, 768)
-    print(f"   project -> {tuple(final.shape)}")
+    print(f"   project (linear) -> {tuple(final.shape)}")
     assert torch.allclose(final[:2], t2t(images[:2]), atol=1e-4)  # two items are enough to compare
 print(" -> ".join(map(str, counts)) + " tokens; the module's own forward gives the same result")
 
@@ -525,8 +595,9 @@ check.require(check.t2t_window_side, answer_window_side)
 # %% [markdown]
 # The cell below measures it. It runs the three soft splits and the two rebuilds alone, with no token transformer
 # between them, on a blank 400 × 100 image, takes one final token away from the edges and asks autograd which
-# pixels its entries depend on: exactly the pixels its windows cover. Then it asks the same of the whole module of
-# section 4, token transformers included.
+# pixels its entries depend on: it backpropagates the sum of the token's entries to the image, and a pixel the
+# token does not use gets gradient exactly 0. The pixels with a nonzero gradient are the ones its windows cover.
+# Then it asks the same of the whole module of section 4, token transformers included.
 
 # %%
 probe = torch.zeros(1, 1, H, W, requires_grad=True)  # blank: only which pixels reach the token matters
@@ -563,7 +634,7 @@ assert through.all()
 # One final token is built from a square of about twice the distance between neighbouring tokens, so neighbouring
 # tokens share pixels: the overlap that section 1 measured, compounded over three splits. Through the token
 # transformers, though, every pixel reaches every token, since their attention is global. What the windows decide
-# is which pixels a token holds *before* any attention: T2T's local prior.
+# is which pixels a token holds *before* any attention: T2T's inductive bias toward local structure.
 
 # %% [markdown]
 # ## 5. The same module on the picture
@@ -581,7 +652,7 @@ print(f"picture {tuple(image.shape)} -> tokens {tuple(out_pic.shape)}")
 assert out_pic.shape[1] == t2t_pic.grids[-1].total
 
 # %%
-diagrams.t2t_loop(height=height, width=width)
+diagrams.t2t_loop(height=height, width=width, batch=1)  # batch 1: the picture alone, as in the cell above
 plt.show()
 
 # %% [markdown]
@@ -614,17 +685,37 @@ check.require(check.t2t_smallest_side_function, my_smallest_side)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Every side from the smallest one up to one less than the smallest side giving 15 gives the same 14 × 14 grid:
-# the last pixels of a larger image fall in no new window. The cell counts it with `tokens.stage_grids`, and
-# does the same for the picture's 4 × 7 grid.
+# Every side from the smallest one up to one less than the smallest side giving 15 gives the same 14 × 14 grid.
+# The extra pixels are not all lost: every 4 more pixels add a row (and a column) of stage-1 windows, and the
+# larger stage-1 grid can add windows at stage 2, but stage 3 still ends with 14 per side, so no new final token.
+# Some pixels are dropped, though: along a side of $n$ pixels the windows end at $n + p - r$, with $r$ the
+# remainder of $(n + 2p - k) / s$, so when $r > p$ the last $r - p$ rows (and columns) fall in no window at all.
+# The cell lists every side that gives 14, with its three grids and the pixels of its last rows that no stage-1
+# window covers (on these sides stages 2 and 3 always reach their grid's edges; the cell checks it), and then
+# does the same count for the picture's 4 × 7 grid.
 
 # %%
 sides = [n for n in range(150, 300) if tokens.stage_grids(n, n)[-1].rows == 14]
 print(f"square sides giving a 14 x 14 grid: {sides[0]} to {sides[-1]} ({len(sides)} sides, 224 among them)")
+print(f"{'side':>4s}  grid side after stages 1, 2, 3   last pixel rows in no stage-1 window")
+dropped_at = []
+for n in sides:
+    grid_sides = [g.rows for g in tokens.stage_grids(n, n)]
+    k, s, p = T2T_STAGES[0]
+    dropped = max(0, n - last_window_end(n, k, s, p))
+    assert dropped == max(0, (n + 2 * p - k) % s - p)  # the rule above
+    for side_in, side_out, (k2, s2, p2) in zip(grid_sides, grid_sides[1:], T2T_STAGES[1:], strict=False):
+        assert (
+            last_window_end(side_in, k2, s2, p2) >= side_in and side_out == (side_in + 2 * p2 - k2) // s2 + 1
+        )
+    if dropped:
+        dropped_at.append(n)
+    print(f"{n:4d}  {' -> '.join(map(str, grid_sides)):31s}  {dropped}")
+print(f"sides whose last pixel row and column fall in no window: {dropped_at}")
 rows = [n for n in range(20, 120) if tokens.stage_grids(n, 100)[-1].rows == 4]
 cols = [n for n in range(50, 200) if tokens.stage_grids(60, n)[-1].cols == 7]
 print(f"heights giving 4 rows: {rows[0]} to {rows[-1]}; widths giving 7 columns: {cols[0]} to {cols[-1]}")
-assert 224 in sides and 60 in rows and 100 in cols
+assert 224 in sides and 60 in rows and 100 in cols and 224 not in dropped_at
 
 # %% [markdown]
 # ## 6. T2T-ViT end to end
@@ -637,14 +728,13 @@ assert 224 in sides and 60 in rows and 100 in cols
 # $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
 #   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
 #
-# `vitcourse.models.T2TViT` defaults to T2T-ViT$_t$-14's width and depth on the picture; the run below keeps its width
-# and one of its 14 blocks. Every block keeps the shape, so one shows the whole path; building all 14 means
-# drawing about 21 M initial weights from a truncated normal, which takes several seconds on a small CPU, more
-# than this notebook's time allows. The next cell counts the full sizes without building weights.
+# `vitcourse.models.T2TViT` defaults to T2T-ViT$_t$-14's width and depth on the picture, with one input channel and
+# one output; the cell below builds it whole and runs the picture through it. The next cell counts the official
+# sizes (RGB input, 1000 classes) without building weights.
 
 # %%
 torch.manual_seed(0)
-model = T2TViT(depth=1).to(device).eval()
+model = T2TViT().to(device).eval()
 print(f"T2T-ViT on the picture: D = {model.embed_dim}, encoder blocks: {len(model.blocks)}")
 with torch.no_grad():
     emb = model.embed(image)
@@ -667,7 +757,9 @@ assert torch.isfinite(pred).all()
 #
 # - 14, 19, 24: the official models with transformer token blocks, `t2t_vit_t_14/19/24`. Rounded to 0.1 M they
 #   are the parameter column of the paper's Table 3 (ICCV 2021 version: 21.5, 39.2, 64.1 M).
-# - 7, 10, 12: the official repository ships these sizes only with Performer token blocks (`t2t_vit_7/10/12`).
+# - 7, 10, 12: the official repository ships these sizes only with Performer token blocks (`t2t_vit_7/10/12`;
+#   Performer, Choromanski et al. 2021, approximates attention with random features so that its cost grows
+#   linearly with the number of tokens instead of with its square).
 #   The course builds them with transformer token blocks and names them by the official code's rule, `_t` for
 #   transformer tokens: `t2t_vit_t_7/10/12`. The reference here is the official `T2T_ViT` class built with
 #   `tokens_type="transformer"` at those sizes: the course's own combination, not a published model (marked * in
@@ -716,7 +808,7 @@ grids = t2t14.tokens_to_token.grids
 stages = [
     ("T2T stage 1 (attention1)", grids[0].total, macs["tokens_to_token.attention1"]),
     ("T2T stage 2 (attention2)", grids[1].total, macs["tokens_to_token.attention2"]),
-    ("T2T projection", grids[2].total, macs["tokens_to_token.project"]),
+    ("T2T stage 3 (project)", grids[2].total, macs["tokens_to_token.project"]),
     (
         f"encoder blocks ({len(t2t14.blocks)})",
         grids[2].total + 1,
@@ -750,8 +842,19 @@ print(
 assert products == 2 * n1**2 * 64
 
 # %%
-fig, ax = plt.subplots(figsize=(9, 3.2))
-ax.barh([s[0] for s in stages][::-1], [s[2] / 1e9 for s in stages][::-1], color="tab:purple")
+fig, ax = plt.subplots(figsize=(9, 3.2), layout="constrained")
+bars = ax.barh([s[0] for s in stages][::-1], [s[2] / 1e9 for s in stages][::-1], color="tab:purple")
+for bar, (_, _, cost) in zip(bars, stages[::-1], strict=True):  # each bar's share, the tiny ones included
+    share = cost / total_macs
+    ax.annotate(
+        f"{cost / 1e9:.3f} G, {share:.1%}" if share >= 0.001 else f"{cost / 1e9:.4f} G, {share:.3%}",
+        (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+        xytext=(4, 0),
+        textcoords="offset points",
+        va="center",
+        fontsize=8,
+    )
+ax.set_xlim(0, 1.3 * max(s[2] for s in stages) / 1e9)  # room for the longest bar's label
 ax.set_xlabel("G multiply-adds (one 224 x 224 image)")
 ax.set_ylabel("part of T2T-ViT_t-14")
 ax.set_title(f"T2T-ViT_t-14: {total_macs / 1e9:.2f} G multiply-adds per image")
@@ -763,8 +866,9 @@ plt.show()
 # the attention products ($QK^\top$ and $AV$, $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens) are by far the
 # larger part, as printed above: they grow with the square of the token count, the linear layers only linearly.
 # That is why the official code
-# also offers a Performer version of the token transformers (an approximation of attention whose cost grows
-# linearly with the number of tokens), and why the token length inside the module is kept small (64).
+# also offers the Performer version of the token transformers (section 6: its cost grows linearly with the number
+# of tokens), and why the token length inside the module is kept small (64). Stage 3 has no token transformer:
+# its soft split costs nothing, and its cost is the linear projection.
 
 # %% [markdown]
 # ### Play: image size and the three soft splits
@@ -773,11 +877,13 @@ plt.show()
 # stride, padding), and draws the three token grids to scale with one another beside each stage's share of the
 # module's multiply-adds, its count in millions written on its bar (token length 64 inside the module, width
 # 384 after it, as in T2T-ViT_t-14; with one input channel here, stage 1 costs less than in the three-channel
-# module of section 7). Questions to answer by playing: by what factor
-# does stage 1's cost grow when you double $H$ and $W$, and why more than the token count? How does the total
-# change as stage 1's stride goes from 4 to 8 (past 7, the kernel, the windows leave gaps), and which stage
-# keeps the largest share? Settings where a window
-# does not fit show a sentence instead.
+# module of section 7). Settings where a window does not fit show a sentence instead.
+#
+# Predict first, from section 7's split of stage 1's cost into attention products and linear layers, then check
+# in the explorer: by what factor does stage 1's cost grow when $H$ and $W$ go from 224 to 448, and why more than
+# its token count? How does the total change as stage 1's stride goes from 4 to 8 (past 7, the kernel, the
+# windows leave gaps), and which stage keeps the largest share? The cell after the explorer prints the sizes
+# this notebook uses (224 × 224, the picture, the 400 × 100 input), not the ones the questions ask about.
 
 # %%
 from vitcourse import widgets
@@ -785,7 +891,7 @@ from vitcourse import widgets
 widgets.t2t_stages_explorer()
 
 # %%
-for size in [(224, 224), (448, 448), (60, 100), (400, 100)]:
+for size in [(224, 224), (60, 100), (400, 100)]:
     print(widgets.t2t_stages_view(*size)[1])
 by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
 counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
@@ -800,42 +906,47 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 # `Tokens2Token` builds both token transformers with 1 head and an MLP ratio of 1.0, as the official code does and
 # as this course does. Only that article's stand-alone token-transformer walk-through uses 4 heads and a ratio of
 # 1.5 (4 heads because they divide the 64 channels, the article says; section 2 runs the walk-through with the
-# module's 1 head and 1.0). What does differ, each shown by a cell below:
+# module's 1 head and 1.0). What does differ (each bullet says where it is shown):
 #
 # - **The token transformers' scale.** The articles' attention module scales $QK^\top$ by
 #   $(\text{chan} / \text{heads})^{-1/2}$ unless given a scale, and their T2T module gives none: $64^{-1/2} = 1/8$.
 #   The official code scales by $(\text{dim} / \text{heads})^{-1/2}$, from the input length: $49^{-1/2} = 1/7$ in
 #   stage 1. `vitcourse` follows the official code (`TokensToToken(..., official_scale=False)` gives the
 #   articles' choice). The scale changes no shape and no parameter count, only how peaked the attention weights
-#   are.
+#   are (measured at both stages by the second cell below).
 # - **The articles' "ViT".** Their ViT backbone (the ViT article's, which the T2T article reuses) adds a *fixed*
 #   sinusoidal position table and builds 1 head by default. The ViT paper learns its position embedding, and ViT-B
 #   has 12 heads (notebook 05); the fixed table is T2T-ViT's choice (notebook 03). In `vitcourse`,
-#   `VisionTransformer` learns its table and `T2TViT` keeps a fixed one.
+#   `VisionTransformer` learns its table and `T2TViT` keeps a fixed one. The third cell below shows both, and a
+#   `VisionTransformer` given the articles' two settings; the articles' own code is not run here.
 # - **Their encoder blocks add $v$ too.** The articles' encoder block uses the same attention module as their
 #   token transformer, which always adds $v$, so each of their encoder blocks computes $X + (V + \text{the
 #   attention's output})$. Neither ViT's encoder blocks nor the official T2T-ViT's add $v$; the course's
-#   `EncoderBlock` does not either (notebook 05).
+#   `EncoderBlock` does not either (notebook 05). The fourth cell runs one block of section 6's model both ways.
 # - **`count_tokens`'s order.** The articles' `count_tokens(w, h, k, s, p)` takes the width first and returns
 #   `(new_w, new_h, total)`, width first: an easy swap on a picture that is wider than it is tall.
-#   `vitcourse.tokens.count_tokens(height, width, k, s, p)` returns a named `TokenCount(rows, cols, total)`.
-# - **Names.** The course's presets use the official code's names: `t2t_vit_t_14`, `_19` and `_24` are the
-#   models whose token transformers use ordinary attention, as built here, and official checkpoints of those
-#   load into them (`vitcourse.checkpoints`). The official `t2t_vit_14` (and 7, 10, 12, 19, 24) is the Performer
-#   variant, whose token blocks approximate attention with random features and have other parameters and keys
-#   (`kqv`, `w`); the course does not build it, so `create_model("t2t_vit_14")` is refused with a message that
-#   names `t2t_vit_t_14` (last cell of this section), and a Performer checkpoint is refused by
-#   `load_pretrained`, saying so. The official code has the sizes 7, 10 and 12 only as Performer models; the
-#   course's transformer-token models of those sizes are `t2t_vit_t_7/10/12`, named by the same rule, and no
-#   official checkpoint exists for them.
+#   `vitcourse.tokens.count_tokens(height, width, k, s, p)` returns a named `TokenCount(rows, cols, total)`
+#   (third cell below).
 # - **Heads in the official skip through $v$.** In the official token transformer the qkv layer outputs
 #   $3 \cdot 64$ values per token, and the code reshapes them to (3, heads, 64), giving every head all 64
 #   channels; for heads > 1 that reshape needs $3 \cdot \text{heads} \cdot 64$ values and fails, and the skip adds
 #   `v.squeeze(1)`, which assumes one head. So that code works with one head only. `vitcourse` (like the
 #   articles) splits the 64 channels among the heads and merges $v$'s heads before adding it, so any head count
-#   that divides 64 works; with one head the two agree.
+#   that divides 64 works; with one head the two agree. The fifth cell runs that reshape and vitcourse's
+#   4-head token transformer.
+# - **Names.** The course's presets use the official code's names: `t2t_vit_t_14`, `_19` and `_24` are the
+#   models whose token transformers use ordinary attention, as built here. Official checkpoints of those load
+#   into them with `vitcourse.checkpoints.load_pretrained`; this notebook downloads nothing, so the load is not
+#   run here: the course's test `tests/test_checkpoints.py` writes out the official key names and shapes and
+#   loads them. The official `t2t_vit_14` (and 7, 10, 12, 19, 24) is the Performer variant (section 6), whose
+#   token blocks have other parameters and keys (`kqv`, `w`); the course does not build it, so
+#   `create_model("t2t_vit_14")` is refused with a message that names `t2t_vit_t_14`, and a Performer checkpoint
+#   is refused by `load_pretrained`, saying so (last cell of this section). The official code has the sizes 7,
+#   10 and 12 only as Performer models; the course's transformer-token models of those sizes are
+#   `t2t_vit_t_7/10/12`, named by the same rule, and no official checkpoint exists for them.
 # - **Any image size.** The official code rebuilds with $\sqrt{N}$, square images only; `vitcourse` uses the
-#   grid's rows and columns (the articles changed the official code for non-square images too).
+#   grid's rows and columns (the articles changed the official code for non-square images too). Sections 4 and 5
+#   ran the module on 400 × 100 and on the picture's 60 × 100.
 #
 # First the heads and the MLP ratio: the heads change no parameter count, the MLP ratio does.
 
@@ -849,48 +960,109 @@ for heads, ratio, who in (
     print(f"token transformer 49 -> 64, {heads} head(s), MLP ratio {ratio}: {n:,} parameters ({who})")
 
 # %% [markdown]
-# The two scales, read off two T2T modules built on the 400 × 100 input of section 4, and what they change: the
-# same weights and tokens give attention weights a little more or a little less peaked.
+# The two scales, on section 4's module and a copy of it with the articles' scales (the same random initial
+# weights), both fed the same tokens: two images of section 4's batch at stage 1, and the tokens section 4's
+# module makes from them at stage 2. How peaked the weights are is measured by each query's largest attention
+# weight, averaged over the queries, in units of the uniform weight $1/N$ (1 would mean every query spreads its
+# weight evenly over all $N$ tokens).
 
 # %%
-with torch.device("meta"):  # only the scales are read
-    official_t2t = TokensToToken((H, W), in_chans=1, embed_dim=768)
-    articles_t2t = TokensToToken((H, W), in_chans=1, embed_dim=768, official_scale=False)
-for who, module in (("official code and vitcourse", official_t2t), ("article series", articles_t2t)):
-    scales = [getattr(module, f"attention{i}").attn.scale for i in (1, 2)]
-    print(
-        f"{who}: stage 1 scale {scales[0]:.4f} = 1/{1 / scales[0]:.0f}, stage 2 {scales[1]:.4f} = 1/{1 / scales[1]:.0f}"
-    )
-assert official_t2t.attention1.attn.scale == 49**-0.5 and articles_t2t.attention1.attn.scale == 64**-0.5
-tt_articles = TokenTransformer(dim, chan, qk_scale=chan**-0.5).to(device).eval()
-tt_articles.load_state_dict(tt.state_dict())  # the walk-through's weights; only the scale differs
+articles_t2t = TokensToToken((H, W), in_chans=1, embed_dim=768, official_scale=False).to(device).eval()
+articles_t2t.load_state_dict(t2t.state_dict())  # section 4's weights: only the scales differ
 with torch.no_grad():
-    peak = {
-        s: m.attn.steps(m.norm1(x))[1].weights.amax(dim=-1).mean().item()
-        for s, m in (("1/7", tt), ("1/8", tt_articles))
-    }
-print(
-    f"walk-through tokens, mean over queries of the largest attention weight: scale 1/7 {peak['1/7']:.3f}, 1/8 {peak['1/8']:.3f}"
-)
-assert peak["1/7"] > peak["1/8"]  # a larger scale sharpens the softmax
+    stage_tokens = [t2t.soft_split0(images[:2])]  # stage 1's tokens, (2, 2500, 49)
+    first_grid = t2t.grids[0]
+    rebuilt = tokens.rebuild_image(t2t.attention1(stage_tokens[0]), first_grid.rows, first_grid.cols)
+    stage_tokens.append(t2t.soft_split1(rebuilt))  # stage 2's tokens, (2, 650, 576)
+    peaks = {}
+    for stage, stage_in in enumerate(stage_tokens, start=1):
+        for who, module in (("official code and vitcourse", t2t), ("article series", articles_t2t)):
+            block = getattr(module, f"attention{stage}")
+            weights = block.attn.steps(block.norm1(stage_in))[1].weights  # (2, 1, N, N)
+            peaks[stage, who] = weights.amax(dim=-1).mean().item() * weights.shape[-1]  # in units of 1/N
+            print(
+                f"stage {stage}, N = {weights.shape[-1]} tokens of length {stage_in.shape[-1]}, {who}: "
+                f"scale {block.attn.scale:.4f} = 1/{1 / block.attn.scale:.0f}; "
+                f"largest weight {peaks[stage, who]:.2f} x 1/N"
+            )
+assert t2t.attention1.attn.scale == 49**-0.5 and articles_t2t.attention1.attn.scale == 64**-0.5
+assert t2t.attention2.attn.scale == 576**-0.5 and articles_t2t.attention2.attn.scale == 64**-0.5
+assert peaks[1, "official code and vitcourse"] > peaks[1, "article series"]  # 1/7 > 1/8: a little sharper
+assert peaks[2, "official code and vitcourse"] < peaks[2, "article series"]  # 1/24 < 1/8: flatter
 
 # %% [markdown]
-# The articles' ViT and the course's: where the position table trains, and the default heads.
+# At stage 1 the scales are close, 1/7 and 1/8, and so are the weights: the official ones a little more peaked.
+# At stage 2 the input tokens are 576 long, and the official scale, 1/24, is a third of the articles' 1/8: its
+# weights stay much closer to uniform, and each query averages over more of the tokens. These are random initial
+# weights; training changes $W_{qkv}$ and with it how peaked the weights become, but the factor between the two
+# scales stays.
+#
+# The articles' ViT and the course's: where the position table trains, and the default heads; then
+# `count_tokens`'s order.
 
 # %%
 with torch.device("meta"):
     vit_b, t2t_14 = create_model("vit_base_patch16_224"), create_model("t2t_vit_t_14")
-for name, m in (("vit_base_patch16_224", vit_b), ("t2t_vit_t_14", t2t_14)):
+    articles_like = VisionTransformer(pos_embed="sinusoidal", num_heads=1)  # the articles' two settings
+for name, m in (
+    ("vit_base_patch16_224", vit_b),
+    ("t2t_vit_t_14", t2t_14),
+    ("VisionTransformer(pos_embed='sinusoidal', num_heads=1)", articles_like),
+):
     print(
         f"{name}: position table {m.pos_kind}, trains: {m.pos_embed.requires_grad}; heads {m.blocks[0].attn.num_heads}"
     )
 assert vit_b.pos_embed.requires_grad and not t2t_14.pos_embed.requires_grad
+assert not articles_like.pos_embed.requires_grad and articles_like.blocks[0].attn.num_heads == 1
 grid = tokens.count_tokens(height, width, *T2T_STAGES[0])
 print(f"vitcourse: count_tokens(height={height}, width={width}, 7, 4, 2) -> {grid}")
 print(f"the articles' order (new_w, new_h, total) would be ({grid.cols}, {grid.rows}, {grid.total})")
 
 # %% [markdown]
-# The names in code: the official Performer name is refused, and the message says which preset to use.
+# The articles' encoder block, built from the first block of section 6's model: the same weights, with the
+# attention's skip through $v$ switched on (`v_skip=True`, as in a token transformer). Both run on the picture's
+# 29 tokens from section 6. The cell checks that after the attention the two differ by exactly $v$, and measures
+# how much that changes the block's output.
+
+# %%
+block = model.blocks[0]
+articles_attn = Attention(
+    block.attn.dim, num_heads=block.attn.num_heads, qkv_bias=block.attn.qkv.bias is not None, v_skip=True
+).to(device)
+articles_attn.load_state_dict(block.attn.state_dict())  # the same weights; only the skip through v differs
+with torch.no_grad():
+    normed = block.norm1(emb)  # (1, 29, 384)
+    attn_out, st = block.attn.steps(normed)
+    v_merged = st.v.transpose(1, 2).reshape(normed.shape)  # (1, 29, 384): v with its heads merged
+    after_course, after_articles = emb + attn_out, emb + articles_attn(normed)
+    out_course = block(emb)
+    out_articles = after_articles + block.mlp(block.norm2(after_articles))
+adds_v = torch.allclose(after_articles - after_course, v_merged, atol=1e-4)
+print(f"after the attention, the articles' block minus the course's equals v: {adds_v}")
+print(f"size of v against the attention's output (norms): {(v_merged.norm() / attn_out.norm()).item():.2f}")
+change = ((out_articles - out_course).norm() / out_course.norm()).item()
+print(f"the block's output changes by {change:.0%} of its size (norms)")
+assert adds_v and change > 0.01
+
+# %% [markdown]
+# The official reshape, run on a qkv output of that size (13 × 100 tokens, $3 \cdot 64$ values each), with 1 head
+# and with 4; then `vitcourse`'s token transformer with 4 heads on the same sizes.
+
+# %%
+qkv_out = torch.zeros(13, 100, 3 * 64)  # the official qkv layer's output: 3 x 64 values per token
+for heads in (1, 4):
+    try:
+        qkv_out.reshape(13, 100, 3, heads, 64)  # the official code's reshape: every head gets all 64 channels
+        print(f"{heads} head: reshape to (B, N, 3, heads, 64) works")
+    except RuntimeError as err:
+        print(f"{heads} heads: RuntimeError: {err}")
+four_heads = TokenTransformer(49, 64, num_heads=4, qk_scale=49**-0.5).to(device).eval()
+with torch.no_grad():
+    print(f"vitcourse, 4 heads: {tuple(x.shape)} -> {tuple(four_heads(x).shape)}")
+
+# %% [markdown]
+# The names in code: the official Performer name is refused, and the message says which preset to use; so is a
+# checkpoint with Performer keys (here a made-up one holding a single such key).
 
 # %%
 import textwrap
@@ -900,6 +1072,11 @@ try:
 except ValueError as err:
     print(textwrap.fill(f"ValueError: {err}", width=100))
 assert "t2t_vit_t_14" in vitcourse.models.PRESETS and "t2t_vit_14" not in vitcourse.models.PRESETS
+performer_like = {"tokens_to_token.attention1.kqv.weight": torch.zeros(192, 49)}
+try:
+    load_pretrained(t2t_14, performer_like, "t2t")
+except ValueError as err:
+    print(textwrap.fill(f"ValueError: {err}", width=100))
 
 # %% [markdown]
 # ## Summary
@@ -908,9 +1085,9 @@ assert "t2t_vit_t_14" in vitcourse.models.PRESETS and "t2t_vit_14" not in vitcou
 #   in some token wherever its windows reach the image's edges, as they do on the picture and on 224 × 224 images
 #   (4 × 4 for T2T's first split, 2 × 2 for the later ones). Non-overlapping ViT patches keep only single pixels
 #   whole everywhere; at the same token grid they keep far fewer blocks whole than the soft split.
-# - A token transformer is an encoder block that changes the token length; its first residual adds $v$, the one
-#   tensor of the right length made from its input. Its attention is global; the local mixing comes from the soft
-#   split that follows it.
+# - A token transformer is an encoder block that changes the token length; its first residual adds $v$, a linear
+#   image of its input that already has the output length. Its attention is global; the local mixing comes from
+#   the soft split that follows it.
 # - The T2T module alternates soft split → token transformer → rebuild, and ends with a linear layer; each
 #   grid comes from the previous one by the token-count formula, for any H × W. One final token's windows cover
 #   a square of the image about twice as wide as the distance between neighbouring tokens.

@@ -64,6 +64,22 @@ def skip_adds_x_where_it_fits(x, w_qkv, w_proj, b_proj, scale):
     return (x if x.shape[-1] == out.shape[-1] else v) + out
 
 
+# --- 06.2: parameters of the first token transformer, counted on a plain torch copy of its layers ---
+def first_token_transformer_params(channels: int, mlp_ratio: int = 1) -> int:
+    dim, chan = channels * 7 * 7, 64
+    layers = torch.nn.ModuleList(
+        [
+            torch.nn.LayerNorm(dim),  # norm1
+            torch.nn.Linear(dim, 3 * chan, bias=False),  # qkv
+            torch.nn.Linear(chan, chan),  # proj
+            torch.nn.LayerNorm(chan),  # norm2
+            torch.nn.Linear(chan, mlp_ratio * chan),  # mlp.fc1
+            torch.nn.Linear(mlp_ratio * chan, chan),  # mlp.fc2
+        ]
+    )
+    return sum(p.numel() for p in layers.parameters())
+
+
 # --- 06.3: the square one final token's windows cover, measured with autograd ---
 def window_side_by_autograd() -> int:
     probe = torch.zeros(1, 1, 200, 200, requires_grad=True)
@@ -117,7 +133,7 @@ def side_by_strides(target: int, stages) -> int:
 
 
 VALUE_CHECKS = {
-    check.t2t_qkv_weight_count: 3 * 7 * 7 * 64 * 3,
+    check.t2t_token_transformer_params: first_token_transformer_params(3),
     check.t2t_window_side: window_side_by_autograd(),
 }
 FUNCTION_CHECKS = {
@@ -133,11 +149,15 @@ MISTAKES = [
     (check.v_skip_function, unscaled, "not scaled"),
     (check.v_skip_function, scale_divided, "you divided the scores"),
     (check.v_skip_function, scale_from_chan, "chan ** -0.5"),
-    (check.t2t_qkv_weight_count, 7 * 7 * 64 * 3, "one-channel image"),
-    (check.t2t_qkv_weight_count, 3 * 7 * 7 * 64, "one of q, k, v"),
-    (check.t2t_qkv_weight_count, 3 * 7 * 7 * 64 * 3 + 3 * 64, "no bias"),
-    (check.t2t_qkv_weight_count, 3 * 7 * 7 * 64 * 3 + 64 * 64 + 64, "proj"),
-    (check.t2t_qkv_weight_count, 7 * 7 * 64, "one channel and one of q, k, v"),
+    (check.t2t_token_transformer_params, first_token_transformer_params(1), "one-channel image"),
+    (check.t2t_token_transformer_params, first_token_transformer_params(3) - 2 * 147 - 2 * 64, "LayerNorms"),
+    (check.t2t_token_transformer_params, first_token_transformer_params(3) - 147 - 64, "two vectors"),
+    (check.t2t_token_transformer_params, first_token_transformer_params(3) - 2 * 147 + 2 * 64, "coming in"),
+    (check.t2t_token_transformer_params, first_token_transformer_params(3) + 3 * 64, "no bias"),
+    (check.t2t_token_transformer_params, first_token_transformer_params(3) - 3 * 64, "only the qkv layer"),
+    (check.t2t_token_transformer_params, first_token_transformer_params(3, mlp_ratio=4), "four times wider"),
+    (check.t2t_token_transformer_params, 147 * 192 + 64 * 64 + 64, "attention alone"),
+    (check.t2t_token_transformer_params, 147 * 192, "qkv layer alone"),
     (check.t2t_window_side, 7 * 3 * 3, "multiplied the kernels"),
     (check.t2t_window_side, 7 + 2 + 2, "single pixels"),
     (check.t2t_window_side, 7 + 2 * 4, "two soft splits"),

@@ -1,7 +1,7 @@
 """Exercise checkers for notebook 06 tokens-to-token.
 
-Each right answer is computed by package code (``vitcourse.attention.Attention``, ``vitcourse.tokens``,
-``vitcourse.models.T2T_STAGES``); each ``wrong`` entry or ``Mistake`` is a typical wrong answer, recognised and
+Each right answer is computed by package code (``vitcourse.attention.Attention``,
+``vitcourse.blocks.TokenTransformer``, ``vitcourse.tokens``, ``vitcourse.models.T2T_STAGES``); each ``wrong`` entry or ``Mistake`` is a typical wrong answer, recognised and
 named. Any other wrong answer gets a nudge (which section to revisit), then a pointer (which idea or symbolic
 rule), never the value.
 """
@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 import torch
 
 from ..attention import Attention
+from ..blocks import TokenTransformer
 from ..models import T2T_STAGES
 from ._core import Mistake, Verdict, check_function, int_answer, never_raises, say
 
-__all__ = ["v_skip_function", "t2t_qkv_weight_count", "t2t_window_side", "t2t_smallest_side_function"]
+__all__ = ["v_skip_function", "t2t_token_transformer_params", "t2t_window_side", "t2t_smallest_side_function"]
 
 TOKEN_DIM = 64  # T2T's token length inside the module (official code: token_dim=64)
 
@@ -157,33 +158,53 @@ def v_skip_function(func: object) -> Verdict:
     )
 
 
-# --- Exercise 06.2: weights of the first qkv layer on RGB images -------------------------------------------
+# --- Exercise 06.2: parameters of the first token transformer on RGB images ---------------------------------
 
 
 @never_raises
-def t2t_qkv_weight_count(answer: object) -> Verdict:
-    """Exercise 06.2: weights of the qkv layer of T2T's first token transformer on RGB 224 x 224 images."""
+def t2t_token_transformer_params(answer: object) -> Verdict:
+    """Exercise 06.2: parameters of T2T's first token transformer (both LayerNorms, qkv, proj, the MLP) on RGB
+    224 x 224 images, counted by ``TokenTransformer.parameter_count``."""
     kernel = T2T_STAGES[0][0]
     dim = 3 * kernel * kernel  # RGB: each 7 x 7 window holds 3 channels
-    right = dim * TOKEN_DIM * 3
-    one_channel = kernel * kernel * TOKEN_DIM * 3  # also dim * TOKEN_DIM: one of q, k, v on RGB
+    chan = TOKEN_DIM
+    right = TokenTransformer.parameter_count(dim, chan)  # one head, MLP ratio 1, no qkv bias: T2T's block
+    norms = 2 * dim + 2 * chan
+    mlp = 2 * (chan * chan + chan)
+    attention = dim * 3 * chan + chan * chan + chan
     wrong = {
-        one_channel: "that is the count for a one-channel image (an RGB window holds the pixels of all three "
-        "channels), or the count for one of q, k, v only (one linear layer makes all three).",
-        right + 3 * TOKEN_DIM: "T2T's qkv layer has no bias (qkv_bias=False); count weights only.",
-        right + TOKEN_DIM**2 + TOKEN_DIM: "that includes proj, the layer after the heads; count the qkv "
-        "layer only.",
-        kernel * kernel * TOKEN_DIM: "that counts one channel and one of q, k, v; an RGB window holds every "
-        "channel, and the layer makes q, k and v.",
+        TokenTransformer.parameter_count(kernel * kernel, chan): "that is the count for a one-channel image: "
+        "an RGB window holds the pixels of all three channels, and norm1 and qkv act on that length.",
+        right
+        - norms: "the two LayerNorms are missing: each holds a scale and a shift per entry of the token "
+        "it normalises.",
+        right
+        - dim
+        - chan: "a LayerNorm holds two vectors, a scale and a shift, each as long as the token it "
+        "normalises.",
+        right
+        - 2 * dim
+        + 2 * chan: "norm1 acts on the token *coming in*, of length dim (one RGB window), not on "
+        "length chan.",
+        right + 3 * chan: "T2T's qkv layer has no bias (qkv_bias=False); proj and the MLP's layers have one.",
+        right
+        - 3 * chan: "only the qkv layer lacks a bias; proj and the two layers of the MLP have one each.",
+        right - mlp + (chan * 4 * chan + 4 * chan) + (4 * chan * chan + chan): "that "
+        "MLP is four times wider than T2T's: a token transformer's MLP has ratio 1, hidden width chan.",
+        attention: "that is the attention alone (qkv and proj); the token transformer also holds two LayerNorms "
+        "and an MLP.",
+        dim * 3 * chan: "that is the qkv layer alone; count every layer of the block.",
     }
     return int_answer(
         answer,
         right,
-        "qkv weights of the first token transformer on RGB 224 x 224",
-        "Revisit section 2: what the qkv layer reads (one soft-split window) and what it makes.",
+        "parameters of the first token transformer on RGB 224 x 224",
+        "Revisit section 2: the token transformer's layers (two LayerNorms, qkv, proj, the MLP) and the token "
+        "length each one acts on.",
         wrong=wrong,
-        pointer="A linear layer without bias holds (input length) x (output length) weights; its input is one "
-        "window of all the image's channels, its output holds q, k and v of length token_dim each.",
+        pointer="Count layer by layer: a LayerNorm over n entries holds a scale and a shift of n entries each; a "
+        "linear layer from length a to length b holds a x b weights, plus b biases where it has a bias; norm1 "
+        "and qkv read one window of all the image's channels, everything after qkv has length token_dim.",
     )
 
 
