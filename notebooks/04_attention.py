@@ -62,20 +62,40 @@ device = vitcourse.get_device()
 #
 # A batch of 13 items, each 100 tokens of length $D$ = 64. Inside a transformer block attention reads tokens
 # that a *layer norm* has just normalised: each token is shifted and scaled so that its own $D$ entries have
-# mean 0 and variance 1 (notebook 05 covers layer norm fully). So we draw the tokens from a standard normal
-# distribution, which has the same statistics.
+# mean 0 and variance 1 exactly (notebook 05 covers layer norm fully). So we draw the tokens from a standard
+# normal distribution, which has about the same statistics: mean 0 and variance 1 on average, each token only
+# close to them (printed below).
+#
+# The attention article's walk-through uses the same batch, token count and channels, but its tokens have
+# length 49 (7 × 7, the pixels of a window of T2T's first soft split), which its layer reads into 64 channels:
+# that is T2T's variant. Ours start at length 64 and stay at 64, the standard layer; Exercise 4 and notebook 06
+# come back to length 49.
 
 # %%
 batch, n_tokens, dim = 13, 100, 64
 x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(42)).to(device)  # (B, N, D)
 print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
+token_means, token_vars = x.mean(-1), x.var(-1, unbiased=False)  # (B, N) each: over each token's D entries
+print(
+    f"per token: mean from {token_means.min():.2f} to {token_means.max():.2f}, "
+    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (after a layer norm: exactly 0 and 1)"
+)
+article = {"batch": 13, "tokens": 100, "token length": 7 * 7, "channels": 64}  # the article's walk-through
+print(
+    "the article's walk-through: "
+    + ", ".join(f"{name} {size}" for name, size in article.items())
+    + f" -> Q, K, V each {(article['batch'], 1, article['tokens'], article['channels'])}"
+)
 
 # %% [markdown]
 # ### 1. Queries, keys and values
 #
 # One linear layer maps each token to $3D$ numbers, which are split into q, k and v (the three matrices
-# $W_q, W_k, W_v$ side by side, as timm stores them). We keep a head axis of size 1 so that the same code works
-# for several heads later.
+# $W_q, W_k, W_v$ side by side, as timm, the PyTorch Image Models library of notebook 01, stores them).
+#
+# A layer can run several *heads*: it cuts the $D$ channels of q, k and v into groups of head_dim channels, and
+# each group (one head) computes its own attention; "Several heads" below builds them. Here there is one head,
+# so head_dim = $D$, but we keep a *head axis* of size 1 so that the same code works for several heads later.
 #
 # We draw the weights with standard deviation $1/\sqrt{D}$: each entry of q is then a sum of $D$ products, each
 # with variance $1/D$, so q and k have variance about 1, the setting assumed in "Why divide by $\sqrt{d_k}$"
@@ -152,26 +172,28 @@ print(
 # Each output row is a *convex combination* of the value rows (weights positive, summing to 1): in every
 # channel it lies between the smallest and the largest value. For independent values of variance 1 its
 # variance is $\sum_j a_{ij}^2$, the sum of the squared weights of its row, which is small when the weight is
-# spread over many keys. Printed below the figure: the outputs spread about five times less than the values,
-# near what $\sum_j a_{ij}^2$ predicts (not exactly, since the values and the weights come from the same
-# tokens). So the last panel uses a narrower colour range, ±1 instead of ±3.
+# spread over many keys. Printed below the figure: the outputs spread several times less than the values, but
+# somewhat more than $\sum_j a_{ij}^2$ predicts. The prediction assumes values independent of the weights,
+# while here both come from the same tokens; the control, the same weights applied to the values of another
+# batch item (independent of these weights), lands on the prediction. So the last panel uses a narrower colour
+# range, ±1 instead of ±3.
 
 # %%
 show = 20
 item = {name: t[0, 0, :show].cpu() for name, t in [("Q", q), ("K", k), ("V", v), ("out", mixed_values)]}
 w0 = weights[0, 0, :show, :show].cpu()
 fig, axes = plt.subplots(1, 5, figsize=(17, 3.6), gridspec_kw={"width_ratios": [2.2, 2.2, 1.4, 2.2, 2.2]})
-panels = [  # (matrix, title, xlabel, ylabel, colormap, colour range)
-    (item["Q"], "Q (20 tokens x 64)", "channel", "query token", "RdBu_r", 3),
-    (item["K"].T, "K^T (64 x 20 tokens)", "key token", "channel", "RdBu_r", 3),
-    (w0, "weights (20 of 100 keys)", "key token", "query token", "magma", None),
-    (item["V"], "V (20 tokens x 64)", "channel", "key token", "RdBu_r", 3),
-    (item["out"], "weights @ V (range ±1)", "channel", "query token", "RdBu_r", 1),
+panels = [  # (matrix, title, xlabel, ylabel, colormap, colour range, colour bar's label)
+    (item["Q"], "Q (20 tokens x 64)", "channel", "query token", "RdBu_r", 3, "entry of q"),
+    (item["K"].T, "K^T (64 x 20 tokens)", "key token", "channel", "RdBu_r", 3, "entry of k"),
+    (w0, "weights (20 of 100 keys)", "key token", "query token", "magma", None, "attention weight"),
+    (item["V"], "V (20 tokens x 64)", "channel", "key token", "RdBu_r", 3, "entry of v"),
+    (item["out"], "weights @ V (range ±1)", "channel", "query token", "RdBu_r", 1, "entry of the output"),
 ]
-for ax, (matrix, title, xlabel, ylabel, cmap, limit) in zip(axes, panels, strict=True):
+for ax, (matrix, title, xlabel, ylabel, cmap, limit, label) in zip(axes, panels, strict=True):
     vmin, vmax = (-limit, limit) if limit else (None, None)
     plots.show_matrix(
-        matrix, ax=ax, title=title, xlabel=xlabel, ylabel=ylabel, cmap=cmap, vmin=vmin, vmax=vmax
+        matrix, ax=ax, title=title, xlabel=xlabel, ylabel=ylabel, cmap=cmap, vmin=vmin, vmax=vmax, label=label
     )
 for ax in axes:  # token and channel numbers are whole numbers
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
@@ -184,11 +206,19 @@ print(
     "(uniform rows would give 1/100 = 0.01, one-hot rows 1)"
 )
 sum_sq = (weights**2).sum(dim=-1)  # (B, heads, N): sum of the squared weights of each row
+predicted_std = (v.std() * sum_sq.mean().sqrt()).item()  # for values independent of the weights
+with torch.no_grad():
+    control = weights @ v.roll(1, dims=0)  # each item's weights applied to the values of another item
 print(
     f"standard deviation of V {v.std().item():.2f}, of weights @ V {mixed_values.std().item():.2f} "
-    f"({(v.std() / mixed_values.std()).item():.1f} times less); "
-    f"predicted for independent values: sqrt(mean sum of squared weights) {sum_sq.mean().sqrt().item():.2f}"
+    f"({(v.std() / mixed_values.std()).item():.1f} times less)"
 )
+print(
+    f"predicted for values independent of the weights: std of V x sqrt(mean sum of squared weights) "
+    f"{predicted_std:.2f} ({v.std().item() / predicted_std:.1f} times less)"
+)
+print(f"control, weights @ (values of another item): {control.std().item():.2f}")
+assert mixed_values.std() > 1.1 * predicted_std and abs(control.std() / predicted_std - 1) < 0.05
 
 # %% [markdown]
 # ## Exercise 1 (predict, then compute): what does the scale do?
@@ -199,14 +229,14 @@ print(
 # row over 100 keys and 0 for a one-hot row. Each statement below makes a choice and gives a reason; set
 # `prediction` to the letter of the one whose choice and reason are both right.
 #
-# - **a.** The unscaled weights have the larger mean entropy: the raw scores are larger, so every key gets a
-#   larger weight.
+# - **a.** The unscaled weights have the larger mean entropy: the raw scores are spread over a wider range, and
+#   numbers spread more widely have the larger entropy.
 # - **b.** The scaled weights have the larger mean entropy: dividing by $\sqrt{d_k}$ shrinks the gaps between the
 #   scores of a row, and the softmax of scores that lie closer together is flatter.
 # - **c.** Both have the same mean entropy: the softmax depends only on the differences between the scores, so
 #   multiplying all of them by one number changes nothing.
-# - **d.** The scaled weights have the larger mean entropy: the scale makes each row of scores sum to 1, like
-#   probabilities, and that spreads the weight.
+# - **d.** The scaled weights have the larger mean entropy: the scale shrinks the entries of q and k to
+#   variance 1, and with small queries and keys no key can stand out.
 # - **e.** The unscaled weights have the larger mean entropy: unscaled scores differ more from key to key, so
 #   more keys stand out and share the weight.
 #
@@ -267,9 +297,13 @@ assert entropy_scaled > entropy_unscaled
 # If the entries of $q$ and $k$ are independent with mean 0 and variance 1, then $q \cdot k = \sum_{c=1}^{d_k}
 # q_c k_c$ is a sum of $d_k$ products, each with mean 0 and variance $E[q_c^2]\,E[k_c^2] = 1$, so its variance is
 # $d_k$ and its standard deviation $\sqrt{d_k}$. Scores that far apart push the softmax towards a one-hot row: one
-# key takes almost all the weight, and the gradient through the others nearly vanishes (the softmax's derivative
-# is $a_j(\delta_{jl} - a_l)$, close to 0 when every $a$ is close to 0 or 1). Dividing by $\sqrt{d_k}$ brings the
-# variance back to 1 whatever the head size. Measured on random pairs:
+# key takes almost all the weight, and training can barely move the row any more. Training changes each weight
+# of the model by its *gradient*, how much the loss changes when that weight changes a little, and every such
+# gradient passes through the softmax's derivative: how weight $a_j$ changes when score $s_l$ changes,
+# $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$, where $\delta_{jl}$ is 1 when $j = l$ and 0
+# otherwise. That is close to 0 for every $j$ and $l$ when every $a$ is close to 0 or 1, so almost no gradient
+# gets through. Dividing by $\sqrt{d_k}$ brings the variance back to 1 whatever the head size. Measured on
+# random pairs:
 
 # %%
 gen = torch.Generator().manual_seed(0)
@@ -313,13 +347,16 @@ plt.show()
 # the $h$ outputs are put side by side again: head $i$ fills channels $i \cdot \text{head\_dim}$ to
 # $(i + 1) \cdot \text{head\_dim} - 1$, and `proj` mixes them.
 #
-# **Exercise 2 (predict how the scores grow).** ViT-B/16 (notebook 05 builds the ViT) cuts a 224 × 224 image
-# into patches of 16 × 16 pixels, one token each, and puts one more token in front of them: the *prediction
+# **Exercise 2 (predict how the scores grow).** ViT-B/16, the ViT paper's name for its Base model (B) with
+# patches of 16 × 16 pixels (notebook 05 builds the ViT), cuts a 224 × 224 image into such patches, one token
+# each, and puts one more token in front of them: the *prediction
 # token*, a learned token whose output the model's last layer reads to make its prediction (notebook 03 met it).
 # The article series calls it the prediction token; the ViT paper and the lecture slides call it the *class
 # token*, after the [CLS] token of the language model BERT, and code names it `cls_token` (timm, and notebook 05,
-# which builds it). ViT-B/16 has 12 heads in every attention layer. The ViT paper fine-tunes its models on
-# 384 × 384 images with the same patch size (Dosovitskiy et al., "An Image is Worth 16x16 Words", 2021, Table 5).
+# which builds it). ViT-B/16 has 12 heads in every attention layer. The ViT paper first trains (*pre-trains*)
+# its models on a large data set, then *fine-tunes* them, training them a little more on the task they are
+# finally used for, on 384 × 384 images with the same patch size (Dosovitskiy et al., "An Image is Worth 16x16
+# Words", 2021, Table 5).
 # By what factor does the number of entries of $QK^\top$ in one attention layer, for one image, grow from
 # 224 × 224 to 384 × 384? Set `answer_growth` to the factor, to three significant figures or better.
 
@@ -402,7 +439,7 @@ print(
 )
 print(f"glued back: {tuple(glued.shape)}, projected: {tuple(out4.shape)}")
 
-fig, axes = plt.subplots(1, heads, figsize=(15, 3.3))
+fig, axes = plt.subplots(1, heads, figsize=(15, 3.5), layout="constrained")
 for h, ax in enumerate(axes):
     plots.show_matrix(
         w4[0, h, :show, :show].cpu(),
@@ -412,12 +449,13 @@ for h, ax in enumerate(axes):
         ylabel="query token",
         cmap="magma",
         vmin=0,
-        vmax=float(w4[0, :, :show, :show].max()),
+        vmax=float(w4[0, :, :show, :show].max()),  # one colour range for the four heads
+        colorbar=False,
         aspect="equal",
     )
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-fig.tight_layout()
+fig.colorbar(axes[0].images[0], ax=axes, fraction=0.02, pad=0.02, label="attention weight")
 plt.show()
 
 # %% [markdown]
@@ -469,8 +507,12 @@ assert counted == formula
 # **Exercise 4 (predict the cost of a layer that changes the token length).** The formula above is for a layer
 # whose tokens keep their length $D$. T2T's first token transformer (notebook 06) does not: it reads the tokens
 # of T2T's first soft split (kernel 7, stride 4, padding 2; notebook 02), each the 7 × 7 = 49 pixels of a window
-# of our one-channel picture, and gives tokens of 64 channels, with one head and no bias in qkv, as in the
-# official T2T-ViT code: `Attention(49, chan=64, num_heads=1, qkv_bias=False)`. The cell below counts the
+# of our one-channel picture, and gives tokens of 64 channels, with one head and no bias in qkv. The official
+# T2T-ViT code (Yuan et al.) builds it as `Token_transformer(dim=in_chans * 7 * 7, in_dim=token_dim,
+# num_heads=1, mlp_ratio=1.0)` with `token_dim` 64, its qkv bias off by default. Our attention layer of the
+# same sizes is `Attention(49, chan=64, num_heads=1, qkv_bias=False)`; notebook 06 adds T2T's skip through v
+# and compares the two codes' scale factors, and neither changes the multiply-adds counted here. The cell below
+# counts the
 # tokens of that soft split on our picture. How many times more multiply-adds go into the layer's two matrix
 # products ($QK^\top$ and weights @ V) than into its two linear layers (qkv and proj)? Set `answer_ratio` to
 # that number, to three significant figures or better.
@@ -519,13 +561,16 @@ print(f"products / layers: {t2t_ratio:.3f}")
 # ## The package's attention, checked three ways
 #
 # `vitcourse.attention.Attention` has two paths. The step-by-step path, `steps(x)`, returns the output and an
-# `AttentionSteps` record of every intermediate, named as above: `q`, `k`, `v` (B, heads, N, head_dim); `scores`
-# (B, heads, N, N), $QK^\top$ already multiplied by the scale; `weights` (B, heads, N, N), their softmax over the
-# keys; `heads` (B, heads, N, head_dim), weights @ V; and `merged` (B, N, chan), the heads glued back before
-# `proj`. The fused path, `forward`, hands the same computation to `F.scaled_dot_product_attention`, which can
-# avoid storing the N × N matrix (its memory-efficient and flash kernels work on blocks of keys; its plain
-# fallback does build it). Copy our weights in and compare with what we built by hand, the fused path with the
-# step path, and both with `nn.MultiheadAttention`.
+# `AttentionSteps` record of every intermediate: `q`, `k`, `v` (B, heads, N, head_dim), as above; `scores`
+# (B, heads, N, N), $QK^\top$ *already multiplied by the scale* (above, `scores` was the unscaled $QK^\top$);
+# `weights` (B, heads, N, N), their softmax over the keys; `heads` (B, heads, N, head_dim), weights @ V (above,
+# `mixed_values` and `o4`); and `merged` (B, N, chan), the heads glued back before `proj`.
+#
+# The *fused* path, `forward`, makes one call for the scores, the softmax and weights @ V together:
+# `F.scaled_dot_product_attention`, PyTorch's attention function. It picks a *kernel*, a routine written for
+# the hardware and the inputs: its memory-efficient and flash kernels go through the keys a block at a time and
+# never store the whole N × N matrix of weights; its plain fallback builds it. Copy our weights in and compare
+# with what we built by hand, the fused path with the step path, and both with `nn.MultiheadAttention`.
 
 # %%
 att = Attention(dim, num_heads=4, qkv_bias=True).to(device)
@@ -595,7 +640,9 @@ check.require(check.attention_function, attention_tokens_first)
 # pixels get nearly the same key, and so nearly the same weight in every head (two identical patches would get
 # identical weights). The cell finds the picture's two most alike patches (the smallest mean difference between
 # their pixels), prints the weights patch 8 gives them, and compares their gap with the gap between the weights
-# of two patches taken at random. The last section of this notebook draws maps of a trained model.
+# of two patches taken at random. It also prints how far the weights of every row stray from the uniform
+# 1/15: much less than on the walk-through's random tokens. The last section of this notebook draws maps of a
+# trained model.
 
 # %%
 picture = load_mountains()
@@ -611,6 +658,13 @@ with torch.no_grad():
     _, pic_steps = att_pic.steps(picture_tokens)
 pic_weights = pic_steps.weights[0, :, query].cpu()  # (heads, 15)
 print(f"variance of the entries of q: {pic_steps.q.var().item():.2f}, of k: {pic_steps.k.var().item():.2f}")
+vs_uniform = pic_steps.weights[0].cpu() * 15  # (heads, 15, 15): every weight over the uniform 1/15
+print(
+    f"every row of every head: weights from {vs_uniform.min():.2f} to {vs_uniform.max():.2f} times the "
+    f"uniform 1/15 (on the walk-through's random tokens the median row's largest weight was "
+    f"{top.median().item() * 100:.1f} times the uniform 1/100)"
+)
+assert 0.4 < vs_uniform.min() and vs_uniform.max() < 2.5  # within about a factor 2 of uniform
 raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
 pixel_gaps = torch.cdist(raw_patches, raw_patches, p=1) / raw_patches.shape[1]  # (15, 15): mean |difference|
 pixel_gaps.fill_diagonal_(float("inf"))  # a patch is not compared with itself
@@ -670,19 +724,27 @@ plt.show()
 # %% [markdown]
 # ### Play: scale, temperature and heads
 #
-# The explorer below (in a running kernel) runs one seeded attention layer over the picture's 15 raw patch
-# tokens (length 400, layer-normed, projected to 64 channels) and draws the weights of up to 8 heads with the
-# mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform weights, 0 for one-hot ones. The weights
-# are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a temperature $T < 1$ sharpens them, $T > 1$
-# flattens them. The layer's qkv weights are drawn with standard deviation $1/\sqrt{400}$, as in section 1, so
-# the entries of $Q$ and $K$ have variance close to 1. Questions to answer by playing: what happens to the
-# entropy when you drop the scale, and which temperature makes the weights nearly one-hot? As you change the
-# head count, what happens to head_dim and to the parameter count (the text line says)?
+# The explorer below (in a running kernel) runs one seeded attention layer over the picture's 15 raw patches,
+# each a token of length 400, layer-normed. Unlike the walk-through's layer, whose input length equalled its
+# channel count, this one (like the T2T layer of Exercise 4) has an input length that differs from its channel
+# count: its qkv maps each 400-long token straight to 3 × 64 channels. It draws the weights of up to 8 heads
+# with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform weights, 0 for one-hot ones. The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a temperature $T < 1$ sharpens
+# them, $T > 1$ flattens them. The layer's qkv weights are drawn with standard deviation $1/\sqrt{400}$, as in
+# section 1, so the entries of $Q$ and $K$ have variance close to 1.
+#
+# **Predict, then play.** The explorer starts with 4 heads, the scale $1/\sqrt{\text{head\_dim}}$ and $T$ = 1;
+# its text line prints the mean entropy there. (1) Drop the scale: does the entropy go up or down, and to
+# roughly what? (2) Which temperature, among 0.1, 1 and 10, makes the weights nearly one-hot, and which nearly
+# uniform? (3) Going from 4 to 16 heads, what happens to head_dim, to the scale and to the parameter count?
+# Write down your guesses, try them in the explorer, then run the cell after it, which prints the answers.
 
 # %%
 from vitcourse import widgets
 
 widgets.attention_explorer(picture)
+
+# %% [markdown]
+# The answers, printed for each setting:
 
 # %%
 for setting in [{}, {"scale": "none"}, {"temperature": 0.1}, {"temperature": 10.0}, {"heads": 16}]:
@@ -693,16 +755,18 @@ assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be 
 # ## Attention in a trained model
 #
 # Random heads say nothing about the picture. The course ships a small ViT trained by its own code (notebook 03
-# looks at its position embedding; `make models` re-trains it): $D$ = 64, patches of 20, and 2 *encoder blocks*,
-# each a layer norm, this 4-head attention and a small two-layer network (the MLP), each added back to its
-# input by a residual connection (notebook 05 builds them). It was trained on random scenes in which the moon
+# looks at its position embedding; `make models` re-trains it; its sizes are printed below): tokens of length
+# $D$ = 64 from patches of 20, and 2 *encoder blocks*. Each block runs a layer norm, then this 4-head attention,
+# added back to the block's input by a residual connection; then another layer norm, then a small two-layer
+# network (the MLP), added back the same way (a *pre-norm* block; notebook 05 builds it). It was trained on
+# random scenes in which the moon
 # sits in one of the 15 patches, anywhere in the frame, to name the moon's patch row and column. Its last layer
 # (the model's *head*, not an attention head) reads only the prediction token (token 0, met in Exercise 2), so
 # what matters is where the *prediction token's* query looks: row 0 of each head's weights, over the 15 patch
 # tokens (its weight on itself, token 0, is left out of the maps and printed in the titles).
 #
 # The maps below are for one *held-out* scene, one the model never saw in training (from the 256 on which the
-# shipped model's accuracy was measured), the moon in the patch outlined in cyan: one row of maps per block,
+# shipped model's accuracy was measured), the moon in the patch outlined in red: one row of maps per block,
 # one map per head, values written in.
 
 # %%
@@ -712,6 +776,11 @@ held_out = scenes.make_batch("where", train.SHIPPED_EVAL["size"], seed=train.SHI
 moon_patch = held_out.targets[:, 0] * 5 + held_out.targets[:, 1]  # (256,): 0-based patch of each moon
 example = int(torch.nonzero(moon_patch == 11)[0])  # the first held-out scene with the moon in patch 12
 depth, heads = len(vit.blocks), vit.blocks[0].attn.num_heads
+cfg = shipped.config
+print(
+    f"shipped ViT: tokens of length {cfg.embed_dim} from patches of {cfg.patch_size}, {depth} encoder blocks, "
+    f"{heads} heads"
+)
 with torch.no_grad():
     cls_weights = torch.stack(
         [
@@ -726,19 +795,24 @@ print(
     f"{col + 1}); predicted patch row {int(predicted[0]) + 1}, column {int(predicted[1]) + 1}"
 )
 print(f"attention weights per block: {tuple(cls_weights.shape[1:])} (heads, prediction token + 15 patches)")
-fig, axes = plt.subplots(depth, heads + 1, figsize=(3.6 * (heads + 1), 2.7 * depth), squeeze=False)
+fig = plt.figure(figsize=(3.6 * (heads + 2), 2.7 * depth))
+grid_spec = fig.add_gridspec(depth, heads + 1, width_ratios=[2] + [1] * heads)
+scene_ax = fig.add_subplot(grid_spec[:, 0])  # the scene once, beside both rows of maps
+plots.show_picture(held_out.images[example, 0], ax=scene_ax, title="held-out scene", colorbar=False)
+plots.draw_patch_grid(scene_ax, 60, 100, 20, where="corner")
+scene_ax.add_patch(Rectangle((col * 20, row * 20), 20, 20, fill=False, ec="red", lw=3))
+map_axes = [[fig.add_subplot(grid_spec[b, h + 1]) for h in range(heads)] for b in range(depth)]
 for b in range(depth):
-    plots.show_picture(held_out.images[example, 0], ax=axes[b, 0], title="held-out scene", colorbar=False)
-    plots.draw_patch_grid(axes[b, 0], 60, 100, 20)
-    axes[b, 0].add_patch(Rectangle((col * 20, row * 20), 20, 20, fill=False, ec="cyan", lw=2.5))
     for h in range(heads):
-        ax = axes[b, h + 1]
+        ax = map_axes[b][h]
         title = f"block {b + 1}, head {h}: itself {cls_weights[b, h, 0]:.2f}"
         plots.show_grid_values(
             cls_weights[b, h, 1:].reshape(3, 5), ax=ax, title=title, vmin=0, vmax=1, colorbar=False
         )
-        ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))
-fig.colorbar(axes[0, 1].images[0], ax=axes[:, 1:], fraction=0.02, pad=0.02, label="attention weight")
+        ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, ec="red", lw=3))
+fig.colorbar(
+    map_axes[0][0].images[0], ax=sum(map_axes, []), fraction=0.02, pad=0.02, label="attention weight"
+)
 fig.suptitle("Trained ViT: the prediction token's attention over the 15 patches, per block and head")
 plt.show()
 
@@ -746,47 +820,68 @@ plt.show()
 # One scene is an anecdote. Over all 256 held-out scenes, two numbers per head: the **entropy** of the prediction
 # token's 16 weights, $-\sum_j w_j \log w_j$ (`vitcourse.probes.attention_entropy`; $\log 16 \approx 2.77$
 # when it attends to all 16 tokens alike, 0 when it attends to one), and the mean weight it puts on the patch
-# that holds the moon (1/16 ≈ 0.06 for uniform weights).
+# that holds the moon (1/16 ≈ 0.06 for uniform weights). The control is the same model before training:
+# `train.build_model` rebuilds it from the same seed, with the weights its training started from. Whatever the
+# trained model does and this one does not, training put there.
 
 # %%
-with torch.no_grad():
-    all_weights = [
-        vit.attention_weights(held_out.images.to(device), block=b)[:, :, 0].cpu() for b in range(depth)
-    ]
-cls_entropy = torch.stack([probes.attention_entropy(w).mean(0) for w in all_weights])  # (blocks, heads)
-on_moon = torch.stack(
-    [w[torch.arange(len(w)), :, 1 + moon_patch].mean(0) for w in all_weights]
-)  # (blocks, heads): mean weight on the moon's patch
+untrained = train.build_model(shipped.config).to(device).eval()  # the starting weights of the shipped run
+
+
+def cls_table(model: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean entropy of the prediction token's weights, and mean weight on the moon's patch: (blocks, heads)."""
+    with torch.no_grad():
+        rows = [
+            model.attention_weights(held_out.images.to(device), block=b)[:, :, 0].cpu() for b in range(depth)
+        ]  # each (256, heads, 16): row 0 of each head's weights
+    entropy = torch.stack([probes.attention_entropy(w).mean(0) for w in rows])
+    moon = torch.stack([w[torch.arange(len(w)), :, 1 + moon_patch].mean(0) for w in rows])
+    return entropy, moon
+
+
+cls_entropy, on_moon = cls_table(vit)
+start_entropy, start_on_moon = cls_table(untrained)
 print(f"uniform over 16 tokens: entropy {math.log(16):.2f}, weight on any one token {1 / 16:.3f}")
-print("block  head  entropy  weight on the moon's patch")
+print("               trained                  before training (control)")
+print("block  head  entropy  weight on moon   entropy  weight on moon")
 for b in range(depth):
     for h in range(heads):
-        print(f"{b + 1:5d} {h:5d} {cls_entropy[b, h]:8.2f} {on_moon[b, h]:10.3f}")
+        print(
+            f"{b + 1:5d} {h:5d} {cls_entropy[b, h]:8.2f} {on_moon[b, h]:15.3f} "
+            f"{start_entropy[b, h]:9.2f} {start_on_moon[b, h]:15.3f}"
+        )
 
 # %%
-# measured on the shipped model: what the next paragraph says about the table
+# measured on the shipped model and its control: what the next paragraph says about the table
 uniform_entropy = math.log(16)
+assert (start_entropy > 0.99 * uniform_entropy).all()  # before training: every head all but uniform
+assert ((start_on_moon - 1 / 16).abs() < 0.005).all()  # ... and the moon's patch gets the uniform share
 assert on_moon[0, 0] > 0.75 and cls_entropy[0, 0] < 0.25 * uniform_entropy  # block 1, head 0: on the moon
 assert all(0.25 < on_moon[0, h] < 0.45 for h in (1, 3))  # block 1, heads 1 and 3: about a third
 assert cls_entropy[0, 2] > 0.75 * uniform_entropy and on_moon[0, 2] < 1 / 16  # block 1, head 2: spread out
 assert on_moon[1].max() < 1 / 3  # block 2: no head puts a third of its weight there
 
 # %% [markdown]
-# Read the table: in the first block, head 0 locks onto the moon, putting most of the prediction token's weight
-# on the moon's patch, with an entropy far below that of uniform weights; heads 1 and 3 put about a third there;
-# head 2 stays spread out and puts less there than uniform weights would. In the second block no head puts even
-# a third of its weight on the moon's patch. The four heads of a block are trained together on the same task,
-# yet they end up attending in different ways.
+# Read the table against its control. Before training every head spreads the prediction token's weight
+# almost evenly: entropies at the uniform value and the uniform share on the moon's patch. After training, in
+# the first block, head 0 locks onto the moon, putting most of the prediction token's weight on the moon's
+# patch, with an entropy far below that of uniform weights; heads 1 and 3 put about a third there; head 2 stays
+# spread out and puts less there than uniform weights would. In the second block no head puts even a third of
+# its weight on the moon's patch. The four heads of a block all started out attending almost uniformly and
+# were trained together on the same task, yet they ended up attending in different ways. The table shows where
+# the heads look, not what the model uses: whether it needs head 0 to find the moon would take another
+# experiment (switching the head off, for example).
 
 # %% [markdown]
 # ### Exercise 6 (read an attention map)
 #
 # The figure below shows the same shipped model's attention maps on *our picture* (not one of the scenes it was
-# trained on, but the model takes any 60 × 100 picture): the whole (16 × 16) weight matrix of each head of one
+# trained on, but the model takes any 60 × 100 picture): the whole (16 × 16) weight matrix of heads of one
 # block, every query and every key, without the numbers. Token 0 is the prediction token and token $p$ is patch
 # $p$ (numbered on the picture on the left). The cell picks the block, head and query patch whose row is the
-# easiest to read on this picture and prints the question. Read the answer off the map and set `answer_patch`
-# to the patch's number (1 to 15).
+# easiest to read on this picture and prints the question; it draws the head asked about large and the block's
+# other heads small, on the right. Thin lines on the maps set token 0 apart from the three rows of patches
+# (1–5, 6–10, 11–15). Read the answer off the map and set `answer_patch` to the patch's number (1 to 15).
 
 # %%
 with torch.no_grad():
@@ -799,28 +894,36 @@ print(
     f"Question: in block {ask_block + 1}, head {ask_head}, which patch does patch {asked.query} "
     "attend to most?"
 )
-token_ticks = range(picture_maps.shape[-1])  # every token: 0 (prediction token), then patches 1-15
-fig, axes = plt.subplots(1, heads + 1, figsize=(21, 5), gridspec_kw={"width_ratios": [1.55] + [1] * heads})
-plots.show_picture(picture, ax=axes[0], title="the picture: token p is patch p", colorbar=False)
-plots.draw_patch_grid(axes[0], 60, 100, 20)
-map_top = float(picture_maps[ask_block].max())
-for h in range(heads):
-    ax = axes[h + 1]
+n_keys = picture_maps.shape[-1]  # 16 tokens: 0 (prediction token), then patches 1-15
+others = [h for h in range(heads) if h != ask_head]  # the block's other heads, drawn small
+fig = plt.figure(figsize=(14, 6.4), layout="constrained")
+grid_spec = fig.add_gridspec(len(others), 3, width_ratios=[1.6, 2.3, 0.8])
+picture_ax = fig.add_subplot(grid_spec[:, 0])
+plots.show_picture(picture, ax=picture_ax, title="the picture: token p is patch p", colorbar=False)
+plots.draw_patch_grid(picture_ax, 60, 100, 20)
+map_top = float(picture_maps[ask_block].max())  # one colour range for every head of the block
+map_axes = [fig.add_subplot(grid_spec[:, 1])] + [fig.add_subplot(grid_spec[i, 2]) for i in range(len(others))]
+for ax, h in zip(map_axes, [ask_head] + others, strict=True):
+    large = h == ask_head
     plots.show_matrix(
         picture_maps[ask_block, h],
         ax=ax,
-        title=f"block {ask_block + 1}, head {h}",
-        xlabel="key token",
-        ylabel="query token",
+        title=f"block {ask_block + 1}, head {h}" if large else f"head {h}",
+        xlabel="key token" if large else "",
+        ylabel="query token" if large else "",
         cmap="magma",
         vmin=0,
         vmax=map_top,
         colorbar=False,
         aspect="equal",
     )
-    ax.set_xticks(token_ticks, [str(t) for t in token_ticks], fontsize=7)
-    ax.set_yticks(token_ticks, [str(t) for t in token_ticks], fontsize=7)
-fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
+    ticks = range(n_keys) if large else range(0, n_keys, 5)
+    ax.set_xticks(ticks, [str(t) for t in ticks], fontsize=10 if large else 7)
+    ax.set_yticks(ticks, [str(t) for t in ticks], fontsize=10 if large else 7)
+    for edge in (0.5, 5.5, 10.5):  # token 0 | patches 1-5 | 6-10 | 11-15
+        ax.axhline(edge, color="white", lw=0.6, alpha=0.6)
+        ax.axvline(edge, color="white", lw=0.6, alpha=0.6)
+fig.colorbar(map_axes[0].images[0], ax=map_axes, fraction=0.03, pad=0.02, label="attention weight")
 fig.suptitle(
     f"Shipped ViT, block {ask_block + 1}: attention weights on the picture (token 0: the prediction token)"
 )
@@ -885,8 +988,10 @@ plt.show()
 #   back, head 0 first, before `proj`. They add no weights. One layer costs $4ND^2 + 2N^2D$ multiply-adds; the
 #   two matrix products grow with the square of the token count, the prediction (class) token included.
 # - An attention map has one row per query and one column per key: a row shows where one token looks (its
-#   weights sum to 1), a column how much every token looks at one key. Random heads give nearly uniform rows; a
-#   trained model's heads differ, some locking onto what the task needs (the moon), others staying spread out.
+#   weights sum to 1), a column how much every token looks at one key. Random heads give rows with no meaning
+#   for the picture: on random tokens the rows are uneven, on the picture's 15 tokens they stay within about a
+#   factor 2 of uniform (both printed above). The shipped model's heads attend almost uniformly before training;
+#   after it they differ, some locking onto what the task needs (the moon), others staying spread out.
 #
 # **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) stacks attention and an MLP into encoder
 # blocks and builds the whole ViT; [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token

@@ -51,6 +51,11 @@ __all__ = [
 
 CMAP = "Purples_r"
 
+#: The soft split's colours, the same in every view of it (the windows figure, the animation's frames, the
+#: explorer widget): the window in focus is orange, its neighbours on the token grid are cyan.
+WINDOW_COLOUR = "#ff8c00"
+NEIGHBOUR_COLOUR = "#00d2ff"
+
 #: What the figure functions accept as data: a tensor (any device; detached and copied) or a numpy array.
 Array = torch.Tensor | np.ndarray
 
@@ -177,14 +182,23 @@ def show_picture(
 
 
 def draw_patch_grid(
-    ax: Axes, height: int, width: int, patch: int, numbers: bool | Sequence[int] = True, color: str = "k"
+    ax: Axes,
+    height: int,
+    width: int,
+    patch: int,
+    numbers: bool | Sequence[int] = True,
+    color: str = "k",
+    where: str = "centre",
 ) -> Axes:
     """Overlay: draw the P x P patch grid over a picture on ``ax`` and number the patches 1, 2, ... row by row.
 
     ``numbers`` may instead give the label of each grid cell, row by row (e.g. the original number of each
-    patch of a scrambled picture); ``False`` draws no labels.
+    patch of a scrambled picture); ``False`` draws no labels. ``where`` puts each label in the centre of its
+    patch (``"centre"``) or in its top-left corner (``"corner"``, small, leaving the patch's content visible).
     """
     _axes(ax, required=True)
+    if where not in ("centre", "corner"):
+        raise ValueError(f"where must be 'centre' or 'corner', got {where!r}")
     positive_int("height", height)
     positive_int("width", width)
     positive_int("patch", patch)
@@ -217,7 +231,11 @@ def draw_patch_grid(
     labels = range(1, len(cells) + 1) if numbers is True else numbers
     box = {"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0}
     for (r, c), label in zip(cells, labels, strict=True):
-        ax.text(c + patch / 2, r + patch / 2, str(label), ha="center", va="center", fontsize=9, bbox=box)
+        if where == "corner":
+            inset = patch * 0.06
+            ax.text(c + inset, r + inset, str(label), ha="left", va="top", fontsize=7, bbox=box)
+        else:
+            ax.text(c + patch / 2, r + patch / 2, str(label), ha="center", va="center", fontsize=9, bbox=box)
     return ax
 
 
@@ -249,6 +267,121 @@ def draw_windows(
                 lw=2.0 if filled else 0.8,
             )
         )
+    return ax
+
+
+def show_window_and_neighbours(
+    picture: torch.Tensor | np.ndarray,
+    kernel: int,
+    stride: int,
+    padding: int,
+    index: int = 0,
+    ax: Axes | None = None,
+    title: str | None = None,
+    mark: tuple[float, float, float, float] | None = None,
+    mark_label: str = "marked",
+) -> Axes:
+    """One soft-split window and its neighbours on the zero-padded picture, in the picture's own coordinates.
+
+    Window ``index`` (= token ``index``) is shaded orange (:data:`WINDOW_COLOUR`) over its exact extent; its
+    neighbours on the token grid (left, right, above, below) are outlined cyan (:data:`NEIGHBOUR_COLOUR`), each
+    outline drawn 0.3 pixel inside its window so that edges which coincide stay apart. The strips the window
+    shares with its right and its lower neighbour are hatched cyan (the strips shared with its left and upper
+    neighbours mirror them). The picture's border is dashed white, the padding lies outside it; a legend names
+    every colour. The animation's frames (:func:`soft_split_frames`) use the same colours.
+
+    Args:
+        picture: (H, W) values in [0, 1].
+        kernel, stride, padding: the soft split's settings (as :func:`vitcourse.tokens.window_corners` takes).
+        index: the window in focus, numbered from 0 row by row as the tokens come out.
+        ax: the axes to draw on (a new figure when None).
+        title: the axes title (None: a title naming the window and the settings).
+        mark: an optional (top, left, height, width) box in the picture's coordinates, outlined dotted white.
+        mark_label: the box's name in the legend.
+
+    Returns:
+        The axes.
+
+    Raises:
+        ValueError, TypeError: a bad ``picture``, ``index`` (not a window), ``mark`` (not four finite numbers
+            with height and width above 0), ``title`` or ``mark_label`` (not a string), or a setting
+            :func:`vitcourse.tokens.window_corners` refuses.
+    """
+    from matplotlib.patches import Patch
+
+    from .tokens import count_tokens, window_corners
+
+    _axes(ax)
+    img = _image(picture, "picture")
+    height, width = img.shape
+    corners = window_corners(height, width, kernel, stride, padding)  # (N, 2) top-left (row, col)
+    grid = count_tokens(height, width, kernel, stride, padding)
+    index = _index("index", index, len(corners), "windows (= tokens), numbered from 0 row by row")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None, got {type(title).__name__}")
+    if not isinstance(mark_label, str):
+        raise TypeError(f"mark_label must be a string, got {type(mark_label).__name__}")
+    if mark is not None:
+        if not isinstance(mark, tuple | list) or len(mark) != 4:
+            raise TypeError(f"mark must be None or a (top, left, height, width) tuple, got {mark!r:.60}")
+        box = [finite_float(f"mark[{i}]", v) for i, v in enumerate(mark)]
+        if box[2] <= 0 or box[3] <= 0:
+            raise ValueError(f"mark's height and width must be > 0, got {box[2]:g} and {box[3]:g}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 4.2))
+    if title is None:
+        title = f"window {index} and its neighbours ({kernel} x {kernel}, stride {stride}, padding {padding})"
+    show_picture(np.pad(img, padding), ax=ax, title=title, extent_offset=-padding)
+    border = Rectangle((0, 0), width, height, fill=False, ec="white", ls="--", lw=1.2)
+    ax.add_patch(border)
+    top, left = (int(v) for v in corners[index])
+    ax.add_patch(Rectangle((left, top), kernel, kernel, fc=WINDOW_COLOUR, alpha=0.45, ec="none"))
+    ax.add_patch(Rectangle((left, top), kernel, kernel, fill=False, ec=WINDOW_COLOUR, lw=2.2))
+    row, col = divmod(index, grid.cols)
+    steps = {(0, -1): "left", (0, 1): "right", (-1, 0): "above", (1, 0): "below"}
+    neighbours = {
+        (row + dr) * grid.cols + col + dc: where
+        for (dr, dc), where in steps.items()
+        if 0 <= row + dr < grid.rows and 0 <= col + dc < grid.cols
+    }
+    inset = 0.3  # in pixels: an outline that coincides with another edge is drawn beside it
+    for n in neighbours:
+        n_top, n_left = (int(v) for v in corners[n])
+        ax.add_patch(
+            Rectangle(
+                (n_left + inset, n_top + inset),
+                kernel - 2 * inset,
+                kernel - 2 * inset,
+                fill=False,
+                ec=NEIGHBOUR_COLOUR,
+                lw=1.8,
+            )
+        )
+    shared = max(kernel - stride, 0)  # the width of the strip two neighbours share
+    handles = [
+        Patch(fc=WINDOW_COLOUR, alpha=0.6, ec=WINDOW_COLOUR, label=f"window {index} (token {index})"),
+        Patch(fill=False, ec=NEIGHBOUR_COLOUR, lw=1.8, label="its neighbours: " + ", ".join(map(str, neighbours))),
+    ]
+    for n, where in neighbours.items():
+        if where not in ("right", "below") or shared == 0:
+            continue
+        n_top, n_left = (int(v) for v in corners[n])
+        r0, c0 = max(top, n_top), max(left, n_left)  # the shared strip: the two windows' intersection
+        r1, c1 = min(top, n_top) + kernel, min(left, n_left) + kernel
+        hatch = "//" if where == "right" else "\\\\"  # the two strips hatched across each other
+        ax.add_patch(Rectangle((c0, r0), c1 - c0, r1 - r0, fill=False, hatch=hatch, ec=NEIGHBOUR_COLOUR, lw=0))
+        unit, side = ("columns", "to the right") if where == "right" else ("rows", "below")
+        label = f"shared with window {n} ({side}): {shared} {unit}"
+        handles.append(Patch(fill=False, hatch=hatch, ec=NEIGHBOUR_COLOUR, lw=0, label=label))
+    if mark is not None:
+        ax.add_patch(Rectangle((box[1], box[0]), box[3], box[2], fill=False, ec="white", ls=":", lw=1.8))
+        handles.append(Patch(fill=False, ec="white", ls=":", lw=1.8, label=mark_label))
+    handles.append(Patch(fill=False, ec="white", ls="--", lw=1.2, label="picture border, zeros outside"))
+    ax.set_xlim(-padding, width + padding)
+    ax.set_ylim(height + padding, -padding)
+    ax.legend(
+        handles=handles, loc="upper left", bbox_to_anchor=(1.22, 1.0), fontsize=8, facecolor="0.55", framealpha=1
+    )
     return ax
 
 
@@ -535,8 +668,8 @@ def _outline(
 
 
 _INK = np.array([40, 40, 40], dtype=np.uint8)  # caption text
-_CURRENT = np.array([255, 140, 0], dtype=np.uint8)  # orange: the window of this frame
-_NEIGHBOUR = np.array([0, 210, 255], dtype=np.uint8)  # cyan: its neighbours on the token grid
+_CURRENT = np.array([255, 140, 0], dtype=np.uint8)  # orange (WINDOW_COLOUR): the window of this frame
+_NEIGHBOUR = np.array([0, 210, 255], dtype=np.uint8)  # cyan (NEIGHBOUR_COLOUR): its neighbours on the token grid
 # the picture's border: white and black dashes, which show on bright and on dark pixels alike
 _BORDER = (np.array([255, 255, 255], dtype=np.uint8), np.array([0, 0, 0], dtype=np.uint8))
 
@@ -565,7 +698,9 @@ def soft_split_frames(
 
     Each frame reads on its own: on the zero-padded picture (``scale`` screen pixels per picture pixel, the
     picture's border dashed white and black), window i is tinted and outlined orange, and its neighbours on the
-    token grid (left, right, above, below) are outlined cyan, so the part each shares with window i shows. A
+    token grid (left, right, above, below) are outlined cyan: a cyan line inside the orange square is where a
+    neighbour begins or ends, so the part each shares with window i shows (the colours of
+    :func:`show_window_and_neighbours`, :data:`WINDOW_COLOUR` and :data:`NEIGHBOUR_COLOUR`). A
     caption above names the window, its token and its pixel span in the picture's coordinates (the padding
     lies at negative coordinates and beyond the last row and column); a legend below names the colours. Drawn
     with numpy alone (a small bitmap font, no renderer, so no ``ax``), so the frames are the same bytes on every
@@ -608,13 +743,19 @@ def soft_split_frames(
         f"window {last} = token {last} (of 0 to {last})",
         f"rows {-padding} to {last_row}, columns {-padding} to {last_col}",
         "picture border, zeros outside",
+        "where a neighbour begins or ends",
     ]
     needed = max(_text_mask(t, 2).shape[1] for t in widest) + (2 + 9) * 2  # left margin, swatch, at size 2
     size = 2 if needed <= base.shape[1] else 1  # glyphs twice as large wherever the caption fits
+    tint = (_CURRENT // 2 + 128).astype(np.uint8)  # the window's tint on a mid-grey pixel, for its swatches
+    edge = _swatch(size, _CURRENT, fill=tint)  # a neighbour's edge crossing the window: a cyan line in orange
+    middle = edge.shape[1] // 2
+    edge[size:-size, middle : middle + size] = _NEIGHBOUR
     legend = _caption(
         base.shape[1],
         [
             [(_swatch(size, _NEIGHBOUR), "its neighbours on the grid")],
+            [(edge, "where a neighbour begins or ends")],
             [(_swatch(size, fill=_colorize(np.zeros((1, 1)))[0, 0]), "picture border, zeros outside")],
         ],
         size,
@@ -644,7 +785,7 @@ def soft_split_frames(
             [
                 [
                     (
-                        _swatch(size, _CURRENT, fill=(_CURRENT // 2 + 128).astype(np.uint8)),
+                        _swatch(size, _CURRENT, fill=tint),
                         f"window {i} = token {i} (of 0 to {last})",
                     )
                 ],
@@ -828,7 +969,8 @@ def show_counts(counts: Array, ax: Axes | None = None, title: str = "", label: s
         counts: (H, W) whole numbers.
         ax: the axes to draw on (a new figure when None).
         title: the axes title.
-        label: the colorbar's label; the colorbar has one colour and one tick per count.
+        label: the colorbar's label; the colorbar has one colour and one tick per count that occurs (a count
+            between the smallest and the largest that no pixel has gets no colour).
 
     Returns:
         The axes.
@@ -843,12 +985,25 @@ def show_counts(counts: Array, ax: Axes | None = None, title: str = "", label: s
             f"counts span {high - low + 1} values ({low} to {high}); one colour per count is readable up to 256: "
             f"show them with show_matrix instead"
         )
-    discrete = plt.get_cmap("viridis", high - low + 1)  # one colour per count
+    from matplotlib.colors import ListedColormap
+
+    present = np.unique(m)  # the counts that occur, ascending
+    palette = plt.get_cmap("viridis")(np.linspace(0, 1, high - low + 1))  # one colour per count in the range
+    discrete = ListedColormap(palette[(present - low).astype(int)])  # ... kept only for the counts that occur
+    slot = np.searchsorted(present, m)  # (H, W): which of the counts that occur each pixel has
     ax = show_matrix(
-        m, ax=ax, title=title, cmap=discrete, vmin=low - 0.5, vmax=high + 0.5, colorbar=False, aspect="equal"
+        slot,
+        ax=ax,
+        title=title,
+        cmap=discrete,
+        vmin=-0.5,
+        vmax=len(present) - 0.5,
+        colorbar=False,
+        aspect="equal",
     )
     _ticks(ax, *m.shape)
-    plt.colorbar(ax.images[-1], ax=ax, fraction=0.03, pad=0.02, label=label, ticks=range(low, high + 1))
+    bar = plt.colorbar(ax.images[-1], ax=ax, fraction=0.03, pad=0.02, label=label, ticks=range(len(present)))
+    bar.set_ticklabels([str(int(v)) for v in present])
     return ax
 
 

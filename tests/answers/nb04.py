@@ -81,9 +81,9 @@ FUNCTION_CHECKS = {
     check.attention_function: lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5),
 }
 MISTAKES = [
-    (check.entropy_prediction, "a", "sum to 1"),
+    (check.entropy_prediction, "a", "not of its scores"),
     (check.entropy_prediction, "c", "multiplying every score"),
-    (check.entropy_prediction, "d", "only the softmax"),
+    (check.entropy_prediction, "d", "not q and k"),
     (check.entropy_prediction, " E ", "exp() grows fastest"),
     (check.entropy_prediction, "scaled", "not one of the options"),
     (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s, axis=-2).mean(), "wrong axis"),

@@ -30,11 +30,12 @@ __all__ = [
 _ENTROPY_OPTIONS = ("a", "b", "c", "d", "e")
 _ENTROPY_RIGHT = "b"
 _ENTROPY_WRONG = {
-    "a": "the weights of a row always sum to 1, whatever the scores, so they cannot all grow; entropy measures how "
-    "evenly that fixed total is shared.",
+    "a": "the entropy here is that of each row's weights, not of its scores: it measures how evenly the row's "
+    "weight is shared among the keys. Ask what the softmax does with a row of scores spread widely.",
     "c": "adding the same number to every score leaves the softmax unchanged; multiplying every score by the same "
     "number does not: it stretches or shrinks the gaps between them.",
-    "d": "the scale multiplies the scores, it does not normalise them: only the softmax makes a row sum to 1.",
+    "d": "the scale multiplies the scores, not q and k: here q and k already have variance about 1 (section 1 "
+    "printed it); it is their dot products, sums of d_k products, that grow with d_k.",
     "e": "scores that differ more give one key a larger share, not more keys a share: exp() grows fastest for the "
     "largest score.",
 }
