@@ -242,7 +242,17 @@ def vit_pipeline(ax: Axes | None = None, batch: int = 13, model: nn.Module | Non
     for i, (text, kind, eq, _) in enumerate(steps):
         y = top - i * 1.1
         _box(ax, x, y, w, h, text, kind, fontsize=8.5)
-        if eq:
+        if eq == "(4)" and text.startswith("final"):  # one note for the two steps of equation (4)
+            ax.text(
+                x + w + 0.2,
+                y + h / 2 - 0.55,
+                "eq. (4): $y = \\mathrm{LN}(z_L^0)$. LayerNorm works\non each token by itself, so norming every\n"
+                "token, then taking token 0, gives that $y$",
+                fontsize=7.5,
+                color="#6a1b9a",
+                va="center",
+            )
+        elif eq and eq != "(4)":
             ax.text(x + w + 0.2, y + h / 2, f"eq. {eq}", fontsize=8, color="#6a1b9a", va="center")
         if previous is not None:
             shape = previous[1]
@@ -314,7 +324,7 @@ def encoder_block(
         7.3, f"multi-head attention\n({block.attn.num_heads} heads of {block.attn.head_dim})", "layer"
     )
     plus(6.3)
-    y_ln2 = centre_box(5.0, "LayerNorm 2", "layer")
+    y_ln2 = centre_box(4.85, "LayerNorm 2", "layer")
     y_fc1 = centre_box(3.6, f"MLP: linear {dim} → {hidden}, GELU", "layer")
     y_fc2 = centre_box(2.2, f"MLP: linear {hidden} → {dim}", "layer")
     plus(1.2)
@@ -323,7 +333,9 @@ def encoder_block(
     _arrow(ax, (cx, 10.1), (cx, y_ln1 + h), shape)
     _arrow(ax, (cx, y_ln1), (cx, y_att + h), shape)
     _arrow(ax, (cx, y_att), (cx, 6.3 + 0.22), _times(seen["attn.out"]))
-    _arrow(ax, (cx, 6.3 - 0.22), (cx, y_ln2 + h), shape)
+    _arrow(ax, (cx, 6.3 - 0.22), (cx, y_ln2 + h))
+    # the shape goes below the point where the second residual path leaves (5.95), not beside it
+    ax.text(cx + 0.05, (5.95 + y_ln2 + h) / 2 - 0.05, shape, fontsize=8, color=ARROW_COLOUR, va="center")
     _arrow(ax, (cx, y_ln2), (cx, y_fc1 + h), shape)
     _arrow(ax, (cx, y_fc1), (cx, y_fc2 + h), _times(seen["fc1.out"]))
     _arrow(ax, (cx, y_fc2), (cx, 1.2 + 0.22), _times(seen["fc2.out"]))

@@ -10,11 +10,13 @@ import torch
 
 from vitcourse import check
 
-D = 768  # ViT-Base's token length (the block-parameter exercise)
+
+def _block(d):
+    return 12 * d * d + 13 * d  # weights 12 d^2; biases 3d + d + 4d + d; two LayerNorms 4d
+
 
 VALUE_CHECKS = {
     check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
-    check.block_parameter_count: 7_087_872,
     check.attention_crossover_side: 768,  # DeiT-S: N = (768 / 16) ** 2 + 1 = 2305 > 6 * 384 = 2304
 }
 
@@ -33,6 +35,7 @@ FUNCTION_CHECKS = {
     check.prepend_function: lambda t, c: torch.cat([c.expand(t.shape[0], -1, -1), t], dim=1),
     check.post_norm_block_function: _post_norm,
     check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
+    check.block_parameter_function: _block,
 }
 MISTAKES = [
     (check.zero_token_attention, 1 / 15, "a key too"),
@@ -40,12 +43,15 @@ MISTAKES = [
     (check.zero_token_attention, 0.0, "never 0"),
     (check.zero_token_attention, 0.25, "own weights"),
     (check.zero_token_attention, 1 / 64, "length of a token"),
-    (check.block_parameter_count, 12 * D * D, "biases"),
-    (check.block_parameter_count, 12 * D * D + 4 * D, "four linear layers"),
-    (check.block_parameter_count, 7_087_872 - 4 * D, "LayerNorms"),
-    (check.block_parameter_count, 7_087_872 - 3 * D, "qkv bias"),
-    (check.block_parameter_count, 7_087_872 - 5 * D * D - 5 * D, "MLP is missing"),
-    (check.block_parameter_count, 7_087_872 - 2 * D * D - 2 * D, "q, k and v"),
+    (check.block_parameter_function, lambda d: 12 * d * d, "biases"),
+    (check.block_parameter_function, lambda d: 12 * d * d + 4 * d, "four linear layers"),
+    (check.block_parameter_function, lambda d: _block(d) - 4 * d, "two LayerNorms are missing"),
+    (check.block_parameter_function, lambda d: _block(d) - 2 * d, "one LayerNorm is missing"),
+    (check.block_parameter_function, lambda d: _block(d) - 3 * d, "qkv bias"),
+    (check.block_parameter_function, lambda d: _block(d) - 8 * d * d - 5 * d, "MLP is missing"),
+    (check.block_parameter_function, lambda d: _block(d) - 6 * d * d - 3 * d, "hidden width is 4d"),
+    (check.block_parameter_function, lambda d: _block(d) - 2 * d * d - 2 * d, "q, k and v"),
+    (check.block_parameter_function, lambda d: _block(d) - d * d - d, "output projection"),
     (check.prepend_function, lambda t, c: torch.cat([t, c.expand(t.shape[0], -1, -1)], dim=1), "appended"),
     (check.prepend_function, lambda t, c: torch.cat([c, t], dim=1), "not expanded over the batch"),
     (check.prepend_function, lambda t, c: t + c, "broadcast"),

@@ -24,7 +24,7 @@ from ._core import (
 
 __all__ = [
     "zero_token_attention",
-    "block_parameter_count",
+    "block_parameter_function",
     "prepend_function",
     "post_norm_block_function",
     "mean_pool_function",
@@ -86,30 +86,67 @@ def zero_token_attention(answer: object) -> Verdict:
     )
 
 
-@never_raises
-def block_parameter_count(answer: object) -> Verdict:
-    """Exercise 05.6: parameters of one ViT-Base encoder block (D = 768, MLP 3072, qkv bias)."""
-    d = 768
+def _block_parameters(d: int) -> int:
+    """Parameters of one ViT encoder block of width ``d`` (MLP ratio 4, qkv with bias), counted by the package."""
     with torch.device("meta"):
-        expected = sum(p.numel() for p in EncoderBlock(d, 12).parameters())
-    return int_answer(
-        answer,
-        expected,
-        "parameters of one ViT-Base block",
-        "Revisit section 3: the printout of `block` lists every layer of the block; count each layer's "
-        "weights and its biases.",
-        wrong={
-            12 * d * d: "that counts the weight matrices only; add the biases and the two LayerNorms.",
-            12 * d * d + 4 * d: "the biases of the four linear layers are missing: each has one per output.",
-            expected - 4 * d: "the two LayerNorms are missing: each has a weight and a bias of length D.",
-            expected - 3 * d: "the qkv bias is missing: ViT's qkv layer has one (3 x 768 numbers).",
-            expected - 5 * d * d - 5 * d: "the MLP is missing (fc1: 768 -> 3072, fc2: 3072 -> 768).",
-            expected - 2 * d * d - 2 * d: "one of qkv's three parts is missing: it makes q, k and v, each of "
-            "length D.",
-        },
-        pointer="A linear layer from length a to length b holds a·b weights and b biases; a LayerNorm over D "
-        "entries holds a scale and a shift of D numbers each. The block has two LayerNorms and four linear "
-        "layers (qkv, proj, fc1, fc2).",
+        return sum(p.numel() for p in EncoderBlock(d, 1).parameters())
+
+
+#: Exercise 05.6: the widths the block-parameter formula is tried at (ViT-Base's 768 among them).
+BLOCK_WIDTHS = (16, 64, 384, 768, 1024)
+
+BLOCK_PARAMETER_MISTAKES = [
+    Mistake(
+        lambda d: 12 * d * d, "that counts the weight matrices only; add the biases and the two LayerNorms."
+    ),
+    Mistake(
+        lambda d: 12 * d * d + 4 * d,
+        "the biases of the four linear layers are missing: each has one per output.",
+    ),
+    Mistake(
+        lambda d: _block_parameters(d) - 4 * d,
+        "the two LayerNorms are missing: each has a weight and a bias of length d.",
+    ),
+    Mistake(
+        lambda d: _block_parameters(d) - 2 * d, "one LayerNorm is missing: the block has two, one per part."
+    ),
+    Mistake(
+        lambda d: _block_parameters(d) - 3 * d, "the qkv bias is missing: ViT's qkv layer has one per output."
+    ),
+    Mistake(
+        lambda d: _block_parameters(d) - 8 * d * d - 5 * d,
+        "the MLP is missing (fc1 widens to 4d, fc2 narrows back to d).",
+    ),
+    Mistake(
+        lambda d: _block_parameters(d) - 6 * d * d - 3 * d,
+        "the MLP's hidden width is 4d (MLP ratio 4), not d.",
+    ),
+    Mistake(
+        lambda d: _block_parameters(d) - 2 * d * d - 2 * d,
+        "one of qkv's three parts is missing: it makes q, k and v, each of length d.",
+    ),
+    Mistake(
+        lambda d: _block_parameters(d) - d * d - d,
+        "the output projection (proj, d -> d) after the heads are merged is missing.",
+    ),
+]
+
+
+@never_raises
+def block_parameter_function(func: object) -> Verdict:
+    """Exercise 05.6: ``func(d)`` must give the parameters of one encoder block of width d (MLP ratio 4, qkv
+    bias), tried at several widths."""
+    cases = [((d,), _block_parameters(d)) for d in BLOCK_WIDTHS]
+    return check_function(
+        func,
+        "your block parameter count",
+        cases,
+        mistakes=BLOCK_PARAMETER_MISTAKES,
+        nudge="Revisit section 3: the printout of `block` lists every layer of the block with its input and "
+        "output lengths; count each layer's weights and its biases, with d in place of 768.",
+        pointer="A linear layer from length a to length b holds a·b weights and b biases; a LayerNorm over d "
+        "entries holds a scale and a shift of d numbers each. The block has two LayerNorms and four linear "
+        "layers (qkv, proj, fc1, fc2); write each one's count in terms of d and add them up.",
     )
 
 
@@ -158,9 +195,11 @@ def prepend_function(func: object) -> Verdict:
         "your prepend",
         cases,
         mistakes=PREPEND_MISTAKES,
-        nudge="Revisit section 2: how the prediction token is stored, and what `expand` and `torch.cat` do.",
+        nudge="Revisit the start of section 2: the prediction token is one (1, 1, D) vector that every item of "
+        "the batch shares, and it becomes token 0 of each item.",
         pointer="The result keeps the batch in dim 0 and puts the prediction token first along dim 1, the "
-        "tokens; torch.cat needs both pieces to agree in every other dim.",
+        "tokens; torch.cat needs both pieces to agree in every other dim, so the token must first be repeated "
+        "over the batch (Tensor.expand does it without copying).",
     )
 
 
