@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from ._validate import (
+    allocatable,
     choice,
     common_divisors,
     flag,
@@ -196,6 +197,7 @@ def _check_batch(task: object, size: object, seed: object, block: object) -> Non
         )
     non_negative_int("seed", seed)
     positive_int("block", block)
+    allocatable("the batch's images", size * HEIGHT * WIDTH, size=size)
     if task in ("scramble", "where"):
         _check_block(HEIGHT, WIDTH, block)
 

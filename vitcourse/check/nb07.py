@@ -2,6 +2,8 @@
 
 Each exercise asks for a prediction made before the cell that shows the answer; the right values come from
 the same code the notebook runs (:func:`vitcourse.train.lr_factor`, :func:`vitcourse.train.param_groups`).
+The few-option questions (:func:`seam_blocks_choice`, :func:`control_run`) come with a second check (a reason
+among several statements, or a number), so that a guess does not pass.
 """
 
 from __future__ import annotations
@@ -9,9 +11,17 @@ from __future__ import annotations
 import math
 
 from .. import train
-from ._core import Verdict, describe, float_answer, int_answer, never_raises, say
+from ._core import Verdict, choice_answer, float_answer, int_answer, never_raises
 
-__all__ = ["lr_at_step", "no_position_accuracy", "seam_blocks_choice", "no_decay_count"]
+__all__ = [
+    "lr_at_step",
+    "no_position_accuracy",
+    "seam_blocks_choice",
+    "seam_blocks_reason",
+    "no_decay_count",
+    "control_run",
+    "control_accuracy",
+]
 
 #: The runs of notebook 07's position-embedding section: 200 steps, 15 of warm-up, peak 1e-3.
 _RUN = train.TrainConfig()
@@ -27,11 +37,12 @@ def lr_at_step(answer: object) -> Verdict:
         answer,
         expected,
         f"learning rate at step {_STEP}",
-        "Past the warm-up: peak * 0.5 * (1 + cos(pi * (step - warmup) / (steps - warmup))), angle in radians.",
+        "Revisit the schedule's formula in 'The training loop': first decide which of its two branches this "
+        "step falls in.",
         wrong=[
             (
                 peak * 0.5 * (1 + math.cos(math.pi * _STEP / steps)),
-                "that is a cosine over all 200 steps from step 0: the decay starts after the warm-up, so "
+                "that is a cosine over the whole run from step 0: the decay starts after the warm-up, so "
                 "count from step - warmup over the steps - warmup that are left.",
             ),
             (
@@ -44,9 +55,17 @@ def lr_at_step(answer: object) -> Verdict:
             ),
             (
                 train.lr_factor(_STEP, warmup, steps),
-                "that is the fraction of the peak; multiply by the peak learning rate 1e-3.",
+                "that is the fraction of the peak; multiply by the peak learning rate.",
+            ),
+            (
+                peak * 0.5 * (1 + math.cos((_STEP - warmup) / (steps - warmup))),
+                "the angle is in radians and runs from 0 to pi over the decay: multiply the fraction of the "
+                "decay that has passed by pi before taking the cosine.",
             ),
         ],
+        pointer="In the cosine branch the angle is pi times (steps since the warm-up ended) / (steps left "
+        "after the warm-up), in radians; the formula gives a fraction of the peak learning rate, which the "
+        "first code cell prints.",
     )
 
 
@@ -57,8 +76,8 @@ def no_position_accuracy(answer: object) -> Verdict:
         answer,
         0.5,
         "held-out accuracy without a position embedding",
-        "Without positions the model gives a scene and its scrambled copy the same output; how many of each "
-        "pair can it then get right?",
+        "Revisit notebook 03 (what attention does to its tokens in another order) and this notebook's data "
+        "section: how many of each pair can the model get right?",
         wrong=[
             (
                 50.0,
@@ -75,38 +94,62 @@ def no_position_accuracy(answer: object) -> Verdict:
             ),
         ],
         rel=1e-6,
+        pointer="Without a position embedding the output for a scene equals the output for its scrambled copy, "
+        "whatever the weights; the two images of a pair have different labels. Count the right answers per "
+        "pair and divide by the pair's size.",
     )
 
 
-_CHOICES = {
-    "a": "Nothing changes: the model without positions stays at exactly 0.5.",
-    "b": "The model without positions can now beat chance: a 20 x 20 patch can hold seams.",
-    "c": "Every model is now at chance: the blocks are smaller than a patch.",
-    "d": "Only models with a position embedding can still learn the task.",
-}
-_WHY = {
-    "a": "with 10 x 10 blocks a 20 x 20 patch holds four blocks from different places, so the scrambled "
-    "image's patches are not the intact image's patches in another order: the two outputs can differ.",
-    "c": "smaller blocks leave more seams, and some of them now fall inside a patch, where the patch "
-    "embedding sees them directly.",
-    "d": "seams inside a patch change what the patch embedding receives, with or without positions.",
+_SEAM_OPTIONS = ("a", "b", "c", "d")
+_SEAM_WHY = {
+    "a": "the blind model stays at chance as long as the scrambled image's tokens are the intact image's "
+    "tokens in another order; ask whether that still holds when a block is smaller than a patch.",
+    "c": "smaller blocks do not hide the scramble from a patch: look at what one 20 x 20 patch of a 10 x 10 "
+    "scramble contains.",
+    "d": "a position embedding is not the only way a ViT can see a scramble: look at what the patch embedding "
+    "receives.",
 }
 
 
 @never_raises
 def seam_blocks_choice(answer: object) -> Verdict:
-    """Exercise 07.4: what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps P = 20."""
-    what = "scrambling 10 x 10 blocks for a ViT with 20 x 20 patches"
-    if answer is None:
-        return say(False, f"{what}: the answer is still None; replace None with one of 'a', 'b', 'c', 'd'.")
-    if not isinstance(answer, str):
-        return say(False, f"{what}: expected one of the letters 'a', 'b', 'c', 'd', got {describe(answer)}.")
-    letter = answer.strip().lower().rstrip(").")
-    if letter not in _CHOICES:
-        return say(False, f"{what}: {answer!r} is not one of the letters 'a', 'b', 'c', 'd'.")
-    if letter != "b":
-        return say(False, f"{what}: not ({letter}): {_WHY[letter]}")
-    return say(True, f"{what}: (b) is right. {_CHOICES['b']}")
+    """Exercise 07.4, the choice: what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps
+    P = 20 (a letter; :func:`seam_blocks_reason` checks the reason)."""
+    return choice_answer(
+        answer,
+        "b",
+        "scrambling 10 x 10 blocks for a ViT with 20 x 20 patches",
+        _SEAM_OPTIONS,
+        "Revisit 'Moving the seams' and notebook 01: what goes into one patch token.",
+        pointer="Draw one 20 x 20 patch of a 10 x 10 scramble and ask where its four quarters came from.",
+        wrong=_SEAM_WHY,
+    )
+
+
+_REASON_OPTIONS = ("i", "ii", "iii", "iv")
+_REASON_WHY = {
+    "ii": "the number of tokens is set by the picture's size and the patch size, not by the scramble: both "
+    "images give the same count.",
+    "iii": "attention without a position embedding treats its tokens as a set whatever they hold (notebook "
+    "03); what the scramble can change is the tokens themselves.",
+    "iv": "the prediction token is prepended first in both images; and without a position embedding a token's "
+    "place in the sequence would not matter anyway.",
+}
+
+
+@never_raises
+def seam_blocks_reason(answer: object) -> Verdict:
+    """Exercise 07.4, the reason (i to iv) behind the choice of :func:`seam_blocks_choice`."""
+    return choice_answer(
+        answer,
+        "i",
+        "the reason for your choice about 10 x 10 blocks",
+        _REASON_OPTIONS,
+        "Revisit notebook 03's permutation argument: it needs the two images' tokens to be the same tokens.",
+        pointer="Compare the patch tokens of the intact image and of a 10 x 10 scramble: is each token of the "
+        "scramble one of the intact image's tokens?",
+        wrong=_REASON_WHY,
+    )
 
 
 def _no_decay_variants() -> tuple[int, dict[int, str]]:
@@ -137,7 +180,75 @@ def no_decay_count(answer: object) -> Verdict:
         answer,
         right,
         "parameter tensors without weight decay",
-        "Count every bias, every LayerNorm scale and bias, plus the prediction token and the position "
-        "embedding; print(model) lists the layers.",
+        "Revisit 'Which parameters take weight decay': which kinds of tensor go into the group without decay; "
+        "then count them in the printout.",
         wrong=wrong,
+        pointer="Go through print(model) layer by layer: a Linear with bias=True adds one bias, a LayerNorm a "
+        "scale and a shift; count one encoder block and multiply by the number of blocks; then add the "
+        "model's own tensors that no_weight_decay() names (print does not list them).",
+    )
+
+
+_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
+_CONTROL_WHY = {
+    "a": "another seed repeats the same task with other starting weights and another batch order: it tests "
+    "whether the structure is robust, but the task is in both runs, so it cannot tell whether the task is "
+    "what put the rows there.",
+    "b": "a ViT without a position embedding has no table to probe, and it cannot learn this task at all "
+    "(Exercise 3): its run says nothing about where the learned table's rows came from.",
+    "d": "more steps of the same task test whether the structure grows; the task is in both runs, so the "
+    "result cannot separate the task from the rest of training.",
+    "e": "that control is in the table already ('at the start'): it shows that training changed the table, "
+    "not which ingredient of training did it.",
+}
+
+
+@never_raises
+def control_run(answer: object) -> Verdict:
+    """Exercise 07.5, the choice: which candidate run could refute the claim that learning the task put the
+    row structure into the learned position embedding (a letter; :func:`control_accuracy` checks the
+    prediction)."""
+    return choice_answer(
+        answer,
+        "c",
+        "the control for the claim about the embedding's rows",
+        _CONTROL_OPTIONS,
+        "Revisit the claim: it credits one ingredient of training. A control keeps every other ingredient and "
+        "takes that one away.",
+        pointer="List what could have shaped the table during training: the starting weights, the images "
+        "flowing through the model, the number of steps, what the labels say. Which run changes only the "
+        "ingredient the claim credits?",
+        wrong=_CONTROL_WHY,
+    )
+
+
+@never_raises
+def control_accuracy(answer: object) -> Verdict:
+    """Exercise 07.5, the prediction: the held-out accuracy of the control run, to within 0.05."""
+    return float_answer(
+        answer,
+        0.5,
+        "the control run's held-out accuracy",
+        "Revisit the data section (how the held-out set is labelled) and ask what a model can learn about "
+        "those labels from training labels that were shuffled.",
+        wrong=[
+            (
+                50.0,
+                "give the accuracy as a fraction between 0 and 1, not as a percentage.",
+            ),
+            (
+                1.0,
+                "that is about what the run with the true labels reached; after shuffling, a training label "
+                "no longer says whether its image is scrambled.",
+            ),
+            (
+                0.0,
+                "an accuracy of 0 would need a model that knows the right answer and gives the other one: "
+                "a model that knows nothing is not always wrong.",
+            ),
+        ],
+        rel=0.1,
+        pointer="Shuffled labels are independent of the images, so nothing the model learns from them carries "
+        "over to the held-out labels: its held-out accuracy is that of a guess on a set with as many intact "
+        "images as scrambled ones.",
     )
