@@ -265,13 +265,13 @@ prediction = "b"  # scaled: closer scores, flatter softmax
 check.entropy_prediction(prediction)
 check.attention_entropy_function(attention_entropy)
 
-# %% nbgrader={"grade": true, "grade_id": "entropy_prediction-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "entropy_prediction-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.entropy_prediction, prediction)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "attention_entropy_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_entropy_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.attention_entropy_function, attention_entropy)
@@ -371,7 +371,7 @@ answer_growth = (tokens_384 / tokens_224) ** 2  # each head's QK^T is tokens x t
 # %% nbgrader={"grade": false, "grade_id": "scores_growth-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.scores_growth(answer_growth)
 
-# %% nbgrader={"grade": true, "grade_id": "scores_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "scores_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.scores_growth, answer_growth)
@@ -413,7 +413,7 @@ def merge_heads(o: torch.Tensor) -> torch.Tensor:
 # %% nbgrader={"grade": false, "grade_id": "merge_heads_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.merge_heads_function(merge_heads)
 
-# %% nbgrader={"grade": true, "grade_id": "merge_heads_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_heads_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.merge_heads_function, merge_heads)
@@ -536,7 +536,7 @@ answer_ratio = products / layers
 # %% nbgrader={"grade": false, "grade_id": "attention_cost_ratio-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.attention_cost_ratio(answer_ratio)
 
-# %% nbgrader={"grade": true, "grade_id": "attention_cost_ratio-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_cost_ratio-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.attention_cost_ratio, answer_ratio)
@@ -620,7 +620,7 @@ def attention_tokens_first(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) ->
 # %% nbgrader={"grade": false, "grade_id": "attention_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.attention_function(attention_tokens_first)
 
-# %% nbgrader={"grade": true, "grade_id": "attention_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.attention_function, attention_tokens_first)
@@ -939,7 +939,7 @@ answer_patch = int(picture_maps[ask_block, ask_head, asked.query].argmax())  # k
 # %% nbgrader={"grade": false, "grade_id": "attention_map_reading-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.attention_map_reading(answer_patch, picture)
 
-# %% nbgrader={"grade": true, "grade_id": "attention_map_reading-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_map_reading-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.attention_map_reading, answer_patch, picture)

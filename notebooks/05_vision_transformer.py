@@ -133,7 +133,7 @@ def my_prepend(tokens: torch.Tensor, cls_token: torch.Tensor) -> torch.Tensor:
 # %% nbgrader={"grade": false, "grade_id": "prepend_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.prepend_function(my_prepend)
 
-# %% nbgrader={"grade": true, "grade_id": "prepend_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "prepend_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.prepend_function, my_prepend)
@@ -349,7 +349,7 @@ def my_post_norm_block(block: EncoderBlock, x: torch.Tensor) -> torch.Tensor:
 # %% nbgrader={"grade": false, "grade_id": "post_norm_block_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.post_norm_block_function(my_post_norm_block)
 
-# %% nbgrader={"grade": true, "grade_id": "post_norm_block_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "post_norm_block_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.post_norm_block_function, my_post_norm_block)
@@ -476,7 +476,7 @@ def my_mean_pool(features: torch.Tensor) -> torch.Tensor:
 # %% nbgrader={"grade": false, "grade_id": "mean_pool_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.mean_pool_function(my_mean_pool)
 
-# %% nbgrader={"grade": true, "grade_id": "mean_pool_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "mean_pool_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.mean_pool_function, my_mean_pool)
@@ -749,7 +749,7 @@ answer_zero_token = 1 / (15 + 1)
 # %% nbgrader={"grade": false, "grade_id": "zero_token_attention-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.zero_token_attention(answer_zero_token)
 
-# %% nbgrader={"grade": true, "grade_id": "zero_token_attention-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "zero_token_attention-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.zero_token_attention, answer_zero_token)
@@ -816,7 +816,7 @@ answer_side = side
 # %% nbgrader={"grade": false, "grade_id": "attention_crossover_side-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.attention_crossover_side(answer_side)
 
-# %% nbgrader={"grade": true, "grade_id": "attention_crossover_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_crossover_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.attention_crossover_side, answer_side)
@@ -1081,7 +1081,7 @@ def my_block_parameters(d: int) -> int:
 # %% nbgrader={"grade": false, "grade_id": "block_parameter_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.block_parameter_function(my_block_parameters)
 
-# %% nbgrader={"grade": true, "grade_id": "block_parameter_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "block_parameter_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.block_parameter_function, my_block_parameters)

@@ -296,7 +296,7 @@ def my_token_attention(
 # %% nbgrader={"grade": false, "grade_id": "v_skip_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.v_skip_function(my_token_attention)
 
-# %% nbgrader={"grade": true, "grade_id": "v_skip_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "v_skip_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.v_skip_function, my_token_attention)
@@ -356,7 +356,7 @@ answer_tt_params = (
 # %% nbgrader={"grade": false, "grade_id": "t2t_token_transformer_params-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.t2t_token_transformer_params(answer_tt_params)
 
-# %% nbgrader={"grade": true, "grade_id": "t2t_token_transformer_params-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_token_transformer_params-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.t2t_token_transformer_params, answer_tt_params)
@@ -586,7 +586,7 @@ answer_window_side = side
 # %% nbgrader={"grade": false, "grade_id": "t2t_window_side-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.t2t_window_side(answer_window_side)
 
-# %% nbgrader={"grade": true, "grade_id": "t2t_window_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_window_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.t2t_window_side, answer_window_side)
@@ -678,7 +678,7 @@ def my_smallest_side(target: int, stages: list[tuple[int, int, int]]) -> int:
 # %% nbgrader={"grade": false, "grade_id": "t2t_smallest_side_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.t2t_smallest_side_function(my_smallest_side)
 
-# %% nbgrader={"grade": true, "grade_id": "t2t_smallest_side_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_smallest_side_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.t2t_smallest_side_function, my_smallest_side)
