@@ -113,3 +113,59 @@ def test_row_and_column_scores_separately() -> None:
     assert probes.row_column_score(rows_only, 3, 5, along="column") == pytest.approx(-1 / 3)
     with pytest.raises(ValueError):
         probes.row_column_score(rows_only, 3, 5, along="diagonal")
+
+
+def test_similarity_by_distance_of_a_row_column_code() -> None:
+    # one-hot row next to one-hot column: cosine 1/2 for every pair in a row or column, 0 for the rest
+    table = probes.similarity_by_distance(_row_column_code(3, 5), 3, 5)
+    assert sum(c.pairs for c in table) == 15 * 14 // 2
+    for c in table:
+        assert c.mean == pytest.approx(0.5 if c.line in ("row", "column") else 0.0, abs=1e-6)
+    lines = {(round(c.distance, 3), c.line): c.pairs for c in table}
+    # 3 rows of 5: 4 + 3 + 2 + 1 pairs per row at distances 1 to 4; 5 columns of 3: 2 + 1 at distances 1, 2
+    assert [lines[(d, "row")] for d in (1, 2, 3, 4)] == [12, 9, 6, 3]
+    assert [lines[(d, "column")] for d in (1, 2)] == [10, 5]
+    assert lines[(round(math.sqrt(2), 3), "neither")] == 16  # diagonal neighbours: 2 * 2 * 4
+    assert [c.distance for c in table] == sorted(c.distance for c in table)
+
+
+def test_distance_only_embedding_has_the_gaussian_similarity() -> None:
+    sigma = 1.3
+    control = probes.distance_only_embedding(3, 5, sigma)
+    assert control.shape == (15, 15)
+    r, c = torch.arange(15) // 5, torch.arange(15) % 5
+    d2 = ((r[:, None] - r[None]) ** 2 + (c[:, None] - c[None]) ** 2).double()
+    sims = torch.nn.functional.cosine_similarity(control[:, None], control[None], dim=-1)
+    torch.testing.assert_close(sims, torch.exp(-d2 / (2 * sigma**2)), atol=1e-6, rtol=0)
+    # its table falls with distance whatever the line
+    means = [m.mean for m in probes.similarity_by_distance(control, 3, 5)]
+    assert (torch.tensor(means).diff() <= 1e-6).all()
+
+
+def test_distance_only_scores_closed_form_on_2_by_2() -> None:
+    # 2 x 2: each patch has 2 neighbours in its row or column (distance 1) and 1 in neither (sqrt 2)
+    sigma = 1.0
+    near, diagonal = math.exp(-1 / (2 * sigma**2)), math.exp(-2 / (2 * sigma**2))
+    scores = probes.distance_only_scores(2, 2, sigma)
+    assert scores["both"] == pytest.approx(near - diagonal, abs=1e-6)
+    # rows only: its row-mate (distance 1) minus the other row (one at distance 1, one at sqrt 2)
+    assert scores["row"] == pytest.approx(near - (near + diagonal) / 2, abs=1e-6)
+    assert scores["column"] == pytest.approx(scores["row"], abs=1e-6)  # a square grid has no favourite
+
+
+def test_distance_only_scores_on_3_by_5_favour_columns_and_vanish_when_narrow() -> None:
+    scores = probes.distance_only_scores(3, 5, 1.0)
+    assert 0.15 < scores["both"] < 0.3 and scores["column"] > scores["row"] > 0  # column-mates are nearer
+    tiny = probes.distance_only_scores(3, 5, 0.05)  # every pair nearly orthogonal: the identity
+    assert all(abs(v) < 1e-6 for v in tiny.values())
+
+
+def test_distance_probes_reject_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="sigma"):
+        probes.distance_only_embedding(3, 5, 0.0)
+    with pytest.raises(TypeError, match="sigma"):
+        probes.distance_only_scores(3, 5, "wide")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="at least 2"):
+        probes.similarity_by_distance(torch.randn(5, 8), 1, 5)
+    with pytest.raises(ValueError, match="expected rows"):
+        probes.similarity_by_distance(torch.randn(7, 8), 3, 5)

@@ -72,8 +72,8 @@ def learned_position_embedding(num_tokens: int, dim: int, std: float = 0.02) -> 
     (``vit_jax/models_vit.py``, ``nn.initializers.normal(stddev=0.02)``); timm calls
     ``trunc_normal_(pos_embed, std=.02)``, whose bounds are absolute (-2 and 2 by default, 100 std), so it is
     untruncated in practice. Cutting at +-2 std drops about 4.6 % of the draws and leaves a standard deviation
-    of about 0.88 * ``std`` (0.0176 for the default): a small difference from ViT's start that does not matter
-    for anything the course shows.
+    of about 0.88 * ``std`` (0.0176 for the default): a small difference from ViT's start, whose effect on
+    training the course has not measured.
 
     Args:
         num_tokens: rows N, one per token slot (the prediction token's included).
@@ -114,9 +114,11 @@ def resize_position_embedding(
     kept as they are. The other rows are laid out on the old grid, row by row, as an image with D channels,
     interpolated to the new grid with ``F.interpolate(mode="bicubic", align_corners=False)``, and read back row
     by row. This is the ViT paper's "2D interpolation of the pre-trained position embeddings, according to their
-    location in the original image" (Section 3.2); timm's ``resample_abs_pos_embed`` takes the same steps and
-    by default also passes ``antialias=True``, which gives slightly different numbers (``antialias`` here
-    switches it on).
+    location in the original image" (Section 3.2). The paper names no kernel; ViT's official code
+    (``vit_jax/checkpoint.py``) zooms square grids with ``scipy.ndimage.zoom(..., order=1)``, a linear spline.
+    Bicubic is timm's choice (``resample_abs_pos_embed``) and this course's; timm by default also passes
+    ``antialias=True``, with which PyTorch's bicubic weights the neighbours differently, so the numbers differ a
+    little even when enlarging (``antialias`` here switches it on).
 
     Args:
         pos_embed: tensor of shape (1, num_prefix_tokens + rows * cols, D), real floating-point numbers.

@@ -1,18 +1,32 @@
 """Measures of what a trained model learned: numbers to read beside the figures of notebook 07.
 
 * :func:`row_column_score`: does a position embedding know the patch grid's rows and columns?
+* :func:`similarity_by_distance`: its mean cosine similarity per distance on the grid, same row, same column
+  and neither apart: the table that separates row and column structure from plain locality.
+* :func:`distance_only_embedding` and :func:`distance_only_scores`: the locality control, an embedding whose
+  similarity depends on distance alone, and the row/column scores it gets.
 * :func:`attention_entropy`: how spread out is each query's attention (0 = one key, log N = all keys alike)?
 * :func:`mean_attention_distance`: how far, in pixels, each head looks on average (ViT paper, Figure 7 right).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 
-from ._validate import choice, positive_int, real_tensor
+from ._validate import choice, finite_float, positive_int, real_tensor
 from .position import cosine_similarity_grid
 
-__all__ = ["row_column_score", "attention_entropy", "mean_attention_distance"]
+__all__ = [
+    "row_column_score",
+    "DistanceClass",
+    "similarity_by_distance",
+    "distance_only_embedding",
+    "distance_only_scores",
+    "attention_entropy",
+    "mean_attention_distance",
+]
 
 
 def row_column_score(embedding: torch.Tensor, rows: int, cols: int, along: str = "both") -> float:
@@ -52,6 +66,108 @@ def row_column_score(embedding: torch.Tensor, rows: int, cols: int, along: str =
     in_line = (sims * line).sum(1) / line.sum(1)  # (N,)
     off_line = (sims * other).sum(1) / other.sum(1)  # (N,)
     return (in_line - off_line).mean().item()
+
+
+class DistanceClass(NamedTuple):
+    """One line of :func:`similarity_by_distance`: the pairs of patches a given distance apart on one kind of line.
+
+    Attributes:
+        distance: the distance between the two patch centres, in patches (1 for neighbours, sqrt(2) diagonally).
+        line: "row" (same patch row), "column" (same patch column) or "neither".
+        pairs: how many unordered pairs of patches the class holds.
+        mean: their mean cosine similarity.
+    """
+
+    distance: float
+    line: str
+    pairs: int
+    mean: float
+
+
+def _grid_geometry(rows: int, cols: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(distance (N, N) in patches, same row (N, N), same column (N, N)) for the patches of a rows x cols grid."""
+    r = torch.div(torch.arange(rows * cols), cols, rounding_mode="floor")
+    c = torch.arange(rows * cols) % cols
+    distance = torch.sqrt(((r[:, None] - r[None]) ** 2 + (c[:, None] - c[None]) ** 2).double())  # (N, N)
+    return distance, r[:, None] == r[None], c[:, None] == c[None]
+
+
+def _check_grid(rows: int, cols: int) -> None:
+    positive_int("rows", rows)
+    positive_int("cols", cols)
+    if rows < 2 or cols < 2:
+        raise ValueError(f"rows and cols must both be at least 2, got {rows} x {cols}")
+
+
+def similarity_by_distance(embedding: torch.Tensor, rows: int, cols: int) -> list[DistanceClass]:
+    """The mean cosine similarity of the patches' position vectors, per distance and per kind of line.
+
+    Every pair of different patches falls into one class: its distance on the grid (in patches, between the
+    patch centres) and whether the two share a row, a column, or neither (two different patches cannot share
+    both). An embedding whose similarity only falls with distance gives means that fall with distance whatever
+    the line; row or column structure shows as pairs in one row or column that stay more alike than nearer pairs
+    in neither. :func:`row_column_score` cannot tell the two apart on a small grid: on 3 x 5 every distance
+    class lies wholly in a row or column or wholly off them, so the score is a weighted difference of these means.
+
+    Args:
+        embedding: (N, D) or (1, N, D); with N = rows * cols + 1 the first row (the prediction token's slot)
+            is left out.
+        rows: patch rows (at least 2).
+        cols: patch columns (at least 2).
+
+    Returns:
+        The classes that hold at least one pair, sorted by distance, then "row", "column", "neither".
+    """
+    _check_grid(rows, cols)
+    sims = cosine_similarity_grid(embedding, rows, cols).cpu().double().reshape(rows * cols, rows * cols)
+    distance, same_row, same_col = _grid_geometry(rows, cols)
+    upper = torch.ones_like(same_row).triu(1)  # (N, N): each unordered pair once
+    classes = []
+    for d in torch.unique(distance[upper]).tolist():
+        at = upper & torch.isclose(distance, torch.tensor(d, dtype=torch.float64))
+        for line, on in (("row", same_row), ("column", same_col), ("neither", ~same_row & ~same_col)):
+            pairs = at & on
+            if pairs.any():
+                classes.append(DistanceClass(d, line, int(pairs.sum()), sims[pairs].mean().item()))
+    return classes
+
+
+def distance_only_embedding(rows: int, cols: int, sigma: float = 1.0) -> torch.Tensor:
+    """Position vectors whose cosine similarity depends on the distance between patches alone.
+
+    Vector i and vector j have cosine similarity exp(-distance(i, j)^2 / (2 sigma^2)) (a Gaussian of the
+    distance in patches): near patches alike, far ones nearly orthogonal, with no preference for rows or
+    columns. It is the locality control for :func:`row_column_score`.
+
+    Args:
+        rows: patch rows (at least 2).
+        cols: patch columns (at least 2).
+        sigma: the width of the Gaussian, in patches, a finite number > 0.
+
+    Returns:
+        (rows * cols, rows * cols) float64: row i is patch i's vector (no prediction token's row).
+    """
+    _check_grid(rows, cols)
+    sigma = finite_float("sigma", sigma, 0, above=True)
+    distance, _, _ = _grid_geometry(rows, cols)
+    gram = torch.exp(-(distance**2) / (2 * sigma**2))  # (N, N): positive definite, ones on the diagonal
+    values, vectors = torch.linalg.eigh(gram)
+    return vectors * values.clamp_min(0).sqrt()  # (N, N): its rows' dot products give the gram matrix
+
+
+def distance_only_scores(rows: int, cols: int, sigma: float = 1.0) -> dict[str, float]:
+    """The :func:`row_column_score` of :func:`distance_only_embedding`: what locality alone scores.
+
+    Args:
+        rows: patch rows (at least 2).
+        cols: patch columns (at least 2).
+        sigma: the Gaussian's width, in patches, a finite number > 0.
+
+    Returns:
+        {"both": ..., "row": ..., "column": ...}: the score along rows and columns, rows only, columns only.
+    """
+    control = distance_only_embedding(rows, cols, sigma)
+    return {along: row_column_score(control, rows, cols, along=along) for along in ("both", "row", "column")}
 
 
 def attention_entropy(weights: torch.Tensor) -> torch.Tensor:

@@ -446,6 +446,11 @@ SHIPPED_CONFIGS: dict[str, TrainConfig] = {
     # ViT on the "where" task (the moon's patch row and column): its learned position embedding and its
     # attention are the ones notebooks 03, 04 and 05 show.
     "vit_where": TrainConfig(task="where", steps=1500, batch_size=128, warmup=100, seed=0),
+    # Its control: the same run with no position embedding. Whatever it still gets right about the moon's
+    # place, it read from the pixels (notebook 03 sets the two side by side).
+    "vit_where_nopos": TrainConfig(
+        pos_embed="none", task="where", steps=1500, batch_size=128, warmup=100, seed=0
+    ),
 }
 
 #: The names of the shipped models, for :func:`load_shipped`.

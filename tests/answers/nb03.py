@@ -6,8 +6,6 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn.functional as F
 
@@ -67,8 +65,8 @@ def resize_1d(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> 
 
 
 VALUE_CHECKS = {
-    check.sinusoidal_entry: math.cos(3 / 10000 ** (4 / 400)),
-    check.learned_embedding_size: 577 * 1024,
+    check.sinusoidal_column: 201,  # angle 3 / 10000 ** (2m / 400) = 0.03 -> m = 100; its cosine is column 2m + 1
+    check.learned_embedding_size: (24 * 32 + 1) * 1024,  # 384 x 512 in patches of 16: 24 x 32, + 1 slot
 }
 FUNCTION_CHECKS = {
     check.permuted_weights_function: lambda a, p: a[p][:, p],
@@ -76,19 +74,22 @@ FUNCTION_CHECKS = {
     check.resize_pos_embed_function: resize_by_hand,
 }
 MISTAKES = [
-    (check.learned_embedding_size, 576 * 1024, "prediction token's slot"),
-    (check.learned_embedding_size, 577, "whole vector"),
-    (check.learned_embedding_size, 577 * 1024 * 24, "not one per block"),
+    (check.learned_embedding_size, 768 * 1024, "prediction token's slot"),
+    (check.learned_embedding_size, 769, "whole vector"),
+    (check.learned_embedding_size, 768, "whole vector"),
+    (check.learned_embedding_size, 769 * 1024 * 24, "not one per block"),
+    (check.learned_embedding_size, 577 * 1024, "not square"),
+    (check.learned_embedding_size, 1025 * 1024, "not square"),
+    (check.learned_embedding_size, 57 * 1024, "multiply"),
+    (check.learned_embedding_size, (384 * 512 // 16 + 1) * 1024, "16 squared"),
     (check.learned_embedding_size, 197 * 1024, "pre-training grid"),
-    (check.learned_embedding_size, 577 * 768, "ViT-B's token length"),
-    (check.learned_embedding_size, 576, "whole vector"),
-    (check.sinusoidal_entry, math.sin(3 / 10000 ** (4 / 400)), "cosine"),
-    (check.sinusoidal_entry, math.cos(3 / 10000 ** (5 / 400)), "2 * (j // 2)"),
-    (check.sinusoidal_entry, math.cos(3 / 10000 ** (2 / 400)), "factor 2 is missing"),
-    (check.sinusoidal_entry, math.cos(math.radians(3 / 10000 ** (4 / 400))), "radians"),
-    (check.sinusoidal_entry, math.cos(4 / 10000 ** (4 / 400)), "slots count from 0"),
-    (check.sinusoidal_entry, math.sin(3 / 10000 ** (6 / 400)), "entries count from 0"),
-    (check.sinusoidal_entry, math.cos(5 / 10000 ** (2 / 400)), "i and j are swapped"),
+    (check.learned_embedding_size, 769 * 768, "ViT-B's token length"),
+    (check.sinusoidal_column, 200, "sine of the same pair"),
+    (check.sinusoidal_column, 100, "pair index"),
+    (check.sinusoidal_column, 401, "factor 2"),
+    (check.sinusoidal_column, 400, "factor 2"),
+    (check.sinusoidal_column, 202, "count from 0"),
+    (check.sinusoidal_column, 3, "slot i"),
     (check.permuted_weights_function, lambda a, p: a[p], "not the columns"),
     (check.permuted_weights_function, lambda a, p: a[:, p], "not the rows"),
     (check.permuted_weights_function, lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)], "inverse"),

@@ -8,11 +8,11 @@ import torch
 import torch.nn.functional as F
 
 from .. import position, tokens
-from ._core import Mistake, Verdict, check_function, float_answer, int_answer, never_raises
+from ._core import Mistake, Verdict, check_function, int_answer, never_raises
 
 __all__ = [
     "permuted_weights_function",
-    "sinusoidal_entry",
+    "sinusoidal_column",
     "sinusoidal_function",
     "learned_embedding_size",
     "resize_pos_embed_function",
@@ -78,47 +78,42 @@ def permuted_weights_function(func: object) -> Verdict:
     )
 
 
+def _cosine_column(slot: int, angle: float, d: int) -> int:
+    """The column of the (., d) sinusoidal table whose cosine entry at ``slot`` has the angle nearest ``angle``."""
+    j = torch.arange(d)
+    angles = slot / 10000 ** (2 * torch.div(j, 2, rounding_mode="floor").double() / d)  # (d,) at this slot
+    odd = j % 2 == 1  # the cosine columns
+    return int(j[odd][(angles[odd] - angle).abs().argmin()])
+
+
 @never_raises
-def sinusoidal_entry(answer: object) -> Verdict:
-    """Exercise 03.2: PE[3, 5] of the sinusoidal table with d = 400."""
-    i, j, d = 3, 5, 400
-
-    def entry(slot: int, col: int, power: float, degrees: bool = False) -> float:
-        angle = slot / 10000 ** (power / d)
-        angle = math.radians(angle) if degrees else angle
-        return math.sin(angle) if col % 2 == 0 else math.cos(angle)
-
-    pair = 2 * (j // 2)
-    return float_answer(
+def sinusoidal_column(answer: object) -> Verdict:
+    """Exercise 03.2: the column of the d = 400 table that holds cos(0.03) at slot 3 (angle 3 / 100)."""
+    slot, angle, d = 3, 0.03, 400
+    column = _cosine_column(slot, angle, d)
+    table = position.sinusoidal_table(slot + 1, d)
+    assert abs(table[slot, column].item() - math.cos(angle)) < 1e-6  # the package agrees
+    pair = column // 2
+    return int_answer(
         answer,
-        position.sinusoidal_table(i + 1, d)[i, j].item(),
-        "PE[3, 5] for d = 400",
-        "Revisit the formula of the sinusoidal table: which letter is the token slot, which the entry, and what "
-        "the parity of the entry decides.",
-        wrong=(
-            (
-                math.sin(i / 10000 ** (pair / d)),
-                "j = 5 is odd, and odd entries take the cosine, not the sine.",
-            ),
-            (
-                entry(i, j, j),
-                "the exponent uses 2 * (j // 2), which entries 2m and 2m + 1 share, not j itself.",
-            ),
-            (entry(i, j, j // 2), "the exponent is 2 * (j // 2) / d: the factor 2 is missing."),
-            (
-                entry(i, j, pair, degrees=True),
-                "math.sin and math.cos take radians; the angle is not in degrees.",
-            ),
-            (entry(i + 1, j, pair), "token slots count from 0: slot 3 is the fourth row, so i is 3."),
-            (entry(i, j + 1, j + 1), "entries count from 0: entry 5 is the sixth, so j is 5."),
-            (
-                entry(j, i, 2 * (i // 2)),
-                "i and j are swapped: i is the token slot, j the entry in the token.",
-            ),
-        ),
-        rel=1e-4,
-        pointer="Compute the angle i / 10000 ** (2 * (j // 2) / d) with math (in radians), then take sin for "
-        "an even j and cos for an odd one.",
+        column,
+        "the column that holds cos(0.03) at slot 3 (d = 400)",
+        "Revisit the formula of the sinusoidal table: which columns share one frequency, and which of the two "
+        "takes the cosine.",
+        wrong={
+            column
+            - 1: "that column holds the sine of the same pair; the cosine is the odd column of a pair.",
+            pair: "that is the pair index m; pair m takes two columns of the table, and you want one of them.",
+            2 * (2 * pair)
+            + 1: "there is no such column in a token of length 400: the exponent is 2m / d, with "
+            "the factor 2 (m is the pair index).",
+            2 * (2 * pair): "there is no such column in a token of length 400: the exponent is 2m / d, with "
+            "the factor 2 (m is the pair index).",
+            column + 1: "columns count from 0: the first column of the table is column 0.",
+            slot: "3 is the slot i (the row); the question asks for the column j.",
+        },
+        pointer="At slot i, pair m's angle is i / 10000 ** (2m / d): set it equal to the angle asked for, solve "
+        "for m (write both sides as powers of ten), then take the column of pair m that holds the cosine.",
     )
 
 
@@ -199,28 +194,39 @@ def sinusoidal_function(func: object) -> Verdict:
 
 @never_raises
 def learned_embedding_size(answer: object) -> Verdict:
-    """Exercise 03.4: trainable numbers in ViT-L/16's learned position embedding at 384 x 384 (D = 1024)."""
-    grid = tokens.count_tokens(384, 384, 16, 16, 0)  # 24 x 24 patches
-    rows, d = grid.total + 1, 1024  # one row per patch and one for the prediction token
-    vit_b_grid = tokens.count_tokens(224, 224, 16, 16, 0).total  # 196: the pre-training grid
+    """Exercise 03.4: trainable numbers in ViT-L/16's learned position embedding at 384 x 512 (D = 1024)."""
+    height, width, patch, d = 384, 512, 16, 1024
+    grid = tokens.count_tokens(height, width, patch, patch, 0)  # 24 rows x 32 columns of patches
+    rows = grid.total + 1  # one row per patch and one for the prediction token
+    square_h = tokens.count_tokens(height, height, patch, patch, 0).total  # as if the image were square
+    square_w = tokens.count_tokens(width, width, patch, patch, 0).total
+    vit_b_grid = tokens.count_tokens(224, 224, patch, patch, 0).total  # 196: the pre-training grid
     return int_answer(
         answer,
         rows * d,
-        "trainable numbers in ViT-L/16's position embedding at 384 x 384",
-        "Revisit § Learned position embeddings: the shape of E_pos.",
+        "trainable numbers in ViT-L/16's position embedding at 384 x 512",
+        "Revisit § Learned position embeddings: the shape of E_pos, and how many patches an image holds.",
         wrong={
             grid.total * d: "the prediction token's slot has a row too.",
             grid.total + 1: "each slot holds a whole vector of D numbers, not one number.",
             grid.total: "each slot (every patch and the prediction token) holds a whole vector of D numbers.",
-            24
-            * rows
-            * d: "there is one position embedding, added once before the first block, not one per block.",
+            24 * rows * d: "there is one position embedding, added once before the first block, not one per "
+            "block.",
+            (square_h + 1) * d: "the image is not square: count the patches along its height and along its "
+            "width separately.",
+            (square_w + 1) * d: "the image is not square: count the patches along its height and along its "
+            "width separately.",
+            (grid.rows + grid.cols + 1)
+            * d: "the patches of the image fill a grid: the count along the height "
+            "and the count along the width multiply, they do not add.",
+            (height * width // patch + 1) * d: "a patch covers 16 x 16 pixels, an area of 16 squared: divide "
+            "each side by the patch side.",
             (vit_b_grid + 1) * d: "that is the pre-training grid of 224 x 224 images; count the patches of a "
-            "384 x 384 image.",
+            "384 x 512 image.",
             rows * 768: "768 is ViT-B's token length; ViT-L's tokens are longer.",
         },
-        pointer="E_pos holds one row of D numbers per token slot; the slots are the patches of one image "
-        "(count them along each side) and the prediction token.",
+        pointer="E_pos holds one row of D numbers per token slot; the slots are the patches of one image (count "
+        "them along the height and along the width) and the prediction token.",
     )
 
 
@@ -358,8 +364,8 @@ def resize_pos_embed_function(func: object) -> Verdict:
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, antialias=True),
-            "you passed antialias=True (timm's default): in PyTorch that is another cubic kernel, even when "
-            "enlarging; this exercise asks for plain bicubic interpolation.",
+            "you passed antialias=True (timm's default): with it, PyTorch's bicubic weights the neighbours "
+            "differently, even when enlarging; this exercise asks for plain bicubic interpolation.",
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, align_corners=True),
