@@ -358,9 +358,10 @@ def show_window_and_neighbours(
             )
         )
     shared = max(kernel - stride, 0)  # the width of the strip two neighbours share
+    names = ", ".join(map(str, neighbours))
     handles = [
         Patch(fc=WINDOW_COLOUR, alpha=0.6, ec=WINDOW_COLOUR, label=f"window {index} (token {index})"),
-        Patch(fill=False, ec=NEIGHBOUR_COLOUR, lw=1.8, label="its neighbours: " + ", ".join(map(str, neighbours))),
+        Patch(fill=False, ec=NEIGHBOUR_COLOUR, lw=1.8, label=f"its neighbours: {names}"),
     ]
     for n, where in neighbours.items():
         if where not in ("right", "below") or shared == 0:
@@ -369,19 +370,19 @@ def show_window_and_neighbours(
         r0, c0 = max(top, n_top), max(left, n_left)  # the shared strip: the two windows' intersection
         r1, c1 = min(top, n_top) + kernel, min(left, n_left) + kernel
         hatch = "//" if where == "right" else "\\\\"  # the two strips hatched across each other
-        ax.add_patch(Rectangle((c0, r0), c1 - c0, r1 - r0, fill=False, hatch=hatch, ec=NEIGHBOUR_COLOUR, lw=0))
+        strip = Rectangle((c0, r0), c1 - c0, r1 - r0, fill=False, hatch=hatch, ec=NEIGHBOUR_COLOUR, lw=0)
+        ax.add_patch(strip)
         unit, side = ("columns", "to the right") if where == "right" else ("rows", "below")
         label = f"shared with window {n} ({side}): {shared} {unit}"
         handles.append(Patch(fill=False, hatch=hatch, ec=NEIGHBOUR_COLOUR, lw=0, label=label))
     if mark is not None:
-        ax.add_patch(Rectangle((box[1], box[0]), box[3], box[2], fill=False, ec="white", ls=":", lw=1.8))
-        handles.append(Patch(fill=False, ec="white", ls=":", lw=1.8, label=mark_label))
+        marked = Rectangle((box[1], box[0]), box[3], box[2], fill=False, ec="white", ls=":", lw=2.6, zorder=5)
+        ax.add_patch(marked)
+        handles.append(Patch(fill=False, ec="white", ls=":", lw=2.6, label=mark_label))
     handles.append(Patch(fill=False, ec="white", ls="--", lw=1.2, label="picture border, zeros outside"))
     ax.set_xlim(-padding, width + padding)
     ax.set_ylim(height + padding, -padding)
-    ax.legend(
-        handles=handles, loc="upper left", bbox_to_anchor=(1.22, 1.0), fontsize=8, facecolor="0.55", framealpha=1
-    )
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.19, 1.0), fontsize=8, facecolor="0.55")
     return ax
 
 
@@ -669,7 +670,7 @@ def _outline(
 
 _INK = np.array([40, 40, 40], dtype=np.uint8)  # caption text
 _CURRENT = np.array([255, 140, 0], dtype=np.uint8)  # orange (WINDOW_COLOUR): the window of this frame
-_NEIGHBOUR = np.array([0, 210, 255], dtype=np.uint8)  # cyan (NEIGHBOUR_COLOUR): its neighbours on the token grid
+_NEIGHBOUR = np.array([0, 210, 255], dtype=np.uint8)  # cyan (NEIGHBOUR_COLOUR): its neighbours on the grid
 # the picture's border: white and black dashes, which show on bright and on dark pixels alike
 _BORDER = (np.array([255, 255, 255], dtype=np.uint8), np.array([0, 0, 0], dtype=np.uint8))
 

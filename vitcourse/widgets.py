@@ -417,8 +417,10 @@ def _unfold_count(height: int, width: int, kernel: int, stride: int, padding: in
 class SoftSplitDrawing(Drawing):
     """Three of the soft split's windows on the padded picture (left) and its token matrix (right).
 
-    Drawing every window would only show a grid of lines; the first window (token 0, shaded), the next one along
-    its row (token 1) and the first of the next row (token ``cols``) show the stride and the overlap. The
+    Drawing every window would only show a grid of lines; the first window (token 0, shaded orange) and its two
+    neighbours on the token grid (outlined cyan: the next one along its row, token 1, and the first of the next
+    row, token ``cols``) show the stride and the overlap, in the colours of the notebook's other soft-split
+    figures (:data:`plots.WINDOW_COLOUR`, :data:`plots.NEIGHBOUR_COLOUR`). The
     picture's own border is dashed, so the zero padding around it can be told from its dark pixels.
     """
 
@@ -431,15 +433,28 @@ class SoftSplitDrawing(Drawing):
         self.ax_pic.add_patch(
             Rectangle((0, 0), w, h, fill=False, edgecolor="white", linestyle="--", linewidth=1)
         )
-        self.first = Rectangle((0, 0), 1, 1, color="tab:orange", alpha=0.55)
-        self.right = Rectangle((0, 0), 1, 1, fill=False, edgecolor="tab:cyan", linewidth=1.6)
-        self.below = Rectangle((0, 0), 1, 1, fill=False, edgecolor="tab:green", linewidth=1.6)
+        # the soft split's colours in every view: orange the window in focus (token 0), cyan its neighbours
+        self.first = Rectangle((0, 0), 1, 1, color=plots.WINDOW_COLOUR, alpha=0.55)
+        self.right = Rectangle((0, 0), 1, 1, fill=False, edgecolor=plots.NEIGHBOUR_COLOUR, linewidth=1.6)
+        self.below = Rectangle((0, 0), 1, 1, fill=False, edgecolor=plots.NEIGHBOUR_COLOUR, linewidth=1.6)
         for window in (self.first, self.right, self.below):
             self.ax_pic.add_patch(window)
+        self.figure.legend(
+            handles=[
+                Rectangle((0, 0), 1, 1, color=plots.WINDOW_COLOUR, alpha=0.55, label="token 0's window"),
+                Rectangle((0, 0), 1, 1, fill=False, edgecolor=plots.NEIGHBOUR_COLOUR, linewidth=1.6,
+                          label="its neighbours on the token grid"),
+            ],
+            loc="lower left",
+            bbox_to_anchor=(0.01, 0.0),
+            ncol=2,
+            fontsize=8,
+            frameon=False,
+        )  # fmt: skip
         self.tokens = _matrix_panel(
             self.ax_tok, "", "position in token", "token index", plots.CMAP, 0, 1, "brightness"
         )
-        self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.15, top=0.9, wspace=0.3)
+        self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.21, top=0.9, wspace=0.3)  # legend below
         self.dynamic = [self.first, self.right, self.below, self.ax_pic.title, self.tokens, self.ax_tok.title]
         self.padding, self.matrix = 0, (0, 0)
 
@@ -480,8 +495,8 @@ class SoftSplitDrawing(Drawing):
                 window.set_height(kernel)
         outlined = " and ".join(str(i) for i in (shown[self.right], shown[self.below]) if i is not None)
         self.ax_pic.set_title(
-            f"{count.rows} x {count.cols} windows of {kernel} x {kernel}: 0 shaded"
-            + (f", {outlined} outlined" if outlined else "")
+            f"{count.rows} x {count.cols} windows of {kernel} x {kernel}: 0 orange"
+            + (f", {outlined} cyan" if outlined else "")
         )
         # the token matrix, entry [n, j] = padded[r_n + j // k, c_n + j % k], drawn on at most MAX_DRAWN rows/cols
         length = kernel * kernel

@@ -35,7 +35,7 @@ def rebuild(t: torch.Tensor, h: int, w: int) -> torch.Tensor:
 
 VALUE_CHECKS = {
     check.pixels_in_two_windows: 1400,
-    check.t2t_token_grid: (4, 7),
+    check.t2t_input_sides: (211, 226),
 }
 FUNCTION_CHECKS = {
     check.count_tokens_function: lambda h, w, k, o, p: tuple(tokens.count_tokens(h, w, k, k - o, p)[:2]),
@@ -44,23 +44,22 @@ FUNCTION_CHECKS = {
 }
 MISTAKES = [
     (check.pixels_in_two_windows, 4500, "four windows"),
-    (check.pixels_in_two_windows, 100, "in one window"),
+    (check.pixels_in_two_windows, 100, "covered by exactly one window"),
     (check.pixels_in_two_windows, 900, "top and bottom edges"),
     (check.pixels_in_two_windows, 500, "left and right edges"),
     (check.pixels_in_two_windows, 1500, "corner squares with the edge bands"),
     (check.pixels_in_two_windows, 1600, "twice"),
     (check.pixels_in_two_windows, 2400, "without the padding"),
-    (check.t2t_token_grid, (7, 4), "swapped"),
-    (check.t2t_token_grid, 28, "the total"),
-    (check.t2t_token_grid, 27, "pair (rows, cols), not one number"),
-    (check.t2t_token_grid, (15, 25), "first split only"),
-    (check.t2t_token_grid, (8, 13), "after two splits"),
-    (check.t2t_token_grid, (30, 50), "picture itself"),
-    (check.t2t_token_grid, (2, 5), "without the padding"),
-    (check.t2t_token_grid, (5, 8), "rounded up"),
-    (check.t2t_token_grid, (3, 6), "product of the strides"),
-    (check.t2t_token_grid, (4, 6), "product of the strides"),
-    (check.t2t_token_grid, (4.25, 7.5), "whole numbers"),
+    (check.t2t_input_sides, (226, 211), "smaller side comes first"),
+    (check.t2t_input_sides, 211, "pair (smallest, largest), not one number"),
+    (check.t2t_input_sides, (224, 224), "not the only one"),
+    (check.t2t_input_sides, (211, 214), "only the first split's rounding"),
+    (check.t2t_input_sides, (239, 254), "without the padding"),
+    (check.t2t_input_sides, (196, 211), "rounded up"),
+    (check.t2t_input_sides, (217, 232), "wrong order"),
+    (check.t2t_input_sides, (211, 211), "one side twice"),
+    (check.t2t_input_sides, (211, 224), "paper's example, not the largest"),
+    (check.t2t_input_sides, (211.0, 226.5), "whole numbers"),
     (
         check.count_tokens_function,
         lambda h, w, k, o, p: ((h + 2 * p - k) // o + 1, (w + 2 * p - k) // o + 1),

@@ -1,7 +1,7 @@
 """The checkers' machinery: verdicts, the never-raise wrapper, number/shape/tensor comparisons, and
 function checks that recognise typical wrong answers and name the mistake.
 
-The exercises themselves live in one small module per notebook (``nb01`` ... ``nb07``); each reads as a
+The exercises themselves live in one small module per notebook (``nb00`` ... ``nb07``); each reads as a
 table of what is asked, what is right (computed by the same package code the notebook prints), and which
 known-wrong variants to recognise.
 

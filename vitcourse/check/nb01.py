@@ -6,19 +6,38 @@ typical wrong answer, recognised and named.
 
 from __future__ import annotations
 
+import numbers
+
 import torch
 
 from .. import tokens
-from ._core import Mistake, Verdict, check_function, int_answer, never_raises
+from ._core import (
+    Mistake,
+    Verdict,
+    check_function,
+    describe,
+    int_answer,
+    never_raises,
+    right,
+    say,
+    unexplained,
+)
 
-__all__ = ["patch_count", "patch_number", "token_position", "patchify_function"]
+__all__ = [
+    "patch_count",
+    "patch_size_same_count",
+    "token_length_same_count",
+    "patch_number",
+    "token_position",
+    "patchify_function",
+]
 
 H, W = 60, 100  # the course picture
 
 
 @never_raises
 def patch_count(answer: object) -> Verdict:
-    """Exercise 01.1: how many tokens does the picture make at twice its resolution (120 x 200), with P = 20?"""
+    """Exercise 01.1 (a): how many tokens does the picture make at twice its resolution (120 x 200), with P = 20?"""
     h, w, p = 2 * H, 2 * W, 20
     rows, cols = h // p, w // p
     own = tokens.count_tokens(H, W, p, p, 0).total  # the picture at its own size
@@ -40,6 +59,58 @@ def patch_count(answer: object) -> Verdict:
         },
         pointer="Count how many P-pixel patches fit down the new height and how many across the new width, "
         "then multiply: N = HW / P² with the new H and W.",
+    )
+
+
+def _same_count_size() -> int:
+    """The patch size that divides 120 and 200 and cuts the 120 x 200 picture into as many patches as P = 20
+    cuts the 60 x 100 one."""
+    h, w, p = 2 * H, 2 * W, 20
+    wanted = tokens.count_tokens(H, W, p, p, 0).total  # the picture at its own size
+    fits = [q for q in range(1, min(h, w) + 1) if h % q == 0 and w % q == 0]
+    return next(q for q in fits if tokens.count_tokens(h, w, q, q, 0).total == wanted)
+
+
+@never_raises
+def patch_size_same_count(answer: object) -> Verdict:
+    """Exercise 01.1 (b): which patch size gives the 120 x 200 picture as many tokens as the picture at its own
+    size with P = 20?"""
+    p = 20
+    return int_answer(
+        answer,
+        _same_count_size(),
+        "patch size that keeps the token count at 120 x 200",
+        "Revisit 'How many patches?': N = HW / P². Here H and W change and N must not, so P has to change too.",
+        wrong={
+            p: "with P = 20 kept the larger picture makes more tokens (that is part (a)); the patches must grow.",
+            4
+            * p: "you scaled P with the number of pixels, which grew four times; a patch's side grows with the "
+            "picture's side, and N depends on P².",
+            p // 2: "smaller patches make more tokens, not fewer; the patches must grow.",
+            4 * p * p: "that is a token length (P² pixels), not the patch side P.",
+        },
+        pointer="Write N = (H / P) · (W / P) for the new H and W and ask which P keeps both factors, the patch "
+        "rows and the patches per row, as they were at the picture's own size.",
+    )
+
+
+@never_raises
+def token_length_same_count(answer: object) -> Verdict:
+    """Exercise 01.1 (c): how long is each token of the 120 x 200 picture with the patch size of (b)?"""
+    p, q = 20, _same_count_size()
+    kept, grown = p * p, q * q  # token lengths with P = 20 and with the patch size of (b), one channel
+    return int_answer(
+        answer,
+        grown,
+        "token length with that patch size",
+        "Revisit 'How many patches?': a token holds every pixel of its patch, P² C values.",
+        wrong={
+            kept: "that is the token length with P = 20; the larger patches of (b) hold more pixels each.",
+            2 * kept: "you doubled the length once, but a patch doubled along both of its sides.",
+            q: "that is the patch side P; a token holds all P² pixels of its patch.",
+            3 * grown: "the picture has one channel (C = 1), not three.",
+        },
+        pointer="Take your patch size from (b) and count the pixels of one patch, times the channels (one here).",
     )
 
 
@@ -78,29 +149,86 @@ def patch_number(answer: object) -> Verdict:
     )
 
 
+def _triple(answer: object) -> tuple[int, int, int] | None:
+    """The answer as three whole numbers (channel, row, column), or None when it is not that."""
+    if isinstance(answer, torch.Tensor):
+        answer = answer.tolist()
+    if not isinstance(answer, tuple | list) or len(answer) != 3:
+        return None
+    values = []
+    for v in answer:
+        if isinstance(v, torch.Tensor) and v.numel() == 1:
+            v = v.item()
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or v != v or abs(v) == float("inf"):
+            return None
+        if v != int(v):
+            return None
+        values.append(int(v))
+    return values[0], values[1], values[2]
+
+
 @never_raises
 def token_position(answer: object) -> Verdict:
-    """Exercise 01.3: index in the token (RGB, P = 16) of channel 1, row 2, column 5 of the patch."""
-    p, ch, r, c = 16, 1, 2, 5
-    return int_answer(
-        answer,
-        ch * p * p + r * p + c,
-        "position of (channel 1, row 2, column 5) in a 16 x 16 RGB token",
-        "Revisit the paragraph above the exercise: in what order does nn.Unfold put a patch's channels, rows "
-        "and columns into the token?",
-        wrong={
-            (r * p + c) * 3
-            + ch: "that is the order (P, P, C), all channels of one pixel together; nn.Unfold "
-            "keeps the channels apart: (C, P, P).",
-            ch * p * p
-            + c * p
-            + r: "you read the patch column by column (a transposed patch); it is read row by row.",
-            ch * p * p + r * p + c + 1: "positions in a tensor count from 0.",
-            r * p + c: "that is the position within one channel; every value of channel 0 comes first.",
-        },
-        pointer="Count the values stored before yours: all P² values of each earlier channel, then the full rows "
-        "of your channel above your pixel (P values each), then the pixels to its left in its row. Positions "
-        "start at 0.",
+    """Exercise 01.3: which (channel, row, column) of a 16 x 16 RGB patch sits at position 500 of its token,
+    in nn.Unfold's order (C, P, P)?"""
+    p, c, position = 16, 3, 500
+    what = "channel, row and column at position 500 of a 16 x 16 RGB token"
+    nudge = (
+        "Revisit the paragraph above the exercise: in what order does nn.Unfold put a patch's channels, rows and "
+        "columns into the token, and how many values does each channel fill?"
+    )
+    if answer is None:
+        return say(
+            False, f"{what}: the answer is still None; replace None with a tuple (channel, row, column)."
+        )
+    got = _triple(answer)
+    if got is None:
+        return say(
+            False,
+            f"{what}: expected a tuple (channel, row, column) of three whole numbers, got {describe(answer)}.",
+        )
+    channel, rest = divmod(position, p * p)
+    expected = (channel, *divmod(rest, p))
+    if got == expected:
+        return right(what)
+    ch, row, col = expected
+    pixel, ch_last = divmod(position, c)  # read as (P, P, C): pixel index and channel
+    before = divmod(position - 1, p * p)  # the value before it: positions counted from 1
+    mistakes = [
+        (
+            (ch_last, *divmod(pixel, p)),
+            "that reads the token in the order (P, P, C), all channels of one pixel together; nn.Unfold keeps "
+            "the channels apart: (C, P, P).",
+        ),
+        (
+            (ch, col, row),
+            "row and column are swapped: the patch is read row by row, so within a channel the position is "
+            "row · P + column.",
+        ),
+        ((ch + 1, row, col), "channels count from 0 (0 red, 1 green, 2 blue)."),
+        ((ch, row + 1, col + 1), "rows and columns count from 0 (row 0 is the top row)."),
+        (
+            (0, *divmod(position, p)),
+            "there is no such row in a 16-pixel patch: first take away the values of the channels stored "
+            "before this one.",
+        ),
+        (
+            (before[0], *divmod(before[1], p)),
+            "positions in a tensor count from 0; position 500 is the 501st value.",
+        ),
+    ]
+    wrong: dict[tuple[int, ...], str] = {}
+    for triple, diagnosis in mistakes:
+        wrong.setdefault(triple, diagnosis)
+    wrong.pop(expected, None)
+    if got in wrong:
+        return say(False, f"{what}: {got} is not it: {wrong[got]}")
+    return unexplained(
+        what,
+        f"{got} is not it.",
+        nudge,
+        pointer="Count what is stored before position 500: every earlier channel fills P² positions, and inside a "
+        "channel every earlier row of the patch fills P. Divide with remainder (divmod), first by P², then by P.",
     )
 
 

@@ -6,6 +6,7 @@ answer, recognised on the same inputs and named.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -31,7 +32,7 @@ __all__ = [
     "count_tokens_function",
     "soft_split_function",
     "rebuild_function",
-    "t2t_token_grid",
+    "t2t_input_sides",
 ]
 
 
@@ -53,7 +54,7 @@ def _coverage(h: int, w: int, k: int, s: int, p: int) -> torch.Tensor:
 
 @never_raises
 def pixels_in_two_windows(answer: object) -> Verdict:
-    """Exercise 02.1: how many pixels of the 60 x 100 picture lie in exactly two windows (k 20, s 10, p 5)?"""
+    """Exercise 02.2: how many pixels of the 60 x 100 picture lie in exactly two windows (k 20, s 10, p 5)?"""
     k, s, p = 20, 10, 5
     cover = _coverage(H, W, k, s, p)
     down, across = _per_side_counts(H, k, s, p), _per_side_counts(W, k, s, p)  # 1s and 2s along each side
@@ -68,7 +69,8 @@ def pixels_in_two_windows(answer: object) -> Verdict:
         "column? Work on one side at a time.",
         wrong={
             int((cover == 4).sum()): "that is the number of pixels in four windows, the inner block.",
-            int((cover == 1).sum()): "that is the number of pixels in one window: the corner squares.",
+            int((cover == 1).sum()): "that is the number of pixels covered by exactly one window: the corner "
+            "squares.",
             one_r
             * two_c: "that is only the bands along the top and bottom edges; the bands along the left and "
             "right edges lie in two windows as well.",
@@ -93,82 +95,99 @@ def pixels_in_two_windows(answer: object) -> Verdict:
     )
 
 
-def _chain(h: int, w: int, settings: tuple[tuple[int, int, int], ...], count) -> tuple[int, int]:
-    """The token grid after soft splits applied one after another, each side counted by ``count(n, k, s, p)``."""
-    for k, s, p in settings:
-        h, w = count(h, k, s, p), count(w, k, s, p)
-    return h, w
-
-
 T2T_SPLITS = ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T module's three soft splits (kernel, stride, padding)
+T2T_GRID = 14  # the paper's final grid side (Section 3.3): 224 x 224 -> 14 x 14 tokens
+PAPER_SIDE = 224
+
+
+def _split_side(n: int, k: int, s: int, p: int) -> int:
+    """Tokens along one side of length ``n`` (0 where no window fits), as ``vitcourse.tokens.count_tokens``."""
+    return tokens.count_tokens(n, n, k, s, p).rows if n + 2 * p >= k else 0
+
+
+@functools.cache
+def _sides_ending_as(grid: int, settings: tuple[tuple[int, int, int], ...], count=_split_side, top=1024):
+    """The (smallest, largest) square side below ``top`` that ``settings``, applied one after another with
+    ``count(n, k, s, p)`` per side, turn into a ``grid`` x ``grid`` token grid; None if there is none."""
+    sides = []
+    for side in range(1, top):
+        n = side
+        for k, s, p in settings:
+            n = count(n, k, s, p) if n > 0 else 0
+        if n == grid:
+            sides.append(side)
+    return (min(sides), max(sides)) if sides else None
+
+
+def _no_padding(n: int, k: int, s: int, p: int) -> int:
+    return (n - k) // s + 1 if n >= k else 0
+
+
+def _rounded_up(n: int, k: int, s: int, p: int) -> int:
+    return math.ceil((n + 2 * p - k) / s) + 1 if n + 2 * p >= k else 0
 
 
 @never_raises
-def t2t_token_grid(answer: object) -> Verdict:
-    """Exercise 02.5: the (rows, cols) token grid after T2T-ViT's three soft splits, starting from the picture."""
-    expected = (H, W)
-    for k, s, p in T2T_SPLITS:
-        grid = tokens.count_tokens(*expected, k, s, p)
-        expected = (grid.rows, grid.cols)
-    what = "token grid after the three soft splits"
+def t2t_input_sides(answer: object) -> Verdict:
+    """Exercise 02.5: the smallest and the largest square side that T2T-ViT's three soft splits turn into a
+    14 x 14 token grid, as the pair (smallest, largest); the paper's 224 is one of them."""
+    what = f"smallest and largest square side that end as {T2T_GRID} x {T2T_GRID}"
+    expected = _sides_ending_as(T2T_GRID, T2T_SPLITS)
     nudge = (
-        "Revisit 'T2T's way: one pixel per token': the grid of tokens that one split makes is the image the "
-        "next split works on."
+        "Revisit 'Three splits in a row': one split turns a side into a token count, and the next split works "
+        "on that count. Run it backwards, from the last split's count, one split at a time."
     )
     if isinstance(answer, int | np.integer) and not isinstance(answer, bool):
-        if answer == expected[0] * expected[1]:
-            return say(False, f"{what}: {answer} is the total; the exercise asks for the pair (rows, cols).")
-        return say(False, f"{what}: give the pair (rows, cols), not one number.")
+        return say(False, f"{what}: give the pair (smallest, largest), not one number.")
     if not isinstance(answer, tuple | list) or len(answer) != 2:
-        return say(False, f"{what}: expected a pair (rows, cols), got {describe(answer)}.")
+        return say(False, f"{what}: expected a pair (smallest, largest), got {describe(answer)}.")
     got = pair(answer)
     if got == expected:
         return right(what)
     if any(isinstance(v, float) for v in got):
-        return say(False, f"{what}: token counts are whole numbers; round down (floor) after dividing by s.")
+        return say(False, f"{what}: sides are whole numbers of pixels; give two ints.")
     if not all(isinstance(v, int | np.integer) for v in got):
         return say(False, f"{what}: expected a pair of whole numbers, got {describe(answer)}.")
-    stages = [(H, W)]
-    for k, s, p in T2T_SPLITS:
-        grid = tokens.count_tokens(*stages[-1], k, s, p)
-        stages.append((grid.rows, grid.cols))
+    first_slack = T2T_SPLITS[0][1] - 1  # the first split's rounding alone: stride - 1 more pixels
+    paper, first_only = (PAPER_SIDE, PAPER_SIDE), (expected[0], expected[0] + first_slack)
+    no_padding = _sides_ending_as(T2T_GRID, T2T_SPLITS, _no_padding)
+    rounded_up = _sides_ending_as(T2T_GRID, T2T_SPLITS, _rounded_up)
+    backwards = _sides_ending_as(T2T_GRID, T2T_SPLITS[::-1])
     known = {
-        (expected[1], expected[0]): "rows and columns are swapped; rows run down the 60-pixel height.",
-        stages[
-            1
-        ]: "that is the grid after the first split only; two more splits follow, each on the grid the "
-        "previous one made.",
-        stages[2]: "that is the grid after two splits; the third split still follows.",
-        tokens.count_tokens(H, W, *T2T_SPLITS[-1])[
-            :2
-        ]: "that is the last split applied to the picture itself; "
-        "each split works on the grid the previous one made.",
-        _chain(
-            H, W, T2T_SPLITS, lambda n, k, s, p: (n - k) // s + 1
-        ): "that is the count without the padding "
-        "(with T2T's settings, 2p = s, so it is also the count without the + 1): pad both ends of each side, "
-        "then count the window starts, + 1, at every split.",
-        _chain(H, W, T2T_SPLITS, lambda n, k, s, p: math.ceil((n + 2 * p - k) / s) + 1): "you rounded up; a "
-        "window that does not fit is not a token: round down (floor) at every split.",
-        (
-            H // 16,
-            W // 16,
-        ): "the size divided by the product of the strides is not the count: the kernel, the "
-        "padding and the + 1 of each split matter. Apply the token-count formula split by split.",
-        (
-            round(H / 16),
-            round(W / 16),
-        ): "the size divided by the product of the strides is not the count: the "
-        "kernel, the padding and the + 1 of each split matter. Apply the token-count formula split by split.",
+        (expected[1], expected[0]): "the pair is (smallest, largest): the smaller side comes first.",
+        paper: "224 is the paper's side, but not the only one: every split rounds down, so several sides give "
+        "the same count at each split.",
+        first_only: "you let only the first split's rounding widen the range; the second and third splits round "
+        "down too, so each of them accepts more than one grid size.",
+        no_padding: "that is the range without the padding: each split pads every side with p zeros at both "
+        "ends before its windows slide.",
+        rounded_up: "you rounded up; a window that does not fit is not a token, so every split rounds down "
+        "(floor).",
+        backwards: "you ran the splits in the wrong order: the 7 x 7 split comes first, on the image, and the "
+        "two 3 x 3 splits follow on the token grids.",
     }
     if got in known and got != expected:
         return say(False, f"{what}: {got} is not it: {known[got]}")
+    if got[0] == got[1]:
+        return say(
+            False,
+            f"{what}: {got} gives one side twice, but every split rounds down, so a whole range of sides ends "
+            "as the same grid; the exercise asks for both ends of that range.",
+        )
+    if got[1] == PAPER_SIDE:
+        return say(
+            False,
+            f"{what}: {got} is not it: 224 is the paper's example, not the largest side; the first split rounds "
+            "down, so slightly larger sides still give it the same first grid.",
+        )
     return unexplained(
         what,
         f"{got} is not it.",
         nudge,
-        "Apply the token-count formula floor((n + 2p - k) / s) + 1 to each side, once per split, and feed each "
-        "split's (rows, cols) to the next as its height and width.",
+        "A split turns a side n into floor((n + 2p - k) / s) + 1 tokens, and because of the floor the sides "
+        "that give one count form a range. Start from the last split's count, find the range of grid sizes "
+        "that give it, then the range of grid sizes the split before must turn into that range, and so on back "
+        "to the image.",
     )
 
 
@@ -212,7 +231,7 @@ COUNT_MISTAKES = [
 
 @never_raises
 def count_tokens_function(func: object) -> Verdict:
-    """Exercise 02.2: ``func(h, w, k, overlap, p)``, a split given the T2T paper's way (overlap, not stride),
+    """Exercise 02.1: ``func(h, w, k, overlap, p)``, a split given the T2T paper's way (overlap, not stride),
     must return (rows, cols) as ``nn.Unfold`` with stride ``k - overlap`` makes them."""
     cases = []
     for h, w, k, overlap, p in (
