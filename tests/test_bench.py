@@ -1,5 +1,9 @@
-"""The benchmark's short mode runs end to end (a smoke test: it reports, nothing here asserts a speed)."""
+"""The benchmark's short mode runs end to end (a smoke test: it reports, nothing here asserts a speed).
 
+One short run serves the report's tests and the table's (the table is printed from the same report)."""
+
+import contextlib
+import io
 import json
 
 import pytest
@@ -7,9 +11,16 @@ import pytest
 from vitcourse import bench
 
 
-def test_short_benchmark_reports_every_section(capsys) -> None:
-    assert bench.main(["--short", "--json", "--device", "cpu"]) == 0
-    report = json.loads(capsys.readouterr().out)
+@pytest.fixture(scope="module")
+def short_report() -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert bench.main(["--short", "--json", "--device", "cpu"]) == 0
+    return json.loads(out.getvalue())
+
+
+def test_short_benchmark_reports_every_section(short_report: dict) -> None:
+    report = short_report
     assert report["settings"]["model"] == "t2t_vit_t_7"
     for path in ("fused", "step"):
         assert report["train_step"][path]["images_per_s"] > 0
@@ -25,8 +36,8 @@ def test_short_benchmark_reports_every_section(capsys) -> None:
     assert report["course"]["animation_s"] > 0 and report["course"]["widget_redraw_median_s"] > 0
 
 
-def test_table_output(capsys) -> None:
-    assert bench.main(["--short", "--device", "cpu"]) == 0
+def test_table_output(short_report: dict, capsys) -> None:
+    bench.print_report(short_report, short=True)
     out = capsys.readouterr().out
     assert "training step: t2t_vit_t_7" in out and "fused / step-by-step" in out and "widget redraw" in out
     assert "fp32 GEMM 256^3" in out and out.count("of the GEMM") == 2

@@ -327,7 +327,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
+    print_report(report, short=args.short)
+    return 0
+
+
+def print_report(report: dict, short: bool = False) -> None:
+    """Print a report of :func:`main` (``--json`` prints the same report as JSON) as the human-readable table."""
     m, s = report["machine"], report["settings"]
+    gemm, train, device = report["gemm"], report["train_step"], m["device"]
     print(
         f"machine: {m['device']} ({m['device_name']}), {m['cpus']} CPUs, torch {m['torch']}, Python {m['python']}"
     )
@@ -357,13 +364,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['device_name']}: {r['tflops']:.1f} TFLOP/s, model-FLOP utilisation {mfu}")
     print(
         f"\nViT-B/16 forward, {s['img_size']} x {s['img_size']}, batch {s['batch']}"
-        + (" (1 block: --short)" if args.short else "")
+        + (" (1 block: --short)" if short else "")
     )
     for path in ("fused", "step"):
         print(f"{path:14s} {report['vit_b16_forward'][path]['images_per_s']:9.2f} images/s")
     c = report["course"]
     if c is None:
-        return 0
+        return
     print(
         f"\ncourse: soft-split animation {c['animation_s']:.2f} s, widget redraw median {c['widget_redraw_median_s'] * 1000:.0f} ms"
     )
@@ -375,7 +382,6 @@ def main(argv: list[str] | None = None) -> int:
         )
     for name, secs in c["notebooks_s"].items():
         print(f"  {name:36s} {secs:6.1f} s under nbval")
-    return 0
 
 
 if __name__ == "__main__":
