@@ -169,3 +169,80 @@ def test_distance_probes_reject_bad_arguments() -> None:
         probes.similarity_by_distance(torch.randn(5, 8), 1, 5)
     with pytest.raises(ValueError, match="expected rows"):
         probes.similarity_by_distance(torch.randn(7, 8), 3, 5)
+
+
+GRIDS = [(3, 5), (6, 10), (12, 20)]
+
+
+def _random_fourier_embedding(rows: int, cols: int, length: float, dims: int, seed: int) -> torch.Tensor:
+    """(rows * cols, dims): random Fourier features whose dot products approximate exp(-d^2 / (2 length^2))."""
+    g = torch.Generator().manual_seed(seed)
+    r, c = torch.arange(rows * cols) // cols, torch.arange(rows * cols) % cols
+    centres = torch.stack([r, c], -1).double()  # (N, 2) in patches
+    freqs = torch.randn(2, dims, generator=g, dtype=torch.float64) / length
+    phases = torch.rand(dims, generator=g, dtype=torch.float64) * 2 * math.pi
+    return torch.cos(centres @ freqs + phases) * math.sqrt(2 / dims)
+
+
+@pytest.mark.parametrize("grid", GRIDS)
+@pytest.mark.parametrize("length", [1.0, 1.25, 1.5])
+def test_beyond_locality_is_about_zero_for_distance_only_embeddings(
+    grid: tuple[int, int], length: float
+) -> None:
+    # exact: the eigen factor of the Gaussian kernel matrix (measured: |terms| <= 0.0002, R^2 1.0000)
+    fit = probes.row_column_beyond_locality(probes.distance_only_embedding(*grid, length), grid)
+    assert abs(fit.same_row) < 0.04 and abs(fit.same_column) < 0.04
+    assert fit.r_squared > 0.999
+    d = torch.linspace(1.0, 4.0, 13, dtype=torch.float64)  # the smooth part is the Gaussian itself
+    torch.testing.assert_close(fit.smooth_at(d), torch.exp(-(d**2) / (2 * length**2)), atol=0.01, rtol=0)
+    # approximate: random Fourier features, 4096 dimensions (measured: |terms| <= 0.009)
+    features = _random_fourier_embedding(*grid, length, 4096, seed=1)
+    fit = probes.row_column_beyond_locality(features, grid)
+    assert abs(fit.same_row) < 0.04 and abs(fit.same_column) < 0.04
+
+
+@pytest.mark.parametrize("grid", GRIDS)
+def test_beyond_locality_of_row_and_column_codes(grid: tuple[int, int]) -> None:
+    rows, cols = grid
+    # one-hot row next to one-hot column: cosine 1/2 in a line, 0 off it; both terms exactly 0.5
+    fit = probes.row_column_beyond_locality(_row_column_code(rows, cols), grid)
+    assert fit.same_row == pytest.approx(0.5, abs=1e-6) and fit.same_column == pytest.approx(0.5, abs=1e-6)
+    assert fit.r_squared == pytest.approx(1.0)
+    assert fit.pairs == rows * cols * (rows * cols - 1) // 2
+    # a one-hot row code alone: cosine 1 in a row, 0 elsewhere (a column's other patches are in other rows)
+    fit = probes.row_column_beyond_locality(_row_column_code(rows, cols)[:, :rows], grid)
+    assert fit.same_row == pytest.approx(1.0, abs=1e-6) and abs(fit.same_column) < 1e-6
+
+
+@pytest.mark.parametrize("grid", GRIDS)
+def test_beyond_locality_of_random_vectors(grid: tuple[int, int]) -> None:
+    g = torch.Generator().manual_seed(0)
+    random = torch.randn(grid[0] * grid[1] + 1, 4096, generator=g)  # a prediction token's slot first
+    fit = probes.row_column_beyond_locality(random[None], grid)  # (1, N + 1, D)
+    assert abs(fit.same_row) < 0.05 and abs(fit.same_column) < 0.05  # measured: <= 0.007
+
+
+def test_beyond_locality_rejects_bad_input() -> None:
+    code = _row_column_code(3, 5)
+    with pytest.raises(TypeError, match="grid"):
+        probes.row_column_beyond_locality(code, 15)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="rows"):
+        probes.row_column_beyond_locality(code, (3.0, 5))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="grid"):
+        probes.row_column_beyond_locality(code, (1, 15))
+    with pytest.raises(ValueError, match="too few distinct distances"):
+        probes.row_column_beyond_locality(torch.randn(4, 8), (2, 2))
+    with pytest.raises(ValueError, match="pos_embed"):
+        probes.row_column_beyond_locality(code, (3, 4))
+    with pytest.raises(ValueError, match="pos_embed"):
+        probes.row_column_beyond_locality(code.expand(2, 15, 8), (3, 5))
+    with pytest.raises(TypeError, match="pos_embed"):
+        probes.row_column_beyond_locality(code.numpy(), (3, 5))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="pos_embed"):
+        probes.row_column_beyond_locality(code.long(), (3, 5))
+    with pytest.raises(ValueError, match="pos_embed"):
+        probes.row_column_beyond_locality(torch.full((15, 8), float("nan")), (3, 5))
+    with pytest.raises(ValueError, match="width"):
+        probes.row_column_beyond_locality(code, (3, 5), width=0.0)
+    with pytest.raises(TypeError, match="width"):
+        probes.row_column_beyond_locality(code, (3, 5), width="wide")  # type: ignore[arg-type]

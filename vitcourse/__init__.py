@@ -11,6 +11,7 @@ What the notebooks build, in course order:
 * :mod:`vitcourse.scenes` - random scenes of the picture's world: the training data
 * :mod:`vitcourse.train` - training small ViTs and T2T-ViTs from scratch
 * :mod:`vitcourse.probes` - measures of what a trained model learned
+* :mod:`vitcourse.rollout` - attention rollout: the prediction token's attention followed through every block
 
 Around them:
 

@@ -5,6 +5,9 @@
   and neither apart: the table that separates row and column structure from plain locality.
 * :func:`distance_only_embedding` and :func:`distance_only_scores`: the locality control, an embedding whose
   similarity depends on distance alone, and the row/column scores it gets.
+* :func:`row_column_beyond_locality`: the same-row and same-column terms of a least-squares fit of the
+  pairs' cosine similarities, with a smooth function of distance fitted beside them: row and column structure
+  beyond plain locality, as two numbers.
 * :func:`attention_entropy`: how spread out is each query's attention (0 = one key, log N = all keys alike)?
 * :func:`mean_attention_distance`: how far, in pixels, each head looks on average (ViT paper, Figure 7 right).
 """
@@ -15,7 +18,7 @@ from typing import NamedTuple
 
 import torch
 
-from ._validate import choice, finite_float, positive_int, real_tensor
+from ._validate import choice, finite_float, positive_int, real_tensor, tensor_of_rank
 from .position import cosine_similarity_grid
 
 __all__ = [
@@ -24,6 +27,8 @@ __all__ = [
     "similarity_by_distance",
     "distance_only_embedding",
     "distance_only_scores",
+    "LineFit",
+    "row_column_beyond_locality",
     "attention_entropy",
     "mean_attention_distance",
 ]
@@ -168,6 +173,154 @@ def distance_only_scores(rows: int, cols: int, sigma: float = 1.0) -> dict[str, 
     """
     control = distance_only_embedding(rows, cols, sigma)
     return {along: row_column_score(control, rows, cols, along=along) for along in ("both", "row", "column")}
+
+
+class LineFit(NamedTuple):
+    """The result of :func:`row_column_beyond_locality`: a least-squares fit of the pairs' cosine similarities.
+
+    The model, for two different patches i, j a distance d apart (in patches, between the patch centres)::
+
+        cos(i, j) ~ intercept + sum_k smooth[k] * exp(-(d - centres[k])**2 / (2 * width**2))
+                    + same_row * [i and j share a row] + same_column * [i and j share a column]
+
+    Attributes:
+        same_row: how much more alike two patches of one row are than locality alone (the smooth part at their
+            distance) predicts; in cosine-similarity units.
+        same_column: the same for two patches of one column.
+        intercept: the smooth part's constant.
+        smooth: the smooth part's coefficients, one per Gaussian of ``centres``.
+        centres: where the Gaussians of the distance sit, in patches: 0, width, 2 * width, ... past the largest
+            distance on the grid.
+        width: the Gaussians' width (standard deviation), in patches.
+        r_squared: the fraction of the similarities' variance over the pairs that the fit explains (1 when the
+            similarities are all equal, which the intercept reproduces exactly).
+        pairs: how many pairs of patches were fitted, rows * cols * (rows * cols - 1) / 2.
+    """
+
+    same_row: float
+    same_column: float
+    intercept: float
+    smooth: tuple[float, ...]
+    centres: tuple[float, ...]
+    width: float
+    r_squared: float
+    pairs: int
+
+    def smooth_at(self, distance: torch.Tensor | float) -> torch.Tensor:
+        """The fitted smooth part (intercept included) at ``distance`` (in patches): what locality alone predicts."""
+        d = torch.as_tensor(distance, dtype=torch.float64)
+        return self.intercept + _gaussians(d, torch.tensor(self.centres, dtype=torch.float64), self.width) @ (
+            torch.tensor(self.smooth, dtype=torch.float64)
+        )
+
+
+def _gaussians(distance: torch.Tensor, centres: torch.Tensor, width: float) -> torch.Tensor:
+    """(..., K): the Gaussian radial basis functions of the distance, one per centre."""
+    return torch.exp(-((distance[..., None] - centres) ** 2) / (2 * width**2))
+
+
+def row_column_beyond_locality(pos_embed: torch.Tensor, grid: tuple[int, int], width: float = 1.0) -> LineFit:
+    """Row and column structure of a position embedding, separated from plain locality by a least-squares fit.
+
+    The cosine similarities of all pairs of different patches (i < j) are fitted, by least squares, as a smooth
+    function of the distance d between the two patch centres (in patches) plus a same-row term and a
+    same-column term::
+
+        cos(i, j) ~ c_0 + sum_k c_k exp(-(d - k * width)**2 / (2 * width**2))
+                    + same_row * [same row] + same_column * [same column]
+
+    with Gaussians centred at 0, width, 2 * width, ... up to one width past the largest distance on the grid.
+
+    Why a fit: an embedding whose similarity only falls with distance already makes a patch's row- and
+    column-mates more alike than the rest, because they are nearer on average (:func:`distance_only_scores`).
+    Comparing pairs at the same distance does not help on a small grid: on 3 x 5 every distance class lies
+    wholly in a row or column (1, 2, 3, 4) or wholly off them (sqrt 2, sqrt 5, sqrt 8, ...), see
+    :func:`similarity_by_distance`. What does separate them is that the in-line distances and the off-line ones
+    interleave (2 < sqrt 5 < sqrt 8 < 3 < sqrt 10 < ...): a function of distance that cannot wiggle between
+    neighbouring distances has to pass between the two kinds of pair, and the indicator terms take what it
+    cannot follow.
+
+    How smooth: ``width`` sets it. Each Gaussian is ``width`` patches wide and they sit ``width`` apart, so the
+    smooth part varies over about a patch (the default) and cannot go up and down between distances 2, sqrt 5
+    and sqrt 8 (0.24 and 0.59 patches apart). A much narrower width lets it follow every distance class and
+    absorb the row and column terms; a much wider one cannot follow a similarity that falls within a patch or
+    two and leaves misfit that the terms may pick up. With the default, an embedding whose similarity is a
+    Gaussian of the distance (width 1 to 1.5 patches) gets terms below 0.01 on grids from 3 x 5 to 12 x 20.
+
+    What the values mean: ``same_row`` is how much higher the cosine similarity of two patches of one row is
+    than the smooth part predicts for their distance; about 0 for locality alone or for random vectors, 0.5
+    for vectors made of a one-hot row code next to a one-hot column code (cosine 1/2 in a line, 0 off it), 1
+    for a one-hot row code alone (and then ``same_column`` is 0). Negative values mean less alike than the
+    distance predicts. Distance 1 holds only row- and column-mates, so how alike neighbours are is shared
+    between the smooth part and the terms; the terms are set by the pairs further apart. ``r_squared`` says
+    how much of the similarities the whole fit explains: read the terms only beside a high one.
+
+    Args:
+        pos_embed: the position vectors, (N, D) or (1, N, D); with N = rows * cols + 1 the first row (the
+            prediction token's slot) is left out. Real floats, finite.
+        grid: the patch grid (rows, cols), each at least 2 so that some patches share neither row nor column.
+        width: the width of the Gaussians of the distance, in patches, a finite number > 0 (default 1).
+
+    Returns:
+        A :class:`LineFit`.
+
+    Raises:
+        ValueError: when the grid has too few distinct distances for this width to tell the terms from the
+            smooth part (e.g. 2 x 2, which has only the distances 1 and sqrt 2).
+    """
+    if not (isinstance(grid, tuple | list) and len(grid) == 2):
+        raise TypeError(f"grid must be a pair (rows, cols), got {grid!r:.80}")
+    rows = positive_int("grid[0] (rows)", grid[0])
+    cols = positive_int("grid[1] (cols)", grid[1])
+    if rows < 2 or cols < 2:
+        raise ValueError(
+            f"grid must be at least 2 x 2 so that some patches share neither row nor column, got {rows} x {cols}"
+        )
+    width = finite_float("width", width, 0, above=True)
+    if isinstance(pos_embed, torch.Tensor) and pos_embed.ndim == 3:
+        if pos_embed.shape[0] != 1:
+            raise ValueError(f"pos_embed must be (N, D) or (1, N, D), got shape {tuple(pos_embed.shape)}")
+        pos_embed = pos_embed[0]
+    tensor_of_rank("pos_embed", pos_embed, 2, "(N, D) or (1, N, D)")
+    real_tensor("pos_embed", pos_embed)
+    n = rows * cols
+    if pos_embed.shape[0] == n + 1:
+        pos_embed = pos_embed[1:]
+    elif pos_embed.shape[0] != n:
+        raise ValueError(
+            f"pos_embed has {pos_embed.shape[0]} rows; expected rows * cols = {n} for grid {rows} x {cols} "
+            f"(or {n + 1} with a prediction token first)"
+        )
+    unit = torch.nn.functional.normalize(pos_embed.detach().cpu().double(), dim=-1)  # (n, D)
+    if not torch.isfinite(unit).all():
+        raise ValueError("pos_embed holds NaN or infinite values")
+    i, j = torch.triu_indices(n, n, 1)  # each unordered pair once
+    target = (unit @ unit.T)[i, j]  # (pairs,) cosine similarities
+    distance, same_row, same_col = (m[i, j] for m in _grid_geometry(rows, cols))
+    count = int(distance.max().item() / width) + 2  # centres up to one width past the largest distance
+    centres = torch.arange(count, dtype=torch.float64) * width
+    smooth = torch.cat([torch.ones_like(distance)[:, None], _gaussians(distance, centres, width)], 1)
+    design = torch.cat([smooth, same_row.double()[:, None], same_col.double()[:, None]], 1)  # (pairs, K + 3)
+    if torch.linalg.matrix_rank(design) < torch.linalg.matrix_rank(smooth) + 2:
+        raise ValueError(
+            f"grid {rows} x {cols} has too few distinct distances for width={width:g}: a smooth function of the "
+            f"distance can follow every in-line and off-line pair, so the row and column terms cannot be told "
+            f"apart from it; use a larger grid or a larger width"
+        )
+    coef = torch.linalg.lstsq(design, target[:, None], driver="gelsd").solution[:, 0]  # (K + 3,)
+    residual = target - design @ coef
+    total = ((target - target.mean()) ** 2).sum().item()
+    r_squared = 1.0 if total <= 1e-24 else 1.0 - (residual**2).sum().item() / total
+    return LineFit(
+        same_row=coef[-2].item(),
+        same_column=coef[-1].item(),
+        intercept=coef[0].item(),
+        smooth=tuple(coef[1:-2].tolist()),
+        centres=tuple(centres.tolist()),
+        width=width,
+        r_squared=r_squared,
+        pairs=len(target),
+    )
 
 
 def attention_entropy(weights: torch.Tensor) -> torch.Tensor:
