@@ -792,8 +792,7 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 #
 # The layer norms, GELU and softmax cost a few operations per entry, not per weight; they are left out here and
 # by `vitcourse.cost.count_macs`, which adds up every linear layer and both attention products during a real
-# forward pass. The $N^2$ terms are attention's famous quadratic cost; they overtake the $ND^2$ terms only when
-# $2N^2D > 12ND^2$, that is when $N > 6D$.
+# forward pass. The $N^2$ terms are attention's famous quadratic cost.
 #
 # **Exercise 5.** The ViT paper fine-tunes at a higher resolution than it pre-trains at, keeping the patch size
 # (Section 3.2), so N grows with the square of the image side. Take DeiT-S: DeiT (Touvron et al., 2021;
@@ -823,6 +822,9 @@ check.require(check.attention_crossover_side, answer_side)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# The two parts cost the same when $2N^2D = 12ND^2$, so the $N^2$ terms overtake the $ND^2$ terms only when
+# $N > 6D$.
+#
 # Now the formula against `count_macs`, block by block, on a real forward pass of the picture model:
 
 
@@ -1005,19 +1007,19 @@ with torch.no_grad():
             )
 stem_tokens = x_stem.flatten(2).transpose(1, 2)  # (1, rows * cols, D)
 print(f"  -> tokens {tuple(stem_tokens.shape)}")
-h_t, w_t, window_t, step_t = *image.shape[-2:], 1, 1
+h_t, w_t, step_t = *image.shape[-2:], 1
 print("T2T's soft splits on the picture:")
 for k, st, pad in T2T_STAGES:
     grid = count_tokens(h_t, w_t, k, st, pad)
     h_t, w_t = grid.rows, grid.cols
-    window_t, step_t = grow(window_t, step_t, k, st)
+    step_t *= st  # the pixel step between neighbouring tokens grows by the stride
     print(f"  k={k}, s={st}, p={pad}: grid {h_t} x {w_t}, one token every {step_t} pixels")
 p_vit = vit.patch_embed.patch_size
 print(
     f"ViT's {p_vit} x {p_vit} patches: grid {image.shape[-2] // p_vit} x {image.shape[-1] // p_vit}, "
     f"one token every {p_vit} pixels, each from its own {p_vit} x {p_vit} pixels (no overlap)"
 )
-assert (x_stem.shape[-2], x_stem.shape[-1], window, step) == (h_t, w_t, window_t, step_t)
+assert (x_stem.shape[-2], x_stem.shape[-1], step) == (h_t, w_t, step_t)
 
 # %% [markdown]
 # The stem's tokens and T2T's final tokens lie on the same grid, one every 16 pixels, and in both the windows

@@ -410,8 +410,9 @@ assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan and tt.attn.qkv.bias
 # Windows with structure can be identical too. The sky's dithered band is a checkerboard that repeats every 2
 # pixels, and 2 divides the stride 4, so along a grid row every window that holds only the band and the plain
 # sky around it holds exactly the same pattern. Identical windows give identical outputs, which is why the band
-# shows as uniform stripes in grid rows 4 to 6 of the bottom row. The cell finds the band's pixel rows (where
-# neighbouring pixels alternate) and counts those windows.
+# shows as long runs of identical cells in grid rows 4 to 6 of the bottom row: 17, 14 and 9 of each row's 25
+# windows. The cell finds the band's pixel rows (where neighbouring pixels alternate) and counts, in each of
+# those grid rows, the windows that repeat one band pattern.
 
 # %%
 grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
@@ -450,7 +451,7 @@ band_rows = [r for r in range(grid1.rows) if r * s1 - p1 <= band.max() and band.
 print(
     f"dithered band: pixel rows {band.min().item()}..{band.max().item()}, in the windows of grid rows {band_rows}"
 )
-repeated = 0
+repeated, runs = 0, []  # runs: per grid row, the size of each repeated band pattern
 for r in band_rows:  # group the row's windows by content
     row_toks, row_out = (
         toks[0, r * grid1.cols : (r + 1) * grid1.cols],
@@ -469,7 +470,9 @@ for r in band_rows:  # group the row's windows by content
             )
             assert same_out
             repeated += count[j].item()
+            runs.append(count[j].item())
 print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat a pattern of their row")
+assert band_rows == [4, 5, 6] and runs == [17, 14, 9] and grid1.cols == 25  # as the text above says
 
 # %%
 fig, axes = plt.subplots(2, 4, figsize=(13.5, 5.2), layout="constrained")
@@ -622,6 +625,16 @@ print(
 print(f"neighbouring final tokens start {apart} pixels apart (the product of the strides)")
 assert len(rows) == len(cols) and int(reached.sum()) == len(rows) * len(cols)
 assert rows.max() - rows.min() + 1 == len(rows) and cols.max() - cols.min() + 1 == len(cols)  # one square
+stem_side, stem_step = (
+    1,
+    1,
+)  # notebook 05's toy stem: four 3 x 3 convolutions of stride 2 (the 1 x 1 adds none)
+for _ in range(4):
+    stem_side, stem_step = stem_side + (3 - 1) * stem_step, stem_step * 2
+print(
+    f"notebook 05's convolutional stem: each position sees {stem_side} x {stem_side} pixels, one every {stem_step}"
+)
+assert (stem_side, stem_step) == (len(rows), apart)
 one = images[:1].clone().requires_grad_(True)  # (1, 1, H, W), the module's own input
 t2t(one)[0, centre].sum().backward()
 through = one.grad[0, 0] != 0
@@ -632,9 +645,11 @@ assert through.all()
 
 # %% [markdown]
 # One final token is built from a square of about twice the distance between neighbouring tokens, so neighbouring
-# tokens share pixels: the overlap that section 1 measured, compounded over three splits. Through the token
-# transformers, though, every pixel reaches every token, since their attention is global. What the windows decide
-# is which pixels a token holds *before* any attention: T2T's inductive bias toward local structure.
+# tokens share pixels: the overlap that section 1 measured, compounded over three splits. Notebook 05's toy
+# convolutional stem (section 7 there) reaches the same square on the same grid by another route: four 3 × 3
+# convolutions of stride 2 instead of three soft splits of strides 4, 2 and 2. Through the token transformers,
+# though, every pixel reaches every token, since their attention is global. What the windows decide is which
+# pixels a token holds *before* any attention: T2T's inductive bias toward local structure.
 
 # %% [markdown]
 # ## 5. The same module on the picture
@@ -722,8 +737,8 @@ assert 224 in sides and 60 in rows and 100 in cols and 224 not in dropped_at
 #
 # T2T-ViT is the T2T module followed by the ViT body of notebook 05: the prediction token $x_{\text{class}}$
 # (the *class token* of the ViT paper, `cls_token` in code, notebook 05), a fixed sinusoidal position table
-# (notebook 03), encoder blocks without qkv bias, a final norm and the head. Only the first line of ViT's
-# equations changes:
+# (notebook 03), encoder blocks without qkv bias, LayerNorm eps 1e-5 (PyTorch's default, where notebook 05 used
+# ViT's 1e-6), a final norm and the head. Only the first line of ViT's equations changes:
 #
 # $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
 #   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
@@ -736,6 +751,10 @@ assert 224 in sides and 60 in rows and 100 in cols and 224 not in dropped_at
 torch.manual_seed(0)
 model = T2TViT().to(device).eval()
 print(f"T2T-ViT on the picture: D = {model.embed_dim}, encoder blocks: {len(model.blocks)}")
+with torch.device("meta"):
+    eps_official = create_model("t2t_vit_t_14").blocks[0].norm1.eps
+print(f"LayerNorm eps: {model.blocks[0].norm1.eps} here, {eps_official} in the t2t_vit_t_14 preset")
+assert model.blocks[0].norm1.eps == eps_official == 1e-5
 with torch.no_grad():
     emb = model.embed(image)
     pred = model(image)

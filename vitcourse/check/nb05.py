@@ -356,12 +356,13 @@ def attention_crossover_side(answer: object) -> Verdict:
     expected = crossover_side(d, p)
     what = "smallest side where attention's N² terms cost more"
     nudge = (
-        "Revisit section 6: the condition under which the N² terms of a block overtake its N D² terms, and how "
-        "N follows from the image side (section 2)."
+        "Revisit section 6: the table's total for one block, its N² terms against its N D² terms, and how N "
+        "follows from the image side (section 2)."
     )
     pointer = (
-        "Write N for a square image of side s cut into patches of side 16, the prediction token included; put "
-        "it into that condition with DeiT-S's D; then take the smallest multiple of 16 that satisfies it."
+        "From the table, write when the N² terms exceed the N D² terms and solve it for N; write N for a square "
+        "image of side s cut into patches of side 16, the prediction token included; then take the smallest "
+        "multiple of 16 that satisfies it with DeiT-S's D."
     )
     no_token = p  # the answer of a learner who leaves the prediction token out of N
     while (no_token // p) ** 2 <= 6 * d:
