@@ -10,48 +10,50 @@ import math
 
 from vitcourse import check
 
-PEAK, WARMUP, STEPS, STEP = 1e-3, 15, 200, 100
+WARMUP, STEPS = 15, 200
+HALF_STEP = math.floor(WARMUP + (STEPS - WARMUP) / 2) + 1  # the cosine's angle passes pi / 2 after step 107
 
 VALUE_CHECKS = {
-    check.lr_at_step: PEAK * 0.5 * (1 + math.cos(math.pi * (STEP - WARMUP) / (STEPS - WARMUP))),
+    check.half_lr_step: HALF_STEP,
     check.no_position_accuracy: 0.5,
+    check.no_position_one_right: 128,
     check.seam_blocks_choice: "b",
     check.seam_blocks_reason: "i",
-    check.no_decay_count: 22,  # 2 tokens + patch bias + 8 per block x 2 + final norm (2) + head bias
+    check.no_decay_count: 21,  # cls_token + patch bias + 8 per block x 2 + final norm (2) + head bias
     check.control_run: "c",
-    check.control_accuracy: 0.5,
+    check.control_rows_prediction: "start",
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
-    (check.lr_at_step, PEAK * 0.5 * (1 + math.cos(math.pi * STEP / STEPS)), "starts after the warm-up"),
-    (check.lr_at_step, PEAK * 0.5 * (1 + math.cos(math.pi * (STEP - WARMUP) / STEPS)), "not by steps"),
-    (
-        check.lr_at_step,
-        PEAK * 0.5 * (1 + math.cos(math.pi * STEP / (STEPS - WARMUP))),
-        "subtract the warm-up",
-    ),
-    (
-        check.lr_at_step,
-        0.5 * (1 + math.cos(math.pi * (STEP - WARMUP) / (STEPS - WARMUP))),
-        "multiply by the peak",
-    ),
-    (check.lr_at_step, PEAK * 0.5 * (1 + math.cos((STEP - WARMUP) / (STEPS - WARMUP))), "in radians"),
-    (check.lr_at_step, 2e-3, "which of its two branches"),
+    (check.half_lr_step, 116, "not over all of them"),  # cosine over all the steps, shifted by the warm-up
+    (check.half_lr_step, 101, "whole run from step 0"),
+    (check.half_lr_step, 100, "half the run"),
+    (check.half_lr_step, HALF_STEP - 1, "just short of pi / 2"),
+    (check.half_lr_step, HALF_STEP + 1, "count from 0"),
+    (check.half_lr_step, 0, "warm-up step"),
+    (check.half_lr_step, 93, "since the warm-up ended"),
+    (check.half_lr_step, 92, "since the warm-up ended"),
+    (check.half_lr_step, 150, "Revisit the schedule"),  # unexplained: the nudge
+    (check.half_lr_step, 107.5, "not a whole number"),
     (check.no_position_accuracy, 50, "not as a percentage"),
     (check.no_position_accuracy, 1.0, "cannot tell the two images"),
     (check.no_position_accuracy, 0.0, "exactly one of them is right"),
     (check.no_position_accuracy, 0.75, "how many of each pair"),
+    (check.no_position_one_right, 64, "coin flips"),
+    (check.no_position_one_right, 0, "two different answers"),
+    (check.no_position_one_right, 5, "have in common"),
     (check.seam_blocks_choice, "a", "smaller than a patch"),
     (check.seam_blocks_choice, "c", "what one 20 x 20 patch"),
     (check.seam_blocks_choice, "D", "what the patch embedding"),
     (check.seam_blocks_choice, "e", "not one of the options"),
-    (check.seam_blocks_reason, "ii", "same count"),
-    (check.seam_blocks_reason, " III ", "treats its tokens as a set"),
-    (check.seam_blocks_reason, "iv", "prepended first"),
+    (check.seam_blocks_reason, "ii", "its own weights"),
+    (check.seam_blocks_reason, " III ", "however large"),
+    (check.seam_blocks_reason, "iv", "nothing is averaged"),
     (check.seam_blocks_reason, "b", "not one of the options"),
+    (check.no_decay_count, 22, "does not train"),
     (check.no_decay_count, 20, "excluded by name"),
     (check.no_decay_count, 15, "LayerNorm scales"),
-    (check.no_decay_count, 17, "neutral value is 1"),
+    (check.no_decay_count, 16, "neutral value is 1"),
     (check.no_decay_count, 10, "does take weight decay"),
     (check.no_decay_count, 30, "which kinds of tensor"),
     (check.control_run, "a", "robust"),
@@ -59,8 +61,8 @@ MISTAKES: list = [
     (check.control_run, "d", "whether the structure grows"),
     (check.control_run, "e", "in the table already"),
     (check.control_run, "f", "not one of the options"),
-    (check.control_accuracy, 50, "not as a percentage"),
-    (check.control_accuracy, 0.96, "true labels"),
-    (check.control_accuracy, 0.0, "not always wrong"),
-    (check.control_accuracy, 0.7, "shuffled"),
+    (check.control_rows_prediction, "claim", "claim run's own score"),
+    (check.control_rows_prediction, " Between ", "rival explanation"),
+    (check.control_rows_prediction, "negative", "not reversed"),
+    (check.control_rows_prediction, "0.05", "not one of the options"),
 ]

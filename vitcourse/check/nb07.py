@@ -2,8 +2,9 @@
 
 Each exercise asks for a prediction made before the cell that shows the answer; the right values come from
 the same code the notebook runs (:func:`vitcourse.train.lr_factor`, :func:`vitcourse.train.param_groups`).
-The few-option questions (:func:`seam_blocks_choice`, :func:`control_run`) come with a second check (a reason
-among several statements, or a number), so that a guess does not pass.
+The few-option questions (:func:`seam_blocks_choice`, :func:`control_run`) and the accuracy a guess could hit
+(:func:`no_position_accuracy`) come with a second check (a reason among several statements, a prediction among
+several, or a count), so that a guess does not pass.
 """
 
 from __future__ import annotations
@@ -14,58 +15,69 @@ from .. import train
 from ._core import Verdict, choice_answer, float_answer, int_answer, never_raises
 
 __all__ = [
-    "lr_at_step",
+    "half_lr_step",
     "no_position_accuracy",
+    "no_position_one_right",
     "seam_blocks_choice",
     "seam_blocks_reason",
     "no_decay_count",
     "control_run",
-    "control_accuracy",
+    "control_rows_prediction",
 ]
 
 #: The runs of notebook 07's position-embedding section: 200 steps, 15 of warm-up, peak 1e-3.
 _RUN = train.TrainConfig()
-_STEP = 100
+
+
+def _first_below_half(factor, start: int = 0) -> int:
+    """The first step k >= start of the run whose ``factor(k)`` is below one half."""
+    return next(k for k in range(start, 10 * _RUN.steps) if factor(k) < 0.5)
 
 
 @never_raises
-def lr_at_step(answer: object) -> Verdict:
-    """Exercise 07.2: the learning rate step 100 uses in a 200-step run (warm-up 15, peak 1e-3)."""
-    peak, warmup, steps = _RUN.lr, _RUN.warmup, _RUN.steps
-    expected = peak * train.lr_factor(_STEP, warmup, steps)
-    return float_answer(
+def half_lr_step(answer: object) -> Verdict:
+    """Exercise 07.2: the first step of the cosine decay whose learning rate is below half the peak, in a
+    200-step run with 15 warm-up steps (steps counted from 0)."""
+    warmup, steps = _RUN.warmup, _RUN.steps
+    right = _first_below_half(lambda k: train.lr_factor(k, warmup, steps), warmup)
+
+    def cosine(k: int, shift: int, span: int) -> float:
+        return 0.5 * (1 + math.cos(math.pi * (k - shift) / span))
+
+    wrong = {
+        _first_below_half(lambda k: cosine(k, warmup, steps), warmup): "that is where a cosine over all the "
+        "steps would pass one half: the decay runs over the steps left after the warm-up, not over all of them.",
+        _first_below_half(
+            lambda k: cosine(k, 0, steps)
+        ): "that is a cosine over the whole run from step 0: the decay starts when the warm-up ends.",
+        steps
+        // 2: "half the run is not where the rate is half: the cosine starts after the warm-up and runs "
+        "over the steps that are left.",
+        right
+        - 1: "at that step the angle is still just short of pi / 2, so the rate is still a little above "
+        "half the peak: take the first whole step past the crossing.",
+        right + 1: "steps count from 0 here (the first step is step 0); that answer counts them from 1.",
+        0: "that is a warm-up step, where the rate is still climbing; the question asks about the cosine decay "
+        "after the peak.",
+    }
+    since_warmup = _first_below_half(lambda k: cosine(k, 0, steps - warmup))
+    for k in (since_warmup - 1, since_warmup):
+        wrong.setdefault(
+            k,
+            "that counts steps since the warm-up ended (the cosine's own clock); the question asks for the step "
+            "number counted from the start of the run.",
+        )
+    wrong.pop(right, None)
+    return int_answer(
         answer,
-        expected,
-        f"learning rate at step {_STEP}",
-        "Revisit the schedule's formula in 'The training loop': first decide which of its two branches this "
-        "step falls in.",
-        wrong=[
-            (
-                peak * 0.5 * (1 + math.cos(math.pi * _STEP / steps)),
-                "that is a cosine over the whole run from step 0: the decay starts after the warm-up, so "
-                "count from step - warmup over the steps - warmup that are left.",
-            ),
-            (
-                peak * 0.5 * (1 + math.cos(math.pi * (_STEP - warmup) / steps)),
-                "the cosine runs over the steps after the warm-up: divide by steps - warmup, not by steps.",
-            ),
-            (
-                peak * 0.5 * (1 + math.cos(math.pi * _STEP / (steps - warmup))),
-                "subtract the warm-up from the step too: the cosine's clock starts when the warm-up ends.",
-            ),
-            (
-                train.lr_factor(_STEP, warmup, steps),
-                "that is the fraction of the peak; multiply by the peak learning rate.",
-            ),
-            (
-                peak * 0.5 * (1 + math.cos((_STEP - warmup) / (steps - warmup))),
-                "the angle is in radians and runs from 0 to pi over the decay: multiply the fraction of the "
-                "decay that has passed by pi before taking the cosine.",
-            ),
-        ],
-        pointer="In the cosine branch the angle is pi times (steps since the warm-up ended) / (steps left "
-        "after the warm-up), in radians; the formula gives a fraction of the peak learning rate, which the "
-        "first code cell prints.",
+        right,
+        "first step of the decay below half the peak",
+        "Revisit the schedule's formula in 'The training loop': in the cosine branch, ask when the factor "
+        "(1 + cos angle) / 2 drops below one half.",
+        wrong=wrong,
+        pointer="The factor is below one half exactly when the cosine is negative, that is once the angle "
+        "pi (k - W) / (T - W) passes pi / 2. Solve that for k with the run's W and T (the first code cell prints "
+        "them) and take the first whole step past it.",
     )
 
 
@@ -100,6 +112,29 @@ def no_position_accuracy(answer: object) -> Verdict:
     )
 
 
+@never_raises
+def no_position_one_right(answer: object) -> Verdict:
+    """Exercise 07.3, the count: on how many of the 128 held-out pairs the ViT without a position embedding
+    gets exactly one of the two images right."""
+    pairs = 128
+    return int_answer(
+        answer,
+        pairs,
+        "held-out pairs with exactly one image right, without a position embedding",
+        "Revisit the argument before Exercise 3 and notebook 03: what do the model's outputs for a scene and for "
+        "its scrambled copy have in common?",
+        wrong={
+            pairs
+            // 2: "that is what two independent coin flips per pair would give; but both images of a pair "
+            "get the same output, and their labels differ.",
+            0: "a pair with no image right, or with both right, needs two different answers for its two images; "
+            "this model gives both the same output.",
+        },
+        pointer="The two images of a pair get one and the same output and have different labels: count how many "
+        "of a pair's two answers are right, whatever that output is, then how many pairs are like that.",
+    )
+
+
 _SEAM_OPTIONS = ("a", "b", "c", "d")
 _SEAM_WHY = {
     "a": "the blind model stays at chance as long as the scrambled image's tokens are the intact image's "
@@ -128,12 +163,13 @@ def seam_blocks_choice(answer: object) -> Verdict:
 
 _REASON_OPTIONS = ("i", "ii", "iii", "iv")
 _REASON_WHY = {
-    "ii": "the number of tokens is set by the picture's size and the patch size, not by the scramble: both "
-    "images give the same count.",
-    "iii": "attention without a position embedding treats its tokens as a set whatever they hold (notebook "
-    "03); what the scramble can change is the tokens themselves.",
-    "iv": "the prediction token is prepended first in both images; and without a position embedding a token's "
-    "place in the sequence would not matter anyway.",
+    "ii": "a linear map gives every pixel of the patch its own weights: a quarter that lands in another corner "
+    "of the patch meets other weights, so the order inside a patch does matter; and the four pieces come from "
+    "other places of the scene anyway.",
+    "iii": "attention without a position embedding is blind to any reordering of its tokens, however large "
+    "(notebook 03): a bigger shuffle is still a reordering. What can change is the tokens themselves.",
+    "iv": "the patch embedding reads every pixel of the patch with its own weight; nothing is averaged away, "
+    "and a block half the patch's side is still 100 pixels the embedding sees one by one.",
 }
 
 
@@ -152,18 +188,25 @@ def seam_blocks_reason(answer: object) -> Verdict:
     )
 
 
+#: Exercise 07.1's model: the default ViT with the fixed sinusoidal table.
+_SINUSOIDAL = train.TrainConfig(pos_embed="sinusoidal")
+
+
 def _no_decay_variants() -> tuple[int, dict[int, str]]:
-    model = train.build_model(_RUN)
+    model = train.build_model(_SINUSOIDAL)
     named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-    right = len(train.param_groups(model, _RUN.weight_decay)[1]["params"])
+    right = len(train.param_groups(model, _SINUSOIDAL.weight_decay)[1]["params"])
     by_dims = sum(p.ndim < 2 for _, p in named)
     biases = sum(n.endswith("bias") for n, _ in named)
     tokens = right - by_dims
+    fixed = sum(not p.requires_grad for p in model.parameters())
     wrong = {
-        by_dims: "the prediction token and the position embedding have 3 dims, (1, 1, D) and (1, N + 1, D): "
-        "they are excluded by name, not by their number of dims.",
+        right + fixed: "the fixed sinusoidal table is a parameter that does not train: it goes in neither "
+        "group, since an optimiser never changes it.",
+        by_dims: "the prediction token has 3 dims, (1, 1, D): it is excluded by name, not by its number of "
+        "dims.",
         biases: "biases are not the only vectors: the LayerNorm scales (norm1, norm2, norm weights) take no "
-        "decay either, and neither do the two token tables.",
+        "decay either, and neither does the prediction token.",
         biases + tokens: "the LayerNorm scales (norm1.weight, norm2.weight, norm.weight) take no decay too: "
         "their neutral value is 1, not 0.",
         len(named) - right: "that is the group that does take weight decay (the weight matrices).",
@@ -174,18 +217,20 @@ def _no_decay_variants() -> tuple[int, dict[int, str]]:
 
 @never_raises
 def no_decay_count(answer: object) -> Verdict:
-    """Exercise 07.1: how many parameter tensors of the default ViT go into the no-weight-decay group."""
+    """Exercise 07.1: how many parameter tensors of the ViT with the fixed sinusoidal table go into the
+    no-weight-decay group."""
     right, wrong = _no_decay_variants()
     return int_answer(
         answer,
         right,
         "parameter tensors without weight decay",
-        "Revisit 'Which parameters take weight decay': which kinds of tensor go into the group without decay; "
-        "then count them in the printout.",
+        "Revisit 'Which parameters take weight decay': which kinds of tensor go into the group without decay, "
+        "and which go into neither group; then count them in the printout.",
         wrong=wrong,
         pointer="Go through print(model) layer by layer: a Linear with bias=True adds one bias, a LayerNorm a "
         "scale and a shift; count one encoder block and multiply by the number of blocks; then add the "
-        "model's own tensors that no_weight_decay() names (print does not list them).",
+        "model's own tensors that no_weight_decay() names and that train (print does not list them; the cell "
+        "prints whether they train).",
     )
 
 
@@ -198,7 +243,7 @@ _CONTROL_WHY = {
     "(Exercise 3): its run says nothing about where the learned table's rows came from.",
     "d": "more steps of the same task test whether the structure grows; the task is in both runs, so the "
     "result cannot separate the task from the rest of training.",
-    "e": "that control is in the table already ('at the start'): it shows that training changed the table, "
+    "e": "that comparison is in the table already ('at the start'): it shows that training changed the table, "
     "not which ingredient of training did it.",
 }
 
@@ -222,33 +267,29 @@ def control_run(answer: object) -> Verdict:
     )
 
 
+_ROWS_OPTIONS = ("start", "between", "claim", "negative")
+_ROWS_WHY = {
+    "claim": "that is the claim run's own score; the claim credits the labels, so for a run whose labels say "
+    "nothing about scrambling it predicts no such structure.",
+    "between": "halfway would mean that the images and the optimiser put part of the structure there by "
+    "themselves: that is a rival explanation, not what the claim predicts.",
+    "negative": "shuffled labels say nothing about scrambling, so the claim gives no reason for the embedding "
+    "to move against the structure: it predicts the structure absent, not reversed.",
+}
+
+
 @never_raises
-def control_accuracy(answer: object) -> Verdict:
-    """Exercise 07.5, the prediction: the held-out accuracy of the control run, to within 0.05."""
-    return float_answer(
+def control_rows_prediction(answer: object) -> Verdict:
+    """Exercise 07.5, the prediction: what the claim predicts for the control run's rows-only score, as one of
+    "start", "between", "claim" or "negative" (:func:`control_run` checks the choice of run)."""
+    return choice_answer(
         answer,
-        0.5,
-        "the control run's held-out accuracy",
-        "Revisit the data section (how the held-out set is labelled) and ask what a model can learn about "
-        "those labels from training labels that were shuffled.",
-        wrong=[
-            (
-                50.0,
-                "give the accuracy as a fraction between 0 and 1, not as a percentage.",
-            ),
-            (
-                1.0,
-                "that is about what the run with the true labels reached; after shuffling, a training label "
-                "no longer says whether its image is scrambled.",
-            ),
-            (
-                0.0,
-                "an accuracy of 0 would need a model that knows the right answer and gives the other one: "
-                "a model that knows nothing is not always wrong.",
-            ),
-        ],
-        rel=0.1,
-        pointer="Shuffled labels are independent of the images, so nothing the model learns from them carries "
-        "over to the held-out labels: its held-out accuracy is that of a guess on a set with as many intact "
-        "images as scrambled ones.",
+        "start",
+        "the claim's prediction for the control's rows-only score",
+        _ROWS_OPTIONS,
+        "Revisit the claim: what does it say happens to the structure when the one thing it credits is taken "
+        "away?",
+        pointer="If only the labels put the structure there, a run whose labels carry no information should end "
+        "where its table began.",
+        wrong=_ROWS_WHY,
     )
