@@ -214,9 +214,8 @@ plt.show()
 
 # %% [markdown]
 # **Warm-up exercise.** How many pixels of the picture are brighter than one half (value above 0.5)? Nothing
-# above prints it; one line of numpy finds it, much as `where_value` above marks pixels with a comparison. Try
-# the mechanics described under "How to use the notebooks": add a cell just above the check cell, set
-# `answer_bright = ...` there, run it, then run the check. Try a wrong number once too, to see a hint.
+# above prints it. Try the mechanics described under "How to use the notebooks": add a cell just above the check
+# cell, set `answer_bright = ...` there, run it, then run the check. Try a wrong number once too, to see a hint.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "bright_pixels-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_bright = None  # replace None with your answer

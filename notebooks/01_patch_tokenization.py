@@ -77,9 +77,10 @@ print(f"{rows} rows x {cols} columns = N = {N} patches, each a token of length P
 assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 
 # %% [markdown]
-# **Exercise 1 (transfer).** A larger picture can be cut in two ways. The ViT paper keeps the patch size when it
-# fine-tunes its models on larger images than it pre-trained them on, so the sequence of tokens gets longer
-# (Dosovitskiy et al. 2021, Section 3.2); the other way is to grow the patches so that the count stays the same.
+# **Exercise 1 (transfer).** A larger picture can be cut in two ways. The ViT paper trains its models first on a
+# large data set (*pre-training*) and then trains them further on a smaller task (*fine-tuning*), often at a
+# higher resolution; it then keeps the patch size, so the sequence of tokens gets longer (Dosovitskiy et al.
+# 2021, Section 3.2). The other way is to grow the patches so that the count stays the same.
 # Take the picture at twice its resolution, 120 × 200 pixels, one channel.
 #
 # - (a) With $P = 20$ kept, how many tokens does it make? (`answer_patches`)
@@ -165,12 +166,12 @@ else:
     print("no pixel of 0.7 or brighter below the moon in this picture")
 
 # %% [markdown]
+# ## One patch, one token, by hand
+#
 # We follow one patch, patch 12, into a token: the example of the series' ViT article (Callis, *Vision
 # Transformers, Explained*, which cuts it out as `mountains[40:60, 20:40]` and picks it for the four shades it
 # holds in the article's crop). The cell below finds its place in the grid and counts the different values it
 # holds in the picture in use.
-#
-# ## One patch, one token, by hand
 
 # %%
 number = 12
@@ -225,14 +226,18 @@ plt.show()
 # The white lines in the strip mark where one row of the patch ends and the next begins: the token is the patch
 # read like a book, $P$ pixels at a time.
 #
-# **Exercise 2 (transfer).** The grid above is for $P = 20$. With $P = 10$ instead, which patch number (counted
-# from 1, row by row) holds the pixel at row 45, column 30? Pixel rows and columns count from 0, as in the
-# tensor (row 0 is the top row), while patch numbers count from 1.
+# **Exercise 2 (transfer).** Patches need not be square: `nn.Unfold` and `nn.Conv2d` also take a
+# `kernel_size` of (height, width), and the small grid further down is cut into patches of 2 rows × 3 columns.
+# Cut the picture into patches of 10 rows × 20 columns, numbered from 1, row by row, as before. Which patch
+# number holds the pixel at row 45, column 30? Pixel rows and columns count from 0, as in the tensor (row 0 is
+# the top row), while patch numbers count from 1. (`patch_of` above assumes square patches; think about which of
+# its $P$s measures rows and which columns.)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_number-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_number = None  # replace None with your answer
 ### BEGIN SOLUTION
-answer_number = (45 // 10) * (100 // 10) + 30 // 10 + 1
+# patch row 45 // 10 (10 rows a patch), patch column 30 // 20 (20 columns a patch), 100 // 20 patches a row
+answer_number = (45 // 10) * (100 // 20) + 30 // 20 + 1
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "patch_number-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -437,7 +442,8 @@ assert n_params == P * P * C * D + D
 # ## Unfold + Linear is a strided convolution
 #
 # A `Conv2d` with `kernel_size = stride = P` (a $P \times P$ window moved $P$ pixels at a time) looks at each
-# patch exactly once and computes, for each of its $D$ filters, a weighted sum of the patch's pixels plus a bias:
+# patch exactly once and computes, for each of its $D$ filters (one filter, a set of $C \times P \times P$
+# weights, per output channel), a weighted sum of the patch's pixels plus a bias:
 # the same dot products as the linear map above. A convolution weight has the shape (D, C, P, P): filter,
 # channel, row, column. Row $d$ of the linear weight holds its $P^2 C$ numbers in the token's order, $(C, P, P)$,
 # so reshaping it to (D, C, P, P) puts every number on the pixel it multiplies. (Were the tokens in another order,
@@ -499,9 +505,12 @@ print(
 # the drop-down (it needs a running kernel: *kernel* here means the Python process behind the notebook, as in
 # notebook 00, not a convolution's window) and watch the grid, the token count and the token matrix change.
 # Small patches make many short tokens, large patches few long ones. Patches are numbered while there are at
-# most 60 of them; a token matrix with more than 400 rows or columns is drawn with 400 of them, evenly spaced (the
-# title says so). The list printed after the widget holds $P = 10$: the picture at its own size with patches
-# half as large makes the same grid as Exercise 1's larger picture with $P = 20$.
+# most 60 of them, and the grid lines are left out for patches under 5 pixels, where they would cover the
+# picture. A token matrix with more rows or columns than its panel has room for at two screen pixels each is
+# drawn averaged: each cell is the mean of a few neighbouring entries, and the title says how many (drawing only
+# every few entries instead would turn the dithered band's one-pixel alternation into stripes that are not in
+# the data). The list printed after the widget holds $P = 10$: the picture at its own size with patches half as
+# large makes the same grid as Exercise 1's larger picture with $P = 20$.
 
 # %%
 sizes = widgets.valid_patch_sizes(H, W)

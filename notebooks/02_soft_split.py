@@ -18,8 +18,8 @@
 #
 # ViT's patches never overlap, so whatever crosses a patch edge is cut apart. In the course's own picture an
 # edge of ViT's 20 × 20 patches runs right through the summit of the pale mountain: the cell after the imports
-# takes the small square under the summit and finds it cut into four patches, while one window of the soft
-# split below holds it whole. The Tokens-to-Token (T2T) model starts with such a **soft split**: windows that
+# takes the small square under the summit and finds it cut into four patches, while two windows of the soft
+# split below (11 and 12) hold it whole. The Tokens-to-Token (T2T) model starts with such a **soft split**: windows that
 # overlap their neighbours, on a picture padded with zeros so the windows at the border fit.
 #
 # **Why this comes now.** The course first builds both ways of turning a picture into tokens, ViT's patches
@@ -35,9 +35,10 @@
 # three splits backwards.
 #
 # **A warning about symbols.** In this notebook, as in `nn.Unfold`, $s$ is the *stride*: how far a window moves.
-# The T2T paper uses $s$ for the *overlap* of neighbouring windows, so its stride is $k - s$: its settings
-# "$P = [7, 3, 3]$, $S = [3, 1, 1]$" (Section 3.3) are kernels 7, 3, 3 with strides 4, 2, 2. The paper gives no
-# padding values; the paddings 2, 1, 1 come from the official code.
+# The T2T paper uses $s$ for the *overlap* of neighbouring windows, the pixels two neighbouring windows share:
+# its settings "$P = [7, 3, 3]$, $S = [3, 1, 1]$" (Section 3.3) are kernels 7, 3, 3 with overlaps 3, 1, 1
+# (Exercise 1 turns them into strides). The paper gives no padding values; the paddings 2, 1, 1 come from the
+# official code.
 #
 # **Learning goals.** After this notebook you can
 # 1. derive and use the formula for the number of tokens a sliding window makes,
@@ -96,7 +97,7 @@ holds = [  # the windows whose rows and columns both contain the square's
     if top <= rows_in[0] and rows_in[-1] < top + kernel and left <= cols_in[0] and cols_in[-1] < left + kernel
 ]
 print(f"soft-split windows (kernel {kernel}, stride {stride}, padding {padding}) holding it whole: {holds}")
-assert len(cut) == 4 and holds
+assert len(cut) == 4 and holds == [11, 12]  # as the introduction says
 
 # %% [markdown]
 # ## Counting the tokens
@@ -166,8 +167,9 @@ check.require(check.count_tokens_function, my_count_tokens)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The paper writes the same count, per side, as $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ with its $s$, the
-# overlap (its Eq. 3, Section 3.1, multiplies the two sides' counts).
+# So the paper's stride is $k - s$, with its $s$ the overlap: its $S = [3, 1, 1]$ with kernels 7, 3, 3 are the
+# strides 4, 2, 2 of the official code. The paper writes the same count, per side, as
+# $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ (its Eq. 3, Section 3.1, multiplies the two sides' counts).
 
 # %% [markdown]
 # *An aside on dilation.* `nn.Unfold` can also spread a window's pixels apart (dilation $d$: every $d$-th pixel).
@@ -274,7 +276,8 @@ plt.show()
 # interval. A square is whole in a window when both of its sides are, so the largest square that lies whole in
 # some window wherever it sits should be $(k - s + 1) \times (k - s + 1)$. The cell below checks it by brute
 # force: for every size $L$ up to $k$ (a larger square fits in no window) it tries every placement of an
-# $L \times L$ square on the picture, for this split and for T2T's two settings. Notebook 06 computes which neighbourhoods stay whole.
+# $L \times L$ square on the picture, for this split and for T2T's two settings. Notebook 06 goes further: it
+# measures how often larger blocks stay whole, and compares with ViT's patches on a token grid of the same size.
 
 
 # %%
@@ -304,6 +307,9 @@ for kk, ss, pp in ((k, s, p), (7, 4, 2), (3, 2, 1)):
     )
     assert largest == kk - ss + 1 and all(n > 0 for size, (n, _) in missed.items() if size > largest)
 
+# %% [markdown]
+# ### All the windows, one after another
+#
 # The animation shows the windows in the order the tokens come out: row by row, left to right, two frames per
 # second, looping. Each frame is the padded picture (four screen pixels per picture pixel) with the picture's
 # border dashed; window $i$, which becomes token $i$, is tinted orange, and its neighbours on the token grid
@@ -655,7 +661,10 @@ check.require(check.t2t_input_sides, answer_sides)
 # figures above (orange: the first window, token 0's; cyan: its neighbours on the token grid, the next one along
 # its row and the first of the next row), the token grid's size from
 # `count_tokens` in the title and the text line (checked against `nn.Unfold` at every setting), and the token
-# matrix. The picture's own border is dashed; outside it is zero padding. A stride larger than the kernel leaves
+# matrix. Where the matrix has more rows or columns than its panel has room for at two screen pixels each, each
+# cell is the mean of a few neighbouring entries (the title says how many), so that the picture's one-pixel
+# checkerboard is not drawn as stripes that are not in the data. The picture's own border is dashed; outside it
+# is zero padding. A stride larger than the kernel leaves
 # pixels between windows that no token sees (the text line says so). A setting where no window fits shows a
 # sentence saying why.
 

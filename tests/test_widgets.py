@@ -55,10 +55,23 @@ def test_patch_drawing_changes_with_the_patch_size_and_matches_a_full_draw() -> 
         assert_same_picture(drawing)
     assert len(seen) == 3  # 20 again gives the first picture back
     drawing.update(patch=20)
-    image = drawing.tokens.get_array()
-    assert image.shape == (15, 400)
+    image = np.asarray(drawing.tokens.get_array())  # 400 positions on a narrower panel: averaged in blocks
+    groups = 400 // image.shape[1]
+    assert image.shape == (15, 400 // groups) and groups % 2 == 0
+    assert 2 * image.shape[1] <= drawing.ax_tok.get_window_extent().width  # two screen pixels a cell at least
+    assert f"the mean of {groups} neighbouring positions" in drawing.ax_tok.get_title()
     expected = tokens.patchify(torch.as_tensor(PICTURE, dtype=torch.float32)[None, None], 20)[0]
-    np.testing.assert_array_equal(np.asarray(image), expected.numpy())
+    np.testing.assert_allclose(image, expected.numpy().reshape(15, -1, groups).mean(-1), rtol=1e-6)
+    drawing.update(patch=2)  # grid lines every 2 pixels would cover the picture
+    assert not drawing.grid.get_segments() and "no grid lines" in drawing.ax_pic.get_title()
+
+
+def block_means(matrix: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Means of consecutive ``rows x cols`` blocks; the last block of a side may be shorter."""
+    n, m = matrix.shape
+    full = np.full((-(-n // rows) * rows, -(-m // cols) * cols), np.nan)
+    full[:n, :m] = matrix
+    return np.nanmean(full.reshape(full.shape[0] // rows, rows, full.shape[1] // cols, cols), axis=(1, 3))
 
 
 @settings(max_examples=40, deadline=None)
@@ -82,8 +95,12 @@ def test_soft_split_drawing_shows_the_token_matrix_and_three_windows(
     toks = tokens.soft_split(
         torch.as_tensor(PICTURE, dtype=torch.float32)[None, None], kernel, stride, padding
     )[0].numpy()
-    rows, cols = widgets._sample(toks.shape[0]), widgets._sample(toks.shape[1])
-    np.testing.assert_array_equal(np.asarray(drawing.tokens.get_array()), toks[np.ix_(rows, cols)])
+    box = drawing.ax_tok.get_window_extent()
+    rows, cols = widgets._group_size(toks.shape[0], box.height), widgets._group_size(toks.shape[1], box.width)
+    assert all(n == 1 or n % 2 == 0 for n in (rows, cols))  # one entry a cell, or an even run of them
+    image = np.asarray(drawing.tokens.get_array())
+    assert 2 * image.shape[0] <= box.height and 2 * image.shape[1] <= box.width  # two screen pixels a cell
+    np.testing.assert_allclose(image, block_means(toks, rows, cols), rtol=1e-5, atol=1e-6)
     # the shaded first window, the next one along its row and the first of the next row, where they exist
     count = tokens.count_tokens(60, 100, kernel, stride, padding)
     corners = tokens.window_corners(60, 100, kernel, stride, padding)

@@ -296,12 +296,6 @@ def _set_matrix(im: Any, matrix: np.ndarray, rows: int, cols: int) -> None:
         axis.set_major_locator(FixedLocator([0]) if n == 1 else MaxNLocator(5, integer=True))
 
 
-def _drawn_note(rows: int, cols: int) -> str:
-    """Says which part of a ``rows x cols`` matrix is drawn when it is sampled (see :data:`MAX_DRAWN`)."""
-    parts = [f"{MAX_DRAWN} {name}" for n, name in ((rows, "rows"), (cols, "columns")) if n > MAX_DRAWN]
-    return f" ({', '.join(parts)} drawn)" if parts else ""
-
-
 def _picture_panel(ax: Axes, picture: np.ndarray) -> Any:
     """The picture as :func:`plots.show_picture` draws it, with the colorbar on this figure (not pyplot's)."""
     plots.show_picture(picture, ax=ax, colorbar=False)
@@ -325,13 +319,53 @@ def valid_patch_sizes(height: int, width: int) -> list[int]:
     return common_divisors(height, width)
 
 
+def _group_size(n: int, room: float) -> int:
+    """How many neighbouring entries of a side of ``n`` one drawn cell averages, so that each cell gets at least
+    two of the ``room`` screen pixels: 1 when all fit, otherwise an even number, so that a one-pixel alternation
+    (the picture's dithered band) averages out instead of being resampled into stripes that are not in the data.
+    """
+    size = max(1, math.ceil(n / max(1, int(room) // 2)))
+    return size + size % 2 if size > 1 else 1
+
+
+def _grouped_means(matrix: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Means of blocks of ``rows x cols`` neighbouring entries, in order (the last block of a side may be short)."""
+    starts = [np.arange(0, n, size) for n, size in zip(matrix.shape, (rows, cols), strict=True)]
+    sums = np.add.reduceat(np.add.reduceat(matrix, starts[0], axis=0), starts[1], axis=1)
+    sizes = [np.diff(np.r_[s, n]) for s, n in zip(starts, matrix.shape, strict=True)]
+    return sums / np.outer(*sizes)
+
+
+def _show_token_matrix(im: Any, matrix: np.ndarray) -> str:
+    """Draw the (tokens, positions) ``matrix`` on ``im``'s panel, averaged in blocks where it has more entries
+    than the panel has pairs of screen pixels (see :func:`_group_size`); return the title's note saying so."""
+    n, length = matrix.shape
+    box = im.axes.get_window_extent()  # the panel in screen pixels (its place is fixed, aspect "auto")
+    rows, cols = _group_size(n, box.height), _group_size(length, box.width)
+    _set_matrix(im, _grouped_means(matrix, rows, cols) if rows * cols > 1 else matrix, n, length)
+    im.set_extent((-0.5, math.ceil(length / cols) * cols - 0.5, math.ceil(n / rows) * rows - 0.5, -0.5))
+    if rows > 1 and cols > 1:
+        return f"\neach cell: the mean of {rows} tokens x {cols} positions"
+    if rows > 1 or cols > 1:
+        return (
+            f"\neach cell: the mean of {max(rows, cols)} neighbouring {'tokens' if rows > 1 else 'positions'}"
+        )
+    return ""
+
+
 class PatchDrawing(Drawing):
-    """The picture with its patch grid (left) and the token matrix for one patch size (right)."""
+    """The picture with its patch grid (left) and the token matrix for one patch size (right).
+
+    Grid lines are left out for patches under ``MIN_GRID`` pixels, where they would cover the picture; a token
+    matrix with more entries than its panel has pairs of screen pixels is drawn averaged in blocks of neighbouring
+    entries, which its title names (see :func:`_show_token_matrix`).
+    """
 
     MAX_NUMBERS = 60  # patches are numbered when there are at most this many
+    MIN_GRID = 5  # grid lines are drawn for patches of at least this many pixels
 
     def __init__(self, picture: np.ndarray | torch.Tensor) -> None:
-        super().__init__((11, 3.6))
+        super().__init__((11, 3.9))
         self.picture = _picture(picture)
         self.tensor = torch.from_numpy(self.picture)[None, None]  # (1, 1, H, W)
         h, w = self.picture.shape
@@ -357,7 +391,7 @@ class PatchDrawing(Drawing):
             1,
             "brightness",
         )
-        self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.15, top=0.9, wspace=0.3)
+        self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.14, top=0.85, wspace=0.3)
         self.patch = (
             0  # everything drawn depends on the patch size alone: no dynamic artists, and each of the
         )
@@ -375,11 +409,15 @@ class PatchDrawing(Drawing):
         count = count_tokens(h, w, patch, patch, 0)
         length = patch * patch
         self.patch = patch
-        self.ax_pic.set_title(f"patches of {patch} x {patch}")
         lines = [[(0, r), (w, r)] for r in range(0, h + 1, patch)] + [
             [(c, 0), (c, h)] for c in range(0, w + 1, patch)
         ]
-        self.grid.set_segments(lines)
+        gridded = patch >= self.MIN_GRID
+        self.grid.set_segments(lines if gridded else [])
+        self.ax_pic.set_title(
+            f"patches of {patch} x {patch}"
+            + ("" if gridded else f"\n(no grid lines under {self.MIN_GRID} pixels)")
+        )
         for i, text in enumerate(self.numbers):
             shown = count.total <= self.MAX_NUMBERS and i < count.total
             text.set_visible(shown)
@@ -387,12 +425,9 @@ class PatchDrawing(Drawing):
                 r, c = divmod(i, count.cols)
                 text.set_position((c * patch + patch / 2, r * patch + patch / 2))
                 text.set_text(str(i + 1))
-        toks = patchify(self.tensor, patch)[0].numpy()  # (N, P*P)
-        rows, cols = _sample(count.total), _sample(length)
-        _set_matrix(self.tokens, toks[np.ix_(rows, cols)], count.total, length)
-        self.ax_tok.set_title(
-            f"token matrix {count.total} x {length}{_drawn_note(count.total, length)}", fontsize=10
-        )
+        toks = patchify(self.tensor, patch)[0].numpy()  # (N, P*P): all H*W values, cheap to average
+        note = _show_token_matrix(self.tokens, toks)
+        self.ax_tok.set_title(f"token matrix {count.total} x {length}{note}", fontsize=10)
         return f"P = {patch}: {count.rows} x {count.cols} = {count.total} tokens of length {length}"
 
 
@@ -425,8 +460,9 @@ class SoftSplitDrawing(Drawing):
     """
 
     def __init__(self, picture: np.ndarray | torch.Tensor) -> None:
-        super().__init__((11, 3.6))
+        super().__init__((11, 3.9))
         self.picture = _picture(picture)
+        self.tensor = torch.from_numpy(self.picture)[None, None]  # (1, 1, H, W)
         self.ax_pic, self.ax_tok = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.3, 1]})
         self.image = _picture_panel(self.ax_pic, self.picture)
         h, w = self.picture.shape
@@ -454,7 +490,7 @@ class SoftSplitDrawing(Drawing):
         self.tokens = _matrix_panel(
             self.ax_tok, "", "position in token", "token index", plots.CMAP, 0, 1, "brightness"
         )
-        self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.21, top=0.9, wspace=0.3)  # legend below
+        self.figure.subplots_adjust(left=0.06, right=0.93, bottom=0.2, top=0.85, wspace=0.3)  # legend below
         self.dynamic = [self.first, self.right, self.below, self.ax_pic.title, self.tokens, self.ax_tok.title]
         self.padding, self.matrix = 0, (0, 0)
 
@@ -498,16 +534,12 @@ class SoftSplitDrawing(Drawing):
             f"{count.rows} x {count.cols} windows of {kernel} x {kernel}: 0 orange"
             + (f", {outlined} cyan" if outlined else "")
         )
-        # the token matrix, entry [n, j] = padded[r_n + j // k, c_n + j % k], drawn on at most MAX_DRAWN rows/cols
+        # the token matrix (N, k*k), averaged in blocks where the panel has too few screen pixels for it
         length = kernel * kernel
-        rows, cols = _sample(count.total), _sample(length)
-        top = (corners[rows, 0] + padding)[:, None] + (cols // kernel)[None, :]
-        left = (corners[rows, 1] + padding)[:, None] + (cols % kernel)[None, :]
-        _set_matrix(self.tokens, padded[top, left], count.total, length)
+        matrix = F.unfold(self.tensor, kernel, stride=stride, padding=padding)[0].numpy().T  # (N, k*k)
+        note = _show_token_matrix(self.tokens, matrix)
         self.matrix = (count.total, length)
-        self.ax_tok.set_title(
-            f"token matrix {count.total} x {length}{_drawn_note(count.total, length)}", fontsize=10
-        )
+        self.ax_tok.set_title(f"token matrix {count.total} x {length}{note}", fontsize=10)
         gaps = " (stride > kernel: pixels between windows belong to no token)" if stride > kernel else ""
         return (
             f"kernel {kernel}, stride {stride}, padding {padding}: padded {ph} x {pw}, "
@@ -669,6 +701,25 @@ def table_columns(dim: int) -> np.ndarray:
     return 2 * _sample(dim // 2, ALL_COLUMNS)
 
 
+#: Drawn sine columns whose neighbour drifts out of step by more than this (in waves) over the table are shaded.
+MAX_DRIFT = 0.25
+
+
+def fringed_width(num_tokens: int, dim: int, base: float, cols: np.ndarray) -> float:
+    """How many of the table's ``dim`` columns, from the left, the drawn ``cols`` cannot show without fringes.
+
+    Where only some columns are drawn (sines, :func:`table_columns`), two drawn neighbours have different
+    frequencies and drift out of step down the ``num_tokens`` positions; by more than :data:`MAX_DRIFT` of a wave,
+    the drawing fills with fringes (moire) that are not in the table. 0 when every column is drawn.
+    """
+    if len(cols) >= dim:
+        return 0.0
+    frequency = float(base) ** (-2 * (cols // 2) / dim)  # (len(cols),)
+    drift = (num_tokens - 1) * -np.diff(frequency) / (2 * math.pi)  # waves, each drawn column to the next
+    fringed = np.nonzero(drift > MAX_DRIFT)[0]
+    return 0.0 if len(fringed) == 0 else (fringed[-1] + 1) * dim / len(cols)
+
+
 @functools.lru_cache(maxsize=8)
 def _table(num_tokens: int, dim: int, base: float) -> np.ndarray:
     return sinusoidal_table(num_tokens, dim, base).numpy()  # (N, d)
@@ -685,14 +736,22 @@ class PositionDrawing(Drawing):
         self.table = _matrix_panel(
             self.ax_table, "", "column j (0 ... d - 1)", "position i", "RdBu_r", -1, 1, "value"
         )
+        # over the columns too short to draw from the sampled sine columns (see fringed_width): a grey band
+        self.fringes = Rectangle((-0.5, 0), 0, 1, transform=self.ax_table.get_xaxis_transform(), color="0.88")
+        self.ax_table.add_patch(self.fringes)
+        self.fringe_note = self.ax_table.text(
+            0, 0.5, "short waves: see the curves", transform=self.ax_table.get_xaxis_transform(),
+            rotation=90, ha="center", va="center", fontsize=8, color="0.25",
+        )  # fmt: skip
         self.marks = LineCollection([], colors=["gold", "gold", "lime"], linewidths=1.8, linestyles="--")
         self.ax_table.add_collection(self.marks)
-        (self.sin,) = self.ax_curves.plot([], [], color="tab:blue", label="column 2m: sin")
-        (self.cos,) = self.ax_curves.plot([], [], color="tab:orange", label="column 2m + 1: cos")
+        (self.sin,) = self.ax_curves.plot([], [], color="tab:blue", label="sin (column 2m)")
+        (self.cos,) = self.ax_curves.plot([], [], color="tab:orange", label="cos (2m + 1)")
         self.ax_curves.set_ylim(-1.1, 1.6)
         self.ax_curves.set_xlabel("position i")
         self.ax_curves.set_ylabel("PE[i, j]")
-        self.ax_curves.legend(loc="upper center", fontsize=8, ncol=2)
+        # upper left, clear of the grey band past the last position (a dynamic artist, drawn over the legend)
+        self.ax_curves.legend(loc="upper left", fontsize=8, ncol=2, columnspacing=1, handlelength=1.5)
         (self.sim,) = self.ax_sim.plot([], [], color="tab:green")
         # past the last position the axes go on to a round length (see _round_end): shaded, no data there
         self.beyond = [
@@ -711,7 +770,7 @@ class PositionDrawing(Drawing):
             axis.set_major_locator(MaxNLocator(5, integer=True))  # fewer labels: text is most of a redraw
         self.figure.subplots_adjust(left=0.05, right=0.98, bottom=0.15, top=0.88, wspace=0.45)
         self.shape: tuple[int, int, float] = (0, 0, 0.0)
-        self.dynamic = [self.table, self.marks, *self.beyond, self.sin, self.cos, self.sim, self.here,
+        self.dynamic = [self.table, self.fringes, self.fringe_note, self.marks, *self.beyond, self.sin, self.cos, self.sim, self.here,
                         self.ax_table.title, self.ax_curves.title, self.ax_sim.title]  # fmt: skip
 
     def panel_keys(self) -> dict[Axes, object]:
@@ -733,6 +792,11 @@ class PositionDrawing(Drawing):
         self.shape = (num_tokens, dim, float(base))
         rows, cols = _sample(num_tokens), table_columns(dim)
         _set_matrix(self.table, table[np.ix_(rows, cols)], num_tokens, dim)
+        fringed = fringed_width(num_tokens, dim, base, cols)
+        self.fringes.set_width(fringed)
+        self.fringes.set_visible(fringed > 0)
+        self.fringe_note.set_x(fringed / 2 - 0.5)
+        self.fringe_note.set_visible(fringed > 0.07 * dim)  # room for the note's line of text
         j = 2 * pair
         self.marks.set_segments(
             [[(j, -0.5), (j, num_tokens - 0.5)], [(j + 1, -0.5), (j + 1, num_tokens - 0.5)],

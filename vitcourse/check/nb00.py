@@ -45,8 +45,9 @@ def bright_pixels(answer: object) -> Verdict:
         answer,
         expected,
         "pixels brighter than 0.5",
-        "Revisit 'The picture': its cell marks pixels with a comparison on the whole array and counts the marks.",
+        "Revisit `where_value` in 'The picture': it marks pixels with one comparison on the whole array and "
+        "counts the marks.",
         wrong=wrong,
-        pointer="`picture > 0.5` gives one True or False per pixel; `.sum()` counts the True ones (True counts as "
-        "1). Turn the result into a plain int with int(...).",
+        pointer="Comparing the whole array with the threshold gives one True or False per pixel; `.sum()` counts "
+        "the True ones (True counts as 1). Turn the result into a plain int with int(...).",
     )

@@ -114,38 +114,72 @@ def token_length_same_count(answer: object) -> Verdict:
     )
 
 
+def _patch_holding(row: int, col: int, patch_h: int, patch_w: int) -> int:
+    """The number (from 1, row by row) of the ``patch_h x patch_w`` patch of the picture that holds pixel
+    (row, col): ``nn.Unfold`` cuts a picture whose every value is its own place, and the patch holding that
+    value is found (no formula of the exercise's)."""
+    places = torch.arange(H * W, dtype=torch.float64).reshape(1, 1, H, W)  # value = row * W + col
+    patches = torch.nn.functional.unfold(places, (patch_h, patch_w), stride=(patch_h, patch_w))[
+        0
+    ]  # (ph*pw, N)
+    holding = (patches == row * W + col).any(dim=0).nonzero().flatten()  # the one patch holding the pixel
+    return int(holding[0]) + 1
+
+
 @never_raises
 def patch_number(answer: object) -> Verdict:
-    """Exercise 01.2: which 10 x 10 patch (numbered from 1, row by row) holds pixel (row 45, column 30)?"""
-    p, row, col = 10, 45, 30
-    per_row, per_col = W // p, H // p
+    """Exercise 01.2: which patch of 10 rows x 20 columns (numbered from 1, row by row) holds pixel (45, 30)?"""
+    ph, pw, row, col = 10, 20, 45, 30
+    expected = _patch_holding(row, col, ph, pw)
+    per_col = H // ph  # patches in a column of patches
+    candidates = (
+        (
+            expected - 1,
+            "one too small: either that is the patch index counted from 0 (patch numbers start at 1), or you "
+            "counted the pixel's row and column from 1 (they count from 0, so row 45 is the 46th row and column 30 "
+            "the 31st).",
+        ),
+        (
+            _patch_holding(row, col, pw, ph),
+            "that is the patch for patches of 20 rows x 10 columns: you swapped the patch's height and width.",
+        ),
+        (
+            _patch_holding(row, col, 10, 10),
+            "that is the patch for square 10 x 10 patches; here a patch is 20 columns wide, so a row of patches "
+            "holds fewer of them.",
+        ),
+        (
+            _patch_holding(row, col, 20, 20),
+            "that is the patch for square 20 x 20 patches (the grid drawn above).",
+        ),
+        (
+            (col // pw) * per_col + row // ph + 1,
+            "you numbered the patches column by column; the order is row by row (left to right, then the next "
+            "row).",
+        ),
+        (
+            (row // ph) * per_col + col // pw + 1,
+            "a row of patches holds W / (patch width) patches: you used the height where the width belongs.",
+        ),
+        (
+            (row // ph) * (W // ph) + col // pw + 1,
+            "a row of patches holds W / (patch width) patches: you divided the width by the patch height.",
+        ),
+    )
+    wrong: dict[int, str] = {}  # the first diagnosis of a number wins; the right answer is never one of them
+    for number, diagnosis in candidates:
+        if number != expected:
+            wrong.setdefault(number, diagnosis)
     return int_answer(
         answer,
-        (row // p) * per_row + col // p + 1,
-        "patch holding pixel (45, 30) with P = 10",
-        "Revisit 'One patch, one token, by hand': its cell goes from a patch number to a patch row and column; "
-        "here you go the other way, on a grid with smaller patches.",
-        wrong={
-            (row // p) * per_row
-            + col // p: "one too small: either that is the patch index counted from 0 (patch numbers start "
-            "at 1), or you counted the pixel's row and column from 1 (they count from 0, so row 45 is the 46th "
-            "row and column 30 the 31st).",
-            (col // p) * per_col
-            + row // p
-            + 1: "you numbered the patches column by column; the order is row "
-            "by row (left to right, then the next row).",
-            (row // 20) * (W // 20)
-            + col // 20
-            + 1: "that is the patch for P = 20; the grid of 10 x 10 patches "
-            "has more patches per row and more rows.",
-            (row // p) * per_col
-            + col // p
-            + 1: "a row of patches holds W / P patches, not H / P: you used the "
-            "height where the width belongs.",
-        },
-        pointer="The pixel's patch row is its row // P and its patch column its column // P (both from 0). Its "
-        "number counts every patch in the full patch rows above it (W / P per row), then the patches to its "
-        "left, plus 1 because numbers start at 1.",
+        expected,
+        "patch of 10 rows x 20 columns holding pixel (45, 30)",
+        "Revisit the cell that defines `patch_of`: it assumes square patches, and here the patch height and the "
+        "patch width differ.",
+        wrong=wrong,
+        pointer="The pixel's patch row is its row // (patch height) and its patch column its column // (patch "
+        "width), both from 0. Its number counts every patch in the full patch rows above it (W / (patch width) "
+        "per row), then the patches to its left, plus 1 because numbers start at 1.",
     )
 
 
