@@ -401,12 +401,13 @@ assert torch.allclose(small, from_package, atol=1e-6)
 # The package computes the table without a loop (Exercise 3 asks you to do the same). How many rows does a real
 # model need? One per token plus one for the prediction token. ViT-B/16 cuts a 224 × 224 image into 16 × 16
 # patches (the ViT paper names its models by size and patch side: B for Base, L for Large, H for Huge, and /16
-# for patches of 16 × 16 pixels; notebook 05 lists their sizes). T2T-ViT counts its tokens differently, through three soft splits, (kernel, stride, padding) = (7, 4, 2),
-# (3, 2, 1), (3, 2, 1), and projects them to length 768. The article series' Tokens-to-Token article walks an
-# input of 400 × 100 pixels through that module: a random single-channel array standing in for a rectangular
-# grayscale image (not a picture). Notebook 06 repeats that walk-through, and the
-# series' position-embedding article draws its example table with 176 rows of length 768, the size that
-# walk-through needs:
+# for patches of 16 × 16 pixels; notebook 05 lists their sizes). T2T-ViT counts its tokens differently,
+# through three soft splits, (kernel, stride, padding) = (7, 4, 2), (3, 2, 1), (3, 2, 1), and then projects
+# them to a token length $D$: 256 to 512 in the T2T-ViT paper's named models, 768 in the official code's
+# default and in the article series' walk-through. The series' Tokens-to-Token article walks an input of
+# 400 × 100 pixels through that module: a random single-channel array standing in for a rectangular grayscale
+# image (not a picture). Notebook 06 repeats that walk-through, and the series' position-embedding article
+# draws its example table with 176 rows of length 768, the size that walk-through needs:
 
 # %%
 vit_b = tokens.count_tokens(224, 224, 16, 16, 0)
@@ -420,17 +421,18 @@ table = position.sinusoidal_table(t2t.total + 1, 768)
 print(f"T2T walk-through: {t2t.total} tokens + 1 prediction token -> table {tuple(table.shape)}")
 
 # %% [markdown]
-# Sine and cosine lie in $[-1, 1]$. Top left, eight columns of the table drawn as curves down the first 48 slots,
-# one above the other: four pairs $m$ = 0, 10, 20, 30, each a sine (column $2m$, starting at 0) and a cosine
+# Sine and cosine lie in $[-1, 1]$. Top left, eight columns of the table drawn as curves down the first 64 slots,
+# one above the other: four pairs $m$ = 0, 32, 64, 96, each a sine (column $2m$, starting at 0) and a cosine
 # (column $2m + 1$, starting at 1) of the same frequency; the waves get longer from pair to pair. Top right, a heat
 # map of all 176 slots, colour range $[-1, 1]$ centred on 0 (white) so that signs show. A heat map of all 768
 # columns would give each column less than one screen pixel, and the alternating sine and cosine columns would
 # blend into stripes that are not in the data; so it draws every 8th column (all sines, since every 8th column
-# is even), each as its own cell, and it starts at column 64, whose wave is 13.5 slots long (printed): further
-# left the waves are so short that neighbouring drawn columns, 8 apart, fall in and out of step from slot to
-# slot, and the picture fills with fringes (moiré) that come from drawing every 8th column, not from the table.
-# A few fringes remain at the lower left, where the slots are far from 0; the left panel draws the short waves
-# as curves instead. Across the heat map the waves slow down from left to
+# is even), each as its own cell. Two drawn neighbours, 8 columns apart, have slightly different frequencies,
+# so over the slots they drift out of step; where the waves are short they drift by more than a quarter wave
+# by the last slot, and the heat map fills with fringes (moiré) that come from drawing every 8th column, not
+# from the table. So the heat map starts at the first drawn column whose drift stays within a quarter wave
+# (printed, with its wavelength), just past the left panel's last pair; the curves show the shorter waves.
+# Across the heat map the waves slow down from left to
 # right, until the last columns barely leave 0. Below, four columns as curves over the first 50 slots: columns 0
 # and 1 are the sine and cosine of the first pair, frequency 1, one full wave every $2\pi \approx 6.3$ slots;
 # column 100 is a slower wave; column 600 has so low a frequency that it barely leaves 0 even over all 176 slots
@@ -445,16 +447,31 @@ for j in columns:
         f"one wave every {2 * math.pi / omega:,.1f} slots, largest |value| over the 176 slots {table[:, j].abs().max():.2f}"
     )
 
-pairs_drawn = (0, 10, 20, 30)  # four pairs m: columns 2m (sine) and 2m + 1 (cosine)
-first_heat_column = 64  # the heat map starts here: waves of 13.5 slots or more (below, moire between columns)
+pairs_drawn = (0, 32, 64, 96)  # four pairs m: columns 2m (sine) and 2m + 1 (cosine)
+step = 8  # the heat map draws every 8th column
+
+
+def frequency(j: int) -> float:
+    """The frequency of column j of the 176 x 768 table."""
+    return 10000 ** (-2 * (j // 2) / table.shape[1])
+
+
+def drift(j: int) -> float:
+    """How far drawn columns j and j + step get out of step by the last slot, in waves."""
+    return (table.shape[0] - 1) * (frequency(j) - frequency(j + step)) / (2 * math.pi)
+
+
+first_heat_column = next(j for j in range(0, table.shape[1], step) if drift(j) <= 0.25)
 print(
-    f"wavelength at column {first_heat_column}: "
-    f"{2 * math.pi * 10000 ** (2 * (first_heat_column // 2) / table.shape[1]):.1f} slots"
+    f"heat map from column {first_heat_column}: wavelength {2 * math.pi / frequency(first_heat_column):.1f} "
+    f"slots; drawn neighbours drift {drift(first_heat_column):.2f} of a wave apart by slot {table.shape[0] - 1} "
+    f"(at column {first_heat_column - step}: {drift(first_heat_column - step):.2f})"
 )
+assert first_heat_column > 2 * pairs_drawn[-1] + 1  # the heat map starts past the curves' last column
 fig = plt.figure(figsize=(13, 10))
 layout = fig.add_gridspec(2, 2, height_ratios=(1.5, 1))
 ax1, ax2, ax3 = fig.add_subplot(layout[0, 0]), fig.add_subplot(layout[0, 1]), fig.add_subplot(layout[1, :])
-corner = 48  # the first 48 slots
+corner = 64  # the first 64 slots
 for k, m in enumerate(pairs_drawn):
     offset = 2.5 * (len(pairs_drawn) - 1 - k)  # pair 0 on top
     for j, style in ((2 * m, "o-"), (2 * m + 1, "s--")):
@@ -469,15 +486,11 @@ ax1.set_ylabel("value (each pair around its own 0 line)")
 ax1.set_title("eight columns as curves: sine (solid), cosine (dashed)")
 plots.show_table_columns(
     table,
-    range(first_heat_column, table.shape[1], 8),
+    range(first_heat_column, table.shape[1], step),
     ax=ax2,
-    title=f"all 176 slots, every 8th column from {first_heat_column} on",
+    title=f"all 176 slots, every 8th column from {first_heat_column} on\n(shorter waves: curves on the left)",
 )
-ax2.set_title(
-    f"all 176 slots, every 8th column from {first_heat_column} on\n"
-    "(lower-left fringes: too few columns drawn for waves this short)",
-    fontsize=10,
-)
+ax2.title.set_fontsize(10)
 shown = 50  # the first 50 slots, so that the fastest waves can be followed
 for j, style in zip(columns, ("o-", "s--", "-", "-"), strict=True):
     ax3.plot(table[:shown, j], style, ms=3, label=f"column {j} ({'sin' if j % 2 == 0 else 'cos'})")
@@ -545,11 +558,13 @@ plt.show()
 #
 # The explorer below (in a running kernel) draws the table for any number of positions $N$, token length $d$ and
 # base (the 10000 of the formula above), the pair of columns $(2m, 2m + 1)$ as curves, and the cosine similarity
-# of position $i$ to every position. **Predict first, from the formula, then play** (with $d = 768$): how many
-# positions does one wave of pair $m = 0$ take? By how much does the wavelength grow from one pair to the next,
-# and how long is pair 60's wave then? What happens to pair 60's wave when the base shrinks from 10000 to 100?
-# Does the similarity curve keep its shape when you move $i$ (the diagonals above say it should)? On the table, yellow dashed lines mark columns $2m$ and $2m + 1$ and a green one
-# position $i$. Above $d = 256$ the table shows only its sine columns: sines and cosines alternate column by
+# of position $i$ to every position. It opens on pair 60, whose wavelength its text line prints. **Predict
+# first, from the formula, then play** (with $d = 768$ unless said otherwise): by what factor does the
+# wavelength grow from one pair to the next? Which is then the first pair whose wave is longer than 176
+# positions, and how long is pair 200's wave? What happens to pair 60's wave when $d$ shrinks from 768 to 400,
+# and when the base shrinks from 10000 to 100? Does the similarity curve keep its shape when you move $i$ (the
+# diagonals above say it should)? On the table, yellow dashed lines mark columns $2m$ and $2m + 1$ and a green
+# one position $i$. Above $d = 256$ the table shows only its sine columns: sines and cosines alternate column by
 # column, and a picture this size cannot show hundreds of alternating columns without false stripes. The two
 # curve panels end their axes at a round number at or past $N - 1$ (the grey band holds no positions), so they
 # do not jump while you drag $N$. The line of text above the picture is the explorer's summary.
@@ -560,20 +575,24 @@ from vitcourse import widgets
 widgets.position_explorer()
 
 # %% [markdown]
-# **Check your predictions** (after writing them down): the cell below prints the explorer's summary line for a
-# few settings, and the wavelengths of pairs 0, 60 and 300 by the formula.
+# **Check your predictions** (after writing them down): the cell below computes the growth per pair and the
+# first pair longer than 176 positions from the formula, and prints the explorer's summary line for the
+# settings asked about.
 
 # %%
+growth = 10000 ** (2 / 768)  # wavelength of pair m + 1 over that of pair m, at d = 768
+first_long = next(m for m in range(384) if 2 * math.pi * 10000 ** (2 * m / 768) > 176)
+print(f"d = 768: each pair's wave is {growth:.4f} times as long as the pair before")
+print(f"first pair whose wave is longer than 176 positions: m = {first_long}")
 for setting in [
-    {},
-    {"pair": 0},
-    {"pair": 300},
+    {"pair": first_long - 1},
+    {"pair": first_long},
+    {"pair": 200},
+    {"dim": 400},
     {"base": 100.0},
     {"num_tokens": 15, "dim": 400, "position": 4},
 ]:
-    print(widgets.position_view(**setting)[1])
-wavelengths = [2 * math.pi * 10000 ** (2 * m / 768) for m in (0, 60, 300)]
-print("wavelengths of pairs m = 0, 60, 300 by the formula:", [f"{x:.4g}" for x in wavelengths])
+    print(setting, "->", widgets.position_view(**setting)[1])
 assert "repeat every 26.5 positions" in widgets.position_view()[1]  # pair 60 (the explorer's default)
 assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in a 5-row table
 
@@ -648,14 +667,15 @@ for ax, values, name, (low, high), cmap, label in (
     ax.set_yticks(range(grid.total))
     tick_labels = ax.set_yticklabels([str(t) for t in range(grid.total)], fontsize=7)
     limits = ax.get_xlim(), ax.get_ylim()
+    left = limits[0][0] - 2 if values is raw else limits[0][0]  # pixel panel: room for rings at entry 0
     for t in (first, second):  # mark the two most alike tokens beside their rows, not over them
         tick_labels[t].set_color("red")
         tick_labels[t].set_fontweight("bold")
-        ax.plot(-4, t, ">", color="red", ms=6, clip_on=False)
+        ax.plot(left - 3.5, t, ">", color="red", ms=6, clip_on=False)
     if values is raw:  # ring the pixels in which the two differ (those among the entries drawn)
         for e in (raw[first, : len(shown_entries)] != raw[second, : len(shown_entries)]).nonzero().flatten():
-            ax.plot([e, e], [first, second], "o", ms=9, mfc="none", mec="red", mew=1.5)
-    ax.set_xlim(limits[0])
+            ax.plot([e, e], [first, second], "o", ms=9, mfc="none", mec="red", mew=1.5, clip_on=False)
+    ax.set_xlim(left, limits[0][1])
     ax.set_ylim(limits[1])
 ax4 = fig.add_subplot(2, 1, 2)
 entries = torch.arange(P * P)
@@ -764,12 +784,10 @@ plt.show()
 # scenes drawn with their own seed and never used in training, so that it measures what the model learned
 # rather than what it memorised.
 #
-# Does the model read the moon's place from its position embedding? Not necessarily. The moon is drawn over the
-# landscape, so its patch also carries what lies behind and around it (sky near the top, ridges and ground lower
-# down), and a moon of radius 5 to 8 pixels, centred up to 5 pixels off its patch's centre, can spill into the
-# neighbouring patches. A model with no position embedding at all could read part of the place from that. So
-# the course ships a **control** beside it: the same run (same settings, same seed, same scenes) with no
-# position embedding, `vit_where_nopos`. Whatever the control gets right, the pixels alone gave away.
+# Does the model read the moon's place from its position embedding? Not necessarily: the pixels themselves
+# might give part of the place away. So the course ships a **control** beside it: the same run (same settings,
+# same seed, same scenes) with no position embedding, `vit_where_nopos`. Whatever the control gets right, the
+# pixels alone gave away.
 #
 # **Predict before you run the cell:** which will the control still get right more often, the moon's row or its
 # column? The cell evaluates both models on the same 256 held-out scenes (on the CPU, where the stored numbers
@@ -807,10 +825,14 @@ assert seeing_m["column_accuracy"] - blind_m["column_accuracy"] > 0.3
 
 # %% [markdown]
 # What the pair shows (numbers printed above): without any position embedding the control still names the
-# moon's row in almost every held-out scene, far above chance: the row can largely be read from what surrounds
-# the moon. It names the column right more often than chance too, but far less often than the model with a
-# position embedding: mainly the column needs the position embedding. The pair says no more than that: it does
-# not show how the shipped model splits the work between pixels and position, for rows or for columns.
+# moon's row in almost every held-out scene, far above chance: the row can largely be read from the pixels
+# alone. Which pixels, the pair does not say; plausibly the sky above and the ridges below the moon. The moon is
+# drawn over the landscape, so its patch also carries what lies behind and around it (sky near the top, ridges
+# and ground lower down), and a moon of radius 5 to 8 pixels, centred within 5 pixels of its patch's centre in
+# each direction, can spill into the neighbouring patches. The control names the column right more often than
+# chance too, but far less often than the model with a position embedding: mainly the column needs the
+# position embedding. The pair says no more than that: it does not show how the shipped model splits the work
+# between pixels and position, for rows or for columns.
 #
 # The shipped model's position embedding is the one to look at. We measure its row and column structure with
 # `vitcourse.probes.row_column_score`: for each patch, the mean cosine similarity to the other patches in its
@@ -819,8 +841,8 @@ assert seeing_m["column_accuracy"] - blind_m["column_accuracy"] > 0.3
 #
 # - **the start**: the same score of the model's own position embedding before training
 #   (`train.build_model(config)` draws it from the run's seed), and its spread over 100 random starts;
-# - **a perfect grid**: a one-hot row code next to a one-hot column code (within a row or a column the cosine is
-#   1/2, elsewhere 0);
+# - **a perfect grid**: a one-hot row code (zeros with a single 1 at the patch's row) next to a one-hot column
+#   code (the same for its column); within a row or a column the cosine is 1/2, elsewhere 0;
 # - **locality alone**: any embedding whose similarity simply falls with distance already scores above 0, since
 #   a patch's nearest neighbours share its row or column. `probes.distance_only_scores` scores position vectors
 #   whose cosine similarity is $\exp(-\text{distance}^2 / 2\sigma^2)$ (distance in patches), with no preference
@@ -914,6 +936,7 @@ assert mean_of[(4.0, "row")] > max(v for (d, line), v in mean_of.items() if line
 assert mean_of[(2.0, "row")] <= mean_of[(1.41, "neither")]  # along the rows the structure is weaker
 neither_far = {d: v for (d, line), v in mean_of.items() if line == "neither" and d > 2}
 assert max(neither_far.values()) < 0 and min(neither_far, key=neither_far.get) == max(neither_far)
+assert 0 < mean_of[(1.41, "neither")] < 0.1  # diagonal neighbours: close to 0, slightly positive
 plots.show_similarity_grid(
     position.cosine_similarity_grid(trained, grid.rows, grid.cols),
     title="shipped ViT's learned position embedding after training: cosine similarity of each patch with all",
@@ -928,8 +951,8 @@ plt.show()
 # and column structure beyond locality. It is clearer in the columns: two patches two apart in a row are no more
 # alike than diagonal neighbours. This fits the pair of models above, where mainly the column needed the
 # position embedding; it does not show that the model relies on this structure. It is not the clean grid of the
-# one-hot code either: pairs in neither row nor column, diagonal neighbours apart, are not near 0 but unlike,
-# the two farthest corners most of all. The ViT paper's grids come from far larger models trained on far more
+# one-hot code either: apart from the diagonal neighbours (close to 0, slightly positive), pairs in neither row
+# nor column are not near 0 but unlike (negative cosine), the two farthest corners most of all. The ViT paper's grids come from far larger models trained on far more
 # data; this one is 64 numbers per slot, learned on one small task.
 #
 # ## What the papers report
@@ -1016,8 +1039,10 @@ check.require(check.learned_embedding_size, answer_learned)
 # `scipy.ndimage.zoom(..., order=1)`, a linear interpolation, and handles square grids only. Bicubic is timm's
 # choice (`resample_abs_pos_embed` in `timm/layers/pos_embed.py`), and this course's: `F.interpolate` with
 # `mode="bicubic", align_corners=False` (each new patch takes its value from the old patches around its centre).
-# timm also passes `antialias=True` by default; with it, PyTorch's bicubic weights the neighbours differently,
-# so the numbers differ a little even when enlarging (measured below).
+# timm also passes `antialias=True` by default. Anti-aliasing matters when a grid shrinks: each new value then
+# averages over all the old values it covers, so that detail finer than the new grid is smoothed away instead
+# of turning into false patterns. With it, PyTorch's bicubic also weights the neighbours differently, so the
+# numbers differ a little even when enlarging (measured below).
 #
 # **Exercise 5 (coding).** Write `my_resize(pos_embed, old_grid, new_grid)`: it takes a learned embedding of
 # shape (1, 1 + h·w, D) with the prediction token's row first, the old grid `(h, w)` and a new grid `(h2, w2)`,
@@ -1141,7 +1166,7 @@ plt.show()
 #   products depend only on slot distance, or a learned one (ViT; starts as small random numbers).
 # - The ViT paper found any of its kinds better than none, with small differences between them.
 # - A claim about a trained model needs its control. The course's small ViT without a position embedding still
-#   reads the moon's row from the pixels around it; mainly the column needed the embedding. Its learned
+#   reads the moon's row from the pixels alone; mainly the column needed the embedding. Its learned
 #   embedding holds row and column structure beyond what locality alone (a distance-only control) gives.
 # - A learned embedding belongs to one patch grid; for another image size ViT interpolates it in 2-D, keeping
 #   the prediction token's row as it is.

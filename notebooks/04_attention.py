@@ -25,8 +25,8 @@
 # with the softmax taken over each row (over the keys), and $d_k$ the length of a query.
 #
 # This notebook builds the standard layer that ViT uses in every block: tokens of length $D$ in, tokens of
-# length $D$ out. (T2T's token transformers use a variant that changes the token length and adds a skip through
-# $v$; notebook 06 builds it on top of this one.) The attention article of the article series (Callis, "Attention
+# length $D$ out. (T2T's token transformers use a variant that changes the token length and adds $v$ to its
+# output, a skip connection like the residual of notebook 05; notebook 06 builds it on top of this one.) The attention article of the article series (Callis, "Attention
 # for Vision Transformers, Explained", 2024, in the series "Vision Transformers Explained" that notebook 00
 # introduces) walks through that T2T layer; we start with the standard one because every ViT block uses it and
 # the T2T variant is easiest to follow as a change to it.
@@ -62,9 +62,10 @@ device = vitcourse.get_device()
 #
 # A batch of 13 items, each 100 tokens of length $D$ = 64. Inside a transformer block attention reads tokens
 # that a *layer norm* has just normalised: each token is shifted and scaled so that its own $D$ entries have
-# mean 0 and variance 1 exactly (notebook 05 covers layer norm fully). So we draw the tokens from a standard
-# normal distribution, which has about the same statistics: mean 0 and variance 1 on average, each token only
-# close to them (printed below).
+# mean 0 and variance 1 exactly (before the layer norm's learned scale and shift, which start at 1 and 0;
+# notebook 05 covers layer norm fully). So we draw the tokens from a standard normal distribution, which has
+# about the same statistics: mean 0 and variance 1 on average, each token's own mean near 0 and its variance
+# between about 0.5 and 1.7 (printed below).
 #
 # The attention article's walk-through uses the same batch, token count and channels, but its tokens have
 # length 49 (7 × 7, the pixels of a window of T2T's first soft split), which its layer reads into 64 channels:
@@ -78,8 +79,9 @@ print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
 token_means, token_vars = x.mean(-1), x.var(-1, unbiased=False)  # (B, N) each: over each token's D entries
 print(
     f"per token: mean from {token_means.min():.2f} to {token_means.max():.2f}, "
-    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (after a layer norm: exactly 0 and 1)"
+    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (a layer norm gives exactly 0 and 1)"
 )
+assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.max() < 1.75
 article = {"batch": 13, "tokens": 100, "token length": 7 * 7, "channels": 64}  # the article's walk-through
 print(
     "the article's walk-through: "
@@ -167,7 +169,9 @@ print(
 # the products use all 100). The weights panel shows 20 of the 100 keys of each row, so its rows do not sum
 # to 1. What to look for in the weights: every row (query) has its own pattern; the rows are far from uniform,
 # with some keys getting several times the average weight 1/100 and many almost none; and so the output rows
-# differ from each other, each a different mix of the values.
+# differ from each other, each a different mix of the values. (Printed below: the median row's largest weight,
+# beside the two extremes: a uniform row, every key weighted 1/100, and a *one-hot* row, all the weight on one
+# key.)
 #
 # Each output row is a *convex combination* of the value rows (weights positive, summing to 1): in every
 # channel it lies between the smallest and the largest value. For independent values of variance 1 its
@@ -298,7 +302,8 @@ assert entropy_scaled > entropy_unscaled
 # q_c k_c$ is a sum of $d_k$ products, each with mean 0 and variance $E[q_c^2]\,E[k_c^2] = 1$, so its variance is
 # $d_k$ and its standard deviation $\sqrt{d_k}$. Scores that far apart push the softmax towards a one-hot row: one
 # key takes almost all the weight, and training can barely move the row any more. Training changes each weight
-# of the model by its *gradient*, how much the loss changes when that weight changes a little, and every such
+# of the model by its *gradient*, how much the *loss* (the one number that measures how wrong the model's
+# outputs are, and that training makes smaller) changes when that weight changes a little, and every such
 # gradient passes through the softmax's derivative: how weight $a_j$ changes when score $s_l$ changes,
 # $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$, where $\delta_{jl}$ is 1 when $j = l$ and 0
 # otherwise. That is close to 0 for every $j$ and $l$ when every $a$ is close to 0 or 1, so almost no gradient
@@ -381,7 +386,9 @@ check.require(check.scores_growth, answer_growth)
 # The answer, counted: every head compares every token with every token, so $QK^\top$ grows with the square of
 # the token count, and the prediction token is one of those tokens. The work of computing $QK^\top$ and
 # weights @ V grows the same way, while that of the linear layers grows only with the token count, about as the
-# pixels do (counted below, in "Weights and multiply-adds").
+# pixels do. The cell also prints both, per layer and image, with ViT-B's token length $D$ = 768: the qkv and
+# `proj` layers take $3ND^2$ and $ND^2$ multiply-adds, the two matrix products $N^2D$ each ("Weights and
+# multiply-adds" below counts them on a layer).
 
 # %%
 entries = {}
@@ -394,6 +401,19 @@ for side in (224, 384):
 print(
     f"growth: {entries[384] / entries[224]:.3f} times; pixels: {(384 / 224) ** 2:.3f} times; "
     f"without the prediction token: {((384 // 16) ** 2 / (224 // 16) ** 2) ** 2:.3f} times"
+)
+d_base = 768  # ViT-B's token length
+macs = {}
+for side in (224, 384):
+    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1
+    macs[side] = (4 * n * d_base**2, 2 * n * n * d_base)  # (qkv + proj, QK^T + weights @ V), one layer
+    print(
+        f"{side} x {side}, one layer, one image: qkv + proj {macs[side][0]:,} multiply-adds, "
+        f"QK^T + weights @ V {macs[side][1]:,}"
+    )
+print(
+    f"growth: qkv + proj {macs[384][0] / macs[224][0]:.3f} times, "
+    f"QK^T + weights @ V {macs[384][1] / macs[224][1]:.3f} times"
 )
 
 # %% [markdown]
@@ -640,9 +660,16 @@ check.require(check.attention_function, attention_tokens_first)
 # pixels get nearly the same key, and so nearly the same weight in every head (two identical patches would get
 # identical weights). The cell finds the picture's two most alike patches (the smallest mean difference between
 # their pixels), prints the weights patch 8 gives them, and compares their gap with the gap between the weights
-# of two patches taken at random. It also prints how far the weights of every row stray from the uniform
-# 1/15: much less than on the walk-through's random tokens. The last section of this notebook draws maps of a
-# trained model.
+# of two patches taken at random.
+#
+# It also prints how far the weights stray from the uniform 1/15, and why they stray so little. The statistic is
+# each row's largest weight divided by 1/15, for the median row (and the largest over all rows). Beside the
+# picture's tokens it runs the same layer on two kinds of 15 random tokens, layer-normed the same way, 20 draws
+# of each: independent standard normal ones, and ones made about as alike as the picture's (one shared random
+# direction per draw, plus a little noise for each token). How alike tokens are is measured by their mean
+# cosine similarity over all pairs (notebook 03). The picture's 15 tokens are mostly alike: alike tokens give
+# alike keys, so one query's scores differ little from key to key and its weights stay close to uniform. The
+# last section of this notebook draws maps of a trained model.
 
 # %%
 picture = load_mountains()
@@ -661,10 +688,48 @@ print(f"variance of the entries of q: {pic_steps.q.var().item():.2f}, of k: {pic
 vs_uniform = pic_steps.weights[0].cpu() * 15  # (heads, 15, 15): every weight over the uniform 1/15
 print(
     f"every row of every head: weights from {vs_uniform.min():.2f} to {vs_uniform.max():.2f} times the "
-    f"uniform 1/15 (on the walk-through's random tokens the median row's largest weight was "
-    f"{top.median().item() * 100:.1f} times the uniform 1/100)"
+    "uniform 1/15"
 )
 assert 0.4 < vs_uniform.min() and vs_uniform.max() < 2.5  # within about a factor 2 of uniform
+
+
+def mean_cosine(t: torch.Tensor) -> torch.Tensor:
+    """(B, N, D) tokens -> (B,): each item's mean cosine similarity over its pairs of different tokens."""
+    unit = F.normalize(t, dim=-1)  # (B, N, D)
+    cos = unit @ unit.transpose(-2, -1)  # (B, N, N)
+    return cos[:, ~torch.eye(t.shape[1], dtype=torch.bool, device=t.device)].mean(-1)
+
+
+def largest_over_uniform(t: torch.Tensor) -> torch.Tensor:
+    """(B, 15, 64) tokens -> (B, heads * 15): each row's largest weight in this layer, over the uniform 1/15."""
+    with torch.no_grad():
+        _, st = att_pic.steps(t)
+    return (st.weights.amax(-1) * 15).flatten(1).cpu()
+
+
+draws, token_gen = 20, torch.Generator().manual_seed(1)
+alike = mean_cosine(picture_tokens).item()  # how alike the picture's 15 tokens are
+shared = torch.randn(draws, 1, 64, generator=token_gen)  # one shared direction per draw
+noise = torch.randn(draws, 15, 64, generator=token_gen)
+compared = {
+    "the picture's 15 tokens": picture_tokens,
+    f"15 random tokens (randn), {draws} draws": F.layer_norm(
+        torch.randn(draws, 15, 64, generator=token_gen), (64,)
+    ),
+    f"15 random tokens as alike as the picture's, {draws} draws": F.layer_norm(
+        math.sqrt(alike) * shared + math.sqrt(1 - alike) * noise, (64,)
+    ),
+}  # each (B, 15, 64), layer-normed
+print(f"{'':54s} {'mean':>7s}   largest weight / (1/15)")
+print(f"{'tokens':54s} {'cosine':>7s}   {'median row':>10s} {'largest':>8s}")
+median_row = {}
+for name, t in compared.items():
+    rows = largest_over_uniform(t.to(device))  # (B, 60): 4 heads x 15 rows per item
+    median_row[name] = rows.median(-1).values.mean().item()  # the median row, averaged over the draws
+    cosine = round(mean_cosine(t).mean().item(), 2) + 0.0  # + 0.0: no "-0.00"
+    print(f"{name:54s} {cosine:7.2f}   {median_row[name]:10.2f} {rows.max():8.2f}")
+picture_median, random_median, alike_median = median_row.values()
+assert alike > 0.8 and picture_median < 0.6 * random_median and abs(alike_median / picture_median - 1) < 0.2
 raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
 pixel_gaps = torch.cdist(raw_patches, raw_patches, p=1) / raw_patches.shape[1]  # (15, 15): mean |difference|
 pixel_gaps.fill_diagonal_(float("inf"))  # a patch is not compared with itself
@@ -728,15 +793,18 @@ plt.show()
 # each a token of length 400, layer-normed. Unlike the walk-through's layer, whose input length equalled its
 # channel count, this one (like the T2T layer of Exercise 4) has an input length that differs from its channel
 # count: its qkv maps each 400-long token straight to 3 × 64 channels. It draws the weights of up to 8 heads
-# with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform weights, 0 for one-hot ones. The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a temperature $T < 1$ sharpens
-# them, $T > 1$ flattens them. The layer's qkv weights are drawn with standard deviation $1/\sqrt{400}$, as in
+# with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform weights, 0 for one-hot ones.
+# The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a temperature $T < 1$ sharpens them,
+# $T > 1$ flattens them. The layer's qkv weights are drawn with standard deviation $1/\sqrt{400}$, as in
 # section 1, so the entries of $Q$ and $K$ have variance close to 1.
 #
 # **Predict, then play.** The explorer starts with 4 heads, the scale $1/\sqrt{\text{head\_dim}}$ and $T$ = 1;
-# its text line prints the mean entropy there. (1) Drop the scale: does the entropy go up or down, and to
-# roughly what? (2) Which temperature, among 0.1, 1 and 10, makes the weights nearly one-hot, and which nearly
-# uniform? (3) Going from 4 to 16 heads, what happens to head_dim, to the scale and to the parameter count?
-# Write down your guesses, try them in the explorer, then run the cell after it, which prints the answers.
+# its text line prints the mean entropy there. (1) Drop the scale (set it to none): Exercise 1 settled which
+# way the entropy moves; to roughly what value does it move here? (2) Guess the mean entropy at $T$ = 0.1 and
+# at $T$ = 10: how close to one-hot, and how close to uniform, do they bring the weights? (3) With 16 heads, each head compares the tokens
+# on only 4 channels, with the scale 1/2: what mean entropy do you expect, close to the 4 heads' value, close
+# to uniform, or close to one-hot? Write down your guesses, try them in the explorer, then run the cell after
+# it, which prints the answers.
 
 # %%
 from vitcourse import widgets
@@ -989,9 +1057,10 @@ plt.show()
 #   two matrix products grow with the square of the token count, the prediction (class) token included.
 # - An attention map has one row per query and one column per key: a row shows where one token looks (its
 #   weights sum to 1), a column how much every token looks at one key. Random heads give rows with no meaning
-#   for the picture: on random tokens the rows are uneven, on the picture's 15 tokens they stay within about a
-#   factor 2 of uniform (both printed above). The shipped model's heads attend almost uniformly before training;
-#   after it they differ, some locking onto what the task needs (the moon), others staying spread out.
+#   for the picture: on independent random tokens the rows are uneven; the picture's 15 tokens are mostly alike,
+#   so their rows stay within about a factor 2 of uniform (both printed above). The shipped model's heads attend
+#   almost uniformly before training; after it they differ, some locking onto the moon's patch, others staying
+#   spread out.
 #
 # **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) stacks attention and an MLP into encoder
 # blocks and builds the whole ViT; [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token
