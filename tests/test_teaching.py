@@ -25,3 +25,18 @@ def test_every_checker_teaching_names_exists() -> None:
 def test_every_checker_is_in_teaching() -> None:
     missing = {name for name in CHECKERS if f"`{name}`" not in TEACHING}
     assert not missing, f"TEACHING.md's concept matrix does not name these checkers: {sorted(missing)}"
+
+
+def test_points_per_notebook_are_the_notebooks_own() -> None:
+    """The points TEACHING.md lists are the sum of each notebook's graded cells' points (nbgrader metadata)."""
+    import nbformat
+
+    listed = dict(re.findall(r"\b(0\d): (\d+)", TEACHING.split("Points per notebook:")[1].split("\n\n")[0]))
+    notebooks = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("0[0-9]_*.ipynb"))
+    for path in notebooks:
+        cells = nbformat.read(path, as_version=4).cells
+        points = sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in cells)
+        if points:
+            assert int(listed.get(path.name[:2], -1)) == points, (
+                f"{path.name}: {points} points, TEACHING.md says {listed.get(path.name[:2])}"
+            )
