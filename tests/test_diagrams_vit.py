@@ -7,6 +7,7 @@ matplotlib.use("Agg")  # tests draw off screen; the notebooks keep their inline 
 import matplotlib.pyplot as plt
 import pytest
 import torch
+from diagram_keys import colours_without_a_key  # tests/diagram_keys.py
 from matplotlib.axes import Axes
 
 from vitcourse.blocks import EncoderBlock
@@ -86,26 +87,9 @@ def test_encoder_block_default_is_vit_base() -> None:
     assert _times(13, 16, 768) in text and _times(13, 16, 3072) in text
 
 
-def _colours_without_a_key(ax: Axes) -> set[str]:
-    """The fill colours of the diagram's boxes and circles that its legend does not name (empty when all are)."""
-    from matplotlib.colors import to_hex
-    from matplotlib.patches import Circle, FancyBboxPatch, Patch
-
-    legend = ax.get_legend()
-    assert legend is not None, "the diagram has no legend for its colours"
-    named = {
-        to_hex(handle.get_facecolor())
-        for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True)
-        if isinstance(handle, Patch) and text.get_text().strip()
-    }
-    used = {to_hex(p.get_facecolor()) for p in ax.patches if isinstance(p, FancyBboxPatch | Circle)}
-    assert used, "the diagram draws no boxes"
-    return used - named
-
-
 @pytest.mark.parametrize("draw", [vit_pipeline, encoder_block], ids=["vit_pipeline", "encoder_block"])
 def test_every_box_colour_has_a_legend_entry(draw) -> None:
     ax = draw()
-    assert _colours_without_a_key(ax) == set()
+    assert colours_without_a_key(ax) == set()
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "layer with weights" in labels and "operation, no weights" in labels

@@ -47,6 +47,7 @@ __all__ = [
     "float_answer",
     "shape_answer",
     "choice_answer",
+    "known_mistakes",
     "unexplained",
     "right",
     "reset_attempts",
@@ -176,6 +177,16 @@ def _number(answer: object, what: str, kind: str) -> tuple[int | float | None, V
     if isinstance(answer, float | np.floating) and not math.isfinite(answer):
         return None, say(False, f"{what}: got {answer}; expected {kind} that is finite.")
     return answer, None
+
+
+def known_mistakes(candidates: Sequence[tuple[Any, str]], expected: object) -> dict[Any, str]:
+    """The ``wrong=`` table of a value checker from (wrong answer, diagnosis) pairs: where two mistakes give the
+    same answer the first diagnosis wins, and the right answer is never one of them."""
+    wrong: dict[Any, str] = {}
+    for answer, diagnosis in candidates:
+        if answer != expected:
+            wrong.setdefault(answer, diagnosis)
+    return wrong
 
 
 def int_answer(

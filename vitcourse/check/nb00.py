@@ -7,7 +7,7 @@ so the warm-up holds for the course's picture and for the article series' crop a
 from __future__ import annotations
 
 from ..data import load_mountains
-from ._core import Verdict, int_answer, never_raises
+from ._core import Verdict, int_answer, known_mistakes, never_raises
 
 __all__ = ["bright_pixels"]
 
@@ -18,7 +18,6 @@ def bright_pixels(answer: object) -> Verdict:
     picture = load_mountains()  # (H, W), values in [0, 1]
     above = picture > 0.5  # (H, W) True where brighter than one half
     expected = int(above.sum())
-    wrong: dict[int, str] = {}  # the first diagnosis of a number wins; the right answer is never one of them
     candidates = (
         (
             int(picture.size) - expected,
@@ -38,16 +37,13 @@ def bright_pixels(answer: object) -> Verdict:
             "that is how many different values lie above 0.5; count the pixels that hold them.",
         ),
     )
-    for number, diagnosis in candidates:
-        if number != expected:
-            wrong.setdefault(number, diagnosis)
     return int_answer(
         answer,
         expected,
         "pixels brighter than 0.5",
         "Revisit `where_value` in 'The picture': it marks pixels with one comparison on the whole array and "
         "counts the marks.",
-        wrong=wrong,
+        wrong=known_mistakes(candidates, expected),
         pointer="Comparing the whole array with the threshold gives one True or False per pixel; `.sum()` counts "
         "the True ones (True counts as 1). Turn the result into a plain int with int(...).",
     )

@@ -17,6 +17,7 @@ from ._core import (
     check_function,
     describe,
     int_answer,
+    known_mistakes,
     never_raises,
     right,
     say,
@@ -166,17 +167,13 @@ def patch_number(answer: object) -> Verdict:
             "a row of patches holds W / (patch width) patches: you divided the width by the patch height.",
         ),
     )
-    wrong: dict[int, str] = {}  # the first diagnosis of a number wins; the right answer is never one of them
-    for number, diagnosis in candidates:
-        if number != expected:
-            wrong.setdefault(number, diagnosis)
     return int_answer(
         answer,
         expected,
         "patch of 10 rows x 20 columns holding pixel (45, 30)",
         "Revisit the cell that defines `patch_of`: it assumes square patches, and here the patch height and the "
         "patch width differ.",
-        wrong=wrong,
+        wrong=known_mistakes(candidates, expected),
         pointer="The pixel's patch row is its row // (patch height) and its patch column its column // (patch "
         "width), both from 0. Its number counts every patch in the full patch rows above it (W / (patch width) "
         "per row), then the patches to its left, plus 1 because numbers start at 1.",
@@ -251,10 +248,7 @@ def token_position(answer: object) -> Verdict:
             "positions in a tensor count from 0; position 500 is the 501st value.",
         ),
     ]
-    wrong: dict[tuple[int, ...], str] = {}
-    for triple, diagnosis in mistakes:
-        wrong.setdefault(triple, diagnosis)
-    wrong.pop(expected, None)
+    wrong = known_mistakes(mistakes, expected)
     if got in wrong:
         return say(False, f"{what}: {got} is not it: {wrong[got]}")
     return unexplained(
