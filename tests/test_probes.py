@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -246,3 +247,69 @@ def test_beyond_locality_rejects_bad_input() -> None:
         probes.row_column_beyond_locality(code, (3, 5), width=0.0)
     with pytest.raises(TypeError, match="width"):
         probes.row_column_beyond_locality(code, (3, 5), width="wide")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("grid", [(3, 5), (6, 10), (2, 7)])
+def test_attention_distance_bounds_match_the_maps_they_describe(grid: tuple[int, int]) -> None:
+    rows, cols = grid
+    n, patch = rows * cols, 10
+    bounds = probes.attention_distance_bounds(rows, cols, patch)
+    uniform = torch.full((n, n), 1 / n)
+    assert bounds["uniform"] == pytest.approx(
+        probes.mean_attention_distance(uniform, rows, cols, patch).item()
+    )
+    r, c = torch.arange(n) // cols, torch.arange(n) % cols
+    steps = (r[:, None] - r[None]).abs() + (c[:, None] - c[None]).abs()
+    neighbours = (steps == 1).float()
+    neighbours = neighbours / neighbours.sum(-1, keepdim=True)  # each patch: its nearest others, evenly
+    assert bounds["nearest"] == pytest.approx(
+        probes.mean_attention_distance(neighbours, rows, cols, patch).item()
+    )
+    centres = torch.stack([r, c], -1).double() * patch
+    far = torch.cdist(centres, centres).argmax(-1)
+    farthest = torch.eye(n)[far]  # each patch attends only to the patch farthest from it
+    assert bounds["farthest"] == pytest.approx(
+        probes.mean_attention_distance(farthest, rows, cols, patch).item()
+    )
+    assert bounds["itself"] == 0 < bounds["nearest"] < bounds["uniform"] < bounds["farthest"]
+    with pytest.raises(ValueError, match="at least 2 patches"):
+        probes.attention_distance_bounds(1, 1, 10)
+
+
+def test_filter_components_recover_known_patterns() -> None:
+    g = torch.Generator().manual_seed(0)
+    patterns = torch.linalg.qr(torch.randn(25, 2, generator=g, dtype=torch.float64))[
+        0
+    ].T  # (2, 25) orthonormal
+    coefficients = torch.randn(64, 2, generator=g, dtype=torch.float64) * torch.tensor(
+        [3.0, 1.0], dtype=torch.float64
+    )
+    filters = (coefficients @ patterns + 0.5).reshape(
+        64, 1, 5, 5
+    )  # every filter: a mean plus the two patterns
+    found = probes.filter_components(filters.float(), k=2)
+    assert found.components.shape == (2, 1, 5, 5) and found.explained.shape == (2,)
+    flat = found.components.reshape(2, 25).double()
+    # the components span the patterns' plane, and the first (3 times the spread) is the first pattern
+    torch.testing.assert_close(flat @ flat.T, torch.eye(2, dtype=torch.float64), atol=1e-5, rtol=0)
+    assert (flat @ patterns.T).abs().diagonal().min() > 0.99
+    assert found.explained.sum().item() == pytest.approx(1.0, abs=1e-5)
+    torch.testing.assert_close(
+        found.mean.reshape(25).double(), filters.reshape(64, 25).mean(0), atol=1e-6, rtol=0
+    )
+    for component in flat:  # the sign is fixed: the largest entry positive
+        assert component[component.abs().argmax()] > 0
+
+
+def test_filter_components_agree_with_the_covariance_eigenvalues() -> None:
+    filters = torch.randn(48, 1, 6, 6, generator=torch.Generator().manual_seed(1))
+    found = probes.filter_components(filters)
+    assert found.components.shape == (36, 1, 6, 6)
+    eigenvalues = np.linalg.eigvalsh(np.cov(filters.reshape(48, 36).numpy().T))[::-1]
+    np.testing.assert_allclose(found.explained.numpy(), eigenvalues / eigenvalues.sum(), rtol=1e-4, atol=1e-7)
+    with pytest.raises(ValueError, match="k must be at most"):
+        probes.filter_components(filters, k=37)
+    with pytest.raises(ValueError, match="at least 2 filters"):
+        probes.filter_components(filters[:1])
+    with pytest.raises(ValueError, match="weight"):
+        probes.filter_components(filters[0])

@@ -10,6 +10,9 @@
   beyond plain locality, as two numbers.
 * :func:`attention_entropy`: how spread out is each query's attention (0 = one key, log N = all keys alike)?
 * :func:`mean_attention_distance`: how far, in pixels, each head looks on average (ViT paper, Figure 7 right).
+* :func:`attention_distance_bounds`: the references beside it: a head that attends only to itself, only to its
+  nearest neighbours, or evenly to every patch.
+* :func:`filter_components`: the principal components of a patch embedding's filters (ViT paper, Figure 7 left).
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ __all__ = [
     "row_column_beyond_locality",
     "attention_entropy",
     "mean_attention_distance",
+    "attention_distance_bounds",
+    "FilterComponents",
+    "filter_components",
 ]
 
 
@@ -378,3 +384,88 @@ def mean_attention_distance(weights: torch.Tensor, rows: int, cols: int, patch: 
     centres = torch.stack([r, c], -1) * patch  # (n, 2) in pixels
     distance = torch.cdist(centres, centres).to(w.device)  # (n, n)
     return (w * distance).sum(-1).mean(-1)  # (...)
+
+
+def attention_distance_bounds(rows: int, cols: int, patch: int) -> dict[str, float]:
+    """The references to read :func:`mean_attention_distance` against, in pixels, on a ``rows x cols`` grid.
+
+    * "itself": every patch attends only to itself: 0.
+    * "nearest": every patch attends only to its nearest other patches (left, right, above, below): ``patch``,
+      the distance between neighbouring patch centres. A head below it must put weight on the query patch itself.
+    * "uniform": every patch spreads its weight evenly over all patches (itself included): the mean distance
+      between patch centres; a head that ignores where the patches are, as an untrained one nearly does, sits here.
+    * "farthest": the largest possible, every patch attending only to the patch farthest from it.
+    """
+    positive_int("rows", rows)
+    positive_int("cols", cols)
+    positive_int("patch", patch)
+    n = rows * cols
+    if n < 2:
+        raise ValueError(f"the grid must hold at least 2 patches, got {rows} x {cols}")
+    r = torch.div(torch.arange(n), cols, rounding_mode="floor").double()
+    c = (torch.arange(n) % cols).double()
+    centres = torch.stack([r, c], -1) * patch  # (n, 2) in pixels
+    distance = torch.cdist(centres, centres)  # (n, n)
+    return {
+        "itself": 0.0,
+        "nearest": float(patch),
+        "uniform": distance.mean().item(),
+        "farthest": distance.max(-1).values.mean().item(),
+    }
+
+
+class FilterComponents(NamedTuple):
+    """What :func:`filter_components` returns.
+
+    Attributes:
+        components: (k, C, P, P): the leading principal components of the filters, each of unit length, shaped
+            like a filter; the sign of each is arbitrary (it is chosen so that its largest entry is positive).
+        explained: (k,): the fraction of the filters' variance (around their mean filter) each component holds.
+        mean: (C, P, P): the mean filter, taken out before the components are found.
+    """
+
+    components: torch.Tensor
+    explained: torch.Tensor
+    mean: torch.Tensor
+
+
+def filter_components(weight: torch.Tensor, k: int | None = None) -> FilterComponents:
+    """The principal components of a patch embedding's filters (the ViT paper's Figure 7, left).
+
+    The D filters of the patch embedding (its ``Conv2d`` weight, (D, C, P, P); ``model.patch_embed.proj.weight``
+    in this course) are D points in a space of C * P * P numbers. Their principal components are the directions
+    along which the filters vary most: found by an SVD of the filters, centred on their mean filter. Each
+    component is a C x P x P pattern; the paper shows the first 28 of ViT-L/32's and notes that they look like
+    plausible basis functions for a low-dimensional representation of the fine structure within each patch.
+
+    Args:
+        weight: (D, C, P, P) real floating-point filters.
+        k: how many components (default: all, min(D - 1, C * P * P)).
+
+    Returns:
+        A :class:`FilterComponents`.
+    """
+    tensor_of_rank("weight", weight, 4, "(D, C, P, P), a patch embedding's Conv2d weight")
+    real_tensor("weight", weight)
+    d, channels, height, width = weight.shape
+    if d < 2:
+        raise ValueError(f"weight must hold at least 2 filters to have components, got D = {d}")
+    flat = weight.detach().cpu().double().reshape(d, -1)  # (D, C * P * P)
+    if not torch.isfinite(flat).all():
+        raise ValueError("weight holds NaN or infinite values")
+    available = min(d - 1, flat.shape[1])
+    k = available if k is None else positive_int("k", k)
+    if k > available:
+        raise ValueError(f"k must be at most min(D - 1, C * P * P) = {available}, got {k}")
+    mean = flat.mean(0)
+    _, singular, vh = torch.linalg.svd(flat - mean, full_matrices=False)  # vh: (r, C * P * P)
+    variance = singular**2
+    total = variance.sum()
+    explained = variance / total if total > 0 else torch.zeros_like(variance)
+    components = vh[:k]
+    peak = components.gather(1, components.abs().argmax(1, keepdim=True))  # (k, 1): the largest entry
+    components = components * torch.where(peak < 0, -1.0, 1.0)
+    shape = (channels, height, width)
+    return FilterComponents(
+        components.reshape(k, *shape).float(), explained[:k].float(), mean.reshape(shape).float()
+    )

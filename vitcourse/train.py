@@ -51,6 +51,7 @@ from .data import HEIGHT, WIDTH
 from .device import DEVICES, get_device
 from .models import T2TViT, VisionTransformer, count_parameters
 from .position import POSITION_KINDS
+from .resolution import MAX_SCALE, at_resolution, fit_images, upscale
 from .scenes import TASKS, make_batch, scene_pool, where_classes
 
 __all__ = [
@@ -106,6 +107,14 @@ class TrainConfig:
         patch_size: ViT's patch side.
         token_dim: T2T's token length inside the T2T module.
         scramble_block: side of the blocks the "scramble" task shuffles; None means ``patch_size``.
+        scale: the scenes are drawn ``scale`` times larger (each pixel repeated, :func:`vitcourse.resolution.upscale`)
+            and the model takes images of ``(60 * scale, 100 * scale)``; the task and its labels stay those of
+            the 60 x 100 scenes (for "where", the grid of ``patch_size`` cells of the small scene).
+        start_from: None (weights drawn from ``seed``) or the name of a shipped ViT whose weights start the run
+            (fine-tuning), carried to this run's ``scale`` by :func:`vitcourse.resolution.at_resolution`; its
+            model, task, patch size and body must be this config's.
+        resize_pos: with ``start_from``, carry its position table to the new grid in 2-D (True) or draw a fresh
+            table from ``seed`` (False: the control for what the carried table is worth).
     """
 
     model: str = "vit"
@@ -126,6 +135,9 @@ class TrainConfig:
     patch_size: int = 20
     token_dim: int = 16
     scramble_block: int | None = None
+    scale: int = 1
+    start_from: str | None = None
+    resize_pos: bool = True
 
     def __post_init__(self) -> None:
         """Check every field (TypeError for a wrong type, ValueError for a value out of range), naming it."""
@@ -163,6 +175,15 @@ class TrainConfig:
             )
         if self.scramble_block is not None:
             positive_int("scramble_block", self.scramble_block)
+        if positive_int("scale", self.scale) > MAX_SCALE:
+            raise ValueError(f"scale must be a whole number from 1 to {MAX_SCALE}, got {self.scale}")
+        if self.start_from is not None:
+            instance_of("start_from", self.start_from, str, "None or the name of a shipped model")
+            if self.model != "vit":
+                raise ValueError(
+                    f"start_from needs model='vit' (a ViT's grid can be resized), got {self.model!r}"
+                )
+        flag("resize_pos", self.resize_pos)
         if self.task == "scramble" and (HEIGHT % self.block or WIDTH % self.block):
             name = "patch_size" if self.scramble_block is None else "scramble_block"
             raise ValueError(
@@ -210,9 +231,26 @@ def build_model(config: TrainConfig) -> nn.Module:
     }
     with torch.random.fork_rng(devices=[]):  # the CPU generator only: the model is built on the CPU
         torch.manual_seed(config.seed)
+        size = (config.scale * HEIGHT, config.scale * WIDTH)
         if config.model == "vit":
-            return VisionTransformer((HEIGHT, WIDTH), config.patch_size, 1, **body)
-        return T2TViT((HEIGHT, WIDTH), 1, token_dim=config.token_dim, **body)
+            return VisionTransformer(size, config.patch_size, 1, **body)
+        return T2TViT(size, 1, token_dim=config.token_dim, **body)
+
+
+#: What a run that starts from a shipped model must share with it.
+_CARRIED = ("model", "task", "patch_size", "embed_dim", "depth", "num_heads", "mlp_ratio", "pos_embed")
+
+
+def _start_model(config: TrainConfig) -> nn.Module:
+    """The shipped model ``config.start_from`` carried to ``config.scale`` (see :attr:`TrainConfig.start_from`)."""
+    start = load_shipped(_check_shipped_name(config.start_from, "start_from"))
+    differ = [k for k in _CARRIED if getattr(start.config, k) != getattr(config, k)]
+    if differ or start.config.scale != 1:
+        raise ValueError(
+            f"start_from={config.start_from!r} is a model with other settings ({', '.join(differ) or 'scale'}); "
+            f"a run that starts from it must keep its {', '.join(_CARRIED)} and start from scale 1"
+        )
+    return at_resolution(start.model, config.scale, config.resize_pos, config.seed)
 
 
 def _loss(task: str, outputs: torch.Tensor, targets: torch.Tensor, patch: int = 20) -> torch.Tensor:
@@ -323,7 +361,7 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
     if positive_int("eval_size", eval_size) % 2 and config.task == "scramble":
         raise ValueError(f"eval_size must be even for 'scramble', got {eval_size}")
     device = config.resolved_device()
-    model = build_model(config).to(device)
+    model = (build_model(config) if config.start_from is None else _start_model(config)).to(device)
     optimiser, scheduler = make_optimiser(model, config)
     result = TrainResult(model, config)
     pool = scene_pool(config.task, config.train_scenes, 1, _eval_patch(config))
@@ -333,7 +371,7 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
     model.train()
     for step in range(config.steps):
         index = torch.randint(len(pool_targets), (config.batch_size,), generator=order).to(device)
-        images, targets = pool_images[index], pool_targets[index]
+        images, targets = upscale(pool_images[index], config.scale), pool_targets[index]
         result.lrs.append(optimiser.param_groups[0]["lr"])  # the rate this step uses
         loss = _loss(config.task, model(images), targets, config.patch_size)
         optimiser.zero_grad(set_to_none=True)
@@ -369,7 +407,8 @@ def evaluate(
     if parameter is None:
         raise ValueError("model has no parameters; pass a trained model")
     model.eval()
-    outputs = model(batch.images.to(parameter.device)).float().cpu()
+    images = batch.images if getattr(model, "tokenizer", None) is None else fit_images(batch.images, model)
+    outputs = model(images.to(parameter.device)).float().cpu()
     wanted = {"scramble": 2, "moon": 1, "where": sum(where_classes(block)) if task == "where" else 0}[task]
     if outputs.ndim != 2 or outputs.shape[1] != wanted:
         raise ValueError(
@@ -472,11 +511,11 @@ class Shipped(NamedTuple):
     info: dict[str, str | float]
 
 
-def _check_shipped_name(name: object) -> str:
+def _check_shipped_name(name: object, what: str = "name") -> str:
     if not isinstance(name, str):
-        raise TypeError(f"name must be one of {SHIPPED}, got {type(name).__name__} {name!r}")
+        raise TypeError(f"{what} must be one of {SHIPPED}, got {type(name).__name__} {name!r}")
     if name not in SHIPPED_CONFIGS:
-        raise ValueError(f"name must be one of {SHIPPED}, got {name!r}")
+        raise ValueError(f"{what} must be one of {SHIPPED}, got {name!r}")
     return name
 
 
