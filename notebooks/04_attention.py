@@ -941,6 +941,116 @@ assert on_moon[1].max() < 1 / 3  # block 2: no head puts a third of its weight t
 # experiment (switching the head off, for example).
 
 # %% [markdown]
+# ### On 60 patches, and switching heads off
+#
+# The course ships a second ViT (notebook 03 looks at its position embedding, notebook 05 at its filters and
+# attention distances): `vit_within`, 10-pixel patches on a 6 × 10 grid, 4 blocks of 4 heads, trained to name
+# the patch that holds a small moon drawn wholly inside it. The same table for it, the prediction token's
+# entropy and weight on the moon's patch per block and head, beside its untrained start (uniform weights over
+# its 61 tokens: entropy $\log 61 \approx 4.11$, share 1/61 ≈ 0.016).
+#
+# Then the experiment the paragraph above asked for. A head is **switched off for the prediction token** by
+# setting the prediction token's part of that head's output to zero before `proj` (a forward pre-hook on `proj`;
+# the patches still get the head's output, and the rest of the model is unchanged), and the model's held-out
+# accuracy is measured again. If what the prediction token reads in block 1 matters, switching those heads off
+# should cost accuracy. The control is switching off the prediction token's heads in the *last* block instead:
+# as many heads, in the block where they put little weight on the moon.
+
+# %%
+within = train.load_shipped("vit_within", device)
+within_cfg = within.config
+within_cols = 100 // within_cfg.patch_size
+within_scenes = scenes.make_batch(
+    "within", train.SHIPPED_EVAL["size"], seed=train.SHIPPED_EVAL["seed"], block=within_cfg.patch_size
+)
+within_moon = within_scenes.targets[:, 0] * within_cols + within_scenes.targets[:, 1]  # (256,): 0-based patch
+within_depth, within_heads = len(within.model.blocks), within.model.blocks[0].attn.num_heads
+within_untrained = train.build_model(within_cfg).to(device).eval()
+
+
+def prediction_token_table(model: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+    """(blocks, heads) twice: mean entropy of the prediction token's weights, mean weight on the moon's patch."""
+    with torch.no_grad():
+        rows = [
+            model.attention_weights(within_scenes.images.to(device), block=b)[:, :, 0].cpu()
+            for b in range(within_depth)
+        ]  # each (256, heads, 61)
+    entropy = torch.stack([probes.attention_entropy(w).mean(0) for w in rows])
+    moon = torch.stack([w[torch.arange(len(w)), :, 1 + within_moon].mean(0) for w in rows])
+    return entropy, moon
+
+
+within_entropy, within_on_moon = prediction_token_table(within.model)
+within_start_entropy, within_start_on_moon = prediction_token_table(within_untrained)
+print(f"uniform over 61 tokens: entropy {math.log(61):.2f}, weight on any one token {1 / 61:.3f}")
+print("               trained                  before training (control)")
+print("block  head  entropy  weight on moon   entropy  weight on moon")
+for b in range(within_depth):
+    for h in range(within_heads):
+        print(
+            f"{b + 1:5d} {h:5d} {within_entropy[b, h]:8.2f} {within_on_moon[b, h]:15.3f} "
+            f"{within_start_entropy[b, h]:9.2f} {within_start_on_moon[b, h]:15.3f}"
+        )
+
+
+# %%
+def accuracy_without(model: nn.Module, off: dict[int, list[int]]) -> float:
+    """Held-out accuracy (row and column both right) with the heads ``off[block]`` switched off for the
+    prediction token (token 0)."""
+    head_dim = model.blocks[0].attn.head_dim
+
+    def silence(heads: list[int]):
+        def hook(module: nn.Module, args: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor]:
+            merged = args[0].clone()  # (B, N, chan): the heads side by side, head 0 first
+            for h in heads:
+                merged[:, 0, h * head_dim : (h + 1) * head_dim] = 0  # token 0 only: the prediction token
+            return (merged,)
+
+        return hook
+
+    handles = [model.blocks[b].attn.proj.register_forward_pre_hook(silence(hs)) for b, hs in off.items()]
+    try:
+        return train.evaluate(model, "within", block=within_cfg.patch_size, **train.SHIPPED_EVAL)["accuracy"]
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+all_heads = list(range(within_heads))
+ablations = {
+    "nothing switched off": {},
+    **{f"block 1, head {h} off": {0: [h]} for h in all_heads},
+    "block 1, all heads off": {0: all_heads},
+    f"block {within_depth}, all heads off (control)": {within_depth - 1: all_heads},
+}
+ablation_accuracy = {name: accuracy_without(within.model, off) for name, off in ablations.items()}
+print(
+    f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes; chance {1 / 60:.3f}"
+)
+for name, value in ablation_accuracy.items():
+    print(f"{name:36s} {value:.3f}")
+
+# %%
+# measured on the shipped model and its controls: what the next paragraph says
+assert (within_start_entropy > 0.99 * math.log(61)).all() and (within_start_on_moon < 0.03).all()
+assert (within_on_moon[0] > 0.9).all() and (within_on_moon[1:] < 0.5).all()
+full = ablation_accuracy["nothing switched off"]
+assert round(full * 256) == round(within.metrics["accuracy"] * 256)
+assert all(ablation_accuracy[f"block 1, head {h} off"] > 0.5 for h in all_heads)
+assert ablation_accuracy["block 1, all heads off"] < 1 / 60  # below chance
+assert ablation_accuracy[f"block {within_depth}, all heads off (control)"] > full - 0.1
+
+# %% [markdown]
+# Read the table against its control. Before training every head of the prediction token spreads its weight
+# about evenly. After training, in the first block, every head puts nearly all of it on the moon's patch; in the
+# later blocks none puts even half there. Switching off one of the first block's heads for the prediction token
+# costs some accuracy, more for some heads than for others (printed), but the model still names most patches:
+# the other heads read the moon too. Switching off all four leaves the model below chance, while switching off
+# all four heads of the last block costs little. So here the pair does show use, not only where the heads look:
+# the model names the moon's patch from what its prediction token reads in the first block. (The patches still
+# attended as before in both runs; the experiment removes only what the prediction token read.)
+
+# %% [markdown]
 # ### Exercise 6 (read an attention map)
 #
 # The figure below shows the same shipped model's attention maps on *our picture* (not one of the scenes it was
@@ -1060,7 +1170,9 @@ plt.show()
 #   for the picture: on independent random tokens the rows are uneven; the picture's 15 tokens are mostly alike,
 #   so their rows stay within about a factor 2 of uniform (both printed above). The shipped model's heads attend
 #   almost uniformly before training; after it they differ, some locking onto the moon's patch, others staying
-#   spread out.
+#   spread out. In the 60-patch model every first-block head of the prediction token looks at the moon's patch,
+#   and switching them off for the prediction token leaves it below chance (the last block's, the control,
+#   cost little): where a head looks becomes evidence of use only with such an experiment.
 #
 # **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) stacks attention and an MLP into encoder
 # blocks and builds the whole ViT; [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token

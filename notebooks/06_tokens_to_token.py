@@ -56,7 +56,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
 import vitcourse
-from vitcourse import check, diagrams, load_mountains, plots, tokens
+from vitcourse import check, diagrams, load_mountains, plots, probes, scenes, tokens, train
 from vitcourse.attention import Attention
 from vitcourse.blocks import TokenTransformer
 from vitcourse.checkpoints import load_pretrained
@@ -810,6 +810,77 @@ print(
     "every preset matches its reference count, all and trainable (* = built with transformer tokens, not published)"
 )
 
+# %% [markdown]
+# ### A trained T2T-ViT
+#
+# Everything so far ran untrained weights. The course ships a trained T2T-ViT, `t2t_within`, made by `make models`
+# with the same code, settings and task as the 60-patch ViT `vit_within` (notebooks 03 to 05): the same body
+# ($D$ = 64, 4 blocks of 4 heads, a learned position embedding), the same 3000 steps of 128 scenes, the same seed;
+# the task is to name which of the 6 × 10 cells of 10 pixels holds a small moon. Only the tokenizer differs: the
+# T2T module (soft splits 7/4, 3/2, 3/2 with token transformers of width 16) against 10-pixel patches.
+# The cell below loads both, with the ViT's two other seeds, and measures them on the same 256 held-out scenes.
+# Notebook 07 sets the two side by side by samples and by compute.
+
+# %%
+trained_t2t = train.load_shipped("t2t_within", device)
+trained_vits = [train.load_shipped(n, device) for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")]
+t2t_cfg = trained_t2t.config
+held_out = scenes.make_batch(
+    "within", train.SHIPPED_EVAL["size"], seed=train.SHIPPED_EVAL["seed"], block=t2t_cfg.patch_size
+)
+t2t_metrics = train.evaluate(trained_t2t.model, "within", block=t2t_cfg.patch_size, **train.SHIPPED_EVAL)
+assert round(t2t_metrics["accuracy"] * 256) == round(trained_t2t.metrics["accuracy"] * 256)
+vit_accuracy = torch.tensor([v.metrics["accuracy"] for v in trained_vits])
+print(
+    f"t2t_within: {t2t_cfg.steps} steps x {t2t_cfg.batch_size} scenes, {trained_t2t.model.num_patches} tokens "
+    f"into its body, {count_parameters(trained_t2t.model)[1]:,} trainable parameters"
+)
+print(
+    f"vit_within: the same steps and batches, {trained_vits[0].model.num_patches} tokens into its body, "
+    f"{count_parameters(trained_vits[0].model)[1]:,} trainable parameters"
+)
+print("held-out accuracy (row and column both right) on 256 scenes:")
+print(f"  T2T-ViT (seed 0)  {t2t_metrics['accuracy']:.3f}")
+print(
+    f"  ViT, seeds 0 1 2  {' '.join(f'{a:.3f}' for a in vit_accuracy.tolist())}  "
+    f"(mean {vit_accuracy.mean():.3f} +- {vit_accuracy.std():.3f})"
+)
+
+# %% [markdown]
+# Inside it: how far does the first **token transformer** look? It attends over the 15 × 25 = 375 tokens of the
+# first soft split, windows whose centres lie 4 pixels apart, so the mean attention distance of notebook 05
+# applies with a spacing of 4 pixels: 0 for a token that attends only to itself, 4 for one that attends only to
+# the windows next to it, and the uniform value when it ignores where the windows are. The control is the same
+# model before training (`train.build_model` of its settings, its starting weights), on the same scenes. A hook
+# on the token transformer's attention recomputes its weights step by step, as `vitcourse.rollout` does.
+
+
+# %%
+def token_transformer_distance(model: torch.nn.Module) -> float:
+    """Mean attention distance (pixels) of the first token transformer, over the held-out scenes."""
+    module = model.tokens_to_token
+    first = module.grids[0]
+    kept = []
+    hook = module.attention1.attn.register_forward_hook(
+        lambda mod, args, out: kept.append(mod.steps(args[0])[1].weights)  # (B, 1 head, 375, 375)
+    )
+    try:
+        with torch.no_grad():
+            model(held_out.images.to(device))
+    finally:
+        hook.remove()
+    return probes.mean_attention_distance(kept[0].cpu(), first.rows, first.cols, 4).mean().item()
+
+
+first_grid = trained_t2t.model.tokens_to_token.grids[0]
+t2t_bounds = probes.attention_distance_bounds(first_grid.rows, first_grid.cols, 4)
+t2t_distance = token_transformer_distance(trained_t2t.model)
+t2t_distance_untrained = token_transformer_distance(train.build_model(t2t_cfg).to(device).eval())
+print(f"first soft split: {first_grid.rows} x {first_grid.cols} windows, centres 4 pixels apart")
+print("bounds (pixels): " + ", ".join(f"{k} {v:.1f}" for k, v in t2t_bounds.items()))
+print(
+    f"first token transformer, trained: {t2t_distance:.1f} pixels; untrained: {t2t_distance_untrained:.1f} pixels"
+)
 # %% [markdown]
 # ## 7. Where the compute goes
 #

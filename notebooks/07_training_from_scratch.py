@@ -1286,6 +1286,45 @@ print("shipped and distance only (sigma 1) alike: columns only above rows only")
 # was tried on the way to the shipped settings.
 
 # %% [markdown]
+# ### The shipped T2T-ViT beside the shipped ViT: samples and compute
+#
+# The comparison above used runs short enough to train here. The course also ships two long runs on one task
+# (`make models`; notebooks 03 to 06 look inside them): `vit_within` (10-pixel patches, 60 tokens) and
+# `t2t_within` (the T2T module, 28 tokens), the same body ($D$ = 64, 4 blocks), the same learned position
+# embedding, the same 3000 steps of 128 scenes and the same seed; the task is to name which of 60 cells holds a
+# small moon. The ViT comes in three seeds. The table puts the two on both axes: the samples each saw and the
+# multiply-adds each spent (per image, forward pass, counted by `vitcourse.cost.count_macs`; training costs about
+# three times the forward pass in both).
+
+# %%
+long_runs = {
+    "ViT": [train.load_shipped(n) for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")],
+    "T2T-ViT": [train.load_shipped("t2t_within")],
+}
+long_macs = {
+    name: sum(cost.count_macs(runs[0].model, torch.zeros(1, 1, 60, 100), depth=2).values())
+    for name, runs in long_runs.items()
+}
+long_accuracy = {
+    name: torch.tensor([r.metrics["accuracy"] for r in runs]) for name, runs in long_runs.items()
+}
+print(
+    f"{'model':8s} {'seeds':>5s} {'samples':>8s} {'mult-adds per image':>20s} {'training G mult-adds':>21s} "
+    f"{'held-out accuracy':>18s}"
+)
+for name, runs in long_runs.items():
+    cfg = runs[0].config
+    samples = cfg.steps * cfg.batch_size
+    acc = long_accuracy[name]
+    shown = f"{acc.mean():.3f} +- {acc.std():.3f}" if len(acc) > 1 else f"{acc.item():.3f}"
+    print(
+        f"{name:8s} {len(runs):5d} {samples:8,d} {long_macs[name]:20,d} {samples * long_macs[name] / 1e9:21.1f} "
+        f"{shown:>18s}"
+    )
+long_ratio = long_macs["T2T-ViT"] / long_macs["ViT"]
+print(f"T2T-ViT spends {long_ratio:.2f} times the ViT's multiply-adds per image")
+
+# %% [markdown]
 # ### Attention
 #
 # The prediction token's attention in the *first* block of the same learned-embedding ViT, where the shortcut

@@ -50,3 +50,24 @@ def test_where_needs_a_grid_that_divides_the_picture() -> None:
         scenes.where_classes(0)
     with pytest.raises(ValueError, match="patch=7 does not divide the 60 x 100 images"):
         scenes.where_classes(7)
+
+
+@pytest.mark.parametrize("patch", [10, 20])
+def test_within_draws_the_moon_wholly_inside_its_patch(patch: int) -> None:
+    batch = scenes.make_batch("within", 40, seed=3, block=patch)
+    rows, cols = scenes.where_classes(patch)
+    assert (
+        batch.targets.shape == (40, 2)
+        and batch.targets[:, 0].max() < rows
+        and batch.targets[:, 1].max() < cols
+    )
+    for img, (row, col) in zip(batch.images, batch.targets.tolist(), strict=True):
+        moon = torch.nonzero(img[0] == 1.0)  # only the moon is drawn at full brightness
+        assert len(moon) > 0
+        assert (moon[:, 0] // patch == row).all() and (moon[:, 1] // patch == col).all()  # inside its patch
+        radius = (moon.float() + 0.5 - (moon.float() + 0.5).mean(0)).norm(dim=1).max()
+        assert radius <= 0.4 * patch + 0.5  # radius 0.25 to 0.4 of the patch side
+    # the same draws as "where" up to the moon: the landscape of each scene is the same
+    where = scenes.make_batch("where", 40, seed=3, block=patch)
+    same = (batch.images == where.images).float().mean().item()
+    assert same > 0.9 and torch.equal(batch.targets, where.targets)

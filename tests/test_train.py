@@ -259,7 +259,7 @@ def test_shipped_model_reproduces_its_stored_metrics(name: str) -> None:
     shipped = train.load_shipped(name)
     assert shipped.config == dataclasses.replace(train.SHIPPED_CONFIGS[name], device="auto")
     assert not shipped.model.training and next(shipped.model.parameters()).device.type == "cpu"
-    patch = shipped.config.patch_size if shipped.config.task == "where" else shipped.config.block
+    patch = shipped.config.patch_size if shipped.config.task in scenes.WHERE_TASKS else shipped.config.block
     again = train.evaluate(shipped.model, shipped.config.task, block=patch, **train.SHIPPED_EVAL)
     assert set(again) == set(shipped.metrics)
     for key, stored in shipped.metrics.items():

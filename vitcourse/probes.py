@@ -432,8 +432,9 @@ class FilterComponents(NamedTuple):
 def filter_components(weight: torch.Tensor, k: int | None = None) -> FilterComponents:
     """The principal components of a patch embedding's filters (the ViT paper's Figure 7, left).
 
-    The D filters of the patch embedding (its ``Conv2d`` weight, (D, C, P, P); ``model.patch_embed.proj.weight``
-    in this course) are D points in a space of C * P * P numbers. Their principal components are the directions
+    The D filters of the patch embedding (a ``Conv2d`` weight, (D, C, P, P); in this course the patch
+    embedding is a linear layer on unfolded patches, so ``model.patch_embed.proj.weight.reshape(D, C, P, P)``,
+    the layout ``nn.Unfold`` gives each patch's C * P * P numbers) are D points in a space of C * P * P numbers. Their principal components are the directions
     along which the filters vary most: found by an SVD of the filters, centred on their mean filter. Each
     component is a C x P x P pattern; the paper shows the first 28 of ViT-L/32's and notes that they look like
     plausible basis functions for a low-dimensional representation of the fine structure within each patch.

@@ -5,7 +5,7 @@ so any number of scenes can be drawn, no files are needed, and a seed gives the 
 (numpy's ``default_rng`` draws the scene parameters). Training itself samples its batches from a fixed pool
 drawn once (:func:`scene_pool`), because drawing a scene costs more than a step of the course's small models.
 
-Three tasks, all about *where* things are, so position information matters:
+Four tasks, all about *where* things are, so position information matters:
 
 * ``"scramble"``: is the scene intact (label 0) or are its ``block x block`` squares shuffled (label 1)?
   Scenes come in pairs, each once intact and once scrambled, so the classes are balanced, and a model that
@@ -16,6 +16,10 @@ Three tasks, all about *where* things are, so position information matters:
   the ``block``-pixel grid (``block`` = 20 by default: a ViT's patches), its centre within 5 pixels of the patch's centre, anywhere in the frame and in
   front of the landscape. The targets are the patch's row and column (two class labels), so a model must find
   the moon and read off where it sits: position on both axes.
+* ``"within"``: the same question with a smaller moon drawn wholly inside its patch (radius 0.25 to 0.4 of the
+  patch side, centre placed so that the disc stays inside), so that exactly one patch holds it. Used with
+  10-pixel patches (a 6 x 10 grid): with the "where" moon a 10-pixel patch would hold only part of the moon,
+  and the moon's patch would be decided by which of two or three patches holds most of it.
 
 :func:`scene_pool` keeps the last :data:`POOL_CACHE_SIZE` pools it drew (a pool of 2048 scenes is about 49 MB),
 so the memory a session holds for pools stays bounded however many settings it tries.
@@ -45,6 +49,7 @@ from .tokens import patchify, unsplit
 
 __all__ = [
     "TASKS",
+    "WHERE_TASKS",
     "POOL_CACHE_SIZE",
     "Batch",
     "random_scene",
@@ -57,7 +62,10 @@ __all__ = [
 ]
 
 #: The tasks :func:`make_batch` can make.
-TASKS = ("scramble", "moon", "where")
+TASKS = ("scramble", "moon", "where", "within")
+
+#: The tasks whose answer is the moon's patch row and column on a grid of ``block``-pixel patches.
+WHERE_TASKS = ("where", "within")
 
 #: How many scene pools :func:`scene_pool` keeps (least recently used first out).
 POOL_CACHE_SIZE = 2
@@ -65,7 +73,7 @@ POOL_CACHE_SIZE = 2
 
 class Batch(NamedTuple):
     """Images (B, 1, HEIGHT, WIDTH) = (B, 1, 60, 100) float32 and targets: (B,) long labels for "scramble",
-    (B, 1) float for "moon", (B, 2) long (patch row, patch column) for "where"."""
+    (B, 1) float for "moon", (B, 2) long (patch row, patch column) for "where" and "within"."""
 
     images: torch.Tensor
     targets: torch.Tensor
@@ -105,26 +113,39 @@ def where_classes(patch: int = 20) -> tuple[int, int]:
     return HEIGHT // patch, WIDTH // patch
 
 
-def where_scene(rng: np.random.Generator, patch: int = 20) -> tuple[np.ndarray, int, int]:
+def where_scene(
+    rng: np.random.Generator, patch: int = 20, within: bool = False
+) -> tuple[np.ndarray, int, int]:
     """A random scene with the moon moved into a random patch, in front of the landscape (the "where" task).
 
     The landscape comes from :func:`random_scene` without its moon; then a moon of radius 5 to 8 pixels, with
     two craters, is drawn with its centre within 5 pixels of the centre of a patch chosen uniformly.
+    With ``within=True`` (the "within" task) the radius is 0.25 to 0.4 times ``patch`` and the centre lies
+    within ``patch / 2 - radius`` of the patch's centre on each axis, so the disc stays inside the patch; it
+    has no craters (at 2.5 to 4 pixels of radius for 10-pixel patches they would be under a pixel).
 
     Returns:
         The (HEIGHT, WIDTH) picture, the patch's row and its column.
     """
     instance_of("rng", rng, np.random.Generator, "a numpy Generator, e.g. np.random.default_rng(0)")
     rows, cols = where_classes(patch)
+    within = flag("within", within)
     picture, _ = random_scene(rng, moon=False)
     row, col = int(rng.integers(rows)), int(rng.integers(cols))
-    centre_r = (row + 0.5) * patch + float(rng.uniform(-5, 5))
-    centre_c = (col + 0.5) * patch + float(rng.uniform(-5, 5))
-    radius = float(rng.uniform(5, 8))
+    if within:
+        radius = float(rng.uniform(0.25, 0.4)) * patch
+        room = patch / 2 - radius  # how far the centre may move and keep the disc inside the patch
+        centre_r = (row + 0.5) * patch + float(rng.uniform(-room, room))
+        centre_c = (col + 0.5) * patch + float(rng.uniform(-room, room))
+    else:
+        centre_r = (row + 0.5) * patch + float(rng.uniform(-5, 5))
+        centre_c = (col + 0.5) * patch + float(rng.uniform(-5, 5))
+        radius = float(rng.uniform(5, 8))
     rr, cc = np.mgrid[0:HEIGHT, 0:WIDTH] + 0.5  # pixel centres, (H, W) each
     disc = (rr - centre_r) ** 2 + (cc - centre_c) ** 2 <= radius**2
     picture[disc] = LEVELS[7]
-    for dr, dc, rad in ((0.3, -0.4, 0.22), (0.5, 0.4, 0.16)):  # craters, in units of the radius
+    craters = () if within else ((0.3, -0.4, 0.22), (0.5, 0.4, 0.16))  # a small moon's would be under a pixel
+    for dr, dc, rad in craters:  # craters, in units of the radius
         crater = (rr - centre_r - dr * radius) ** 2 + (cc - centre_c - dc * radius) ** 2 <= (
             rad * radius
         ) ** 2
@@ -171,8 +192,8 @@ def make_batch(task: str, size: int, seed: int, block: int = 20) -> Batch:
     """
     _check_batch(task, size, seed, block)
     rng = np.random.default_rng(seed)
-    if task == "where":
-        placed = [where_scene(rng, block) for _ in range(size)]
+    if task in WHERE_TASKS:
+        placed = [where_scene(rng, block, within=task == "within") for _ in range(size)]
         pictures = np.stack([p for p, _, _ in placed]).astype(np.float32)  # (B, H, W)
         images = torch.from_numpy(pictures)[:, None]  # (B, 1, H, W)
         return Batch(images, torch.tensor([[r, c] for _, r, c in placed], dtype=torch.long))  # (B, 2)
@@ -198,7 +219,7 @@ def _check_batch(task: object, size: object, seed: object, block: object) -> Non
     non_negative_int("seed", seed)
     positive_int("block", block)
     allocatable("the batch's images", size * HEIGHT * WIDTH, size=size)
-    if task in ("scramble", "where"):
+    if task == "scramble" or task in WHERE_TASKS:
         _check_block(HEIGHT, WIDTH, block)
 
 

@@ -52,7 +52,7 @@ from .device import DEVICES, get_device
 from .models import T2TViT, VisionTransformer, count_parameters
 from .position import POSITION_KINDS
 from .resolution import MAX_SCALE, at_resolution, fit_images, upscale
-from .scenes import TASKS, make_batch, scene_pool, where_classes
+from .scenes import TASKS, WHERE_TASKS, make_batch, scene_pool, where_classes
 
 __all__ = [
     "TrainConfig",
@@ -89,8 +89,9 @@ class TrainConfig:
     Attributes:
         model: "vit" (patches of ``patch_size``) or "t2t" (Tokens-to-Token with ``token_dim``).
         pos_embed: "learned", "sinusoidal" or "none".
-        task: "scramble" (two classes), "moon" (one regression output) or "where" (the moon's patch row and
-            column: ``rows + cols`` outputs, see :func:`vitcourse.scenes.where_classes`).
+        task: "scramble" (two classes), "moon" (one regression output), "where" or "within" (the moon's patch
+            row and column: ``rows + cols`` outputs, see :func:`vitcourse.scenes.where_classes`; "within" draws
+            a smaller moon wholly inside its patch).
         steps: optimiser steps; each samples a batch from the pool of ``train_scenes`` images.
         batch_size: images per step (even for "scramble").
         lr: peak learning rate of AdamW, reached after ``warmup`` steps, then a cosine decay that would reach 0
@@ -220,7 +221,7 @@ def build_model(config: TrainConfig) -> nn.Module:
     caller's random state as it was.
     """
     instance_of("config", config, TrainConfig, "a TrainConfig")
-    outputs = {"scramble": 2, "moon": 1, "where": sum(where_classes(config.patch_size))}[config.task]
+    outputs = {"scramble": 2, "moon": 1}.get(config.task) or sum(where_classes(config.patch_size))
     body = {
         "num_classes": outputs,
         "embed_dim": config.embed_dim,
@@ -254,10 +255,11 @@ def _start_model(config: TrainConfig) -> nn.Module:
 
 
 def _loss(task: str, outputs: torch.Tensor, targets: torch.Tensor, patch: int = 20) -> torch.Tensor:
-    """The task's loss; for "where" the row's cross-entropy plus the column's (grid of ``patch`` pixels)."""
+    """The task's loss; for "where" and "within" the row's cross-entropy plus the column's (grid of ``patch``
+    pixels)."""
     if task == "scramble":
         return F.cross_entropy(outputs, targets)
-    if task == "where":
+    if task in WHERE_TASKS:
         rows, _ = where_classes(patch)
         return F.cross_entropy(outputs[:, :rows], targets[:, 0]) + F.cross_entropy(
             outputs[:, rows:], targets[:, 1]
@@ -266,7 +268,7 @@ def _loss(task: str, outputs: torch.Tensor, targets: torch.Tensor, patch: int = 
 
 
 def where_predictions(outputs: torch.Tensor, patch: int = 20) -> torch.Tensor:
-    """A "where" model's outputs (B, rows + cols) as predicted (patch row, patch column) pairs, (B, 2) long."""
+    """A "where" or "within" model's outputs (B, rows + cols) as predicted (patch row, patch column) pairs, (B, 2) long."""
     rows, cols = where_classes(patch)
     real_tensor("outputs", tensor_of_rank("outputs", outputs, 2, "(B, rows + cols)"))
     if outputs.shape[1] != rows + cols:
@@ -397,9 +399,9 @@ def evaluate(
     """Metrics on a fixed held-out set: "loss" and "accuracy" (scramble), "mae_pixels" (moon), or "accuracy"
     (row and column both right), "row_accuracy" and "column_accuracy" (where).
 
-    ``block`` is the side of the squares a "scramble" set shuffles, or of the grid cells a "where" set places the
+    ``block`` is the side of the squares a "scramble" set shuffles, or of the grid cells a "where" or "within" set places the
     moon in (:func:`vitcourse.scenes.make_batch`). The model must give 2 outputs per image for "scramble", 1 for
-    "moon" and rows + columns of the grid for "where" (:func:`vitcourse.scenes.where_classes`).
+    "moon" and rows + columns of the grid for "where" and "within" (:func:`vitcourse.scenes.where_classes`).
     """
     instance_of("model", model, nn.Module, "a torch.nn.Module")
     batch = make_batch(task, size, seed=seed, block=block)  # checks task, size, seed and block
@@ -409,7 +411,7 @@ def evaluate(
     model.eval()
     images = batch.images if getattr(model, "tokenizer", None) is None else fit_images(batch.images, model)
     outputs = model(images.to(parameter.device)).float().cpu()
-    wanted = {"scramble": 2, "moon": 1, "where": sum(where_classes(block)) if task == "where" else 0}[task]
+    wanted = {"scramble": 2, "moon": 1}.get(task) or sum(where_classes(block))
     if outputs.ndim != 2 or outputs.shape[1] != wanted:
         raise ValueError(
             f"model gives outputs of shape {tuple(outputs.shape)}; task {task!r} needs (B, {wanted}): "
@@ -418,7 +420,7 @@ def evaluate(
     metrics = {"loss": _loss(task, outputs, batch.targets, block).item()}
     if task == "scramble":
         metrics["accuracy"] = (outputs.argmax(-1) == batch.targets).float().mean().item()
-    elif task == "where":
+    elif task in WHERE_TASKS:
         right = where_predictions(outputs, block) == batch.targets  # (B, 2)
         metrics["accuracy"] = right.all(-1).float().mean().item()
         metrics["row_accuracy"] = right[:, 0].float().mean().item()
@@ -490,6 +492,50 @@ SHIPPED_CONFIGS: dict[str, TrainConfig] = {
     "vit_where_nopos": TrainConfig(
         pos_embed="none", task="where", steps=1500, batch_size=128, warmup=100, seed=0
     ),
+    # A ViT on a grid of 60 patches (10-pixel patches, 6 x 10), 4 blocks, on the "within" task: the model whose
+    # position embedding, filters, attention distances and rollout notebooks 03, 04 and 05 set beside the ViT
+    # paper's Figure 7. Seeds 1 and 2 give the spread of its numbers.
+    **{
+        name: TrainConfig(
+            task="within", patch_size=10, depth=4, steps=3000, batch_size=128, warmup=200, seed=seed
+        )
+        for name, seed in (("vit_within", 0), ("vit_within_seed1", 1), ("vit_within_seed2", 2))
+    },
+    # Its control: the same run with no position embedding.
+    "vit_within_nopos": TrainConfig(
+        pos_embed="none", task="within", patch_size=10, depth=4, steps=3000, batch_size=128, warmup=200
+    ),
+    # vit_within fine-tuned on the scenes drawn twice as large (120 x 200, a 12 x 20 grid), its position table
+    # carried to the larger grid by 2-D interpolation (the ViT paper's recipe, Section 3.2) ...
+    "vit_within_x2": TrainConfig(
+        task="within",
+        patch_size=10,
+        depth=4,
+        scale=2,
+        start_from="vit_within",
+        steps=200,
+        batch_size=64,
+        lr=2e-4,
+        warmup=10,
+    ),  # fmt: skip
+    # ... and its control: the same fine-tune with a freshly drawn table instead of the carried one.
+    "vit_within_x2_newpos": TrainConfig(
+        task="within",
+        patch_size=10,
+        depth=4,
+        scale=2,
+        start_from="vit_within",
+        resize_pos=False,
+        steps=200,
+        batch_size=64,
+        lr=2e-4,
+        warmup=10,
+    ),  # fmt: skip
+    # A T2T-ViT with the same body, embedding kind, task, steps and batches as vit_within: notebooks 06 and 07
+    # look inside it and set it beside the ViT.
+    "t2t_within": TrainConfig(
+        model="t2t", task="within", patch_size=10, depth=4, steps=3000, batch_size=128, warmup=200
+    ),
 }
 
 #: The names of the shipped models, for :func:`load_shipped`.
@@ -526,8 +572,8 @@ def shipped_path(name: str) -> importlib.resources.abc.Traversable:
 
 
 def _eval_patch(config: TrainConfig) -> int:
-    """The ``block`` argument :func:`evaluate` takes for a run: the grid ("where") or the shuffled block."""
-    return config.patch_size if config.task == "where" else config.block
+    """The ``block`` argument :func:`evaluate` takes for a run: the grid ("where", "within") or the shuffled block."""
+    return config.patch_size if config.task in WHERE_TASKS else config.block
 
 
 def load_shipped(name: str, device: str = "cpu") -> Shipped:
