@@ -1024,8 +1024,8 @@ plots.show_similarity_grid(
 plt.show()
 
 # %% [markdown]
-# Each map lights up its own patch, and, more faintly, a band along its row and, weaker still, along its column.
-# How much of that is more than locality? `probes.row_column_beyond_locality` answers with two numbers. It fits
+# Each map lights up its own patch and its neighbourhood, most of all along its row. How much of that is more
+# than locality? `probes.row_column_beyond_locality` answers with two numbers. It fits
 # the cosine similarities of all 1770 pairs of different patches, by least squares, as a smooth function of
 # the distance between the two patches (a sum of Gaussians of the distance, each a patch wide) plus a
 # *same-row* term and a *same-column* term. Locality alone is what the smooth function can follow, so the two
@@ -1079,22 +1079,27 @@ print(
 # %%
 # the terms, checked against their controls
 locality_terms = [abs(t) for name, ref in fine_refs.items() if name.startswith("distance") for t in ref[:2]]
+random_largest = random_terms.abs().max().item()
 assert max(locality_terms) < 0.04
 assert abs(fine_refs["one-hot row + column code"][0] - 0.5) < 1e-6
 seed0_row, seed0_col, _ = fine_terms["vit_within"]
 assert seed0_row >= 0.1 and seed0_col >= 0.1  # the shipped model: row and column structure beyond locality
-assert trained_terms.min() > max(random_terms.abs().max(), *locality_terms)
+assert trained_terms[:, 0].min() > 2 * max(random_largest, *locality_terms)  # rows: every seed
+assert trained_terms[1:, 1].abs().max() < 0.05  # columns: seeds 1 and 2 near 0
 assert (trained_terms[:, 0] > trained_terms[:, 1]).all()  # every seed: rows stronger than columns
 
 # %% [markdown]
 # Read the table against its controls. The distance-only embeddings get terms of a few thousandths: the fit does
-# not mistake locality for rows and columns. The trained embeddings get terms far above those and above
-# anything random vectors reach, for rows and for columns, in every seed: patches of one row, and of one column,
-# are more alike than their distance alone predicts. That is the structure the ViT paper describes. Two
-# differences from the paper's picture, both printed: the rows are much stronger than the columns in every
-# seed, and the fit explains only part of the similarities (its $R^2$), so much of what the embedding holds is
-# neither locality nor rows and columns. Why the rows come out stronger, these runs do not say (the grid has 6
-# rows of 10 patches and 10 columns of 6; the README lists the runs tried on the way).
+# not mistake locality for rows and columns. The shipped model, seed 0, gets both terms far above those and above
+# anything the random vectors reached: patches of one row, and of one column, are more alike than their distance
+# alone predicts. That is the structure the ViT paper describes. The two other seeds qualify it. The row term is
+# large in all three runs; the column term is large only in seed 0, and in seeds 1 and 2 it is close to 0. So on
+# this task and budget, row structure beyond locality is a result of the training; column structure beyond
+# locality is the result of one run. (In the seeds without it, the columns still change smoothly from one to the
+# next: that is locality, which the fit takes up.) The fit also explains only part of the similarities (its
+# $R^2$), so much of what the embeddings hold is neither locality nor rows and columns. Why the rows come out
+# stronger these runs do not say; the grid has 6 rows of 10 patches and 10 columns of 6, and the README lists
+# the runs tried on the way.
 #
 # ## What the papers report
 #

@@ -822,8 +822,8 @@ print(
 # Notebook 07 sets the two side by side by samples and by compute.
 
 # %%
-trained_t2t = train.load_shipped("t2t_within", device)
-trained_vits = [train.load_shipped(n, device) for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")]
+trained_t2t = train.load_shipped("t2t_within", "cpu")
+trained_vits = [train.load_shipped(n, "cpu") for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")]
 t2t_cfg = trained_t2t.config
 held_out = scenes.make_batch(
     "within", train.SHIPPED_EVAL["size"], seed=train.SHIPPED_EVAL["seed"], block=t2t_cfg.patch_size
@@ -866,7 +866,7 @@ def token_transformer_distance(model: torch.nn.Module) -> float:
     )
     try:
         with torch.no_grad():
-            model(held_out.images.to(device))
+            model(held_out.images)
     finally:
         hook.remove()
     return probes.mean_attention_distance(kept[0].cpu(), first.rows, first.cols, 4).mean().item()
@@ -875,7 +875,7 @@ def token_transformer_distance(model: torch.nn.Module) -> float:
 first_grid = trained_t2t.model.tokens_to_token.grids[0]
 t2t_bounds = probes.attention_distance_bounds(first_grid.rows, first_grid.cols, 4)
 t2t_distance = token_transformer_distance(trained_t2t.model)
-t2t_distance_untrained = token_transformer_distance(train.build_model(t2t_cfg).to(device).eval())
+t2t_distance_untrained = token_transformer_distance(train.build_model(t2t_cfg).eval())
 print(f"first soft split: {first_grid.rows} x {first_grid.cols} windows, centres 4 pixels apart")
 print("bounds (pixels): " + ", ".join(f"{k} {v:.1f}" for k, v in t2t_bounds.items()))
 print(

@@ -313,3 +313,16 @@ def test_filter_components_agree_with_the_covariance_eigenvalues() -> None:
         probes.filter_components(filters[:1])
     with pytest.raises(ValueError, match="weight"):
         probes.filter_components(filters[0])
+
+
+def test_shipped_grid_model_shows_rows_and_columns_beyond_locality() -> None:
+    # the ViT of 60 patches that notebook 03 sets beside the ViT paper's Figure 7: both terms at least 0.1,
+    # where embeddings of locality alone on the same grid stay below 0.04
+    from vitcourse import train
+
+    table = train.load_shipped("vit_within").model.pos_embed.detach()
+    fit = probes.row_column_beyond_locality(table, (6, 10))
+    assert fit.same_row >= 0.1 and fit.same_column >= 0.1
+    for sigma in (1.0, 1.5):
+        control = probes.row_column_beyond_locality(probes.distance_only_embedding(6, 10, sigma), (6, 10))
+        assert abs(control.same_row) < 0.04 and abs(control.same_column) < 0.04

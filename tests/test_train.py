@@ -289,3 +289,10 @@ def test_make_shipped_writes_what_load_shipped_reads(tmp_path: Path, monkeypatch
     model.load_state_dict(saved["state_dict"])
     again = train.evaluate(model, "where", size=16, seed=train.SHIPPED_EVAL["seed"])
     assert again == pytest.approx(saved["metrics"], rel=1e-5)
+
+
+def test_shipped_option_names_unknown_models(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--shipped", "vit_nowhere"])
+    assert stop.value.code == 2
+    assert "'vit_nowhere' is not a shipped model; choose from vit_where" in capsys.readouterr().err

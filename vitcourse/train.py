@@ -680,6 +680,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, default=d.depth, help="default: %(default)s")
     p.add_argument("--heads", type=int, default=d.num_heads, help="default: %(default)s")
     p.add_argument(
+        "--patch-size",
+        type=int,
+        default=d.patch_size,
+        help="ViT's patch side, and the grid of the where/within tasks; divides 60 and 100 (default: %(default)s)",
+    )
+    p.add_argument(
         "--scramble-block",
         type=int,
         default=d.scramble_block,
@@ -689,9 +695,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     p.add_argument(
         "--shipped",
-        action="store_true",
-        help=f"re-make the shipped models {SHIPPED} from their fixed settings into vitcourse/assets/checkpoints "
-        "(only --device applies); `make models` runs this",
+        nargs="*",
+        metavar="NAME",
+        help=f"re-make the shipped models (all of {SHIPPED}, or the NAMEs given) from their fixed settings into "
+        "vitcourse/assets/checkpoints (only --device applies); `make models` runs this",
     )
     return p
 
@@ -705,9 +712,13 @@ def main(argv: list[str] | None = None) -> int:
             writable_file("--save", args.save)
         except (ValueError, FileNotFoundError) as err:
             parser.error(str(err))
-    if args.shipped:
+    if args.shipped is not None:
+        names = tuple(args.shipped) or SHIPPED
+        for name in names:
+            if name not in SHIPPED_CONFIGS:
+                parser.error(f"--shipped: {name!r} is not a shipped model; choose from {', '.join(SHIPPED)}")
         start = time.perf_counter()
-        make_shipped(device=args.device)
+        make_shipped(names, device=args.device)
         print(f"all shipped models made in {time.perf_counter() - start:.1f} s")
         return 0
     rows = []
@@ -718,6 +729,7 @@ def main(argv: list[str] | None = None) -> int:
                 model=args.model, pos_embed=args.pos_embed, task=args.task, steps=args.steps,
                 batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device, embed_dim=args.embed_dim,
                 depth=args.depth, num_heads=args.heads, scramble_block=args.scramble_block,
+                patch_size=args.patch_size,
             )  # fmt: skip
             config.resolved_device()
         except (TypeError, ValueError) as err:
