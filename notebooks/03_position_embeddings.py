@@ -947,7 +947,7 @@ plt.show()
 # The table shows what the score alone could not. Neighbours are the most alike, as locality alone would give.
 # But the similarity does not fall steadily with distance: two patches two rows apart in one column are more
 # alike than diagonal neighbours, and patches three and four apart in one row stay more alike than the pairs √5
-# and √8 apart that share neither row nor column: those are nearer, yet unlike (negative cosine). That is row
+# and √8 apart that share neither row nor column: those are nearer, yet less alike (a cosine further below 0). That is row
 # and column structure beyond locality. It is clearer in the columns: two patches two apart in a row are no more
 # alike than diagonal neighbours. This fits the pair of models above, where mainly the column needed the
 # position embedding; it does not show that the model relies on this structure. It is not the clean grid of the
@@ -963,7 +963,8 @@ plt.show()
 # task of the same kind, `"within"`: a smaller moon (radius 2.5 to 4 pixels) is drawn wholly inside one of the 60
 # patches, anywhere in the frame, and the model names its patch row (6 classes) and patch column (10 classes).
 # Beside it ship its control, the same run with no position embedding (`vit_within_nopos`), and two more seeds
-# of the same run (`vit_within_seed1`, `vit_within_seed2`), so that each number below comes with its spread.
+# of the same run (`vit_within_seed1`, `vit_within_seed2`), so that each number about the trained model comes
+# with its spread.
 # The cell evaluates them all on the same 256 held-out scenes.
 
 # %%
@@ -1024,19 +1025,24 @@ plots.show_similarity_grid(
 plt.show()
 
 # %% [markdown]
-# Each map lights up its own patch and its neighbourhood, most of all along its row. How much of that is more
-# than locality? `probes.row_column_beyond_locality` answers with two numbers. It fits
-# the cosine similarities of all 1770 pairs of different patches, by least squares, as a smooth function of
-# the distance between the two patches (a sum of Gaussians of the distance, each a patch wide) plus a
-# *same-row* term and a *same-column* term. Locality alone is what the smooth function can follow, so the two
-# terms measure how much more alike two patches of one row (or one column) are than their distance predicts.
-# The references, on the same grid:
+# Each map lights up its own row most of all; the rows next to it are often darker than rows farther away, and
+# in some maps the patch's own column stands out too. How much of that is more than locality?
+# `probes.row_column_beyond_locality` answers with two numbers. It fits the cosine similarities of all 1770 pairs
+# of different patches, by least squares, as a smooth function of the distance between the two patches (a sum of
+# Gaussians of the distance, each a patch wide) plus a *same-row* term and a *same-column* term. Locality alone
+# is what the smooth function can follow, so the two terms measure how much more alike two patches of one row
+# (or one column) are than their distance predicts. Beside them it reports $R^2$, the share of the similarities'
+# variance over the 1770 pairs that the whole fit explains. The references, on the same grid:
 #
-# - **locality alone**: embeddings whose similarity is $\exp(-d^2 / 2\sigma^2)$ of the distance $d$ in patches
-#   (`probes.distance_only_embedding`), $\sigma$ = 1 and 1.5: the terms should come out near 0;
+# - **locality alone**: embeddings whose similarity is a Gaussian of the distance $d$ in patches
+#   (`probes.distance_only_embedding`, $\sigma$ = 1 and 1.5; the first is one of the fit's own curves, so its
+#   terms are 0 by construction) and one whose similarity falls as $\exp(-d)$, a shape the fit does not contain;
+# - **smooth random codes** (`probes.smooth_random_embedding`): position vectors made of sines and cosines of
+#   random directions across the grid, smooth like a learned embedding but with no built-in rows or columns.
+#   Each draw has chance preferences for some direction, so 200 draws at each of three scales (1, 1.5 and 2
+#   patches) give the terms' spread by chance: their 95th percentile and their largest value;
 # - **a perfect grid**: a one-hot row code next to a one-hot column code: 0.5 each;
-# - **the start**: the model's own embedding before training, from its seed;
-# - **random vectors**: 100 random embeddings of the same shape: their largest terms.
+# - **the start**: the model's own embedding before training, from its seed.
 
 
 # %%
@@ -1048,58 +1054,121 @@ def beyond(embedding: torch.Tensor) -> tuple[float, float, float]:
 
 fine_rows = torch.arange(60) // fine_grid[1]
 fine_cols = torch.arange(60) % fine_grid[1]
+fine_centres = torch.stack([fine_rows, fine_cols], 1).double()
+exp_gram = torch.exp(-torch.cdist(fine_centres, fine_centres))  # similarity exp(-d): positive definite
+exp_values, exp_vectors = torch.linalg.eigh(exp_gram)
 fine_terms = {n: beyond(fine[n].model.pos_embed.detach().cpu()) for n in fine_names[:3]}
 fine_refs = {
     **{
-        f"distance only, sigma {s:g}": beyond(probes.distance_only_embedding(*fine_grid, s))
+        f"distance only, Gaussian sigma {s:g}": beyond(probes.distance_only_embedding(*fine_grid, s))
         for s in (1.0, 1.5)
     },
+    "distance only, exp(-d)": beyond(exp_vectors * exp_values.clamp_min(0).sqrt()),
     "one-hot row + column code": beyond(torch.cat([torch.eye(6)[fine_rows], torch.eye(10)[fine_cols]], 1)),
     "its start, before training": beyond(train.build_model(fine_cfg).pos_embed.detach()),
 }
-random_terms = torch.tensor(
-    [beyond(position.learned_position_embedding(61, 64).detach())[:2] for _ in range(100)]
-)  # (100, 2)
-print(f"{'embedding':36s} {'same row':>9s} {'same column':>12s} {'R^2 of the fit':>15s}")
+null_draws = torch.Generator().manual_seed(0)
+null_terms = torch.tensor(
+    [
+        beyond(probes.smooth_random_embedding(*fine_grid, length, 64, null_draws))[:2]
+        for length in (1.0, 1.5, 2.0)
+        for _ in range(200)
+    ]
+)  # (600, 2)
+null_95 = null_terms.abs().quantile(0.95, dim=0)  # (2,)
+print(f"{'embedding':38s} {'same row':>9s} {'same column':>12s} {'R^2 of the fit':>15s}")
 for name, (r_term, c_term, r2) in {
     **{f"trained, {n}": t for n, t in fine_terms.items()},
     **fine_refs,
 }.items():
-    print(f"{name:36s} {r_term:9.3f} {c_term:12.3f} {r2:15.3f}")
+    print(f"{name:38s} {r_term:9.3f} {c_term:12.3f} {r2:15.3f}")
 trained_terms = torch.tensor([t[:2] for t in fine_terms.values()])  # (3 seeds, 2)
 print(
-    f"{'trained, 3 seeds: mean':36s} {trained_terms[:, 0].mean():9.3f} {trained_terms[:, 1].mean():12.3f}"
+    f"{'trained, 3 seeds: mean':38s} {trained_terms[:, 0].mean():9.3f} {trained_terms[:, 1].mean():12.3f}"
     f"   (std {trained_terms[:, 0].std():.3f}, {trained_terms[:, 1].std():.3f})"
 )
+print(f"{'smooth random codes: 95th percentile':38s} {null_95[0]:9.3f} {null_95[1]:12.3f}")
 print(
-    f"{'100 random vectors: largest |term|':36s} {random_terms[:, 0].abs().max():9.3f} "
-    f"{random_terms[:, 1].abs().max():12.3f}"
+    f"{'smooth random codes (600): largest':38s} {null_terms[:, 0].abs().max():9.3f} "
+    f"{null_terms[:, 1].abs().max():12.3f}"
 )
-
-# %%
-# the terms, checked against their controls
-locality_terms = [abs(t) for name, ref in fine_refs.items() if name.startswith("distance") for t in ref[:2]]
-random_largest = random_terms.abs().max().item()
-assert max(locality_terms) < 0.04
-assert abs(fine_refs["one-hot row + column code"][0] - 0.5) < 1e-6
-seed0_row, seed0_col, _ = fine_terms["vit_within"]
-assert seed0_row >= 0.1 and seed0_col >= 0.1  # the shipped model: row and column structure beyond locality
-assert trained_terms[:, 0].min() > 2 * max(random_largest, *locality_terms)  # rows: every seed
-assert trained_terms[1:, 1].abs().max() < 0.05  # columns: seeds 1 and 2 near 0
-assert (trained_terms[:, 0] > trained_terms[:, 1]).all()  # every seed: rows stronger than columns
+for seed in range(3):
+    at_least = (null_terms.abs() >= trained_terms[seed].abs()).float().mean(0)
+    print(
+        f"seed {seed}: smooth random codes with a term at least as large: rows {at_least[0]:.1%}, "
+        f"columns {at_least[1]:.1%}"
+    )
 
 # %% [markdown]
-# Read the table against its controls. The distance-only embeddings get terms of a few thousandths: the fit does
-# not mistake locality for rows and columns. The shipped model, seed 0, gets both terms far above those and above
-# anything the random vectors reached: patches of one row, and of one column, are more alike than their distance
-# alone predicts. That is the structure the ViT paper describes. The two other seeds qualify it. The row term is
-# large in all three runs; the column term is large only in seed 0, and in seeds 1 and 2 it is close to 0. So on
-# this task and budget, row structure beyond locality is a result of the training; column structure beyond
-# locality is the result of one run. (In the seeds without it, the columns still change smoothly from one to the
-# next: that is locality, which the fit takes up.) The fit also explains only part of the similarities (its
-# $R^2$), so much of what the embeddings hold is neither locality nor rows and columns. Why the rows come out
-# stronger these runs do not say; the grid has 6 rows of 10 patches and 10 columns of 6, and the README lists
-# the runs tried on the way.
+# A fit can be fooled in one more way: by similarity that falls with distance but more slowly along the rows
+# than across them (locality *stretched* along one axis). The terms would then be large without any row code.
+# A direct test needs no fit: are patches far apart in one row (5 to 9 patches) more alike, on average, than
+# **diagonal neighbours**, the nearest pairs that share neither row nor column ($\sqrt 2$ apart)? And patches far
+# apart in one column (3 to 5)? Similarity that falls with distance in every direction cannot pass either test;
+# similarity stretched along one axis, however much (falling with a distance measured on an ellipse), can pass
+# one of them but not both at once. The cell prints the three means for each seed, from
+# `probes.similarity_by_distance`.
+
+
+# %%
+def line_tests(embedding: torch.Tensor) -> tuple[float, float, float]:
+    """Mean cosine similarity of far row pairs (5 to 9 apart), far column pairs (3 to 5), diagonal neighbours."""
+    classes = probes.similarity_by_distance(embedding, *fine_grid)
+
+    def mean_of(keep) -> float:
+        chosen = [c for c in classes if keep(c)]
+        return sum(c.mean * c.pairs for c in chosen) / sum(c.pairs for c in chosen)
+
+    return (
+        mean_of(lambda c: c.line == "row" and c.distance >= 5),
+        mean_of(lambda c: c.line == "column" and c.distance >= 3),
+        mean_of(lambda c: c.line == "neither" and c.distance < 1.5),
+    )
+
+
+far_lines = {n: line_tests(fine[n].model.pos_embed.detach().cpu()[0, 1:]) for n in fine_names[:3]}
+print(f"{'':18s} {'row pairs 5-9 apart':>20s} {'column pairs 3-5 apart':>23s} {'diagonal neighbours':>20s}")
+for name, (far_row, far_col, diagonal) in far_lines.items():
+    print(f"{name:18s} {far_row:20.3f} {far_col:23.3f} {diagonal:20.3f}")
+
+# %%
+# the terms and the line tests, checked against their controls
+assert all(
+    abs(t) < 0.04
+    for ref in ("distance only, Gaussian sigma 1.5", "distance only, exp(-d)")
+    for t in fine_refs[ref][:2]
+)
+seed0_row, seed0_col, _ = fine_terms["vit_within"]
+assert seed0_row >= 0.1 and seed0_col >= 0.1  # the shipped model: both terms at least 0.1 ...
+assert seed0_row > null_95[0] and seed0_col > null_95[1]  # ... and above the smooth codes' 95th percentile
+assert (trained_terms[:, 0] > null_terms[:, 0].abs().max()).all()  # rows: every seed above every smooth code
+assert trained_terms[1:, 1].abs().max() < null_95[1]  # columns: seeds 1 and 2 within chance
+far_row0, far_col0, diagonal0 = far_lines["vit_within"]
+assert far_row0 > diagonal0 and far_col0 > diagonal0  # seed 0 passes both line tests
+assert all(far_lines[n][1] < far_lines[n][2] for n in fine_names[1:3])  # seeds 1, 2 fail the column test
+assert far_lines["vit_within_seed1"][0] < far_lines["vit_within_seed1"][2]  # seed 1 fails the row test
+assert abs(far_lines["vit_within_seed2"][0] - far_lines["vit_within_seed2"][2]) < 0.01  # seed 2: a tie
+
+# %% [markdown]
+# Read the tables against their controls. The locality-only embeddings get terms below a thousandth: the fit
+# does not mistake locality for rows and columns. The smooth random codes show how large the terms come out by
+# chance: 0.11 to 0.14 at their 95th percentile. Against that:
+#
+# - **The shipped model (seed 0)** has a row term far beyond any smooth random code and a column term beyond
+#   their 95th percentile (about 3 in 100 of them reach it, printed). And it passes both line tests: patches far
+#   apart in one row, and in one column, are more alike than diagonal neighbours. That is row and column
+#   structure of the kind the ViT paper's Figure 7 shows, and no kind of locality, even stretched, gives it.
+# - **Seeds 1 and 2** have row terms beyond every smooth random code too, but column terms well within chance,
+#   and both fail the column test. On the row test seed 1 fails and seed 2 ties with its diagonal neighbours
+#   (printed). For them the row term can be read as similarity that reaches further along the rows than across
+#   them; whether there is a row code as well, these tests cannot tell.
+#
+# So the same settings gave the paper's structure in one run of three. The course kept these settings because
+# seed 0 reached the issue's bar (the README lists the runs tried on the way, none of which did), so that one
+# run is a selected run, not a typical one. The fit's $R^2$ is low for all three (0.25 to 0.38): much of what
+# these embeddings hold is neither locality nor rows and columns, and the terms describe only the part the fit
+# explains. Why the rows come out stronger than the columns these runs do not say; the grid has 6 rows of 10
+# patches and 10 columns of 6.
 #
 # ## What the papers report
 #
@@ -1368,8 +1437,16 @@ assert carried_after > carried_before and carried_after > fresh_after
 # - The ViT paper found any of its kinds better than none, with small differences between them.
 # - A claim about a trained model needs its control. The course's small ViT without a position embedding still
 #   reads the moon's row from the pixels alone; mainly the column needed the embedding. Its learned
-#   embedding holds row and column structure beyond what locality alone (a distance-only control) gives.
+#   embedding (one run) holds row and column structure beyond what locality alone (a distance-only control)
+#   gives, on a grid too small to say much more.
+# - On 60 patches a least-squares fit and a direct test (far pairs in a line against diagonal neighbours)
+#   separate rows and columns from locality. The shipped model passes both, for rows and for columns, against
+#   locality-only embeddings and smooth random codes; of two more seeds of the same settings neither does:
+#   their row terms are large, but their columns are within chance. One run of three showed the paper's
+#   structure.
 # - A learned embedding belongs to one patch grid; for another image size ViT interpolates it in 2-D, keeping
-#   the prediction token's row as it is.
+#   the prediction token's row as it is. Carried that way, the 60-patch model's table keeps much of its skill at
+#   twice the size before any fine-tuning (0.43 of the scenes right), where a fresh table leaves it near chance
+#   (0.02); after the same short fine-tune, 0.75 against 0.06.
 #
 # **Next:** [04 Attention](04_attention.ipynb) builds single-head and multi-head attention step by step.

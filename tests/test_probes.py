@@ -326,3 +326,29 @@ def test_shipped_grid_model_shows_rows_and_columns_beyond_locality() -> None:
     for sigma in (1.0, 1.5):
         control = probes.row_column_beyond_locality(probes.distance_only_embedding(6, 10, sigma), (6, 10))
         assert abs(control.same_row) < 0.04 and abs(control.same_column) < 0.04
+
+
+def test_smooth_random_embeddings_are_locality_on_average() -> None:
+    g = torch.Generator().manual_seed(0)
+    draws = [probes.smooth_random_embedding(6, 10, 1.5, 64, g) for _ in range(300)]
+    assert draws[0].shape == (60, 64)
+    unit = [torch.nn.functional.normalize(e, dim=-1) for e in draws]
+    mean_similarity = torch.stack([u @ u.T for u in unit]).mean(0)  # (60, 60)
+    r, c = torch.arange(60) // 10, torch.arange(60) % 10
+    distance = torch.cdist(torch.stack([r, c], 1).double(), torch.stack([r, c], 1).double())
+    expected = torch.exp(-(distance**2) / (2 * 1.5**2))
+    assert (mean_similarity - expected).abs().max() < 0.05  # random Fourier features of the Gaussian
+    terms = torch.tensor(
+        [
+            [f.same_row, f.same_column]
+            for f in map(lambda e: probes.row_column_beyond_locality(e, (6, 10)), draws)
+        ]
+    )
+    assert terms.mean(0).abs().max() < 0.02  # no preference for rows or columns on average
+    assert terms.abs().max() > 0.05  # but single draws have chance preferences: the null has a spread
+    again = probes.smooth_random_embedding(6, 10, 1.5, 64, torch.Generator().manual_seed(0))
+    torch.testing.assert_close(again, draws[0])
+    with pytest.raises(ValueError, match="dim must be an even number"):
+        probes.smooth_random_embedding(6, 10, 1.5, 63)
+    with pytest.raises(TypeError, match="generator"):
+        probes.smooth_random_embedding(6, 10, 1.5, 64, 3)  # type: ignore[arg-type]

@@ -5,6 +5,8 @@
   and neither apart: the table that separates row and column structure from plain locality.
 * :func:`distance_only_embedding` and :func:`distance_only_scores`: the locality control, an embedding whose
   similarity depends on distance alone, and the row/column scores it gets.
+* :func:`smooth_random_embedding`: smooth random codes with no built-in rows or columns, the null for the fit
+  below.
 * :func:`row_column_beyond_locality`: the same-row and same-column terms of a least-squares fit of the
   pairs' cosine similarities, with a smooth function of distance fitted beside them: row and column structure
   beyond plain locality, as two numbers.
@@ -30,6 +32,7 @@ __all__ = [
     "similarity_by_distance",
     "distance_only_embedding",
     "distance_only_scores",
+    "smooth_random_embedding",
     "LineFit",
     "row_column_beyond_locality",
     "attention_entropy",
@@ -164,6 +167,41 @@ def distance_only_embedding(rows: int, cols: int, sigma: float = 1.0) -> torch.T
     gram = torch.exp(-(distance**2) / (2 * sigma**2))  # (N, N): positive definite, ones on the diagonal
     values, vectors = torch.linalg.eigh(gram)
     return vectors * values.clamp_min(0).sqrt()  # (N, N): its rows' dot products give the gram matrix
+
+
+def smooth_random_embedding(
+    rows: int, cols: int, length: float = 1.0, dim: int = 64, generator: torch.Generator | None = None
+) -> torch.Tensor:
+    """Random position vectors that vary smoothly over the grid, the same way in every direction.
+
+    Each of the ``dim / 2`` pairs of entries is a cosine and a sine of one random direction across the grid,
+    ``cos(w . x)`` and ``sin(w . x)`` for the patch centre ``x`` (in patches) and ``w`` drawn from a normal with
+    standard deviation ``1 / length`` on both axes (random Fourier features). Averaged over draws, the cosine
+    similarity of two patches is ``exp(-distance^2 / (2 length^2))``, the Gaussian of
+    :func:`distance_only_embedding`; a single draw is smooth but uneven, with chance preferences for some
+    directions. That makes many draws the null for :func:`row_column_beyond_locality`: how large the row and
+    column terms of a smooth code with no built-in rows or columns come out by chance.
+
+    Args:
+        rows, cols: the patch grid (at least 2 each).
+        length: the scale over which the vectors change, in patches, a finite number > 0.
+        dim: the vectors' length, an even number >= 2.
+        generator: a ``torch.Generator`` for repeatable draws (None: the global generator).
+
+    Returns:
+        (rows * cols, dim) float64: row i is patch i's vector (no prediction token's row).
+    """
+    _check_grid(rows, cols)
+    length = finite_float("length", length, 0, above=True)
+    if positive_int("dim", dim) % 2:
+        raise ValueError(f"dim must be an even number >= 2 (cosine and sine pairs), got {dim}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    n = rows * cols
+    centres = torch.stack([torch.arange(n) // cols, torch.arange(n) % cols], 1).double()  # (N, 2)
+    directions = torch.randn(dim // 2, 2, generator=generator, dtype=torch.float64) / length  # (dim / 2, 2)
+    angles = centres @ directions.T  # (N, dim / 2)
+    return torch.cat([torch.cos(angles), torch.sin(angles)], 1)  # (N, dim)
 
 
 def distance_only_scores(rows: int, cols: int, sigma: float = 1.0) -> dict[str, float]:
