@@ -112,7 +112,8 @@ execute: sync
 	done
 
 # The shipped checkpoints the notebooks look inside: trained from fixed seeds (CUDA when present, else the CPU),
-# evaluated on the CPU, written into vitcourse/assets/checkpoints/.
+# evaluated on the CPU, written into vitcourse/assets/checkpoints/. All eleven take about an hour on a 2-core CPU
+# (README, Shipped models); `python -m vitcourse.train --shipped NAME ...` re-makes some.
 models: $(STAMP)
 	$(BIN)/python -m vitcourse.train --shipped
 

@@ -963,7 +963,7 @@ plt.show()
 # task of the same kind, `"within"`: a smaller moon (radius 2.5 to 4 pixels) is drawn wholly inside one of the 60
 # patches, anywhere in the frame, and the model names its patch row (6 classes) and patch column (10 classes).
 # Beside it ship its control, the same run with no position embedding (`vit_within_nopos`), and two more seeds
-# of the same run (`vit_within_seed1`, `vit_within_seed2`), so that each number about the trained model comes
+# of the same run (`vit_within_seed1`, `vit_within_seed2`), so that each accuracy and embedding number comes
 # with its spread.
 # The cell evaluates them all on the same 256 held-out scenes.
 
@@ -994,6 +994,8 @@ print(
     f"{'learned embedding, 3 seeds, mean':34s} {seeded[:, 0].mean():6.3f} {seeded[:, 1].mean():8.3f} "
     f"{seeded[:, 2].mean():6.3f}   (std {seeded[:, 0].std():.3f}, {seeded[:, 1].std():.3f}, {seeded[:, 2].std():.3f})"
 )
+for k, name in enumerate(fine_names[:3]):
+    print(f"{'  ' + name:34s} {seeded[k, 0]:6.3f} {seeded[k, 1]:8.3f} {seeded[k, 2]:6.3f}")
 blind_fine = fine_held_out["vit_within_nopos"]
 print(
     f"{'no position embedding (seed 0)':34s} {blind_fine['row_accuracy']:6.3f} "
@@ -1025,7 +1027,7 @@ plots.show_similarity_grid(
 plt.show()
 
 # %% [markdown]
-# Each map lights up its own row most of all; the rows next to it are often darker than rows farther away, and
+# Most maps light up their own row most of all; the rows next to it are often darker than rows farther away, and
 # in some maps the patch's own column stands out too. How much of that is more than locality?
 # `probes.row_column_beyond_locality` answers with two numbers. It fits the cosine similarities of all 1770 pairs
 # of different patches, by least squares, as a smooth function of the distance between the two patches (a sum of
@@ -1038,7 +1040,7 @@ plt.show()
 #   (`probes.distance_only_embedding`, $\sigma$ = 1 and 1.5; the first is one of the fit's own curves, so its
 #   terms are 0 by construction) and one whose similarity falls as $\exp(-d)$, a shape the fit does not contain;
 # - **smooth random codes** (`probes.smooth_random_embedding`): position vectors made of sines and cosines of
-#   random directions across the grid, smooth like a learned embedding but with no built-in rows or columns.
+#   random directions across the grid, with no built-in rows or columns.
 #   Each draw has chance preferences for some direction, so 200 draws at each of three scales (1, 1.5 and 2
 #   patches) give the terms' spread by chance: their 95th percentile and their largest value;
 # - **a perfect grid**: a one-hot row code next to a one-hot column code: 0.5 each;
@@ -1130,11 +1132,23 @@ far_lines = {n: line_tests(fine[n].model.pos_embed.detach().cpu()[0, 1:]) for n 
 print(f"{'':18s} {'row pairs 5-9 apart':>20s} {'column pairs 3-5 apart':>23s} {'diagonal neighbours':>20s}")
 for name, (far_row, far_col, diagonal) in far_lines.items():
     print(f"{name:18s} {far_row:20.3f} {far_col:23.3f} {diagonal:20.3f}")
+# the same tests on smooth random codes (new draws, the three scales above and a rougher one, 0.5 patches)
+line_draws = torch.Generator().manual_seed(1)
+margin0 = min(far_lines["vit_within"][0], far_lines["vit_within"][1]) - far_lines["vit_within"][2]
+for length in (0.5, 1.0, 1.5, 2.0):
+    results = torch.tensor(
+        [line_tests(probes.smooth_random_embedding(*fine_grid, length, 64, line_draws)) for _ in range(200)]
+    )  # (200, 3)
+    margins = torch.minimum(results[:, 0], results[:, 1]) - results[:, 2]
+    print(
+        f"smooth random codes, scale {length:g}: pass both tests {(margins > 0).float().mean():.1%}, "
+        f"by seed 0's margin ({margin0:.3f}) or more {(margins >= margin0).float().mean():.1%}"
+    )
 
 # %%
 # the terms and the line tests, checked against their controls
 assert all(
-    abs(t) < 0.04
+    abs(t) < 1e-3
     for ref in ("distance only, Gaussian sigma 1.5", "distance only, exp(-d)")
     for t in fine_refs[ref][:2]
 )
@@ -1156,16 +1170,20 @@ assert abs(far_lines["vit_within_seed2"][0] - far_lines["vit_within_seed2"][2]) 
 #
 # - **The shipped model (seed 0)** has a row term far beyond any smooth random code and a column term beyond
 #   their 95th percentile (about 3 in 100 of them reach it, printed). And it passes both line tests: patches far
-#   apart in one row, and in one column, are more alike than diagonal neighbours. That is row and column
-#   structure of the kind the ViT paper's Figure 7 shows, and no kind of locality, even stretched, gives it.
+#   apart in one row, and in one column, are more alike than diagonal neighbours, which locality, even stretched,
+#   cannot give. Smooth random codes at the three scales above never pass both; rougher ones (scale 0.5, as
+#   uneven as the trained tables) pass in about a third of the draws, but by seed 0's margin only in a few in
+#   100 (printed). That is row and column structure of the kind the ViT paper's Figure 7
+#   shows, in this run; the evidence for the columns is the weaker of the two.
 # - **Seeds 1 and 2** have row terms beyond every smooth random code too, but column terms well within chance,
 #   and both fail the column test. On the row test seed 1 fails and seed 2 ties with its diagonal neighbours
 #   (printed). For them the row term can be read as similarity that reaches further along the rows than across
 #   them; whether there is a row code as well, these tests cannot tell.
 #
 # So the same settings gave the paper's structure in one run of three. The course kept these settings because
-# seed 0 reached the issue's bar (the README lists the runs tried on the way, none of which did), so that one
-# run is a selected run, not a typical one. The fit's $R^2$ is low for all three (0.25 to 0.38): much of what
+# seed 0 reached a column term of 0.1 (the README lists the runs tried on the way, none of which did), so that
+# one run is a selected run, not a typical one: with about 3 in 100 smooth random codes reaching its column term,
+# one such run among the eight or so tried is not far from what chance alone could give. The fit's $R^2$ is low for all three (0.25 to 0.38): much of what
 # these embeddings hold is neither locality nor rows and columns, and the terms describe only the part the fit
 # explains. Why the rows come out stronger than the columns these runs do not say; the grid has 6 rows of 10
 # patches and 10 columns of 6.
@@ -1421,7 +1439,7 @@ assert carried_after > carried_before and carried_after > fresh_after
 
 # %% [markdown]
 # Before any fine-tuning the model with the carried table already names the patch of a good part of the moons,
-# although every patch it now sees holds a quarter of what its patches held in training, enlarged; with a fresh
+# although every patch it now sees shows a quarter of the area an original patch showed, at twice the size; with a fresh
 # table it is near chance. Its weights are the same in both rows: the difference is the table, so the resized
 # table carried the model's sense of place to the larger grid. After the same short fine-tune the carried table
 # is still ahead of the fresh one (printed). This is a small version of the paper's recipe; what it shows is
@@ -1443,7 +1461,7 @@ assert carried_after > carried_before and carried_after > fresh_after
 #   separate rows and columns from locality. The shipped model passes both, for rows and for columns, against
 #   locality-only embeddings and smooth random codes; of two more seeds of the same settings neither does:
 #   their row terms are large, but their columns are within chance. One run of three showed the paper's
-#   structure.
+#   structure, and the settings were kept because that run did.
 # - A learned embedding belongs to one patch grid; for another image size ViT interpolates it in 2-D, keeping
 #   the prediction token's row as it is. Carried that way, the 60-patch model's table keeps much of its skill at
 #   twice the size before any fine-tuning (0.43 of the scenes right), where a fresh table leaves it near chance

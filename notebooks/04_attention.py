@@ -1076,9 +1076,10 @@ assert all(
 # output is replaced by zeros or by its mean over the scenes (so the loss is not just an input the model never
 # saw), while switching off all four heads of any later block costs far less (printed). So here the experiment
 # shows use, not only where the heads look: the model needs what its prediction token reads in the first block
-# to name the moon's patch. (The patches still attended as before in every run; the experiment removes only what
-# the prediction token read.) This is one trained run's way of finding the moon: notebook 05 (*Three seeds*)
-# shows that two other seeds of the same settings find it in block 2 instead.
+# to name the moon's patch. (In the switched block the patches' outputs are unchanged; later patches that read
+# the prediction token change with it.) This is one trained run's way: notebook 05 (*Three seeds*) shows that
+# in two other seeds of the same settings the prediction token attends to the moon in block 2 instead; the
+# switch-off was not run on them.
 
 # %% [markdown]
 # ### Exercise 6 (read an attention map)

@@ -1381,7 +1381,7 @@ assert (first_entropy < start_entropy - 0.5).all()
 # patch only" is the distance if every patch attended only to the moon's patch: on this task it is about the
 # uniform distance too, so the measure cannot tell those two apart. The second table shows what the first
 # block's patch queries do: they put many times the uniform share of their weight on the moon's patch, with an
-# entropy well below the untrained model's. The heads are not spread out; they are drawn to the moon, wherever
+# entropy well below the untrained model's. The first block's heads are not spread out; they are drawn to the moon, wherever
 # it is, and that is not a matter of distance. (That is this run; *Three seeds*, after section 13, compares
 # the other two.)
 #
@@ -1521,7 +1521,7 @@ assert maps_untrained.max() < 2 / 60  # the control: no patch stands out
 # %% [markdown]
 # On the held-out scenes the rollout of the trained model is concentrated on the moon's patch (the largest value
 # falls there in almost every scene, printed; as often as in the first block's weights alone, so in this model
-# the later blocks do not move it), while the untrained model's maps are nearly flat: every patch gets
+# the later blocks do not move the rollout's peak), while the untrained model's maps are nearly flat: every patch gets
 # about the same small share, too faint to see on the shared colour scale. On the course picture, which the model
 # never saw and whose moon is larger than the training moons and cut by the top edge, the largest rollout also
 # falls on a patch of the moon. Rollout is a picture of how attention mixes the tokens, not a proof of what the
@@ -1602,8 +1602,10 @@ assert (
 # the filters concentrate in a first component far beyond the untrained share; some head of the prediction token
 # puts most of its weight on the moon's patch, and some head of the patch queries is drawn to it too. What
 # differs: *where*. Seed 0 finds the moon in the first block, with every head, as sections 11 and 13 and notebook
-# 04 showed; seeds 1 and 2 do not look at the moon in block 1 at all and find it in block 2, with one or two
-# heads. And the rollout, which points at the moon's patch in seeds 0 and 2, never does in seed 1, although seed 1
+# 04 showed; in seeds 1 and 2 the prediction token puts under 0.05 of its weight on the moon in block 1 and
+# attends to it in block 2, with one or two heads (seed 2's patch queries already do in block 1). Whether
+# seeds 1 and 2 *use* what their prediction token reads in block 2 was not tested (notebook 04's switch-off
+# ran on seed 0 only). And the rollout, which points at the moon's patch in seeds 0 and 2, never does in seed 1, although seed 1
 # names the moon's patch in 94 % of the scenes (notebook 03) and its prediction token attends to the moon in
 # block 2. So a rollout map is not a reliable guide to where a model's information comes from: averaging the heads
 # and multiplying through the blocks can bury one head's look at the moon. Claims about *how* a trained model
@@ -1631,8 +1633,9 @@ assert (
 #   untrained model) and its bounds: its patch filters concentrate in a few components, the first a centre
 #   against border pattern; no head looks close by (no local heads, unlike ViT-L/16), though the first block's
 #   patch queries are drawn to the moon, which a distance cannot show; its attention rollout points at the
-#   moon's patch. Across three seeds the first three hold, but where the moon is found (block 1 or 2) differs,
-#   and one seed's rollout never points at the moon: a rollout map is not evidence of use.
+#   moon's patch. Across three seeds, no local heads and the concentrated filters hold in every seed; where the
+#   prediction token attends to the moon (block 1 or 2) differs, and one seed's rollout never points at the
+#   moon: a rollout map is not evidence of use.
 #
 # **Next:** [06 Tokens-to-Token](06_tokens_to_token.ipynb) replaces the patch split with overlapping soft splits
 # and small token transformers, to train well on ImageNet alone.

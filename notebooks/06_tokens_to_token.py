@@ -902,17 +902,18 @@ for name, net in (("trained", trained_t2t.model), ("untrained", train.build_mode
 # what the next paragraph says: trained or not, the first token transformer attends about evenly
 trained_look, untrained_look = t2t_look["trained"], t2t_look["untrained"]
 assert abs(trained_look[0] - t2t_bounds["uniform"]) < 1.0 and trained_look[0] > 5 * t2t_bounds["nearest"]
-assert trained_look[1] > 0.99 * math.log(first_grid.total)
-assert abs(trained_look[2] - on_moon.float().mean().item()) < 0.01
+assert trained_look[1] > math.log(first_grid.total) - 0.02
+assert abs(trained_look[2] / on_moon.float().mean().item() - 1) < 0.1  # the moon's windows: their share
 
 # %% [markdown]
 # The trained T2T-ViT names the moon's cell a little less often than the ViTs (printed above; one T2T-ViT seed,
 # so how much of the gap is the seed, this pair cannot say; notebook 07 compares them by samples and compute).
 # Inside it, the first token transformer's attention is all but uniform after training, as before: its entropy
 # is within 0.02 of the uniform value, its mean distance is the uniform one, and the windows that hold the
-# moon get just their share of the area. In this model, whatever the T2T module contributes does not come from
-# *where* its first attention looks: each token of the first stage gets about the same average of all 375 windows,
-# and the local structure comes from the soft splits themselves, the overlapping windows of section 1.
+# moon get about their share of the area (all three averaged over the 375 queries). In this model, whatever the
+# T2T module contributes does not come from *where* its first attention looks: each token of the first stage gets
+# about the same average of all 375 windows, so what is local in it must come from elsewhere: the soft splits'
+# overlapping windows (section 1), the v skip and the MLPs, which this look does not separate.
 
 # %% [markdown]
 # ## 7. Where the compute goes
