@@ -907,17 +907,25 @@ def cls_table(model: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
     return entropy, moon
 
 
+def print_cls_table(trained: tuple[torch.Tensor, ...], start: tuple[torch.Tensor, ...], tokens: int) -> None:
+    """The (entropy, weight on moon) tables of a trained model and its start, side by side, per block and head."""
+    print(
+        f"uniform over {tokens} tokens: entropy {math.log(tokens):.2f}, weight on any one token {1 / tokens:.3f}"
+    )
+    print("               trained                  before training (control)")
+    print("block  head  entropy  weight on moon   entropy  weight on moon")
+    blocks, n_heads = trained[0].shape
+    for b in range(blocks):
+        for h in range(n_heads):
+            print(
+                f"{b + 1:5d} {h:5d} {trained[0][b, h]:8.2f} {trained[1][b, h]:15.3f} "
+                f"{start[0][b, h]:9.2f} {start[1][b, h]:15.3f}"
+            )
+
+
 cls_entropy, on_moon = cls_table(vit)
 start_entropy, start_on_moon = cls_table(untrained)
-print(f"uniform over 16 tokens: entropy {math.log(16):.2f}, weight on any one token {1 / 16:.3f}")
-print("               trained                  before training (control)")
-print("block  head  entropy  weight on moon   entropy  weight on moon")
-for b in range(depth):
-    for h in range(heads):
-        print(
-            f"{b + 1:5d} {h:5d} {cls_entropy[b, h]:8.2f} {on_moon[b, h]:15.3f} "
-            f"{start_entropy[b, h]:9.2f} {start_on_moon[b, h]:15.3f}"
-        )
+print_cls_table((cls_entropy, on_moon), (start_entropy, start_on_moon), 16)
 
 # %%
 # measured on the shipped model and its control: what the next paragraph says about the table
@@ -987,15 +995,7 @@ def prediction_token_table(model: nn.Module) -> tuple[torch.Tensor, torch.Tensor
 
 within_entropy, within_on_moon = prediction_token_table(within.model)
 within_start_entropy, within_start_on_moon = prediction_token_table(within_untrained)
-print(f"uniform over 61 tokens: entropy {math.log(61):.2f}, weight on any one token {1 / 61:.3f}")
-print("               trained                  before training (control)")
-print("block  head  entropy  weight on moon   entropy  weight on moon")
-for b in range(within_depth):
-    for h in range(within_heads):
-        print(
-            f"{b + 1:5d} {h:5d} {within_entropy[b, h]:8.2f} {within_on_moon[b, h]:15.3f} "
-            f"{within_start_entropy[b, h]:9.2f} {within_start_on_moon[b, h]:15.3f}"
-        )
+print_cls_table((within_entropy, within_on_moon), (within_start_entropy, within_start_on_moon), 61)
 
 
 # %%

@@ -24,7 +24,7 @@ import os
 import platform
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -483,6 +483,11 @@ def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[nn.Module, T
 
 #: The models shipped in ``vitcourse/assets/checkpoints/``, each rebuilt from its fixed seed by ``make models``
 #: (``python -m vitcourse.train --shipped``). Notebooks look inside them without training.
+#: The 60-patch ViT's run (seed 0), from which its seeds, its control and the T2T-ViT beside it differ in one setting.
+_WITHIN = TrainConfig(task="within", patch_size=10, depth=4, steps=3000, batch_size=128, warmup=200)
+#: Its fine-tune at twice the size, starting from the shipped vit_within.
+_WITHIN_X2 = replace(_WITHIN, scale=2, start_from="vit_within", steps=200, batch_size=64, lr=2e-4, warmup=10)
+
 SHIPPED_CONFIGS: dict[str, TrainConfig] = {
     # ViT on the "where" task (the moon's patch row and column): its learned position embedding and its
     # attention are the ones notebooks 03, 04 and 05 show.
@@ -495,47 +500,19 @@ SHIPPED_CONFIGS: dict[str, TrainConfig] = {
     # A ViT on a grid of 60 patches (10-pixel patches, 6 x 10), 4 blocks, on the "within" task: the model whose
     # position embedding, filters, attention distances and rollout notebooks 03, 04 and 05 set beside the ViT
     # paper's Figure 7. Seeds 1 and 2 give the spread of its numbers.
-    **{
-        name: TrainConfig(
-            task="within", patch_size=10, depth=4, steps=3000, batch_size=128, warmup=200, seed=seed
-        )
-        for name, seed in (("vit_within", 0), ("vit_within_seed1", 1), ("vit_within_seed2", 2))
-    },
+    "vit_within": _WITHIN,
+    "vit_within_seed1": replace(_WITHIN, seed=1),
+    "vit_within_seed2": replace(_WITHIN, seed=2),
     # Its control: the same run with no position embedding.
-    "vit_within_nopos": TrainConfig(
-        pos_embed="none", task="within", patch_size=10, depth=4, steps=3000, batch_size=128, warmup=200
-    ),
+    "vit_within_nopos": replace(_WITHIN, pos_embed="none"),
     # vit_within fine-tuned on the scenes drawn twice as large (120 x 200, a 12 x 20 grid), its position table
     # carried to the larger grid by 2-D interpolation (the ViT paper's recipe, Section 3.2) ...
-    "vit_within_x2": TrainConfig(
-        task="within",
-        patch_size=10,
-        depth=4,
-        scale=2,
-        start_from="vit_within",
-        steps=200,
-        batch_size=64,
-        lr=2e-4,
-        warmup=10,
-    ),  # fmt: skip
+    "vit_within_x2": _WITHIN_X2,
     # ... and its control: the same fine-tune with a freshly drawn table instead of the carried one.
-    "vit_within_x2_newpos": TrainConfig(
-        task="within",
-        patch_size=10,
-        depth=4,
-        scale=2,
-        start_from="vit_within",
-        resize_pos=False,
-        steps=200,
-        batch_size=64,
-        lr=2e-4,
-        warmup=10,
-    ),  # fmt: skip
+    "vit_within_x2_newpos": replace(_WITHIN_X2, resize_pos=False),
     # A T2T-ViT with the same body, embedding kind, task, steps and batches as vit_within: notebooks 06 and 07
     # look inside it and set it beside the ViT.
-    "t2t_within": TrainConfig(
-        model="t2t", task="within", patch_size=10, depth=4, steps=3000, batch_size=128, warmup=200
-    ),
+    "t2t_within": replace(_WITHIN, model="t2t"),
 }
 
 #: The names of the shipped models, for :func:`load_shipped`.
