@@ -10,10 +10,12 @@ NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 # Each notebook's py:percent text source (jupytext.toml): the file to edit and review.
 SOURCES   := $(NOTEBOOKS:.ipynb=.py)
 
-.PHONY: lab test unit-then-nbval unit nbval lint format sync execute models student book test-browser browser-if-present clean-venv help
+.PHONY: lab learner relearn test unit-then-nbval unit nbval lint format sync execute models student book test-browser browser-if-present clean-venv help
 
 help:
-	@echo "make lab      - create .venv if needed, then open JupyterLab on notebooks/00_start_here.ipynb"
+	@echo "make lab      - create .venv if needed, make learner copies of the notebooks in learner/ (once: your"
+	@echo "               work there is never overwritten), then open JupyterLab on learner/00_start_here.ipynb"
+	@echo "make relearn NB=04_attention - a fresh learner copy of one notebook (the old one goes to learner/.backup/)"
 	@echo "               (options for JupyterLab: make lab LAB_ARGS=\"--port=8899 --no-browser\")"
 	@echo "make test     - create .venv if needed, then ruff, unit tests and strict nbval over every notebook"
 	@echo "make execute  - re-run every notebook in place in a fresh kernel on the CPU (refreshes stored outputs)"
@@ -40,12 +42,25 @@ $(STAMP): pyproject.toml | $(BIN)/python
 LAB_ARGS ?=
 BOOK_REPOSITORY ?=
 
-lab: $(STAMP)
+# Learner copies (vitcourse/classroom.py, "Learner copies"): no stored outputs, worked solutions collapsed, no
+# grading cells. Made once per notebook; an existing copy is the learner's work and is never overwritten.
+# LEARNER names another folder for the copies (the tests use a temporary one).
+LEARNER ?= learner
+learner: $(STAMP)
+	@$(BIN)/python -m vitcourse.classroom --learner --learner-dir "$(LEARNER)"
+
+NB ?=
+relearn: $(STAMP)
+	@if [ -z "$(NB)" ]; then echo "make relearn: name the notebook, e.g. make relearn NB=04_attention"; exit 2; fi
+	$(BIN)/python -m vitcourse.classroom --learner --learner-dir "$(LEARNER)" --rebuild \
+		notebooks/$(basename $(notdir $(NB))).ipynb
+
+lab: learner
 	@if [ "$$(id -u)" = 0 ]; then \
 		echo "make lab: running as root (a container or a cloud notebook?), so JupyterLab gets --allow-root: without it, it refuses to start as root"; \
 		root=--allow-root; else root=; fi; \
 	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-		exec $(BIN)/jupyter lab $$root $(LAB_ARGS) notebooks/00_start_here.ipynb
+		exec $(BIN)/jupyter lab $$root $(LAB_ARGS) "$(LEARNER)/00_start_here.ipynb"
 
 # The forge workflows are validated against GitHub's workflow schema, which check-jsonschema vendors (no download).
 lint: $(STAMP)

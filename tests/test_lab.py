@@ -1,4 +1,5 @@
-"""`make lab` starts JupyterLab the way the README says, as root too, with no news question and no update checks.
+"""`make lab` starts JupyterLab the way the README says, as root too, with no news question and no update checks,
+on learner copies of the notebooks: made when missing, never overwritten (a learner's work survives).
 
 The test runs the Makefile's ``lab`` target with ``LAB_ARGS`` (a free port on 127.0.0.1, a random token, no
 browser), waits until the server answers over HTTP, reads the settings the page would get, and stops the
@@ -20,6 +21,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,9 +42,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+LEARNER_EDIT = "my_note = 'a learner wrote this cell'"
+
+
 class Server:
-    def __init__(self, process: subprocess.Popen, port: int, token: str, log: Path) -> None:
-        self.process, self.port, self.token, self.log = process, port, token, log
+    def __init__(self, process: subprocess.Popen, port: int, token: str, log: Path, learner: Path) -> None:
+        self.process, self.port, self.token, self.log, self.learner = process, port, token, log, learner
 
     def get(self, path: str) -> object:
         request = urllib.request.Request(
@@ -88,7 +93,22 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} --ServerApp.port_retries=0 "
         f"--IdentityProvider.token={token}"
     )
-    cmd = ["make", "--no-print-directory", "-o", ".venv/.installed", "lab", f"LAB_ARGS={lab_args}"]
+    # The learner copies go to a temporary folder; one of them is there already, edited as a learner would.
+    learner = work / "learner"
+    learner.mkdir()
+    edited = nbformat.read(ROOT / "notebooks" / "01_patch_tokenization.ipynb", as_version=4)
+    edited.cells.insert(0, nbformat.v4.new_code_cell(LEARNER_EDIT))
+    edited.cells[1].outputs = []
+    nbformat.write(edited, learner / "01_patch_tokenization.ipynb")
+    cmd = [
+        "make",
+        "--no-print-directory",
+        "-o",
+        ".venv/.installed",
+        "lab",
+        f"LAB_ARGS={lab_args}",
+        f"LEARNER={learner}",
+    ]
     log = work / "make_lab.log"
     with log.open("w") as out:
         process = subprocess.Popen(
@@ -104,16 +124,32 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"make lab did not start a server:\n{log.read_text()[-3000:]}")
                 time.sleep(0.5)
-        yield Server(process, port, token, log)
+        yield Server(process, port, token, log, learner)
     finally:
         _stop(process)
 
 
 def test_make_lab_starts_and_serves_the_course(server: Server) -> None:
     assert server.process.poll() is None, "the server answered, so make lab must still be running"
-    # JupyterLab serves the folder of the notebook it is given: notebooks/
+    # JupyterLab serves the folder of the notebook it is given: the learner copies
     notebook = server.get("api/contents/00_start_here.ipynb?content=0")
     assert notebook["type"] == "notebook"
+
+
+def test_make_lab_serves_fresh_learner_copies_without_outputs(server: Server) -> None:
+    served = server.get("api/contents/04_attention.ipynb")
+    code = [c for c in served["content"]["cells"] if c["cell_type"] == "code"]
+    assert code and all(c["outputs"] == [] for c in code), "a fresh learner copy must hold no output"
+    names = {c["name"] for c in server.get("api/contents")["content"]}
+    expected = {p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
+    assert expected <= names
+
+
+def test_make_lab_keeps_a_learners_edit(server: Server) -> None:
+    kept = nbformat.read(server.learner / "01_patch_tokenization.ipynb", as_version=4)
+    assert kept.cells[0].source == LEARNER_EDIT, "make lab overwrote a learner's copy"
+    served = server.get("api/contents/01_patch_tokenization.ipynb")
+    assert served["content"]["cells"][0]["source"] == LEARNER_EDIT
 
 
 def test_make_lab_says_why_it_adds_allow_root(server: Server) -> None:

@@ -65,3 +65,150 @@ def test_the_test_sees_the_exercises() -> None:
     """The tests above cannot pass vacuously: the course has collapsed solutions and check cells."""
     check_cells = [c for p in NOTEBOOKS for c in _cells(p) if _grade_id(c).endswith("-check")]
     assert len(check_cells) >= 25
+
+
+# --- The learner's copy (`make lab`): no stored output, worked solutions collapsed after the check, no grading.
+
+from vitcourse.classroom import (  # noqa: E402
+    LEARNER_STUB,
+    SOLUTION_HEADER,
+    build_learner,
+    learner_notebook,
+    main,
+)
+
+
+def _learner(path: Path) -> nbformat.NotebookNode:
+    return learner_notebook(nbformat.read(path, as_version=4), path.name)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_fresh_learner_copy_holds_no_output(path: Path) -> None:
+    nb = _learner(path)
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code
+    for cell in code:
+        assert cell.outputs == [] and cell.execution_count is None
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_learner_copy_shows_no_answer_before_a_try(path: Path) -> None:
+    full = _cells(path)
+    nb = _learner(path)
+    assert not any(has_hidden_tests(c.source) for c in nb.cells), "grading cells must be out of the way"
+    assert not any(has_solution(c.source) for c in nb.cells), "no solution block stays in an answer cell"
+    solutions = [i for i, c in enumerate(nb.cells) if "worked-solution" in c.metadata.get("tags", [])]
+    assert len(solutions) == sum(has_solution(c.source) for c in full if c.cell_type == "code")
+    for index in solutions:
+        cell = nb.cells[index]
+        assert cell.metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+        assert cell.source.startswith(SOLUTION_HEADER)
+        compile(cell.source, f"{path.name}, worked solution {index}", "exec")
+        # it comes after the learner's answer cell and (where there is one) the exercise's check cell
+        before = nb.cells[index - 1]
+        assert before.cell_type == "code" and "worked-solution" not in before.metadata.get("tags", [])
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "worked-solution" not in cell.metadata.get("tags", []):
+            compile(cell.source, path.name, "exec")
+            assert "nbgrader" not in cell.metadata
+
+
+def test_the_answer_cell_keeps_the_placeholder_and_loses_the_solution() -> None:
+    nb = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_code_cell(
+        "answer = None  # replace None with a number\n### BEGIN SOLUTION\nanswer = 60\n### END SOLUTION"
+    )
+    answer.metadata = {
+        "jupyter": {"source_hidden": True},
+        "nbgrader": {"grade_id": "x-answer", "solution": True},
+    }
+    function = nbformat.v4.new_code_cell(
+        "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"
+    )
+    check_cell = nbformat.v4.new_code_cell("check.patch_count(answer)")
+    check_cell.metadata = {"nbgrader": {"grade_id": "patch_count-check"}}
+    grading = nbformat.v4.new_code_cell(
+        "# Grading cell\n### BEGIN HIDDEN TESTS\ncheck.require(check.patch_count, answer)\n### END HIDDEN TESTS"
+    )
+    answer.outputs = [nbformat.v4.new_output("stream", text="60\n")]
+    nb.cells = [answer, check_cell, grading, function]
+    out = learner_notebook(nb).cells
+    assert [c.source.splitlines()[0] for c in out] == [
+        "answer = None  # replace None with a number",
+        "check.patch_count(answer)",
+        SOLUTION_HEADER.splitlines()[0],
+        "def f(x):",
+        SOLUTION_HEADER.splitlines()[0],
+    ]
+    assert out[0].source.splitlines()[1] == LEARNER_STUB and "60" not in out[0].source
+    assert out[0].outputs == [] and "jupyter" not in out[0].metadata
+    assert "answer = 60" in out[2].source and "replace None" not in out[2].source
+    assert "raise NotImplementedError" in out[3].source and "2 * x" not in out[3].source
+    namespace: dict = {}
+    exec(out[3].source, namespace)  # the stub defines the function; calling it raises
+    with pytest.raises(NotImplementedError):
+        namespace["f"](1)
+
+
+def test_an_edit_survives_the_next_build_and_rebuild_keeps_a_backup(tmp_path: Path) -> None:
+    source = [NOTEBOOKS[1], NOTEBOOKS[2]]
+    first = build_learner(source, tmp_path)
+    assert [what for _, what in first] == ["written", "written"]
+    target = tmp_path / source[0].name
+    nb = nbformat.read(target, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("my notes"))
+    nbformat.write(nb, target)
+    again = build_learner(source, tmp_path)
+    assert [what for _, what in again] == ["kept", "kept"]
+    assert nbformat.read(target, as_version=4).cells[0].source == "my notes"
+    assert main(["--learner", "--learner-dir", str(tmp_path), "--rebuild", str(source[0])]) == 0
+    assert nbformat.read(target, as_version=4).cells[0].source != "my notes"
+    backups = list((tmp_path / ".backup").glob(f"{source[0].stem}.*.ipynb"))
+    assert len(backups) == 1 and nbformat.read(backups[0], as_version=4).cells[0].source == "my notes"
+
+
+def test_rebuild_needs_named_notebooks_and_the_learner_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--learner", "--rebuild"])
+    assert "needs the notebooks" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--rebuild", str(NOTEBOOKS[0])])
+    assert "--learner only" in capsys.readouterr().err
+
+
+def test_make_learner_keeps_a_learners_edit(tmp_path: Path) -> None:
+    """`make lab` builds the copies through `make learner`: run it twice with an edit in between."""
+    import os
+    import shutil
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    if shutil.which("make") is None or not (root / ".venv" / "bin" / "python").exists():
+        pytest.skip("make learner needs make and .venv")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    cmd = ["make", "--no-print-directory", "-o", ".venv/.installed", "learner", f"LEARNER={tmp_path}"]
+    subprocess.run(cmd, cwd=root, env=env, check=True, capture_output=True)
+    target = tmp_path / NOTEBOOKS[0].name
+    nb = nbformat.read(target, as_version=4)
+    assert all(c.outputs == [] for c in nb.cells if c.cell_type == "code")
+    nb.cells.append(nbformat.v4.new_code_cell("x = 'mine'"))
+    nbformat.write(nb, target)
+    subprocess.run(cmd, cwd=root, env=env, check=True, capture_output=True)
+    assert nbformat.read(target, as_version=4).cells[-1].source == "x = 'mine'"
+
+
+def test_a_learner_copy_runs_top_to_bottom_without_an_answer(tmp_path: Path) -> None:
+    """Run all on an untouched copy: every check says ✗ (no answer yet) and nothing stops the run."""
+    from nbclient import NotebookClient
+
+    path = next(p for p in NOTEBOOKS if p.name.startswith("01_"))
+    nb = _learner(path)
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    checks = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("check.")]
+    assert checks
+    for cell in checks:
+        text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+        assert text.startswith("✗"), f"an unanswered exercise must not pass: {cell.source!r} printed {text!r}"

@@ -30,6 +30,20 @@ wrong sees the hint in the check cell and the same hint as an ``AssertionError``
 :func:`student_notebook` also clears every output and un-collapses the answer cells. Lines outside the markers
 stay, so a placeholder such as ``answer = None`` still runs and the check cell after it prints a hint.
 
+**Learner copies** (``make lab``, :func:`learner_notebook`, :func:`build_learner`): what a learner works in.
+``make lab`` writes a copy of each notebook into ``learner/`` the first time and opens JupyterLab there. A copy
+has no stored output (a learner sees each output only by running its cell); every exercise keeps the worked
+solution, but in a cell of its own, collapsed (input and output), placed after the check cell, so that running
+the notebook top to bottom checks the learner's answer first and only then runs the solution that later cells
+build on; the grading cells are gone. The answer cell keeps only what stands outside the solution block (the
+placeholder, a function's signature): a block at the top level becomes a comment, an indented one a stub that
+raises ``NotImplementedError`` when the function is called (the checker says "not written yet"), so that a run
+of the whole notebook never stops at an exercise.
+
+A copy is made once and never overwritten: ``make lab`` skips every notebook that has a copy, so a learner's
+work survives the next ``make lab`` (and a course update). ``python -m vitcourse.classroom --learner --rebuild
+notebooks/NN_name.ipynb`` makes one copy afresh; the old one moves to ``learner/.backup/`` with a time stamp.
+
 **With nbgrader**: ``--nbgrader-course DIR`` lays out a course directory (``DIR/nbgrader_config.py`` and
 ``DIR/source/NN_name/NN_name.ipynb``, one assignment per notebook, answer cells un-collapsed) whose config
 uses the same stub, so ``nbgrader generate_assignment`` writes student notebooks with the same cells and sources
@@ -42,13 +56,17 @@ Command line (``make student`` runs the first)::
     python -m vitcourse.classroom                  # notebooks/*.ipynb -> student/
     python -m vitcourse.classroom --out handout notebooks/02_soft_split.ipynb
     python -m vitcourse.classroom --nbgrader-course course    # an nbgrader course directory
+    python -m vitcourse.classroom --learner        # learner/ copies that are missing (make lab runs this)
+    python -m vitcourse.classroom --learner --rebuild notebooks/04_attention.ipynb   # one copy afresh
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -68,6 +86,10 @@ __all__ = [
     "strip_solutions",
     "student_notebook",
     "build",
+    "LEARNER_STUB",
+    "SOLUTION_HEADER",
+    "learner_notebook",
+    "build_learner",
     "nbgrader_course",
     "main",
 ]
@@ -165,6 +187,134 @@ def student_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbfor
     return student
 
 
+LEARNER_STUB = "# Your answer here. The worked solution is the collapsed cell after the check: open it once you have tried."
+"""What replaces a top-level solution block in a learner copy (an indented block gets :data:`CODE_STUB`)."""
+
+SOLUTION_HEADER = (
+    "# Worked solution. Open it once you have tried; running it replaces your answer with the solution's,\n"
+    "# so that the cells further down work either way."
+)
+"""The first lines of a learner copy's worked-solution cell."""
+
+
+def _learner_answer(source: str, where: str) -> str:
+    """The answer cell as a learner gets it: each solution block replaced by a comment (top level) or by a stub
+    that raises when called (indented); hidden-test blocks cannot occur here (a grading cell is dropped)."""
+    out: list[str] = []
+    inside = False
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = _MARKER.match(line)
+        if match and match["what"] == "SOLUTION" and match["kind"] == "BEGIN":
+            if inside:
+                raise ValueError(f"{where}, line {number}: ### BEGIN SOLUTION inside another block")
+            inside = True
+            indent = match["indent"]
+            stub = LEARNER_STUB if not indent else CODE_STUB
+            out.extend(f"{indent}{part}" for part in stub.splitlines())
+        elif match and match["what"] == "SOLUTION":
+            if not inside:
+                raise ValueError(f"{where}, line {number}: ### END SOLUTION without a ### BEGIN SOLUTION")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ValueError(f"{where}: ### BEGIN SOLUTION without its ### END SOLUTION")
+    return "\n".join(out)
+
+
+_PLACEHOLDER = re.compile(r"#\s*replace None with")
+
+
+def _without_markers(source: str) -> str:
+    """A solution cell's source without the markers and without the placeholder line it replaces."""
+    return "\n".join(
+        line for line in source.splitlines() if not _MARKER.match(line) and not _PLACEHOLDER.search(line)
+    )
+
+
+def learner_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
+    """A learner copy of ``nb`` (module docstring, "Learner copies"): outputs and execution counts cleared,
+    grading cells removed, each answer cell split into the learner's part (open) and the worked solution
+    (collapsed, after the exercise's check cell).
+
+    Raises:
+        ValueError: a solution block without its end marker, or nested blocks.
+    """
+    instance_of("nb", nb, nbformat.NotebookNode, "a notebook read with nbformat")
+    source = nbformat.from_dict(nb)
+    cells: list[nbformat.NotebookNode] = []
+    pending: nbformat.NotebookNode | None = None  # a worked solution waiting for its check cell
+    for index, cell in enumerate(source.cells):
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+            if has_hidden_tests(cell.source):
+                continue  # grading cells are for teachers' autograding
+            if has_solution(cell.source):
+                if pending is not None:
+                    cells.append(pending)
+                where = f"{name}, cell {index}"
+                solution = nbformat.v4.new_code_cell(SOLUTION_HEADER + "\n" + _without_markers(cell.source))
+                solution.metadata["jupyter"] = {"source_hidden": True, "outputs_hidden": True}
+                solution.metadata["tags"] = ["worked-solution"]
+                cell.source = _learner_answer(cell.source, where)
+                _uncollapse(cell)
+                cell.metadata.pop("nbgrader", None)
+                cell.metadata["tags"] = [t for t in cell.metadata.get("tags", []) if t != "solution"]
+                if not cell.metadata["tags"]:
+                    cell.metadata.pop("tags")
+                cells.append(cell)
+                pending = solution
+                continue
+            if pending is not None and "-check" in cell.metadata.get("nbgrader", {}).get("grade_id", ""):
+                cells.append(cell)
+                cells.append(pending)
+                pending = None
+                continue
+        if pending is not None:
+            cells.append(pending)
+            pending = None
+        cells.append(cell)
+    if pending is not None:
+        cells.append(pending)
+    for cell in cells:  # the learner copy is not an nbgrader assignment
+        if cell.cell_type == "code":
+            cell.metadata.pop("nbgrader", None)
+    source.cells = cells
+    return source
+
+
+def build_learner(notebooks: list[Path], out_dir: Path, *, rebuild: bool = False) -> list[tuple[Path, str]]:
+    """Write the learner copy of each notebook into ``out_dir`` unless it is there already.
+
+    Returns (path, what happened) pairs: ``"written"``, ``"kept"`` (a copy exists: the learner's work) or
+    ``"rebuilt"`` (``rebuild=True``: the old copy moved to ``out_dir/.backup/NAME.YYYYmmdd-HHMMSS.ipynb``).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    done = []
+    for path in notebooks:
+        target = out_dir / path.name
+        what = "written"
+        if target.exists():
+            if not rebuild:
+                done.append((target, "kept"))
+                continue
+            backup = out_dir / ".backup"
+            backup.mkdir(exist_ok=True)
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            moved = backup / f"{path.stem}.{stamp}.ipynb"
+            counter = 1
+            while moved.exists():
+                moved = backup / f"{path.stem}.{stamp}-{counter}.ipynb"
+                counter += 1
+            shutil.move(target, moved)
+            what = "rebuilt"
+        nb = nbformat.read(path, as_version=4)
+        nbformat.write(learner_notebook(nb, path.name), target)
+        done.append((target, what))
+    return done
+
+
 def _uncollapse(cell: nbformat.NotebookNode) -> None:
     jupyter = cell.metadata.get("jupyter", {})
     jupyter.pop("source_hidden", None)
@@ -221,13 +371,37 @@ def main(argv: list[str] | None = None) -> int:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--out", type=Path, default=root / "student", help="output folder (default: student/)")
     where.add_argument(
+        "--learner",
+        action="store_true",
+        help="learner copies into learner/ (outputs cleared, worked solutions collapsed, grading cells removed); "
+        "an existing copy is kept unless --rebuild",
+    )
+    where.add_argument(
         "--nbgrader-course",
         type=Path,
         metavar="DIR",
         help="instead of student copies, lay out an nbgrader course directory in DIR "
         "(nbgrader_config.py and source/NN_name/NN_name.ipynb, one assignment per notebook)",
     )
+    parser.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="with --learner: make the named copies afresh (the old ones move to learner/.backup/)",
+    )
+    parser.add_argument(
+        "--learner-dir",
+        type=Path,
+        default=root / "learner",
+        help="with --learner: the folder (default: learner/)",
+    )
     args = parser.parse_args(argv)
+    if args.rebuild and not args.learner:
+        parser.error("--rebuild works with --learner only (student copies are always written afresh)")
+    if args.rebuild and not args.notebooks:
+        parser.error(
+            "--rebuild needs the notebooks to rebuild, e.g. notebooks/04_attention.ipynb (it never "
+            "replaces every copy at once)"
+        )
     notebooks = args.notebooks or sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     if not notebooks:  # an installed package has no notebooks/ beside it
         print(
@@ -241,6 +415,16 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if not path.is_file():
             parser.error(f"notebooks: {str(path)!r} is not a file; name the .ipynb files to copy")
+    if args.learner:
+        try:
+            writable_folder("--learner-dir", args.learner_dir)
+        except ValueError as err:
+            parser.error(str(err))
+        for target, what in build_learner(notebooks, args.learner_dir, rebuild=args.rebuild):
+            if what != "kept":
+                print(f"{what} {args.learner_dir.name}/{target.name}")
+        print(f"learner copies in {args.learner_dir}/ (an existing copy is never overwritten)")
+        return 0
     for option, folder in (("--out", args.out), ("--nbgrader-course", args.nbgrader_course)):
         if folder is not None:
             try:

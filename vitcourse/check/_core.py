@@ -11,10 +11,11 @@ What a learner sees (the design, so that no output gives an answer away before a
   JupyterLab show to everyone) does not reveal the answer under the collapsed solution;
 * a wrong answer that a known mistake explains gets that mistake's diagnosis (it names the mistake, not the
   answer);
-* any other wrong answer gets a ladder: the first time a *nudge* (which idea to revisit, and where in the
-  notebook); from the second unexplained try of the same exercise on, the nudge plus a *pointer* (which
-  function, axis or symbolic formula to look at) and a reminder that the worked solution is the collapsed cell
-  under the exercise. Neither rung contains the right value or an expression with numbers that evaluates to it
+* any other wrong answer gets a ladder: the first time a *nudge* (which idea the exercise rests on, in plain
+  words, with no method); from the second unexplained try of the same exercise on, the nudge plus a *pointer*
+  (which section of the notebook to reread, made by :func:`reread` so that a test can check that the section
+  exists) and a reminder that the worked solution is the collapsed cell under the exercise. The method (which
+  function, which axis, which formula) lives in the worked solution only. Neither rung contains the right value or an expression with numbers that evaluates to it
   (``tests/test_check.py`` checks every checker); "too large" / "too small" are never said, since they let a
   learner bisect to the answer without thinking;
 * questions with a few fixed options (:func:`choice_answer`) are asked together with a reason or a number, so
@@ -51,6 +52,7 @@ __all__ = [
     "unexplained",
     "right",
     "reset_attempts",
+    "reread",
     "as_tensor",
     "compare_tensors",
     "check_function",
@@ -95,6 +97,18 @@ def say(ok: bool, message: str) -> Verdict:
 _ATTEMPTS: dict[str, int] = {}
 
 SOLUTION_NOTE = "The worked solution is the collapsed cell under the exercise: open it once you have tried."
+
+
+def reread(section: str) -> str:
+    """The second rung of the hint ladder: which section of the notebook to reread.
+
+    ``section`` is the section's heading as the notebook shows it, without its leading ``#`` marks, its number
+    and its time estimate (``"Attention as a lookup"`` for ``## 2. Attention as a lookup (10 min)``);
+    ``tests/test_hints.py`` checks that every pointer names a heading of its notebook.
+    """
+    if not isinstance(section, str) or not section.strip():
+        raise ValueError(f"section must be a notebook heading's text, got {section!r}.")
+    return f'Reread the section "{section.strip()}" and try again.'
 
 
 def reset_attempts() -> None:

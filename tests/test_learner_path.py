@@ -1,0 +1,260 @@
+"""The learner's path through each notebook (README, "How a notebook is laid out"):
+
+* the first cell states the time the notebook takes (at most an hour) and the core's timed sections fit in it;
+* the core (every markdown cell before the first heading that contains "Evidence") is at most about 3,500 words,
+  so that it can be read in the time stated beside running the cells and trying the exercises;
+* where a notebook has an Evidence section, its core links to it;
+* at least 80 % of the course's exercises ask for a prediction, an explanation, a design, a bug to find or a
+  figure to read (a code exercise is the rest), and every exercise names its kind;
+* no stored output or text between an exercise and the next heading states the exercise's right value, other
+  than the worked solution's own collapsed cell.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from vitcourse.classroom import has_hidden_tests, has_solution
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+MAX_CORE_WORDS = 3600
+MAX_MINUTES = 60
+WORDS_PER_MINUTE = 200
+THINKING = ("predict", "explain", "design", "find the bug", "read a figure")
+KINDS = (*THINKING, "code")
+_EXERCISE = re.compile(r"(?:\*\*|#+ )Exercise (\d+)\s*\(([^)]*)\)", re.I)
+_TIME = re.compile(r"\*\*Time:\*\*\s*about\s+(\d+)\s+minutes", re.I)
+_SECTION_TIME = re.compile(r"\((?:about\s+)?(\d+)\s*min(?:utes)?\)\s*$")
+
+
+def _read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def _is_evidence(line: str) -> bool:
+    return bool(re.match(r"#+ .*evidence", line, re.I))
+
+
+def split_core(cells: list) -> tuple[list, list]:
+    """(core cells, evidence cells): the core ends at the first heading that contains "Evidence"."""
+    for index, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and any(_is_evidence(line) for line in cell.source.splitlines()):
+            return cells[:index], cells[index:]
+    return cells, []
+
+
+def _clean(text: str) -> str:
+    """Prose as a reader counts it: maths and inline code one word each, headings left out."""
+    text = re.sub(r"\$\$.*?\$\$", " X ", text, flags=re.S)
+    text = re.sub(r"\$[^$\n]*\$", " X ", text)
+    text = re.sub(r"`[^`\n]*`", " X ", text)
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def core_words(cells: list) -> int:
+    core, _ = split_core(cells)
+    return len(_clean("\n".join(c.source for c in core if c.cell_type == "markdown")).split())
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_notebook_states_its_time_and_the_core_fits_in_it(path: Path) -> None:
+    cells = _read(path).cells
+    first = next(c for c in cells if c.cell_type == "markdown")
+    found = _TIME.search(first.source)
+    assert found, f"{path.name}: the first cell must say '**Time:** about N minutes'"
+    minutes = int(found.group(1))
+    assert 0 < minutes <= MAX_MINUTES, f"{path.name}: {minutes} minutes; a notebook takes at most an hour"
+    words = core_words(cells)
+    assert words <= MAX_CORE_WORDS, (
+        f"{path.name}: the core has {words} words of prose (at most {MAX_CORE_WORDS})"
+    )
+    assert words / WORDS_PER_MINUTE < minutes, f"{path.name}: reading the core alone takes longer than stated"
+    core, _ = split_core(cells)
+    sections = [
+        line
+        for c in core
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if line.startswith("## ")
+    ]
+    timed = [int(m.group(1)) for line in sections if (m := _SECTION_TIME.search(line))]
+    untimed = [line for line in sections if not _SECTION_TIME.search(line) and "summary" not in line.lower()]
+    assert not untimed, f"{path.name}: core sections without a time estimate: {untimed}"
+    assert timed, f"{path.name}: the core has no timed '## ' section"
+    assert sum(timed) <= minutes, (
+        f"{path.name}: the sections take {sum(timed)} min, the notebook says {minutes}"
+    )
+
+
+def _anchor(heading: str) -> str:
+    return "#" + re.sub(r"^#+\s*", "", heading.strip()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_core_links_to_its_evidence(path: Path) -> None:
+    core, evidence = split_core(_read(path).cells)
+    if path.name[:2] in {"03", "04", "05", "06", "07"}:
+        assert evidence, f"{path.name}: the findings' evidence belongs in a section headed 'Evidence ...'"
+    if not evidence:
+        return
+    anchors = {
+        _anchor(line)
+        for c in evidence
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if re.match(r"#+ ", line)
+    }
+    links = set(
+        re.findall(r"\]\((#[^)\s]+)\)", "\n".join(c.source for c in core if c.cell_type == "markdown"))
+    )
+    evidence_links = {link for link in links if link.lower().startswith("#evidence")}
+    assert evidence_links, f"{path.name}: the core never links to its Evidence section"
+    broken = evidence_links - anchors
+    assert not broken, f"{path.name}: links to no heading: {sorted(broken)}; headings: {sorted(anchors)}"
+
+
+def _exercises() -> list[tuple[str, int, str]]:
+    found = []
+    for path in NOTEBOOKS:
+        for cell in _read(path).cells:
+            if cell.cell_type == "markdown":
+                found += [
+                    (path.stem, int(n), kind.strip().lower()) for n, kind in _EXERCISE.findall(cell.source)
+                ]
+    return found
+
+
+def test_exercises_make_one_think() -> None:
+    exercises = _exercises()
+    assert len(exercises) >= 25, f"only {len(exercises)} exercises found"
+    unnamed = [e for e in exercises if not e[2].startswith(KINDS)]
+    assert not unnamed, f"exercises whose kind is not one of {KINDS}: {unnamed}"
+    thinking = [e for e in exercises if e[2].startswith(THINKING)]
+    share = len(thinking) / len(exercises)
+    assert share >= 0.8, f"{share:.0%} of the exercises ask for thought; code-only ones: " + str(
+        [e for e in exercises if not e[2].startswith(THINKING)]
+    )
+
+
+def test_exercises_are_numbered_once_per_notebook() -> None:
+    seen: dict[str, list[int]] = {}
+    for stem, number, _ in _exercises():
+        seen.setdefault(stem, []).append(number)
+    for stem, numbers in seen.items():
+        assert len(numbers) == len(set(numbers)), f"{stem}: an exercise is announced twice: {numbers}"
+
+
+# --- No answer right below the exercise.
+
+
+def _answers() -> dict[str, object]:
+    values: dict[str, object] = {}
+    for path in sorted((ROOT / "tests" / "answers").glob("nb*.py")):
+        spec = importlib.util.spec_from_file_location(f"answers_path_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        values.update({checker.__name__: value for checker, value in module.VALUE_CHECKS.items()})
+    return values
+
+
+def value_forms(value: object) -> list[str]:
+    """How a stored output could state the value: distinctive forms only (a small whole number, such as 4,
+    appears everywhere in a notebook for other reasons)."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int):
+        return [str(value), f"{value:,}"] if abs(value) >= 10 else []
+    if isinstance(value, float):
+        if value == int(value):
+            return value_forms(int(value))
+        forms = {f"{value:.3f}", f"{value:.4f}", f"{value:.3g}", f"{value:.4g}"}
+        return sorted(f for f in forms if len(f.strip("0.-")) >= 2)
+    if isinstance(value, tuple | list) and all(isinstance(v, int) for v in value):
+        return [str(tuple(value)), " x ".join(map(str, value)), " × ".join(map(str, value))]
+    return []
+
+
+def _text(cell: nbformat.NotebookNode) -> str:
+    if cell.cell_type == "markdown":
+        return cell.source
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            parts.append(out.get("text", ""))
+        elif "data" in out:
+            parts.append(str(out["data"].get("text/plain", "")))
+            parts.append(str(out["data"].get("text/html", "")))
+    return "".join(parts)
+
+
+def _spans(cells: list) -> list[tuple[str, int, int, int]]:
+    """(checker name, index of the exercise's markdown, index of the check cell, end of the span) per value
+    exercise: the span runs from the exercise to the next markdown heading after its check cell."""
+    spans = []
+    for index, cell in enumerate(cells):
+        grade = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if cell.cell_type != "code" or not grade.endswith("-check"):
+            continue
+        start = max(
+            (i for i in range(index) if cells[i].cell_type == "markdown" and "Exercise" in cells[i].source),
+            default=None,
+        )
+        if start is None:
+            continue
+        end = next(
+            (
+                i
+                for i in range(index + 1, len(cells))
+                if cells[i].cell_type == "markdown" and re.search(r"^#+ ", cells[i].source, re.M)
+            ),
+            len(cells),
+        )
+        for name in re.findall(r"check\.(\w+)\(", cell.source):
+            spans.append((name, start, index, end))
+    return spans
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_output_below_an_exercise_states_its_answer(path: Path) -> None:
+    answers = _answers()
+    cells = _read(path).cells
+    for name, start, check_index, end in _spans(cells):
+        forms = value_forms(answers.get(name))
+        if not forms:
+            continue
+        for i in range(start + 1, end):
+            cell = cells[i]
+            if cell.cell_type == "code" and (has_solution(cell.source) or has_hidden_tests(cell.source)):
+                if cell.get("outputs"):
+                    hidden = cell.metadata.get("jupyter", {})
+                    assert hidden.get("outputs_hidden") and hidden.get("source_hidden"), (
+                        f"{path.name}, cell {i}: the worked solution prints; collapse its output too"
+                    )
+                continue
+            text = _text(cell)
+            for form in forms:
+                assert not re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d])", text), (
+                    f"{path.name}, cell {i}: states {form!r}, the answer of {name} (exercise at cell {start}), "
+                    f"before the next heading; move it after a heading or into the worked solution"
+                )
+
+
+def test_the_answer_finder_finds_an_answer() -> None:
+    """The test above can fail: a stored output that prints the value is caught."""
+    assert "8.579" in value_forms(8.5787)
+    assert "41,126" in value_forms(41126)
+    assert value_forms(4) == []
+    nb = nbformat.v4.new_notebook()
+    exercise = nbformat.v4.new_markdown_cell("**Exercise 2 (predict).** How many?")
+    check_cell = nbformat.v4.new_code_cell("check.scores_growth(answer)")
+    check_cell.metadata["nbgrader"] = {"grade_id": "scores_growth-check"}
+    reveal = nbformat.v4.new_code_cell("print(x)")
+    reveal.outputs = [nbformat.v4.new_output("stream", text="growth: 8.579 times\n")]
+    nb.cells = [exercise, check_cell, reveal, nbformat.v4.new_markdown_cell("## Next")]
+    assert _spans(nb.cells) == [("scores_growth", 0, 1, 3)]
