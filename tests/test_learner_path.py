@@ -224,7 +224,7 @@ def _spans(cells: list) -> list[tuple[str, int, int, int]]:
 def test_no_output_below_an_exercise_states_its_answer(path: Path) -> None:
     answers = _answers()
     cells = _read(path).cells
-    for name, start, check_index, end in _spans(cells):
+    for name, start, _check, end in _spans(cells):
         forms = value_forms(answers.get(name))
         if not forms:
             continue
