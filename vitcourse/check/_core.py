@@ -14,7 +14,7 @@ What a learner sees (the design, so that no output gives an answer away before a
 * any other wrong answer gets a ladder: the first time a *nudge* (which idea the exercise rests on, in plain
   words, with no method); from the second unexplained try of the same exercise on, the nudge plus a *pointer*
   (which section of the notebook to reread, made by :func:`reread` so that a test can check that the section
-  exists) and a reminder that the worked solution is the collapsed cell under the exercise. The method (which
+  exists) and a reminder that the worked solution is the exercise's collapsed cell. The method (which
   function, which axis, which formula) lives in the worked solution only. Neither rung contains the right value or an expression with numbers that evaluates to it
   (``tests/test_check.py`` checks every checker); "too large" / "too small" are never said, since they let a
   learner bisect to the answer without thinking;
@@ -96,7 +96,7 @@ def say(ok: bool, message: str) -> Verdict:
 # resets the count. It decides the rung of the hint ladder.
 _ATTEMPTS: dict[str, int] = {}
 
-SOLUTION_NOTE = "The worked solution is the collapsed cell under the exercise: open it once you have tried."
+SOLUTION_NOTE = "The worked solution is the exercise's collapsed cell: open it once you have tried."
 
 
 def reread(section: str) -> str:
