@@ -258,3 +258,34 @@ def test_the_answer_finder_finds_an_answer() -> None:
     reveal.outputs = [nbformat.v4.new_output("stream", text="growth: 8.579 times\n")]
     nb.cells = [exercise, check_cell, reveal, nbformat.v4.new_markdown_cell("## Next")]
     assert _spans(nb.cells) == [("scores_growth", 0, 1, 3)]
+
+
+def _stated_minutes(path: Path) -> int | None:
+    first = next(c for c in _read(path).cells if c.cell_type == "markdown")
+    found = _TIME.search(first.source)
+    return int(found.group(1)) if found else None
+
+
+def _minutes_in(text: str) -> int | None:
+    if found := re.search(r"(\d+)\s*min", text):
+        return int(found.group(1))
+    if re.search(r"\b(1|one) hour\b", text):
+        return 60
+    return None
+
+
+def test_the_course_map_gives_each_notebooks_own_time() -> None:
+    """00's course map says how long each notebook takes: the time that notebook states in its first cell."""
+    start = next(p for p in NOTEBOOKS if p.name.startswith("00_"))
+    rows = [
+        line
+        for c in _read(start).cells
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if line.startswith("|") and ".ipynb)" in line
+    ]
+    linked = {re.search(r"\((\d\d_[^)]+\.ipynb)\)", row).group(1): row for row in rows}
+    assert {p.name for p in NOTEBOOKS} - {start.name} <= set(linked), "the map must list every notebook"
+    for name, row in linked.items():
+        stated = _stated_minutes(ROOT / "notebooks" / name)
+        assert _minutes_in(row) == stated, f"00's map gives {name} {_minutes_in(row)} min; it says {stated}"
