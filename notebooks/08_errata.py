@@ -16,36 +16,44 @@
 # %% [markdown]
 # # 08 · Appendix: errata of the sources
 #
-# This course grew from two pieces of teaching material that you may be reading beside it:
+# **Time:** about 45 minutes
 #
-# - **the article series "Vision Transformers Explained"** by Skylar Jean Callis, four articles published in
+# The course grew from two pieces of teaching material. Both are good guides, and both contain slips. This
+# appendix lists each slip: what the source says, what is right, and what the course does instead.
+#
+# By the end you can
+#
+# - name each slip in the article series and in the lecture slides, and say what the course does instead;
+# - tell a slip from a deliberate difference between a source and the official code;
+# - check a printed output or a claimed shape yourself, with a cell of a few lines.
+#
+# There are no exercises here. Read an entry when a source and the course disagree, or read them all in order.
+
+# %% [markdown]
+# ## Reading this appendix (3 min)
+#
+# - **The article series "Vision Transformers Explained"** by Skylar Jean Callis. Its four articles appeared in
 #   *Towards Data Science* in February 2024: "Vision Transformers, Explained", "Attention for Vision
-#   Transformers, Explained", "Position Embeddings for Vision Transformers, Explained" and "Tokens-to-Token Vision
-#   Transformers, Explained". Each one walks through its model in PyTorch, and three of them use a 60 × 100 crop
-#   of Luis Zuno's pixel-art *Mountain at Dusk*, which the course redraws as its own picture.
-# - **the lecture slides "ViT (Vision Transformer)"**, which set the equations of the ViT paper beside short
-#   PyTorch snippets (`nn.Conv2d` patching, the class token, `nn.LayerNorm`, `nn.MultiheadAttention`).
+#   Transformers, Explained", "Position Embeddings for Vision Transformers, Explained" and "Tokens-to-Token
+#   Vision Transformers, Explained". Each builds its model in PyTorch. Three of them use a 60 × 100 crop of Luis
+#   Zuno's pixel-art *Mountain at Dusk*. The course redraws that picture as its own.
+# - **The lecture slides "ViT (Vision Transformer)"**. They set the ViT paper's equations beside short PyTorch
+#   snippets: `nn.Conv2d` patching, the class token, `nn.LayerNorm` and `nn.MultiheadAttention`.
 #
-# Both are good guides, and both contain slips that a careful reader trips over: a printed output that does not
-# match its code, a typo in a size, a line that cannot run. When the course and a source disagree, you should not
-# have to wonder which one misread. This appendix lists each slip with
+# Where the sources, the papers and the official code disagree, the course follows the papers and their code.
+# The ViT paper is *An Image is Worth 16x16 Words: Transformers for Image Recognition at Scale*, by Dosovitskiy
+# et al., ICLR 2021. The articles cite its 2020 arXiv preprint. Its official code is
+# `google-research/vision_transformer`. The T2T-ViT paper is *Tokens-to-Token ViT: Training Vision Transformers
+# from Scratch on ImageNet*, by Yuan et al., ICCV 2021. ImageNet, in that title, is a public collection of about
+# 1.3 million labelled photos in 1,000 classes. Its official code is `yitu-opensource/T2T-ViT`.
 #
-# - **where** it is (the article and its section, or the slide),
-# - **what it says**, in our words,
-# - **what is right**, and
-# - a code cell that shows it, with `vitcourse` or plain PyTorch.
+# Entries marked *a difference, not a slip* are code that runs but departs from the official code. That matters
+# when you compare numbers. The course's own departures from the articles are explained where they come up, in
+# notebooks 03, 05 and 06.
 #
-# Where the sources, the papers and the official code disagree, the course follows the papers, *An Image is
-# Worth 16x16 Words: Transformers for Image Recognition at Scale* (Dosovitskiy et al., ICLR 2021; ViT; the
-# articles cite its 2020 arXiv preprint) and *Tokens-to-Token ViT: Training Vision Transformers from Scratch on
-# ImageNet* (Yuan et al., ICCV 2021; T2T-ViT), and their official code (`google-research/vision_transformer`,
-# `yitu-opensource/T2T-ViT`). A few items below are marked *a difference, not a slip*: the source's code runs,
-# but it departs from the official code, and the difference matters when you compare numbers. The course's own
-# deliberate departures from the article series are explained where they come up (notebooks 03, 05 and 06).
-#
-# The cells that demonstrate an error catch it and print its type, so this notebook runs from top to bottom.
-# Everything is seeded; the outputs are shapes, counts, yes/no answers and rounded numbers, the same on a CPU and
-# a GPU. There are no exercises here.
+# Each entry has a short cell that shows it. A cell that meets an error catches it and prints the error's type,
+# so the notebook runs from top to bottom. Each entry links to its evidence at the end of the notebook: the
+# source's own lines, the comparison with the official code, and longer checks.
 
 # %%
 import contextlib
@@ -78,24 +86,24 @@ def wrap(text: str) -> None:
     print(textwrap.fill(text, width=100, subsequent_indent="    "))
 
 
+def fixed(value: float, digits: int = 2) -> str:
+    """A number rounded to `digits` decimals, never printed as -0.00."""
+    return f"{round(value, digits) + 0.0:.{digits}f}"
+
+
 # %% [markdown]
-# ## 1. "Vision Transformers, Explained"
+# ## 1. "Vision Transformers, Explained" (10 min)
 #
-# The first article builds a ViT: patch tokenization, token processing (prediction token and position
-# embedding), encoder blocks and prediction processing, then the complete model.
+# The first article builds a ViT step by step. It cuts the picture into patch tokens and adds a prediction token
+# and a position table. Then it runs the encoder blocks and reads a prediction.
 #
 # ### 1.1 The patch module's default image size
 #
-# **Where.** Section *Image Tokenization*, the class `Patch_Tokenization`.
-#
-# **What it says.** The default image size is a tuple of four numbers, (1, 1, 60, 100), although the docstring
-# describes three (channels, height, width) and the constructor unpacks it into three names. The default patch
-# size is 50.
-#
-# **What is right.** Three numbers, (C, H, W) = (1, 60, 100), and a patch size that divides both sides, such as
-# the article's own P = 20. With the defaults the module cannot be built: four numbers do not unpack into three
-# names. Even with (1, 60, 100), a patch size of 50 divides the width but not the height, and the module's own
-# check refuses it. The article's walk-through passes the sizes explicitly, so it never meets the defaults.
+# The class `Patch_Tokenization` sets its default image size to four numbers, `(1, 1, 60, 100)`. Its
+# constructor unpacks them into three names, so the defaults cannot even build the module. Its default patch
+# size, 50, does not divide the height of 60 either. The right default is `(C, H, W) = (1, 60, 100)`, with a
+# patch size that divides both sides, such as 20. `vitcourse` checks the sizes and lists the patch sizes that
+# fit. [Evidence 1.1](#Evidence-1.1:-default-image-size)
 
 # %%
 default_size = (1, 1, 60, 100)  # the article's default image size
@@ -114,15 +122,10 @@ print(f"vitcourse with (H, W) = ({height}, {width}) and P = 20: {tokenizer.grid}
 # %% [markdown]
 # ### 1.2 The patch module's transpose
 #
-# **Where.** The same class, its `forward`.
-#
-# **What it says.** After `nn.Unfold` it swaps dimensions 1 and 0 (the token length and the batch), then
-# applies the linear projection.
-#
-# **What is right.** `nn.Unfold` returns (B, P²C, N): batch, token length, number of tokens. The projection
-# needs the token length last, (B, N, P²C), so dimensions 1 and 2 must be swapped. The article's own
-# walk-through, a few cells later, does exactly that with `transpose(2, 1)`. With `transpose(1, 0)` the last
-# axis holds the N = 15 tokens, where the linear layer expects 400 numbers, and the forward pass fails.
+# After `nn.Unfold`, the module's `forward` swaps dimensions 1 and 0. But `nn.Unfold` returns
+# `(B, P²C, N)`: batch, token length, number of tokens. The linear layer needs the token length last, so
+# dimensions 1 and 2 must swap. The article's own walk-through does that, with `transpose(2, 1)`. With
+# `transpose(1, 0)` the forward pass fails. [Evidence 1.2](#Evidence-1.2:-the-transpose)
 
 # %%
 unfolded = nn.Unfold(kernel_size=20, stride=20)(image)  # (B, P*P*C, N) = (1, 400, 15)
@@ -142,14 +145,9 @@ print(f"vitcourse's PatchTokenizer: {tuple(tokenizer(image).shape)}")
 # %% [markdown]
 # ### 1.3 The token count stored as a float
 #
-# **Where.** The same class, its constructor.
-#
-# **What it says.** It stores the number of tokens as (H / P) · (W / P), with Python's `/`.
-#
-# **What is right.** `/` always returns a float: the count is stored as 15.0, not 15. A float cannot size a
-# tensor, and the count is what would size the position table (one row per token, plus one for the prediction
-# token; the article's backbone never reads it, see 1.5). Use `//` once the divisibility is checked, or unfold's
-# own formula for the count.
+# The same constructor counts the tokens as `(H / P) * (W / P)`. Python's `/` always returns a float, so the
+# count is 15.0, not 15. A float cannot size a tensor, such as a position table with one row per token. Use `//`
+# once the sizes are known to divide. [Evidence 1.3](#Evidence-1.3:-the-float-count)
 
 # %%
 as_written = (60 / 20) * (100 / 20)
@@ -165,15 +163,10 @@ print(
 # %% [markdown]
 # ### 1.4 "number of tokens: 1001"
 #
-# **Where.** Section *Prediction Processing*, its first two cells: a batch of one, 176 tokens of length 768, goes
-# through a layer norm, and the shape is printed before and after.
-#
-# **What it says.** After the layer norm the printed output reads "number of tokens: 1001".
-#
-# **What is right.** 176. A layer norm normalises each token over its own 768 numbers; it never changes how many
-# tokens there are. The printed line does not match the code above it, most likely an output left over from a
-# run with other sizes. (Every stored output in this course is checked by re-running the notebooks, so such a
-# mismatch fails the tests.)
+# In section *Prediction Processing*, 176 tokens of length 768 go through a layer norm. The printed output then
+# reads "number of tokens: 1001". The right number is 176. A layer norm works on each token alone, and it never
+# changes how many tokens there are. The printed line does not match its code.
+# [Evidence 1.4](#Evidence-1.4:-the-printed-1001)
 
 # %%
 x = torch.randn(1, 176, 768, generator=torch.Generator().manual_seed(0)).to(device)  # (1, 176, 768)
@@ -183,17 +176,10 @@ print(f"before the layer norm: {tuple(x.shape)}, after: {tuple(normed.shape)}")
 # %% [markdown]
 # ### 1.5 The backbone reads attributes it never sets
 #
-# **Where.** Section *Complete Code*, the class `ViT_Backbone`. The Tokens-to-Token article repeats the class
-# unchanged.
-#
-# **What it says.** The constructor builds the prediction token from `self.token_len` and the position table from
-# `self.num_tokens`, but never assigns either: it takes `token_len` as an argument without storing it, and it has
-# no argument for the number of tokens at all.
-#
-# **What is right.** An attribute of a module exists only once it has been assigned, so building the backbone
-# stops with an AttributeError at the first of them. The backbone needs the token length (an argument it can
-# store) and the number of tokens, which only the tokenizer knows. In `vitcourse` the body reads the count from
-# its tokenizer: for the picture with P = 20, 15 patches, so a table of 15 + 1 rows.
+# The class `ViT_Backbone` builds its prediction token from `self.token_len` and its position table from
+# `self.num_tokens`. It assigns neither, so building it stops with an `AttributeError`. It also has no argument
+# for the number of tokens, which only the tokenizer knows. In `vitcourse` the model reads that count from its
+# tokenizer. [Evidence 1.5](#Evidence-1.5:-unset-attributes)
 
 
 # %%
@@ -216,20 +202,12 @@ print(f"vitcourse: {vit.num_patches} patches from the tokenizer, position table 
 # %% [markdown]
 # ### 1.6 The encoder block also adds v
 #
-# **Where.** Section *Encoding Block*, the class `Encoding`, built on the series' single `Attention` module
-# (shown in full in the attention article).
-#
-# **What it says.** That attention module always adds its values $\mathbf{v}$ (heads merged) to its output. It is
-# the skip connection of T2T's token transformer, which needs it because there the token length changes. The
-# encoder block then adds its input as well, so each block computes $\mathbf{z} + \mathbf{v} +
-# \text{attention}$.
-#
-# **What is right.** ViT's equation (2) is $\mathbf{z}'_\ell = \text{MSA}(\text{LN}(\mathbf{z}_{\ell-1})) +
-# \mathbf{z}_{\ell-1}$: one residual, and no $\mathbf{v}$. The article series says that it merged the official
-# T2T code's two attention modules into one. In the official code only the token transformer's attention adds
-# $\mathbf{v}$; the encoder block's attention (`transformer_block.py`) does not. In `vitcourse` the skip is an
-# explicit switch, `Attention(v_skip=...)`: off in `EncoderBlock`, on in `TokenTransformer`. The cell shows that
-# the extra term is exactly $\mathbf{v}$, and that at initialisation it is not small.
+# The series uses one `Attention` module everywhere. That module always adds its values $\mathbf{v}$ to its
+# output. This skip belongs to T2T's token transformer, where the token length changes. The article's encoder
+# block then adds its input as well. So each block computes $\mathbf{z} + \mathbf{v} + \text{attention}$. ViT's
+# equation 2 has one residual and no $\mathbf{v}$. In `vitcourse` the skip through $\mathbf{v}$ is a switch:
+# off in `EncoderBlock`, on in `TokenTransformer`. The cell checks that the extra term is exactly $\mathbf{v}$.
+# [Evidence 1.6](#Evidence-1.6:-the-extra-v)
 
 # %%
 torch.manual_seed(0)
@@ -243,51 +221,31 @@ with torch.no_grad():
     out_with_v = with_v.steps(z)[0]
 v_merged = steps.v.transpose(1, 2).reshape(2, 16, 64)  # (B, N, D), heads side by side
 print(f"the extra term is v: {torch.allclose(out_with_v - out_plain, v_merged, atol=1e-5)}")
-print(f"size of v against attention's own output (norms): {(v_merged.norm() / out_plain.norm()).item():.1f}")
 print(f"vitcourse's EncoderBlock adds v: {EncoderBlock(64, num_heads=4).attn.v_skip}")
 
 # %% [markdown]
-# ### 1.7 The prediction token: zero in the text, random in the code (a difference, not a slip)
+# ### 1.7 The prediction token's start: a difference, not a slip
 #
-# **Where.** Section *Token Processing* and the class `ViT_Backbone`.
-#
-# **What it says.** The text says that the prediction token starts blank, that is zero, and the walk-through
-# builds it from zeros. The backbone's code creates it as zeros and then overwrites it with draws from a
-# truncated normal distribution (std 0.02).
-#
-# **What is right.** Both starts are in use, and the token is a learned parameter either way. ViT's official code
-# starts the class token at zero. The articles' backbone, the official T2T-ViT code and `vitcourse` all draw it
-# with std 0.02, and all three call a "truncated" normal, but only `vitcourse` really cuts it, at ±2 std (±0.04).
-# The other two call `trunc_normal_(std=.02)` with its default bounds, which are absolute values, −2 and 2: that
-# is 100 std away, so in effect they draw a plain normal (notebook 03 explains the cut). Read the text as
-# describing the walk-through, and the code as what the model does. The cell draws 100,000 values each way.
+# The text says the prediction token starts blank, that is at zero. The walk-through builds it from zeros. The
+# backbone's code then overwrites those zeros with random draws of standard deviation 0.02. Both starts are in
+# use. ViT's official code starts at zero; T2T-ViT's official code draws at random. The token learns either
+# way. `vitcourse` draws it at random and cuts the draws at two standard deviations.
+# [Evidence 1.7](#Evidence-1.7:-the-start)
 
 # %%
-torch.manual_seed(0)
-for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", {"a": -0.04, "b": 0.04})):
-    draws = nn.init.trunc_normal_(torch.empty(100_000), std=0.02, **bounds)
-    print(
-        f"trunc_normal_(std=0.02), {label:23s}: {(draws.abs() > 0.04).float().mean().item():.1%} beyond 0.04"
-    )
 cls_token = vit.cls_token.detach()  # (1, 1, 64)
 print(
     f"vitcourse's prediction token: shape {tuple(cls_token.shape)}, all zero: {bool((cls_token == 0).all())}"
 )
+print(f"every entry within the cut, -0.04 to 0.04: {bool((cls_token.abs() <= 0.04).all())}")
 
 # %% [markdown]
 # ### 1.8 "Split connection"
 #
-# **Where.** Section *Encoding Block*, the walk-through: "we implement our first split connection", later "the
-# second split connection", and the printed lines "After split connection". The Tokens-to-Token article's
-# token-transformer walk-through uses the same name.
-#
-# **What it says.** It calls the additions `y = y + x` and `z = z + y` split connections.
-#
-# **What is right.** *Skip* connections, also called residual connections: the block's input skips the layer
-# and is added to the layer's output, $\mathbf{z}'_\ell = \text{MSA}(\text{LN}(\mathbf{z}_{\ell-1})) +
-# \mathbf{z}_{\ell-1}$. Nothing is split. The attention article, and the comments in the series' attention
-# module, say "skip connection". The cell shows what the skip does: with the last layer of the attention branch
-# and of the MLP branch set to zero, an encoder block hands its input on unchanged.
+# The walk-through calls the additions `y = y + x` and `z = z + y` "split connections". The right name is *skip*
+# connection, also called a residual connection. The block's input skips the layer and is added to the layer's
+# output. Nothing is split. The cell shows what the skip does: with the last layer of both branches set to zero,
+# a block hands its input on unchanged. [Evidence 1.8](#Evidence-1.8:-the-name)
 
 # %%
 torch.manual_seed(0)
@@ -301,13 +259,11 @@ with torch.no_grad():
 # %% [markdown]
 # ### 1.9 `Encoding_hidden_channel_mul`
 #
-# **Where.** Section *Complete Code*, the paragraph under the class `ViT_Model`.
-#
-# **What it says.** It names the setting of the encoder blocks' MLP width `Encoding_hidden_channel_mul`.
-#
-# **What is right.** `Encoding_hidden_chan_mul`, as the signature above it spells it (`vitcourse` calls it
-# `mlp_ratio`, as timm does). Passed by the name in the text, Python refuses it. The cell checks that against a
-# function with the model's parameter names.
+# The paragraph under `ViT_Model` names a setting `Encoding_hidden_channel_mul`. The signature above it spells it
+# `Encoding_hidden_chan_mul`, and Python refuses the other name. The setting is the MLP ratio: the MLP's hidden
+# width as a multiple of the token length. Its default, 4, is ViT's. `vitcourse` calls it `mlp_ratio`, as timm
+# does. timm is a widely used PyTorch library of image models. Every model this course trains uses an MLP ratio
+# of 2. [Evidence 1.9](#Evidence-1.9:-the-misspelt-setting)
 
 
 # %%
@@ -317,7 +273,7 @@ def article_vit_model(
     token_len: int = 768,
     preds: int = 1,
     num_heads: int = 1,
-    Encoding_hidden_chan_mul: float = 4.0,  # the article's spelling
+    Encoding_hidden_chan_mul: float = 4.0,  # the article's spelling; its default ratio, ViT's
     depth: int = 12,
 ) -> None:
     """Stands in for the article's ViT_Model constructor (its first seven parameters)."""
@@ -331,57 +287,24 @@ except TypeError as err:
 # %% [markdown]
 # ### 1.10 "Code from this paper is not publicly available"
 #
-# **Where.** Section *Model Walk-Through*, and the list of code at the end of the article.
-#
-# **What it says.** The ViT paper's code is not public; its GitHub repository holds pretrained models and
-# fine-tuning code but "does not contain model definitions". So the article builds its ViT from the T2T-ViT code.
-#
-# **What is right.** The ViT paper's repository, `google-research/vision_transformer`, has defined the model
-# since 2020, in JAX/Flax: `vit_jax/models.py`, now `vit_jax/models_vit.py` (classes `VisionTransformer`,
-# `Encoder`, `Encoder1DBlock`, `AddPositionEmbs`). That code is where the facts this course takes from the
-# official ViT come from: the class token starts at zero, the position table is learned, starting from
-# N(0, 0.02²), and an encoder block is $\mathbf{x} = \mathbf{z} + \text{MSA}(\text{LN}(\mathbf{z}))$, then
-# $\mathbf{x} + \text{MLP}(\text{LN}(\mathbf{x}))$, with no $\mathbf{v}$ term. The cell transcribes that block into plain
-# PyTorch (`nn.MultiheadAttention` for Flax's attention, dropout left out, the norms and the MLP taken from the
-# block) and runs it with the weights of `vitcourse`'s `EncoderBlock`.
-
-
-# %%
-def official_encoder_block(x: torch.Tensor, blk: EncoderBlock, mha: nn.MultiheadAttention) -> torch.Tensor:
-    """ViT's Encoder1DBlock (vit_jax/models_vit.py) in PyTorch: (B, N, D) -> (B, N, D)."""
-    h = blk.norm1(x)
-    x = x + mha(h, h, h, need_weights=False)[0]  # attention branch, then the skip
-    return x + blk.mlp(blk.norm2(x))  # MLP branch, then the skip
-
-
-torch.manual_seed(0)
-block = EncoderBlock(64, num_heads=4).to(device).eval()
-mha = nn.MultiheadAttention(64, 4, batch_first=True).to(device).eval()
-with torch.no_grad():
-    mha.in_proj_weight.copy_(block.attn.qkv.weight)  # rows: q, then k, then v, in both layouts
-    mha.in_proj_bias.copy_(block.attn.qkv.bias)
-    mha.out_proj.weight.copy_(block.attn.proj.weight)
-    mha.out_proj.bias.copy_(block.attn.proj.bias)
-    same = torch.allclose(official_encoder_block(z, block, mha), block(z), atol=1e-5)
-print(f"the official block, transcribed, equals vitcourse's EncoderBlock: {same}")
+# The article says that the ViT paper's code is not public. It adds that the paper's repository "does not
+# contain model definitions". So it builds its ViT from the T2T-ViT code. In fact `google-research/vision_transformer`
+# has defined the model since 2020, in JAX and Flax: Google's Python libraries for numerical computing and
+# neural networks. The course takes its facts about the official ViT from there.
+# [Evidence 1.10](#Evidence-1.10:-the-official-ViT-code) transcribes that code's encoder block into PyTorch.
 
 # %% [markdown]
-# ## 2. "Attention for Vision Transformers, Explained"
+# ## 2. "Attention for Vision Transformers, Explained" (4 min)
 #
-# The attention article walks through one attention module, first with one head, then with four, on a batch of
-# 13 items of 100 tokens of length 49, projected to 64 channels.
+# The attention article walks through one module, first with one head, then with four. Its batch holds 13 items
+# of 100 tokens of length 49, projected to 64 channels.
 #
 # ### 2.1 The multi-head section uses the single-head module
 #
-# **Where.** Section *Multi-Headed Attention*, its last cell (projection and skip connection).
-#
-# **What it says.** The section builds its own four-head module, `MSA`, but when it merges the heads of
-# $\mathbf{v}$ for the skip connection it takes the channel count from `A`, the single-head module of the previous
-# section.
-#
-# **What is right.** `MSA.chan`, the module's own width. The line runs only because both modules happen to have
-# 64 channels. Run the section on its own and `A` does not exist; give the single-head module another width and
-# the reshape fails.
+# Section *Multi-Headed Attention* builds its own four-head module, `MSA`. To merge the heads of $\mathbf{v}$, it
+# reads the width from `A`, the single-head module of the section before. It should read `MSA.chan`. The line
+# runs only because both modules have 64 channels. Give `A` another width and the reshape fails.
+# [Evidence 2.1](#Evidence-2.1:-the-other-module)
 
 # %%
 torch.manual_seed(0)
@@ -398,14 +321,11 @@ except RuntimeError as err:
     print(f"merged with the other module's chan = {single.chan}: {type(err).__name__}")
 
 # %% [markdown]
-# ### 2.2 The shape comment after the heads are merged
+# ### 2.2 The shape comment after the heads merge
 #
-# **Where.** The `Attention` class at the top of the article, its `forward`, the line that merges the heads.
-#
-# **What it says.** The comment under it gives the shape as (batch, heads, num_tokens, chan).
-#
-# **What is right.** (batch, num_tokens, chan): the transpose and reshape on that line have just removed the heads
-# axis. Before the merge the shape is (batch, heads, num_tokens, chan / heads).
+# In the class `Attention`, a comment gives the shape after the heads merge as
+# `(batch, heads, num_tokens, chan)`. But the line above it has just removed the heads axis. The shape is
+# `(batch, num_tokens, chan)`. [Evidence 2.2](#Evidence-2.2:-the-shape-comment)
 
 # %%
 print(f"before the merge, weights @ v: {tuple(steps.heads.shape)}")
@@ -414,33 +334,20 @@ print(f"after the merge:               {tuple(steps.merged.shape)}")
 # %% [markdown]
 # ### 2.3 "torch.nn.MultiheadedAttention"
 #
-# **Where.** The article's conclusion.
-#
-# **What it says.** PyTorch has layers `torch.nn.MultiheadedAttention()` that compute attention as the article
-# defined it.
-#
-# **What is right.** The class is `torch.nn.MultiheadAttention`, without "ed". It computes standard multi-head
-# attention, whose output has the width of its input (`embed_dim`), with no skip through $\mathbf{v}$; the
-# article's module adds $\mathbf{v}$ and can change the token length. Notebook 04 checks `vitcourse`'s attention
-# against it.
+# The conclusion points to PyTorch's `torch.nn.MultiheadedAttention`. The class is `torch.nn.MultiheadAttention`,
+# without "ed". It also differs from the article's module: it adds no
+# $\mathbf{v}$. [Evidence 2.3](#Evidence-2.3:-the-PyTorch-class)
 
 # %%
 print(f"torch.nn has MultiheadedAttention: {hasattr(nn, 'MultiheadedAttention')}")
 print(f"torch.nn has MultiheadAttention:   {hasattr(nn, 'MultiheadAttention')}")
-mha = nn.MultiheadAttention(embed_dim=64, num_heads=4, batch_first=True).to(device)
-print(f"nn.MultiheadAttention on {tuple(z.shape)}: {tuple(mha(z, z, z)[0].shape)}")
 
 # %% [markdown]
 # ### 2.4 The projection's "chan²" weights
 #
-# **Where.** The article's conclusion, which counts the weights of the two linear layers.
-#
-# **What it says.** The qkv projection holds input_token_len · chan · 3 weights, and the final projection
-# chan².
-#
-# **What is right.** chan² counts the projection's weight matrix only. The article's `proj` is an `nn.Linear`
-# with its bias on (the default), so it also learns chan biases: chan² + chan learnable numbers. The qkv count is
-# complete, because the article's qkv layer has no bias by default. For the walk-through's sizes (49 → 64):
+# The conclusion counts chan² weights in the final projection. That counts its weight matrix only. The
+# projection is an `nn.Linear` with its bias on, so it learns chan² + chan numbers. The count for the qkv layer
+# is complete, because that layer has no bias by default. [Evidence 2.4](#Evidence-2.4:-the-weight-count)
 
 # %%
 qkv_layer = nn.Linear(49, 64 * 3, bias=False)  # the article's default: qkv_bias=False
@@ -452,30 +359,24 @@ print(
 )
 
 # %% [markdown]
-# ## 3. "Position Embeddings for Vision Transformers, Explained"
+# ## 3. "Position Embeddings for Vision Transformers, Explained" (8 min)
 #
-# The position-embedding article shows why attention cannot see token order, then builds the sinusoidal table
-# and adds it to the picture's 15 patch tokens.
+# This article shows why attention cannot see the order of tokens. Then it builds the sinusoidal table and adds
+# it to the picture's 15 patch tokens.
 #
 # ### 3.1 The colour range of the 15 × 400 table
 #
-# **Where.** Section *Applying Position Embedding to Tokens*, the plot of the table for the picture's 15 tokens of
-# length 400. (The article's earlier plots of the 176 × 768 table use the range [−1, 1].)
-#
-# **What it says.** It draws the table with the colour range set to [0, 1], and reads the figure as: purple
-# areas will make the tokens darker, orange areas lighter.
-#
-# **What is right.** A sine or a cosine lies in [−1, 1], and so does every entry of the table; the range must be
-# [−1, 1]. With [0, 1] the colour map's darkest purple, meant for −1, goes to 0: every negative entry gets the
-# same colour as a zero, and entries near 0, which change a token hardly at all, look as if they darkened it
-# most. The cell counts how much of the purple in the article's figure is really negative; the figure draws the
-# table both ways, in the article's colour map.
+# The article draws the table for the picture's tokens with the colour range [0, 1]. It then reads purple as
+# "darker" and orange as "lighter". But every entry of the table lies in [−1, 1]. With the range [0, 1], every
+# negative entry gets the colour of a zero. Entries near 0, which hardly change a token, look as dark as any.
+# The right range is [−1, 1], which the article's earlier plots use. The figure draws the table both ways, in
+# the article's colour map. [Evidence 3.1](#Evidence-3.1:-the-colour-range)
 
-# %%
+# %% mystnb={"image": {"alt": "The sinusoidal table for 15 tokens of length 400 drawn with two colour ranges: with 0 to 1, the negative entries and the entries near 0 share the darkest purple; with -1 to 1, only the negative entries are purple and the entries near 0 are pale"}}
 table = sinusoidal_table(15, 400)  # (15, 400): the picture's 15 tokens of length 400
 purple = (table < 0.5).float().mean().item()  # the purple half of the colour map, with the range [0, 1]
 negative = (table < 0).float().mean().item()  # the entries that really make a token darker
-print(f"table values from {table.min().item():.2f} to {table.max().item():.2f}")
+print(f"table values from {fixed(table.min().item())} to {fixed(table.max().item())}")
 print(f"drawn in the purple half with the range [0, 1]: {purple:.0%} of the entries; below 0: {negative:.0%}")
 
 fig, axes = plt.subplots(
@@ -503,62 +404,35 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# The left panels show the first 160 of the 400 columns, where the rows still differ; the right ones columns
-# 300-319, where every row is nearly the same (the rest of the table looks like them). In the top panels the
-# negative entries (bottom left) merge into one dark block, and the sine columns of the zoom, whose values are
-# close to 0, look as dark as they do; in the bottom panels those columns are pale, as their effect on a token is
-# small. The vertical stripes are real: even columns hold sines, odd columns cosines, and for most columns the
-# sine is near 0 and the cosine near 1.
+# Only the entries below 0 make a token darker, and they are few. With the range [0, 1], far more of the table
+# is drawn in purple. Compare the two zoom panels on the right. Their sine columns hold values near 0: the
+# darkest purple at the top, almost white at the bottom.
 #
 # ### 3.2 `astype(int)`, then `/ 255`
 #
-# **Where.** The same section, the cell that turns the picture's patches into 15 tokens.
-#
-# **What it says.** It cuts the tokens from an image called `gray_mountains`, casts them to integers and divides
-# them by 255. The next cell adds the table to these tokens (as `mountainsPE`), then rescales
-# `position_mountains`.
-#
-# **What is right.** Neither `gray_mountains` nor `position_mountains` is defined in the article; the picture it
-# loads, `mountains`, holds values between 0 and 1, as the article says. On such values the cast rounds towards
-# zero: every pixel below 1 becomes 0, a pixel of exactly 1 becomes 1, and after dividing by 255 all that is left
-# is 1/255 where a pixel was exactly 1, far too little to see beside the table's ±1. (The cast and the division
-# would suit an image stored as grey levels from 0 to 255, which the article does not show.) A picture already in
-# [0, 1] needs neither step. The cell does both on the course's own redrawing of the picture and measures how
-# much of it survives in "tokens + table", by its correlation with the picture's tokens. The grey levels and the
-# shares it prints are the redrawing's; the article's crop has other values, but on it too every pixel below 1
-# becomes 0.
+# The article casts the picture's tokens to integers and divides them by 255. It reads the pixels from
+# `gray_mountains`, a name it never defines. The picture it loads, `mountains`, holds values between 0 and 1.
+# If `gray_mountains` is that picture, the cast turns every pixel below 1 into 0, and a pixel of exactly 1
+# into 1. After the division, almost nothing of the picture is left. A picture already in [0, 1] needs neither
+# step. The next cell uses `position_mountains`, another name the article never defines.
+# [Evidence 3.2](#Evidence-3.2:-the-cast)
 
 # %%
 patch_tokens = tokens.patchify(vitcourse.to_tensor(picture), 20)[0].double()  # (15, 400), values in [0, 1]
 cast = patch_tokens.long() / 255  # what astype(int) / 255 does to them
-levels = sorted(round(v * 255) for v in cast.unique().tolist())
-print(
-    f"the course's picture: {patch_tokens.unique().numel()} grey levels from {patch_tokens.min():.2f} "
-    f"to {patch_tokens.max():.2f}"
-)
-print(f"after the cast and / 255: the values {', '.join(f'{k}/255' for k in levels)}")
-print(f"share of the course's picture that became 0: {(cast == 0).double().mean().item():.0%}")
-pe = table.double()
-for name, toks in (("tokens in [0, 1]", patch_tokens), ("tokens after the cast", cast)):
-    corr = torch.corrcoef(torch.stack([(toks + pe).flatten(), patch_tokens.flatten()]))[0, 1].item()
-    print(f"{name:22s}: correlation of tokens + table with the picture's tokens {corr:.2f}")
+kept = sorted(round(v * 255) for v in cast.unique().tolist())
+print(f"after the cast and / 255, the tokens hold only: {', '.join(f'{k}/255' for k in kept)}")
+below_one = patch_tokens < 1
+print(f"every pixel below 1 became 0: {bool((cast[below_one] == 0).all())}")
 
 # %% [markdown]
 # ### 3.3 "Invariant" where equivariant is meant
 #
-# **Where.** Section *Attention Invariance Up to Permutation*, its first paragraphs.
-#
-# **What it says.** "The component of the transformer that would be invariant to token order is the attention
-# module", and the demo that follows is introduced as showing "the invariance of attention to token order".
-#
-# **What is right.** An attention layer is permutation-*equivariant*: permute its input tokens, and its output
-# rows come out permuted in the same way. The article's demo shows exactly this, and so does its own summary
-# after the demo (the output has "the same token rows changed"); the heading's "invariance up to permutation"
-# means it too. The article's opening sentence, that without a position embedding transformers are invariant to
-# the order of the tokens, is right about predictions: a prediction read from the prediction token (or from the
-# mean of the tokens) is *invariant*, it does not change at all. The cell shows both: an attention layer on the
-# picture's tokens, and a whole ViT without position embedding on the picture and on a copy with its patches
-# scrambled.
+# The article calls attention invariant to the order of tokens. An attention layer is in fact *equivariant*:
+# permute its input tokens, and its output rows come out permuted in the same way. The article's own demo shows
+# exactly that. What is invariant is a prediction read from the prediction token, when the model has no
+# position table: it does not change at all. [Evidence 3.3](#Evidence-3.3:-equivariant-and-invariant) shows
+# both, for a whole ViT as well.
 
 # %%
 torch.manual_seed(0)
@@ -574,31 +448,13 @@ print(
     f"attention: output unchanged by the permutation (invariant):   {torch.allclose(out_permuted, out, atol=1e-5)}"
 )
 
-torch.manual_seed(0)
-blind = VisionTransformer(
-    (height, width), patch_size=20, embed_dim=64, depth=2, num_heads=4, pos_embed="none"
-)
-blind = blind.to(device).eval()
-scrambled = scramble_patches(vitcourse.to_tensor(picture), 20, torch.Generator().manual_seed(0)).to(device)
-with torch.no_grad():
-    same = torch.allclose(blind(image), blind(scrambled), atol=1e-5)
-print(f"ViT without position embedding: the same prediction for the scrambled picture (invariant): {same}")
-
 # %% [markdown]
 # ### 3.4 The permutation demo leaves out the softmax and the scale
 #
-# **Where.** Section *Attention Invariance Up to Permutation*, the demo with 4 tokens of length 9.
-#
-# **What it says.** After giving the attention formula, with its scale $1/\sqrt{d_k}$ and its softmax, it draws
-# $Q$, $K$ and $V$ as three separate random integer matrices (values 1 to 19), swaps tokens 0 and 2 in each, and
-# computes $Q K^\top$ and then multiplies by $V$. There is no scale and no softmax.
-#
-# **What is right.** The conclusion holds for the full formula too, because the scale is one number, and the
-# softmax acts on each row separately and treats a row's entries alike: permute the entries of a row and its
-# softmax comes out permuted in the same way. That matters because the swap moves both rows and columns of
-# $QK^\top$, so each row's entries are permuted too; $V$'s row swap then puts them back in step. But the demo
-# shows it for two matrix products, not for attention. The cell runs the same construction with the scale and
-# the softmax put back.
+# The demo draws Q, K and V as random integer matrices and swaps tokens 0 and 2 in each. Then it computes
+# $QK^\top$ and multiplies by $V$. It leaves out the scale and the softmax of the formula it has just given. The
+# conclusion holds for the full formula too, but the demo does not show it. The cell puts the scale and the
+# softmax back. [Evidence 3.4](#Evidence-3.4:-why-the-softmax-keeps-it)
 
 # %%
 g = torch.Generator().manual_seed(0)
@@ -621,40 +477,28 @@ for name, attend in (
 # %% [markdown]
 # ### 3.5 "A · V = A"
 #
-# **Where.** The same demo, its second step.
-#
-# **What it says.** The first product is written $Q \cdot K^\top = A$, the second $A \cdot V = A$, and the code
-# follows suit (`A = A @ V`).
-#
-# **What is right.** Two different matrices share one name. The first $A$ holds one score for each pair of
-# tokens, $N \times N$; the second holds one output row per token, $N \times d$, as long as the tokens. An
-# equation that reads $A \cdot V = A$ says that multiplying by $V$ leaves $A$ as it was, which it does not:
-# the two sides do not even have the same shape. Give the result its own name, such as $Z = A \cdot V$. With the
-# demo's sizes:
+# The demo writes its two products as $QK^\top = A$, then $A \cdot V = A$. Two different matrices share one name.
+# The first is $N \times N$, one score per pair of tokens. The second is $N \times d$, one output row per token.
+# Read as an equation, $A \cdot V = A$ is false: its two sides do not even have the same shape. Give the result
+# its own name, such as $Z = A \cdot V$. [Evidence 3.5](#Evidence-3.5:-two-matrices-named-A)
 
 # %%
 scores = q @ k.T  # the first A: one score per pair of tokens
 print(f"A = Q K^T: {tuple(scores.shape)}; A V: {tuple((scores @ v).shape)}")
 
 # %% [markdown]
-# ## 4. "Tokens-to-Token Vision Transformers, Explained"
+# ## 4. "Tokens-to-Token Vision Transformers, Explained" (10 min)
 #
-# The T2T article builds the soft split, the token transformer and the Tokens-to-Token module, walks a batch of
-# 13 one-channel 400 × 100 images through it, and ends with the complete T2T-ViT.
+# The T2T article builds the soft split, the token transformer and the Tokens-to-Token module. It walks a batch of
+# 13 one-channel 400 × 100 images through the module. It ends with the complete T2T-ViT.
 #
 # ### 4.1 The complete model passes settings its T2T module does not accept
 #
-# **Where.** Section *Complete Code*, the class `T2T_ViT`.
-#
-# **What it says.** It builds the article's `Tokens2Token` module with the arguments `softsplit_kernels`,
-# `num_heads`, `hidden_chan_mul`, `qkv_bias`, `qk_scale`, `act_layer` and `norm_layer`, and documents
-# `softsplit_kernels` as the kernel of each soft split.
-#
-# **What is right.** The `Tokens2Token` class of the same article accepts only `img_size`, `token_chan` and
-# `token_len`, and fixes its kernels (7, 3, 3), its heads (1) and its MLP ratio (1.0) inside. Python refuses
-# keyword arguments that a function does not have, so building the model fails at once. The cell checks the
-# names against a function with the same three parameters. In `vitcourse` the soft splits are a setting that
-# reaches the module: `T2TViT(stages=...)`, one (kernel, stride, padding) per stage.
+# The class `T2T_ViT` builds the article's `Tokens2Token` module with seven settings that the module does not
+# accept. One of them is `softsplit_kernels`. `Tokens2Token` takes only `img_size`, `token_chan` and
+# `token_len`. It fixes its kernels, its heads and its MLP ratio inside. So building the model fails at once. In
+# `vitcourse` the soft splits are a setting that reaches the module: `T2TViT(stages=...)`.
+# [Evidence 4.1](#Evidence-4.1:-the-refused-settings)
 
 
 # %%
@@ -664,58 +508,31 @@ def article_tokens2token(
     """Stands in for the article's Tokens2Token constructor: it takes these three settings and no others."""
 
 
-passed = ["img_size", "softsplit_kernels", "num_heads", "token_chan", "token_len", "hidden_chan_mul"]
-passed += ["qkv_bias", "qk_scale", "act_layer", "norm_layer"]  # what T2T_ViT hands it, by name
-accepted = set(inspect.signature(article_tokens2token).parameters)
-print(f"passed but not accepted: {', '.join(sorted(set(passed) - accepted))}")
 try:
     article_tokens2token(img_size=(1, 1700, 500), softsplit_kernels=(31, 3, 3))
 except TypeError as err:
     print(f"TypeError: {err}")
 
-t2t_vit = T2TViT(
-    (height, width), stages=((7, 4, 2), (3, 2, 1), (3, 2, 1)), embed_dim=64, depth=1, num_heads=4
-)
-print("vitcourse, token grid after each soft split:", [tuple(g[:2]) for g in t2t_vit.tokens_to_token.grids])
-
 # %% [markdown]
 # ### 4.2 A misspelt module in the weight initialisation
 #
-# **Where.** The same class, its method `_init_weights`.
-#
-# **What it says.** It draws the linear layers' weights with `timmm.trunc_normal_`, with three m's.
-#
-# **What is right.** `timm`: the Vision Transformers article spells the same call `timm.layers.trunc_normal_`.
-# The model initialises its weights at the end of its constructor, after building its T2T module and its
-# backbone, so once 4.1 and 1.5 are fixed this is the next error. PyTorch has the same function as
-# `nn.init.trunc_normal_`, which `vitcourse` uses. Its cut-off points `a` and `b` are absolute values, −2 and 2 by
-# default, not multiples of the std: with std 0.02 the defaults lie 100 std out and in effect cut nothing, so
-# about one weight in twenty lies beyond 2 std (notebook 03 shows what that means). The cell draws the 64 × 576
-# weights of a linear layer both ways.
+# The method `_init_weights` calls `timmm.trunc_normal_`, with three m's. It should be `timm`, as the ViT article
+# spells it. Once 4.1 and 1.5 are fixed, this is the next error. `vitcourse` uses PyTorch's own
+# `nn.init.trunc_normal_`. [Evidence 4.2](#Evidence-4.2:-the-misspelt-module)
 
 # %%
 try:
     timmm.trunc_normal_  # noqa: F821  (the misspelt name, as written)
 except NameError as err:
     print(f"NameError: {err}")
-torch.manual_seed(0)
-for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", {"a": -0.04, "b": 0.04})):
-    weight = nn.init.trunc_normal_(torch.empty(64, 576), std=0.02, **bounds)
-    beyond = (weight.abs() > 0.04).float().mean().item()
-    print(f"nn.init.trunc_normal_, {label:23s}: {weight.numel():,} weights, {beyond:.1%} beyond 0.04 (2 std)")
 
 # %% [markdown]
 # ### 4.3 The undefined batch size `B`
 #
-# **Where.** The walk-through of section *All Together*, the first reconstruction.
-#
-# **What it says.** It reshapes the tokens with `reshape(B, T2T.token_chan, H, W)`, but `B` is never assigned in
-# the walk-through: the batch size there is called `batch` (13), and the second reconstruction does use
-# `batch`. (The section *Image Reconstruction* before it writes `B` in a general example and says that `B`
-# stands for the batch size; that is fine.)
-#
-# **What is right.** Read the batch size from the tensor itself, `x.shape[0]`, as the module's `forward` does.
-# The cell rebuilds the walk-through's first stage: 13 items of 2500 tokens of length 64 on a 100 × 25 grid.
+# The walk-through's first reconstruction reshapes with `B`, which the walk-through never assigns. Its batch size
+# is called `batch`, and the second reconstruction uses that name. Read the batch size from the tensor itself,
+# `x.shape[0]`, as the module's `forward` does. The cell rebuilds the walk-through's first stage this way.
+# [Evidence 4.3](#Evidence-4.3:-the-name-B)
 
 # %%
 # the walk-through after its first token transformer: 13 items, 2500 tokens of length 64
@@ -729,20 +546,15 @@ print(
 )
 
 # %% [markdown]
-# ### 4.4 `count_tokens` returns the width first (a trap, not a slip)
+# ### 4.4 `count_tokens` returns the width first: a trap, not a slip
 #
-# **Where.** Section *Soft Split*, the function `count_tokens(w, h, k, s, p)`.
-#
-# **What it says.** It returns (tokens along the width, tokens along the height, total). The article's own code
-# always unpacks the result in that order, `W, H, _ = count_tokens(...)`, so it is right.
-#
-# **What is right.** Nothing is wrong, but it is easy to swap: images, tensors and the article's printed shapes
-# all put the height first. A swapped grid raises no error, because the reshape only checks the number of
-# elements; the rebuilt image is quietly scrambled. `vitcourse.count_tokens` takes the height first and returns a
-# named result, `TokenCount(rows, cols, total)`. The figure rebuilds the picture's first soft split (one value per
-# window: its centre pixel) both ways.
+# The function `count_tokens(w, h, k, s, p)` returns the tokens along the width first. The article always
+# unpacks it that way, so its code is right. But images and tensors put the height first, so the order is easy
+# to swap. A swapped grid raises no error: the rebuilt image is quietly scrambled. `vitcourse.count_tokens`
+# takes the height first and returns named fields. The figure rebuilds the picture's first soft split both
+# ways, with one value per window. [Evidence 4.4](#Evidence-4.4:-the-order-of-the-results)
 
-# %%
+# %% mystnb={"image": {"alt": "The picture's first soft split rebuilt with one value per window: with 15 rows by 25 columns it shows the picture at a quarter of its height and width; with the rows and columns swapped, 25 by 15, the same values are scrambled"}}
 grid = tokens.count_tokens(height, width, 7, 4, 2)  # the picture's first T2T soft split
 print(grid)
 windows = tokens.soft_split(vitcourse.to_tensor(picture), 7, 4, 2)  # (1, 375, 49)
@@ -760,8 +572,8 @@ for ax, img, what in (
         img[0, 0],
         ax=ax,
         title=what,
-        xlabel="token column",
-        ylabel="token row",
+        xlabel="column of windows",
+        ylabel="row of windows",
         vmin=0,
         vmax=1,
         aspect="equal",
@@ -771,22 +583,16 @@ fig.suptitle("The picture's first soft split (7, 4, 2) rebuilt, one value per wi
 plt.show()
 
 # %% [markdown]
-# The left panel is the picture at a quarter of its size; the right one holds the same 375 values in the wrong
-# rows.
+# The left panel is the picture at a quarter of its height and width. The right panel holds the same 375 values
+# in the wrong places: each row of 25 windows is cut into rows of 15.
 #
-# ### 4.5 The token transformer's scale (a difference, not a slip)
+# ### 4.5 The token transformer's scale: a difference, not a slip
 #
-# **Where.** Section *Token Transformer*, the class `TokenTransformer` and its `Attention` (the attention
-# article's module).
-#
-# **What it says.** When no scale is given, the scores $QK^\top$ are multiplied by $(\text{chan} /
-# \text{heads})^{-1/2}$, the width of one head after the projection: $64^{-1/2} = 1/8$ with one head, at both
-# stages.
-#
-# **What is right.** The official T2T-ViT code (`token_transformer.py`) uses the input token length instead,
-# $(\text{dim} / \text{heads})^{-1/2}$: $49^{-1/2} = 1/7$ at the first stage and $576^{-1/2} = 1/24$ at the
-# second. Both run; the official one is needed to reproduce the official models. `vitcourse` follows the official
-# code by default and offers the other with `official_scale=False`.
+# With no scale given, the article's attention multiplies the scores by $(\text{chan} / \text{heads})^{-1/2}$.
+# In the T2T module that is $1/8$ at both stages. The official T2T-ViT code uses the input token length instead,
+# $(\text{dim} / \text{heads})^{-1/2}$. For a one-channel picture that is $1/7$ at the first stage and $1/24$ at
+# the second. Both run. Only the official one reproduces the official models. `vitcourse` follows the official
+# code by default and offers the other with `official_scale=False`. [Evidence 4.5](#Evidence-4.5:-the-two-scales)
 
 # %%
 for official in (True, False):
@@ -798,42 +604,21 @@ for official in (True, False):
 # %% [markdown]
 # ### 4.6 "They should be of length 3 * 3 * 64 = 576"
 #
-# **Where.** Section *All Together*, the walk-through's final soft split.
-#
-# **What it says.** The code prints `'They should be of length 3*3*64=', 3*3*64`, and the output shown under it
-# reads "They should be of length 3 * 3 * 64 = 576".
-#
-# **What is right.** Run as written, the line prints "They should be of length 3*3*64= 576": the text inside
-# the quotes comes out as it is, without spaces. The output shown is what the second soft split's line, which
-# prints `k`, `'*'`, `k` and the others as separate arguments, writes. The number, 576, is right; the printed
-# line does not match its code, as in 1.4. The cell runs both lines and compares them with the output shown.
+# In the walk-through's final soft split, the code prints `'They should be of length 3*3*64=', 3*3*64`. The
+# output shown under it reads "They should be of length 3 * 3 * 64 = 576", with spaces. Run as written, the line
+# prints no spaces inside its quotes. The number, 576, is right. But the printed line does not match its code,
+# as in 1.4. [Evidence 4.6](#Evidence-4.6:-the-printed-line)
 
 # %%
-shown = "They should be of length 3 * 3 * 64 = 576"  # the output the article shows
-k_side, token_chan = 3, 64
-final_line = io.StringIO()
-with contextlib.redirect_stdout(final_line):
-    print("They should be of length 3*3*64=", 3 * 3 * 64)  # the final soft split's line
-second_line = io.StringIO()
-with contextlib.redirect_stdout(second_line):  # the second soft split's line
-    print("They should be of length", k_side, "*", k_side, "*", token_chan, "=", k_side * k_side * token_chan)
-for form, buffer in (("final split's line ", final_line), ("second split's line", second_line)):
-    printed = buffer.getvalue().rstrip("\n")
-    print(f"{form} prints {printed!r}; the output shown: {printed == shown}")
+print("They should be of length 3*3*64=", 3 * 3 * 64)  # the final soft split's line, as written
 
 # %% [markdown]
-# ### 4.7 The token transformer's walk-through prints `x` where `y` is meant
+# ### 4.7 The walk-through prints `x` where `y` is meant
 #
-# **Where.** Section *Token Transformer*, the walk-through's second half (norm, neural net, skip connection).
-#
-# **What it says.** It computes `y = TT.norm2(x)`, then `y = TT.neuralnet(y)`, then `y = y + x`, and after each
-# step prints the shape of `x`.
-#
-# **What is right.** Print `y`: it is the value that changes, and after the last step it is the module's output.
-# The three printed shapes are right only because the norm and the MLP keep the shape of `x`; the lines report
-# the state before the MLP, whatever the MLP does. The cell follows the walk-through's steps with `vitcourse`'s
-# token transformer (the walk-through's 13 items of 100 tokens of length 49, 64 channels, 4 heads, MLP ratio
-# 1.5) and checks which of the two is the module's output.
+# The token transformer's walk-through computes `y = TT.norm2(x)`, then `y = TT.neuralnet(y)`, then `y = y + x`.
+# After each step it prints the shape of `x`. It should print `y`: the value that changes and, at the end, the
+# module's output. The shapes come out right only because the norm and the MLP keep the shape.
+# [Evidence 4.7](#Evidence-4.7:-x-and-y)
 
 # %%
 torch.manual_seed(0)
@@ -850,17 +635,11 @@ print(f"x: {tuple(x.shape)}, the module's output: {torch.allclose(x, module_out,
 # %% [markdown]
 # ### 4.8 A backbone "identical to" ViT's
 #
-# **Where.** Section *ViT Backbone*.
-#
-# **What it says.** The backbone the tokens go through after the T2T module is identical to the backbone of the
-# ViT model of the ViT paper.
-#
-# **What is right.** The article's `ViT_Backbone` departs from ViT's in three ways. (1) Its position table is the
-# fixed sinusoidal one, stored with `requires_grad=False`; ViT learns its table (a parameter, from
-# N(0, 0.02²) in the official code). The fixed table is T2T-ViT's choice, so the backbone is T2T-ViT's rather than
-# ViT's. (2) It has one attention head by default; ViT-Base has 12, ViT-Large and ViT-Huge 16. (3) Its encoder
-# blocks add $\mathbf{v}$ (1.6), which no official backbone does. In `vitcourse` the choice of table is the
-# setting `pos_embed`: `"learned"` for ViT, `"sinusoidal"` for T2T-ViT.
+# The article calls its backbone identical to the ViT paper's. It differs in three ways. Its position table is
+# fixed and sinusoidal, which is T2T-ViT's choice; ViT learns its table. It has one attention head by default,
+# where ViT-Base, the paper's base size, has 12. And its encoder blocks add $\mathbf{v}$, as 1.6 shows. In
+# `vitcourse` the table is the setting `pos_embed`: `"learned"` for ViT, `"sinusoidal"` for T2T-ViT.
+# [Evidence 4.8](#Evidence-4.8:-three-differences)
 
 # %%
 for kind in ("learned", "sinusoidal"):
@@ -868,10 +647,10 @@ for kind in ("learned", "sinusoidal"):
         (height, width), patch_size=20, embed_dim=64, depth=1, num_heads=4, pos_embed=kind
     )
     table_now = model.pos_embed.detach()[0]  # (N + 1, D)
-    fixed = torch.equal(table_now, sinusoidal_table(model.num_patches + 1, 64))
+    is_sinusoidal = torch.equal(table_now, sinusoidal_table(model.num_patches + 1, 64))
     print(
         f"pos_embed={kind!r:12s}: table {tuple(table_now.shape)}, trains: {model.pos_embed.requires_grad}, "
-        f"the sinusoidal table: {fixed}"
+        f"the sinusoidal table: {is_sinusoidal}"
     )
 vit_base_heads = VisionTransformer(depth=1).blocks[0].attn.num_heads  # vitcourse's defaults are ViT-Base's
 print(f"heads in ViT-Base's encoder blocks (vitcourse's defaults): {vit_base_heads}")
@@ -879,16 +658,10 @@ print(f"heads in ViT-Base's encoder blocks (vitcourse's defaults): {vit_base_hea
 # %% [markdown]
 # ### 4.9 "Only works if = 1"
 #
-# **Where.** Section *Complete Code*, the docstring of `T2T_ViT`, its parameter `num_heads`.
-#
-# **What it says.** The number of attention heads "only works if =1".
-#
-# **What is right.** That holds for the official T2T-ViT code's token attention, which reshapes q, k and v with
-# the whole output width per head and adds `v.squeeze(1)`: both need one head. The series' attention module
-# splits the width into heads (`head_dim = chan // num_heads`), so it works with any number of heads that divides
-# `chan`, and the article's own token-transformer walk-through runs it with 4. In `T2T_ViT` the T2T module fixes
-# its own heads at 1 (4.1), so the setting matters only in the backbone, where any number that divides the token
-# length works. The cell runs the official reshape and the series' one on the walk-through's sizes with 4 heads.
+# The docstring of `T2T_ViT` says that the number of heads "only works if =1". That holds for the official
+# T2T-ViT code's token attention. The series' attention module splits the width into heads, so any number that
+# divides the width works. The article's own token-transformer walk-through runs it with 4 heads. The cell
+# splits a qkv output into 4 heads both ways. [Evidence 4.9](#Evidence-4.9:-the-heads)
 
 # %%
 qkv_out = torch.randn(13, 100, 3 * 64)  # the qkv projection's output: 13 items, 100 tokens, 3 x 64 channels
@@ -904,18 +677,16 @@ for who, per_head in (
     print(f"{who + ',':33s} {heads} heads: {result}")
 
 # %% [markdown]
-# ## 5. The lecture slides "ViT (Vision Transformer)"
+# ## 5. The lecture slides "ViT (Vision Transformer)" (6 min)
+#
+# The slides set the ViT paper's equations beside PyTorch snippets for ViT-B/16: ViT-Base with 16 × 16 patches,
+# on 224 × 224 colour images.
 #
 # ### 5.1 "224 x 244 x 3"
 #
-# **Where.** The slide *ViT – Selected Implementation Details – Equation 1*, under the `nn.Conv2d` code that
-# cuts the image into 16 × 16 patches.
-#
-# **What it says.** The shape of a "224 x 244 x 3" input image after the convolution is [768, 14, 14].
-#
-# **What is right.** 224 × 224 × 3, as the code above it sets (h = w = 224). A 244-pixel-wide image would give 15
-# columns of patches, since 244 // 16 = 15 (with 4 columns of pixels left over): [768, 14, 15]. (PyTorch wants the
-# channels first, (B, 3, H, W).)
+# A slide cuts an image into 16 × 16 patches with `nn.Conv2d`. Under the code, it gives the output for a "224 x
+# 244 x 3" image as `[768, 14, 14]`. The image is 224 × 224 × 3, as the code above it sets. A 244-pixel-wide image
+# would give 15 columns of patches. [Evidence 5.1](#Evidence-5.1:-the-image-size)
 
 # %%
 conv = nn.Conv2d(3, 768, kernel_size=16, stride=16, bias=False).to(device)
@@ -925,14 +696,9 @@ for h, w in ((224, 224), (224, 244)):
 # %% [markdown]
 # ### 5.2 $\mathbf{E}_{pos} \in \mathbb{R}^{P^2 \times D}$
 #
-# **Where.** The slide *ViT – Selected Implementation Details – Equation 2* (the `nn.LayerNorm` and
-# `nn.MultiheadAttention` code), which repeats equation (1) beside the code.
-#
-# **What it says.** The position embedding $\mathbf{E}_{pos}$ lies in $\mathbb{R}^{P^2 \times D}$.
-#
-# **What is right.** $\mathbb{R}^{(N+1) \times D}$, as on every other slide and in the paper: one row for each of
-# the N patches and one for the class token. For ViT-B/16 at 224 × 224 that is 196 + 1 = 197 rows (the slides'
-# own `torch.ones(1, 197, 768)`), while $P^2 = 256$.
+# One slide gives the position embedding the shape $P^2 \times D$. The right shape is $(N+1) \times D$, as on
+# every other slide and in the paper. There is one row for each of the N patches and one for the class token. For
+# ViT-B/16 that is 197 rows, while $P^2 = 256$. [Evidence 5.2](#Evidence-5.2:-the-shape-of-the-table)
 
 # %%
 vit_b16 = VisionTransformer(224, patch_size=16, in_chans=3, depth=1)  # ViT-B/16's sizes, one block is enough
@@ -941,18 +707,11 @@ print(f"N = {vit_b16.num_patches}, P^2 = {16**2}, position embedding {tuple(vit_
 # %% [markdown]
 # ### 5.3 $Z = V \cdot P$
 #
-# **Where.** The slide on self-attention that quotes four steps from the survey *A Survey on Vision Transformer*
-# (Han et al., arXiv:2012.12556). The slide marks the passage as taken from the survey: the slip is in the
-# survey's own text, which the slide quotes.
-#
-# **What it says.** Step 4 computes the output as $Z = V \cdot P$, values times probabilities, and the text under
-# it says that each value vector is multiplied by the sum of the probabilities.
-#
-# **What is right.** $Z = P \cdot V$. $P$ is $N \times N$, one row of weights per query; $V$ is $N \times d_v$,
-# one row per token. $P \cdot V$ gives each query the weighted average of the value rows, $N \times d_v$: each
-# value vector multiplied by its own probability, and the results summed. $V \cdot P$ is not even defined unless
-# $d_v = N$, and even then it computes something else. The unified formula on the same slide,
-# $\text{softmax}(QK^\top/\sqrt{d_k}) \cdot V$, has the right order.
+# A slide quotes four steps of self-attention from the survey *A Survey on Vision Transformer*. Step 4 computes
+# $Z = V \cdot P$, values times probabilities. The order is wrong: $Z = P \cdot V$. $P$ holds one row of weights
+# per query, and $P \cdot V$ gives each query a weighted average of the value rows. The slide says that its text
+# was taken from the survey, so the slip comes from there. The unified formula on the same slide has the right
+# order. [Evidence 5.3](#Evidence-5.3:-the-order-of-the-product)
 
 # %%
 torch.manual_seed(0)
@@ -970,16 +729,10 @@ print(
 # %% [markdown]
 # ### 5.4 The class token `torch.ones(batch_size, 1, 768)`
 #
-# **Where.** The slide *ViT – Selected Implementation Details – Equation 1* with the class token and the
-# position embedding.
-#
-# **What it says.** The class token is `nn.Parameter(torch.ones(batch_size, 1, 768))`.
-#
-# **What is right.** One learned vector of shape (1, 1, 768), expanded to the batch in each forward pass. ViT's
-# official code creates a (1, 1, D) token and tiles it over the batch; timm and `vitcourse` expand theirs. With
-# the slides' shape the model holds `batch_size` different tokens, each trained only by the images in its slot,
-# and it cannot run on a batch of any other size. Notebook 05 shows this in full (section *The lecture slides'
-# prediction token*).
+# The slides make the class token a parameter of shape `(batch_size, 1, 768)`. A parameter must not depend on the
+# batch. The right token is one learned vector of shape `(1, 1, 768)`, expanded to each batch. ViT's official
+# code, timm and `vitcourse` all do this. With the slides' shape, the model cannot run a batch of any other
+# size. [Evidence 5.4](#Evidence-5.4:-one-token-per-model)
 
 # %%
 patch_embeddings = torch.zeros(13, 196, 768)  # a batch of 13 images, 196 patch tokens each
@@ -991,29 +744,19 @@ except RuntimeError as err:
 one_token = nn.Parameter(torch.zeros(1, 1, 768))
 z0 = torch.cat([one_token.expand(13, -1, -1), patch_embeddings], dim=1)  # (13, 197, 768)
 print(f"one (1, 1, 768) token, expanded: {tuple(z0.shape)}")
-print(f"parameters: slides' token {slides_token.numel():,}, one token {one_token.numel():,}")
 
 # %% [markdown]
 # ### 5.5 `MyPermute`, `block_out_permute` and tables that start from ones
 #
-# **Where.** The slides *ViT – Selected Implementation Details – Equation 1*: the patch embedding
-# `block_permute` and the lines that add the class token and the position embedding.
-#
-# **What it says.** `block_permute` ends with a layer `MyPermute((0, 2, 1))`; the class token is concatenated to
-# `block_out_permute`; and the class token and the position embedding are created with `torch.ones`.
-#
-# **What is right.** Neither `MyPermute` nor `block_out_permute` is defined on the slides, and PyTorch has no
-# such layer: `MyPermute` stands for a small module of your own that calls `x.permute(0, 2, 1)` (or use
-# `.transpose(1, 2)` after the `nn.Sequential`), and `block_out_permute` for the output of `block_permute` on a
-# batch of images, (B, 196, 768). Starting both parameters from ones runs, but it is a poor start for the
-# position embedding (*a difference, not a slip*): all 197 rows are the same vector, so at the start the table
-# adds the same thing to every token and tells no position from another; only training can pull the rows
-# apart. ViT's official code draws each entry from N(0, 0.02²), and starts the class token at zero.
+# The slides use a layer `MyPermute` and a tensor `block_out_permute` that they never define. PyTorch has no
+# such layer. `MyPermute` stands for a small module of your own that calls `x.permute(0, 2, 1)`.
+# `block_out_permute` stands for the patch embedding's output, of shape `(B, 196, 768)`. The slides also start
+# the class token and the position table from ones. That runs, so this part is a difference, not a slip. But
+# all 197 rows of the table start equal, so at first the table tells no position from another.
+# [Evidence 5.5](#Evidence-5.5:-the-undefined-names-and-the-ones)
+
 
 # %%
-print(f"torch.nn has MyPermute: {hasattr(nn, 'MyPermute')}, Permute: {hasattr(nn, 'Permute')}")
-
-
 class Permute(nn.Module):
     """What the slides' MyPermute stands for: permute the axes of the input."""
 
@@ -1025,21 +768,558 @@ class Permute(nn.Module):
         return x.permute(*self.dims)
 
 
+print(f"torch.nn has MyPermute: {hasattr(nn, 'MyPermute')}, Permute: {hasattr(nn, 'Permute')}")
 block_permute = nn.Sequential(
     nn.Conv2d(3, 768, kernel_size=16, stride=16, bias=False), nn.Flatten(start_dim=2), Permute((0, 2, 1))
 ).to(device)
 with torch.no_grad():
     block_out_permute = block_permute(torch.zeros(2, 3, 224, 224, device=device))  # 2 images
 print(f"block_out_permute: {tuple(block_out_permute.shape)}")
+
+# %% [markdown]
+# ## Summary
+#
+# The slips fall into a few kinds.
+#
+# - Printed outputs that do not match their code: 1.4 and 4.6. Printed shapes of the wrong tensor: 4.7.
+# - Code that fails as written: 1.1, 1.2, 1.5, 3.2, 4.1, 4.2, 4.3 and 5.5.
+# - Code that works only by luck: 1.3, whose float count nothing reads, and 2.1, whose sizes happen to match.
+# - Words, names or shapes written wrong: 1.8, 1.9, 2.2, 2.3, 3.3, 3.5, 5.1, 5.2 and 5.3.
+# - Code, figures or claims that do not match what they describe: 1.6, 1.10, 2.4, 3.1, 3.4, 4.8, 4.9 and 5.4.
+# - Differences from the official code, not slips: 1.7, 4.5 and the start from ones in 5.5.
+# - A trap, not a slip: 4.4.
+#
+# If you meet another slip, check it the way this appendix does. Find the smallest cell that shows what the source
+# says and what happens instead. Print shapes and counts rather than trust a printed output. Compare with the
+# paper's equations and the official code. The course's own notebooks are held to the same rule. Every output
+# you read was made by the code above it, and the tests re-run every notebook to keep it so.
+
+# %% [markdown]
+# ## Evidence: the Vision Transformers article
+#
+# Each entry below quotes the source's own lines, then gives the longer comparison and checks. Everything is
+# seeded, and the outputs are shapes, counts, yes/no answers and rounded numbers, the same on a CPU and a GPU.
+#
+# The article of this section is "Vision Transformers, Explained", the first of the series.
+#
+# ### Evidence 1.1: default image size
+#
+# **The source.** Section *Image Tokenization*, class `Patch_Tokenization`. Its signature reads
+# `img_size: tuple[int, int, int]=(1, 1, 60, 100)` and `patch_size: int=50`. Its docstring describes `img_size`
+# as the "size of input (channels, height, width)": three numbers. The constructor runs `C, H, W = self.img_size`,
+# then asserts that the patch size divides H and W.
+#
+# **The comparison.** Four numbers do not unpack into three names, so the defaults stop at that line. With
+# `(1, 60, 100)`, a patch size of 50 divides the width but not the height, and the module's own assertion would
+# refuse it. The article's walk-through passes `img_size=(x.shape[1], x.shape[2], x.shape[3])` and
+# `patch_size = P`, with P = 20, so it never meets the defaults. The complete `ViT_Model` has consistent
+# defaults: `(1, 400, 100)` with a patch size of 50.
+#
+# ### Evidence 1.2: the transpose
+#
+# **The source.** The same class, its `forward`: `x = self.split(x).transpose(1,0)`, then `x = self.project(x)`.
+# A few cells later the walk-through writes `x = patch_tokens.split(x).transpose(2,1)` and prints 15 tokens of
+# length 400.
+#
+# **The comparison.** `nn.Unfold` returns `(B, P²C, N)`. Swapping dimensions 1 and 0 swaps the token length with
+# the batch and gives `(P²C, B, N)`. The last axis then holds the N = 15 tokens, where the linear layer expects
+# 400 numbers. The cell in 1.2 shows both swaps.
+#
+# ### Evidence 1.3: the float count
+#
+# **The source.** The same constructor:
+# `self.num_tokens = (H / self.patch_size) * (W / self.patch_size)`.
+#
+# **The comparison.** With Python's `/` the count is stored as 15.0. The count is what would size the position
+# table, with one row per token plus one for the prediction token. The article's backbone never reads it, as
+# entry 1.5 shows, so the float does no harm there. The article's own walk-through, a few cells earlier, counts
+# the same patches with `N = int((H*W)/(P**2))`, an integer, and so does the position-embedding article. Use
+# `//` once the divisibility is checked, or unfold's own formula.
+#
+# ### Evidence 1.4: the printed 1001
+#
+# **The source.** Section *Prediction Processing*, its first two cells. The input is
+# `x = torch.rand(batch, num_tokens, token_len)` with `num_tokens = 176`, `token_len = 768` and `batch = 1`. The
+# next cell runs `norm = nn.LayerNorm(token_len)` and `x = norm(x)`. The output shown under it reads "number of
+# tokens: 1001", then "token size: 768".
+#
+# **The comparison.** A layer norm normalises each token over its own 768 numbers, so the shape stays
+# `(1, 176, 768)`. Perhaps the line is left from a run with other sizes; the article does not say. Every stored
+# output in this course is checked by re-running the notebooks, so such a mismatch fails the tests.
+#
+# ### Evidence 1.5: unset attributes
+#
+# **The source.** Section *Complete Code*, class `ViT_Backbone`. Its constructor stores `self.num_heads`,
+# `self.Encoding_hidden_chan_mul` and `self.depth`. Then it reads two attributes it never assigned:
+# `self.cls_token = nn.Parameter(torch.zeros(1, 1, self.token_len))` and
+# `get_sinusoid_encoding(num_tokens=self.num_tokens+1, token_len=self.token_len)`. It takes `token_len` as an
+# argument without storing it. It has no argument for the number of tokens. The Tokens-to-Token article repeats
+# the class unchanged.
+#
+# **The comparison.** An attribute of a module exists only once it has been assigned. So building the backbone
+# stops with an `AttributeError` at `self.token_len`, the first of the two. The backbone needs the token length,
+# which it could store, and the number of tokens, which only the tokenizer knows. In `vitcourse` the body reads
+# the count from its tokenizer. For the picture with P = 20 that is 15 patches, so a table of 15 + 1 rows, as
+# the cell in 1.5 prints.
+#
+# ### Evidence 1.6: the extra v
+#
+# **The source.** Section *Encoding Block*, class `Encoding`: `x = x + self.attn(self.norm1(x))`. Its
+# `self.attn` is the series' `Attention` module, shown in full in the attention article. That module's
+# `forward` ends with `v = v.transpose(1, 2).reshape(B, N, self.chan)` and `x = v + x`. Its comment reads:
+# "Because the original x has different size with current x, use v to do skip connection". The attention article
+# says its changes to the official code include "consolidating the two attention modules into one".
+#
+# **The comparison.** ViT's equation 2 is
+# $\mathbf{z}'_\ell = \text{MSA}(\text{LN}(\mathbf{z}_{\ell-1})) + \mathbf{z}_{\ell-1}$: one residual, and no
+# $\mathbf{v}$. The skip through $\mathbf{v}$ is what T2T's token transformer needs, because there the token
+# length changes. In the official T2T-ViT code only the token transformer's attention adds $\mathbf{v}$. The
+# encoder block's attention, in `transformer_block.py`, does not. The article's block therefore computes
+# $\mathbf{z} + \mathbf{v} + \text{attention}$. The cell below measures how large the extra term is at
+# initialisation, against attention's own output. It uses the 2 images of 16 tokens from entry 1.6.
+
+# %%
+ratio = (v_merged.norm() / out_plain.norm()).item()
+print(f"size of v against attention's own output (norms): {fixed(ratio, 1)}")
+
+# %% [markdown]
+# The extra term is not small. With these freshly initialised weights and these inputs, it outweighs the
+# attention output it is added to.
+#
+# ### Evidence 1.7: the start
+#
+# **The source.** Section *Token Processing*: the prediction token "starts off blank — equivalently zero". The
+# walk-through builds it with `torch.zeros(1, 1, token_len).expand(batch, -1, -1)`. Class `ViT_Backbone` creates
+# it with `torch.zeros(1, 1, self.token_len)`, then calls `timm.layers.trunc_normal_(self.cls_token, std=.02)`.
+#
+# **The comparison.** Both starts are in use, and the token is a learned parameter either way. ViT's official
+# code starts the class token at zero. The articles' backbone, the official T2T-ViT code and `vitcourse` all draw
+# it with standard deviation 0.02. All three call a "truncated" normal, but only `vitcourse` really cuts it, at
+# ±2 standard deviations, that is ±0.04. The other two call `trunc_normal_(std=.02)` with its default bounds.
+# Those bounds are absolute values, −2 and 2: 100 standard deviations away. In effect they draw a plain normal;
+# notebook 03 explains the cut. Read the text as describing the walk-through, and the code as what the model
+# does. The cell draws 100,000 values each way.
+
+# %%
+torch.manual_seed(0)
+for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", {"a": -0.04, "b": 0.04})):
+    draws = nn.init.trunc_normal_(torch.empty(100_000), std=0.02, **bounds)
+    print(
+        f"trunc_normal_(std=0.02), {label:23s}: {(draws.abs() > 0.04).float().mean().item():.1%} beyond 0.04"
+    )
+
+# %% [markdown]
+# ### Evidence 1.8: the name
+#
+# **The source.** Section *Encoding Block*, the walk-through: "After the Attention module, we implement our first
+# split connection", later "We finish with the second split connection". The printed lines read "After split
+# connection". The Tokens-to-Token article's token-transformer walk-through uses the same name: "The last step is
+# the split connection".
+#
+# **The comparison.** These are *skip* connections, also called residual connections:
+# $\mathbf{z}'_\ell = \text{MSA}(\text{LN}(\mathbf{z}_{\ell-1})) + \mathbf{z}_{\ell-1}$. The attention article
+# says "skip connection", and the series' attention module marks the line `## Skip Connection Layer`.
+#
+# ### Evidence 1.9: the misspelt setting
+#
+# **The source.** Section *Complete Code*. The signature of `ViT_Model` has
+# `Encoding_hidden_chan_mul: float=4.`. The paragraph under the class says: "The num_heads,
+# Encoding_hidden_channel_mul, qkv_bias, qk_scale, and act_layer parameters define the Encoding Bock modules."
+#
+# **The comparison.** Passed by the name in the text, Python refuses the setting, as the cell in 1.9 shows. The
+# default multiplier, 4, gives ViT-Base's MLP width: 4 × 768 = 3072. The models this course trains use an MLP
+# ratio of 2, so their MLPs are half as wide as ViT's.
+#
+# ### Evidence 1.10: the official ViT code
+#
+# **The source.** Section *Model Walk-Through*: "However, code from this paper is not publicly available." The
+# list of code at the end of the article says of the ViT paper's repository: "Contains pretrained models and
+# code for fine-tuning; does not contain model definitions". To *pre-train* a model is to train it first on a
+# large data set; to *fine-tune* it is then to train it a little more on the task one cares about.
+#
+# **The comparison.** The ViT paper's repository, `google-research/vision_transformer`, has defined the model
+# since 2020, in JAX and Flax. The file was `vit_jax/models.py` and is now `vit_jax/models_vit.py`, with the
+# classes `VisionTransformer`, `Encoder`, `Encoder1DBlock` and `AddPositionEmbs`. The course takes its facts
+# about the official ViT from that code. The class token starts at zero. The position table is learned, starting
+# from N(0, 0.02²). An encoder block computes $\mathbf{x} = \mathbf{z} + \text{MSA}(\text{LN}(\mathbf{z}))$,
+# then $\mathbf{x} + \text{MLP}(\text{LN}(\mathbf{x}))$, with no $\mathbf{v}$ term.
+#
+# The cell transcribes that block into plain PyTorch. `nn.MultiheadAttention` stands for Flax's attention;
+# dropout is left out; the norms and the MLP are taken from the block. It runs with the weights of `vitcourse`'s
+# `EncoderBlock`.
+
+
+# %%
+def official_encoder_block(x: torch.Tensor, blk: EncoderBlock, mha: nn.MultiheadAttention) -> torch.Tensor:
+    """ViT's Encoder1DBlock (vit_jax/models_vit.py) in PyTorch: (B, N, D) -> (B, N, D)."""
+    h = blk.norm1(x)
+    x = x + mha(h, h, h, need_weights=False)[0]  # attention branch, then the skip
+    return x + blk.mlp(blk.norm2(x))  # MLP branch, then the skip
+
+
+torch.manual_seed(0)
+block = EncoderBlock(64, num_heads=4).to(device).eval()
+mha = nn.MultiheadAttention(64, 4, batch_first=True).to(device).eval()
+with torch.no_grad():
+    mha.in_proj_weight.copy_(block.attn.qkv.weight)  # rows: q, then k, then v, in both layouts
+    mha.in_proj_bias.copy_(block.attn.qkv.bias)
+    mha.out_proj.weight.copy_(block.attn.proj.weight)
+    mha.out_proj.bias.copy_(block.attn.proj.bias)
+    same = torch.allclose(official_encoder_block(z, block, mha), block(z), atol=1e-5)
+print(f"the official block, transcribed, equals vitcourse's EncoderBlock: {same}")
+
+# %% [markdown]
+# ## Evidence: the attention article
+#
+# The article is "Attention for Vision Transformers, Explained".
+#
+# ### Evidence 2.1: the other module
+#
+# **The source.** Section *Multi-Headed Attention*, its last cell, which projects and adds the skip. It builds
+# `MSA = Attention(dim=token_len, chan=channels, num_heads=num_heads, ...)`, then merges the heads of $\mathbf{v}$
+# with `v = v.transpose(1, 2).reshape(B, N, A.chan)`. `A` is the single-head module of section *Single-Headed
+# Attention*.
+#
+# **The comparison.** The line should read `MSA.chan`, the module's own width. Both modules have 64 channels, so
+# it runs. Run the section on its own and `A` does not exist. Give the single-head module another width and the
+# reshape fails, as the cell in 2.1 shows with 32 channels.
+#
+# ### Evidence 2.2: the shape comment
+#
+# **The source.** The class `Attention` at the top of the article, its `forward`:
+# `x = (attn @ v).transpose(1, 2).reshape(B, N, self.chan)`, and under it the comment
+# `#### Dimensions: (batch, heads, num_tokens, chan)`.
+#
+# **The comparison.** Before the merge the shape is `(batch, heads, num_tokens, chan / heads)`. The transpose and
+# reshape on that line remove the heads axis and give `(batch, num_tokens, chan)`. The cell in 2.2 prints both.
+#
+# ### Evidence 2.3: the PyTorch class
+#
+# **The source.** The conclusion: "PyTorch also has torch.nn.MultiheadedAttention() layers, which compute
+# attention as defined above." Its reference links to the page of `torch.nn.MultiheadAttention`.
+#
+# **The comparison.** `torch.nn.MultiheadAttention` computes standard multi-head attention. Its output has the
+# width of its input, `embed_dim`, and it adds no $\mathbf{v}$. The article's module adds $\mathbf{v}$ and can
+# change the token length. Notebook 04 checks `vitcourse`'s attention against PyTorch's class. The cell runs it
+# on the 2 images of 16 tokens of length 64 from entry 1.6.
+
+# %%
+mha = nn.MultiheadAttention(embed_dim=64, num_heads=4, batch_first=True).to(device)
+print(f"nn.MultiheadAttention on {tuple(z.shape)}: {tuple(mha(z, z, z)[0].shape)}")
+
+# %% [markdown]
+# ### Evidence 2.4: the weight count
+#
+# **The source.** The conclusion: the weights of the QKV projection number input_token_len · chan · 3, and
+# those of the final projection chan². The module defines `self.qkv = nn.Linear(dim, chan * 3, bias=qkv_bias)`,
+# with `qkv_bias` False by default, and `self.proj = nn.Linear(chan, chan)`.
+#
+# **The comparison.** `nn.Linear` has its bias on by default, so the projection learns chan² + chan numbers. For
+# the walk-through's sizes, 49 → 64, the cell in 2.4 counts 9,408 and 4,160.
+#
+# ## Evidence: the position-embedding article
+#
+# The article is "Position Embeddings for Vision Transformers, Explained".
+#
+# ### Evidence 3.1: the colour range
+#
+# **The source.** Section *Applying Position Embedding to Tokens*. The table for the picture's tokens is built with
+# `get_sinusoid_encoding(num_tokens=15, token_len=400)` and drawn with `plt.imshow(PE, aspect=5, cmap='PuOr_r')`
+# and `plt.clim([0, 1])`. The text then says: "Purple areas in the position embedding will make the tokens
+# darker, while orange areas will make them lighter." The article's earlier plots of the 176 × 768 table use
+# `plt.clim([-1, 1])`.
+#
+# **The comparison.** A sine or a cosine lies in [−1, 1], and so does every entry of the table. With [0, 1], the
+# colour map's darkest purple, meant for −1, goes to 0. Every negative entry gets the colour of a zero.
+#
+# **Reading the figure.** The left panels show the first 160 of the 400 columns, where the rows still differ.
+# The right panels show columns 300 to 319, where every row is nearly the same; the rest of the table looks like
+# them. In the top panels the negative entries, at the bottom left, merge into one dark block. The sine columns
+# of the zoom, whose values are close to 0, look just as dark. In the bottom panels those columns are pale, as
+# their effect on a token is small. The vertical stripes are real: even columns hold sines, odd columns cosines.
+# For most columns the sine is near 0 and the cosine near 1.
+#
+# ### Evidence 3.2: the cast
+#
+# **The source.** The same section, the cell that turns the picture's patches into 15 tokens:
+# `patch = gray_mountains[top_y[i]:bottom_y[i], left_x[i]:right_x[i]]`, then `tokens = tokens.astype(int)` and
+# `tokens = tokens/255`. The next cells compute `mountainsPE = tokens + PE` and rescale `position_mountains`.
+# Neither `gray_mountains` nor `position_mountains` is defined in the article. The picture it loads,
+# `mountains`, holds values between zero and one, as the article says.
+#
+# **The comparison.** On values in [0, 1] the cast rounds towards zero. After the division, all that is left is
+# 1/255 where a pixel was exactly 1: far too little to see beside the table's ±1. The cast and the division
+# would suit an image stored as grey levels from 0 to 255, which the article does not show. The cell does both
+# steps on the picture in use. It measures how much of the picture survives in "tokens + table", by its
+# correlation with the picture's tokens. The numbers it prints belong to the picture in use.
+
+# %%
+print(
+    f"the picture in use: {patch_tokens.unique().numel()} grey levels from {fixed(patch_tokens.min().item())} "
+    f"to {fixed(patch_tokens.max().item())}"
+)
+print(f"share of the picture that became 0: {(cast == 0).double().mean().item():.0%}")
+pe = table.double()
+for name, toks in (("tokens in [0, 1]", patch_tokens), ("tokens after the cast", cast)):
+    corr = torch.corrcoef(torch.stack([(toks + pe).flatten(), patch_tokens.flatten()]))[0, 1].item()
+    print(f"{name:22s}: correlation of tokens + table with the picture's tokens {fixed(corr)}")
+
+# %% [markdown]
+# The higher the correlation, the more of the picture shows through the table; near 0, none of it does.
+#
+# ### Evidence 3.3: equivariant and invariant
+#
+# **The source.** Section *Attention Invariance Up to Permutation*: "The component of the transformer that would be
+# invariant to token order is the attention module". The demo is introduced as meant "to demonstrate the
+# invariance of attention to token order". The article's summary after the demo says that the output has "the
+# same token rows changed". Its first section, *Why Use Position Embeddings?*, says that without a position
+# embedding, transformers are invariant to the order of the tokens.
+#
+# **The comparison.** The demo and the summary describe equivariance, and the heading's "invariance up to
+# permutation" means it too. The first section is right about predictions. A prediction read from the
+# prediction token, or from the mean of the tokens, does not change at all when the patches are permuted. The
+# cell runs a whole ViT without position table on the picture and on a copy with its patches scrambled.
+
+# %%
+torch.manual_seed(0)
+blind = VisionTransformer(
+    (height, width), patch_size=20, embed_dim=64, depth=2, num_heads=4, pos_embed="none"
+)
+blind = blind.to(device).eval()
+scrambled = scramble_patches(vitcourse.to_tensor(picture), 20, torch.Generator().manual_seed(0)).to(device)
+with torch.no_grad():
+    same = torch.allclose(blind(image), blind(scrambled), atol=1e-5)
+print(f"ViT without position embedding: the same prediction for the scrambled picture (invariant): {same}")
+
+# %% [markdown]
+# ### Evidence 3.4: why the softmax keeps it
+#
+# **The source.** The same section. The article first gives the attention formula, with its scale $1/\sqrt{d_k}$
+# and its softmax. Then it uses "4 tokens of projected length 9", drawn with `np.random.randint(1, mx, shape)` and
+# `mx = 20`, so values 1 to 19. It swaps rows 0 and 2 with `swapQ[[0, 2]] = swapQ[[2, 0]]`, and the same for K and
+# V. It computes `A = Q @ K.transpose()`, then `A = A @ V`.
+#
+# **Why the conclusion still holds.** The scale is one number. The softmax acts on each row on its own and treats
+# a row's entries alike: permute the entries of a row, and its softmax comes out permuted the same way. That
+# matters because the swap moves both rows and columns of $QK^\top$, so each row's entries are permuted too. The
+# row swap of $V$ then puts them back in step. The demo shows this for two matrix products, not for attention;
+# the cell in 3.4 shows it with the scale and the softmax.
+#
+# ### Evidence 3.5: two matrices named A
+#
+# **The source.** The same demo: "The first matrix multiplication in the attention formula is Q·Kᵀ=A", then "The
+# next matrix multiplication is A·V=A". The code follows suit, with `A = A @ V`.
+#
+# **The comparison.** The first $A$ is $N \times N$; the second is $N \times d$, as long as the tokens. An
+# equation that reads $A \cdot V = A$ says that multiplying by $V$ leaves $A$ as it was. The cell in 3.5 prints
+# the two shapes, `(4, 4)` and `(4, 9)`.
+#
+# ## Evidence: the Tokens-to-Token article
+#
+# The article is "Tokens-to-Token Vision Transformers, Explained".
+#
+# ### Evidence 4.1: the refused settings
+#
+# **The source.** Section *Complete Code*, class `T2T_ViT`. It builds `Tokens2Token(img_size = ...,
+# softsplit_kernels = ..., num_heads = ..., token_chan = ..., token_len = ..., hidden_chan_mul = ..., qkv_bias =
+# qkv_bias, qk_scale = qk_scale, act_layer = act_layer, norm_layer = norm_layer)`. Its docstring documents
+# `softsplit_kernels` as the "size of the square kernel for each of the soft split layers". The `Tokens2Token`
+# class of section *All Together* takes `img_size`, `token_chan` and `token_len` only. Inside, it fixes its soft
+# splits at kernels 7, 3 and 3, its token transformers at 1 head and `hidden_chan_mul=1.0`.
+#
+# **The comparison.** Python refuses keyword arguments that a function does not have. The cell checks the names
+# against a function with the same three parameters, and shows `vitcourse`'s setting for the soft splits.
+
+# %%
+passed = ["img_size", "softsplit_kernels", "num_heads", "token_chan", "token_len", "hidden_chan_mul"]
+passed += ["qkv_bias", "qk_scale", "act_layer", "norm_layer"]  # what T2T_ViT hands it, by name
+accepted = set(inspect.signature(article_tokens2token).parameters)
+print(f"passed but not accepted: {', '.join(sorted(set(passed) - accepted))}")
+t2t_vit = T2TViT(
+    (height, width), stages=((7, 4, 2), (3, 2, 1), (3, 2, 1)), embed_dim=64, depth=1, num_heads=4
+)
+print("vitcourse, token grid after each soft split:", [tuple(g[:2]) for g in t2t_vit.tokens_to_token.grids])
+
+# %% [markdown]
+# ### Evidence 4.2: the misspelt module
+#
+# **The source.** Class `T2T_ViT`, method `_init_weights`: `timmm.trunc_normal_(m.weight, std=.02)`. The Vision
+# Transformers article's `ViT_Model` spells the same call `timm.layers.trunc_normal_(m.weight, std=.02)`.
+#
+# **The comparison.** The model initialises its weights at the end of its constructor, with
+# `self.apply(self._init_weights)`. That comes after it builds its T2T module, which fails as in 4.1, and its
+# backbone, which fails as in 1.5. PyTorch has the same function as `nn.init.trunc_normal_`. Its cut-off points
+# `a` and `b` are absolute values, −2 and 2 by default, not multiples of the standard deviation. With std 0.02
+# the defaults lie 100 standard deviations out and in effect cut nothing. So about one weight in twenty lies
+# beyond 2 standard deviations; notebook 03 shows what that means. The cell draws the 64 × 576 weights of a
+# linear layer both ways.
+
+# %%
+torch.manual_seed(0)
+for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", {"a": -0.04, "b": 0.04})):
+    weight = nn.init.trunc_normal_(torch.empty(64, 576), std=0.02, **bounds)
+    beyond = (weight.abs() > 0.04).float().mean().item()
+    print(f"nn.init.trunc_normal_, {label:23s}: {weight.numel():,} weights, {beyond:.1%} beyond 0.04 (2 std)")
+
+# %% [markdown]
+# ### Evidence 4.3: the name B
+#
+# **The source.** Section *All Together*, the walk-through's first reconstruction:
+# `x = x.transpose(1,2).reshape(B, T2T.token_chan, H, W)`. The walk-through defines `batch = 13` and never
+# assigns `B`. Its second reconstruction writes `reshape(batch, T2T.token_chan, H, W)`. Section *Image
+# Reconstruction* before it writes `B` in a general example and says that B is the batch size; that is fine.
+#
+# **The comparison.** The module's own `forward` reads `B, C, H, W = x.shape` first. The cell in 4.3 does the
+# same, and matches `vitcourse`'s `rebuild_image` on the walk-through's 13 items of 2500 tokens of length 64,
+# a 100 × 25 grid.
+#
+# ### Evidence 4.4: the order of the results
+#
+# **The source.** Section *Soft Split*: `def count_tokens(w, h, k, s, p)`, whose docstring lists under Returns
+# `new_w`, `new_h` and `total`. The article's code unpacks it as `W, H, _ = count_tokens(w=W, h=H, ...)` and as
+# `patches_w, patches_h, total_patches = count_tokens(...)`, always width first.
+#
+# **The comparison.** Nothing is wrong, but images, tensors and the article's printed shapes all put the height
+# first. A swapped grid raises no error, because a reshape checks only the number of elements. The figure in 4.4
+# takes each window's centre pixel as its one value. `vitcourse.count_tokens` returns
+# `TokenCount(rows, cols, total)`, so each field is read by its name.
+#
+# ### Evidence 4.5: the two scales
+#
+# **The source.** Section *Token Transformer*, class `TokenTransformer`, built on the attention article's module.
+# That module sets `self.head_dim = self.chan // self.num_heads` and `self.scale = qk_scale or self.head_dim **
+# -0.5`. In the T2T module, `chan` is 64 and the heads number 1 at both stages, so the scale is $64^{-1/2} = 1/8$.
+#
+# **The comparison.** The official T2T-ViT code, in `token_transformer.py`, takes the head width from the input
+# token length, `dim`, before the projection. That gives $49^{-1/2} = 1/7$ at the first stage and
+# $576^{-1/2} = 1/24$ at the second. The official one is needed to reproduce the official models.
+#
+# ### Evidence 4.6: the printed line
+#
+# **The source.** Section *All Together*. The final soft split prints
+# `print('They should be of length 3*3*64=', 3*3*64)`. The output shown under it reads "They should be of length
+# 3 * 3 * 64 = 576". The second soft split's line prints its parts as separate arguments:
+# `print('They should be of length', k, '*', k, '*', T2T.token_chan, '=', k*k*T2T.token_chan)`.
+#
+# **The comparison.** The text inside quotes comes out as it is, without spaces. The output shown is what the
+# second soft split's line writes. The cell runs both lines and compares them with the output shown.
+
+# %%
+shown = "They should be of length 3 * 3 * 64 = 576"  # the output the article shows
+k_side, token_chan = 3, 64
+final_line = io.StringIO()
+with contextlib.redirect_stdout(final_line):
+    print("They should be of length 3*3*64=", 3 * 3 * 64)  # the final soft split's line
+second_line = io.StringIO()
+with contextlib.redirect_stdout(second_line):  # the second soft split's line
+    print("They should be of length", k_side, "*", k_side, "*", token_chan, "=", k_side * k_side * token_chan)
+for form, buffer in (("final split's line ", final_line), ("second split's line", second_line)):
+    printed = buffer.getvalue().rstrip("\n")
+    print(f"{form} prints {printed!r}; the output shown: {printed == shown}")
+
+# %% [markdown]
+# ### Evidence 4.7: x and y
+#
+# **The source.** Section *Token Transformer*, the walk-through's second half. It runs `y = TT.norm2(x)`, then
+# `y = TT.neuralnet(y)`, then `y = y + x`. After each line it prints `x.shape[0]`, `x.shape[1]` and `x.shape[2]`.
+#
+# **The comparison.** The lines report the state before the MLP, whatever the MLP does. The cell in 4.7 follows
+# the walk-through's steps with `vitcourse`'s token transformer. It uses the walk-through's sizes: 13 items of 100
+# tokens of length 49, 64 channels, 4 heads and an MLP ratio of 1.5. Only `y` is the module's output.
+#
+# ### Evidence 4.8: three differences
+#
+# **The source.** Section *ViT Backbone*: the backbone "is identical to the backbone of the ViT model described
+# in [2]", the ViT paper. The class it reproduces is `ViT_Backbone`, with `num_heads: int=1` and
+# `self.pos_embed = nn.Parameter(data=get_sinusoid_encoding(...), requires_grad=False)`.
+#
+# **The comparison.** First, its position table is the fixed sinusoidal one. ViT learns its table: a parameter,
+# drawn from N(0, 0.02²) in the official code. The fixed table is T2T-ViT's choice, so the backbone is T2T-ViT's
+# rather than ViT's. Second, it has one attention head by default; ViT-Base has 12, ViT-Large and ViT-Huge 16.
+# Third, its encoder blocks add $\mathbf{v}$, as in 1.6, which no official backbone does. The cell in 4.8 builds
+# both kinds of table and reads the heads of `vitcourse`'s defaults, which are ViT-Base's.
+#
+# ### Evidence 4.9: the heads
+#
+# **The source.** Section *Complete Code*, the docstring of `T2T_ViT`: "num_heads(int): number of attention heads
+# in MSA (only works if =1)".
+#
+# **The comparison.** The official T2T-ViT code's token attention reshapes q, k and v with the whole output width
+# per head, and adds `v.squeeze(1)`. Both need one head. The series' attention module splits the width with
+# `head_dim = chan // num_heads`. So it works with any number of heads that divides `chan`. The article's own
+# token-transformer walk-through runs it with `heads = 4`. In `T2T_ViT` the T2T module fixes its own heads at 1,
+# as 4.1 shows. So the setting matters only in the backbone, where any number that divides the token length
+# works. The cell in 4.9 runs the official reshape and the series' one on the walk-through's sizes with 4 heads.
+#
+# ## Evidence: the lecture slides
+#
+# The slides are "ViT (Vision Transformer)". Entry 5.3 comes from their part 2, *A Bit More Detail*; the others
+# come from part 3, *Selected Implementation Details*.
+#
+# ### Evidence 5.1: the image size
+#
+# **The source.** The slide *ViT – Selected Implementation Details – Equation 1*. Its code sets `h = 224`,
+# `w = 224`, `c = 3` and `ps = 16`, and builds `nn.Conv2d(in_channels = 3, out_channels = 768, kernel_size =
+# (ps, ps), stride = ps, ...)`. Under it: "shape of input 224 x 244 x 3 image after nn.Conv2d: ([768, 14, 14])".
+#
+# **The comparison.** A 244-pixel-wide image gives 244 // 16 = 15 columns of patches, with 4 columns of pixels
+# left over: `[768, 14, 15]`, as the cell in 5.1 prints. The slide writes the size as height × width ×
+# channels; the tensor that PyTorch's `nn.Conv2d` takes puts the channels first, `(B, 3, 224, 224)`.
+#
+# ### Evidence 5.2: the shape of the table
+#
+# **The source.** The slide *ViT – Selected Implementation Details – Equation 2*, with the `nn.LayerNorm` and
+# `nn.MultiheadAttention` code, repeats equation 1 beside it. There it writes
+# $\mathbf{E}_{pos} \in \mathbb{R}^{P^2 \times D}$. Every other slide that shows equation 1 writes
+# $\mathbb{R}^{(N+1) \times D}$, as the paper does.
+#
+# **The comparison.** The slides' own code makes the table `torch.ones(1, 197, 768)`: 196 patches plus one class
+# token. The cell in 5.2 prints N = 196 and $P^2 = 256$.
+#
+# ### Evidence 5.3: the order of the product
+#
+# **The source.** The slide on self-attention says: "Following text was taken from
+# https://arxiv.org/pdf/2012.12556", the survey *A Survey on Vision Transformer* by Han et al. Its step 4 reads
+# "Obtain the weighted value matrix with Z = V · P". The text under it says that "each value vector is multiplied
+# by the sum of the probabilities". The unified formula on the same slide is
+# $\text{softmax}(Q K^\top / \sqrt{d_k}) \cdot V$.
+#
+# **The comparison.** $P$ is $N \times N$, one row of weights per query. $V$ is $N \times d_v$, one row per
+# token. $P \cdot V$ gives each query the weighted average of the value rows, $N \times d_v$. Each value vector is
+# multiplied by its own probability, and the results are summed. $V \cdot P$ is not even defined unless
+# $d_v = N$, and then it computes something else. The cell in 5.3 checks $P \cdot V$ against PyTorch's
+# `scaled_dot_product_attention`.
+#
+# ### Evidence 5.4: one token per model
+#
+# **The source.** The slide *ViT – Selected Implementation Details – Equation 1* with the class token:
+# `class_token = nn.Parameter(torch.ones(batch_size, 1, 768))`, then
+# `z_0_with_class = torch.cat((class_token, block_out_permute), dim=1)`.
+#
+# **The comparison.** ViT's official code creates a `(1, 1, D)` token and tiles it over the batch. timm and
+# `vitcourse` expand theirs. With the slides' shape the model holds `batch_size` different tokens. Each is
+# trained only by the images in its slot of the batch. Notebook 05 shows this in full, where it builds the
+# prediction token. The cell counts the parameters of both tokens.
+
+# %%
+print(f"parameters: slides' token {slides_token.numel():,}, one token {one_token.numel():,}")
+
+# %% [markdown]
+# ### Evidence 5.5: the undefined names and the ones
+#
+# **The source.** The slides *ViT – Selected Implementation Details – Equation 1*. The patch embedding
+# `block_permute` is an `nn.Sequential` that ends with `MyPermute((0, 2, 1))`. The class token is concatenated
+# to `block_out_permute`. Both the class token and `position_embeddings = nn.Parameter(torch.ones(1, 197, 768))`
+# start from ones.
+#
+# **The comparison.** Neither `MyPermute` nor `block_out_permute` is defined on the slides. One can also call
+# `.transpose(1, 2)` after the `nn.Sequential` instead of a permute layer. Starting from ones runs, but it is a
+# poor start for the position table. All 197 rows are the same vector, so at the start the table adds the same
+# thing to every token. Only training can pull the rows apart. ViT's official code draws each entry from
+# N(0, 0.02²), and starts the class token at zero. The cell counts the distinct rows of each start.
+
+# %%
 from_ones = torch.ones(1, 197, 768)
 from_normal = torch.randn(1, 197, 768, generator=torch.Generator().manual_seed(0)) * 0.02
 for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
     print(f"position table from {name:12s}: distinct rows {start[0].unique(dim=0).shape[0]} of 197")
-
-# %% [markdown]
-# ## If you meet another slip
-#
-# Check it the way this appendix does: find the smallest cell that shows what the source says and what happens
-# instead, print shapes and counts rather than trusting a printed output, and compare with the paper's equations
-# and the official code. The course's own notebooks are held to the same rule: every output you read was produced
-# by the code above it, and the tests re-run every notebook to make sure it still is.
