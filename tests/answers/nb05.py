@@ -6,8 +6,6 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
-import torch
-
 from vitcourse import check
 
 
@@ -16,6 +14,7 @@ def _block(d):
 
 
 VALUE_CHECKS = {
+    check.slides_token_count: 32,  # one row per batch slot; each gets its own image's gradient
     check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
     check.attention_crossover_side: 768,  # DeiT-S: N = (768 / 16) ** 2 + 1 = 2305 > 6 * 384 = 2304
 }
@@ -32,7 +31,6 @@ def _pre_norm(b, x):
 
 
 FUNCTION_CHECKS = {
-    check.prepend_function: lambda t, c: torch.cat([c.expand(t.shape[0], -1, -1), t], dim=1),
     check.post_norm_block_function: _post_norm,
     check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
     check.block_parameter_function: _block,
@@ -52,9 +50,14 @@ MISTAKES = [
     (check.block_parameter_function, lambda d: _block(d) - 6 * d * d - 3 * d, "hidden width is 4d"),
     (check.block_parameter_function, lambda d: _block(d) - 2 * d * d - 2 * d, "q, k and v"),
     (check.block_parameter_function, lambda d: _block(d) - d * d - d, "output projection"),
-    (check.prepend_function, lambda t, c: torch.cat([t, c.expand(t.shape[0], -1, -1)], dim=1), "appended"),
-    (check.prepend_function, lambda t, c: torch.cat([c, t], dim=1), "not expanded over the batch"),
-    (check.prepend_function, lambda t, c: t + c, "broadcast"),
+    (check.slides_token_count, 1, "shared by the whole batch"),
+    (check.slides_token_count, 768, "entries of one token"),
+    (check.slides_token_count, 32 * 768, "every entry"),
+    (
+        check.post_norm_block_function,
+        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
+        "the given block",
+    ),
     (check.post_norm_block_function, _pre_norm, "pre-norm"),
     (check.post_norm_block_function, lambda b, x: b.norm2(b.mlp(b.norm1(b.attn(x)))), "both residual"),
     (
@@ -87,7 +90,7 @@ MISTAKES = [
         lambda b, x: (lambda y: b.norm2(y + b.attn(y)))(b.norm1(x + b.mlp(x))),
         "MLP runs before the attention",
     ),
-    (check.mean_pool_function, lambda f: f.mean(dim=1), "includes the prediction token"),
+    (check.mean_pool_function, lambda f: f.mean(dim=1), "the given function"),
     (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=0), "over the batch"),
     (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=-1), "token length D"),
     (check.mean_pool_function, lambda f: f[:, 0], "prediction token itself"),

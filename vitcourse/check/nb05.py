@@ -18,14 +18,14 @@ from ._core import (
     int_answer,
     never_raises,
     random_cases,
-    say,
+    reread,
     unexplained,
 )
 
 __all__ = [
     "zero_token_attention",
     "block_parameter_function",
-    "prepend_function",
+    "slides_token_count",
     "post_norm_block_function",
     "mean_pool_function",
     "attention_crossover_side",
@@ -60,8 +60,8 @@ def zero_token_attention(answer: object) -> Verdict:
         answer,
         expected,
         "block 1's weight from the zero prediction token to patch 12",
-        "Revisit 'How the weights start' in section 5 and the LayerNorm formula in section 3: what does "
-        "LayerNorm return for a token whose entries are all equal, and what do the biases start at?",
+        nudge="The exercise rests on the values the weights start from, and on what a layer norm makes of a "
+        "token whose entries are all equal.",
         wrong=[
             (
                 1 / (keys - 1),
@@ -80,9 +80,7 @@ def zero_token_attention(answer: object) -> Verdict:
                 "D is the length of a token; the weights are spread over tokens, not over a token's entries.",
             ),
         ],
-        pointer="Follow token 0 into block 1: LayerNorm 1 of an all-zero row; its query, which is the qkv "
-        "weights times that row plus the qkv bias; its score against each key; then the softmax of those "
-        "scores.",
+        pointer=reread("How the weights start"),
     )
 
 
@@ -127,7 +125,7 @@ BLOCK_PARAMETER_MISTAKES = [
     ),
     Mistake(
         lambda d: _block_parameters(d) - d * d - d,
-        "the output projection (proj, d -> d) after the heads are merged is missing.",
+        "the output projection (proj, from d back to d) after the heads are merged is missing.",
     ),
 ]
 
@@ -142,64 +140,43 @@ def block_parameter_function(func: object) -> Verdict:
         "your block parameter count",
         cases,
         mistakes=BLOCK_PARAMETER_MISTAKES,
-        nudge="Revisit section 3: the printout of `block` lists every layer of the block with its input and "
-        "output lengths; count each layer's weights and its biases, with d in place of 768.",
-        pointer="A linear layer from length a to length b holds a·b weights and b biases; a LayerNorm over d "
-        "entries holds a scale and a shift of d numbers each. The block has two LayerNorms and four linear "
-        "layers (qkv, proj, fc1, fc2); write each one's count in terms of d and add them up.",
+        nudge="Every layer of the block holds parameters, and each one's count depends on the width d.",
+        pointer=reread("The encoder block"),
     )
 
 
-def _prepend(toks: torch.Tensor, cls: torch.Tensor) -> torch.Tensor:
-    return torch.cat([cls.expand(toks.shape[0], -1, -1), toks], dim=1)  # (B, N + 1, D)
-
-
-PREPEND_MISTAKES = [
-    Mistake(
-        lambda t, c: torch.cat([t, c.expand(t.shape[0], -1, -1)], dim=1),
-        "the prediction token is appended (at the end) instead of prepended: it must be token 0, "
-        "the one the head reads.",
-    ),
-    Mistake(
-        lambda t, c: t + c,
-        "the token was added to every patch token (broadcast) instead of put in front as a token of its own.",
-    ),
-]
+def slides_tokens_after_one_step(batch_size: int = 32, dim: int = 16) -> int:
+    """How many different token vectors the lecture slides' per-slot prediction token holds after one step of
+    gradient descent on a batch of ``batch_size`` different images (a toy head on token 0)."""
+    gen = torch.Generator().manual_seed(0)
+    token = nn.Parameter(torch.ones(batch_size, 1, dim))  # (batch_size, 1, D): one row per batch slot
+    images = torch.randn(batch_size, 5, dim, generator=gen)  # (B, N, D)
+    readout, targets = torch.randn(dim, generator=gen), torch.randn(batch_size, generator=gen)
+    with torch.enable_grad():
+        out = torch.cat([token, images], dim=1)[:, 0] @ readout  # (B,): the head on token 0
+        ((out - targets) ** 2).mean().backward()
+    with torch.no_grad():
+        token -= 0.1 * token.grad
+    return len(torch.unique(token.detach().flatten(1), dim=0))
 
 
 @never_raises
-def prepend_function(func: object) -> Verdict:
-    """Exercise 05: ``func(tokens, cls_token)`` must prepend a (1, 1, D) token to every item of (B, N, D)."""
-    cases = random_cases(
-        5, [((b, n, d), (1, 1, d)) for b, n, d in ((13, 175, 768), (1, 15, 64), (4, 3, 2))], _prepend
-    )
-    if callable(func):  # not expanded: fine for a batch of 1, an error for any other batch
-        toks, cls = cases[2][0]
-        try:
-            with torch.no_grad():
-                func(toks, cls)
-        except Exception:
-            try:
-                with torch.no_grad():
-                    same = torch.equal(func(toks, cls.expand(4, -1, -1)), _prepend(toks, cls))
-            except Exception:
-                same = False
-            if same:
-                return say(
-                    False,
-                    "your prepend works only when the token is given per item: the (1, 1, D) cls token is not "
-                    "expanded over the batch. Use cls_token.expand(B, -1, -1) before concatenating.",
-                )
-    return check_function(
-        func,
-        "your prepend",
-        cases,
-        mistakes=PREPEND_MISTAKES,
-        nudge="Revisit the start of section 2: the prediction token is one (1, 1, D) vector that every item of "
-        "the batch shares, and it becomes token 0 of each item.",
-        pointer="The result keeps the batch in dim 0 and puts the prediction token first along dim 1, the "
-        "tokens; torch.cat needs both pieces to agree in every other dim, so the token must first be repeated "
-        "over the batch (Tensor.expand does it without copying).",
+def slides_token_count(answer: object) -> Verdict:
+    """Exercise 05.1: the different token vectors of the slides' prediction token after one training step."""
+    expected = slides_tokens_after_one_step()
+    return int_answer(
+        answer,
+        expected,
+        "different token vectors after one step",
+        nudge="The exercise rests on the shape of the slides' parameter and on what each part of a parameter "
+        "learns from.",
+        wrong={
+            1: "that is what one token shared by the whole batch would give; the slides' parameter is not one "
+            "vector.",
+            768: "that counts the entries of one token vector, not token vectors.",
+            32 * 768: "that counts every entry of the parameter, not its token vectors.",
+        },
+        pointer=reread("Token processing"),
     )
 
 
@@ -213,7 +190,17 @@ def _post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
     return block.norm2(x + block.mlp(x))  # (B, N, D)
 
 
+def _given_post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """Exercise 05.2's block as given, with its bug."""
+    x = block.norm1(x + block.attn(x))  # (B, N, D)
+    return x + block.norm2(block.mlp(x))  # (B, N, D)
+
+
 BLOCK_MISTAKES = [
+    Mistake(
+        _given_post_norm,
+        "that is the given block, unchanged: one of its two steps still does not follow the post-norm formula.",
+    ),
     Mistake(
         _pre_norm,
         "this is ViT's pre-norm, x + f(LN(x)); the exercise asks for post-norm: add first, then normalise the "
@@ -276,17 +263,16 @@ def post_norm_block_function(func: object) -> Verdict:
         "your post-norm block",
         cases,
         mistakes=BLOCK_MISTAKES,
-        nudge="Revisit 'Pre-norm and post-norm' in section 3: in post-norm, where does the norm sit relative "
-        "to the residual sum?",
-        pointer="Two steps of the form norm(x + part(x)): the attention step with norm1, then the MLP step with "
-        "norm2, applied to what the first step returned.",
+        nudge="The exercise rests on where post-norm puts the norm, relative to the residual sum.",
+        pointer=reread("Pre-norm and post-norm"),
     )
 
 
 POOL_MISTAKES = [
     Mistake(
         lambda f: f.mean(dim=1),
-        "the mean includes the prediction token (token 0): average the patch tokens only, features[:, 1:].",
+        "that is the given function, unchanged: it still averages a set of tokens other than the one the "
+        "exercise names.",
     ),
     Mistake(
         lambda f: f[:, 0],
@@ -316,10 +302,8 @@ def mean_pool_function(func: object) -> Verdict:
         "your mean pooling",
         cases,
         mistakes=POOL_MISTAKES,
-        nudge="Revisit section 4: which token is the prediction token, and which dim of the features holds the "
-        "tokens.",
-        pointer="Slice the patch tokens out along the token dim, then average over that same dim; the result "
-        "has one vector of length D per image.",
+        nudge="The exercise rests on which tokens the features hold, and which of them mean pooling averages.",
+        pointer=reread("Prediction processing"),
     )
 
 
@@ -355,15 +339,6 @@ def attention_crossover_side(answer: object) -> Verdict:
     d, p = CROSSOVER_D, CROSSOVER_PATCH
     expected = crossover_side(d, p)
     what = "smallest side where attention's N² terms cost more"
-    nudge = (
-        "Revisit section 6: the table's total for one block, its N² terms against its N D² terms, and how N "
-        "follows from the image side (section 2)."
-    )
-    pointer = (
-        "From the table, write when the N² terms exceed the N D² terms and solve it for N; write N for a square "
-        "image of side s cut into patches of side 16, the prediction token included; then take the smallest "
-        "multiple of 16 that satisfies it with DeiT-S's D."
-    )
     no_token = p  # the answer of a learner who leaves the prediction token out of N
     while (no_token // p) ** 2 <= 6 * d:
         no_token += p
@@ -385,7 +360,18 @@ def attention_crossover_side(answer: object) -> Verdict:
             return unexplained(
                 what,
                 f"{side} is not a multiple of the patch side {p}: the image must split into whole patches.",
-                nudge,
-                pointer,
+                nudge=(
+                    "The exercise rests on how one block's cost splits between attention's two products and its "
+                    "linear layers, and on how the image side sets the number of tokens."
+                ),
+                pointer=reread("What a block costs"),
             )
-    return int_answer(answer, expected, what, nudge, wrong=wrong, pointer=pointer)
+    return int_answer(
+        answer,
+        expected,
+        what,
+        nudge="The exercise rests on how one block's cost splits between attention's two products and its "
+        "linear layers, and on how the image side sets the number of tokens.",
+        wrong=wrong,
+        pointer=reread("What a block costs"),
+    )
