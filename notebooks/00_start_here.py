@@ -16,82 +16,55 @@
 # %% [markdown]
 # # 00 · Start here
 #
-# Welcome to **vitcourse**, a hands-on course that builds a Vision Transformer (ViT) and the Tokens-to-Token (T2T)
-# module piece by piece, on one small picture you will get to know well. A ViT cuts a picture into patches, turns
-# each patch into a vector (a *token*), and hands the sequence of tokens to a *transformer*, a network of
-# attention layers in which every token can draw on every other (notebooks 01, 04 and 05). The T2T module
-# replaces the patch cutting with overlapping windows and small transformers between them (notebooks 02 and 06).
+# **Time:** about 25 minutes
 #
-# **In this notebook you will**
-# - meet the sources the course explains,
-# - learn how the notebooks are meant to be used,
-# - meet the picture that every notebook works on, and try the exercise mechanics once on a warm-up,
-# - check which device (CPU or GPU) your computer gives the course,
-# - see the map of the course.
+# Welcome to **vitcourse**. The course builds a Vision Transformer, a *ViT*, piece by piece, on one small picture.
+#
+# A ViT cuts a picture into patches and turns each patch into a vector, a *token*. A *transformer* then reads the
+# tokens: a stack of attention layers, in which every token can draw on every other. The Tokens-to-Token module,
+# *T2T*, replaces the patch cutting with overlapping windows.
+#
+# By the end you can
+# - say how the notebooks, the exercises and the hints work,
+# - name the sources the course explains,
+# - check which device runs the course on your computer,
+# - describe the picture that every notebook uses,
+# - look up any symbol of the course in the notation sheet.
 
 # %% [markdown]
-# ## The sources
+# ## 1. How the course works (6 min)
 #
-# The course explains and checks four main sources, which you may want to read beside it:
+# `make lab` opens JupyterLab on your **learner copies**. They live in the folder `learner/`. They are made once
+# from the notebooks in `notebooks/`. A learner copy holds no stored outputs: you see each output only when you
+# run its cell. Worked solutions are there but collapsed, and the cells that grade a class are removed.
 #
-# - the article series **"Vision Transformers Explained"** by Skylar Jean Callis (*Towards Data Science*, 2024):
-#   four articles, *Vision Transformers, Explained*; *Attention for Vision Transformers, Explained*; *Position
-#   Embeddings for Vision Transformers, Explained*; and *Tokens-to-Token Vision Transformers, Explained*.
-#   Together they build a ViT and a T2T-ViT in PyTorch; three of them work on a 60 × 100 crop of a mountain
-#   picture, which became the course's running example;
-# - the **ViT lecture slides**: a slide deck titled "ViT (Vision Transformer)" (the slides name no author) in
-#   three parts, a high-level overview, a bit more detail, and selected implementation details; it quotes the
-#   ViT paper's equations and PyTorch's documentation of `nn.LayerNorm` and `nn.MultiheadAttention`, and cuts
-#   an image into patches with `nn.Conv2d`;
-# - the **ViT paper**: Dosovitskiy et al., *An Image is Worth 16x16 Words: Transformers for Image Recognition at
-#   Scale*, ICLR 2021;
-# - the **T2T-ViT paper**: Yuan et al., *Tokens-to-Token ViT: Training Vision Transformers from Scratch on
-#   ImageNet*, ICCV 2021.
+# Your work in `learner/` survives later runs of `make lab`. To start one notebook afresh, run
+# `python -m vitcourse.classroom --learner --rebuild notebooks/NN_name.ipynb`. It makes a fresh copy and keeps
+# the old one as a backup.
 #
-# Two more sources appear where they are used: Chi Yeong Heo's lab report on timm's ViT-B/16, *Lab 5-1: Vision
-# Transformer final-report* (Pusan National University), in notebook 05; and the survey by Han et al., *A Survey
-# on Vision Transformer*, which the slides quote (notebook 08 lists a slip the slides copy from it).
+# The notebooks in `notebooks/` keep their outputs; the website shows them.
 #
-# Where the course departs from a source, the notebook says so and why. The sources contain slips (a printed
-# number that does not match its code, a transposed axis, an argument a module does not accept): the appendix
-# [08 Errata of the sources](08_errata.ipynb) lists each one with where it is, what it says, what is right, and
-# a line of code that shows it.
+# Each notebook starts with its time and its goals. Its core is a few numbered sections, each with its own time,
+# closed by a summary. From notebook 03 on, "Evidence" sections follow the summary. They hold the controls and
+# tables that back each finding.
 #
-# ## How to use the notebooks
+# Run the cells from top to bottom with **Shift + Enter**. The cells run in a *kernel*: the Python process
+# behind the notebook. If something looks odd, choose *Kernel → Restart Kernel and Run All Cells*.
 #
-# - Run the cells from top to bottom with **Shift + Enter**. The cells run in a *kernel*, the Python process
-#   behind the notebook, which keeps every name a cell defines until it is restarted. If something looks odd, use
-#   *Kernel → Restart Kernel and Run All Cells*: every notebook is written to run that way, in a fresh kernel.
-# - Every number the course computes is printed by code, so you can check it; numbers from papers and articles
-#   are cited beside them.
-# - Code you build by hand is always compared with the tested version in the `vitcourse` package.
-# - **Exercises**: a question, then a collapsed cell (JupyterLab shows "…") with the worked solution, then a
-#   check cell, then a collapsed grading cell. The notebooks are stored after a full run, so each collapsed
-#   solution has already run: the ✓ stored under each check is the worked solution's, not yours.
-# - **To try an exercise without seeing its solution**: select the check cell, press **Esc** and then **A** to
-#   add a cell above it (below the collapsed solution), and set there the name the check cell uses (for example
-#   `answer_bright = ...`, or a function `def my_patchify(...)`); then run your cell and the check cell, each
-#   with Shift + Enter. Your cell runs after the solution, so your answer replaces the solution's and the check
-#   judges yours. (*Run All* runs the collapsed solution cells too: where you have added no cell of your own,
-#   the ✓ you then see is the solution's again.)
-# - **What a check prints**: for a right answer, ✓ and "right" (for a function you wrote, ✓ and "all N test
-#   cases pass", N being the number of inputs it was tried on), never the answer. For a wrong one, a hint: a
-#   mistake it recognises is named; otherwise the first hint is a nudge (which idea to revisit, and where), and
-#   from the second wrong try on it adds a pointer (which function, axis or formula to look at) and reminds you
-#   where the worked solution is. Open the collapsed solution only after trying. The grading cell is for classes
-#   graded with nbgrader (a Jupyter tool for grading assignments); it prints nothing when the answer is right.
-# - **Widgets** (sliders, drop-downs) let you play with a setting; they need a running kernel.
-# - **What is reproducible.** Random numbers are seeded (`torch.manual_seed(0)` and seeded generators, drawn
-#   on the CPU). The stored outputs were made on a CPU with torch 2.13.0, the release `make lab` installs when
-#   it creates the course's environment (the package itself accepts torch 2.1 or later). With that torch build
-#   and the same number of CPU threads, on a CPU like the one the tests run on, every printed output is the one
-#   stored in the notebook, digit for digit. Other CPUs, other thread counts, another PyTorch build or a GPU may
-#   add floating-point numbers in another order: results can then differ in their last digits, and a training
-#   run, which repeats such steps thousands of times, can end elsewhere. That is why the cells where it shows
-#   print rounded values, or are marked `# NBVAL_IGNORE_OUTPUT` (the automatic tests then skip comparing their
-#   output) and followed by a cell whose assertions check what the text claims. Notebook 07 shows it on training
-#   runs; the README's Design decisions, "The same outputs on every device", says how the rest stays the
-#   same.
+# **Exercises.** Each exercise says what kind it is: predict, explain, design, find the bug, read a figure, or
+# code. Below it come a collapsed cell with the worked solution and then a check cell. To answer, add a cell just
+# above the check cell. Click the check cell, press **Esc**, then **A**. In your new cell, set the name the check
+# uses, for example `answer_share = 0.5`. Run your cell, then the check.
+# *Run All* also runs the collapsed solutions: a ✓ with no cell of yours above the check is the solution's.
+#
+# **Hints.** A right answer prints ✓. A wrong answer that the check recognises gets the mistake named. Any other
+# wrong answer gets a hint in steps. First comes a nudge: which idea the exercise rests on. From the second try on,
+# the hint also names the section to reread. The method itself is only in the worked solution. Open it after you
+# have tried.
+#
+# **Numbers.** Every number the course computes is printed by code; numbers from papers are cited. Random numbers
+# are seeded. On another CPU or a GPU, the last digits of some results can differ, so such cells print rounded
+# values.
 
 # %%
 import numpy as np
@@ -104,11 +77,31 @@ torch.manual_seed(0)
 device = vitcourse.get_device()
 
 # %% [markdown]
-# ## Your device
+# ## 2. The sources (3 min)
 #
-# The course runs on a CUDA GPU when there is one and on the CPU otherwise, with the same code. The next cell says
-# which one you have (its output differs between computers, so the automatic tests skip comparing it); the cell
-# after it checks that a small computation works on that device.
+# The course explains and checks four main sources:
+#
+# - the article series **"Vision Transformers Explained"** by Skylar Jean Callis, *Towards Data Science*, 2024.
+#   Its four articles build a ViT and a T2T-ViT in PyTorch, on a 60 × 100 mountain picture;
+# - the **ViT lecture slides**, a deck titled "ViT (Vision Transformer)". The slides name no author;
+# - the **ViT paper**: Dosovitskiy et al., *An Image is Worth 16x16 Words: Transformers for Image Recognition at
+#   Scale*, ICLR 2021;
+# - the **T2T-ViT paper**: Yuan et al., *Tokens-to-Token ViT: Training Vision Transformers from Scratch on
+#   ImageNet*, ICCV 2021.
+#
+# *ImageNet*, in that title, is a large collection of labelled photos. Its best-known part has about 1.3 million
+# training images in 1,000 classes. Most vision models are measured on it.
+#
+# Two more sources appear where they are used: Chi Yeong Heo's lab report on timm's ViT-B/16, and the survey by
+# Han et al. that the slides quote. Where the course departs from a source, the notebook says why. The appendix
+# [08 Errata of the sources](08_errata.ipynb) lists the sources' slips, each with a line of code that shows it.
+
+# %% [markdown]
+# ## 3. Your device (2 min)
+#
+# The course runs on a CUDA GPU when there is one, and on the CPU otherwise. The code is the same. The next cell
+# says which device you have. Its output differs between computers, so the tests skip it. The cell after it
+# checks that a small computation works there.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -124,11 +117,11 @@ assert (x @ x.T).cpu().tolist() == [[5.0, 14.0], [14.0, 50.0]]
 print("a small matrix product works on your device")
 
 # %% [markdown]
-# ## The picture
+# ## 4. The picture (6 min)
 #
-# Every notebook works on the same picture: a mountain scene at dusk, 60 rows × 100 columns, one channel, values
-# between 0 (dark) and 1 (bright). It is small on purpose: small enough to see every patch and every token, large
-# enough that a transformer has something to look at.
+# Every notebook works on the same picture: a mountain scene at dusk. It is 60 rows by 100 columns, with one
+# channel. Its values run from 0, dark, to 1, bright. It is small on purpose. You can see every patch and every
+# token, and a transformer still has something to look at.
 
 # %%
 picture = load_mountains()
@@ -138,21 +131,45 @@ print(f"shape: {picture.shape}  (rows x columns), dtype: {picture.dtype}")
 shown = f": {np.round(levels, 2).tolist()}" if len(levels) <= 16 else ""  # a photograph has too many to list
 print(f"values from {picture.min():.2f} to {picture.max():.2f}, {len(levels)} grey levels{shown}")
 
+# %% mystnb={"image": {"alt": "The mountain picture at dusk, 60 rows by 100 columns, in purple shades: a bright moon cut by the top edge, a dithered band in the sky, a pale mountain on the left, dark ridges and dark ground at the bottom"}}
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(7, 4))
+plots.show_picture(picture, ax=ax, title=f"Mountain at Dusk, {height} x {width}")
+plt.show()
+
 # %% [markdown]
-# Throughout the course the picture is drawn with the `Purples_r` colormap (dark purple = 0, white = 1), ticks
-# every 10 pixels, and a colorbar from 0 to 1. The course's own picture holds five things to look for, and the
-# next cell measures each of them in the picture in use (with the article series' crop, see below, the same
-# measurements print what that picture holds):
+# The course draws the picture with the `Purples_r` colour map: dark purple is 0 and white is 1. The colour bar
+# beside it runs from 0 to 1.
 #
-# - the bright moon cut off by the top edge: where the brightest pixels are;
-# - a *dithered* band in the sky. Dithering is pixel art's way to show a shade between two tones: the two
-#   alternate pixel by pixel, like a checkerboard, and from afar the eye blends them. The cell finds the rows in
-#   which most pixels differ from their right-hand neighbour;
-# - the pale mountain on the left, which makes the left third of the upper two thirds brighter than the right
-#   third;
-# - the dark ridges sloping down from right to left: in each edge column, the first pixel from the top that is
-#   0.3 or darker lies lower at the left edge than at the right;
-# - the darkest ground in the bottom corners: where the darkest pixels are.
+# **Exercise 1 (read a figure).** This warm-up is there to try the mechanics once. Look at the figure and its
+# colour bar. About what share of the pixels is brighter than one half? Give a number between 0 and 1, as
+# `answer_share`. An estimate within 0.1 of the truth passes. Try a wrong estimate once too, to see a hint.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "bright_pixels-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_share = None  # replace None with your estimate, a number between 0 and 1
+### BEGIN SOLUTION
+# Values above 0.5 are the light half of the colour bar: the moon, the pale mountain, some of the sky.
+# Read off the figure, they cover about a quarter of it. In code: one True or False per pixel, averaged.
+answer_share = float((picture > 0.5).mean())
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "bright_pixels-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.bright_pixels(answer_share)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "bright_pixels-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.bright_pixels, answer_share)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 1: what the picture holds
+#
+# The cell prints the exact share. Then it measures five things to look for: the bright moon at the top edge, a
+# *dithered* band in the sky, the pale mountain on the left, the dark ridges, and the darkest ground. Dithering is
+# pixel art's way to show a shade between two tones: they alternate pixel by pixel, like a checkerboard. Each
+# line is computed from the picture in use.
 
 
 # %%
@@ -174,6 +191,9 @@ def where_value(value: float) -> str:
     rows, cols = np.nonzero(picture == value)  # (H, W) mask -> row and column of each such pixel
     return f"{rows.size} pixels in rows {spans(rows)}, columns {spans(cols)}"
 
+
+bright = picture > 0.5  # (H, W): True where brighter than one half
+print(f"brighter than 0.5: {int(bright.sum())} of {picture.size} pixels, a share of {bright.mean():.3f}")
 
 brightest, darkest = picture.max(), picture.min()
 print(f"the moon: brightest value {brightest:.2f}, {where_value(brightest)}")
@@ -205,65 +225,114 @@ print(
 print(f"the darkest ground: value {darkest:.2f}, {where_value(darkest)}")
 print(f"  both bottom corners that dark: {bool(picture[-1, 0] == darkest and picture[-1, -1] == darkest)}")
 
-# %%
-import matplotlib.pyplot as plt
-
-fig, ax = plt.subplots(figsize=(7, 4))
-plots.show_picture(picture, ax=ax, title=f"Mountain at Dusk, {height} x {width}")
-plt.show()
-
-# %% [markdown]
-# **Warm-up exercise.** How many pixels of the picture are brighter than one half (value above 0.5)? Nothing
-# above prints it. Try the mechanics described under "How to use the notebooks": add a cell just above the check
-# cell, set `answer_bright = ...` there, run it, then run the check. Try a wrong number once too, to see a hint.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "bright_pixels-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_bright = None  # replace None with your answer
-### BEGIN SOLUTION
-answer_bright = int((picture > 0.5).sum())  # True (1) for each pixel above 0.5, added up
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "bright_pixels-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.bright_pixels(answer_bright)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "bright_pixels-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.bright_pixels, answer_bright)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # The picture is the course's own pixel-art rendition of *"Mountain at Dusk Background"* by Luis Zuno (@ansimuz,
-# CC0), drawn by `vitcourse.data.draw_mountains()`. The article series used a 60 × 100 crop of the original
-# artwork; if you are online you can run the whole course on that crop instead by starting
-# JupyterLab with `VITCOURSE_IMAGE=original` (it is downloaded once and checked against a fixed checksum).
+# CC0). The article series used a 60 × 100 crop of the original. If you are online, start JupyterLab with
+# `VITCOURSE_IMAGE=original` to run the course on that crop.
 #
-# In code, models want a batch of images of shape (B, C, H, W): B images, C channels (1 for grey, 3 for RGB
-# colour), H rows and W columns, PyTorch's order. `vitcourse.to_tensor` turns the picture into a batch of one
-# single-channel image:
+# Models want a batch of images of shape (B, C, H, W): B images, C channels, H rows and W columns. This is
+# PyTorch's order. `vitcourse.to_tensor` turns the picture into a batch of one single-channel image:
 
 # %%
 batch = vitcourse.to_tensor(picture).to(device)
 print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
 
 # %% [markdown]
-# ## The map of the course
+# ## 5. The notation sheet (4 min)
 #
-# | notebook | what you learn | what it adds to `vitcourse` |
+# The course uses the same symbols everywhere. Come back to this table whenever a symbol is unclear. The column
+# "our picture" gives the values of notebooks 01 and 02. The column "trained here" gives the small models that
+# notebooks 03 to 07 train and load. The last column gives ViT-B/16, the ViT paper's base model with 16 × 16
+# patches (Dosovitskiy et al. 2021, Table 1).
+#
+# | symbol | meaning | our picture | trained here | ViT-B/16 |
+# |---|---|---|---|---|
+# | $H$, $W$ | image height and width, in pixels | 60, 100 | 60, 100 | 224, 224 |
+# | $C$ | channels of the image: 1 for grey, 3 for colour | 1 | 1 | 3 |
+# | $B$ | images in a batch | 1 | 128, or 64 to fine-tune | any |
+# | $P$ | side of a square patch, in pixels | 20 | 20 or 10 | 16 |
+# | $N$ | patches, so tokens before the prediction token: $HW/P^2$ | 15 | 15 or 60 | 196 |
+# | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | 400 or 100 | 768 |
+# | $D$ | model width: the length of every token inside the transformer | 768 | 64 | 768 |
+# | $k$, $s$, $p$ | a sliding window's side, stride and padding | 20, 10, 5 | T2T-ViT: 7, 4, 2, then 3, 2, 1 twice | 16, 16, 0 |
+# | $h$ | attention heads per layer | — | 4 | 12 |
+# | $d_k = D/h$ | length of each head's queries and keys | — | 16 | 64 |
+# | MLP ratio | the MLP's hidden width divided by $D$ | — | 2 | 4 |
+# | $L$ | encoder blocks, one after another | — | 2 or 4 | 12 |
+# | prediction token | one extra learned token; the head reads the prediction from it | — | 1 | 1 |
+# | $N + 1$ | tokens with the prediction token | 16 | 16 or 61 | 197 |
+#
+# A few notes on the table:
+#
+# - The prediction token is ViT's *class token*, `cls_token` in code. Notebook 05 adds it.
+# - A patch grid is a sliding window with $k = s = P$ and $p = 0$. T2T-ViT's three soft splits use other windows;
+#   notebooks 02 and 06 explain them.
+# - Patches are numbered from 1, row by row: patch 1 is top left. Tokens and windows are counted from 0, as in
+#   Python: token 0 comes from patch 1.
+#
+# The next cell reads these values from the package and checks them.
+
+# %%
+from vitcourse import models, tokens, train
+
+with torch.device("meta"):  # the model's shapes, without allocating its 86 million weights
+    vit_b16 = models.create_model("vit_base_patch16_224")
+block = vit_b16.blocks[0]
+b16 = {
+    "D": vit_b16.embed_dim,
+    "h": block.attn.num_heads,
+    "d_k": vit_b16.embed_dim // block.attn.num_heads,
+    "MLP ratio": block.mlp.fc1.out_features // vit_b16.embed_dim,
+    "L": len(vit_b16.blocks),
+    "N": vit_b16.num_patches,
+    "P^2 C": vit_b16.tokenizer.proj.in_features,
+}
+print("ViT-B/16:", b16)
+assert b16 == {"D": 768, "h": 12, "d_k": 64, "MLP ratio": 4, "L": 12, "N": 196, "P^2 C": 768}
+assert tokens.count_tokens(224, 224, 16, 16, 0).total == 196  # a patch grid: k = s = P, p = 0
+
+shipped = train.SHIPPED_CONFIGS
+trained = {
+    "D": sorted({c.embed_dim for c in shipped.values()}),
+    "h": sorted({c.num_heads for c in shipped.values()}),
+    "MLP ratio": sorted({c.mlp_ratio for c in shipped.values()}),
+    "L": sorted({c.depth for c in shipped.values()}),
+    "P": sorted({c.patch_size for c in shipped.values() if c.model == "vit"}),
+    "B": sorted({c.batch_size for c in shipped.values() if c.start_from is None}),
+    "B to fine-tune": sorted({c.batch_size for c in shipped.values() if c.start_from is not None}),
+}
+print("trained here:", trained)
+assert trained == {
+    "D": [64],
+    "h": [4],
+    "MLP ratio": [2.0],
+    "L": [2, 4],
+    "P": [10, 20],
+    "B": [128],
+    "B to fine-tune": [64],
+}
+assert models.T2T_STAGES == ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T-ViT trained here uses them too
+assert any(c.model == "t2t" for c in shipped.values())
+assert [tokens.count_tokens(height, width, q, q, 0).total for q in (20, 10)] == [15, 60]
+assert tokens.t2t_stride_padding(20) == (10, 5)  # our picture's soft split in notebook 02
+print("the notation sheet agrees with the package (asserted)")
+
+# %% [markdown]
+# ## 6. The map of the course (3 min)
+#
+# | notebook | what you learn | time |
 # |---|---|---|
-# | [00 Start here](00_start_here.ipynb) | the sources, how to use the course, the picture | `data`, `plots` |
-# | [01 Patch tokenization](01_patch_tokenization.ipynb) | ViT patches: split, flatten, project | `tokens` |
-# | [02 Soft split](02_soft_split.ipynb) | T2T's overlapping windows, padding, counting tokens, rebuilding images | `tokens` |
-# | [03 Position embeddings](03_position_embeddings.ipynb) | why attention cannot see order; sinusoidal and learned embeddings | `position` |
-# | [04 Attention](04_attention.ipynb) | single-head then multi-head attention, step by step | `attention` |
-# | [05 Vision Transformer](05_vision_transformer.ipynb) | prediction token (the class token, `cls_token`); encoder block (attention, then an MLP, each added to its own input; ViT stacks many); MLP (a small network of two linear layers, applied to each token on its own); head (the last layer: class scores from the prediction token); the whole ViT | `blocks`, `models` |
-# | [06 Tokens-to-Token](06_tokens_to_token.ipynb) | token transformer, the T2T module, T2T-ViT | `blocks`, `models` |
-# | [07 Training from scratch](07_training_from_scratch.ipynb) | training small ViTs and T2T-ViTs; what they learn | `train` |
-# | [08 Errata of the sources](08_errata.ipynb) | the slips of the sources, each with a line of code that shows it | — |
+# | [00 Start here](00_start_here.ipynb) | how the course works, the picture, the notation | about 25 minutes |
+# | [01 Patch tokenization](01_patch_tokenization.ipynb) | ViT's patches: cut, flatten, project | about 55 minutes |
+# | [02 Soft split](02_soft_split.ipynb) | T2T's overlapping windows; rebuilding images from tokens | about 60 minutes |
+# | [03 Position embeddings](03_position_embeddings.ipynb) | why attention cannot see order, and how to tell it | about 60 minutes |
+# | [04 Attention](04_attention.ipynb) | attention as a lookup, one head then many | about 55 minutes |
+# | [05 Vision Transformer](05_vision_transformer.ipynb) | the encoder block and the whole ViT | about 60 minutes |
+# | [06 Tokens-to-Token](06_tokens_to_token.ipynb) | the T2T module and T2T-ViT | about 55 minutes |
+# | [07 Training from scratch](07_training_from_scratch.ipynb) | training small ViTs and T2T-ViTs; what they learn | about 60 minutes |
+# | [08 Errata of the sources](08_errata.ipynb) | the slips of the sources | about 45 minutes |
 #
-# The cell below lists the notebooks in this folder and, read from the package itself, the modules of the
-# `vitcourse` you have installed (the map names the ones the notebooks build; the others hold the figures, the
-# checks, the training scenes and the tools around them).
+# Each notebook builds one part of the `vitcourse` package. The cell lists the notebooks and the package's modules.
 
 # %%
 import pkgutil
@@ -278,16 +347,11 @@ assert {"data", "tokens", "position", "attention", "blocks", "models", "train"} 
 # %% [markdown]
 # ## Summary
 #
-# - The sources: the "Vision Transformers Explained" articles (Callis 2024), the ViT lecture slides, and the ViT
-#   (Dosovitskiy et al. 2021) and T2T-ViT (Yuan et al. 2021) papers; their slips are listed in notebook 08.
-# - Run notebooks top to bottom; every number the course computes is printed by code, and every number from a
-#   source is cited; exercises check your answer and give hints, never the answer; the worked solution waits,
-#   collapsed, under each question, and a cell of your own above the check replaces it.
-# - With the pinned PyTorch build and the same number of threads, on a CPU like the tests', you get the stored
-#   outputs exactly; other CPUs, thread counts, builds or a GPU can differ in the last digits and in training
-#   results.
-# - The picture: 60 × 100, one channel, values in [0, 1], shown with `Purples_r`.
-# - Your device is chosen automatically, and the same code runs on a CPU or a GPU.
+# - `make lab` opens your learner copies in `learner/`. They start with no outputs, and your work is kept.
+# - Each notebook states its time. From 03 on, Evidence sections follow the summary.
+# - A hint first names the idea, then the section to reread. The worked solution is collapsed under each exercise.
+# - The picture is 60 × 100, one channel, values from 0 to 1.
+# - The notation sheet in section 5 lists every symbol with its values.
 #
 # **Next:** [01 Patch tokenization](01_patch_tokenization.ipynb) cuts the picture into patches, the first step of a
 # Vision Transformer.

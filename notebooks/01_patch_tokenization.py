@@ -16,25 +16,23 @@
 # %% [markdown]
 # # 01 · Patch tokenization
 #
-# A transformer (a network of attention layers, which let every token look at every other; notebooks 04 and 05
-# build one) works on a *sequence of tokens*: a token is one vector, one item of the sequence (in a language
-# model, a word or a piece of a word). A Vision Transformer (ViT) makes that sequence from an image in the
-# simplest way there is: it cuts the image into square patches, flattens each patch into a vector (its length is
-# the *token length*), and projects every vector to the model width $D$ (the embedding size), the length every
-# vector keeps inside the transformer.
+# **Time:** about 55 minutes
 #
-# **Learning goals.** After this notebook you can
-# 1. compute how many patches an image makes and how long each token is, and choose a patch size for a larger
-#    image,
-# 2. cut the picture into patches and flatten them by hand, in the same order as `nn.Unfold`,
-# 3. say where any pixel of any channel lands in the token matrix (the tokens stacked, one row per patch),
-# 4. explain why "Unfold + Linear" and a strided `Conv2d` are the same operation,
-# 5. use `vitcourse.tokens.PatchTokenizer` and read its shapes.
+# A transformer works on a *sequence of tokens*. A token is one vector, one item of the sequence. In a language
+# model, a token stands for a word or a piece of a word. A Vision Transformer, *ViT*, makes its tokens from an
+# image in the simplest way there is. It cuts the image into square patches. It flattens each patch into a vector.
+# Then it projects every vector to the model width $D$, the length every token keeps inside the transformer.
 #
-# The exercises sit where they belong in the story (notebook 00 explains how they work). Write your answer in a
-# new cell just above the check cell, with the name the check cell uses; the check prints ✓ or a hint, and a
-# second wrong try gets a more specific hint. The ✓ stored under each check is the worked solution's, which is
-# the collapsed cell under the question: open it only after trying. When an exercise asks you to *predict*, do it before you run the cells after it.
+# By the end you can
+# 1. say how many patches an image makes and how long each token is,
+# 2. cut the picture into patches and flatten them in the same order as PyTorch's `nn.Unfold`,
+# 3. say where any pixel of any channel lands in a token,
+# 4. cut a whole batch into tokens with one reshape and one permute,
+# 5. explain why "Unfold + Linear" and a strided `Conv2d` are the same operation.
+#
+# Two ways of counting run through this notebook. Patches are numbered from 1, row by row, as the article series
+# does: patch 1 is top left. Tokens are indexed from 0, as Python does. So token 0 comes from patch 1, and token
+# $i$ from patch $i + 1$.
 
 # %%
 import matplotlib.pyplot as plt
@@ -54,16 +52,19 @@ B, C, H, W = image.shape
 print(f"image batch: B={B}, C={C}, H={H}, W={W}")
 
 # %% [markdown]
-# ## How many patches?
+# ## 1. How many patches? (8 min)
 #
-# An image $x \in \mathbb{R}^{H \times W \times C}$ (the paper's layout, channels last; PyTorch stores a batch of
-# images as (B, C, H, W), channels first, as printed above) cut into patches of $P \times P$ pixels gives
+# Cut an image of $H \times W$ pixels into square patches of $P \times P$ pixels. If $P$ divides both sides,
+# there are $H/P$ rows of patches and $W/P$ patches in each row. That makes
 #
 # $$N = \frac{H}{P} \cdot \frac{W}{P} = \frac{H\,W}{P^2}$$
 #
-# patches, provided $P$ divides both $H$ and $W$. Each patch flattens into a token of length $P^2 C$, so the image
-# becomes a matrix $x_p \in \mathbb{R}^{N \times (P^2 C)}$ (the ViT paper's notation, Dosovitskiy et al. 2021,
-# Section 3.1).
+# patches. Each patch holds $P^2$ pixels in each of its $C$ channels, so it flattens into a token of length
+# $P^2 C$. The image becomes a matrix of $N$ rows and $P^2 C$ columns. The ViT paper calls it $x_p$
+# (Dosovitskiy et al. 2021, Section 3.1).
+#
+# PyTorch stores a batch of images as `(B, C, H, W)`: images, channels, rows, columns. The paper writes the
+# channels last. Our picture has $H = 60$, $W = 100$ and $C = 1$, and we take $P = 20$.
 
 # %%
 P = 20
@@ -71,24 +72,22 @@ rows, cols = H // P, W // P
 N = H * W // P**2
 print(f"P = {P}: H % P = {H % P}, W % P = {W % P} (0 means P divides the side)")
 print(f"{rows} rows x {cols} columns = N = {N} patches, each a token of length P^2 * C = {P * P * C}")
-# count_tokens(height, width, kernel, stride, padding) counts sliding windows (notebook 02 derives it): a
-# window of kernel x kernel pixels, moved stride pixels at a time over the picture with padding pixels added
-# around it. A patch grid is windows of P x P pixels moved P pixels at a time, with no padding.
+# count_tokens(height, width, kernel, stride, padding) counts sliding windows (notebook 02 derives it).
+# A patch grid is windows of P x P pixels moved P pixels at a time, with no padding.
 assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 
 # %% [markdown]
-# **Exercise 1 (transfer).** A larger picture can be cut in two ways. The ViT paper trains its models first on a
-# large data set (*pre-training*) and then trains them further on a smaller task (*fine-tuning*), often at a
-# higher resolution; it then keeps the patch size, so the sequence of tokens gets longer (Dosovitskiy et al.
-# 2021, Section 3.2). The other way is to grow the patches so that the count stays the same.
-# Take the picture at twice its resolution, 120 × 200 pixels, one channel.
+# Large models are usually trained twice. First they are *pre-trained*: trained on a large data set. Then they
+# are *fine-tuned*: trained further on a smaller task, often on larger images. The ViT paper keeps the patch
+# size when the images grow (Section 3.2). Another choice would be to grow the patches with the image.
 #
-# - (a) With $P = 20$ kept, how many tokens does it make? (`answer_patches`)
-# - (b) Which patch size $P$ gives it as many tokens as the picture at its own size with $P = 20$?
-#   (`answer_size`)
-# - (c) How long is each token with that patch size? (`answer_length`)
+# **Exercise 1 (predict).** Take the picture at twice its resolution: 120 × 200 pixels, one channel. Predict
+# before the cells after the exercise show it.
 #
-# (Notebook 03 comes back to what a longer sequence asks of the position embeddings.)
+# - (a) With $P = 20$ kept, how many tokens does it make? Set `answer_patches`.
+# - (b) Which patch size $P$ gives it the same number of tokens as the picture at its own size?
+#   Set `answer_size`.
+# - (c) How long is each token with that patch size? Set `answer_length`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_patches = None  # replace None with your answer to (a)
@@ -125,18 +124,32 @@ check.require(check.patch_size_same_count, answer_size)
 check.require(check.token_length_same_count, answer_length)
 ### END HIDDEN TESTS
 
+# %% [markdown]
+# ### After Exercise 1: two ways to grow
+#
+# The cell counts the tokens of the larger picture both ways, with `vitcourse.tokens.count_tokens`. Notebook 02
+# explains that function. Then the figure shows the picture's own grid, with every patch numbered.
+
 # %%
+for size in (20, 40):
+    grown = tokens.count_tokens(2 * H, 2 * W, size, size, 0)
+    print(
+        f"{2 * H} x {2 * W}, P = {size}: {grown.rows} x {grown.cols} = {grown.total} tokens of length {size**2 * C}"
+    )
+
+# %% mystnb={"image": {"alt": "The picture cut into 15 patches of 20 by 20 pixels, 3 rows by 5 columns, numbered 1 to 15 row by row"}}
 fig, ax = plt.subplots(figsize=(7, 4))
 plots.show_picture(picture, ax=ax, title=f"The picture cut into {N} patches of {P} x {P}")
 plots.draw_patch_grid(ax, H, W, P)
 plt.show()
 
 # %% [markdown]
-# Patches are numbered row by row, from 1 in the top-left corner to $N$ in the bottom-right. They do not overlap:
-# every pixel belongs to exactly one patch, so a shape that crosses a border between two patches is cut in two,
-# and a shape over a corner where four patches meet is cut in four. The next cell measures it on the pale
-# mountain, taken as the pixels of 0.7 or brighter below the rows the moon reaches (the rows that hold the
-# brightest value).
+# The larger picture with the same patches makes more tokens, not longer ones. Growing the patches keeps the
+# count and makes each token longer. Notebook 03 comes back to what a longer sequence asks of the model.
+#
+# Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two
+# patches is cut in two. A shape over a corner where four patches meet is cut in four. The next cell shows it on
+# the pale mountain. It takes the mountain as the pixels of 0.7 or brighter below the moon.
 
 
 # %%
@@ -166,12 +179,11 @@ else:
     print("no pixel of 0.7 or brighter below the moon in this picture")
 
 # %% [markdown]
-# ## One patch, one token, by hand
+# ## 2. One patch, one token (7 min)
 #
-# We follow one patch, patch 12, into a token: the example of the series' ViT article (Callis, *Vision
-# Transformers, Explained*, which cuts it out as `mountains[40:60, 20:40]` and picks it for the four shades it
-# holds in the article's crop). The cell below finds its place in the grid and counts the different values it
-# holds in the picture in use.
+# We follow one patch into a token: patch 12, the example of the series' ViT article (Callis, *Vision
+# Transformers, Explained*). The article cuts it out as `mountains[40:60, 20:40]` because it holds several shades.
+# The cell finds its place in the grid.
 
 # %%
 number = 12
@@ -184,7 +196,7 @@ print(f"patch shape {tuple(patch.shape)}")
 print(f"its token: shape {tuple(token.shape)}, {len(token.unique())} different values")
 
 
-# %%
+# %% mystnb={"image": {"alt": "Patch 12 as a 20 by 20 square of pixels above its token, a strip of 400 values in which each row of the patch follows the previous one"}}
 def pixel_axes(fig: plt.Figure, box: tuple[int, int, int, int]) -> plt.Axes:
     """Axes placed in screen pixels, box = (left, bottom, width, height), on a figure of known size."""
     fw, fh = fig.get_size_inches() * fig.dpi
@@ -223,20 +235,34 @@ fig.colorbar(
 plt.show()
 
 # %% [markdown]
-# The white lines in the strip mark where one row of the patch ends and the next begins: the token is the patch
-# read like a book, $P$ pixels at a time.
+# The token is the patch read like a book, one row of $P$ pixels after another. The white lines in the strip
+# mark where one row of the patch ends and the next begins.
 #
-# **Exercise 2 (transfer).** Patches need not be square: `nn.Unfold` and `nn.Conv2d` also take a
-# `kernel_size` of (height, width), and the small grid further down is cut into patches of 2 rows × 3 columns.
-# Cut the picture into patches of 10 rows × 20 columns, numbered from 1, row by row, as before. Which patch
-# number holds the pixel at row 45, column 30? Pixel rows and columns count from 0, as in the tensor (row 0 is
-# the top row), while patch numbers count from 1. (`patch_of` above assumes square patches; think about which of
-# its $P$s measures rows and which columns.)
+# Patches need not be square. `nn.Unfold` and `nn.Conv2d` also take a `kernel_size` of `(height, width)`. A
+# colleague extends `patch_of` to patches of `patch_h` rows by `patch_w` columns. The cell tests it on square
+# patches, where it agrees with `patch_of` on every pixel.
+
+
+# %%
+def patch_of_rect(row: int, col: int, patch_h: int, patch_w: int) -> int:
+    """The number (from 1, row by row) of the patch_h x patch_w patch that holds pixel (row, col)."""
+    per_row = W // patch_h  # patches in one row of patches
+    return (row // patch_h) * per_row + col // patch_w + 1
+
+
+agrees = all(patch_of_rect(r_, c_, P, P) == patch_of(r_, c_) for r_ in range(H) for c_ in range(W))
+print(f"patch_of_rect agrees with patch_of on all {H * W} pixels for {P} x {P} patches: {agrees}")
+
+# %% [markdown]
+# **Exercise 2 (find the bug).** `patch_of_rect` passes the test above, yet it is wrong. Find the bug. Then cut the
+# picture into patches of 10 rows × 20 columns, numbered from 1, row by row. Which patch really holds the pixel
+# at row 45, column 30? Pixel rows and columns count from 0, as in the tensor. Set `answer_number`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_number-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_number = None  # replace None with your answer
 ### BEGIN SOLUTION
-# patch row 45 // 10 (10 rows a patch), patch column 30 // 20 (20 columns a patch), 100 // 20 patches a row
+# The bug: a row of patches holds W // patch_w patches (one per patch width across), not W // patch_h.
+# Fixed: patch row 45 // 10, patch column 30 // 20, and 100 // 20 patches in each row of patches.
 answer_number = (45 // 10) * (100 // 20) + 30 // 20 + 1
 ### END SOLUTION
 
@@ -250,12 +276,12 @@ check.require(check.patch_number, answer_number)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## All fifteen tokens
+# ## 3. All fifteen tokens (8 min)
 #
-# Cutting every patch the same way, in the numbering order, and stacking the tokens gives the *token matrix*, one
-# row per patch. We build it with a plain loop and compare it with PyTorch's `nn.Unfold`, which slides a
-# $P \times P$ window (its `kernel_size`) over the image, moving it $P$ pixels at a time (its `stride`), and
-# returns one column per window (so we transpose to one row per token).
+# Cut every patch the same way, in the order of their numbers, and stack the tokens. The result is the *token
+# matrix*, one row per token. We build it with a plain loop. Then we compare it with PyTorch's `nn.Unfold`.
+# `nn.Unfold` slides a window of `kernel_size` pixels over the image, `stride` pixels at a time. It returns one
+# column per window, so we transpose to get one row per token.
 
 # %%
 by_hand = torch.stack(
@@ -274,7 +300,7 @@ assert torch.equal(by_hand[0, number - 1], token)
 assert torch.equal(tokens.patchify(image, P), by_hand)  # the package's version, used from here on
 print("the loop, nn.Unfold and vitcourse.tokens.patchify give the same tokens (asserted)")
 
-# %%
+# %% mystnb={"image": {"alt": "The token matrix: 15 rows, one per token, of 400 values each; the moon and the dithered band show as patterns along the rows"}}
 length = by_hand.shape[-1]
 # Each entry gets exactly 2 screen pixels across (at 100 dots per inch) and each token 16 pixels down: with
 # fewer pixels than entries, neighbouring entries that alternate (the dithered band) would merge into stripes
@@ -297,16 +323,16 @@ fig.colorbar(ax.images[0], cax=pixel_axes(fig, (90 + 2 * length + 15, 60, 14, 16
 plt.show()
 
 # %% [markdown]
-# Each row of the matrix is one patch read row by row, so a feature of the picture shows up as a pattern along
-# the rows. The cell finds two of them: which tokens hold the brightest pixels (the moon, in the course's
-# picture), and where the rows of the dithered band (found as in notebook 00: rows in which most pixels differ
-# from their right-hand neighbour) land in the tokens.
+# Each row of the matrix is one patch read row by row. So a feature of the picture becomes a pattern along the
+# rows. The cell finds two of them. First, the tokens that hold the brightest pixels, the moon in the course's
+# picture. Second, where the rows of the dithered band land in the tokens. As in notebook 00, they are the rows in
+# which most pixels differ from their right-hand neighbour.
 
 # %%
 bright = (by_hand[0] == by_hand.max()).sum(dim=1)  # (N,) brightest entries in each token
 holding = bright.nonzero().flatten().tolist()
-print("tokens holding the brightest value, with how many of its entries:")
-print("  " + ", ".join(f"token {t}: {int(bright[t])}" for t in holding))
+print("tokens (from 0) holding the brightest value, their patches (from 1), and how many such entries:")
+print("  " + ", ".join(f"token {t} (patch {t + 1}): {int(bright[t])}" for t in holding))
 differs = picture[:, 1:] != picture[:, :-1]  # (H, W - 1): each pixel against its right-hand neighbour
 band = (differs.mean(axis=1) > 0.5).nonzero()[0]  # rows of the dithered band
 if band.size == 0:
@@ -317,19 +343,23 @@ for patch_row in sorted(set((band // P).tolist())):
     tokens_here = list(range(patch_row * cols, (patch_row + 1) * cols))
     print(
         f"band rows {band[band // P == patch_row].min()}-{band[band // P == patch_row].max()}: tokens "
-        f"{tokens_here[0]}-{tokens_here[-1]}, positions {first}-{last}"
+        f"{tokens_here[0]}-{tokens_here[-1]} (patches {tokens_here[0] + 1}-{tokens_here[-1] + 1}), "
+        f"positions {first}-{last} in each"
     )
 
 # %% [markdown]
-# With more than one channel, each token holds *all* channels of its patch. `nn.Unfold` keeps them apart: first
-# the $P^2$ values of channel 0 row by row, then those of channel 1, and so on, the order $(C, P, P)$.
+# ## 4. Tokens with several channels (7 min)
 #
-# **Exercise 3 (predict).** ViT-B/16 (ViT-Base, the ViT paper's base-size model, with 16 × 16 patches) works on
-# RGB images, so each of its tokens holds 3 · 16 · 16 values. Take a token made by `nn.Unfold`, in the
-# order just described (the order a `Conv2d`'s weight uses too, as a later section shows). Which channel, row
-# and column of the patch does the value at position 500 come from? Give `(channel, row, column)`, each counted
-# from 0 (channel 0 is red, 1 green, 2 blue; row 0 is the patch's top row). The cell after the exercise decodes a
-# token and shows it; predict first.
+# A colour image has three channels: red, green and blue. Each token then holds *all* channels of its patch.
+# `nn.Unfold` keeps the channels apart. It stores the $P^2$ values of channel 0 row by row, then those of
+# channel 1, and so on. We call this the order $(C, P, P)$. Other code may use another order. The einops pattern
+# `'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'` of Phil Wang's `vit-pytorch` puts the channels innermost:
+# $(P, P, C)$. einops is a library that rearranges tensor axes by name.
+#
+# **Exercise 3 (predict).** ViT-B/16 is the ViT paper's base model. It works on colour images with 16 × 16
+# patches, so each of its tokens holds 3 · 16 · 16 values. Take a token made by `nn.Unfold`. Which channel, row
+# and column of the patch does the value at position 500 come from? Give the tuple `(channel, row, column)`
+# as `answer_position`, each counted from 0: channel 0 is red, and row 0 is the patch's top row.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "token_position-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_position = None  # replace None with your answer: a tuple (channel, row, column)
@@ -348,9 +378,11 @@ check.require(check.token_position, answer_position)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Now run: an RGB image of 32 × 32 whose every value *encodes its own place*, channel × 10000 + row × 100 +
-# column, cut into 16 × 16 patches by `nn.Unfold`. Decoding the values of the first token shows where each
-# pixel went.
+# ### After Exercise 3: a token decoded
+#
+# Now run it. The cell makes a colour image of 32 × 32 pixels whose every value *encodes its own place*:
+# channel × 10000 + row × 100 + column. `nn.Unfold` cuts it into 16 × 16 patches. Decoding the values of the first
+# token shows where each pixel went.
 
 # %%
 ch_, row_, col_ = torch.meshgrid(torch.arange(3), torch.arange(32), torch.arange(32), indexing="ij")
@@ -362,10 +394,11 @@ for position in (0, 15, 16, 255, 256, 500, 767):
     print(f"position {position:3d}: channel {value // 10000}, row {value // 100 % 100}, column {value % 100}")
 
 # %% [markdown]
-# **Reshape and permute, on a small grid.** A reshape can split an axis in two and a permute can reorder axes;
-# together they cut a whole image into patches at once. Here on a 4 × 6 grid of the numbers 0-23 (each number is
-# its place in reading order), cut into patches of 2 rows × 3 columns: split each side into (patches, pixels in a
-# patch), bring the two patch axes to the front, then flatten each patch.
+# ## 5. All patches at once: reshape and permute (10 min)
+#
+# The loop above cuts one patch at a time. A reshape and a permute can cut all of them at once. A reshape can
+# split one axis into two. A permute can reorder axes. Here is the idea on a 4 × 6 grid of the numbers 0 to 23,
+# cut into patches of 2 rows × 3 columns. Each number is its place in reading order.
 
 # %%
 grid = torch.arange(24).reshape(4, 6)  # (rows, columns)
@@ -386,12 +419,14 @@ assert torch.equal(unfold_grid[0].T.long(), grid_patches)
 print("nn.Unfold with 2 x 3 windows gives the same patches (asserted)")
 
 # %% [markdown]
-# **Exercise 4 (coding, transfer).** The loop in "All fifteen tokens" builds tokens one patch at a time. Write
-# `my_patchify(images, p)` that turns a whole (B, C, H, W) batch into (B, N, C·p·p) tokens in the same order as
-# `nn.Unfold`, *with reshape and permute only* (no loop, no `nn.Unfold`). The small grid above shows the idea
-# for one channel; here a batch axis and a channel axis come along, and each token must hold its patch in the
-# order (C, P, P). Write a shape comment beside each step. The check compares it with `nn.Unfold` on four
-# shapes, with one, two and three channels, and names the usual ordering mistakes.
+# Without the permute, the flattened rows would be runs of consecutive pixels, not patches. The permute brings the
+# two patch axes to the front, so each patch's own pixels end up together.
+#
+# **Exercise 4 (code).** Write `my_patchify(images, p)`. It turns a whole batch of shape `(B, C, H, W)` into tokens
+# of shape `(B, N, C·p·p)`, in the same order as `nn.Unfold`. Use reshape and permute only: no loop and no
+# `nn.Unfold`. Now a batch axis and a channel axis come along, and each token must hold its patch in the order
+# $(C, P, P)$. Write a shape comment beside each step. The check compares your function with `nn.Unfold` on four
+# shapes.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patchify_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -414,14 +449,16 @@ check.require(check.patchify_function, my_patchify)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Projecting the tokens
+# ## 6. Projecting the tokens (5 min)
 #
-# A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map
-# $E \in \mathbb{R}^{(P^2 C) \times D}$ projects every token to the model width $D$. The ViT paper's Eq. 1
-# writes the map without a bias, $x_p E$; implementations use `nn.Linear` or `nn.Conv2d`, which add one, so here
-# $z = x_p E + b$. ViT-Base, the paper's base-size model, uses $D = 768$ (ViT paper, Table 1).
-# `vitcourse.tokens.PatchTokenizer` does both steps, split then project; here they are one at a time. `nn.Linear`
-# stores its weight as (out, in) = $(D, P^2 C)$ and computes $x W^\top + b$, so $E$ is the transposed weight.
+# A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map $E$, a matrix of
+# $P^2 C$ rows and $D$ columns, projects every token to the model width $D$. ViT-B/16 uses $D = 768$ (ViT paper,
+# Table 1). The ViT paper's Eq. 1 writes the map without a bias, $x_p E$. Implementations add one, so here
+# $z = x_p E + b$.
+#
+# `vitcourse.tokens.PatchTokenizer` does both steps: split, then project. Here they are one at a time.
+# `nn.Linear` stores its weight as `(out, in)`, that is `$(D, P^2 C)$`, and computes $x W^\top + b$. So $E$ is the
+# transposed weight.
 
 # %%
 D = 768
@@ -439,28 +476,24 @@ print(f"learned weights: {P * P * C} x {D} + {D} = {P * P * C * D + D:,}; the mo
 assert n_params == P * P * C * D + D
 
 # %% [markdown]
-# ## Unfold + Linear is a strided convolution
+# ## 7. Unfold + Linear is a strided convolution (6 min)
 #
-# A `Conv2d` with `kernel_size = stride = P` (a $P \times P$ window moved $P$ pixels at a time) looks at each
-# patch exactly once and computes, for each of its $D$ filters (one filter, a set of $C \times P \times P$
-# weights, per output channel), a weighted sum of the patch's pixels plus a bias:
-# the same dot products as the linear map above. A convolution weight has the shape (D, C, P, P): filter,
-# channel, row, column. Row $d$ of the linear weight holds its $P^2 C$ numbers in the token's order, $(C, P, P)$,
-# so reshaping it to (D, C, P, P) puts every number on the pixel it multiplies. (Were the tokens in another order,
-# this reshape would pair weights with the wrong pixels: the cell shows it with each filter transposed.)
+# A `Conv2d` with `kernel_size = stride = P` looks at each patch exactly once. For each of its $D$ filters it
+# computes a weighted sum of the patch's pixels, plus a bias. A filter is one set of $C \times P \times P$
+# weights. These are the same dot products as the linear map above.
 #
-# The convolution's output is a *feature map*: one $D$-vector per patch position, laid out on the patch grid,
-# shape (B, D, rows, cols). Flattening the grid and moving $D$ last gives the tokens, (B, N, D). The cell
-# compares them with Unfold + Linear, with TF32 turned off for the convolution: on a GPU, PyTorch lets cuDNN
-# (NVIDIA's library of GPU convolutions) use TF32, a number format with a 10-bit mantissa (the binary digits
-# after the leading 1) against float32's 23 (NVIDIA, *TensorFloat-32 in the A100 GPU Accelerates AI Training,
-# HPC up to 20x*, 2020), while the linear map runs in full float32.
+# A convolution weight has the shape `(D, C, P, P)`: filter, channel, row, column. Row $d$ of the linear weight holds
+# its numbers in the token's order, $(C, P, P)$. So reshaping it to `(D, C, P, P)` puts every weight on the pixel
+# it multiplies. With the weights in another order, the pairing would be wrong. The cell shows that too, with each
+# filter transposed.
 #
-# This convolution is how the widely used implementations write the patch embedding: timm (*PyTorch Image
-# Models*, a library of vision models) in its `PatchEmbed`, torchvision's `VisionTransformer` in its
-# `conv_proj`, both an `nn.Conv2d` with `kernel_size=patch_size, stride=patch_size`; and the official ViT code
-# (Google Research's `vision_transformer`, `vit_jax/models_vit.py`), a convolution named `embedding` whose kernel
-# size and strides are both the patch size.
+# The convolution's output is a *feature map*: one $D$-vector per patch, laid out on the patch grid. Flattening
+# the grid and moving $D$ last gives the tokens. On a GPU the cell turns off TF32, a faster but less precise
+# number format that convolutions may use, so that both sides compute in full float32.
+#
+# This convolution is how the widely used implementations write the patch embedding. timm, a library of vision
+# models, does it in its `PatchEmbed`. torchvision does it in its `VisionTransformer`, and the official ViT code in
+# its `embedding` layer.
 
 # %%
 conv = nn.Conv2d(C, D, kernel_size=P, stride=P).to(device)
@@ -479,11 +512,10 @@ print(f"with each filter transposed, largest difference above 0.1: {wrong_gap > 
 assert gap < 1e-5 and wrong_gap > 0.1
 
 # %% [markdown]
-# The lecture slides' Part 3 ("Selected Implementation Details") works this through for ViT-B/16: a 224 × 224
-# RGB image and 16 × 16 patches give a 768 × 14 × 14 feature map, which flattens into 196 vectors of width
-# $D = 768$. (The slides print the input as "224 x 244 x 3", a slip: the code beside it sets 224 × 224; see
-# [08 Errata, §5.1](08_errata.ipynb).) The cell computes it. Here 768 is both $D$ and, by coincidence, the token
-# length $3 \cdot 16^2$.
+# The lecture slides work this through for ViT-B/16 in their Part 3. A 224 × 224 colour image and 16 × 16 patches
+# give a feature map of 768 × 14 × 14. It flattens into 196 tokens of width 768. The slides print the input as
+# "224 x 244 x 3", a slip: the code beside it sets 224 × 224 ([08 Errata, §5.1](08_errata.ipynb)). The cell
+# computes it. Here 768 is both $D$ and, by coincidence, the token length 3 · 16².
 
 # %%
 rgb = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(0)).to(device)  # drawn on the CPU
@@ -499,24 +531,20 @@ print(
 )
 
 # %% [markdown]
-# ## Play: choose the patch size
+# ## 8. Play: choose the patch size (4 min)
 #
-# Only patch sizes that divide both 60 and 100 are allowed; the list below is computed, not typed. Pick one in
-# the drop-down (it needs a running kernel: *kernel* here means the Python process behind the notebook, as in
-# notebook 00, not a convolution's window) and watch the grid, the token count and the token matrix change.
-# Small patches make many short tokens, large patches few long ones. Patches are numbered while there are at
-# most 60 of them, and the grid lines are left out for patches under 5 pixels, where they would cover the
-# picture. A token matrix with more rows or columns than its panel has room for at two screen pixels each is
-# drawn averaged: each cell is the mean of a few neighbouring entries, and the title says how many (drawing only
-# every few entries instead would turn the dithered band's one-pixel alternation into stripes that are not in
-# the data). The list printed after the widget holds $P = 10$: the picture at its own size with patches half as
-# large makes the same grid as Exercise 1's larger picture with $P = 20$.
+# Only patch sizes that divide both 60 and 100 are allowed. The cell computes the list. Pick one in the drop-down
+# and watch the grid, the token count and the token matrix change. The drop-down needs a running kernel. Small
+# patches make many short tokens; large patches make few long ones.
+#
+# Where the token matrix has more entries than its panel has room for, each drawn cell is the mean of a few
+# neighbouring entries. The title says how many.
 
 # %%
 sizes = widgets.valid_patch_sizes(H, W)
 print(f"patch sizes that divide {H} and {W}: {sizes}")
 
-# %%
+# %% mystnb={"image": {"alt": "A drop-down of patch sizes with the picture, its patch grid and the token matrix for the chosen size"}}
 display(widgets.patch_explorer(picture))
 
 # %%
@@ -532,16 +560,14 @@ assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W,
 # %% [markdown]
 # ## Summary
 #
-# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches; each flattens into a token of length $P^2C$.
-#   With `nn.Unfold` / `nn.Conv2d` the token holds channel by channel, each channel row by row (the order
-#   $(C, P, P)$). einops (a library that rearranges tensor axes by name) writes the order it is given: the
-#   pattern `'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'`, which Phil Wang's `vit-pytorch` library uses, puts the
-#   channels innermost, $(P, P, C)$.
-# - On the picture, $P = 20$ gives 15 tokens of length 400, projected to model width 768: (1, 15, 768). A larger
-#   image with the same patches gives more tokens, not longer ones; larger patches keep the count and lengthen
-#   the tokens.
+# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches. Each patch flattens into a token of length
+#   $P^2 C$.
+# - On the picture, $P = 20$ gives 15 tokens of length 400. Projected to width 768, they form a tensor of shape
+#   `(1, 15, 768)`.
+# - A larger image with the same patches gives more tokens, not longer ones.
+# - `nn.Unfold` stores a token channel by channel, each channel row by row: the order $(C, P, P)$.
+# - One reshape and one permute cut a whole batch into patches.
 # - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens.
-# - Patches do not overlap: a pixel belongs to exactly one token. A shape that crosses a patch border is cut in
-#   two, and one over a corner where four patches meet is cut in four, as the pale mountain is.
+# - Patches do not overlap, so a shape that crosses a patch border is cut apart.
 #
 # **Next:** [02 Soft split](02_soft_split.ipynb) lets the windows overlap, the first idea of Tokens-to-Token.

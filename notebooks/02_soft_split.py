@@ -16,42 +16,25 @@
 # %% [markdown]
 # # 02 · Soft split: overlapping patches
 #
-# ViT's patches never overlap, so whatever crosses a patch edge is cut apart. In the course's own picture an
-# edge of ViT's 20 × 20 patches runs right through the summit of the pale mountain: the cell after the imports
-# takes the small square under the summit and finds it cut into four patches, while two windows of the soft
-# split below (11 and 12) hold it whole. The Tokens-to-Token (T2T) model starts with such a **soft split**: windows that
-# overlap their neighbours, on a picture padded with zeros so the windows at the border fit.
+# **Time:** about 60 minutes
 #
-# **Why this comes now.** The course first builds both ways of turning a picture into tokens, ViT's patches
-# (01) and T2T's soft split (here), and only then follows what happens to the tokens: position embeddings
-# (03), attention (04), the whole ViT (05). The soft split is where T2T-ViT (a ViT whose patch cutting is
-# replaced by a T2T module) starts: its T2T module first soft-splits the image with windows of $k = 7$ pixels
-# (the *kernel*, in `nn.Unfold`'s words), stride 4 (how far a window moves; see the warning below), padding 2;
-# then twice more it passes the tokens through a small transformer, lays them back onto an image and
-# soft-splits that with $k = 3$, stride 2, padding 1 (Yuan et al. 2021, *Tokens-to-Token ViT: Training Vision
-# Transformers from Scratch on ImageNet*, ICCV, Fig. 4 and Section 3.3, "T2T-ViT Architecture"; the authors'
-# official code, the T2T-ViT repository on GitHub, names them `soft_split0` to `soft_split2` in its
-# `T2T_module`). Notebook 06 builds the whole module; here we take one split apart, and Exercise 5 runs the
-# three splits backwards.
+# ViT's patches never overlap, so whatever crosses a patch border is cut apart. The Tokens-to-Token model,
+# *T2T*, starts instead with a **soft split**. Its windows overlap their neighbours. The picture is padded with
+# zeros around its border, so that the windows at the edge fit.
 #
-# **A warning about symbols.** In this notebook, as in `nn.Unfold`, $s$ is the *stride*: how far a window moves.
-# The T2T paper uses $s$ for the *overlap* of neighbouring windows, the pixels two neighbouring windows share:
-# its settings "$P = [7, 3, 3]$, $S = [3, 1, 1]$" (Section 3.3) are kernels 7, 3, 3 with overlaps 3, 1, 1
-# (Exercise 1 turns them into strides). The paper gives no padding values; the paddings 2, 1, 1 come from the
-# official code.
+# T2T-ViT is a ViT whose patch cutting is replaced by a T2T module. The module soft-splits the image three times.
+# Between the splits, a small transformer works on the tokens, and the tokens are laid back onto an image
+# (Yuan et al. 2021, Fig. 4 and Section 3.3). Here we take one split apart. Notebook 06 builds the whole module.
 #
-# **Learning goals.** After this notebook you can
-# 1. derive and use the formula for the number of tokens a sliding window makes,
-# 2. apply a stride-and-padding rule that reproduces T2T's settings, and translate the paper's overlap into a
-#    stride,
-# 3. say how many tokens hold each pixel, and where the padding lands inside a token,
+# By the end you can
+# 1. count the tokens a sliding window makes, from its kernel, stride and padding,
+# 2. translate the T2T paper's *overlap* into a stride,
+# 3. say how many windows hold each pixel, and where the padding lands inside a token,
 # 4. build a soft split yourself from padding and strided windows,
 # 5. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
 #
-# The exercises sit where they belong in the story; when one asks you to *predict*, do it before you run the
-# cells after it. As in notebook 01: write your answer in a new cell just above the check cell; the check prints
-# ✓ or a hint (more specific from the second wrong try on); the collapsed cell under the question holds the
-# worked solution, to open after trying.
+# On counting: windows and tokens are counted from 0, as in Python, and window $i$ becomes token $i$. ViT's
+# patches keep their numbers from notebook 01, which start at 1.
 
 # %%
 import inspect
@@ -75,6 +58,11 @@ image = vitcourse.to_tensor(picture)  # (1, 1, H, W)
 _, C, H, W = image.shape
 print(f"picture: H={H}, W={W}, C={C}")
 
+# %% [markdown]
+# Here is why overlap helps, on the picture. The cell takes the 10 × 10 square just under the summit of the pale
+# mountain. ViT's 20 × 20 patches cut it into four pieces. Two windows of this notebook's soft split hold it
+# whole. The patches are numbered from 1, the windows counted from 0.
+
 # %%
 # The summit of the pale mountain in the course's own rendition (drawn by vitcourse.data.draw_mountains).
 scene = inspect.signature(vitcourse.data.draw_mountains).parameters
@@ -89,37 +77,38 @@ rows_in, cols_in = range(peak[0], peak[0] + peak[2]), range(peak[1], peak[1] + p
 print(f"the square under it: rows {rows_in[0]} to {rows_in[-1]}, columns {cols_in[0]} to {cols_in[-1]}")
 P = 20  # ViT's patch size on the picture (notebook 01), patches numbered from 1, row by row
 cut = sorted({(r // P) * (W // P) + c // P + 1 for r in rows_in for c in cols_in})
-print(f"ViT's {P} x {P} patches cut it into {len(cut)} pieces, patches {cut}")
+print(f"ViT's {P} x {P} patches cut it into {len(cut)} pieces: patches {cut}, numbered from 1")
 kernel, stride, padding = 20, 10, 5  # the soft split of this notebook (next section)
 holds = [  # the windows whose rows and columns both contain the square's
     n
     for n, (top, left) in enumerate(tokens.window_corners(H, W, kernel, stride, padding).tolist())
     if top <= rows_in[0] and rows_in[-1] < top + kernel and left <= cols_in[0] and cols_in[-1] < left + kernel
 ]
-print(f"soft-split windows (kernel {kernel}, stride {stride}, padding {padding}) holding it whole: {holds}")
-assert len(cut) == 4 and holds == [11, 12]  # as the introduction says
+print(
+    f"windows (kernel {kernel}, stride {stride}, padding {padding}) holding it whole: {holds}, counted from 0"
+)
+assert len(cut) == 4 and holds == [11, 12]  # as the text above says
 
 # %% [markdown]
-# ## Counting the tokens
+# ## 1. Counting the tokens (9 min)
 #
-# Along one side of length $w$, pad with $p$ zeros at each end: the padded side has $w + 2p$ pixels. A window of
-# $k$ pixels starts at $0, s, 2s, \dots$ (in padded coordinates) and must end inside, so its start is at most
-# $w + 2p - k$. The number of starts is
+# A soft split has three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how
+# far a window moves from one token to the next. The *padding* $p$ is how many rows and columns of zeros are
+# added on each side.
 #
-# $$n = \left\lfloor \frac{w + 2p - (k - 1) - 1}{s} + 1 \right\rfloor = \left\lfloor \frac{w + 2p - k}{s}
-# \right\rfloor + 1,$$
+# Take one side of length $w$. After padding it has $w + 2p$ pixels. Windows start at $0, s, 2s, \dots$ in padded
+# coordinates, and each must end inside. So the last start is at most $w + 2p - k$, and the number of windows is
 #
-# which is the formula in the `nn.Unfold` documentation (with dilation 1, see the aside below). The tokens form
-# an $n_{rows} \times n_{cols}$ grid, counted on each side separately.
+# $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$
 #
-# For the stride and padding we use the rule of the "Vision Transformers Explained" article series:
-# $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$ (Skylar Jean Callis, *Tokens-to-Token Vision Transformers,
-# Explained*). The article presents it as T2T-ViT's, but neither the T2T paper nor its code states it; it is a
-# rule that reproduces the official code's two settings, which the cell checks: $k = 7 \to (4, 2)$ and
-# $k = 3 \to (2, 1)$ (`vitcourse.tokens.t2t_stride_padding`, named for T2T because it reproduces those
-# settings). With $k = 20$ on the
-# picture, the cell lists the window starts in the picture's own coordinates (the padding begins at $-p$) and
-# counts them, then asks `nn.Unfold` and `vitcourse.count_tokens`.
+# This is the formula in the `nn.Unfold` documentation. The tokens form a grid of $n_{rows} \times n_{cols}$,
+# counted on each side separately.
+#
+# For the stride and padding we use the rule of the article series: $s = \lceil k/2 \rceil$ and
+# $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token Vision Transformers, Explained*). Neither the T2T paper nor
+# its code states this rule. But it reproduces the official code's two settings, and the cell checks that:
+# $k = 7$ gives $(s, p) = (4, 2)$, and $k = 3$ gives $(2, 1)$. With $k = 20$ on the picture, the cell lists the
+# window starts and counts them. The starts are in the picture's own coordinates, so the padding begins at $-p$.
 
 # %%
 k = 20
@@ -140,16 +129,39 @@ print(f"vitcourse.count_tokens: {tokens.count_tokens(H, W, k, s, p)}")
 assert len(starts_down) * len(starts_across) == unfolded.shape[-1] == tokens.count_tokens(H, W, k, s, p).total
 
 # %% [markdown]
-# **Exercise 1 (coding).** The T2T paper does not give a stride: it gives the *overlap* of neighbouring
-# windows (see the warning at the top). Write `my_count_tokens(h, w, k, overlap, p)` that returns the pair
-# `(rows, cols)` for a split described the paper's way, with integer arithmetic only. T2T-ViT's first split is
-# `my_count_tokens(60, 100, 7, 3, 2)` in this form. The check compares it with `nn.Unfold` on eight settings,
-# square and not, with and without padding and overlap, and names the usual slips.
+# **A warning about symbols.** Here, as in `nn.Unfold`, $s$ is the stride. The T2T paper uses $s$ for something
+# else: the *overlap*, the number of pixels two neighbouring windows share (Section 3.3). Its settings
+# "$P = [7, 3, 3]$, $S = [3, 1, 1]$" are kernels 7, 3, 3 with overlaps 3, 1, 1. The paper gives no padding; the
+# paddings 2, 1, 1 come from the official code.
+#
+# A colleague writes a token count that takes the paper's overlap. The cell tests it on the picture's split,
+# where it agrees with `nn.Unfold`.
+
+
+# %%
+def paper_count(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, int]:
+    """Tokens (rows, cols) of a soft split given the T2T paper's way: kernel k, overlap, padding p."""
+    rows = (h + 2 * p - k) // overlap + 1
+    cols = (w + 2 * p - k) // overlap + 1
+    return rows, cols
+
+
+by_unfold = tokens.count_tokens(H, W, k, s, p)  # the picture's split: stride s, so overlap k - s
+print(f"paper_count{(H, W, k, k - s, p)} = {paper_count(H, W, k, k - s, p)}")
+print(f"nn.Unfold's count: {(by_unfold.rows, by_unfold.cols)}")
+
+# %% [markdown]
+# **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong. Find the bug. Then write
+# the fixed function as `my_count_tokens(h, w, k, overlap, p)`, with integer arithmetic only. Before you fix it,
+# explain why the test above could not catch the bug. The check compares your function with `nn.Unfold` on eight
+# settings.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "count_tokens_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_count_tokens(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, int]:
     ### BEGIN SOLUTION
+    # The bug: paper_count moves each window by the overlap. A window moves by k - overlap, since
+    # neighbouring windows share `overlap` pixels. The test used k = 2 * overlap, where the two agree.
     stride = k - overlap  # neighbouring windows share `overlap` pixels
     rows = (h + 2 * p - k) // stride + 1
     cols = (w + 2 * p - k) // stride + 1
@@ -167,15 +179,16 @@ check.require(check.count_tokens_function, my_count_tokens)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# So the paper's stride is $k - s$, with its $s$ the overlap: its $S = [3, 1, 1]$ with kernels 7, 3, 3 are the
-# strides 4, 2, 2 of the official code. The paper writes the same count, per side, as
-# $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ (its Eq. 3, Section 3.1, multiplies the two sides' counts).
-
-# %% [markdown]
-# *An aside on dilation.* `nn.Unfold` can also spread a window's pixels apart (dilation $d$: every $d$-th pixel).
-# The window then spans $d(k-1) + 1$ pixels and the formula becomes
-# $\lfloor (w + 2p - d(k-1) - 1)/s + 1 \rfloor$. T2T does not use dilation; the cell below compares the formula
-# with `nn.Unfold` for three dilations.
+# ### After Exercise 1: the paper's convention
+#
+# The paper's stride is $k$ minus its overlap. So its $S = [3, 1, 1]$ with kernels 7, 3, 3 are the strides
+# 4, 2, 2 of the official code. The paper's Eq. 3 writes the count per side as
+# $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$, with its $s$ the overlap. On the picture's split the kernel is
+# twice the stride. Then the overlap equals the stride, which is why the test above passed.
+#
+# An aside: `nn.Unfold` can also spread a window's pixels apart, taking every $d$-th pixel. This is *dilation*.
+# The window then spans $d(k-1) + 1$ pixels, and that length replaces $k$ in the formula. T2T does not use
+# dilation. The cell checks the formula against `nn.Unfold` for three dilations.
 
 # %%
 for d in (1, 2, 3):
@@ -185,18 +198,18 @@ for d in (1, 2, 3):
     assert formula[0] * formula[1] == out
 
 # %% [markdown]
-# ## The padded picture and its windows
+# ## 2. The padded picture and its windows (5 min)
 #
-# Padding adds $p$ rows of zeros above and below and $p$ columns left and right. The figure keeps the picture's
-# own pixel coordinates, so the padding shows up at negative coordinates and beyond the picture's last row and
-# column; the dashed white line is the picture's border. Drawing all 60 windows at once would only show a grid
-# (with $k = 2s$ their edges fall on every 10th pixel), so the figure shows one window and its neighbours on the
-# token grid, in the colours every soft-split figure of this notebook uses: the window in focus (here the first,
-# window 0) shaded orange, its neighbours (the next window along its row, 1, and the first of the next row, 10)
-# outlined cyan. The strip window 0 shares with each neighbour is hatched: $k - s = 10$ columns with window 1,
-# 10 rows with window 10 (each box is drawn at its exact extent). The animation further down shows all 60.
+# Padding adds $p$ rows of zeros above and below, and $p$ columns left and right. The figure keeps the picture's
+# own pixel coordinates. So the padding shows at negative coordinates and beyond the last row and column. The
+# dashed white line is the picture's border.
+#
+# Drawing all 60 windows at once would only show a grid. So the figure shows window 0, shaded orange, and its two
+# neighbours on the token grid, outlined in cyan: window 1, next along its row, and window 10, first of the next
+# row. The hatched strips are what window 0 shares with each neighbour: $k - s = 10$ columns with window 1, and
+# 10 rows with window 10.
 
-# %%
+# %% mystnb={"image": {"alt": "The padded picture in its own pixel coordinates, with window 0 shaded orange in the top-left corner and its neighbours, windows 1 and 10, outlined in cyan; the strips they share are hatched"}}
 padded = F.pad(image, (p, p, p, p))  # (1, 1, H + 2p, W + 2p)
 print(f"padded picture: {tuple(padded.shape[-2:])}, rows {-p} to {H + p - 1}, columns {-p} to {W + p - 1}")
 corners = tokens.window_corners(H, W, k, s, p)  # (N, 2) top-left (row, col) of every window
@@ -217,14 +230,13 @@ print(f"window corners (row, col): {[tuple(int(v) for v in corners[i]) for i in 
 print(f"columns window 0 shares with window 1: {corners[1][1]} to {corners[0][1] + k - 1} ({k - s} columns)")
 
 # %% [markdown]
-# ## How many tokens hold each pixel?
+# ## 3. How many windows hold each pixel? (9 min)
 #
-# In ViT every pixel belongs to exactly one token. With overlapping windows a pixel can belong to several.
+# In ViT every pixel belongs to exactly one token. With overlapping windows, a pixel can belong to several.
 #
-# **Exercise 2 (predict).** Before you run the next cell: with $k = 20$, $s = 10$, $p = 5$ on the 60 × 100
-# picture, how many of its pixels lie in exactly two windows? (The window starts are printed in 'Counting the
-# tokens'; count per side first.) The figure above shows three of the windows; the cell after the exercise
-# counts, for every pixel, the windows that cover it, by adding 1 inside each window.
+# **Exercise 2 (predict).** Take $k = 20$, $s = 10$, $p = 5$ on the 60 × 100 picture. How many of its pixels lie
+# in exactly two windows? Set `answer_two`. The window starts are printed in section 1. Predict before you run
+# the cells after the exercise.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "pixels_in_two_windows-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_two = None  # replace None with your answer
@@ -245,6 +257,12 @@ check.pixels_in_two_windows(answer_two)
 check.require(check.pixels_in_two_windows, answer_two)
 ### END HIDDEN TESTS
 
+# %% [markdown]
+# ### After Exercise 2: the coverage map
+#
+# The cell counts, for every pixel, the windows that cover it. It adds 1 inside each window. The figure then draws
+# the counts as a heat map.
+
 # %%
 cover = torch.zeros(H, W, dtype=torch.long)  # (H, W)
 for top, left in corners:
@@ -254,7 +272,7 @@ for v, n in zip(values.tolist(), counts.tolist(), strict=True):
     print(f"covered by {v} window(s): {n:5d} pixels ({100 * n / (H * W):.1f} %)")
 print(f"every pixel covered: {bool((cover > 0).all())}; most common count: {int(values[counts.argmax()])}")
 
-# %%
+# %% mystnb={"image": {"alt": "A heat map of how many windows cover each pixel: four in the inner block, two in a band along each edge, one in the four corner squares"}}
 fig, ax = plt.subplots(figsize=(7.5, 4))
 plots.show_counts(
     cover, ax=ax, title=f"windows covering each pixel (k = {k}, s = {s}, p = {p})", label="windows"
@@ -262,22 +280,19 @@ plots.show_counts(
 plt.show()
 
 # %% [markdown]
-# The numbers say: with $k = 20$, $s = 10$, $p = 5$ three quarters of the pixels (the inner block) lie in four
-# windows, a band along each edge lies in two (the pixels Exercise 2 counted), and the four corner squares in
-# one. Along one side $k = 2s$, so away from the ends every pixel lies in exactly two windows, while near the ends
-# only one window reaches it; the count per pixel is the product of the two sides' counts (1 or 2 each), so no
-# pixel lies in exactly three, and the colour bar lists only the counts that occur.
-# So most pixels here lie in four tokens, but not all, and the count depends on $k$, $s$ and $p$.
+# Three quarters of the pixels, the inner block, lie in four windows. A band along each edge lies in two. The
+# four corner squares lie in one. Along one side $k = 2s$, so away from the ends every pixel lies in exactly two
+# windows. Near the ends only one window reaches it. A pixel's count is the product of its row's count and its
+# column's count, so no pixel lies in exactly three windows.
 #
-# Overlap does not mean that nothing is cut any more. Along one side, a shape of length $L$ that starts at pixel
-# $a$ fits in the window that starts at $t$ exactly when $a + L - k \le t \le a$: an interval of $k - L + 1$
-# positions. Windows start every $s$ pixels, so every placement of the shape is caught by some window when
-# $k - L + 1 \ge s$, that is $L \le k - s + 1$; a longer shape can be placed so that no window starts in its
-# interval. A square is whole in a window when both of its sides are, so the largest square that lies whole in
-# some window wherever it sits should be $(k - s + 1) \times (k - s + 1)$. The cell below checks it by brute
-# force: for every size $L$ up to $k$ (a larger square fits in no window) it tries every placement of an
-# $L \times L$ square on the picture, for this split and for T2T's two settings. Notebook 06 goes further: it
-# measures how often larger blocks stay whole, and compares with ViT's patches on a token grid of the same size.
+# Overlap does not mean that nothing is cut any more. Take a shape of length $L$ along one side. A window of side
+# $k$ can hold it at $k - L + 1$ different offsets. Windows start every $s$ pixels. So some window catches the
+# shape wherever it sits only if $k - L + 1 \ge s$, that is $L \le k - s + 1$. The largest square that stays
+# whole wherever it lies should then be $(k - s + 1) \times (k - s + 1)$.
+#
+# The cell checks it by brute force. For every size $L$ up to $k$, it tries every place of an $L \times L$ square
+# on the picture. It does so for this split and for T2T's two settings. Notebook 06 goes further, with larger
+# blocks.
 
 
 # %%
@@ -308,21 +323,17 @@ for kk, ss, pp in ((k, s, p), (7, 4, 2), (3, 2, 1)):
     assert largest == kk - ss + 1 and all(n > 0 for size, (n, _) in missed.items() if size > largest)
 
 # %% [markdown]
-# ### All the windows, one after another
+# ## 4. All the windows, one after another (3 min)
 #
-# The animation shows the windows in the order the tokens come out: row by row, left to right, two frames per
-# second, looping. Each frame is the padded picture (four screen pixels per picture pixel) with the picture's
-# border dashed; window $i$, which becomes token $i$, is tinted orange, and its neighbours on the token grid
-# (left, right, above, below) are outlined in cyan, as in the figure of window 0. The cyan lines inside the
-# orange square are where each neighbour begins or ends: with $k = 2s$ the right neighbour begins, and the left
-# one ends, at the window's middle column, and likewise for the rows, so the lines cross in the middle and each
-# neighbour shares half of the window. The caption names the window and its rows and columns in the picture's
-# coordinates (negative, or beyond row 59 and column 99, in the padding); the first frame is window 0 in the
-# top-left corner, the last is window 59 in the bottom-right. Below the loop, one frame stands still to study:
-# the first window that holds the square under the summit whole (found in the cell after the imports), drawn
-# like the figure of window 0, with the square dotted.
+# The animation shows the windows in the order the tokens come out: row by row, left to right. It plays two
+# frames per second and loops. Window $i$, which becomes token $i$, is tinted orange. Its neighbours on the token
+# grid are outlined in cyan. The caption gives the window's rows and columns in the picture's coordinates. The
+# first frame is window 0, top left; the last is window 59, bottom right.
+#
+# Below the loop, one frame stands still: the first window that holds the square under the summit whole. The
+# square is dotted.
 
-# %%
+# %% mystnb={"image": {"alt": "An animation of the 60 windows one after another, row by row, each tinted orange on the padded picture with its neighbours outlined in cyan"}}
 gif = plots.soft_split_animation(picture, k, s, p, scale=4, frames_per_second=2)  # built in memory, no file
 display(Image(data=gif, format="gif"))
 
@@ -335,7 +346,7 @@ assert n_frames == len(corners) and meta["duration"] == 500 and meta["loop"] == 
 last_top, last_left = corners[-1]  # the span the last frame's caption names
 print(f"last window: rows {last_top} to {last_top + k - 1}, columns {last_left} to {last_left + k - 1}")
 
-# %%
+# %% mystnb={"image": {"alt": "One frame held still: the first window that holds the 10 by 10 square under the summit whole, with the square dotted"}}
 still = holds[0]  # the first window that holds the square under the summit whole
 top, left = corners[still]
 fig, ax = plt.subplots(figsize=(7.5, 4.2))
@@ -353,12 +364,13 @@ plots.show_window_and_neighbours(
 plt.show()
 
 # %% [markdown]
-# ## The first token: where the padding shows
+# ## 5. The first token: where the padding shows (6 min)
 #
-# The first window starts in the padding, above and left of the picture; every entry of the token that falls in
+# The first window starts in the padding, above and left of the picture. Every entry of its token that falls in
 # the padding is a zero that carries no picture. The cell finds the window's corner and counts those entries.
+# Then it draws the first window beside the whole token matrix, one row per token.
 
-# %%
+# %% mystnb={"image": {"alt": "Left, the first window as a 20 by 20 square whose top five rows and left five columns are padding zeros; right, the token matrix of 60 tokens by 400 values in two halves"}}
 toks = tokens.soft_split(image, k, s, p)  # (1, N, C*k*k)
 first = toks[0, 0].reshape(k, k)  # the first window as a k x k square
 top, left = corners[0]
@@ -422,16 +434,14 @@ extent = halves[0].get_window_extent()  # whole screen pixels per entry
 assert (round(extent.width), round(extent.height)) == (mat_w, mat_h)
 
 # %% [markdown]
-# The token matrix has a pattern: some rows start or end with a dark run, and some have short dark runs at a
-# regular spacing. The fine vertical hatching in some rows is not a drawing artefact: it is the picture's own
-# one-pixel checkerboard (the rows printed above alternate between two greys pixel by pixel), so every window
-# row that crosses it alternates too. Many of the dark runs are the padding zeros, but dark pixels of the picture look the same, so the
-# cell below tells them apart by splitting an all-ones image. The windows of the top row of the grid (tokens 0
-# to 9) begin with $p = 5$ padding rows of the window, $5 \cdot 20 = 100$ entries; those of the bottom row
-# (tokens 50 to 59) end with 100. The windows of the left column (tokens 0, 10, ..., 50) begin every window
-# row with 5 padding columns: 5 zeros in every 20 entries; those of the right column (tokens 9, 19, ..., 59)
-# end every window row with 5. The cell counts the padding entries of each token on the all-ones image, where
-# only the padding gives zeros, and prints them on the token grid.
+# The token matrix has a pattern. Some rows start or end with a dark run. Some have short dark runs at a regular
+# spacing. The fine vertical hatching in some rows is the picture's own one-pixel checkerboard, printed above,
+# not a drawing artefact.
+#
+# Many dark runs are padding zeros, but dark pixels of the picture look the same. To tell them apart, the cell
+# splits an image of ones, where only the padding gives zeros. It prints the padding entries of each token on the
+# token grid. The windows of the top row of the grid begin with $p = 5$ padding rows, that is 100 entries. Those of
+# the left column begin each of their rows with 5 padding columns.
 
 # %%
 from_padding = tokens.soft_split(torch.ones_like(image), k, s, p)[0] == 0  # (N, k*k): True in the padding
@@ -444,18 +454,19 @@ print(
 )
 
 # %% [markdown]
-# **Exercise 3 (coding, transfer).** `nn.Unfold` hides the sliding. Build a soft split yourself:
-# `my_soft_split(images, k, s, p)` takes (B, C, H, W) and returns (B, N, C·k·k) in `nn.Unfold`'s order
-# (windows row by row; inside a token, channel by channel, each window row by row). Use `F.pad` for the padding
-# and `Tensor.unfold(dim, size, step)` (or strided slicing) for the windows, *not* `nn.Unfold`. `Tensor.unfold`
-# cuts one axis into windows and puts the window axis last, as this tiny example shows:
+# ## 6. A soft split by hand (8 min)
+#
+# `nn.Unfold` hides the sliding. `Tensor.unfold(dim, size, step)` shows it on one axis at a time. It cuts that
+# axis into windows and puts the window axis last:
 
 # %%
 print(torch.arange(10).unfold(0, 4, 3))  # windows of 4 along axis 0, starting every 3
 
 # %% [markdown]
-# The check compares your function with `nn.Unfold` on five shapes (one to three channels, square and not,
-# with and without padding) and names the usual slips.
+# **Exercise 3 (code).** Write `my_soft_split(images, k, s, p)`. It takes a batch `(B, C, H, W)` and returns
+# `(B, N, C·k·k)` in `nn.Unfold`'s order: windows row by row, and inside a token, channel by channel, each window
+# row by row. Use `F.pad` and `Tensor.unfold`, not `nn.Unfold`. The check compares your function with
+# `nn.Unfold` on five shapes.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "soft_split_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -479,27 +490,22 @@ check.require(check.soft_split_function, my_soft_split)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Rebuilding a picture from tokens
+# ## 7. Rebuilding a picture from tokens (10 min)
 #
-# **Back in place.** Every window knows where it came from, so the tokens can be put back. `F.fold` does the
-# putting back and *adds* the copies where windows overlap. Writing $c(i, j)$ for the number of windows that
-# cover pixel $(i, j)$ (the heat map above) and $t_n(i, j)$ for window $n$'s copy of that pixel,
+# **Back in place.** Every window knows where it came from, so the tokens can be put back. `F.fold` puts them
+# back and *adds* the copies where windows overlap. Write $c(i, j)$ for the number of windows that cover pixel
+# $(i, j)$, the heat map of section 3. Then
 #
-# $$\operatorname{fold}(t)(i, j) = \sum_{n} t_n(i, j) = c(i, j)\, x(i, j), \qquad
-# \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j),$$
+# $$\operatorname{fold}(t)(i, j) = c(i, j)\, x(i, j), \qquad
+# \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j).$$
 #
-# where the sum runs over the windows $n$ that contain pixel $(i, j)$: so `vitcourse.tokens.unsplit` divides by
-# the coverage. For this picture every pixel is covered ($c \ge 1$, the
-# coverage section printed it), so the picture comes back.
+# So `vitcourse.tokens.unsplit` divides by the coverage. On this picture every pixel is covered, so the picture
+# comes back.
 #
-# That is a fact about this picture, not about every size. When the windows leave no gaps between them
-# ($s \le k$) and the padding is narrower than a window ($p < k$), only the far end of a side can be missed:
-# along a side of length $w$ the last window stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded
-# side; the last $p$ of those are padding, so when $r > p$ the last $r - p$ rows (or columns) of the picture lie
-# in no window, and `unsplit` returns 0 there. (With $s > k$ the gaps between windows are missed as well, and
-# with $p \ge k$ the first window can lie wholly in the padding.) The
-# second cell below checks squares with the picture's two sides (60 and 100) and two sizes where the rule's
-# settings leave pixels out.
+# That holds for this picture, not for every size. Take $s \le k$ and $p < k$. Along a side of length $w$, the last
+# window stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side. The last $p$ of those are
+# padding. So when $r > p$, the last $r - p$ rows or columns lie in no window, and `unsplit` returns 0 there.
+# The second cell checks four square sizes.
 
 # %%
 summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)
@@ -525,22 +531,36 @@ for side, kk in ((60, 20), (100, 20), (62, 7), (58, 20)):
     assert (missed > 0) == (r > pp)
 
 # %% [markdown]
-# **T2T's way: one pixel per token.** Between its stages T2T does something else. The tokens sit on an
-# $n_{rows} \times n_{cols}$ grid; T2T lays each token on its grid cell as one *pixel* whose channels are the
-# token's entries: token $i$ goes to row $\lfloor i / n_{cols} \rfloor$, column $i \bmod n_{cols}$. (Looking ahead
-# to notebook 06: in the model, T2T first passes the tokens through a transformer, so the channels are learned
-# features; here we rebuild the raw tokens to see the layout.)
+# **T2T's way: one pixel per token.** Between its splits, T2T does something else. The tokens sit on a grid of
+# $n_{rows} \times n_{cols}$. T2T lays each token on its grid cell as one *pixel*, whose channels are the
+# token's entries. Token $i$ goes to row $\lfloor i / n_{cols} \rfloor$ and column $i \bmod n_{cols}$. In the
+# model, a transformer first changes the tokens; here we lay down the raw tokens to see the layout.
 #
-# **Exercise 4 (coding).** Write `my_rebuild(toks, h, w)` that lays tokens of shape (B, h·w, C) onto a
-# (B, C, h, w) image, token $i$ at row $i$ // $w$, column $i$ % $w$, for *any* $h \times w$ (the official T2T code
-# takes a square root here and only works for square grids). Before you write it, think about the one-liner
-# `toks.reshape(B, C, h, w)` on its own: which entries of which tokens would it put in channel 0? The check
-# compares your function with `vitcourse.tokens.rebuild_image` on four shapes and names the usual slips.
+# A colleague writes this step as one reshape. Its output has the right shape:
+
+
+# %%
+def plain_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    """Tokens (B, h * w, C) laid onto an image (B, C, h, w), token i at row i // w, column i % w."""
+    b, n, c = toks.shape
+    return toks.reshape(b, c, h, w)
+
+
+print(f"{tuple(toks.shape)} -> {tuple(plain_rebuild(toks, grid.rows, grid.cols).shape)}")
+
+# %% [markdown]
+# **Exercise 4 (find the bug).** `plain_rebuild` gives the right shape but the wrong image. In its output, which
+# entries of which tokens end up in channel 0? Explain, then write the fixed function as `my_rebuild(toks, h, w)`.
+# It must work for *any* $h \times w$. The official T2T code takes a square root here, so it only works for
+# square grids. The check compares your function with `vitcourse.tokens.rebuild_image` on four shapes.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "rebuild_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
     ### BEGIN SOLUTION
+    # plain_rebuild reads the (N, C) token matrix row by row: channel 0 gets its first h * w values, all
+    # from the first tokens (on the picture: entries 0-59 of token 0). Move the token axis behind the
+    # channel axis first, then split it into rows and columns.
     b, n, c = toks.shape
     return toks.transpose(1, 2).reshape(b, c, h, w)  # (B, C, h, w)
     ### END SOLUTION
@@ -556,22 +576,19 @@ check.require(check.rebuild_function, my_rebuild)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# So the $(N, C)$ token matrix becomes a $(C, n_{rows}, n_{cols})$ image: the token axis has to move behind the
-# channel axis before it is split into rows and columns. A plain reshape reads the (N, C) matrix row by row, so
-# it would fill channel 0 with the first $h \cdot w$ entries of the first tokens.
+# ### After Exercise 4: the tokens as a many-channel image
 #
-# The package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds pixel
-# $j$ of every window, so each channel samples the padded picture every $s$ pixels, shifted by that pixel's
-# place in the window: a small, shifted copy of the picture. The cell draws three channels, the first, the last
-# and channel 210 = pixel (10, 10) (a 20 × 20 window has no centre pixel; (10, 10) is the one just below and right
-# of its middle), and checks all three against strided indexing of the padded picture. The three panels share
-# the colour range 0 to 1 and one colour bar; the ticks mark token rows and columns. Some cells sample the
-# padding and hold a zero: pixel (0, 0) of the windows in the top token row and in the left token column lies in
-# the padding, and so does pixel (19, 19) of those in the bottom row and the right column; the cell prints, for
-# each channel, the token rows and columns that do, and checks that they are 0. The dark cells elsewhere are
-# the picture's own dark ground.
+# A plain reshape reads the $(N, C)$ token matrix row by row. So it fills channel 0 with the first $h \cdot w$
+# entries of the first tokens. The token axis has to move behind the channel axis before it is split into rows
+# and columns.
+#
+# Here is the package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds
+# pixel $j$ of every window. So each channel samples the padded picture every $s$ pixels, shifted by that
+# pixel's place in the window. Each channel is a small, shifted copy of the picture. The cell draws three
+# channels: pixel (0, 0), pixel (10, 10) and pixel (19, 19) of each window. The three panels share one colour
+# bar. Some cells sample the padding and hold a zero; the cell prints which and checks them.
 
-# %%
+# %% mystnb={"image": {"alt": "Three channels of the tokens laid onto the 6 by 10 token grid, for pixels (0, 0), (10, 10) and (19, 19) of each window: three small shifted copies of the picture"}}
 rebuilt = tokens.rebuild_image(toks, grid.rows, grid.cols)  # (1, C*k*k, rows, cols)
 print(f"rebuild_image: {tuple(toks.shape)} -> {tuple(rebuilt.shape)}")
 channels = [0, (k // 2) * k + k // 2, k * k - 1]  # pixels (0, 0), (10, 10), (19, 19) of each window
@@ -598,16 +615,16 @@ for ch in channels:
     assert (rebuilt[0, ch, pad_rows] == 0).all() and (rebuilt[0, ch][:, pad_cols] == 0).all()
 
 # %% [markdown]
-# ### Three splits in a row
+# ## 8. Three splits in a row (6 min)
 #
-# T2T-ViT's module does this three times: it soft-splits the image with $(k, s, p) = (7, 4, 2)$, lays the tokens
-# onto their grid as one pixel each, soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and
-# soft-splits once more with $(3, 2, 1)$. (Notebook 06 adds a small transformer before each laying-down; it
-# changes the tokens' channels, not the grid.) The cell runs the three splits with the package on the picture:
-# each split's tokens are laid onto their grid with `rebuild_image`, and that image is split again. The channels
-# grow because every token of a split becomes a pixel with $k^2$ times the channels of the image it came from; in
-# notebook 06 a transformer between the splits maps every token to 64 channels, so the tokens stay short. Then
-# it follows the side of the paper's 224 × 224 input through the same three splits.
+# T2T-ViT's module splits three times. It soft-splits the image with $(k, s, p) = (7, 4, 2)$. It lays the tokens
+# onto their grid, one pixel each. It soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and
+# soft-splits once more with $(3, 2, 1)$. Notebook 06 adds a small transformer before each laying-down. It changes
+# the tokens' channels, not the grid.
+#
+# The cell runs the three splits on the picture. The channels grow, because each token of a split becomes a pixel
+# with $k^2$ times the channels it came from. Then the cell follows the side of the paper's 224 × 224 input
+# through the same three splits.
 
 # %%
 x = image  # (1, 1, H, W)
@@ -625,11 +642,11 @@ for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
 print("the paper's input side, split after split: " + " -> ".join(str(n) for n in sides))
 
 # %% [markdown]
-# **Exercise 5 (transfer).** The paper's 224 × 224 input ends as a 14 × 14 grid of tokens (the paper says so
-# too, Section 3.3). It is not the only square side that does, since every split rounds down. Which is the
+# **Exercise 5 (predict).** The paper's 224 × 224 input ends as a 14 × 14 grid of tokens, as the paper says too
+# (Section 3.3). It is not the only square side that does, since every split rounds down. Which is the
 # *smallest* square side, and which the *largest*, that T2T-ViT's three splits turn into a 14 × 14 grid? Answer
-# with the pair `(smallest, largest)`. Think it through before you reach for a loop: run the splits backwards,
-# one at a time, starting from the last.
+# with the pair `(smallest, largest)` as `answer_sides`. Think it through before you reach for a loop: run the
+# splits backwards, one at a time, starting from the last.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_input_sides-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_sides = None  # replace None with (smallest, largest)
@@ -654,21 +671,29 @@ check.require(check.t2t_input_sides, answer_sides)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## Play: kernel, stride, padding
+# ### After Exercise 5: every side tried
 #
-# Move the sliders (they need a running Jupyter kernel, the Python process behind the notebook; not to be
-# confused with the window size $k$) to see three of the windows on the padded picture, in the colours of the
-# figures above (orange: the first window, token 0's; cyan: its neighbours on the token grid, the next one along
-# its row and the first of the next row), the token grid's size from
-# `count_tokens` in the title and the text line (checked against `nn.Unfold` at every setting), and the token
-# matrix. Where the matrix has more rows or columns than its panel has room for at two screen pixels each, each
-# cell is the mean of a few neighbouring entries (the title says how many), so that the picture's one-pixel
-# checkerboard is not drawn as stripes that are not in the data. The picture's own border is dashed; outside it
-# is zero padding. A stride larger than the kernel leaves
-# pixels between windows that no token sees (the text line says so). A setting where no window fits shows a
-# sentence saying why.
+# The cell runs the three splits on every square side from 1 to 400 and keeps the sides that end as 14 × 14.
 
 # %%
+ends_14 = []
+for side in range(1, 401):
+    n = side
+    for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
+        n = tokens.count_tokens(n, n, kk, ss, pp).rows if n + 2 * pp >= kk else 0
+    if n == 14:
+        ends_14.append(side)
+assert ends_14 == list(range(ends_14[0], ends_14[-1] + 1))  # one unbroken range
+print(f"square sides that end as 14 x 14: {ends_14[0]} to {ends_14[-1]}, {len(ends_14)} sides")
+
+# %% [markdown]
+# ## 9. Play: kernel, stride, padding (3 min)
+#
+# Move the sliders to see three windows on the padded picture, in the colours of the figures above. The sliders
+# need a running kernel. The title gives the token grid's size, and the token matrix is drawn beside it. A
+# stride larger than the kernel leaves pixels between windows that no token sees; the text line says so.
+
+# %% mystnb={"image": {"alt": "Sliders for kernel, stride and padding with three windows on the padded picture and the token matrix"}}
 display(widgets.soft_split_explorer(picture))
 
 # %%
@@ -682,17 +707,16 @@ assert widgets.soft_split_view(picture, 80, 10, 5)[0] is None
 # %% [markdown]
 # ## Summary
 #
-# - A sliding window makes $\lfloor (w + 2p - (k-1) - 1)/s + 1 \rfloor$ tokens along each side.
-# - The rule $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$ (from the article series; it reproduces T2T's
-#   official settings) gives the picture 6 × 10 = 60 overlapping tokens of length 400 on a 70 × 110 padded
-#   picture; most pixels lie in four tokens, the edges in fewer.
-# - The T2T paper gives the overlap, not the stride: stride = $k$ − overlap.
-# - Overlap keeps only neighbourhoods up to $(k - s + 1) \times (k - s + 1)$ whole wherever they lie.
-# - Unsplit recovers the whole picture only when every pixel is covered; for $s \le k$ and $p < k$ that holds
-#   when $(w + 2p - k) \bmod s \le p$ on both sides (height and width).
-# - A soft split is padding plus strided windows, flattened in $(C, k, k)$ order: `nn.Unfold` in one call.
-# - Tokens can go back in place (fold, then divide by the coverage), or, T2T's way, onto their token grid as
-#   many-channel pixels; each split then works on the grid the one before it made.
+# - A sliding window makes $\lfloor (w + 2p - k)/s \rfloor + 1$ tokens along each side.
+# - The rule $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$ reproduces T2T's official settings. On the
+#   picture it gives 6 × 10 = 60 overlapping tokens of length 400.
+# - The T2T paper gives the overlap, not the stride: the stride is $k$ minus the overlap.
+# - Most pixels of the picture lie in four windows, the edges in fewer.
+# - Wherever it lies, a square stays whole in some window only up to $(k - s + 1) \times (k - s + 1)$.
+# - A soft split is padding plus strided windows, flattened in the order $(C, k, k)$.
+# - Tokens can go back in place: fold, then divide by the coverage. That recovers every pixel only if every pixel
+#   is covered: for $s \le k$ and $p < k$, when $(w + 2p - k) \bmod s \le p$ on both sides.
+# - T2T instead lays the tokens onto their token grid as many-channel pixels, and splits again.
 #
-# **Next:** [03 Position embeddings](03_position_embeddings.ipynb): attention does not know where a token came
+# **Next:** [03 Position embeddings](03_position_embeddings.ipynb). Attention does not know where a token came
 # from. How do we tell it?

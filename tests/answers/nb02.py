@@ -63,7 +63,7 @@ MISTAKES = [
     (
         check.count_tokens_function,
         lambda h, w, k, o, p: ((h + 2 * p - k) // o + 1, (w + 2 * p - k) // o + 1),
-        "overlap as the stride",
+        "the bug is still in it",
     ),
     (
         check.count_tokens_function,
@@ -110,7 +110,7 @@ MISTAKES = [
     (
         check.rebuild_function,
         lambda t, h, w: t.reshape(t.shape[0], t.shape[2], h, w),
-        "without the transpose",
+        "plain_rebuild",
     ),
     (
         check.rebuild_function,

@@ -19,6 +19,7 @@ from ._core import (
     int_answer,
     known_mistakes,
     never_raises,
+    reread,
     right,
     say,
     unexplained,
@@ -46,8 +47,7 @@ def patch_count(answer: object) -> Verdict:
         answer,
         tokens.count_tokens(h, w, p, p, 0).total,
         "tokens of the picture at 120 x 200 with P = 20",
-        "Revisit 'How many patches?': the count depends on the picture's size and on the patch size, and here "
-        "only the picture changes.",
+        nudge="The count depends on the picture's size and on the patch size, and here only the picture changes.",
         wrong={
             own: "that is the count of the picture at its own size (or with P doubled too); the patches stay "
             "20 x 20 here, so more of them fit into the larger picture.",
@@ -55,11 +55,10 @@ def patch_count(answer: object) -> Verdict:
             rows: "that is only the number of patch rows; multiply by the patches per row.",
             cols: "that is only the number of patches per row; multiply by the number of rows.",
             rows + cols: "you added the rows and the columns of patches; multiply them.",
-            h * w // p: "you divided H x W by P; a patch holds P x P pixels, so divide by P².",
+            h * w // p: "you divided H x W by P, but a patch holds P x P pixels.",
             h * w // (p // 2) ** 2: "you halved the patch size as well; it stays P = 20.",
         },
-        pointer="Count how many P-pixel patches fit down the new height and how many across the new width, "
-        "then multiply: N = HW / P² with the new H and W.",
+        pointer=reread("How many patches?"),
     )
 
 
@@ -81,7 +80,7 @@ def patch_size_same_count(answer: object) -> Verdict:
         answer,
         _same_count_size(),
         "patch size that keeps the token count at 120 x 200",
-        "Revisit 'How many patches?': N = HW / P². Here H and W change and N must not, so P has to change too.",
+        nudge="The picture grew and the count must not: think about what must happen to the patches.",
         wrong={
             p: "with P = 20 kept the larger picture makes more tokens (that is part (a)); the patches must grow.",
             4
@@ -90,8 +89,7 @@ def patch_size_same_count(answer: object) -> Verdict:
             p // 2: "smaller patches make more tokens, not fewer; the patches must grow.",
             4 * p * p: "that is a token length (P² pixels), not the patch side P.",
         },
-        pointer="Write N = (H / P) · (W / P) for the new H and W and ask which P keeps both factors, the patch "
-        "rows and the patches per row, as they were at the picture's own size.",
+        pointer=reread("How many patches?"),
     )
 
 
@@ -104,14 +102,14 @@ def token_length_same_count(answer: object) -> Verdict:
         answer,
         grown,
         "token length with that patch size",
-        "Revisit 'How many patches?': a token holds every pixel of its patch, P² C values.",
+        nudge="A token holds every pixel of its patch, in every channel.",
         wrong={
             kept: "that is the token length with P = 20; the larger patches of (b) hold more pixels each.",
             2 * kept: "you doubled the length once, but a patch doubled along both of its sides.",
             q: "that is the patch side P; a token holds all P² pixels of its patch.",
             3 * grown: "the picture has one channel (C = 1), not three.",
         },
-        pointer="Take your patch size from (b) and count the pixels of one patch, times the channels (one here).",
+        pointer=reread("How many patches?"),
     )
 
 
@@ -129,7 +127,8 @@ def _patch_holding(row: int, col: int, patch_h: int, patch_w: int) -> int:
 
 @never_raises
 def patch_number(answer: object) -> Verdict:
-    """Exercise 01.2: which patch of 10 rows x 20 columns (numbered from 1, row by row) holds pixel (45, 30)?"""
+    """Exercise 01.2 (find the bug in ``patch_of_rect``): which patch of 10 rows x 20 columns (numbered from 1,
+    row by row) really holds pixel (45, 30)?"""
     ph, pw, row, col = 10, 20, 45, 30
     expected = _patch_holding(row, col, ph, pw)
     per_col = H // ph  # patches in a column of patches
@@ -160,24 +159,26 @@ def patch_number(answer: object) -> Verdict:
         ),
         (
             (row // ph) * per_col + col // pw + 1,
-            "a row of patches holds W / (patch width) patches: you used the height where the width belongs.",
+            "you counted the patches in a column of patches, where a row of patches is meant: the height where "
+            "the width belongs.",
         ),
         (
             (row // ph) * (W // ph) + col // pw + 1,
-            "a row of patches holds W / (patch width) patches: you divided the width by the patch height.",
+            "that is what patch_of_rect returns: the bug is still in it. Find the line that uses the wrong side "
+            "of the patch.",
         ),
     )
     return int_answer(
         answer,
         expected,
         "patch of 10 rows x 20 columns holding pixel (45, 30)",
-        "Revisit the cell that defines `patch_of`: it assumes square patches, and here the patch height and the "
-        "patch width differ.",
+        nudge="When patches are not square, a patch's height and its width play different parts in the numbering.",
         wrong=known_mistakes(candidates, expected),
-        pointer="The pixel's patch row is its row // (patch height) and its patch column its column // (patch "
-        "width), both from 0. Its number counts every patch in the full patch rows above it (W / (patch width) "
-        "per row), then the patches to its left, plus 1 because numbers start at 1.",
+        pointer=reread("One patch, one token"),
     )
+
+
+POSITION_NUDGE = "Recall the order in which nn.Unfold stores a patch's channels, rows and columns in a token."
 
 
 def _triple(answer: object) -> tuple[int, int, int] | None:
@@ -204,10 +205,7 @@ def token_position(answer: object) -> Verdict:
     in nn.Unfold's order (C, P, P)?"""
     p, c, position = 16, 3, 500
     what = "channel, row and column at position 500 of a 16 x 16 RGB token"
-    nudge = (
-        "Revisit the paragraph above the exercise: in what order does nn.Unfold put a patch's channels, rows and "
-        "columns into the token, and how many values does each channel fill?"
-    )
+
     if answer is None:
         return say(
             False, f"{what}: the answer is still None; replace None with a tuple (channel, row, column)."
@@ -240,8 +238,8 @@ def token_position(answer: object) -> Verdict:
         ((ch, row + 1, col + 1), "rows and columns count from 0 (row 0 is the top row)."),
         (
             (0, *divmod(position, p)),
-            "there is no such row in a 16-pixel patch: first take away the values of the channels stored "
-            "before this one.",
+            "there is no such row in a 16-pixel patch: the values of the channels stored before this one "
+            "were not taken into account.",
         ),
         (
             (before[0], *divmod(before[1], p)),
@@ -254,9 +252,8 @@ def token_position(answer: object) -> Verdict:
     return unexplained(
         what,
         f"{got} is not it.",
-        nudge,
-        pointer="Count what is stored before position 500: every earlier channel fills P² positions, and inside a "
-        "channel every earlier row of the patch fills P. Divide with remainder (divmod), first by P², then by P.",
+        nudge=POSITION_NUDGE,
+        pointer=reread("Tokens with several channels"),
     )
 
 
@@ -270,8 +267,7 @@ def _patch_order(images: torch.Tensor, p: int, order: tuple[int, ...]) -> torch.
 MISTAKES = [
     Mistake(
         lambda x, p: _patch_order(x, p, (0, 4, 2, 1, 3, 5)),
-        "the patches are numbered column by column; number them row by row (permute the patch-row axis "
-        "before the patch-column axis).",
+        "the patches come out column by column; the tokens go row by row.",
     ),
     Mistake(
         lambda x, p: _patch_order(x, p, (0, 2, 4, 3, 5, 1)),
@@ -280,13 +276,11 @@ MISTAKES = [
     ),
     Mistake(
         lambda x, p: _patch_order(x, p, (0, 2, 4, 1, 5, 3)),
-        "each patch is transposed: its pixels are read column by column; read them row by row (the pixel-row "
-        "axis before the pixel-column axis).",
+        "each patch is transposed: its pixels are read column by column, where nn.Unfold reads them row by row.",
     ),
     Mistake(
         lambda x, p: x.reshape(x.shape[0], -1, x.shape[1] * p * p),
-        "a reshape alone cuts the image into runs of consecutive pixels, not into square patches; split each "
-        "side into (patches, pixels) and permute before flattening.",
+        "a reshape alone cuts the image into runs of consecutive pixels, not into square patches.",
     ),
 ]
 
@@ -307,8 +301,6 @@ def patchify_function(func: object) -> Verdict:
         "your patchify",
         cases,
         mistakes=MISTAKES,
-        nudge="Revisit 'All fifteen tokens': the tokens come patch row by patch row, and each token holds its "
-        "patch in the order (C, P, P).",
-        pointer="Split each side into (patches, pixels in a patch) with one reshape to (B, C, H/P, P, W/P, P), "
-        "permute so that the two patch-grid axes come first and (C, P, P) last, then flatten to (B, N, C·P·P).",
+        nudge="The tokens come patch row by patch row, and each token holds its patch channel by channel.",
+        pointer=reread("All patches at once: reshape and permute"),
     )

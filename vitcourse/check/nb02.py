@@ -22,6 +22,7 @@ from ._core import (
     int_answer,
     never_raises,
     pair,
+    reread,
     right,
     say,
     unexplained,
@@ -65,8 +66,8 @@ def pixels_in_two_windows(answer: object) -> Verdict:
         answer,
         int((cover == 2).sum()),
         "pixels in exactly two windows (k = 20, s = 10, p = 5)",
-        "Revisit the figure of windows 0, 1 and 10: how many windows reach a given row, and how many a given "
-        "column? Work on one side at a time.",
+        nudge="A pixel's windows come from its row and from its column: how many windows reach a given row, and "
+        "how many a given column?",
         wrong={
             int((cover == 4).sum()): "that is the number of pixels in four windows, the inner block.",
             int((cover == 1).sum()): "that is the number of pixels covered by exactly one window: the corner "
@@ -89,15 +90,14 @@ def pixels_in_two_windows(answer: object) -> Verdict:
             ): "that is the count without the padding: the padding shifts every window "
             "up and left by p, which changes where the bands of one window end.",
         },
-        pointer="A pixel lies in (windows covering its row) x (windows covering its column) windows, and along "
-        "each side that number is 1 or 2. Count, for each side, the rows (or columns) reached by one window and "
-        "by two; a product of 2 is 1 x 2 or 2 x 1.",
+        pointer=reread("The padded picture and its windows"),
     )
 
 
 T2T_SPLITS = ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T module's three soft splits (kernel, stride, padding)
 T2T_GRID = 14  # the paper's final grid side (Section 3.3): 224 x 224 -> 14 x 14 tokens
 PAPER_SIDE = 224
+SIDES_NUDGE = "Every split rounds down, so more than one side gives the same count, at every split."
 
 
 def _split_side(n: int, k: int, s: int, p: int) -> int:
@@ -133,10 +133,6 @@ def t2t_input_sides(answer: object) -> Verdict:
     14 x 14 token grid, as the pair (smallest, largest); the paper's 224 is one of them."""
     what = f"smallest and largest square side that end as {T2T_GRID} x {T2T_GRID}"
     expected = _sides_ending_as(T2T_GRID, T2T_SPLITS)
-    nudge = (
-        "Revisit 'Three splits in a row': one split turns a side into a token count, and the next split works "
-        "on that count. Run it backwards, from the last split's count, one split at a time."
-    )
     if isinstance(answer, int | np.integer) and not isinstance(answer, bool):
         return say(False, f"{what}: give the pair (smallest, largest), not one number.")
     if not isinstance(answer, tuple | list) or len(answer) != 2:
@@ -180,15 +176,7 @@ def t2t_input_sides(answer: object) -> Verdict:
             f"{what}: {got} is not it: 224 is the paper's example, not the largest side; the first split rounds "
             "down, so slightly larger sides still give it the same first grid.",
         )
-    return unexplained(
-        what,
-        f"{got} is not it.",
-        nudge,
-        "A split turns a side n into floor((n + 2p - k) / s) + 1 tokens, and because of the floor the sides "
-        "that give one count form a range. Start from the last split's count, find the range of grid sizes "
-        "that give it, then the range of grid sizes the split before must turn into that range, and so on back "
-        "to the image.",
-    )
+    return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Three splits in a row"))
 
 
 def _per_side(h: int, w: int, count) -> tuple:
@@ -199,16 +187,16 @@ def _per_side(h: int, w: int, count) -> tuple:
 COUNT_MISTAKES = [
     Mistake(
         lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // o + 1),
-        "you used the overlap as the stride; in the paper's convention neighbouring windows share `overlap` "
-        "pixels, so a window starts k - overlap pixels after the previous one.",
+        "that is what paper_count gives: the bug is still in it. Try it on a setting where the overlap is not "
+        "half the kernel.",
     ),
     Mistake(
         lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // k + 1),
-        "you moved the windows by k (ViT's patches, no overlap); the stride is k - overlap.",
+        "you moved the windows by k, as ViT's patches do: that leaves no overlap.",
     ),
     Mistake(
         lambda h, w, k, o, p: _per_side(h, w, lambda n: (n - k) // (k - o) + 1),
-        "you forgot the padding: each side grows by 2p before the windows slide.",
+        "you forgot the padding.",
     ),
     Mistake(
         lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // (k - o)),
@@ -220,19 +208,20 @@ COUNT_MISTAKES = [
     ),
     Mistake(
         lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) / (k - o) + 1),
-        "you used true division (/): a window that does not fit is not a token, so round down (//).",
+        "you used true division (/): a window that does not fit is not a token.",
     ),
     Mistake(
         lambda h, w, k, o, p: _per_side(h, w, lambda n: math.ceil((n + 2 * p - k) / (k - o)) + 1),
-        "you rounded up: a window that does not fit in the padded image is not a token; round down (//).",
+        "you rounded up: a window that does not fit in the padded image is not a token.",
     ),
 ]
 
 
 @never_raises
 def count_tokens_function(func: object) -> Verdict:
-    """Exercise 02.1: ``func(h, w, k, overlap, p)``, a split given the T2T paper's way (overlap, not stride),
-    must return (rows, cols) as ``nn.Unfold`` with stride ``k - overlap`` makes them."""
+    """Exercise 02.1 (find the bug in ``paper_count``): ``func(h, w, k, overlap, p)``, a split given the T2T
+    paper's way (overlap, not stride), must return (rows, cols) as ``nn.Unfold`` with stride ``k - overlap``
+    makes them."""
     cases = []
     for h, w, k, overlap, p in (
         (6, 9, 3, 1, 2),  # tells every listed mistake apart from the others
@@ -255,10 +244,8 @@ def count_tokens_function(func: object) -> Verdict:
         cases,
         normalise=pair,
         mistakes=COUNT_MISTAKES,
-        nudge="Revisit 'A warning about symbols' and 'Counting the tokens': first turn the paper's overlap into "
-        "a stride, then count the window starts on each side.",
-        pointer="The stride is k - overlap; on each side the count is floor((n + 2p - k) / stride) + 1 with "
-        "integer division (//), rows from h and columns from w.",
+        nudge="The paper's overlap and nn.Unfold's stride measure different things.",
+        pointer=reread("Counting the tokens"),
     )
 
 
@@ -273,23 +260,23 @@ def _windows(images: torch.Tensor, k: int, s: int, p: int, order: tuple[int, ...
 SPLIT_MISTAKES = [
     Mistake(
         lambda x, k, s, p: _windows(x, k, s, p, (0, 2, 3, 1, 4, 5), pad=False),
-        "you forgot the padding: F.pad(images, (p, p, p, p)) first, so the border windows fit.",
+        "you forgot the padding, so the windows at the border do not fit.",
     ),
     Mistake(
         lambda x, k, s, p: _windows(x, k, 1, p, (0, 2, 3, 1, 4, 5)),
-        "the windows move one pixel at a time (stride 1); start them every s pixels.",
+        "the windows move one pixel at a time (stride 1) instead of s pixels.",
     ),
     Mistake(
         lambda x, k, s, p: _windows(x, k, s, p, (0, 2, 3, 4, 5, 1)),
-        "inside each token the values are in (k, k, C) order (channel last); nn.Unfold's order is (C, k, k).",
+        "inside each token the values are in (k, k, C) order, channel last; nn.Unfold's order is (C, k, k).",
     ),
     Mistake(
         lambda x, k, s, p: _windows(x, k, s, p, (0, 2, 3, 1, 5, 4)),
-        "each window is transposed (read column by column); read it row by row.",
+        "each window is transposed: it is read column by column, where nn.Unfold reads it row by row.",
     ),
     Mistake(
         lambda x, k, s, p: _windows(x, k, s, p, (0, 3, 2, 1, 4, 5)),
-        "the windows come out column by column; the tokens go row by row (all windows of the top row first).",
+        "the windows come out column by column; the tokens go row by row.",
     ),
 ]
 
@@ -314,30 +301,28 @@ def soft_split_function(func: object) -> Verdict:
         "your soft split",
         cases,
         mistakes=SPLIT_MISTAKES,
-        nudge="Revisit the tiny Tensor.unfold example above the exercise and the token order of nn.Unfold: "
-        "windows row by row, and inside a token (C, k, k).",
-        pointer="Pad with F.pad(images, (p, p, p, p)), cut windows along the height (dim 2) and then the width "
-        "(dim 3) with Tensor.unfold(dim, k, s), which gives (B, C, rows, cols, k, k); permute the two grid axes "
-        "in front of C and flatten to (B, N, C·k·k).",
+        nudge="A soft split is zero padding, then windows taken row by row; inside a token the values go channel "
+        "by channel.",
+        pointer=reread("A soft split by hand"),
     )
 
 
 REBUILD_MISTAKES = [
     Mistake(
         lambda t, h, w: t.reshape(t.shape[0], t.shape[2], h, w),
-        "a reshape without the transpose lays the tokens out as channels: the (N, C) matrix is read in the "
-        "wrong order. Transpose to (B, C, N) first, then reshape.",
+        "that is still plain_rebuild's reshape: the bug is in it. It reads the token matrix in the wrong order.",
     ),
     Mistake(
         lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], w, h).transpose(2, 3),
-        "the tokens are laid column by column; token i belongs at row i // w, column i % w (row by row).",
+        "the tokens are laid column by column; they go row by row.",
     ),
 ]
 
 
 @never_raises
 def rebuild_function(func: object) -> Verdict:
-    """Exercise 02.4: ``func(tokens, h, w)`` must lay (B, h * w, C) tokens back as a (B, C, h, w) image."""
+    """Exercise 02.4 (find the bug in ``plain_rebuild``):
+    ``func(tokens, h, w)`` must lay (B, h * w, C) tokens back as a (B, C, h, w) image."""
     gen = torch.Generator().manual_seed(1)
     cases = []
     for b, n_rows, n_cols, c in ((1, 6, 10, 400), (2, 3, 5, 4), (1, 25, 7, 64), (3, 1, 4, 2)):
@@ -348,8 +333,6 @@ def rebuild_function(func: object) -> Verdict:
         "your rebuild",
         cases,
         mistakes=REBUILD_MISTAKES,
-        nudge="Revisit the paragraph above the exercise: token i becomes one pixel whose channels are the "
-        "token's entries.",
-        pointer="Move the token axis behind the channel axis, (B, N, C) -> (B, C, N), then split N into (h, w): "
-        "row by row is the order reshape reads.",
+        nudge="Token i becomes one pixel, and its entries become that pixel's channels.",
+        pointer=reread("Rebuilding a picture from tokens"),
     )
