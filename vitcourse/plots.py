@@ -1053,3 +1053,94 @@ def show_grid_values(
     ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
     ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)])
     return ax
+
+
+def show_attention_lookup(
+    query: Array,
+    keys: Array,
+    values: Array,
+    scale: float | None = None,
+    title: str = "Attention as a lookup: one query, matched against every key",
+) -> Figure:
+    """Attention drawn as a soft lookup, as d2l and the Annotated Transformer draw it: one query is matched
+    against every key, a softmax turns the scores into weights, and the output is the weighted sum of the values.
+
+    A multi-panel figure (it takes no ``ax``). Bottom row, left to right: the keys (one row per key), the weights
+    as horizontal bars (bar j's width is weight j, labelled with the score and the weight), the values (row j
+    belongs to key j). Top row: the query above the keys, the output above the values. Entries are written in
+    their cells; the four matrices share one colour range and one colour bar. The panels carry the labels
+    ``"query"``, ``"keys"``, ``"weights"``, ``"values"`` and ``"output"`` (``Axes.get_label()``).
+
+    Args:
+        query: (d,) one query.
+        keys: (n, d) n keys, one per row.
+        values: (n, d_v) n values; value j belongs to key j.
+        scale: the factor on the scores q . k_j; None (the default) uses 1 / sqrt(d).
+        title: the figure's title.
+
+    Returns:
+        The Figure. Its weights are softmax(scale * q . k_j) over j; its output is sum_j weight_j * v_j.
+    """
+    q = as_numpy(query, "query")
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError(f"query must be a non-empty 1-D array (d,), got shape {q.shape}")
+    k = _matrix(keys, "keys", "(n, d)")
+    v = _matrix(values, "values", "(n, d_v)")
+    if k.shape[1] != q.size:
+        raise ValueError(f"keys must have d = {q.size} columns, as the query has, got shape {k.shape}")
+    if v.shape[0] != k.shape[0]:
+        raise ValueError(f"values must have one row per key ({k.shape[0]}), got shape {v.shape}")
+    if not (np.isfinite(q).all() and np.isfinite(k).all() and np.isfinite(v).all()):
+        raise ValueError("query, keys and values must hold finite numbers (each is written in its cell)")
+    factor = 1 / np.sqrt(q.size) if scale is None else finite_float("scale", scale)
+    scores = (k.astype(np.float64) @ q.astype(np.float64)) * factor  # (n,)
+    weights = np.exp(scores - scores.max())
+    weights /= weights.sum()  # (n,): softmax over the keys
+    out = weights @ v.astype(np.float64)  # (d_v,)
+    n, d, d_v = k.shape[0], q.size, v.shape[1]
+    limit = float(max(np.abs(q).max(), np.abs(k).max(), np.abs(v).max(), np.abs(out).max(), 1e-12))
+
+    fig = plt.figure(figsize=(13, 1.6 + 0.55 * n), layout="constrained")
+    grid = fig.add_gridspec(2, 3, height_ratios=[1, n], width_ratios=[max(d, 2), 3.5, max(d_v, 2)])
+    ax_q, ax_k = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0])
+    ax_w = fig.add_subplot(grid[1, 1])
+    ax_o, ax_v = fig.add_subplot(grid[0, 2]), fig.add_subplot(grid[1, 2])
+
+    def panel(ax: Axes, m: np.ndarray, name: str, panel_title: str, ylabel: str, rows: list[str]) -> None:
+        show_matrix(m, ax, panel_title, "channel", ylabel, "RdBu_r", -limit, limit, False, "auto")
+        ax.set_label(name)
+        ax.set_xticks(range(m.shape[1]))
+        ax.set_yticks(range(m.shape[0]), rows)
+        for r in range(m.shape[0]):
+            for c in range(m.shape[1]):
+                dark = abs(m[r, c]) > 0.6 * limit
+                ax.text(c, r, f"{m[r, c]:.2f}", ha="center", va="center", fontsize=8,
+                        color="white" if dark else "black")  # fmt: skip
+
+    key_rows = [str(j) for j in range(n)]
+    panel(ax_q, q[None, :], "query", "the query $q$", "query", ["q"])
+    panel(ax_k, k, "keys", "the keys $k_j$: $q$ is compared with each", "key j", key_rows)
+    panel(ax_v, v, "values", "the values $v_j$: one per key", "key j", key_rows)
+    panel(
+        ax_o,
+        out[None, :],
+        "output",
+        r"the output $\Sigma_j\, a_j v_j$: a weighted sum of the values",
+        "query",
+        ["q"],
+    )
+
+    ax_w.set_label("weights")
+    ax_w.barh(range(n), weights, color="tab:purple", height=0.6)
+    for j in range(n):
+        ax_w.text(weights[j] + 0.02, j, f"score {scores[j]:.2f} → weight $a_{j}$ = {weights[j]:.2f}", va="center",
+                  fontsize=9)  # fmt: skip
+    ax_w.set_xlim(0, 1.7)
+    ax_w.set_ylim(n - 0.5, -0.5)  # key 0 on top, as in the keys' panel
+    ax_w.set_yticks(range(n), key_rows)
+    ax_w.set_xlabel("attention weight (the weights sum to 1)")
+    ax_w.set_ylabel("key j")
+    ax_w.set_title(rf"weights $a_j$: softmax over the keys of {factor:.3g} $q \cdot k_j$")
+    fig.colorbar(ax_k.images[0], ax=[ax_q, ax_k, ax_o, ax_v], fraction=0.02, pad=0.01, label="entry")
+    fig.suptitle(title)
+    return fig

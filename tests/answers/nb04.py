@@ -6,16 +6,9 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from vitcourse import check, load_mountains, to_tensor, train
-
-
-def entropy(q: torch.Tensor, k: torch.Tensor, scale: float, axis: int = -1) -> torch.Tensor:
-    p = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=axis)
-    return torch.special.entr(p).sum(axis)  # one entropy per row: -sum p ln p
 
 
 def attention(
@@ -30,11 +23,6 @@ def tokens_first(
     """Attention for (B, N, heads, head_dim) inputs, written with einsum; returns (B, N, heads, head_dim)."""
     p = torch.softmax(torch.einsum("bnhd,bmhd->bhnm", q, k) * scale, dim=axis)  # (B, heads, N, N)
     return torch.einsum("bhnm,bmhd->bnhd", p, v)
-
-
-def merge(o: torch.Tensor) -> torch.Tensor:
-    b, h, n, d = o.shape
-    return o.transpose(1, 2).reshape(b, n, h * d)
 
 
 # Exercise 2: 197 tokens at 224 x 224 (196 patches of 16 + the prediction token), 577 at 384 x 384.
@@ -72,12 +60,11 @@ KEY, QUERY, COLUMN = _map_reading()
 VALUE_CHECKS = {
     check.entropy_prediction: "b",
     check.scores_growth: GROWTH,
+    check.merge_bug_choice: "b",
     check.attention_cost_ratio: COST_RATIO,
     check.attention_map_reading: KEY,
 }
 FUNCTION_CHECKS = {
-    check.attention_entropy_function: lambda q, k, s: entropy(q, k, s).mean().item(),
-    check.merge_heads_function: merge,
     check.attention_function: lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5),
 }
 MISTAKES = [
@@ -86,30 +73,17 @@ MISTAKES = [
     (check.entropy_prediction, "d", "not q and k"),
     (check.entropy_prediction, " E ", "exp() grows fastest"),
     (check.entropy_prediction, "scaled", "not one of the options"),
-    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s, axis=-2).mean(), "wrong axis"),
-    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s).mean() / math.log(2), "bits"),
-    (check.attention_entropy_function, lambda q, k, s: -entropy(q, k, s).mean(), "sign"),
-    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, 1.0).mean(), "did not apply `scale`"),
-    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, 1 / s).mean(), "you divided by it"),
-    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s).sum(), "return their mean"),
-    (
-        check.attention_entropy_function,
-        lambda q, k, s: entropy(q, k, s).mean() / q.shape[-2],
-        "the entropy of a row is their sum",
-    ),
-    (check.attention_entropy_function, lambda q, k, s: entropy(q, k, s), "one entropy per row"),
     (check.scores_growth, (576 / 196) ** 2, "the prediction token is a token too"),
     (check.scores_growth, 577 / 197, "how the number of tokens grows"),
     (check.scores_growth, 576 / 196, "how the number of patches grows"),
-    (check.scores_growth, 384 / 224, "how the side grows"),
+    (check.scores_growth, 384 / 224, "how the side of the image grows"),
     (check.scores_growth, 12 * GROWTH, "the heads are the same"),
     (check.scores_growth, 1 / GROWTH, "upside down"),
-    (check.merge_heads_function, lambda o: o.reshape(o.shape[0], o.shape[2], -1), "wrong order"),
-    (
-        check.merge_heads_function,
-        lambda o: o.permute(0, 2, 3, 1).reshape(o.shape[0], o.shape[2], -1),
-        "interleaved",
-    ),
+    (check.merge_bug_choice, "a", "do not alternate"),
+    (check.merge_bug_choice, "c", "never wraps around"),
+    (check.merge_bug_choice, "d", "a right shape is not a right merge"),
+    (check.merge_bug_choice, "E", "reversed head order"),
+    (check.merge_bug_choice, "reshape", "not one of the options"),
     (check.attention_cost_ratio, N / (2 * C), "keeps the token length"),
     (check.attention_cost_ratio, N / (2 * L), "not 49"),
     (check.attention_cost_ratio, PRODUCTS / 2 / (QKV + PROJ), "count both products"),

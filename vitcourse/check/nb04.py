@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 import torch
@@ -14,13 +13,21 @@ from ..attention import Attention, ClearestRow, clearest_row
 from ..cost import count_macs
 from ..data import load_mountains, to_tensor
 from ..tokens import count_tokens
-from ._core import Mistake, Verdict, check_function, choice_answer, float_answer, int_answer, never_raises
+from ._core import (
+    Mistake,
+    Verdict,
+    check_function,
+    choice_answer,
+    float_answer,
+    int_answer,
+    never_raises,
+    reread,
+)
 
 __all__ = [
     "entropy_prediction",
-    "attention_entropy_function",
     "scores_growth",
-    "merge_heads_function",
+    "merge_bug_choice",
     "attention_cost_ratio",
     "attention_function",
     "attention_map_reading",
@@ -31,11 +38,11 @@ _ENTROPY_OPTIONS = ("a", "b", "c", "d", "e")
 _ENTROPY_RIGHT = "b"
 _ENTROPY_WRONG = {
     "a": "the entropy here is that of each row's weights, not of its scores: it measures how evenly the row's "
-    "weight is shared among the keys. Ask what the softmax does with a row of scores spread widely.",
+    "weight is shared among the keys.",
     "c": "adding the same number to every score leaves the softmax unchanged; multiplying every score by the same "
     "number does not: it stretches or shrinks the gaps between them.",
-    "d": "the scale multiplies the scores, not q and k: here q and k already have variance about 1 (section 1 "
-    "printed it); it is their dot products, sums of d_k products, that grow with d_k.",
+    "d": "the scale multiplies the scores, not q and k: here q and k already have variance about 1 (section 2 "
+    "printed it); it is their dot products that grow with d_k.",
     "e": "scores that differ more give one key a larger share, not more keys a share: exp() grows fastest for the "
     "largest score.",
 }
@@ -51,81 +58,10 @@ def entropy_prediction(answer: object) -> Verdict:
         _ENTROPY_RIGHT,
         "your prediction",
         _ENTROPY_OPTIONS,
-        "Each statement makes a choice and gives a reason; both must hold. Revisit section 2: what the softmax "
-        "does with scores that are far apart and with scores that are close together.",
-        pointer="Think of one row with two scores, s and 0, and let s grow: where does the weight go, and what "
-        "does the scale do to s?",
+        nudge="Each statement makes a choice and gives a reason; both must hold. The idea is what the softmax "
+        "does with scores that lie far apart and with scores that lie close together.",
+        pointer=reread("Attention as a lookup"),
         wrong=_ENTROPY_WRONG,
-    )
-
-
-def _entropies(q: torch.Tensor, k: torch.Tensor, scale: float, dim: int = -1) -> torch.Tensor:
-    """Entropy in nats of every row of softmax(q k^T * scale) (softmax over ``dim``); shape (..., N)."""
-    p = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=dim)  # (..., N, N)
-    return torch.special.entr(p).sum(dim)
-
-
-def _scalar(result: object) -> object:
-    """A Python number or a one-entry tensor or array as a 0-d tensor; anything else as it is."""
-    if isinstance(result, bool):
-        return result
-    if isinstance(result, int | float | np.floating | np.integer):
-        return torch.tensor(float(result), dtype=torch.float64)
-    if isinstance(result, torch.Tensor) and result.numel() == 1 and not result.is_complex():
-        if result.device.type != "meta":
-            return result.detach().reshape(())
-    return result
-
-
-@never_raises
-def attention_entropy_function(func: object) -> Verdict:
-    """Exercise 04.1: ``func(q, k, scale)`` returns the mean row entropy (nats) of softmax(q k^T * scale)."""
-    gen = torch.Generator().manual_seed(4)
-    cases = []
-    for shape, scale in (((2, 1, 10, 64), 1 / 8), ((2, 1, 10, 64), 1.0), ((1, 4, 7, 16), 0.25)):
-        q, k = torch.randn(shape, generator=gen), torch.randn(shape, generator=gen)
-        cases.append(((q, k, scale), _entropies(q, k, scale).mean().double()))
-    mistakes = [
-        Mistake(
-            lambda q, k, s: _entropies(q, k, s, dim=-2).mean(),
-            "softmax over the wrong axis: each query's weights over the keys (the last axis) must sum to 1.",
-        ),
-        Mistake(
-            lambda q, k, s: _entropies(q, k, s).mean() / math.log(2),
-            "that is the entropy in bits; use the natural logarithm (nats).",
-        ),
-        Mistake(
-            lambda q, k, s: -_entropies(q, k, s).mean(),
-            "the sign is wrong: entropy is -sum p ln p, which is never negative.",
-        ),
-        Mistake(lambda q, k, s: _entropies(q, k, 1.0).mean(), "you did not apply `scale` to the scores."),
-        Mistake(
-            lambda q, k, s: _entropies(q, k, 1 / s).mean(),
-            "`scale` is already the factor on the scores; you divided by it.",
-        ),
-        Mistake(
-            lambda q, k, s: _entropies(q, k, s).sum(),
-            "you summed the entropies of the rows; return their mean (one number).",
-        ),
-        Mistake(
-            lambda q, k, s: _entropies(q, k, s).mean() / q.shape[-2],
-            "you averaged -p ln p over the keys of a row; the entropy of a row is their sum.",
-        ),
-        Mistake(
-            lambda q, k, s: _entropies(q, k, s),
-            "you returned one entropy per row; return their mean over every row (one number).",
-        ),
-    ]
-    return check_function(
-        func,
-        "your attention_entropy",
-        cases,
-        normalise=_scalar,
-        mistakes=mistakes,
-        nudge="Revisit the entropy formula in the exercise and section 2, where the weights are made.",
-        pointer="The weights are the softmax of the scaled scores over the keys; the entropy of one row sums "
-        "-p ln p over its keys (torch.special.entr); the answer is the mean of those row entropies over every "
-        "batch item, head and query.",
     )
 
 
@@ -146,60 +82,49 @@ def scores_growth(answer: object) -> Verdict:
         answer,
         right,
         "growth of Q K^T from 224 to 384",
-        "Revisit section 2 (what a row and a column of QK^T stand for) and how many tokens a ViT makes from an "
-        "image.",
+        nudge="The idea is what a row and a column of QK^T stand for, and which tokens a ViT makes from an image.",
         wrong=(
             (patches_only, "the prediction token is a token too: it has a row and a column of QK^T."),
-            (linear, "that is how the number of tokens grows; QK^T has a row and a column for every token."),
+            (linear, "that is how the number of tokens grows, not the number of entries of QK^T."),
             (
                 (large - 1) / (small - 1),
-                "that is how the number of patches grows; QK^T has a row and a column for every token.",
+                "that is how the number of patches grows, not the number of entries of QK^T.",
             ),
-            (384 / 224, "that is how the side grows; count the tokens at each size first."),
+            (384 / 224, "that is how the side of the image grows, not the number of entries of QK^T."),
             (right * 12, "the heads are the same at both sizes: they scale both counts alike and cancel."),
             (1 / right, "upside down: the count at 384 over the count at 224."),
             (1 / patches_only, "upside down, and the prediction token is a token too."),
         ),
         rel=0.002,
-        pointer="Count the tokens at each size (patches plus the prediction token), then ask how the size of "
-        "one head's QK^T depends on that count. The head count is the same at both sizes.",
+        pointer=reread("Scores, softmax and the weighted sum"),
     )
 
 
-def _merge(o: torch.Tensor) -> torch.Tensor:
-    b, h, n, d = o.shape
-    return o.transpose(1, 2).reshape(b, n, h * d)  # (B, N, heads * head_dim)
+# Exercise 3's statements about the buggy merge (a reshape without the transpose), as the notebook lists them.
+_MERGE_OPTIONS = ("a", "b", "c", "d", "e")
+_MERGE_RIGHT = "b"
+_MERGE_WRONG = {
+    "a": "the labels of output token 0 do not alternate between heads, as interleaved channels would.",
+    "c": "a reshape never wraps around: it keeps every number once, in order, and output token 0 is wrong too.",
+    "d": "a right shape is not a right merge: the labels say which head, token and channel each number came from.",
+    "e": "the labels do not show a reversed head order: the first digit of a label names its head.",
+}
 
 
 @never_raises
-def merge_heads_function(func: object) -> Verdict:
-    """Exercise 04.3: ``func(o)`` glues (B, heads, N, head_dim) back into (B, N, heads * head_dim)."""
-    gen = torch.Generator().manual_seed(6)
-    cases = [
-        ((o,), _merge(o))
-        for o in (torch.randn(shape, generator=gen) for shape in ((2, 4, 5, 3), (1, 3, 7, 2)))
-    ]
-    mistakes = [
-        Mistake(
-            lambda o: o.reshape(o.shape[0], o.shape[2], -1),
-            "heads merged in the wrong order: a reshape alone reads the head axis as if it came after the tokens, "
-            "so it mixes tokens and heads.",
-        ),
-        Mistake(
-            lambda o: o.permute(0, 2, 3, 1).reshape(o.shape[0], o.shape[2], -1),
-            "heads merged in the wrong order: the channels of the heads are interleaved; each head's channels must "
-            "stay together, as one block.",
-        ),
-    ]
-    return check_function(
-        func,
-        "your merge_heads",
-        cases,
-        mistakes=mistakes,
-        nudge="Revisit 'The reshape and the permute, axis by axis' in section 1: merging is the split run "
-        "backwards.",
-        pointer="A reshape only regroups axes that are next to each other; bring the head axis next to the "
-        "channel axis first, in the order (tokens, heads, channels).",
+def merge_bug_choice(answer: object) -> Verdict:
+    """Exercise 04.3 (find the bug): the letter of the statement, among a to e, that says what the buggy merge
+    ``o.reshape(b, n, h * d)`` of (B, heads, N, head_dim) does and why (output token 0 gets head 0's channels of
+    tokens 0 and 1, since a reshape keeps the stored order, head by head)."""
+    return choice_answer(
+        answer,
+        _MERGE_RIGHT,
+        "the bug in the merge",
+        _MERGE_OPTIONS,
+        nudge="Each statement says what goes wrong and why; both must hold. The idea is the order in which a "
+        "tensor's numbers are stored, and what a reshape does with that order.",
+        pointer=reread("Queries, keys and values"),
+        wrong=_MERGE_WRONG,
     )
 
 
@@ -229,7 +154,8 @@ def attention_cost_ratio(answer: object) -> Verdict:
         answer,
         right,
         "products over layers in T2T's first attention",
-        "Revisit 'Weights and multiply-adds': which sizes each of the four terms is made of.",
+        nudge="The idea is which sizes each of the layer's four costs is made of when the input length and the "
+        "channels differ.",
         wrong=(
             (
                 n / (2 * chan),
@@ -248,8 +174,7 @@ def attention_cost_ratio(answer: object) -> Verdict:
             ((qkv + proj) / products, "upside down: the products divided by the layers."),
         ),
         rel=0.005,
-        pointer="Write each of the four terms with N, the input length and chan (the formula above has only D, "
-        "because there the two are equal), then divide the two products by the two layers.",
+        pointer=reread("Weights and multiply-adds"),
     )
 
 
@@ -286,7 +211,7 @@ def attention_function(func: object) -> Verdict:
         Mistake(lambda q, k, v: _tokens_first(q, k, v, 1.0), "the scores are not scaled."),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, 1 / q.shape[-1]),
-            "wrong scale: you divided by head_dim itself; 'Why divide by sqrt(d_k)?' says what the scale is.",
+            "wrong scale: you divided by head_dim itself; section 4 says what the scale is.",
         ),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, (q.shape[2] * q.shape[-1]) ** -0.5),
@@ -307,10 +232,9 @@ def attention_function(func: object) -> Verdict:
         "your attention_tokens_first",
         cases,
         mistakes=mistakes,
-        nudge="Revisit section 2 and 'Several heads': each head compares tokens with tokens.",
-        pointer="With einsum, name the axes (b, n, h, d) for the queries and (b, m, h, d) for the keys: the "
-        "scores keep b, h, n, m and sum over d; the softmax runs over m; the output sums over m and comes back "
-        "as (b, n, h, d).",
+        nudge="The idea: in any layout, each head compares tokens with tokens, and each query's weights over the "
+        "keys sum to 1.",
+        pointer=reread("Several heads"),
     )
 
 
@@ -364,8 +288,7 @@ def attention_map_reading(answer: object, picture: np.ndarray | torch.Tensor | N
         answer,
         found.key,
         "the patch read off the map",
-        "Revisit section 2: which axis of a weight matrix holds the queries and which the keys.",
+        nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
         wrong=wrong,
-        pointer="Find the panel of the head asked for, then the row of the query token (token p is patch p) and "
-        "the brightest cell along that row; the number at that column's tick is the patch.",
+        pointer=reread("Scores, softmax and the weighted sum"),
     )
