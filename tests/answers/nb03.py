@@ -59,6 +59,23 @@ def resize_steps(
     return torch.cat([pos[:, :1], out.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)], dim=1)
 
 
+def buggy_resize(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
+    """The notebook's buggy_resize, written out: the grid rows read column by column."""
+    (h, w), (h2, w2) = old, new
+    d = pos.shape[-1]
+    grid = pos[:, 1:].reshape(1, w, h, d).permute(0, 3, 2, 1)
+    out = F.interpolate(grid, size=(h2, w2), mode="bicubic", align_corners=False)
+    return torch.cat([pos[:, :1], out.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)], dim=1)
+
+
+def buggy_table(n: int, d: int) -> torch.Tensor:
+    """The notebook's buggy_table: the exponent j / d."""
+    i = torch.arange(n, dtype=torch.float64)[:, None]
+    j = torch.arange(d)
+    angle = i / 10000 ** (j / d)
+    return torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
+
+
 def resize_1d(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
     rows = F.interpolate(pos[:, 1:].transpose(1, 2), size=new[0] * new[1], mode="linear").transpose(1, 2)
     return torch.cat([pos[:, :1], rows], dim=1)
@@ -67,6 +84,7 @@ def resize_1d(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> 
 VALUE_CHECKS = {
     check.sinusoidal_column: 201,  # angle 3 / 10000 ** (2m / 400) = 0.03 -> m = 100; its cosine is column 2m + 1
     check.learned_embedding_size: (24 * 32 + 1) * 1024,  # 384 x 512 in patches of 16: 24 x 32, + 1 slot
+    check.control_axis_prediction: "row",  # the picture changes from top to bottom far more than across
 }
 FUNCTION_CHECKS = {
     check.permuted_weights_function: lambda a, p: a[p][:, p],
@@ -80,8 +98,9 @@ MISTAKES = [
     (check.learned_embedding_size, 769 * 1024 * 24, "not one per block"),
     (check.learned_embedding_size, 577 * 1024, "not square"),
     (check.learned_embedding_size, 1025 * 1024, "not square"),
-    (check.learned_embedding_size, 57 * 1024, "multiply"),
+    (check.learned_embedding_size, 57 * 1024, "fill a grid"),
     (check.learned_embedding_size, (384 * 512 // 16 + 1) * 1024, "16 squared"),
+    (check.control_axis_prediction, "column", "not what the run shows"),
     (check.learned_embedding_size, 197 * 1024, "pre-training grid"),
     (check.learned_embedding_size, 769 * 768, "ViT-B's token length"),
     (check.sinusoidal_column, 200, "sine of the same pair"),
@@ -95,14 +114,16 @@ MISTAKES = [
     (check.permuted_weights_function, lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)], "inverse"),
     (check.permuted_weights_function, lambda a, p: a[p][:, p].T, "transposed"),
     (check.permuted_weights_function, lambda a, p: a, "do change"),
+    (check.sinusoidal_function, buggy_table, "the bug is still in it"),
+    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="j")), "the bug is still in it"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d), even_sin=False), "swapped"),
-    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="j")), "(you used j)"),
-    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="2j")), "not 2 * j / d"),
+    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="2j")), "you doubled j"),
     (check.sinusoidal_function, lambda n, d: position.sinusoidal_table(n, d).T, "transposed"),
-    (check.sinusoidal_function, swapped_roles, "i and j are swapped"),
-    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, start=1)), "positions start at 0"),
-    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1000.0)), "not 1000"),
-    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1e5)), "not 100000"),
+    (check.sinusoidal_function, swapped_roles, "swapped roles"),
+    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, start=1)), "start at 1"),
+    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1000.0)), "powers of 1000"),
+    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1e5)), "powers of 100000"),
+    (check.resize_pos_embed_function, buggy_resize, "the bug is still in it"),
     (check.resize_pos_embed_function, lambda p, o, n: resize_by_hand(p, o, n)[:, 1:], "row is missing"),
     (
         check.resize_pos_embed_function,
@@ -110,7 +131,7 @@ MISTAKES = [
         "belongs in front",
     ),
     (check.resize_pos_embed_function, resize_1d, "1-D interpolation"),
-    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, permute=False), "mixes the D"),
+    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, permute=False), "got mixed"),
     (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, swap=True), "swapped"),
     (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, antialias=True), "antialias"),
     (

@@ -8,12 +8,13 @@ import torch
 import torch.nn.functional as F
 
 from .. import position, tokens
-from ._core import Mistake, Verdict, check_function, int_answer, never_raises
+from ._core import Mistake, Verdict, check_function, choice_answer, int_answer, never_raises, reread
 
 __all__ = [
     "permuted_weights_function",
     "sinusoidal_column",
     "sinusoidal_function",
+    "control_axis_prediction",
     "learned_embedding_size",
     "resize_pos_embed_function",
 ]
@@ -55,8 +56,7 @@ def permuted_weights_function(func: object) -> Verdict:
         ),
         Mistake(
             lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)],
-            "you used the inverse permutation: new token r is old token perm[r], not the other way round "
-            "(try it by hand on three tokens).",
+            "you used the inverse permutation: new token r is old token perm[r], not the other way round.",
         ),
         Mistake(
             lambda a, p: a[p][:, p].T,
@@ -72,9 +72,9 @@ def permuted_weights_function(func: object) -> Verdict:
         "your predicted weights",
         _permutation_cases(),
         mistakes=mistakes,
-        nudge="Revisit 'Attention in one paragraph': row i of the weights belongs to query i, column j to key j.",
-        pointer="After the reordering, new token r carries old token perm[r]'s query, key and value: ask which "
-        "old token the row index and which the column index of a new entry refer to.",
+        nudge="Each row of the weights belongs to one token's query and each column to one token's key, and every "
+        "token takes its own query and key along when it moves.",
+        pointer=reread("Attention in one paragraph"),
     )
 
 
@@ -98,8 +98,8 @@ def sinusoidal_column(answer: object) -> Verdict:
         answer,
         column,
         "the column that holds cos(0.03) at slot 3 (d = 400)",
-        "Revisit the formula of the sinusoidal table: which columns share one frequency, and which of the two "
-        "takes the cosine.",
+        nudge="Each pair of columns shares one frequency, and the frequencies fall from pair to pair; one column "
+        "of each pair holds a sine, the other a cosine.",
         wrong={
             column
             - 1: "that column holds the sine of the same pair; the cosine is the odd column of a pair.",
@@ -112,8 +112,7 @@ def sinusoidal_column(answer: object) -> Verdict:
             column + 1: "columns count from 0: the first column of the table is column 0.",
             slot: "3 is the slot i (the row); the question asks for the column j.",
         },
-        pointer="At slot i, pair m's angle is i / 10000 ** (2m / d): set it equal to the angle asked for, solve "
-        "for m (write both sides as powers of ten), then take the column of pair m that holds the cosine.",
+        pointer=reread("The sinusoidal table"),
     )
 
 
@@ -142,59 +141,76 @@ def _roles_swapped(n: int, d: int) -> torch.Tensor:
 
 @never_raises
 def sinusoidal_function(func: object) -> Verdict:
-    """Exercise 03.3: ``func(n, d)`` must return the (n, d) sinusoidal table."""
+    """Exercise 03.3 (find the bug): ``func(n, d)``, the learner's fix of ``buggy_table``, must return the (n, d)
+    sinusoidal table. The given bug (the exponent j / d) is recognised without being named, so that running the
+    check on the unchanged function gives nothing away."""
     cases = [
         ((n, d), position.sinusoidal_table(n, d)) for n, d in ((15, 400), (176, 768), (4, 9), (1, 2), (7, 3))
     ]
     mistakes = [
         Mistake(
-            lambda n, d: _sin_cos(_table(n, d), swapped=True),
-            "sine and cosine are swapped: even entries j take the sine, odd ones the cosine.",
+            lambda n, d: _sin_cos(_table(n, d, exponent="j")).float(),
+            "this is what the given buggy_table returns: the bug is still in it.",
         ),
         Mistake(
-            lambda n, d: _sin_cos(_table(n, d, exponent="j")),
-            "wrong exponent: use 2 * (j // 2) / d, so that entries 2m and 2m + 1 share one frequency (you used j).",
+            lambda n, d: _sin_cos(_table(n, d), swapped=True),
+            "sine and cosine are swapped: your even entries hold cosines and your odd entries sines.",
         ),
         Mistake(
             lambda n, d: _sin_cos(_table(n, d, exponent="2j")),
-            "wrong exponent: use 2 * (j // 2) / d, not 2 * j / d (entries 2m and 2m + 1 share one frequency).",
+            "the exponent still gives the two columns of a pair different frequencies (you doubled j).",
         ),
         Mistake(
             lambda n, d: position.sinusoidal_table(n, d).T,
-            "i and j are swapped: rows are the n token slots i, columns the d entries j (your table is transposed).",
+            "your table is transposed: its rows are the entries j and its columns the slots i.",
         ),
         Mistake(
             _roles_swapped,
-            "i and j are swapped: i is the token slot (the row), j the entry (the column), and the parity of j "
-            "picks sine or cosine.",
+            "i and j have swapped roles: the slot i plays the entry's part in your formula, and j the slot's.",
         ),
         Mistake(
             lambda n, d: _sin_cos(_table(n, d, start=1)),
-            "positions start at 0: row 0 is sin(0), cos(0), ... = 0, 1, 0, 1, ... (torch.arange(n)).",
+            "your slots start at 1; the first token's slot is 0.",
         ),
         Mistake(
             lambda n, d: _sin_cos(_table(n, d, base=1000.0)),
-            "wrong base: the wavelengths grow with powers of 10000, not 1000.",
+            "wrong base: your wavelengths grow with powers of 1000, not of the formula's base.",
         ),
         Mistake(
             lambda n, d: _sin_cos(_table(n, d, base=100000.0)),
-            "wrong base: the wavelengths grow with powers of 10000, not 100000.",
+            "wrong base: your wavelengths grow with powers of 100000, not of the formula's base.",
         ),
     ]
     return check_function(
         func,
-        "your sinusoidal table",
+        "your fixed sinusoidal table",
         cases,
         mistakes=mistakes,
-        nudge="Revisit the formula and table_by_hand above: what varies along the rows, what along the columns.",
-        pointer="Make i a column (n, 1) and j a row (d,) with torch.arange, so that broadcasting gives all the "
-        "(n, d) angles at once; torch.where can then pick sin or cos by the parity of j.",
+        nudge="In the table the two columns of a pair are a sine and a cosine of one and the same frequency, so "
+        "that the similarity of two rows depends only on their distance.",
+        pointer=reread("The sinusoidal table"),
+    )
+
+
+@never_raises
+def control_axis_prediction(answer: object) -> Verdict:
+    """Exercise 03.4 (predict): which the control without a position embedding (``vit_where_nopos``) gets right
+    more often, the moon's patch row or its patch column."""
+    return choice_answer(
+        answer,
+        "row",
+        "which the control reads more often",
+        ("row", "column"),
+        nudge="A model without a position embedding sees only pixels: ask what a moon's patch and its "
+        "surroundings look like in different places of the picture.",
+        pointer=reread("What a trained table looks like"),
+        wrong={"column": "not what the run shows; the cell after the next heading prints both accuracies."},
     )
 
 
 @never_raises
 def learned_embedding_size(answer: object) -> Verdict:
-    """Exercise 03.4: trainable numbers in ViT-L/16's learned position embedding at 384 x 512 (D = 1024)."""
+    """Exercise 03.5: trainable numbers in ViT-L/16's learned position embedding at 384 x 512 (D = 1024)."""
     height, width, patch, d = 384, 512, 16, 1024
     grid = tokens.count_tokens(height, width, patch, patch, 0)  # 24 rows x 32 columns of patches
     rows = grid.total + 1  # one row per patch and one for the prediction token
@@ -205,32 +221,28 @@ def learned_embedding_size(answer: object) -> Verdict:
         answer,
         rows * d,
         "trainable numbers in ViT-L/16's position embedding at 384 x 512",
-        "Revisit § Learned position embeddings: the shape of E_pos, and how many patches an image holds.",
+        nudge="A learned table has one trainable vector for every token slot of one image.",
         wrong={
             grid.total * d: "the prediction token's slot has a row too.",
             grid.total + 1: "each slot holds a whole vector of D numbers, not one number.",
             grid.total: "each slot (every patch and the prediction token) holds a whole vector of D numbers.",
             24 * rows * d: "there is one position embedding, added once before the first block, not one per "
             "block.",
-            (square_h + 1) * d: "the image is not square: count the patches along its height and along its "
-            "width separately.",
-            (square_w + 1) * d: "the image is not square: count the patches along its height and along its "
-            "width separately.",
+            (square_h + 1) * d: "the image is not square: you counted as if it were as wide as it is high.",
+            (square_w + 1) * d: "the image is not square: you counted as if it were as high as it is wide.",
             (grid.rows + grid.cols + 1)
-            * d: "the patches of the image fill a grid: the count along the height "
-            "and the count along the width multiply, they do not add.",
-            (height * width // patch + 1) * d: "a patch covers 16 x 16 pixels, an area of 16 squared: divide "
-            "each side by the patch side.",
+            * d: "you added the patches along the height to those along the width; the patches fill a grid.",
+            (height * width // patch + 1) * d: "you divided the pixels by the patch's side; a patch covers "
+            "16 squared pixels.",
             (vit_b_grid + 1) * d: "that is the pre-training grid of 224 x 224 images; count the patches of a "
             "384 x 512 image.",
             rows * 768: "768 is ViT-B's token length; ViT-L's tokens are longer.",
         },
-        pointer="E_pos holds one row of D numbers per token slot; the slots are the patches of one image (count "
-        "them along the height and along the width) and the prediction token.",
+        pointer=reread("Learned position embeddings"),
     )
 
 
-# --- Exercise 03.5: resizing a learned position embedding to another grid ---
+# --- Exercise 03.6: resizing a learned position embedding to another grid ---
 
 
 def _resize_right(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
@@ -255,6 +267,7 @@ def _resize_variant(
     size: tuple[int, int] | None = None,
     permute_in: bool = True,
     permute_out: bool = True,
+    column_major: bool = False,
     **options: object,
 ) -> torch.Tensor:
     """A resize with one step done differently: ``keep`` what happens to the prediction token's row ("front",
@@ -267,7 +280,9 @@ def _resize_variant(
         cls_row, grid_rows = pos[:, -1:], pos[:, :-1]
     else:
         cls_row, grid_rows = pos[:, :1], pos[:, 1:]
-    if permute_in:
+    if column_major:  # the notebook's buggy_resize: the grid rows read column by column
+        image = grid_rows.reshape(1, w, h, d).permute(0, 3, 2, 1)  # (1, D, h, w), rows and columns mixed up
+    elif permute_in:
         image = grid_rows.reshape(1, h, w, d).permute(0, 3, 1, 2)  # (1, D, h, w)
     else:
         image = grid_rows.reshape(1, d, h, w)  # D and tokens mixed
@@ -309,16 +324,20 @@ def _resize_cases() -> list[tuple[tuple, torch.Tensor]]:
 
 @never_raises
 def resize_pos_embed_function(func: object) -> Verdict:
-    """Exercise 03.5: ``func(pos_embed, old_grid, new_grid)`` carries a (1, 1 + h * w, D) embedding to a new grid."""
+    """Exercise 03.6 (find the bug): ``func(pos_embed, old_grid, new_grid)``, the learner's fix of
+    ``buggy_resize``, carries a (1, 1 + h * w, D) embedding to a new grid."""
 
     def swapped(pair: tuple[int, int]) -> tuple[int, int]:
         return pair[1], pair[0]
 
     mistakes = [
         Mistake(
+            lambda p, o, n: _resize_variant(p, o, n, column_major=True),
+            "this is what the given buggy_resize returns: the bug is still in it.",
+        ),
+        Mistake(
             lambda p, o, n: _resize_variant(p, o, n, keep="drop"),
-            "the prediction token's row is missing: keep row 0 as it is and put it back in front of the resized "
-            "grid rows.",
+            "the prediction token's row is missing from your result.",
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, keep="back"),
@@ -326,41 +345,36 @@ def resize_pos_embed_function(func: object) -> Verdict:
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, keep="last"),
-            "the prediction token's row went into the grid: it is row 0 and has no place on the grid; the grid "
-            "rows are the ones after it.",
+            "the prediction token's row went into the grid, and the last grid row took its place.",
         ),
         Mistake(
             lambda p, o, n: _resize_1d(p, o, n),
             "that is a 1-D interpolation along the sequence of patches: it blends the end of one patch row with "
-            "the start of the next. Lay the rows out on the (h, w) grid and interpolate in 2-D.",
+            "the start of the next.",
         ),
         Mistake(
             lambda p, o, n: _resize_1d(p, o, n, whole=True),
-            "that is a 1-D interpolation along the whole sequence, the prediction token's row included: that row "
-            "has no place on the grid, and the grid needs a 2-D interpolation.",
+            "that is a 1-D interpolation along the whole sequence, the prediction token's row included.",
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, permute_in=False),
-            "the grid rows were reshaped straight to (1, D, h, w): that mixes the D entries of a row with the "
-            "patches. Reshape to (1, h, w, D) first, then move D to the channel axis with permute.",
+            "on the way in, the D entries of each row got mixed with the patches.",
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, permute_out=False),
-            "on the way back the (1, D, h2, w2) result was reshaped straight to (1, h2 * w2, D): that mixes the D "
-            "entries with the patches. Move D back to the last axis with permute before the reshape.",
+            "on the way back, the D entries got mixed with the patches.",
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, read=swapped(o), size=swapped(n)),
-            "rows and columns of the grid are swapped: a grid (h, w) has h rows of w patches, and F.interpolate's "
-            "size is (height, width).",
+            "rows and columns of the grid are swapped, both in the old grid and in the new size.",
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, read=swapped(o)),
-            "the old grid was read with rows and columns swapped: its rows are laid out h rows of w patches.",
+            "the old grid was read with rows and columns swapped.",
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, size=swapped(n)),
-            "the new size has rows and columns swapped: F.interpolate's size is (height, width) = (h2, w2).",
+            "the new size has rows and columns swapped.",
         ),
         Mistake(
             lambda p, o, n: _resize_variant(p, o, n, antialias=True),
@@ -385,9 +399,7 @@ def resize_pos_embed_function(func: object) -> Verdict:
         "your resized position embedding",
         _resize_cases(),
         mistakes=mistakes,
-        nudge="Revisit the section on resizing: which row has no place on the grid, and how the grid rows become "
-        "an image for F.interpolate.",
-        pointer="F.interpolate reads (batch, channels, height, width): the D entries of a row must be the "
-        "channels and the grid's rows and columns the height and width, so the layout needs a permute, not "
-        "only a reshape, on the way in and on the way out.",
+        nudge="The table's grid rows are stored patch row by patch row, and a resize must treat them as an image "
+        "whose pixels keep their places.",
+        pointer=reread("Interpolating the table in 2-D"),
     )
