@@ -16,37 +16,34 @@
 # %% [markdown]
 # # 06 · Tokens-to-Token
 #
-# ViT turns an image into tokens in one cut (notebook 01). The Tokens-to-Token (T2T) module does it in stages:
+# **Time:** about 55 minutes
+#
+# ViT cuts an image into tokens in one go (notebook 01). The Tokens-to-Token (T2T) module does it in stages:
 #
 # 1. **soft split** the image into overlapping windows (notebook 02),
 # 2. pass the tokens through a small **token transformer**, which also shortens them,
 # 3. **rebuild** an image from the tokens, one pixel per token (notebook 02),
 # 4. repeat, and after the last soft split project the tokens to the model's length $D$.
 #
-# Why bother? The T2T paper (Yuan et al., 2021) starts from an observation about ViT trained from scratch on
-# ImageNet alone: it trails convolutional networks of the same size, and its patch tokens lose local structure
-# such as edges and lines. Overlapping windows keep small neighbourhoods of the image whole inside a token (the
-# first section computes exactly how small). The token transformers themselves attend globally, every token to
-# every other; the local step is the next soft split, which merges each window of neighbouring rebuilt tokens
-# into one token. Together they build in an *inductive bias* toward local structure: an assumption about images
-# that the model holds from the start instead of learning it from data (notebook 05, section 7), which matters
-# most when data is limited. With it, the paper reports T2T-ViT trained from scratch on ImageNet matching or
-# beating ViT and ResNets of similar size.
+# Why bother? The T2T paper (Yuan et al., 2021) works with ImageNet, the standard benchmark of about 1.3 million
+# labelled photographs in 1,000 classes. Trained from scratch on ImageNet alone, ViT trails convolutional networks
+# of the same size, and its patch tokens lose local structure such as edges and lines. Overlapping windows keep
+# small neighbourhoods of the image whole inside a token. That is an *inductive bias* toward local structure: an
+# assumption about images that the model holds from the start instead of learning it from data (notebook 05,
+# section 7). With it, the paper reports T2T-ViT matching or beating ViT and ResNets of similar size.
 #
-# T2T is not the only answer to ViT's hunger for data: the other common fix for the tokens builds them with
-# convolutions (the ViT paper's hybrid model, or a small convolutional stem), which notebook 05 shows next to
-# ViT's need for data.
+# The walk-through sizes below come from the article series the course grew from: Skylar Jean Callis's *Vision
+# Transformers Explained*, here its article *Tokens-to-Token Vision Transformers, Explained*. They are a batch of
+# 13, tokens of length 49, 64 channels and a 400 × 100 input. Where the course departs from it and from the
+# official code is listed at the end, in
+# [the departures](#Evidence:-where-the-course-departs-from-the-articles-and-the-official-code).
 #
-# The walk-through sizes below (a batch of 13, tokens of length 49, 64 channels, a 400 × 100 input) come from the
-# article series the course grew from, Skylar Jean Callis's *Vision Transformers Explained* (four articles;
-# notebook 00 introduces it), here its article *Tokens-to-Token Vision Transformers, Explained*. Section 8 lists
-# where the course departs from it.
-#
-# **Learning goals.** After this notebook you can
-# 1. say which neighbourhoods a soft split keeps whole, and compute it for any kernel and stride,
-# 2. write a token transformer's attention, and explain why its skip connection goes through $v$,
-# 3. follow the T2T module stage by stage, and say which pixels one of its tokens is built from,
-# 4. run T2T-ViT end to end, count its parameters against the official ones, and say where its compute goes.
+# **By the end you can**
+# 1. say which neighbourhoods a soft split keeps whole, for any kernel and stride;
+# 2. write a token transformer's attention, and explain why its skip connection goes through $v$;
+# 3. follow the T2T module stage by stage, and say which pixels one of its tokens is built from;
+# 4. find the bug in a rebuild that assumes a square grid;
+# 5. run T2T-ViT end to end, check its parameter count against the official one, and say where its compute goes.
 
 # %%
 import math
@@ -80,52 +77,31 @@ height, width = picture.shape
 image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 # %% [markdown]
-# ## 1. Which neighbourhoods a soft split keeps whole
+# ## 1. Which neighbourhoods a soft split keeps whole (8 min)
 #
 # A soft split with kernel $k$, stride $s$ and padding $p$ starts a window every $s$ pixels, at
-# $t = -p, s - p, 2s - p, \dots$ along each axis. An $m \times m$ block of the image whose top-left pixel is at
-# $(a, b)$ lies whole inside a window when, along rows and along columns,
+# $t = -p, s - p, 2s - p, \dots$ along each side. A block of $m \times m$ pixels whose top row is $a$ fits inside
+# the rows of a window that starts at $t$ when
 #
-# $$t \le a \quad\text{and}\quad a + m \le t + k, \qquad\text{i.e.}\qquad a + m - k \le t \le a .$$
+# $$a + m - k \le t \le a .$$
 #
-# That interval holds $k - m + 1$ consecutive integers, and window starts come every $s$ of them, so *away from
-# the image's edges* it holds a start wherever the block sits exactly when $k - m + 1 \ge s$:
+# That range holds $k - m + 1$ whole numbers. Window starts come every $s$ of them, so wherever the block sits, the
+# range holds a start exactly when $k - m + 1 \ge s$. Columns work the same way. So every block of side
 #
-# $$m_{\text{always whole}} = k - s + 1 \qquad \text{(if the windows reach every edge)}.$$
+# $$m = k - s + 1$$
 #
-# At the edges there must also be a window to hold the block: the first window starts at $-p \le 0$, and the
-# last one must end at or past the last row (and column). When it does not, the last pixels lie in no window at
-# all: on a side of 10 with $(k, s, p) = (7, 4, 2)$ the two windows cover rows $-2 \dots 4$ and $2 \dots 8$, and
-# row 9 is in neither. On the picture, on the grids it rebuilds, and on 224 × 224 images the windows do reach
-# every edge (the first cell below checks it), so there the formula holds everywhere.
+# is whole in some window, wherever it lies. This needs windows that reach the image's edges. They do on the
+# picture, on the grids it rebuilds and on 224 × 224 images; on some other sides the last pixels fall in no window
+# at all ([the edge check](#Evidence:-where-the-windows-reach-the-edges)).
 #
-# Larger blocks are whole at some positions and cut by every window at others. The second cell does not trust
-# the formula: for each $m$ it tries every position of an $m \times m$ block and asks whether any window holds
-# it. Stage 1 splits the picture, so its blocks are measured in pixels; stage 2 splits the grid that stage 1
-# rebuilds, so its blocks are measured in grid cells (one cell per stage-1 token). ViT's patches (notebook 01)
-# are the split with $s = k$ and $p = 0$; the cell checks which patch size gives the same token grid as
-# stage 1, so that the two can be compared token for token, and also tries the course's usual $P = 20$.
+# The cell below does not trust the formula. For each block side $m$ it tries every position of an $m \times m$
+# block and asks whether some window holds it. It compares T2T's first split with ViT's patches of $P = 4$, a
+# split with $s = k$ and $p = 0$. The two cut the picture into the same grid of tokens, so they can be compared
+# token for token. It also tries T2T's second split, on the grid that the first one rebuilds, and ViT's usual
+# $P = 20$.
 
 
 # %%
-def last_window_end(side: int, kernel: int, stride: int, padding: int) -> int:
-    """One past the last pixel the last window covers along a side (windows start at -padding)."""
-    n_windows = (side + 2 * padding - kernel) // stride + 1
-    return -padding + (n_windows - 1) * stride + kernel
-
-
-for side, stages in ((60, T2T_STAGES), (100, T2T_STAGES), (224, T2T_STAGES), (10, T2T_STAGES[:1])):
-    start, reach = side, []
-    for k, s, p in stages:  # each stage splits the side the previous one produced
-        end = last_window_end(side, k, s, p)
-        reach.append(end >= side)
-        print(
-            f"side {side:3d}, (k, s, p) = {(k, s, p)}: last window ends at {end}, reaches the edge: {end >= side}"
-        )
-        side = (side + 2 * p - k) // s + 1
-    assert all(reach) == (start != 10)  # only the 10-pixel side is left with pixels in no window
-
-
 # %%
 def whole_blocks(h: int, w: int, kernel: int, stride: int, padding: int, m: int) -> torch.Tensor:
     """(h - m + 1, w - m + 1) booleans: is the m x m block with this top-left pixel inside some window?"""
@@ -176,30 +152,21 @@ share5 = shares["T2T stage 1"][4]
 print(f"stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
 assert share5 == (3 / 4) ** 2
 edge = whole_blocks(10, 10, 7, 4, 2, 1)  # single pixels of a 10 x 10 image, split with (7, 4, 2)
-print(
-    f"10 x 10 image, (7, 4, 2): row 9 in some window: {edge[9].any().item()}, column 9: {edge[:, 9].any().item()}"
-)
-assert not edge[9].any() and not edge[:, 9].any()
 
 # %% [markdown]
-# So T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in at least one token, wherever it
-# sits; 5 × 5 and larger ones are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of
-# the rebuilt grid whole: 2 × 2 grid cells, whose unit is a stage-1 token, not a pixel, so stage 2 stays out of
-# the figure below.
+# T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
+# blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole: 2 × 2
+# grid cells, each a stage-1 token, so stage 2 stays out of the figure below.
 #
-# The fair comparison with ViT is at the same number of tokens. Patches of $P = 4$ cut the picture into the same
-# grid as stage 1, but they do not overlap: a block is whole only where it crosses no patch border. Every single
-# pixel is whole; from 2 × 2 on, only a share of the blocks is, and a block larger than the patch, 5 × 5 or
-# more, never is (the left panel). Larger patches keep more blocks whole (compare the shares printed for
-# $P = 20$), at the price of far fewer, longer tokens; what the soft split adds is overlap at a given number of
-# tokens.
+# At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
+# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches
+# keep more blocks whole, as the shares for $P = 20$ show, but give far fewer, longer tokens. Overlap buys whole
+# neighbourhoods at a given number of tokens.
 #
-# The right panel shows, for 5 × 5 blocks and T2T's first split, which top-left positions are whole in some
-# window and which are cut by every window. The pattern repeats every $s = 4$ pixels: 1 of every 4 top rows (and
-# 1 of every 4 left columns) fits in no window, so $(3/4)^2 \approx 0.56$ of the positions are whole, the share
-# printed above.
+# The right panel maps the 5 × 5 blocks of T2T's first split. The pattern repeats every $s = 4$ pixels: 1 top row
+# in 4, and 1 left column in 4, fits in no window, so $(3/4)^2 \approx 0.56$ of the positions are whole.
 
-# %%
+# %% mystnb={"image": {"alt": "Two panels. Left: the share of m by m blocks kept whole in some token, for m from 2 to 7 pixels, for T2T's first soft split and for ViT patches of 4 pixels on the same 15 by 25 token grid; T2T keeps every block up to 4 by 4 whole and a falling share of larger ones, ViT a lower share from 2 by 2 on and no block of 5 or more. Right: a map over block top rows and left columns of which 5 by 5 blocks are whole in T2T's first split, a pattern that repeats every 4 pixels with one row and one column in four cut."}}
 fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), width_ratios=[1.0, 1.25], layout="constrained")
 fair = ("T2T stage 1", "ViT, P = 4")  # the two splits that give the same token grid, both in pixels
 for name, marker, above in zip(fair, ("o", "s"), (True, False), strict=True):
@@ -245,7 +212,7 @@ axes[1].legend(
 plt.show()
 
 # %% [markdown]
-# ## 2. The token transformer
+# ## 2. The token transformer (12 min)
 #
 # After the first soft split a token is a 7 × 7 window of one channel: length $\text{dim} = 49$. A *token
 # transformer* is an encoder block (notebook 05) whose attention also changes the token length, to
@@ -254,34 +221,36 @@ plt.show()
 # $$[Q, K, V] = \mathrm{LN}(X)\, W_{qkv}, \qquad W_{qkv} \in \mathbb{R}^{\text{dim} \times 3\,\text{chan}}
 #   \ (\text{no bias}),$$
 #
-# with LN a layer norm and MLP the two-layer network of the encoder block (both in notebook 05), and the softmax
-# and scale of attention as in notebook 04:
-#
 # $$Y = V + \mathrm{softmax}\!\left(Q K^\top \cdot \text{scale}\right) V\, W_{\text{proj}} + b_{\text{proj}},
 #   \qquad Z = Y + \mathrm{MLP}(\mathrm{LN}(Y)) .$$
 #
-# **Why the skip goes through $V$.** An encoder block adds its input back, $X + \mathrm{Attn}(\mathrm{LN}(X))$;
-# here $X$ has length 49 and the attention output 64, so they cannot be added. $V$ already has length 64 and is
-# a linear image of the (normalised) input, so T2T adds $V$ instead (with several heads, $V$'s heads are merged back
-# side by side first). The MLP (hidden width 64, MLP ratio 1) keeps length 64 and has an ordinary residual.
+# LN is a layer norm and MLP the encoder block's two-layer network, both from notebook 05. The softmax and the
+# scale are attention's, from notebook 04.
+#
+# **Why the skip goes through $V$.** An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$.
+# Here $X$ has length 49 and the attention's output length 64, so the two cannot be added. $V$ already has length
+# 64 and is a linear image of the normalised input, so T2T adds $V$ instead. With several heads, $V$'s heads are
+# first merged side by side.
+#
+# The MLP keeps length 64: its hidden layer is 64 wide, an MLP ratio of 1. Its residual is the ordinary one.
 #
 # **The scale.** The official T2T code scales $QK^\top$ by $(\text{dim} / \text{heads})^{-1/2} = 49^{-1/2} = 1/7$,
-# from the input length; `TokensToToken` passes that scale to its token transformers. A bare `TokenTransformer`
-# takes $(\text{chan} / \text{heads})^{-1/2} = 1/8$ unless told otherwise, so the cells of this notebook pass
-# `qk_scale=dim ** -0.5` explicitly. The scale changes the attention weights' values, never a shape.
+# from the input length, and `TokensToToken` does the same. A bare `TokenTransformer` takes
+# $(\text{chan} / \text{heads})^{-1/2} = 1/8$ unless told otherwise, so the cells below pass `qk_scale=dim ** -0.5`.
+# The scale changes the attention weights' values, never a shape.
 
-# %%
+# %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer that outputs 64 channels, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
 diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
 plt.show()
 
 # %% [markdown]
-# **Exercise 1 (write T2T's key idea).** Write the attention of a token transformer with one head, skip included:
-# `my_token_attention(x, w_qkv, w_proj, b_proj, scale)` takes tokens `x` of shape (B, N, dim), already
-# normalised, and the weights of the two linear layers as PyTorch stores them: `w_qkv` of shape (3·chan, dim)
-# (the qkv layer, no bias, so `x @ w_qkv.T` is $X W_{qkv}$, with $Q$, $K$, $V$ one after the other along its last
-# axis) and `w_proj` (chan, chan) with `b_proj` (chan,). It returns $Y$ of the equation above, shape (B, N, chan).
-# `chan` is not an argument: read it off a weight's shape. The check compares your function with the package's
-# attention holding the same weights, on T2T's sizes (dim 49, chan 64) and others, and names the usual slips.
+# **Exercise 1 (code).** Write the attention of a token transformer with one head, skip included:
+# `my_token_attention(x, w_qkv, w_proj, b_proj, scale)`. It takes tokens `x` of shape (B, N, dim), already
+# normalised, and the weights of the two linear layers as PyTorch stores them. `w_qkv` has shape (3·chan, dim),
+# with $Q$, $K$ and $V$ one after the other along its first axis, and no bias. `w_proj` has shape (chan, chan) and
+# `b_proj` shape (chan,). So `x @ w_qkv.T` is $X W_{qkv}$. It returns $Y$ of the equation above, of shape
+# (B, N, chan). `chan` is not an argument: read it off a weight's shape. The check compares your function with the
+# package's attention holding the same weights, on T2T's sizes and others, and names the usual slips.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "v_skip_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -306,14 +275,11 @@ check.require(check.v_skip_function, my_token_attention)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# **The package's version.** In `vitcourse` this attention is `vitcourse.attention.Attention(dim, chan,
-# num_heads, qkv_bias=False, qk_scale=..., v_skip=True)`, the `attn` of every `TokenTransformer`; with several
-# heads it merges $v$'s heads side by side before adding $v$, so one head is exactly your function. Below it runs
-# on the article series' walk-through sizes: a batch of 13, 100 tokens of length 49, 64 channels (that article's
-# stand-alone walk-through uses 4 heads and an MLP ratio of 1.5; this one uses the T2T module's 1 head and ratio
-# 1.0, see section 8). The tokens are random standard-normal numbers standing in for soft-split windows (in T2T
-# they are raw pixel windows, or windows of a rebuilt image); the block normalises them itself, in `norm1`. Each
-# step is computed by hand from the module's own layers and compared with `TokenTransformer.forward`.
+# **The package's version** is `vitcourse.attention.Attention(dim, chan, num_heads, qkv_bias=False,
+# qk_scale=..., v_skip=True)`, the `attn` of every `TokenTransformer`. With one head it is exactly your function.
+# Below it runs on the walk-through's sizes: a batch of 13, 100 tokens of length 49, 64 channels, one head and an
+# MLP ratio of 1, as in the T2T module. The tokens are random normal numbers standing in for soft-split windows.
+# Each step is computed by hand from the module's own layers and compared with `TokenTransformer.forward`.
 
 # %%
 batch, n_tokens, dim, chan = 13, 100, 49, 64
@@ -336,11 +302,10 @@ print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:
 assert same and out.shape == (batch, n_tokens, chan)
 
 # %% [markdown]
-# **Exercise 2 (predict, then run).** T2T-ViT on ImageNet reads RGB images of 224 × 224. How many parameters
-# does its *first* token transformer hold in all: both LayerNorms, the attention (qkv and proj) and the MLP?
-# Section 2 names the layers and says which length each one acts on; notebook 05 says what a LayerNorm and an
-# MLP hold. Work it out before running the cell after the check, which reads the count off the model, layer by
-# layer.
+# **Exercise 2 (predict, then run).** T2T-ViT for ImageNet reads RGB images of 224 × 224, so one 7 × 7 window holds
+# three channels. How many parameters does its *first* token transformer hold in all: both LayerNorms, the
+# attention (qkv and proj) and the MLP? Work it out from the layers of this section and what notebook 05 says a
+# LayerNorm holds. The count is read off the model under the next heading.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_token_transformer_params-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_tt_params = None  # replace None with a number
@@ -366,10 +331,11 @@ check.require(check.t2t_token_transformer_params, answer_tt_params)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The next cell reads the counts off the full model, layer by layer, and checks the qkv and proj formulas of
-# section 2 on the walk-through's one-channel block. `create_model("t2t_vit_t_14")` builds the model that the
-# paper calls T2T-ViT$_t$-14 and the official code `t2t_vit_t_14` (token transformers with ordinary attention;
-# §8 says more about the names).
+# ### After Exercise 2: the count, layer by layer
+#
+# The cell reads the counts off the full model, layer by layer, and checks the qkv and proj formulas on the
+# one-channel block above. `create_model("t2t_vit_t_14")` builds the model that the paper calls T2T-ViT$_t$-14.
+# It is built on the *meta* device, which holds shapes but no numbers: enough to count.
 
 # %%
 with torch.device("meta"):  # shapes only: enough to count
@@ -389,33 +355,25 @@ print(f"             proj {n_proj} = chan^2 + chan = {chan}^2 + {chan}")
 assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan and tt.attn.qkv.bias is None
 
 # %% [markdown]
-# ## 3. Rebuilding an image from the picture's tokens
+# ## 3. Rebuilding an image from the picture's tokens (6 min)
 #
-# Between two soft splits T2T lays the tokens back on their grid: token $i$ of a $r \times c$ grid becomes pixel
-# $(i \,/\!/\, c,\ i \bmod c)$, and the token's entries become that pixel's channels (notebook 02). After the
-# first split of the picture, the grid is 15 × 25 and each token holds a 7 × 7 window, so channel $j$ of the
-# rebuilt image holds, for every window, the pixel at offset $(j \,/\!/\, 7,\ j \bmod 7)$ inside it: a copy of
-# the picture sampled every 4 pixels, except where that offset falls in the padding. The windows start at $-2$,
-# so channel 0 (offset (0, 0)) has padding zeros along its top row and left column, and channel 48 (offset
-# (6, 6)) along its bottom row and right column, since the last windows reach one pixel into the padding (§ 1
-# printed their ends, 61 and 101); the cell checks that those borders hold zeros, drawn in the darkest purple in
-# the top panels. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`. The four top panels share the
-# picture's colours and its 0 to 1 range, with one colorbar; the bottom row shares another colorbar of its own.
+# Between two soft splits T2T lays the tokens back on their grid. Token $i$ of an $r \times c$ grid becomes pixel
+# $(i \,/\!/\, c,\ i \bmod c)$, and the token's entries become that pixel's channels (notebook 02).
 #
-# The token transformer's output (random weights here) is rebuilt the same way. Its first LayerNorm (notebook 05)
-# works on each token alone and removes its window's mean and scale: a *flat* window, one grey level throughout,
-# becomes the norm's shift $\boldsymbol\beta$ (0 at the start), the same for every flat window whatever its
-# brightness, so every flat window gets the same $q$, the same attention weights and the same output. The cell
-# counts the picture's flat windows and checks that their outputs are one vector. What varies from cell to cell is
-# where a window holds structure: an edge between grey levels, or the padding's zeros at the border. The skip
-# through $v$ carries a linear mix of those normalised windows to the output.
+# After the first split of the picture each token holds a 7 × 7 window. So channel $j$ of the rebuilt image holds,
+# for every window, the pixel at offset $(j \,/\!/\, 7,\ j \bmod 7)$ inside it: a copy of the picture sampled every
+# 4 pixels. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`. The windows start at $-2$, so channel 0
+# has padding zeros along its top row and left column. Channel 48 has them along its bottom row and right column,
+# since the last windows reach one pixel into the padding.
 #
-# Windows with structure can be identical too. The sky's dithered band is a checkerboard that repeats every 2
-# pixels, and 2 divides the stride 4, so along a grid row every window that holds only the band and the plain
-# sky around it holds exactly the same pattern. Identical windows give identical outputs, which is why the band
-# shows as long runs of identical cells in grid rows 4 to 6 of the bottom row: 17, 14 and 9 of each row's 25
-# windows. The cell finds the band's pixel rows (where neighbouring pixels alternate) and counts, in each of
-# those grid rows, the windows that repeat one band pattern.
+# The token transformer's output, with random weights here, is rebuilt the same way. Its first LayerNorm works on
+# each token alone and removes the window's mean and scale. So every *flat* window, one grey level throughout,
+# becomes the same vector whatever its brightness, and gets the same output. The cell checks it. Windows that hold
+# the same pattern get the same output too: the sky's dithered band shows as runs of identical cells ([counted in
+# the evidence](#Evidence:-identical-windows-give-identical-outputs)).
+#
+# In the figure, the four top panels share the picture's 0 to 1 range and one colour bar; the bottom row shares
+# another colour bar.
 
 # %%
 grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
@@ -447,37 +405,8 @@ print(
     f"flat windows: {int(flat.sum())} of {flat.numel()}; their outputs are one and the same vector: {one_vector}"
 )
 assert one_vector
-changes = (image[0, 0, :, 1:] != image[0, 0, :, :-1]).float().mean(dim=1)  # (60,): share of pixel changes
-band = changes.gt(0.5).nonzero()[:, 0]  # the dithered rows: neighbouring pixels alternate along most of them
-k1, s1, p1 = T2T_STAGES[0]
-band_rows = [r for r in range(grid1.rows) if r * s1 - p1 <= band.max() and band.min() < r * s1 - p1 + k1]
-print(
-    f"dithered band: pixel rows {band.min().item()}..{band.max().item()}, in the windows of grid rows {band_rows}"
-)
-repeated, runs = 0, []  # runs: per grid row, the size of each repeated band pattern
-for r in band_rows:  # group the row's windows by content
-    row_toks, row_out = (
-        toks[0, r * grid1.cols : (r + 1) * grid1.cols],
-        tt_out[0, r * grid1.cols : (r + 1) * grid1.cols],
-    )
-    patterns, which, count = torch.unique(row_toks, dim=0, return_inverse=True, return_counts=True)
-    for j in range(len(patterns)):
-        members = (which == j).nonzero()[:, 0]
-        if count[j] > 1 and patterns[j].amax() > patterns[j].amin():  # repeated, and not flat
-            same_out = torch.allclose(
-                row_out[members], row_out[members[:1]].expand(len(members), -1), atol=1e-5
-            )
-            print(
-                f"   grid row {r}: {count[j].item()} windows hold one and the same band pattern; "
-                f"one output: {same_out}"
-            )
-            assert same_out
-            repeated += count[j].item()
-            runs.append(count[j].item())
-print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat a pattern of their row")
-assert band_rows == [4, 5, 6] and runs == [17, 14, 9] and grid1.cols == 25  # as the text above says
 
-# %%
+# %% mystnb={"image": {"alt": "Two rows of panels on the 15 by 25 grid of the picture's first soft split, axes grid row and grid column. Top: channels 0, 24 and 48 of the rebuilt tokens, each a copy of the picture sampled every 4 pixels, with zero padding along two borders of channels 0 and 48, beside the 60 by 100 picture itself, sharing one brightness colour bar. Bottom: four channels of a random token transformer's output rebuilt on the same grid, sharing one colour bar, flat areas of the picture giving one colour and edges giving others."}}
 fig, axes = plt.subplots(2, 4, figsize=(13.5, 5.2), layout="constrained")
 for ax, ch in zip(axes[0], (0, 24, 48), strict=False):  # same colours and range as the picture's colorbar
     plots.show_matrix(
@@ -514,35 +443,30 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# ## 4. The T2T module, stage by stage
+# ## 4. The T2T module, stage by stage (10 min)
 #
 # With $I_1$ the image, stages $i = 1, 2$ compute
 #
 # $$T_i = \mathrm{SoftSplit}_i(I_i), \qquad I_{i+1} = \mathrm{Rebuild}\big(\mathrm{TT}_i(T_i)\big),$$
 #
-# and stage 3 splits $I_3$ and ends with a linear layer instead:
-# $\text{tokens} = \mathrm{SoftSplit}_3(I_3)\, W + b$, of length $D$. T2T's stages
-# are $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$; the token transformers work at `token_dim` = 64.
+# where TT is a token transformer. Stage 3 splits $I_3$ and ends with a linear layer instead:
+# $\text{tokens} = \mathrm{SoftSplit}_3(I_3)\, W + b$, of length $D$. T2T's stages are
+# $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$, and the token transformers work at `token_dim` = 64.
 #
-# **The 400 × 100 input.** The diagram and the next cell follow the running example of the article series' T2T
-# article: a batch of 13 one-channel images of 400 × 100 random numbers, not a picture. The T2T article calls its
-# 1 × 400 × 100 input a grayscale rectangular image and does not say why it picks that size; it picks a batch of
-# 13 because a prime number will not be mistaken for another size. Notebook 03 sized a position table for the
-# tokens this input ends with. The diagram's shapes are computed for that size. It ends where the *ViT body*
-# begins: everything of a ViT after its tokenizer (the prediction token, the position table, the encoder blocks,
-# the final norm and the head; section 6 puts the two together).
+# The diagram and the next cell follow the running example of the T2T article: a batch of 13 one-channel images
+# of 400 × 100 random numbers. The article picks 13 because a prime will not be mistaken for another size. The
+# module ends where the *ViT body* begins: the prediction token, the position table, the encoder blocks, the final
+# norm and the head (section 6).
 
-# %%
+# %% mystnb={"image": {"alt": "Diagram of the T2T module on a batch of 13 one-channel images of 400 by 100: soft split 7, 4, 2 into 2500 tokens of length 49, token transformer to 64 channels, rebuild to a 100 by 25 grid, soft split 3, 2, 1 into 650 tokens of length 576, token transformer, rebuild to 50 by 13, soft split 3, 2, 1 into 175 tokens of length 576, and a linear layer to length 768."}}
 diagrams.t2t_loop(height=400, width=100, batch=13)
 plt.show()
 
 # %% [markdown]
-# The same walk, run. Before each split, `count_tokens` predicts the grid; the assertion checks the computed
-# shape against the prediction, and the last lines check the loop against the module's own `forward` (on two
-# items of the batch). The module's layers carry the official code's names, so that official checkpoints load:
-# the splits are `soft_split0`, `soft_split1`, `soft_split2`, counted from 0, and the token transformers are
-# `attention1` and `attention2`, counted from 1. This notebook counts stages from 1, so stage $i$ splits with
-# `soft_split{i - 1}` and continues with `attention{i}`.
+# The same walk, run. Before each split `count_tokens` predicts the grid, and an assertion checks the shape. The
+# layers carry the official code's names, so that official checkpoints load: stage $i$ splits with
+# `soft_split{i - 1}` and continues with `attention{i}`. The last lines check the loop against the module's own
+# `forward`.
 
 # %%
 H, W = 400, 100
@@ -573,11 +497,10 @@ print(" -> ".join(map(str, counts)) + " tokens; the module's own forward gives t
 
 # %% [markdown]
 # **Exercise 3 (predict, then run).** Section 1 counted the blocks that *one* split keeps whole. Now follow all
-# three: one final token of the module is a 3 × 3 window of the second rebuilt grid, each cell of that grid a
-# 3 × 3 window of the first rebuilt grid, and each cell of that one a 7 × 7 window of the image. Leave the token
-# transformers aside (their attention is global, every token to every other; the cell after the check shows what
-# that adds) and follow only the windows: how many pixels wide is the square of the image that one final token's
-# windows cover, for a token away from the image's edges? Drawing one row of windows per stage helps.
+# three. One final token is a 3 × 3 window of the second rebuilt grid. Each cell of that grid is a 3 × 3 window of
+# the first rebuilt grid, and each cell of that one a 7 × 7 window of the image. Leave the token transformers aside
+# and follow only the windows: how many pixels wide is the square of the image that one final token's windows
+# cover, for a token away from the image's edges? Drawing one row of windows per stage helps.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_window_side-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_window_side = None  # replace None with a number of pixels
@@ -599,11 +522,12 @@ check.require(check.t2t_window_side, answer_window_side)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The cell below measures it. It runs the three soft splits and the two rebuilds alone, with no token transformer
-# between them, on a blank 400 × 100 image, takes one final token away from the edges and asks autograd which
-# pixels its entries depend on: it backpropagates the sum of the token's entries to the image, and a pixel the
-# token does not use gets gradient exactly 0. The pixels with a nonzero gradient are the ones its windows cover.
-# Then it asks the same of the whole module of section 4, token transformers included.
+# ### After Exercise 3: which pixels one token holds
+#
+# The cell below runs the three soft splits and the two rebuilds alone, with no token transformer between them, on
+# a blank 400 × 100 image. It takes one final token away from the edges and asks autograd which pixels the token
+# depends on. It backpropagates the sum of the token's entries to the image; a pixel the token does not use gets a
+# gradient of exactly 0. Then it asks the same of the whole module, token transformers included.
 
 # %%
 probe = torch.zeros(1, 1, H, W, requires_grad=True)  # blank: only which pixels reach the token matters
@@ -647,18 +571,17 @@ print(
 assert through.all()
 
 # %% [markdown]
-# One final token is built from a square of about twice the distance between neighbouring tokens, so neighbouring
-# tokens share pixels: the overlap that section 1 measured, compounded over three splits. Notebook 05's toy
-# convolutional stem (section 7 there) reaches the same square on the same grid by another route: four 3 × 3
-# convolutions of stride 2 instead of three soft splits of strides 4, 2 and 2. Through the token transformers,
-# though, every pixel reaches every token, since their attention is global. What the windows decide is which
-# pixels a token holds *before* any attention: T2T's inductive bias toward local structure.
+# One final token is built from a square about twice as wide as the distance between neighbouring tokens, so
+# neighbouring tokens share pixels: section 1's overlap, compounded over three splits. Notebook 05's toy
+# convolutional stem, four 3 × 3 convolutions of stride 2, reaches the same square on the same grid.
+#
+# Through the token transformers, though, every pixel reaches every token, since their attention is global. The
+# windows decide which pixels a token holds *before* any attention: that is T2T's bias toward local structure.
 
 # %% [markdown]
-# ## 5. The same module on the picture
+# ## 5. The same module on the picture (6 min)
 #
-# Any H × W works, because the rebuild uses the grid's rows and columns rather than a square root (the official
-# code rebuilds with $\sqrt{N}$, so it assumes square images).
+# `TokensToToken` works on any $H \times W$: its rebuild lays the tokens on the grid's rows and columns.
 
 # %%
 torch.manual_seed(0)
@@ -669,48 +592,434 @@ print("grids after each split:", [f"{g.rows} x {g.cols} = {g.total}" for g in t2
 print(f"picture {tuple(image.shape)} -> tokens {tuple(out_pic.shape)}")
 assert out_pic.shape[1] == t2t_pic.grids[-1].total
 
-# %%
+# %% mystnb={"image": {"alt": "Diagram of the T2T module on the 60 by 100 picture, batch 1: soft split 7, 4, 2 into 375 tokens on a 15 by 25 grid, token transformer, rebuild, soft split 3, 2, 1 into 104 tokens on an 8 by 13 grid, token transformer, rebuild, soft split 3, 2, 1 into 28 tokens on a 4 by 7 grid, and a linear layer to length 768."}}
 diagrams.t2t_loop(height=height, width=width, batch=1)  # batch 1: the picture alone, as in the cell above
 plt.show()
 
 # %% [markdown]
-# **Exercise 4 (transfer).** The official models read 224 × 224 images and end with a 14 × 14 grid. Is 224 the
-# only side that gives 14? Write `my_smallest_side(target, stages)` returning the *smallest* image side $n$, in
-# pixels, for which the soft splits `stages` (a list of `(k, s, p)`, each splitting the grid the previous one
-# made) give `target` tokens along that side. One way: undo the stages one at a time, from the last, asking
-# what is the smallest input side for which $\lfloor (n + 2p - k) / s \rfloor + 1 = t$. (A loop that tries
-# $n = 1, 2, 3, \dots$ also works.) The check tries T2T's stages, ViT's single cut $(16, 16, 0)$ and others, and
-# names the usual slips.
+# The official T2T code rebuilds differently. Between two stages it takes the grid's side as the square root of
+# the number of tokens $N$, as below. On its 224 × 224 inputs that is right.
 
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_smallest_side_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-def my_smallest_side(target: int, stages: list[tuple[int, int, int]]) -> int:
-    ### BEGIN SOLUTION
-    side = target
-    for k, s, p in reversed(stages):  # t windows need t - 1 strides plus one kernel, less the padding
-        side = (side - 1) * s + k - 2 * p
-    return side
-    ### END SOLUTION
+# %%
+def official_rebuild(toks: torch.Tensor) -> torch.Tensor:
+    """The official code's rebuild between two stages: (B, N, C) tokens onto a sqrt(N) x sqrt(N) grid."""
+    batch, n, chan = toks.shape
+    side = int(math.sqrt(n))  # the official code: int(np.sqrt(new_HW))
+    return toks.transpose(1, 2).reshape(batch, chan, side, side)  # (B, C, side, side)
 
 
-# %% nbgrader={"grade": false, "grade_id": "t2t_smallest_side_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.t2t_smallest_side_function(my_smallest_side)
+# %% [markdown]
+# **Exercise 4 (find the bug).** What does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each
+# of these one-channel inputs? Answer each with `"works"` (every token lands in its own place), `"raises"` (the
+# reshape fails with an error) or `"scrambles"` (it runs, but tokens land in the wrong places):
+#
+# - (a) the picture, 60 × 100;
+# - (b) an image of 60 × 62;
+# - (c) an image of 36 × 64.
+#
+# Work from the grid of tokens each input makes, and from what a reshape needs in order to run.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_smallest_side_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "sqrt_rebuild_picture-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_sqrt_picture = None  # replace None with "works", "raises" or "scrambles"
+answer_sqrt_60x62 = None
+answer_sqrt_36x64 = None
+### BEGIN SOLUTION
+# A reshape runs when the new shape holds as many entries as the tensor: side * side must equal N.
+# (a) 15 x 25 = 375 tokens; int(sqrt(375)) = 19 and 19 * 19 = 361: the reshape raises.
+# (b) 15 x 15 = 225 tokens: a square grid, so sqrt(N) gives its rows and its columns.
+# (c) 9 x 16 = 144 = 12 x 12 tokens: the reshape runs, and lays 9 rows of 16 as 12 rows of 12.
+answer_sqrt_picture = "raises"
+answer_sqrt_60x62 = "works"
+answer_sqrt_36x64 = "scrambles"
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "sqrt_rebuild_picture-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.sqrt_rebuild_picture(answer_sqrt_picture)
+check.sqrt_rebuild_60x62(answer_sqrt_60x62)
+check.sqrt_rebuild_36x64(answer_sqrt_36x64)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "sqrt_rebuild_picture-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.t2t_smallest_side_function, my_smallest_side)
+check.require(check.sqrt_rebuild_picture, answer_sqrt_picture)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "sqrt_rebuild_60x62-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.sqrt_rebuild_60x62, answer_sqrt_60x62)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "sqrt_rebuild_36x64-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.sqrt_rebuild_36x64, answer_sqrt_36x64)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Every side from the smallest one up to one less than the smallest side giving 15 gives the same 14 × 14 grid.
-# The extra pixels are not all lost: every 4 more pixels add a row (and a column) of stage-1 windows, and the
-# larger stage-1 grid can add windows at stage 2, but stage 3 still ends with 14 per side, so no new final token.
-# Some pixels are dropped, though: along a side of $n$ pixels the windows end at $n + p - r$, with $r$ the
-# remainder of $(n + 2p - k) / s$, so when $r > p$ the last $r - p$ rows (and columns) fall in no window at all.
-# The cell lists every side that gives 14, with its three grids and the pixels of its last rows that no stage-1
-# window covers (on these sides stages 2 and 3 always reach their grid's edges; the cell checks it), and then
-# does the same count for the picture's 4 × 7 grid.
+# ### After Exercise 4: a silent scramble
+#
+# The cell runs both rebuilds on each input's first-split tokens. To see where every token lands, it rebuilds the
+# tokens' own index numbers, $0, 1, \dots, N - 1$, rather than their contents, so the comparison does not depend on
+# what the image shows. Each input is cut from the picture's top-left corner.
+
+# %%
+outcomes = {}
+for h, w in ((60, 100), (60, 62), (36, 64)):
+    grid = tokens.count_tokens(h, w, *T2T_STAGES[0])
+    ids = torch.arange(grid.total, dtype=torch.float32).view(1, grid.total, 1)  # (1, N, 1): token numbers
+    course = tokens.rebuild_image(ids, grid.rows, grid.cols)  # (1, 1, rows, cols)
+    try:
+        official = official_rebuild(ids)  # (1, 1, side, side)
+    except RuntimeError as err:
+        outcomes[h, w] = "raises"
+        print(f"{h} x {w}: grid {grid.rows} x {grid.cols} = {grid.total} tokens; official rebuild: {err}")
+        continue
+    same = official.shape == course.shape and torch.equal(official, course)
+    outcomes[h, w] = "works" if same else "scrambles"
+    # where each token sits on the rebuilt grid: (row, column) by the course's rebuild and by the official one
+    place = {int(i): divmod(int(i), grid.cols) for i in ids.flatten()}
+    official_place = {
+        int(v): (r, c)
+        for (r, c), v in zip(
+            [(r, c) for r in range(official.shape[2]) for c in range(official.shape[3])],
+            official.flatten(),
+            strict=True,
+        )
+    }
+    moved = sum(place[i] != official_place[i] for i in place)
+    print(
+        f"{h} x {w}: grid {grid.rows} x {grid.cols} = {grid.total} tokens; official rebuild runs, to "
+        f"{official.shape[2]} x {official.shape[3]}; tokens in the wrong place: {moved} of {grid.total}"
+    )
+    assert same == (moved == 0)
+for (h, w), outcome in outcomes.items():  # any image: the outcome follows from the grid alone
+    grid = tokens.count_tokens(h, w, *T2T_STAGES[0])
+    square_count = math.isqrt(grid.total) ** 2 == grid.total
+    assert outcome == ("raises" if not square_count else "works" if grid.rows == grid.cols else "scrambles")
+
+# %% mystnb={"image": {"alt": "Three panels sharing one brightness colour bar. Left: the picture's top-left corner, 36 rows by 64 columns of pixels. Middle: the centre pixel of each stage-1 window rebuilt on its 9 by 16 grid, a small copy of that corner. Right: the same tokens laid out by the official square-root rebuild as a 12 by 12 grid, where rows of the copy are cut and wrapped so that the scene is scrambled."}}
+crop = image[:, :, :36, :64]  # (1, 1, 36, 64): the picture's top-left corner
+grid = tokens.count_tokens(36, 64, *T2T_STAGES[0])
+crop_tokens = tokens.soft_split(crop, *T2T_STAGES[0])  # (1, 144, 49)
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), width_ratios=[64, 16, 12], layout="constrained")
+plots.show_picture(
+    crop[0, 0].cpu(), ax=axes[0], title="the input: the picture's top-left 36 x 64", colorbar=False
+)
+for ax, rebuilt, title in (
+    (
+        axes[1],
+        tokens.rebuild_image(crop_tokens, grid.rows, grid.cols),
+        f"rebuilt on its grid, {grid.rows} x {grid.cols}",
+    ),
+    (axes[2], official_rebuild(crop_tokens), "official_rebuild, 12 x 12"),
+):
+    plots.show_matrix(
+        rebuilt[0, 24].cpu(),  # channel 24: each window's centre pixel
+        ax=ax,
+        title=title,
+        xlabel="grid column",
+        ylabel="grid row",
+        vmin=0,
+        vmax=1,
+        colorbar=False,
+        aspect="equal",
+    )
+axes[0].set_xlabel("column (pixel)")
+axes[0].set_ylabel("row (pixel)")
+fig.colorbar(axes[0].images[0], ax=axes, label="brightness", shrink=0.9)
+fig.suptitle("Channel 24 (each window's centre pixel) of stage 1's tokens, rebuilt two ways")
+plt.show()
+
+# %% [markdown]
+# On the picture the reshape raises: its token count is not a square number, and the bug is found at once. On
+# 60 × 62 the image is not square but its grid is, so the square root happens to be right. On 36 × 64 the grid's
+# token count is a square, so the reshape runs, and most tokens land in the wrong place. Nothing warns: the next soft split would mix windows from different parts of the image. The course's
+# rebuild takes the grid's rows and columns from `count_tokens` instead.
+
+# %% [markdown]
+# ## 6. T2T-ViT end to end (6 min)
+#
+# T2T-ViT is the T2T module followed by the ViT body of notebook 05: the prediction token $x_{\text{class}}$, a
+# fixed sinusoidal position table (notebook 03), encoder blocks without qkv bias, a final norm and the head. Its
+# LayerNorms use eps $10^{-5}$, PyTorch's default, where notebook 05's ViT used $10^{-6}$. Only the first of ViT's
+# equations changes:
+#
+# $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
+#   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
+#
+# `vitcourse.models.T2TViT()` defaults to T2T-ViT$_t$-14's width, depth and MLP ratio, on the picture, with one
+# input channel and one output. The cell builds it and runs the picture through it.
+
+# %%
+torch.manual_seed(0)
+model = T2TViT().to(device).eval()
+mlp_ratio = model.blocks[0].mlp.fc1.out_features / model.embed_dim
+print(
+    f"T2T-ViT on the picture: D = {model.embed_dim}, encoder blocks: {len(model.blocks)}, MLP ratio {mlp_ratio:g}"
+)
+
+with torch.device("meta"):
+    eps_official = create_model("t2t_vit_t_14").blocks[0].norm1.eps
+print(f"LayerNorm eps: {model.blocks[0].norm1.eps} here, {eps_official} in the t2t_vit_t_14 preset")
+assert model.blocks[0].norm1.eps == eps_official == 1e-5
+with torch.no_grad():
+    emb = model.embed(image)
+    pred = model(image)
+total, trainable = count_parameters(model)
+print(f"picture {tuple(image.shape)} -> T2T tokens {tuple(model.tokenize(image).shape)}")
+print(f"   -> with prediction token {tuple(emb.shape)} -> prediction {tuple(pred.shape)}")
+print(
+    f"parameters: {total:,}, of which trainable {trainable:,} (the sinusoidal table is stored, not trained)"
+)
+assert torch.isfinite(pred).all()
+
+# %% [markdown]
+# ### The official sizes
+#
+# The presets at 224 × 224 × 3 with 1000 classes, built on the meta device, beside the official code's parameter
+# counts. Sizes 14, 19 and 24 are the paper's T2T-ViT$_t$ models, whose token transformers use ordinary attention,
+# as built here. At sizes 7, 10 and 12 the official code has only *Performer* token transformers. Performer
+# (Choromanski et al., 2021) approximates attention so that its cost grows with the number of tokens rather than
+# with its square. The course builds those sizes with ordinary attention too, marked * in the table. Where the
+# reference counts come from, and how they compare with the paper's tables: [the reference
+# counts](#Evidence:-the-reference-counts).
+
+# %%
+official = {  # preset: (all, trainable), from the official code (see the Evidence section); * = not published
+    "t2t_vit_t_7": (4_305_742, 4_255_310),
+    "t2t_vit_t_10": (5_884_750, 5_834_318),
+    "t2t_vit_t_12": (6_937_422, 6_886_990),
+    "t2t_vit_t_14": (21_541_070, 21_465_422),
+    "t2t_vit_t_19": (39_172_942, 39_084_686),
+    "t2t_vit_t_24": (64_101_454, 64_000_590),
+}
+print(
+    f"{'preset':12s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'MLP ratio':>9s} {'all':>12s} {'trainable':>12s} "
+    f"{'reference':>13s}"
+)
+with torch.device("meta"):
+    for name, (ref_all, ref_train) in official.items():
+        m = create_model(name)
+        n_all, n_train = count_parameters(m)
+        ratio = m.blocks[0].mlp.fc1.out_features / m.embed_dim
+        print(
+            f"{name:12s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} {ratio:9g} "
+            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}{'*' if name[-2:] in ('_7', '10', '12') else ' '}"
+        )
+        assert (n_all, n_train) == (ref_all, ref_train)
+print("every preset matches its reference count, all and trainable")
+
+# %% [markdown]
+# ### A trained T2T-ViT
+#
+# Everything so far ran untrained weights. The course ships a trained T2T-ViT, `t2t_within`, made by
+# `make models` with the same settings and task as the 60-patch ViT `vit_within` of notebooks 03 to 05. The body is
+# the same: $D$ = 64, 4 blocks of 4 heads, a learned position embedding, and an MLP ratio of 2, as in every model
+# this course trains. Both were trained for 3000 steps of 128 scenes, from seed 0. The task is to name which of
+# the 6 × 10 cells of 10 pixels holds a small moon. Only the tokenizer differs: a T2T module, with token
+# transformers of width 16 and MLP ratio 1, against 10-pixel patches. The cell loads both, with the ViT's two other
+# seeds, and scores them on the same 256 held-out scenes.
+
+# %%
+trained_t2t = train.load_shipped("t2t_within", "cpu")
+trained_vits = [train.load_shipped(n, "cpu") for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")]
+t2t_cfg = trained_t2t.config
+held_out = scenes.make_batch(
+    "within", train.SHIPPED_EVAL["size"], seed=train.SHIPPED_EVAL["seed"], block=t2t_cfg.patch_size
+)
+t2t_metrics = train.evaluate(trained_t2t.model, "within", block=t2t_cfg.patch_size, **train.SHIPPED_EVAL)
+assert round(t2t_metrics["accuracy"] * 256) == round(trained_t2t.metrics["accuracy"] * 256)
+vit_accuracy = torch.tensor([v.metrics["accuracy"] for v in trained_vits])
+print(
+    f"t2t_within: D = {t2t_cfg.embed_dim}, {t2t_cfg.depth} blocks of {t2t_cfg.num_heads} heads, MLP ratio "
+    f"{t2t_cfg.mlp_ratio:g}; {t2t_cfg.steps} steps x {t2t_cfg.batch_size} scenes, "
+    f"{trained_t2t.model.num_patches} tokens into its body, {count_parameters(trained_t2t.model)[1]:,} trainable "
+    "parameters"
+)
+print(
+    f"vit_within: the same steps and batches, {trained_vits[0].model.num_patches} tokens into its body, "
+    f"{count_parameters(trained_vits[0].model)[1]:,} trainable parameters"
+)
+print("held-out accuracy (row and column both right) on 256 scenes:")
+print(f"  T2T-ViT (seed 0)  {t2t_metrics['accuracy']:.3f}")
+print(
+    f"  ViT, seeds 0 1 2  {' '.join(f'{a:.3f}' for a in vit_accuracy.tolist())}  "
+    f"(mean {vit_accuracy.mean():.3f} +- {vit_accuracy.std():.3f})"
+)
+
+assert t2t_metrics["accuracy"] < vit_accuracy.min()  # what the next paragraph says
+
+# %% [markdown]
+# The T2T-ViT names the moon's cell less often than each of the three ViTs. It is one T2T-ViT seed, so this pair
+# cannot say how much of the gap is the seed; notebook 07 compares the two by samples and by compute. Inside it,
+# the first token transformer attends almost evenly to all the windows of the first soft split, trained or not
+# ([the first token transformer after training](#Evidence:-the-first-token-transformer-after-training)). Whatever
+# the T2T module adds in this model, it does not come from where that attention looks.
+
+# %% [markdown]
+# ## 7. Where the compute goes (6 min)
+#
+# The cell counts the multiply-adds of one forward pass of T2T-ViT$_t$-14 at 224 × 224 on the meta device.
+# `vitcourse.cost.count_macs` puts hooks on every linear layer and every attention product. **Published:** 6.1 G
+# multiply-adds for T2T-ViT$_t$-14 at 224 × 224 (Yuan et al., ICCV 2021, Tables 3 and 7). Its encoder blocks use
+# the preset's MLP ratio of 3, not the 4 that notebook 05's count of $12 \cdot N \cdot D^2$ assumes.
+
+# %%
+with torch.device("meta"):
+    t2t14 = create_model("t2t_vit_t_14")
+macs = count_macs(t2t14, torch.zeros(1, 3, 224, 224, device="meta"))
+grids = t2t14.tokens_to_token.grids
+stages = [
+    ("T2T stage 1 (attention1)", grids[0].total, macs["tokens_to_token.attention1"]),
+    ("T2T stage 2 (attention2)", grids[1].total, macs["tokens_to_token.attention2"]),
+    ("T2T stage 3 (project)", grids[2].total, macs["tokens_to_token.project"]),
+    (
+        f"encoder blocks ({len(t2t14.blocks)})",
+        grids[2].total + 1,
+        sum(v for k, v in macs.items() if k.startswith("blocks.")),
+    ),
+    ("head", 1, macs["head"]),
+]
+total_macs = sum(macs.values())
+print(f"{'part':26s} {'tokens':>7s} {'G multiply-adds':>16s} {'share':>6s}")
+for name, n, cost in stages:
+    print(f"{name:26s} {n:7d} {cost / 1e9:16.3f} {cost / total_macs:6.1%}")
+print(f"{'total':26s} {'':7s} {total_macs / 1e9:16.2f}   (published: 6.1)")
+assert sum(c for _, _, c in stages) == total_macs and round(total_macs / 1e9, 1) == 6.1
+per_block = macs["blocks.0"]
+print(f"stage 1 alone costs {macs['tokens_to_token.attention1'] / per_block:.1f} encoder blocks")
+t2t_macs = sum(v for k, v in macs.items() if k.startswith("tokens_to_token"))
+t2t_params = sum(p.numel() for p in t2t14.tokens_to_token.parameters())
+compute_share, param_share = t2t_macs / total_macs, t2t_params / count_parameters(t2t14)[0]
+print(f"the T2T module: {compute_share:.1%} of the multiply-adds, {param_share:.1%} of the parameters")
+assert 0.2 < compute_share < 0.3 and param_share < 0.02
+macs_fine = count_macs(t2t14, torch.zeros(1, 3, 224, 224, device="meta"), depth=4)  # per layer
+stage1 = {k: v for k, v in macs_fine.items() if k.startswith("tokens_to_token.attention1")}
+products, n1 = stage1["tokens_to_token.attention1.attn"], grids[0].total
+linear = sum(stage1.values()) - products
+print(
+    f"stage 1: attention products (Q K^T and A V) {products / 1e9:.3f} G = 2 x N^2 x 64 with N = {n1} tokens;"
+)
+print(
+    f"         linear layers (qkv, proj, MLP) {linear / 1e9:.3f} G; products: {products / (products + linear):.0%}"
+)
+assert products == 2 * n1**2 * 64
+
+# %% mystnb={"image": {"alt": "Horizontal bar chart of the multiply-adds of T2T-ViT_t-14 on one 224 by 224 image, by part: the encoder blocks hold most of the total, T2T stage 1 about a quarter, stage 2 and the stage-3 projection a few percent, the head almost nothing; each bar is labelled with its count in G and its share."}}
+fig, ax = plt.subplots(figsize=(9, 3.2), layout="constrained")
+bars = ax.barh([s[0] for s in stages][::-1], [s[2] / 1e9 for s in stages][::-1], color="tab:purple")
+for bar, (_, _, cost) in zip(bars, stages[::-1], strict=True):  # each bar's share, the tiny ones included
+    share = cost / total_macs
+    ax.annotate(
+        f"{cost / 1e9:.3f} G, {share:.1%}" if share >= 0.001 else f"{cost / 1e9:.4f} G, {share:.3%}",
+        (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+        xytext=(4, 0),
+        textcoords="offset points",
+        va="center",
+        fontsize=8,
+    )
+ax.set_xlim(0, 1.3 * max(s[2] for s in stages) / 1e9)  # room for the longest bar's label
+ax.set_xlabel("G multiply-adds (one 224 x 224 image)")
+ax.set_ylabel("part of T2T-ViT_t-14")
+ax.set_title(f"T2T-ViT_t-14: {total_macs / 1e9:.2f} G multiply-adds per image")
+plt.show()
+
+# %% [markdown]
+# Most of the compute is in the encoder blocks. The T2T module takes about a quarter, though it holds under 2% of
+# the parameters, and almost all of that quarter is the first token transformer. There, the attention products
+# $QK^\top$ and $AV$ cost $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens, far more than the linear layers.
+# The products grow with the square of the token count, the linear layers only in proportion to it. That is why the
+# official code also offers Performer token transformers, and why the token length inside the module stays small,
+# 64. Stage 3 has no token transformer: its soft split costs nothing, and its cost is the linear projection.
+#
+# ### Play: image size and the three soft splits
+#
+# The explorer below, in a running kernel, takes an $H \times W$ one-channel image and each stage's kernel, stride
+# and padding. It draws the three token grids to scale beside each stage's share of the module's multiply-adds,
+# with token length 64 inside the module and width 384 after it, as in T2T-ViT$_t$-14. With one input channel,
+# stage 1 costs less than in the three-channel module above.
+#
+# Predict first, then check in the explorer. By what factor does stage 1's cost grow when $H$ and $W$ go from 224
+# to 448, and why more than its token count? How does the total change as stage 1's stride goes from 4 to 8, and
+# which stage keeps the largest share? Past a stride of 7, the kernel, the windows leave gaps. The cell after the
+# explorer prints only the sizes this notebook uses.
+
+# %%
+from vitcourse import widgets
+
+widgets.t2t_stages_explorer()
+
+# %%
+for size in [(224, 224), (60, 100), (400, 100)]:
+    print(widgets.t2t_stages_view(*size)[1])
+by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
+counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
+print(f"T2T-ViT_t-14's module at 224 x 224 x 3: formula {by_formula}, counted by hooks {counted}")
+assert by_formula == counted
+assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
+
+# %% [markdown]
+# ## Summary
+#
+# - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole in
+#   some token, wherever its windows reach the image's edges. That is 4 × 4 for T2T's first split and 2 × 2 for
+#   the later ones. At the same token grid, non-overlapping patches keep far fewer blocks whole.
+# - A token transformer is an encoder block that changes the token length. Its first residual adds $v$, which
+#   already has the output length. Its attention is global; the local mixing comes from the soft split that
+#   follows it.
+# - The T2T module alternates soft split, token transformer and rebuild, and ends with a linear layer. One final
+#   token's windows cover a square of the image about twice as wide as the distance between neighbouring tokens.
+# - A rebuild must take the grid's rows and columns from the token-count formula. The official square root raises
+#   where the token count is not a square number, and silently scrambles a non-square grid where it is.
+# - T2T-ViT's parameter counts equal the official code's. Most of its multiply-adds are in the encoder blocks; the
+#   first T2T stage takes most of the rest.
+#
+# **Next:** [07 Training from scratch](07_training_from_scratch.ipynb) trains small ViTs and T2T-ViTs on scenes
+# drawn like the picture and looks at what they learn.
+
+# %% [markdown]
+# ## Evidence: where the windows reach the edges
+#
+# Section 1's rule needs windows at both edges of every side. The first window starts at $-p \le 0$; the last one
+# must end at or past the last pixel. When it does not, the last pixels lie in no window at all. On a side of 10
+# with $(k, s, p) = (7, 4, 2)$, the two windows cover rows $-2 \dots 4$ and $2 \dots 8$, and row 9 is in neither.
+# The first cell checks where the last window ends, for each stage, on the picture's sides, on 224, and on that
+# side of 10; the second tries every pixel of a 10 × 10 image.
+
+
+# %%
+def last_window_end(side: int, kernel: int, stride: int, padding: int) -> int:
+    """One past the last pixel the last window covers along a side (windows start at -padding)."""
+    n_windows = (side + 2 * padding - kernel) // stride + 1
+    return -padding + (n_windows - 1) * stride + kernel
+
+
+for side, stages in ((60, T2T_STAGES), (100, T2T_STAGES), (224, T2T_STAGES), (10, T2T_STAGES[:1])):
+    start, reach = side, []
+    for k, s, p in stages:  # each stage splits the side the previous one produced
+        end = last_window_end(side, k, s, p)
+        reach.append(end >= side)
+        print(
+            f"side {side:3d}, (k, s, p) = {(k, s, p)}: last window ends at {end}, reaches the edge: {end >= side}"
+        )
+        side = (side + 2 * p - k) // s + 1
+    assert all(reach) == (start != 10)  # only the 10-pixel side is left with pixels in no window
+
+# %%
+edge = whole_blocks(10, 10, 7, 4, 2, 1)  # single pixels of a 10 x 10 image, split with (7, 4, 2)
+print(
+    f"10 x 10 image, (7, 4, 2): row 9 in some window: {edge[9].any().item()}, column 9: {edge[:, 9].any().item()}"
+)
+assert not edge[9].any() and not edge[:, 9].any()
+
+# %% [markdown]
+# Along a side of $n$ pixels the windows end at $n + p - r$, with $r$ the remainder of $(n + 2p - k) / s$. So when
+# $r > p$ the last $r - p$ rows (and columns) fall in no window. The cell lists every square side that T2T's three
+# splits turn into the official 14 × 14 grid, with its three grids and the pixel rows that no stage-1 window
+# covers. On these sides stages 2 and 3 always reach their grid's edges; the cell checks it. It ends with the
+# heights and widths that give the picture's final 4 × 7 grid.
 
 # %%
 sides = [n for n in range(150, 300) if tokens.stage_grids(n, n)[-1].rows == 14]
@@ -736,128 +1045,80 @@ print(f"heights giving 4 rows: {rows[0]} to {rows[-1]}; widths giving 7 columns:
 assert 224 in sides and 60 in rows and 100 in cols and 224 not in dropped_at
 
 # %% [markdown]
-# ## 6. T2T-ViT end to end
+# ## Evidence: identical windows give identical outputs
 #
-# T2T-ViT is the T2T module followed by the ViT body of notebook 05: the prediction token $x_{\text{class}}$
-# (the *class token* of the ViT paper, `cls_token` in code, notebook 05), a fixed sinusoidal position table
-# (notebook 03), encoder blocks without qkv bias, LayerNorm eps 1e-5 (PyTorch's default, where notebook 05 used
-# ViT's 1e-6), a final norm and the head. Only the first line of ViT's equations changes:
-#
-# $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
-#   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
-#
-# `vitcourse.models.T2TViT` defaults to T2T-ViT$_t$-14's width and depth on the picture, with one input channel and
-# one output; the cell below builds it whole and runs the picture through it. The next cell counts the official
-# sizes (RGB input, 1000 classes) without building weights.
+# Section 3 said that windows holding the same pattern get the same output. The sky's dithered band is a
+# checkerboard that repeats every 2 pixels, and 2 divides the stride 4. So along a grid row, every window that
+# holds only the band and the plain sky around it holds exactly the same pattern. The cell finds the band's pixel
+# rows, where neighbouring pixels alternate along most of the row, groups each grid row's windows by content, and
+# checks that each repeated pattern gets one output. The counts are those of the picture in use.
 
 # %%
-torch.manual_seed(0)
-model = T2TViT().to(device).eval()
-print(f"T2T-ViT on the picture: D = {model.embed_dim}, encoder blocks: {len(model.blocks)}")
-with torch.device("meta"):
-    eps_official = create_model("t2t_vit_t_14").blocks[0].norm1.eps
-print(f"LayerNorm eps: {model.blocks[0].norm1.eps} here, {eps_official} in the t2t_vit_t_14 preset")
-assert model.blocks[0].norm1.eps == eps_official == 1e-5
-with torch.no_grad():
-    emb = model.embed(image)
-    pred = model(image)
-total, trainable = count_parameters(model)
-print(f"picture {tuple(image.shape)} -> T2T tokens {tuple(model.tokenize(image).shape)}")
-print(f"   -> with prediction token {tuple(emb.shape)} -> prediction {tuple(pred.shape)}")
-print(
-    f"parameters: {total:,}, of which trainable {trainable:,} (the sinusoidal table is stored, not trained)"
-)
-assert torch.isfinite(pred).all()
+with torch.no_grad():  # section 3's tokens of the picture and its token transformer's output
+    pic_toks = tokens.soft_split(image, *T2T_STAGES[0])  # (1, 375, 49)
+    pic_out = tt_pic(pic_toks)  # (1, 375, 64)
+changes = (image[0, 0, :, 1:] != image[0, 0, :, :-1]).float().mean(dim=1)  # (60,): share of pixel changes
+band = changes.gt(0.5).nonzero()[:, 0]  # the dithered rows: neighbouring pixels alternate along most of them
+k1, s1, p1 = T2T_STAGES[0]
+band_rows = [
+    r for r in range(grid1.rows) if len(band) and r * s1 - p1 <= band.max() and band.min() < r * s1 - p1 + k1
+]
+if band_rows:
+    print(
+        f"dithered band: pixel rows {band.min().item()}..{band.max().item()}, in the windows of grid rows {band_rows}"
+    )
+else:
+    print("this picture has no dithered rows")
+repeated = 0
+for r in band_rows:  # group the row's windows by content
+    row_toks = pic_toks[0, r * grid1.cols : (r + 1) * grid1.cols]  # (25, 49)
+    row_out = pic_out[0, r * grid1.cols : (r + 1) * grid1.cols]  # (25, 64)
+    patterns, which, count = torch.unique(row_toks, dim=0, return_inverse=True, return_counts=True)
+    for j in range(len(patterns)):
+        members = (which == j).nonzero()[:, 0]
+        if count[j] > 1 and patterns[j].amax() > patterns[j].amin():  # repeated, and not flat
+            same_out = torch.allclose(
+                row_out[members], row_out[members[:1]].expand(len(members), -1), atol=1e-5
+            )
+            print(
+                f"   grid row {r}: {count[j].item()} of its {grid1.cols} windows hold one band pattern; "
+                f"one output: {same_out}"
+            )
+            assert same_out  # identical windows, identical outputs: true of any picture
+            repeated += count[j].item()
+print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat a pattern of their row")
 
 # %% [markdown]
-# ### The official sizes
+# ## Evidence: the reference counts
 #
-# The presets built on the meta device at 224 × 224 × 3 with 1000 classes, beside reference counts. **Source of
-# the reference counts:** the official T2T-ViT code (github.com/yitu-opensource/T2T-ViT, `models/t2t_vit.py`),
-# counted with `sum(p.numel() for p in model.parameters())`; "all" includes the sinusoidal table, which that
-# code stores as a parameter with `requires_grad=False`.
+# Section 6's reference counts come from the official T2T-ViT code (github.com/yitu-opensource/T2T-ViT,
+# `models/t2t_vit.py`), counted with `sum(p.numel() for p in model.parameters())`. "All" includes the sinusoidal
+# table, which that code stores as a parameter with `requires_grad=False`.
 #
-# - 14, 19, 24: the official models with transformer token blocks, `t2t_vit_t_14/19/24`. Rounded to 0.1 M they
-#   are the parameter column of the paper's Table 3 (ICCV 2021 version: 21.5, 39.2, 64.1 M).
-# - 7, 10, 12: the official repository ships these sizes only with Performer token blocks (`t2t_vit_7/10/12`;
-#   Performer, Choromanski et al. 2021, approximates attention with random features so that its cost grows
-#   linearly with the number of tokens instead of with its square).
-#   The course builds them with transformer token blocks and names them by the official code's rule, `_t` for
+# - 14, 19, 24: the official models with transformer token blocks, `t2t_vit_t_14/19/24`. Rounded to 0.1 M they are
+#   the parameter column of the paper's Table 3 (ICCV 2021 version: 21.5, 39.2, 64.1 M).
+# - 7, 10, 12: the official repository ships these sizes only with Performer token blocks (`t2t_vit_7/10/12`). The
+#   course builds them with transformer token blocks and names them by the official code's rule, `_t` for
 #   transformer tokens: `t2t_vit_t_7/10/12`. The reference here is the official `T2T_ViT` class built with
-#   `tokens_type="transformer"` at those sizes: the course's own combination, not a published model (marked * in
-#   the table). Rounded to 0.1 M it happens to equal the published counts of the Performer models (the paper's
-#   Table 4: T2T-ViT-7 4.3 M, T2T-ViT-12 6.9 M).
-
-# %%
-official = {  # preset: (all, trainable), from the official code as cited above; * = transformer tokens at 7/10/12
-    "t2t_vit_t_7": (4_305_742, 4_255_310),
-    "t2t_vit_t_10": (5_884_750, 5_834_318),
-    "t2t_vit_t_12": (6_937_422, 6_886_990),
-    "t2t_vit_t_14": (21_541_070, 21_465_422),
-    "t2t_vit_t_19": (39_172_942, 39_084_686),
-    "t2t_vit_t_24": (64_101_454, 64_000_590),
-}
-print(
-    f"{'preset':12s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'all':>12s} {'trainable':>12s} {'reference':>13s}"
-)
-with torch.device("meta"):
-    for name, (ref_all, ref_train) in official.items():
-        m = create_model(name)
-        n_all, n_train = count_parameters(m)
-        print(
-            f"{name:12s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} "
-            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}{'*' if name[-2:] in ('_7', '10', '12') else ' '}"
-        )
-        assert (n_all, n_train) == (ref_all, ref_train)
-print(
-    "every preset matches its reference count, all and trainable (* = built with transformer tokens, not published)"
-)
-
-# %% [markdown]
-# ### A trained T2T-ViT
+#   `tokens_type="transformer"` at those sizes: the course's own combination, not a published model. Rounded to
+#   0.1 M it happens to equal the published counts of the Performer models (the paper's Table 4: T2T-ViT-7 4.3 M,
+#   T2T-ViT-12 6.9 M).
 #
-# Everything so far ran untrained weights. The course ships a trained T2T-ViT, `t2t_within`, made by `make models`
-# with the same code, settings and task as the 60-patch ViT `vit_within` (notebooks 03 to 05): the same body
-# ($D$ = 64, 4 blocks of 4 heads, a learned position embedding), the same 3000 steps of 128 scenes, the same seed;
-# the task is to name which of the 6 × 10 cells of 10 pixels holds a small moon. Only the tokenizer differs: the
-# T2T module (soft splits 7/4, 3/2, 3/2 with token transformers of width 16) against 10-pixel patches.
-# The cell below loads both, with the ViT's two other seeds, and measures them on the same 256 held-out scenes.
-# Notebook 07 sets the two side by side by samples and by compute.
-
-# %%
-trained_t2t = train.load_shipped("t2t_within", "cpu")
-trained_vits = [train.load_shipped(n, "cpu") for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")]
-t2t_cfg = trained_t2t.config
-held_out = scenes.make_batch(
-    "within", train.SHIPPED_EVAL["size"], seed=train.SHIPPED_EVAL["seed"], block=t2t_cfg.patch_size
-)
-t2t_metrics = train.evaluate(trained_t2t.model, "within", block=t2t_cfg.patch_size, **train.SHIPPED_EVAL)
-assert round(t2t_metrics["accuracy"] * 256) == round(trained_t2t.metrics["accuracy"] * 256)
-vit_accuracy = torch.tensor([v.metrics["accuracy"] for v in trained_vits])
-print(
-    f"t2t_within: {t2t_cfg.steps} steps x {t2t_cfg.batch_size} scenes, {trained_t2t.model.num_patches} tokens "
-    f"into its body, {count_parameters(trained_t2t.model)[1]:,} trainable parameters"
-)
-print(
-    f"vit_within: the same steps and batches, {trained_vits[0].model.num_patches} tokens into its body, "
-    f"{count_parameters(trained_vits[0].model)[1]:,} trainable parameters"
-)
-print("held-out accuracy (row and column both right) on 256 scenes:")
-print(f"  T2T-ViT (seed 0)  {t2t_metrics['accuracy']:.3f}")
-print(
-    f"  ViT, seeds 0 1 2  {' '.join(f'{a:.3f}' for a in vit_accuracy.tolist())}  "
-    f"(mean {vit_accuracy.mean():.3f} +- {vit_accuracy.std():.3f})"
-)
+# The presets' MLP ratios are the official ones: 2 for sizes 7, 10 and 12, and 3 for 14, 19 and 24.
 
 # %% [markdown]
-# Inside it: how far does the first **token transformer** look? It attends over the 15 × 25 = 375 tokens of the
-# first soft split, windows whose centres lie 4 pixels apart, so the mean attention distance of notebook 05
-# applies with a spacing of 4 pixels: 0 for a token that attends only to itself, 4 for one that attends only to
-# the windows next to it, and the uniform value when it ignores where the windows are. The control is the same
-# model before training (`train.build_model` of its settings, its starting weights), on the same scenes. A hook
-# on the token transformer's attention recomputes its weights step by step, as `vitcourse.rollout` does. Two
-# more numbers: the weights' entropy (notebook 04; its largest value, log 375, for uniform weights) and the
-# weight on the windows that hold part of the moon, against their share of all windows.
+# ## Evidence: the first token transformer after training
+#
+# How far does the trained T2T-ViT's first token transformer look? It attends over the 15 × 25 = 375 tokens of the
+# first soft split, windows whose centres lie 4 pixels apart. So notebook 05's mean attention distance applies with
+# a spacing of 4 pixels: 0 for a token that attends only to itself, 4 for one that attends only to the windows next
+# to it, and the uniform value for one that ignores where the windows are. Two more numbers: the weights' entropy
+# (notebook 04), whose largest value, log 375, belongs to uniform weights; and the weight on the windows that hold
+# part of the moon, against their share of all windows.
+#
+# The control is the same model before training (`train.build_model` of its settings: its starting weights), on the
+# same scenes. A hook on the token transformer's attention recomputes its weights step by step, as
+# `vitcourse.rollout` does.
 
 
 # %%
@@ -906,125 +1167,14 @@ assert trained_look[1] > math.log(first_grid.total) - 0.02
 assert abs(trained_look[2] / on_moon.float().mean().item() - 1) < 0.1  # the moon's windows: their share
 
 # %% [markdown]
-# The trained T2T-ViT names the moon's cell a little less often than the ViTs (printed above; one T2T-ViT seed,
-# so how much of the gap is the seed, this pair cannot say; notebook 07 compares them by samples and compute).
-# Inside it, the first token transformer's attention is all but uniform after training, as before: its entropy
-# is within 0.02 of the uniform value, its mean distance is the uniform one, and the windows that hold the
-# moon get about their share of the area (all three averaged over the 375 queries). In this model, whatever the
-# T2T module contributes does not come from *where* its first attention looks: each token of the first stage gets
-# about the same average of all 375 windows, so what is local in it must come from elsewhere: the soft splits'
-# overlapping windows (section 1), the v skip and the MLPs, which this look does not separate.
+# Trained or untrained, the first token transformer's attention is all but uniform: its entropy is within
+# 0.02 of the uniform value, its mean distance is the uniform one, and the windows that hold the moon get about
+# their share of the weight (all three averaged over the 375 queries). Each token of the first stage gets about the
+# same average of all 375 windows. What is local in this model's T2T module must come from elsewhere: the soft
+# splits' overlapping windows (section 1), the skip through $v$ and the MLPs, which this look does not separate.
 
 # %% [markdown]
-# ## 7. Where the compute goes
-#
-# Multiply-adds of one forward pass of T2T-ViT$_t$-14 (`t2t_vit_t_14`) at 224 × 224, counted by hooks on
-# every linear layer and every attention product (`vitcourse.cost.count_macs`). The count needs only shapes,
-# so the model is built on the meta device. **Published:** 6.1 G MACs for T2T-ViT$_t$-14 at 224 × 224 (Yuan et
-# al., "Tokens-to-Token ViT", ICCV 2021, Table 3, the comparison with ResNets, and Table 7, the ablation of the
-# T2T module; the official repository's model table lists the same).
-
-# %%
-with torch.device("meta"):
-    t2t14 = create_model("t2t_vit_t_14")
-macs = count_macs(t2t14, torch.zeros(1, 3, 224, 224, device="meta"))
-grids = t2t14.tokens_to_token.grids
-stages = [
-    ("T2T stage 1 (attention1)", grids[0].total, macs["tokens_to_token.attention1"]),
-    ("T2T stage 2 (attention2)", grids[1].total, macs["tokens_to_token.attention2"]),
-    ("T2T stage 3 (project)", grids[2].total, macs["tokens_to_token.project"]),
-    (
-        f"encoder blocks ({len(t2t14.blocks)})",
-        grids[2].total + 1,
-        sum(v for k, v in macs.items() if k.startswith("blocks.")),
-    ),
-    ("head", 1, macs["head"]),
-]
-total_macs = sum(macs.values())
-print(f"{'part':26s} {'tokens':>7s} {'G multiply-adds':>16s} {'share':>6s}")
-for name, n, cost in stages:
-    print(f"{name:26s} {n:7d} {cost / 1e9:16.3f} {cost / total_macs:6.1%}")
-print(f"{'total':26s} {'':7s} {total_macs / 1e9:16.2f}   (published: 6.1)")
-assert sum(c for _, _, c in stages) == total_macs and round(total_macs / 1e9, 1) == 6.1
-per_block = macs["blocks.0"]
-print(f"stage 1 alone costs {macs['tokens_to_token.attention1'] / per_block:.1f} encoder blocks")
-t2t_macs = sum(v for k, v in macs.items() if k.startswith("tokens_to_token"))
-t2t_params = sum(p.numel() for p in t2t14.tokens_to_token.parameters())
-compute_share, param_share = t2t_macs / total_macs, t2t_params / count_parameters(t2t14)[0]
-print(f"the T2T module: {compute_share:.1%} of the multiply-adds, {param_share:.1%} of the parameters")
-assert 0.2 < compute_share < 0.3 and param_share < 0.02
-macs_fine = count_macs(t2t14, torch.zeros(1, 3, 224, 224, device="meta"), depth=4)  # per layer
-stage1 = {k: v for k, v in macs_fine.items() if k.startswith("tokens_to_token.attention1")}
-products, n1 = stage1["tokens_to_token.attention1.attn"], grids[0].total
-linear = sum(stage1.values()) - products
-print(
-    f"stage 1: attention products (Q K^T and A V) {products / 1e9:.3f} G = 2 x N^2 x 64 with N = {n1} tokens;"
-)
-print(
-    f"         linear layers (qkv, proj, MLP) {linear / 1e9:.3f} G; products: {products / (products + linear):.0%}"
-)
-assert products == 2 * n1**2 * 64
-
-# %%
-fig, ax = plt.subplots(figsize=(9, 3.2), layout="constrained")
-bars = ax.barh([s[0] for s in stages][::-1], [s[2] / 1e9 for s in stages][::-1], color="tab:purple")
-for bar, (_, _, cost) in zip(bars, stages[::-1], strict=True):  # each bar's share, the tiny ones included
-    share = cost / total_macs
-    ax.annotate(
-        f"{cost / 1e9:.3f} G, {share:.1%}" if share >= 0.001 else f"{cost / 1e9:.4f} G, {share:.3%}",
-        (bar.get_width(), bar.get_y() + bar.get_height() / 2),
-        xytext=(4, 0),
-        textcoords="offset points",
-        va="center",
-        fontsize=8,
-    )
-ax.set_xlim(0, 1.3 * max(s[2] for s in stages) / 1e9)  # room for the longest bar's label
-ax.set_xlabel("G multiply-adds (one 224 x 224 image)")
-ax.set_ylabel("part of T2T-ViT_t-14")
-ax.set_title(f"T2T-ViT_t-14: {total_macs / 1e9:.2f} G multiply-adds per image")
-plt.show()
-
-# %% [markdown]
-# Most of the compute is in the encoder blocks, as the table shows; the T2T module takes about a quarter although
-# it holds under 2% of the parameters, and almost all of that quarter is the first token transformer. Of its cost,
-# the attention products ($QK^\top$ and $AV$, $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens) are by far the
-# larger part, as printed above: they grow with the square of the token count, the linear layers only linearly.
-# That is why the official code
-# also offers the Performer version of the token transformers (section 6: its cost grows linearly with the number
-# of tokens), and why the token length inside the module is kept small (64). Stage 3 has no token transformer:
-# its soft split costs nothing, and its cost is the linear projection.
-
-# %% [markdown]
-# ### Play: image size and the three soft splits
-#
-# The explorer below (in a running kernel) takes an $H \times W$ one-channel image and each stage's (kernel,
-# stride, padding), and draws the three token grids to scale with one another beside each stage's share of the
-# module's multiply-adds, its count in millions written on its bar (token length 64 inside the module, width
-# 384 after it, as in T2T-ViT_t-14; with one input channel here, stage 1 costs less than in the three-channel
-# module of section 7). Settings where a window does not fit show a sentence instead.
-#
-# Predict first, from section 7's split of stage 1's cost into attention products and linear layers, then check
-# in the explorer: by what factor does stage 1's cost grow when $H$ and $W$ go from 224 to 448, and why more than
-# its token count? How does the total change as stage 1's stride goes from 4 to 8 (past 7, the kernel, the
-# windows leave gaps), and which stage keeps the largest share? The cell after the explorer prints the sizes
-# this notebook uses (224 × 224, the picture, the 400 × 100 input), not the ones the questions ask about.
-
-# %%
-from vitcourse import widgets
-
-widgets.t2t_stages_explorer()
-
-# %%
-for size in [(224, 224), (60, 100), (400, 100)]:
-    print(widgets.t2t_stages_view(*size)[1])
-by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
-counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
-print(f"T2T-ViT_t-14's module at 224 x 224 x 3: formula {by_formula}, counted by hooks {counted}")
-assert by_formula == counted
-assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
-
-# %% [markdown]
-# ## 8. Where this course departs from the article series and the official code
+# ## Evidence: where the course departs from the articles and the official code
 #
 # The article series and the official T2T-ViT code agree on the T2T module's layers: the T2T article's
 # `Tokens2Token` builds both token transformers with 1 head and an MLP ratio of 1.0, as the official code does and
@@ -1068,9 +1218,9 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 #   is refused by `load_pretrained`, saying so (last cell of this section). The official code has the sizes 7,
 #   10 and 12 only as Performer models; the course's transformer-token models of those sizes are
 #   `t2t_vit_t_7/10/12`, named by the same rule, and no official checkpoint exists for them.
-# - **Any image size.** The official code rebuilds with $\sqrt{N}$, square images only; `vitcourse` uses the
-#   grid's rows and columns (the articles changed the official code for non-square images too). Sections 4 and 5
-#   ran the module on 400 × 100 and on the picture's 60 × 100.
+# - **Any image size.** The official code rebuilds with $\sqrt{N}$, which is right on square grids only
+#   (Exercise 4); `vitcourse` uses the grid's rows and columns (the articles changed the official code for
+#   non-square images too). Sections 4 and 5 ran the module on 400 × 100 and on the picture's 60 × 100.
 #
 # First the heads and the MLP ratio: the heads change no parameter count, the MLP ratio does.
 
@@ -1201,26 +1351,3 @@ try:
     load_pretrained(t2t_14, performer_like, "t2t")
 except ValueError as err:
     print(textwrap.fill(f"ValueError: {err}", width=100))
-
-# %% [markdown]
-# ## Summary
-#
-# - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole
-#   in some token wherever its windows reach the image's edges, as they do on the picture and on 224 × 224 images
-#   (4 × 4 for T2T's first split, 2 × 2 for the later ones). Non-overlapping ViT patches keep only single pixels
-#   whole everywhere; at the same token grid they keep far fewer blocks whole than the soft split.
-# - A token transformer is an encoder block that changes the token length; its first residual adds $v$, a linear
-#   image of its input that already has the output length. Its attention is global; the local mixing comes from
-#   the soft split that follows it.
-# - The T2T module alternates soft split → token transformer → rebuild, and ends with a linear layer; each
-#   grid comes from the previous one by the token-count formula, for any H × W. One final token's windows cover
-#   a square of the image about twice as wide as the distance between neighbouring tokens.
-# - The article series builds the same T2T module (1 head, MLP ratio 1.0) but scales its attention by
-#   $\text{chan}^{-1/2}$ instead of the official $\text{dim}^{-1/2}$; its ViT keeps a fixed table and adds $v$ in
-#   its encoder blocks.
-# - T2T-ViT's parameter counts equal the official code's for T2T-ViT_t-14, -19 and -24 (`t2t_vit_t_14/19/24`; the
-#   official `t2t_vit_14` is a Performer model the course does not build); most of its multiply-adds are in the
-#   encoder blocks, and the first T2T stage is the largest of the rest.
-#
-# **Next:** [07 Training from scratch](07_training_from_scratch.ipynb) trains small ViTs and T2T-ViTs on scenes
-# drawn like the picture and looks at what they learn.

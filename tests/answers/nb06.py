@@ -93,52 +93,33 @@ def window_side_by_autograd() -> int:
     return int((probe.grad[0, 0] != 0).any(dim=0).sum())
 
 
-# --- 06.4: the smallest side giving a number of tokens ---
-def smallest_side(target: int, stages: list[tuple[int, int, int]]) -> int:
-    """Brute force: try n = 1, 2, ... until the chain of soft splits gives ``target`` tokens."""
-    n = 1
-    while True:
-        side = n
-        for k, s, p in stages:
-            side = (side + 2 * p - k) // s + 1
-        if side == target:
-            return n
-        n += 1
+# --- 06.4: the official rebuild (reshape to sqrt(N) x sqrt(N)) run on each input, outcome observed ---
+def sqrt_rebuild_observed(height: int, width: int) -> str:
+    """Run the official reshape on stage 1's tokens (token indices) and compare with the rebuild on the grid."""
+    import math
 
-
-def undo(target: int, stages, one_stage, backwards: bool = True) -> int:
-    for k, s, p in reversed(stages) if backwards else stages:
-        target = one_stage(target, k, s, p)
-    return target
-
-
-def side_without_padding(target: int, stages) -> int:
-    return undo(target, stages, lambda t, k, s, p: (t - 1) * s + k)
-
-
-def side_without_minus_one(target: int, stages) -> int:
-    return undo(target, stages, lambda t, k, s, p: t * s + k - 2 * p)
-
-
-def side_first_stage_first(target: int, stages) -> int:
-    return undo(target, stages, lambda t, k, s, p: (t - 1) * s + k - 2 * p, backwards=False)
-
-
-def largest_side(target: int, stages) -> int:
-    return smallest_side(target + 1, stages) - 1
-
-
-def side_by_strides(target: int, stages) -> int:
-    return undo(target, stages, lambda t, k, s, p: t * s)
+    grid = tokens.count_tokens(height, width, *T2T_STAGES[0])
+    toks = tokens.soft_split(torch.zeros(1, 1, height, width), *T2T_STAGES[0])
+    ids = torch.arange(toks.shape[1], dtype=torch.float32).view(1, -1, 1)  # (1, N, 1): each token's index
+    side = int(math.sqrt(toks.shape[1]))
+    try:
+        official = ids.transpose(1, 2).reshape(1, 1, side, side)
+    except RuntimeError:
+        return "raises"
+    right_place = tokens.rebuild_image(ids, grid.rows, grid.cols)
+    same = official.shape == right_place.shape and torch.equal(official, right_place)
+    return "works" if same else "scrambles"
 
 
 VALUE_CHECKS = {
     check.t2t_token_transformer_params: first_token_transformer_params(3),
     check.t2t_window_side: window_side_by_autograd(),
+    check.sqrt_rebuild_picture: sqrt_rebuild_observed(60, 100),
+    check.sqrt_rebuild_60x62: sqrt_rebuild_observed(60, 62),
+    check.sqrt_rebuild_36x64: sqrt_rebuild_observed(36, 64),
 }
 FUNCTION_CHECKS = {
     check.v_skip_function: token_attention,
-    check.t2t_smallest_side_function: smallest_side,
 }
 MISTAKES = [
     (check.v_skip_function, attention_without_skip, "the skip is missing"),
@@ -166,9 +147,10 @@ MISTAKES = [
     (check.t2t_window_side, 7 + 2 * 4 + 2 * 2, "not the last stride alone"),
     (check.t2t_window_side, 7 + 3 * 4 + 3 * 8, "k - 1 steps"),
     (check.t2t_window_side, 4 * 2 * 2, "how far apart"),
-    (check.t2t_smallest_side_function, side_without_padding, "left out the padding"),
-    (check.t2t_smallest_side_function, side_without_minus_one, "t - 1 strides"),
-    (check.t2t_smallest_side_function, side_first_stage_first, "from the last to the first"),
-    (check.t2t_smallest_side_function, largest_side, "largest side"),
-    (check.t2t_smallest_side_function, side_by_strides, "multiplying by the strides"),
+    (check.sqrt_rebuild_picture, "works", "not square"),
+    (check.sqrt_rebuild_picture, "scrambles", "expected the reshape to run"),
+    (check.sqrt_rebuild_60x62, "raises", "does not always make a non-square grid"),
+    (check.sqrt_rebuild_60x62, "scrambles", "rows and columns differ"),
+    (check.sqrt_rebuild_36x64, "raises", "entries do not add up"),
+    (check.sqrt_rebuild_36x64, "works", "were not their neighbours"),
 ]

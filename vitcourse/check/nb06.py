@@ -1,24 +1,34 @@
 """Exercise checkers for notebook 06 tokens-to-token.
 
 Each right answer is computed by package code (``vitcourse.attention.Attention``,
-``vitcourse.blocks.TokenTransformer``, ``vitcourse.tokens``, ``vitcourse.models.T2T_STAGES``); each ``wrong`` entry or ``Mistake`` is a typical wrong answer, recognised and
-named. Any other wrong answer gets a nudge (which section to revisit), then a pointer (which idea or symbolic
-rule), never the value.
+``vitcourse.blocks.TokenTransformer``, ``vitcourse.tokens``, ``vitcourse.models.T2T_STAGES``);
+each ``wrong`` entry or ``Mistake`` is a typical wrong answer, recognised and
+named. Any other wrong answer gets a nudge (which idea), then a pointer (which section to reread), never the
+value or the method.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import torch
 
 from ..attention import Attention
 from ..blocks import TokenTransformer
 from ..models import T2T_STAGES
-from ._core import Mistake, Verdict, check_function, int_answer, never_raises, say
+from ..tokens import count_tokens
+from ._core import Mistake, Verdict, check_function, choice_answer, int_answer, never_raises, reread, say
 
-__all__ = ["v_skip_function", "t2t_token_transformer_params", "t2t_window_side", "t2t_smallest_side_function"]
+__all__ = [
+    "v_skip_function",
+    "t2t_token_transformer_params",
+    "t2t_window_side",
+    "sqrt_rebuild_picture",
+    "sqrt_rebuild_60x62",
+    "sqrt_rebuild_36x64",
+]
 
 TOKEN_DIM = 64  # T2T's token length inside the module (official code: token_dim=64)
 
@@ -80,16 +90,15 @@ V_SKIP_MISTAKES = [
         lambda x, w_qkv, w_proj, b_proj, scale: x + _pieces(x, w_qkv, scale)[0] @ w_proj.T + b_proj,
         "you added x, the input. That runs only when dim equals chan, as in this test; in T2T's first token "
         f"transformer x has length dim = {T2T_STAGES[0][0] ** 2} and the output length chan = {TOKEN_DIM}, so x + "
-        "out raises a size error. The skip adds the tensor of length chan made from x: v.",
+        "out raises a size error (section 2 says what T2T adds instead).",
     ),
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, scale, axis=-2),
-        "softmax over the wrong axis: each query's weights over the keys (the last axis of q k^T) must sum "
-        "to 1.",
+        "softmax over the wrong axis: each query's weights over the keys must sum to 1, and yours do not.",
     ),
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, 1.0),
-        "the scores are not scaled: multiply q k^T by the argument `scale`.",
+        "the scores are not scaled: the argument `scale` goes unused.",
     ),
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, 1 / scale),
@@ -104,8 +113,7 @@ V_SKIP_MISTAKES = [
 
 _X_SKIP_RAISES = (
     "adding the input x fails: x has length dim = {dim}, while q, k, v and the projected output have length "
-    "chan = {chan}, and tensors of different lengths cannot be added. The skip adds the tensor of length chan "
-    "made from x: v."
+    "chan = {chan}, and tensors of different lengths cannot be added (section 2 says what T2T adds instead)."
 )
 
 
@@ -152,9 +160,8 @@ def v_skip_function(func: object) -> Verdict:
         what,
         cases,
         mistakes=V_SKIP_MISTAKES,
-        nudge="Revisit section 2: the equation for Y, and why the skip goes through V.",
-        pointer="Cut x @ w_qkv.T into three equal parts along its last axis, in the order q, k, v; the weights "
-        "are a softmax over the keys' axis; proj acts on weights @ v, and the skip is added after proj.",
+        nudge="The token transformer's attention: what its skip connection adds back, and at which point.",
+        pointer=reread("The token transformer"),
     )
 
 
@@ -199,12 +206,10 @@ def t2t_token_transformer_params(answer: object) -> Verdict:
         answer,
         right,
         "parameters of the first token transformer on RGB 224 x 224",
-        "Revisit section 2: the token transformer's layers (two LayerNorms, qkv, proj, the MLP) and the token "
-        "length each one acts on.",
+        nudge="Every layer of the token transformer holds weights sized by the token length it reads and the "
+        "length it writes, and an RGB window is longer than a one-channel one.",
         wrong=wrong,
-        pointer="Count layer by layer: a LayerNorm over n entries holds a scale and a shift of n entries each; a "
-        "linear layer from length a to length b holds a x b weights, plus b biases where it has a bias; norm1 "
-        "and qkv read one window of all the image's channels, everything after qkv has length token_dim.",
+        pointer=reread("The token transformer"),
     )
 
 
@@ -268,108 +273,80 @@ def t2t_window_side(answer: object) -> Verdict:
         answer,
         _window_side(T2T_STAGES),
         "pixels across one final token's windows",
-        "Revisit section 1 (where windows start, every s pixels) and section 4 (each stage splits the grid "
-        "the previous one rebuilt).",
+        nudge="Each stage's window is made of cells of the grid before it, and neighbouring cells overlap: "
+        "they start closer together than they are wide.",
         wrong=wrong,
-        pointer="Build it up a stage at a time: the first window is k pixels wide; a window of k cells of a "
-        "rebuilt grid adds k - 1 steps of that grid, and one step of a grid is the product of the strides of "
-        "the stages before it, in pixels.",
+        pointer=reread("The T2T module, stage by stage"),
     )
 
 
-# --- Exercise 06.4: the smallest side that gives a number of tokens -----------------------------------------
+# --- Exercise 06.4: the official rebuild, which takes the grid's side as the square root of N ------------------
+
+SQRT_OPTIONS = ("works", "raises", "scrambles")
+SQRT_INPUTS = {"picture": (60, 100), "60x62": (60, 62), "36x64": (36, 64)}  # (height, width), one channel
 
 
-def _undo(
-    target: int, stages: Stages, one_stage: Callable[[int, int, int, int], int], backwards: bool = True
-) -> int:
-    """Undo the soft splits one at a time (last first when ``backwards``) with ``one_stage(t, k, s, p)``."""
-    side = target
-    for k, s, p in reversed(stages) if backwards else stages:
-        side = one_stage(side, k, s, p)
-    return side
+def sqrt_rebuild_outcome(height: int, width: int) -> str:
+    """What the official rebuild, ``reshape(B, C, int(sqrt(N)), int(sqrt(N)))``, does after T2T's first soft
+    split of a ``height`` x ``width`` image: "raises" (N is not a square number, so the reshape fails), "scrambles"
+    (N is a square but the grid is not: the tokens land in the wrong places) or "works" (the grid is square)."""
+    grid = count_tokens(height, width, *T2T_STAGES[0])
+    side = math.isqrt(grid.total)
+    if side * side != grid.total:
+        return "raises"
+    return "works" if grid.rows == grid.cols else "scrambles"
 
 
-def _smallest_side(target: int, stages: Stages) -> int:
-    """Smallest side n whose chain of soft splits gives ``target`` tokens: undo floor((n + 2p - k) / s) + 1 = t."""
-    return _undo(target, stages, lambda t, k, s, p: (t - 1) * s + k - 2 * p)
-
-
-# Typical wrong ways to undo the soft splits, as functions of (target, stages) -> side: a slip in undoing
-# floor((n + 2p - k) / s) + 1 = t, in the order of the stages, or in which side is asked for.
-def _no_padding(target: int, stages: Stages) -> int:
-    return _undo(target, stages, lambda t, k, s, p: (t - 1) * s + k)
-
-
-def _no_minus_one(target: int, stages: Stages) -> int:
-    return _undo(target, stages, lambda t, k, s, p: t * s + k - 2 * p)
-
-
-def _first_stage_first(target: int, stages: Stages) -> int:
-    return _undo(target, stages, lambda t, k, s, p: (t - 1) * s + k - 2 * p, backwards=False)
-
-
-def _largest(target: int, stages: Stages) -> int:
-    return _smallest_side(target + 1, stages) - 1
-
-
-def _strides_only(target: int, stages: Stages) -> int:
-    return _undo(target, stages, lambda t, k, s, p: t * s)
-
-
-_SAME_SIDE_SLIP = (
-    "t windows need t - 1 strides plus one kernel, and the padding supplies some of those pixels; with s = 2p "
-    "(T2T's stages) leaving out the padding and counting t strides instead of t - 1 give the same side, so check "
-    "both."
+_SQRT_NUDGE = (
+    "Two things decide it: the grid of tokens the first soft split makes from this input, and what a reshape "
+    "needs in order to run."
 )
-SIDE_MISTAKES = [
-    Mistake(_no_padding, f"your sides are larger: you left out the padding (or the - 1); {_SAME_SIDE_SLIP}"),
-    Mistake(
-        _no_minus_one,
-        f"your sides are larger: you counted t strides (or left out the padding); {_SAME_SIDE_SLIP}",
-    ),
-    Mistake(
-        _first_stage_first,
-        "undo the stages from the last to the first: the last split's smallest input is the grid the earlier "
-        "stages must produce.",
-    ),
-    Mistake(
-        _largest,
-        "that is the largest side giving this many tokens (one less than the smallest side giving one more); "
-        "the task asks for the smallest.",
-    ),
-    Mistake(
-        _strides_only,
-        "multiplying by the strides ignores the kernels and the padding: the last window needs a whole kernel, "
-        "and the padding supplies pixels on both sides.",
-    ),
-]
+_SQRT_POINTER = reread("The same module on the picture")
+_SQRT_WHY = {  # (input, wrong option) -> the mistake it reveals
+    ("picture", "works"): "the picture's first grid is not square, so a square reshape cannot put its tokens "
+    "back on their own rows and columns.",
+    (
+        "picture",
+        "scrambles",
+    ): "you expected the reshape to run. A reshape runs only when the shape it asks for "
+    "holds exactly as many entries as the tensor has.",
+    ("60x62", "raises"): "a non-square image does not always make a non-square grid: the token count rounds "
+    "down, so two different sides can give the same number of windows.",
+    ("60x62", "scrambles"): "tokens land in the wrong places only when the grid's rows and columns differ; a "
+    "non-square image does not always make such a grid.",
+    ("36x64", "raises"): "a reshape fails only when the entries do not add up. A grid whose rows and columns "
+    "differ can still hold a square number of tokens.",
+    ("36x64", "works"): "a square reshape of a grid whose rows and columns differ puts tokens beside tokens "
+    "that were not their neighbours.",
+}
+
+
+def _sqrt_check(answer: object, which: str) -> Verdict:
+    height, width = SQRT_INPUTS[which]
+    return choice_answer(
+        answer,
+        sqrt_rebuild_outcome(height, width),
+        f"the official rebuild after stage 1 on a {height} x {width} input",
+        SQRT_OPTIONS,
+        nudge=_SQRT_NUDGE,
+        pointer=_SQRT_POINTER,
+        wrong={option: why for (name, option), why in _SQRT_WHY.items() if name == which},
+    )
 
 
 @never_raises
-def t2t_smallest_side_function(func: object) -> Verdict:
-    """Exercise 06.4: ``func(target, stages)`` must return the smallest side giving ``target`` tokens on it."""
-    vit = [(16, 16, 0)]
-    cases = [
-        ((target, stages), _smallest_side(target, stages))
-        for target, stages in (
-            (14, T2T_STAGES),
-            (4, T2T_STAGES),
-            (7, T2T_STAGES),
-            (14, vit),
-            (10, [(3, 2, 1)]),
-            (5, [(20, 10, 5)]),
-            (3, [(5, 3, 1), (3, 2, 1)]),
-        )
-    ]
-    return check_function(
-        func,
-        "your smallest side",
-        cases,
-        mistakes=SIDE_MISTAKES,
-        nudge="Revisit the count formula (notebook 02, and the start of section 1 here): undo it for one stage, "
-        "then chain the stages.",
-        pointer="For one stage, count the pixels t windows need: each window after the first starts one stride "
-        "later, the last one needs a whole kernel, and the padding supplies p pixels on each side. Undo the "
-        "last stage first; tokens.count_tokens checks a candidate side.",
-    )
+def sqrt_rebuild_picture(answer: object) -> Verdict:
+    """Exercise 06.4 (a): "works", "raises" or "scrambles": the official square-root rebuild on the 60 x 100 picture."""
+    return _sqrt_check(answer, "picture")
+
+
+@never_raises
+def sqrt_rebuild_60x62(answer: object) -> Verdict:
+    """Exercise 06.4 (b): "works", "raises" or "scrambles": the official square-root rebuild on a 60 x 62 input."""
+    return _sqrt_check(answer, "60x62")
+
+
+@never_raises
+def sqrt_rebuild_36x64(answer: object) -> Verdict:
+    """Exercise 06.4 (c): "works", "raises" or "scrambles": the official square-root rebuild on a 36 x 64 input."""
+    return _sqrt_check(answer, "36x64")
