@@ -52,10 +52,12 @@
 # behind the notebook. If something looks odd, choose *Kernel → Restart Kernel and Run All Cells*.
 #
 # **Exercises.** Each exercise says what kind it is: predict, explain, design, find the bug, read a figure, or
-# code. Below it come a collapsed cell with the worked solution and then a check cell. To answer, add a cell just
-# above the check cell. Click the check cell, press **Esc**, then **A**. In your new cell, set the name the check
-# uses, for example `answer_share = 0.5`. Run your cell, then the check.
-# *Run All* also runs the collapsed solutions: a ✓ with no cell of yours above the check is the solution's.
+# code. In your learner copy, an answer cell follows it with a placeholder: a name set to `None`, such as
+# `answer_share = None`, or a function to complete. Fill it in, run the cell, then run the check cell below
+# it. After the check comes the worked solution, in a collapsed cell. Running it replaces your answer with the
+# solution's, so that the cells further down work either way. *Run All* checks your answer first and runs the
+# solution after it. In `notebooks/`, the worked solution sits in the collapsed answer cell itself, above the
+# check.
 #
 # **Hints.** A right answer prints ✓. A wrong answer that the check recognises gets the mistake named. Any other
 # wrong answer gets a hint in steps. First comes a nudge: which idea the exercise rests on. From the second try on,
@@ -242,31 +244,37 @@ print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
 #
 # The course uses the same symbols everywhere. Come back to this table whenever a symbol is unclear. The column
 # "our picture" gives the values of notebooks 01 and 02. The column "trained here" gives the small models that
-# notebooks 03 to 07 train and load. The last column gives ViT-B/16, the ViT paper's base model with 16 × 16
-# patches (Dosovitskiy et al. 2021, Table 1).
+# notebooks 03 to 07 train and load: ViTs and one T2T-ViT. The last column gives ViT-B/16, the ViT paper's base
+# model with 16 × 16 patches (Dosovitskiy et al. 2021, Table 1).
 #
 # | symbol | meaning | our picture | trained here | ViT-B/16 |
 # |---|---|---|---|---|
-# | $H$, $W$ | image height and width, in pixels | 60, 100 | 60, 100 | 224, 224 |
+# | $H$, $W$ | image height and width, in pixels | 60, 100 | 60, 100; 120, 200 to fine-tune | 224, 224 |
 # | $C$ | channels of the image: 1 for grey, 3 for colour | 1 | 1 | 3 |
 # | $B$ | images in a batch | 1 | 128, or 64 to fine-tune | any |
-# | $P$ | side of a square patch, in pixels | 20 | 20 or 10 | 16 |
-# | $N$ | patches, so tokens before the prediction token: $HW/P^2$ | 15 | 15 or 60 | 196 |
-# | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | 400 or 100 | 768 |
+# | $P$ | side of a square patch, in pixels | 20 | ViT: 20 or 10 | 16 |
+# | $N$ | tokens before the prediction token; $HW/P^2$ for patches | 15 | ViT: 15 or 60, 240 to fine-tune; T2T-ViT: 28 | 196 |
+# | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | ViT: 400 or 100 | 768 |
 # | $D$ | model width: the length of every token inside the transformer | 768 | 64 | 768 |
+# | $\mathbf{E}$ | the learned projection of raw tokens to width $D$ | 400 × 768 | ViT: 400 × 64 or 100 × 64 | 768 × 768 |
 # | $k$, $s$, $p$ | a sliding window's side, stride and padding | 20, 10, 5 | T2T-ViT: 7, 4, 2, then 3, 2, 1 twice | 16, 16, 0 |
+# | token dim | width of T2T-ViT's small token transformers | — | 16 | — |
+# | $Q$, $K$, $V$ | queries, keys and values: one row per token | — | $(N + 1) \times 16$ per head | 197 × 64 per head |
 # | $h$ | attention heads per layer | — | 4 | 12 |
 # | $d_k = D/h$ | length of each head's queries and keys | — | 16 | 64 |
 # | MLP ratio | the MLP's hidden width divided by $D$ | — | 2 | 4 |
 # | $L$ | encoder blocks, one after another | — | 2 or 4 | 12 |
 # | prediction token | one extra learned token; the head reads the prediction from it | — | 1 | 1 |
-# | $N + 1$ | tokens with the prediction token | 16 | 16 or 61 | 197 |
+# | $N + 1$ | tokens with the prediction token | — | ViT: 16 or 61, 241 to fine-tune; T2T-ViT: 29 | 197 |
+# | $\mathbf{E}_\text{pos}$ | the position embedding: one row of length $D$ per token | — | $(N + 1) \times 64$ | 197 × 768 |
 #
 # A few notes on the table:
 #
 # - The prediction token is ViT's *class token*, `cls_token` in code. Notebook 05 adds it.
 # - A patch grid is a sliding window with $k = s = P$ and $p = 0$. T2T-ViT's three soft splits use other windows;
-#   notebooks 02 and 06 explain them.
+#   notebooks 02 and 06 explain them. The T2T-ViT paper's models use a token dim of 64.
+# - In code, lowercase `h` and `w` are often a height and a width, as in notebook 02. In formulas, $h$ counts
+#   heads.
 # - Patches are numbered from 1, row by row: patch 1 is top left. Tokens and windows are counted from 0, as in
 #   Python: token 0 comes from patch 1.
 #
@@ -314,6 +322,25 @@ assert trained == {
 assert models.T2T_STAGES == ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T-ViT trained here uses them too
 assert any(c.model == "t2t" for c in shipped.values())
 assert [tokens.count_tokens(height, width, q, q, 0).total for q in (20, 10)] == [15, 60]
+tokens_before = {}  # (model, patch size, image size) -> N, the tokens before the prediction token
+for c in shipped.values():
+    with torch.device("meta"):  # shapes only
+        model = train.build_model(c)
+    size = (c.scale * train.HEIGHT, c.scale * train.WIDTH)
+    tokens_before[(c.model, c.patch_size if c.model == "vit" else None, size)] = model.num_patches
+    if c.pos_embed != "none":  # E_pos: (N + 1) x D; the controls without one have none
+        assert tuple(model.pos_embed.shape) == (1, model.num_patches + 1, c.embed_dim)
+for (kind, size_p, size), n in tokens_before.items():
+    patches = f", P = {size_p}" if size_p else ""
+    print(f"trained here: {kind}{patches} on {size[0]} x {size[1]}: N = {n}")
+assert tokens_before == {
+    ("vit", 20, (60, 100)): 15,
+    ("vit", 10, (60, 100)): 60,
+    ("vit", 10, (120, 200)): 240,
+    ("t2t", None, (60, 100)): 28,
+}
+assert {c.token_dim for c in shipped.values() if c.model == "t2t"} == {16}
+assert tuple(vit_b16.pos_embed.shape) == (1, 197, 768)
 assert tokens.t2t_stride_padding(20) == (10, 5)  # our picture's soft split in notebook 02
 print("the notation sheet agrees with the package (asserted)")
 

@@ -36,6 +36,7 @@
 
 # %%
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 from IPython.display import display
 from matplotlib.patches import Rectangle
@@ -145,11 +146,13 @@ plt.show()
 
 # %% [markdown]
 # The larger picture with the same patches makes more tokens, not longer ones. Growing the patches keeps the
-# count and makes each token longer. Notebook 03 comes back to what a longer sequence asks of the model.
+# count and makes each token longer. Notebook 03 comes back to this: a learned position table has one row per
+# patch, so more patches need a resized table.
 #
 # Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two
 # patches is cut in two. A shape over a corner where four patches meet is cut in four. The next cell shows it on
-# the pale mountain. It takes the mountain as the pixels of 0.7 or brighter below the moon.
+# the pale mountain. It takes the mountain as the pixels of 0.7 or brighter, leaving out the moon: the bright
+# region that touches the top edge.
 
 
 # %%
@@ -158,9 +161,20 @@ def patch_of(row: int, col: int) -> int:
     return (row // P) * cols + col // P + 1
 
 
-moon_rows = (picture == picture.max()).any(axis=1).nonzero()[0]  # rows holding the brightest value
-mountain = picture >= 0.7  # (H, W)
-mountain[: moon_rows.max() + 1] = False  # only below the moon
+bright = picture >= 0.7  # (H, W): the moon and the pale mountain
+moon = np.zeros_like(bright)
+moon[0] = bright[0]  # the moon is the bright region cut by the top edge
+while True:  # grow it through bright neighbours: up, down, left and right
+    grown = moon.copy()
+    grown[1:] |= moon[:-1]
+    grown[:-1] |= moon[1:]
+    grown[:, 1:] |= moon[:, :-1]
+    grown[:, :-1] |= moon[:, 1:]
+    grown &= bright
+    if (grown == moon).all():
+        break
+    moon = grown
+mountain = bright & ~moon  # (H, W)
 m_rows, m_cols = mountain.nonzero()
 if m_rows.size:
     top = m_rows.min()
@@ -176,7 +190,7 @@ if m_rows.size:
                 four = [patch_of(edge_row + dr, edge_col + dc) for dr in (-1, 0) for dc in (-1, 0)]
                 print(f"it covers the corner at row {edge_row}, column {edge_col}, cut into patches {four}")
 else:
-    print("no pixel of 0.7 or brighter below the moon in this picture")
+    print("no pixel of 0.7 or brighter outside the moon in this picture")
 
 # %% [markdown]
 # ## 2. One patch, one token (7 min)
@@ -422,20 +436,20 @@ print("nn.Unfold with 2 x 3 windows gives the same patches (asserted)")
 # Without the permute, the flattened rows would be runs of consecutive pixels, not patches. The permute brings the
 # two patch axes to the front, so each patch's own pixels end up together.
 #
-# **Exercise 4 (code).** Write `my_patchify(images, p)`. It turns a whole batch of shape `(B, C, H, W)` into tokens
-# of shape `(B, N, C·p·p)`, in the same order as `nn.Unfold`. Use reshape and permute only: no loop and no
+# **Exercise 4 (code).** Write `my_patchify(images, P)`. It turns a whole batch of shape `(B, C, H, W)` into tokens
+# of shape `(B, N, C·P·P)`, in the same order as `nn.Unfold`. Use reshape and permute only: no loop and no
 # `nn.Unfold`. Now a batch axis and a channel axis come along, and each token must hold its patch in the order
 # $(C, P, P)$. Write a shape comment beside each step. The check compares your function with `nn.Unfold` on four
 # shapes.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patchify_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-def my_patchify(images: torch.Tensor, p: int) -> torch.Tensor:
+def my_patchify(images: torch.Tensor, P: int) -> torch.Tensor:
     ### BEGIN SOLUTION
     b, c, h, w = images.shape
-    x = images.reshape(b, c, h // p, p, w // p, p)  # (B, C, rows, p, cols, p)
-    x = x.permute(0, 2, 4, 1, 3, 5)  # (B, rows, cols, C, p, p)
-    return x.reshape(b, (h // p) * (w // p), c * p * p)  # (B, N, C*p*p)
+    x = images.reshape(b, c, h // P, P, w // P, P)  # (B, C, rows, P, cols, P)
+    x = x.permute(0, 2, 4, 1, 3, 5)  # (B, rows, cols, C, P, P)
+    return x.reshape(b, (h // P) * (w // P), c * P * P)  # (B, N, C*P*P)
     ### END SOLUTION
 
 
@@ -457,7 +471,7 @@ check.require(check.patchify_function, my_patchify)
 # $z = x_p E + b$.
 #
 # `vitcourse.tokens.PatchTokenizer` does both steps: split, then project. Here they are one at a time.
-# `nn.Linear` stores its weight as `(out, in)`, that is `$(D, P^2 C)$`, and computes $x W^\top + b$. So $E$ is the
+# `nn.Linear` stores its weight as `(out, in)`, that is $(D, P^2 C)$, and computes $x W^\top + b$. So $E$ is the
 # transposed weight.
 
 # %%

@@ -37,7 +37,6 @@
 # patches keep their numbers from notebook 01, which start at 1.
 
 # %%
-import inspect
 import math
 
 import imageio.v3 as iio
@@ -59,25 +58,45 @@ _, C, H, W = image.shape
 print(f"picture: H={H}, W={W}, C={C}")
 
 # %% [markdown]
-# Here is why overlap helps, on the picture. The cell takes the 10 × 10 square just under the summit of the pale
-# mountain. ViT's 20 × 20 patches cut it into four pieces. Two windows of this notebook's soft split hold it
-# whole. The patches are numbered from 1, the windows counted from 0.
+# Here is why overlap helps, on the picture. The cell finds the summit of the pale mountain, as notebook 01 did:
+# the top-most pixel of 0.7 or brighter outside the moon, the bright region that touches the top edge. It takes
+# the 10 × 10 square just under it. Then it counts the pieces that ViT's 20 × 20 patches cut the square into,
+# and the windows of this notebook's soft split that hold it whole. The patches are numbered from 1, the windows
+# counted from 0.
 
 # %%
-# The summit of the pale mountain in the course's own rendition (drawn by vitcourse.data.draw_mountains).
-scene = inspect.signature(vitcourse.data.draw_mountains).parameters
-summit_row, summit_col = int(scene["peak_row"].default), int(scene["peak_col"].default)
-ours = vitcourse.data.draw_mountains()  # (60, 100)
-lit, shaded = vitcourse.data.LEVELS[6], vitcourse.data.LEVELS[5]  # the mountain's lit and shaded faces
-assert np.flatnonzero((ours == shaded).any(axis=1))[0] == summit_row  # no shaded face above the summit's row
-assert ours[summit_row, summit_col - 1] == lit and ours[summit_row, summit_col] == shaded
-print(f"summit: row {summit_row}, columns {summit_col - 1} (the lit face) and {summit_col} (the shaded face)")
-peak = (summit_row, summit_col - 5, 10, 10)  # (top, left, height, width): the 10 x 10 square under the summit
-rows_in, cols_in = range(peak[0], peak[0] + peak[2]), range(peak[1], peak[1] + peak[3])
+bright = picture >= 0.7  # (H, W): the moon and the pale mountain
+moon = np.zeros_like(bright)
+moon[0] = bright[0]  # the moon is the bright region cut by the top edge
+while True:  # grow it through bright neighbours: up, down, left and right
+    grown = moon.copy()
+    grown[1:] |= moon[:-1]
+    grown[:-1] |= moon[1:]
+    grown[:, 1:] |= moon[:, :-1]
+    grown[:, :-1] |= moon[:, 1:]
+    grown &= bright
+    if (grown == moon).all():
+        break
+    moon = grown
+pale = bright & ~moon  # (H, W): the pale mountain
+if pale.any():
+    pale_rows, pale_cols = np.nonzero(pale)
+    summit_row = int(pale_rows.min())
+    at_top = pale_cols[pale_rows == summit_row]  # the summit's columns
+    summit_col = int(at_top.min() + at_top.max() + 1) // 2
+    print(f"summit: row {summit_row}, columns {at_top.min()} to {at_top.max()}")
+else:
+    summit_row, summit_col = H // 2, W // 2
+    print("no pixel of 0.7 or brighter outside the moon: the square is taken from the middle of the picture")
+side = 10
+sq_top, sq_left = min(summit_row, H - side), min(max(summit_col - side // 2, 0), W - side)
+peak = (sq_top, sq_left, side, side)  # (top, left, height, width): the 10 x 10 square under the summit
+rows_in, cols_in = range(sq_top, sq_top + side), range(sq_left, sq_left + side)
 print(f"the square under it: rows {rows_in[0]} to {rows_in[-1]}, columns {cols_in[0]} to {cols_in[-1]}")
 P = 20  # ViT's patch size on the picture (notebook 01), patches numbered from 1, row by row
 cut = sorted({(r // P) * (W // P) + c // P + 1 for r in rows_in for c in cols_in})
-print(f"ViT's {P} x {P} patches cut it into {len(cut)} pieces: patches {cut}, numbered from 1")
+pieces = f"cut it into {len(cut)} pieces" if len(cut) > 1 else "leave it whole, in one patch"
+print(f"ViT's {P} x {P} patches {pieces}: patches {cut}, numbered from 1")
 kernel, stride, padding = 20, 10, 5  # the soft split of this notebook (next section)
 holds = [  # the windows whose rows and columns both contain the square's
     n
@@ -87,7 +106,8 @@ holds = [  # the windows whose rows and columns both contain the square's
 print(
     f"windows (kernel {kernel}, stride {stride}, padding {padding}) holding it whole: {holds}, counted from 0"
 )
-assert len(cut) == 4 and holds == [11, 12]  # as the text above says
+assert 1 <= len(cut) <= 4  # a 10 x 10 square meets at most 2 x 2 patches of 20 x 20
+assert holds  # true wherever the square lies: section 3 shows why
 
 # %% [markdown]
 # ## 1. Counting the tokens (9 min)
@@ -291,8 +311,8 @@ plt.show()
 # whole wherever it lies should then be $(k - s + 1) \times (k - s + 1)$.
 #
 # The cell checks it by brute force. For every size $L$ up to $k$, it tries every place of an $L \times L$ square
-# on the picture. It does so for this split and for T2T's two settings. Notebook 06 goes further, with larger
-# blocks.
+# on the picture. It does so for this split and for T2T's two settings. Notebook 06 measures how often larger
+# squares are cut, and compares ViT's patches.
 
 
 # %%
@@ -358,7 +378,7 @@ plots.show_window_and_neighbours(
     index=still,
     ax=ax,
     title=f"frame {still} held still: window {still}, rows {top} to {top + k - 1}, columns {left} to {left + k - 1}",
-    mark=peak if np.array_equal(picture, ours) else None,  # the summit of the course's own rendition
+    mark=peak,  # the square under the summit, found at the top of the notebook
     mark_label="the 10 x 10 square under the summit",
 )
 plt.show()
@@ -389,7 +409,7 @@ print(f"picture rows whose pixels alternate along most of the row (a one-pixel c
 
 # The 400 positions are drawn in two halves of 200, at a whole number of screen pixels per position and per token,
 # so the picture's one-pixel pattern is not resampled into stripes that are not in the data.
-fig = plt.figure(figsize=(10.5, 5.2))
+fig = plt.figure(figsize=(10.5, 5.6))
 fig_w, fig_h = fig.get_size_inches() * fig.dpi  # the figure in screen pixels
 
 
@@ -400,9 +420,9 @@ def box(x: float, y: float, w: float, h: float) -> tuple[float, float, float, fl
 
 half, per_entry = toks.shape[2] // 2, 3  # 200 positions a panel; 3 x 3 screen pixels per matrix entry
 mat_w, mat_h = half * per_entry, toks.shape[1] * per_entry  # 600 x 180 screen pixels
-ax1 = fig.add_axes(box(55, 100, 210, 300))
-halves = [fig.add_axes(box(360, 300, mat_w, mat_h)), fig.add_axes(box(360, 60, mat_w, mat_h))]
-cax = fig.add_axes(box(360 + mat_w + 15, 60, 15, 420))
+ax1 = fig.add_axes(box(55, 120, 210, 300))
+halves = [fig.add_axes(box(360, 340, mat_w, mat_h)), fig.add_axes(box(360, 60, mat_w, mat_h))]
+cax = fig.add_axes(box(360 + mat_w + 15, 60, 15, 460))
 plots.show_picture(
     first,
     ax=ax1,
@@ -419,7 +439,7 @@ for n, ax in enumerate(halves):
         toks[0, :, lo : lo + half],
         ax=ax,
         title=f"token matrix {toks.shape[1]} x {toks.shape[2]}: positions {lo} to {lo + half - 1}",
-        xlabel="position in the token" if n else "",
+        xlabel="position in the token",
         ylabel="token index",
         vmin=0,
         vmax=1,
@@ -435,8 +455,8 @@ assert (round(extent.width), round(extent.height)) == (mat_w, mat_h)
 
 # %% [markdown]
 # The token matrix has a pattern. Some rows start or end with a dark run. Some have short dark runs at a regular
-# spacing. The fine vertical hatching in some rows is the picture's own one-pixel checkerboard, printed above,
-# not a drawing artefact.
+# spacing. Where the picture has a one-pixel checkerboard, in the rows printed above, the matrix shows fine
+# vertical hatching. That hatching is in the data, not a drawing artefact.
 #
 # Many dark runs are padding zeros, but dark pixels of the picture look the same. To tell them apart, the cell
 # splits an image of ones, where only the padding gives zeros. It prints the padding entries of each token on the
@@ -450,7 +470,8 @@ print(f"padding entries per token, on the {grid.rows} x {grid.cols} token grid:\
 print(f"token 0 starts with {int(from_padding[0, :100].sum())} of 100 padding entries")
 print(f"token 59 ends with {int(from_padding[59, -100:].sum())} of 100 padding entries")
 print(
-    f"token 20, entries 0-19 of its window rows: padding at {from_padding[20, :20].nonzero().flatten().tolist()}"
+    f"token 20, the first row of its window (entries 0-19): padding at "
+    f"{from_padding[20, :20].nonzero().flatten().tolist()}"
 )
 
 # %% [markdown]
@@ -645,8 +666,7 @@ print("the paper's input side, split after split: " + " -> ".join(str(n) for n i
 # **Exercise 5 (predict).** The paper's 224 × 224 input ends as a 14 × 14 grid of tokens, as the paper says too
 # (Section 3.3). It is not the only square side that does, since every split rounds down. Which is the
 # *smallest* square side, and which the *largest*, that T2T-ViT's three splits turn into a 14 × 14 grid? Answer
-# with the pair `(smallest, largest)` as `answer_sides`. Think it through before you reach for a loop: run the
-# splits backwards, one at a time, starting from the last.
+# with the pair `(smallest, largest)` as `answer_sides`. Think it through on paper before you reach for a loop.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_input_sides-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_sides = None  # replace None with (smallest, largest)

@@ -84,8 +84,8 @@ def patch_size_same_count(answer: object) -> Verdict:
         wrong={
             p: "with P = 20 kept the larger picture makes more tokens (that is part (a)); the patches must grow.",
             4
-            * p: "you scaled P with the number of pixels, which grew four times; a patch's side grows with the "
-            "picture's side, and N depends on P².",
+            * p: "you grew the side P four times, as the number of pixels grew; but the count depends on the "
+            "patch's area, not on its side.",
             p // 2: "smaller patches make more tokens, not fewer; the patches must grow.",
             4 * p * p: "that is a token length (P² pixels), not the patch side P.",
         },

@@ -66,8 +66,8 @@ def pixels_in_two_windows(answer: object) -> Verdict:
         answer,
         int((cover == 2).sum()),
         "pixels in exactly two windows (k = 20, s = 10, p = 5)",
-        nudge="A pixel's windows come from its row and from its column: how many windows reach a given row, and "
-        "how many a given column?",
+        nudge="This rests on how neighbouring windows overlap, and on where the padding puts the first and the last "
+        "window.",
         wrong={
             int((cover == 4).sum()): "that is the number of pixels in four windows, the inner block.",
             int((cover == 1).sum()): "that is the number of pixels covered by exactly one window: the corner "
@@ -176,7 +176,7 @@ def t2t_input_sides(answer: object) -> Verdict:
             f"{what}: {got} is not it: 224 is the paper's example, not the largest side; the first split rounds "
             "down, so slightly larger sides still give it the same first grid.",
         )
-    return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Three splits in a row"))
+    return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Counting the tokens"))
 
 
 def _per_side(h: int, w: int, count) -> tuple:
