@@ -101,12 +101,13 @@ unit-then-nbval: $(STAMP)
 	$(MAKE) --no-print-directory nbval
 
 # One OpenMP thread per process for the checks and for `make execute`: two torch processes with two threads each
-# slow each other about tenfold on two cores (README, Troubleshooting), and strict nbval then compares outputs made
-# with the same setting as the stored ones. `make lab` keeps torch's default (all cores).
+# slow each other about tenfold on two cores (book/pages/troubleshooting.md), and strict nbval then compares
+# outputs made with the same setting as the stored ones. `make lab` keeps torch's default (all cores).
 test unit nbval unit-then-nbval test-browser browser-if-present execute models: export OMP_NUM_THREADS := 1
 
 # The course website (Sphinx + MyST-NB, see book/build.py): one page per notebook with its stored outputs, the
-# course map as home page, TEACHING.md, search; explorers as still pictures. BOOK_REPOSITORY=URL adds Binder buttons.
+# course map as home page, TEACHING.md and book/pages/ (the README's long sections), search; explorers as still
+# pictures. BOOK_REPOSITORY=URL adds Binder buttons.
 book: $(STAMP)
 	BOOK_REPOSITORY="$(BOOK_REPOSITORY)" $(BIN)/python book/build.py
 
@@ -127,8 +128,8 @@ execute: sync
 	done
 
 # The shipped checkpoints the notebooks look inside: trained from fixed seeds (CUDA when present, else the CPU),
-# evaluated on the CPU, written into vitcourse/assets/checkpoints/. All eleven take about an hour on a 2-core CPU
-# (README, Shipped models); `python -m vitcourse.train --shipped NAME ...` re-makes some.
+# evaluated on the CPU, written into vitcourse/assets/checkpoints/. All nine take about an hour on a 2-core CPU
+# (book/pages/shipped_models.md); `python -m vitcourse.train --shipped NAME ...` re-makes some.
 models: $(STAMP)
 	$(BIN)/python -m vitcourse.train --shipped
 

@@ -26,14 +26,29 @@ nb_merge_streams = True
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_theme = "sphinx_book_theme"
 html_title = "vitcourse: a Vision Transformer and Tokens-to-Token, step by step"
-html_static_path: list[str] = []
+# Code and printed outputs fit the text column (_static/vitcourse.css): the column is wider and long lines wrap.
+html_static_path = ["_static"]
+html_css_files = ["vitcourse.css"]
 html_last_updated_fmt = None
 # Light mode unless the reader picks another (an empty default makes the theme log a console error).
 html_context = {"default_mode": "light"}
+# The page's own contents ("On this page") sit in the left sidebar below the course's pages, not in a right
+# sidebar of their own: the text column gets that width, so a code line of the course's 110 characters fits whole.
+html_sidebars = {
+    "**": [
+        "navbar-logo.html",
+        "icon-links.html",
+        "search-button-field.html",
+        "sbt-sidebar-nav.html",
+        "page-toc.html",
+    ]
+}
 html_theme_options = {
     "show_toc_level": 2,
     "use_download_button": True,
     "home_page_in_toc": True,
+    "secondary_sidebar_items": [],
+    "toc_title": "On this page",
 }
 
 # Launch buttons need the repository's public address: `make book BOOK_REPOSITORY=https://github.com/you/vitcourse`

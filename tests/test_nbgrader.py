@@ -14,7 +14,7 @@ Autograding runs every notebook twice, once per student; the two students are gr
 own copy of the course directory (one kernel thread each, so on two cores they do not slow each other). The
 untouched run is also the one run of the student copies: it checks that they run top to bottom with only the
 exercise cells failing (tests/test_classroom.py relies on it). A run that makes no progress fails within a
-minute, saying so (tests/process_tree.py's watchdog; README, Troubleshooting).
+minute, saying so (tests/process_tree.py's watchdog; book/pages/troubleshooting.md).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class _Run:
         if self.watch.stalled:
             pytest.fail(
                 f"`{self.command}` and its kernel used no CPU for {STALL_S} s (a stall) and were stopped; see "
-                f"README, Troubleshooting. Its log ends:\n{log[-4000:]}"
+                f"book/pages/troubleshooting.md. Its log ends:\n{log[-4000:]}"
             )
         errors = [line for line in log.splitlines() if "| ERROR]" in line]
         assert self.proc.returncode == 0 and not errors, (

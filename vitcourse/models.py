@@ -15,7 +15,7 @@ declared once in :class:`BodySettings`; each model's defaults are one row (:data
 weight decay should skip as ``model.no_weight_decay()``.
 
 Parameter names follow timm's ``VisionTransformer`` and the official T2T-ViT code where the structure is the
-same, so their checkpoints map onto these models key by key (see the README). Presets:
+same, so their checkpoints map onto these models key by key (book/pages/design.md). Presets:
 ``vit_base/large/huge_patch16_224`` (timm's settings: LayerNorm eps 1e-6, qkv bias) and
 ``t2t_vit_t_7/10/12/14/19/24`` with transformer token blocks (the official settings: eps 1e-5, no qkv bias).
 
