@@ -60,8 +60,10 @@ def numbers(t: torch.Tensor, digits: int = 2) -> str:
 # A Python dictionary is a lookup. You give it a key, and it returns the value stored under that key.
 #
 # Attention is a soft lookup. A *query* is compared with every *key*, and each comparison gives a *score*. A
-# softmax turns the scores into *weights*: positive numbers that sum to 1. The result is the weighted sum of the
-# *values*, one value per key. A key that matches the query well gets a large weight, so its value counts most.
+# softmax turns the scores into *weights*: positive numbers that sum to 1. Notebook 03 wrote it out: for scores
+# $s_j$, weight $j$ is $e^{s_j}$ divided by the sum of $e^{s_l}$ over all the keys. The result is the weighted
+# sum of the *values*, one value per key. A key that matches the query well gets a large weight, so its
+# value counts most.
 #
 # Let's try it with one query, four keys of length $d$ = 4, and four values of length 3. The score of key $j$
 # is the dot product $q \cdot k_j$ divided by $\sqrt{d}$; section 4 says why. We make the query point the way
@@ -83,9 +85,10 @@ assert int(lookup_weights.argmax()) == 2 and abs(lookup_weights.sum() - 1) < 1e-
 
 # %% [markdown]
 # The same numbers as a figure, drawn by `plots.show_attention_lookup`. Read it from left to right: the query
-# above the keys, the weights that the comparisons give, and the values, with the output above them.
+# above the keys, the weights that the comparisons give, and the values, with the output above them. The best
+# match, key 2, is outlined, and so is its value.
 
-# %% mystnb={"image": {"alt": "Attention as a lookup: one query of 4 numbers above 4 keys; bars give each key's weight with its score, the largest for key 2; the 4 values on the right with their weighted sum above them"}}
+# %% mystnb={"image": {"alt": "Attention as a lookup: one query of 4 numbers above 4 keys; bars give each key's weight with its score, the largest for key 2, whose key row and value row are outlined; the 4 values on the right with their weighted sum above them"}}
 plots.show_attention_lookup(lookup_query, lookup_keys, lookup_values)
 plt.show()
 
@@ -99,8 +102,8 @@ plt.show()
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V.$$
 #
 # The softmax runs over each row, that is over the keys, and $d_k$ is the length of a query. We build the
-# standard layer that every ViT block uses; notebook 06 builds T2T's variant on top of it ([the article's
-# walk-through](#Evidence:-the-walk-through-and-its-sources)).
+# standard layer that every ViT block uses. Notebook 06 builds T2T's variant on top of it, which is the layer
+# the attention article of the series walks through ([how the two differ](#Evidence:-the-walk-through-and-its-sources)).
 #
 # ## 2. Queries, keys and values (5 min)
 #
@@ -122,10 +125,11 @@ assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.
 # %% [markdown]
 # One linear layer, `qkv`, maps each token to $3D$ numbers, which are split into q, k and v.
 #
-# A layer can run several *heads*: groups of head_dim channels, each computing its own attention (section 5).
+# A layer can run several *heads*: groups of head_dim channels, each computing its own attention; section 5 builds them.
 # Here there is one head, but we keep a *head axis* of size 1, so that the same code works for several heads.
 #
-# We draw the weights with standard deviation $1/\sqrt{D}$, so that q and k have variance about 1.
+# We draw the weights with standard deviation $1/\sqrt{D}$, so that q and k have variance about 1
+# ([PyTorch's default gives less](#Evidence:-the-walk-through-and-its-sources)).
 #
 # **The reshape and the permute, axis by axis.** A token's $3D$ numbers come as three blocks, [q | k | v], and
 # inside each block the channels come head by head. So `reshape(batch, n_tokens, 3, heads, head_dim)` reads
@@ -170,7 +174,7 @@ print(f"QK^T: {tuple(scores.shape)}, scale = {head_dim}^-0.5 = {scale}, weights:
 # Each token's output is its row of weights times the values: a weighted average of the 100 value vectors.
 # With several heads, the heads are glued back side by side; with one head, gluing just drops the head axis.
 # A last linear layer, `proj`, mixes the channels. In a transformer block the input is then added back, a
-# *residual connection* (notebook 05).
+# *residual connection*, which notebook 05 builds.
 
 # %%
 with torch.no_grad():
@@ -240,18 +244,27 @@ print(
 #   variance 1, and with small queries and keys no key can stand out.
 # - **e.** The unscaled weights have the larger mean entropy: unscaled scores differ more from key to key, so
 #   more keys stand out and share the weight.
+#
+# Then back your choice with a number. Two keys of one row have unscaled scores $q \cdot k$ that differ by 8.
+# After the walk-through's scale, $1/\sqrt{64}$, how many times the lower key's weight does the higher key get?
+# Set `weight_ratio` to that number, to three significant figures or better.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "entropy_prediction-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 prediction = None  # one of "a", "b", "c", "d", "e"
+weight_ratio = None  # replace None with a number
 ### BEGIN SOLUTION
 # The scale multiplies every score by 1/8 here: the gaps within a row shrink, and exp() of close scores gives
 # close weights, so the scaled rows are flatter and their entropy is higher. (c) fails because the softmax
 # ignores a number *added* to every score, not one multiplied into them.
 prediction = "b"
+# Weight j is exp(s_j) / sum_l exp(s_l): the sum cancels in a ratio, so two weights differ by the factor
+# exp(s_1 - s_2). The scale turns the gap of 8 into 8 / 8 = 1: a factor e = 2.718 instead of e^8, about 2981.
+weight_ratio = math.exp(8 / math.sqrt(64))
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "entropy_prediction-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.entropy_prediction(prediction)
+check.scaled_weight_ratio(weight_ratio)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "entropy_prediction-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -259,11 +272,18 @@ check.entropy_prediction(prediction)
 check.require(check.entropy_prediction, prediction)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "scaled_weight_ratio-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.scaled_weight_ratio, weight_ratio)
+### END HIDDEN TESTS
+
 # %% [markdown]
-# ### After Exercise 1: the entropies, measured
+# ### After Exercise 1: the entropies and a weight ratio, measured
 #
 # The mean row entropy, in *nats*: the unit of entropy measured with the natural logarithm $\ln$.
-# `torch.special.entr(p)` is $-p \ln p$, with the value 0 where a weight is 0.
+# `torch.special.entr(p)` is $-p \ln p$, with the value 0 where a weight is 0. Then two keys of one row whose
+# scores lie about 8 apart: the ratio of their weights, beside $e$ raised to the gap between their scores.
 
 # %%
 with torch.no_grad():
@@ -276,8 +296,29 @@ print(
 )
 assert entropy_scaled > entropy_unscaled
 
+
+def three_figures(value: float) -> str:
+    """A positive number to three significant figures, without an exponent: 4262.3 -> "4,260"."""
+    return f"{float(f'{value:.3g}'):,g}"
+
+
+row_scores = scores_cpu[0, 0, 0].double()  # (N,): the first query's unscaled scores
+hi = row_scores.argmax()  # its best key, and the key whose score lies closest to 8 below it
+lo = (row_scores - (row_scores[hi] - 8)).abs().argmin()
+score_gap = (row_scores[hi] - row_scores[lo]).item()
+for name, factor in (("unscaled", 1.0), ("scaled", scale)):
+    row_weights = (row_scores * factor).softmax(-1)
+    ratio = (row_weights[hi] / row_weights[lo]).item()
+    print(
+        f"{name:8s}: scores {score_gap * factor:.2f} apart, weight ratio {three_figures(ratio)}, "
+        f"e^gap {three_figures(math.exp(score_gap * factor))}"
+    )
+    assert math.isclose(ratio, math.exp(score_gap * factor), rel_tol=1e-3)
+print(f"a gap of 8: unscaled e^8 = {math.exp(8):.0f}, scaled e^(8 / 8) = {math.exp(1):.3f}")
+
 # %% [markdown]
 # The scaled weights are the flatter ones: dividing by $\sqrt{d_k}$ shrinks the gaps between a row's scores.
+# A weight ratio is $e$ raised to the gap, so a gap of 8 that gave a factor of about 3,000 now gives one of $e$.
 #
 # ## 4. Why divide by √d_k (4 min)
 #
@@ -317,7 +358,7 @@ raw = (qrow @ keys.T)[0]  # (100,) scores of one query over 100 keys
 unscaled, scaled_w = raw.softmax(-1), (raw / math.sqrt(d_k)).softmax(-1)
 print(f"d_k = {d_k}: largest weight without scaling {unscaled.max():.3f}, with scaling {scaled_w.max():.3f}")
 fig, ax = plt.subplots(figsize=(9, 3))
-ax.bar(range(100), unscaled, color="tab:red", label="softmax(q.k): saturated")
+ax.bar(range(100), unscaled, color="tab:red", label="softmax(q.k): almost one-hot")
 ax.bar(range(100), scaled_w, color="tab:blue", alpha=0.7, label="softmax(q.k / sqrt(d_k))")
 ax.set_xlabel("key token")
 ax.set_ylabel("attention weight")
@@ -334,9 +375,9 @@ plt.show()
 #
 # ### Exercise 2 (predict): how do the scores grow?
 #
-# ViT-B/16 is the ViT paper's Base model with patches of 16 × 16 pixels (notebook 05). It cuts a 224 × 224
-# image into such patches, one token each, and puts one more token in front: the *prediction token*, whose
-# output the last layer reads to make the prediction. The ViT paper calls it the *class token*. ViT-B/16 has 12
+# ViT-B/16 is the ViT paper's Base model with patches of 16 × 16 pixels, and notebook 05 lists its sizes. It
+# cuts a 224 × 224 image into such patches, one token each, and puts one more token in front: the *prediction
+# token*, whose output the last layer reads to make the prediction. The ViT paper calls it the *class token*. ViT-B/16 has 12
 # heads in every attention layer. The paper trains it on 224 × 224 images, then trains it a little more on
 # 384 × 384 images with the same patch size (Dosovitskiy et al., 2021, Table 5).
 #
@@ -365,11 +406,6 @@ check.require(check.scores_growth, answer_growth)
 #
 # Every head compares every token with every token, so $QK^\top$ grows with the square of the token count.
 # The prediction token is one of those tokens.
-#
-# We count work in *multiply-adds*: one multiplication and the addition that accumulates it. A product of an
-# $a \times b$ matrix with a $b \times c$ one takes $abc$ of them. For ViT-B, with $D$ = 768, the qkv and `proj`
-# layers take $3ND^2$ and $ND^2$, and the products $QK^\top$ and weights @ V $N^2D$ each. So the layers' work
-# grows with the token count, the products' with its square.
 
 # %%
 entries = {}
@@ -382,19 +418,6 @@ for side in (224, 384):
 print(
     f"growth: {entries[384] / entries[224]:.3f} times; pixels: {(384 / 224) ** 2:.3f} times; "
     f"without the prediction token: {((384 // 16) ** 2 / (224 // 16) ** 2) ** 2:.3f} times"
-)
-d_base = 768  # ViT-B's token length
-macs = {}
-for side in (224, 384):
-    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1
-    macs[side] = (4 * n * d_base**2, 2 * n * n * d_base)  # (qkv + proj, QK^T + weights @ V), one layer
-    print(
-        f"{side} x {side}, one layer, one image: qkv + proj {macs[side][0]:,} multiply-adds, "
-        f"QK^T + weights @ V {macs[side][1]:,}"
-    )
-print(
-    f"growth: qkv + proj {macs[384][0] / macs[224][0]:.3f} times, "
-    f"QK^T + weights @ V {macs[384][1] / macs[224][1]:.3f} times"
 )
 
 # %% [markdown]
@@ -413,6 +436,10 @@ print(
 # - **c.** Only the last token is wrong: the reshape runs out of numbers and wraps around.
 # - **d.** Nothing is wrong: the shape is right, and a reshape keeps every number.
 # - **e.** Output token 0 holds token 0 of every head, but head 1 first: the reshape reverses the heads.
+#
+# Then follow the bug to full size. Take 4 heads of 16 channels over the walk-through's 100 tokens,
+# (B, 4, 100, 16), glued by this merge into (B, 100, 64). Which output token, counted from 0, is the first to
+# hold any of head 1's numbers? Set `first_head1_token` to it.
 
 
 # %%
@@ -432,15 +459,20 @@ for t in range(3):
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "merge_bug_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 merge_bug = None  # one of "a", "b", "c", "d", "e"
+first_head1_token = None  # replace None with a token number, counted from 0
 ### BEGIN SOLUTION
 # Output token 0 reads 000 001 010 011: head 0, tokens 0 and 1. The tensor is stored head by head, so a
 # reshape, which only regroups the numbers in their stored order, gives each output token a run of one head's
 # numbers. The fix moves the head axis next to the channel axis first (the section after the exercise).
 merge_bug = "b"
+# Stored head by head, head 0 comes first: 100 tokens x 16 channels = 1600 numbers. The reshape cuts that run
+# into output tokens of 64 numbers each, so head 0 fills output tokens 0 to 24 exactly, and head 1 starts at 25.
+first_head1_token = (100 * 16) // 64
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "merge_bug_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.merge_bug_choice(merge_bug)
+check.merge_bug_first_token(first_head1_token)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -448,12 +480,18 @@ check.merge_bug_choice(merge_bug)
 check.require(check.merge_bug_choice, merge_bug)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_first_token-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.merge_bug_first_token, first_head1_token)
+### END HIDDEN TESTS
+
 # %% [markdown]
 # ### After Exercise 3: the merge, fixed
 #
 # A reshape only regroups numbers in their stored order, and the input is stored head by head. So
 # `transpose(1, 2)` first moves the head axis next to the channels, (B, N, heads, head_dim); then the reshape
-# glues each token's heads side by side.
+# glues each token's heads side by side. The last line runs both merges at full size, on 4 labelled heads.
 
 
 # %%
@@ -467,6 +505,17 @@ glued_right = merge_heads(labels)
 for t in range(3):
     print(f"output token {t}: " + "  ".join(f"{value:03d}" for value in glued_right[0, t].tolist()))
 assert (glued_right[0, :, :] % 100 // 10 == torch.arange(3)[:, None]).all()  # token t holds only token t
+
+head_labels = torch.arange(4).reshape(1, 4, 1, 1).expand(1, 4, 100, 16)  # (1, 4 heads, 100, 16): its head
+holds_head1 = {
+    name: (merge(head_labels)[0] == 1).any(-1)  # (100,): which output tokens hold any of head 1's numbers
+    for name, merge in (("buggy", merge_heads_buggy), ("fixed", merge_heads))
+}
+print(
+    f"4 heads of 16 over 100 tokens: the buggy merge puts head 1's first number in output token "
+    f"{int(holds_head1['buggy'].nonzero()[0])}; the fixed merge puts head 1 in "
+    f"{int(holds_head1['fixed'].sum())} of the 100 output tokens"
+)
 
 # %% [markdown]
 # With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
@@ -526,12 +575,15 @@ for h in (1, 4):
     assert n_qkv == 3 * dim**2 + 3 * dim and n_proj == dim**2 + dim
 
 # %% [markdown]
-# A linear layer from length $L_\text{in}$ to length $L_\text{out}$, applied to $N$ tokens, takes
-# $N L_\text{in} L_\text{out}$ multiply-adds. Its bias adds only additions, which the count leaves out.
+# We count work in *multiply-adds*: one multiplication and the addition that accumulates it. A product of an
+# $a \times b$ matrix with a $b \times c$ one takes $abc$ of them. So a linear layer from length $L_\text{in}$
+# to length $L_\text{out}$, applied to $N$ tokens, takes $N L_\text{in} L_\text{out}$. Its bias adds only
+# additions, which the count leaves out.
 #
 # So one attention layer on $N$ tokens costs $3ND^2$ for qkv, $N^2D$ for the scores $QK^\top$ over all heads,
-# another $N^2D$ for weights @ V, and $ND^2$ for `proj`. In total that is $4ND^2 + 2N^2D$. The products cost
-# more than the layers once $N > 2D$. `vitcourse.cost.count_macs` counts them during a real forward pass:
+# another $N^2D$ for weights @ V, and $ND^2$ for `proj`. In total that is $4ND^2 + 2N^2D$. The layers' work
+# grows with the token count, the products' with its square, so the products cost more once $N > 2D$.
+# `vitcourse.cost.count_macs` counts them during a real forward pass:
 
 # %%
 layer = Attention(dim, num_heads=4, qkv_bias=True)
@@ -545,6 +597,24 @@ print(
     f"4ND^2 + 2N^2D = {4 * n_tokens * dim**2 + 2 * n_tokens**2 * dim:9,d}"
 )
 assert counted == formula
+
+# %% [markdown]
+# For ViT-B, with $D$ = 768, going from 224 × 224 to 384 × 384 images as in Exercise 2:
+
+# %%
+d_base = 768  # ViT-B's token length
+macs = {}
+for side in (224, 384):
+    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1
+    macs[side] = (4 * n * d_base**2, 2 * n * n * d_base)  # (qkv + proj, QK^T + weights @ V), one layer
+    print(
+        f"{side} x {side}, one layer, one image: qkv + proj {macs[side][0]:,} multiply-adds, "
+        f"QK^T + weights @ V {macs[side][1]:,}"
+    )
+print(
+    f"growth: qkv + proj {macs[384][0] / macs[224][0]:.3f} times, "
+    f"QK^T + weights @ V {macs[384][1] / macs[224][1]:.3f} times"
+)
 
 # %% [markdown]
 # Notebook 05 adds the MLP and counts a whole encoder block.
@@ -681,9 +751,10 @@ check.require(check.attention_function, attention_tokens_first)
 # 4-head attention with random weights. For one query, patch 8, each heat map shows a head's 15 weights on the
 # 3 × 5 patch grid.
 #
-# Random weights know nothing of mountains, but the weights do depend on the tokens' *content*. Two identical
-# patches give identical keys, so every query weighs them alike. The cell checks that by copying one patch
-# over another, and prints the weights of the picture's two most alike patches.
+# Random weights know nothing of mountains, but the weights do depend on the tokens' *content*. No position
+# embedding is added here, so two identical patches give identical keys, and every query weighs them alike.
+# The cell checks that by copying one patch over another. It also prints the weights of the picture's two most
+# alike patches.
 
 # %%
 picture = load_mountains()
@@ -773,7 +844,7 @@ plt.show()
 #
 # **Predict, then play.** It starts with 4 heads, the scale $1/\sqrt{\text{head\_dim}}$ and $T$ = 1. Write
 # down your guesses, then try them.
-# 1. Drop the scale (set it to none). To roughly what mean entropy?
+# 1. Drop the scale: set it to none. To roughly what mean entropy?
 # 2. At $T$ = 0.1 and at $T$ = 10: how close to one-hot, and how close to uniform?
 # 3. With 16 heads, each compares the tokens on 4 channels, with the scale 1/2. Close to the 4 heads' value, to
 #    uniform, or to one-hot?
@@ -858,9 +929,9 @@ plt.show()
 # After training, in block 1, head 0 puts most of it on the moon's patch, and head 2 stays spread out ([the
 # table, beside the untrained start](#Evidence:-the-trained-heads-beside-their-untrained-start)).
 #
-# Where a head looks is not yet what the model uses. In a second shipped model, switching off what the
-# prediction token reads in block 1 leaves the model at or below chance; a later block costs far less ([the
-# switch-off experiment](#Evidence:-switching-heads-off-in-the-60-patch-model)).
+# Where a head looks does not say what the model uses. In one trained run of a second shipped model, switching
+# off what the prediction token reads in block 1 leaves the model at or below chance; a later block costs far
+# less ([the switch-off experiment](#Evidence:-switching-heads-off-in-the-60-patch-model)).
 #
 # ### Exercise 6 (read a figure): where does a patch look?
 #
@@ -1108,8 +1179,8 @@ print(
 
 # %% [markdown]
 # On random tokens, the more alike they are, the closer to uniform the weights stay, at every level of the
-# sweep. The picture's row, the matched random row and the last printed line place the picture in use on that
-# scale.
+# sweep. The last line compares the picture's tokens with random tokens just as alike, so it places the
+# picture in use on that scale.
 
 # %% [markdown]
 # ## Evidence: the trained heads beside their untrained start

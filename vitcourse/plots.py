@@ -1068,7 +1068,8 @@ def show_attention_lookup(
     A multi-panel figure (it takes no ``ax``). Bottom row, left to right: the keys (one row per key), the weights
     as horizontal bars (bar j's width is weight j, labelled with the score and the weight), the values (row j
     belongs to key j). Top row: the query above the keys, the output above the values. Entries are written in
-    their cells; the four matrices share one colour range and one colour bar. The panels carry the labels
+    their cells; the four matrices share one colour range and one colour bar. The best match (the largest
+    weight) has a darker bar, and its key row and value row are outlined. The panels carry the labels
     ``"query"``, ``"keys"``, ``"weights"``, ``"values"`` and ``"output"`` (``Axes.get_label()``).
 
     Args:
@@ -1131,16 +1132,22 @@ def show_attention_lookup(
     )
 
     ax_w.set_label("weights")
-    ax_w.barh(range(n), weights, color="tab:purple", height=0.6)
+    best = int(np.argmax(weights))  # the best match: its bar, key row and value row are marked
+    bar_colours = ["indigo" if j == best else "tab:purple" for j in range(n)]
+    ax_w.barh(range(n), weights, color=bar_colours, height=0.6)
     for j in range(n):
-        ax_w.text(weights[j] + 0.02, j, f"score {scores[j]:.2f} → weight $a_{j}$ = {weights[j]:.2f}", va="center",
-                  fontsize=9)  # fmt: skip
+        note = " (best)" if j == best else ""
+        ax_w.text(weights[j] + 0.02, j, f"score {scores[j]:.2f} → weight $a_{j}$ = {weights[j]:.2f}{note}",
+                  va="center", fontsize=9, fontweight="bold" if j == best else "normal")  # fmt: skip
+    for ax, width in ((ax_k, d), (ax_v, d_v)):  # outline the best key and its value
+        ax.add_patch(Rectangle((-0.5, best - 0.5), width, 1, fill=False, ec="black", lw=2.5))
     ax_w.set_xlim(0, 1.7)
     ax_w.set_ylim(n - 0.5, -0.5)  # key 0 on top, as in the keys' panel
     ax_w.set_yticks(range(n), key_rows)
     ax_w.set_xlabel("attention weight (the weights sum to 1)")
     ax_w.set_ylabel("key j")
-    ax_w.set_title(rf"weights $a_j$: softmax over the keys of {factor:.3g} $q \cdot k_j$")
+    scaled = r"$q \cdot k_j / \sqrt{d}$" if scale is None else rf"{factor:.3g} $q \cdot k_j$"
+    ax_w.set_title(f"weights $a_j$: softmax over the keys of {scaled}")
     fig.colorbar(ax_k.images[0], ax=[ax_q, ax_k, ax_o, ax_v], fraction=0.02, pad=0.01, label="entry")
     fig.suptitle(title)
     return fig

@@ -6,6 +6,8 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from vitcourse import check, load_mountains, to_tensor, train
@@ -24,6 +26,12 @@ def tokens_first(
     p = torch.softmax(torch.einsum("bnhd,bmhd->bhnm", q, k) * scale, dim=axis)  # (B, heads, N, N)
     return torch.einsum("bhnm,bmhd->bnhd", p, v)
 
+
+# Exercise 1, second part: unscaled scores 8 apart, scale 1/sqrt(64): weight ratio exp(8 / 8).
+WEIGHT_RATIO = math.exp(8 / math.sqrt(64))
+
+# Exercise 3, second part: the buggy merge of (B, 4, 100, 16): head 0 fills 100 x 16 numbers, 64 per output token.
+FIRST_HEAD1_TOKEN = (100 * 16) // 64
 
 # Exercise 2: 197 tokens at 224 x 224 (196 patches of 16 + the prediction token), 577 at 384 x 384.
 GROWTH = (577 / 197) ** 2
@@ -59,8 +67,10 @@ KEY, QUERY, COLUMN = _map_reading()
 
 VALUE_CHECKS = {
     check.entropy_prediction: "b",
+    check.scaled_weight_ratio: WEIGHT_RATIO,
     check.scores_growth: GROWTH,
     check.merge_bug_choice: "b",
+    check.merge_bug_first_token: FIRST_HEAD1_TOKEN,
     check.attention_cost_ratio: COST_RATIO,
     check.attention_map_reading: KEY,
 }
@@ -73,6 +83,11 @@ MISTAKES = [
     (check.entropy_prediction, "d", "not q and k"),
     (check.entropy_prediction, " E ", "exp() grows fastest"),
     (check.entropy_prediction, "scaled", "not one of the options"),
+    (check.scaled_weight_ratio, math.exp(8), "without the scale"),
+    (check.scaled_weight_ratio, 1.0, "scaled gap"),
+    (check.scaled_weight_ratio, 8, "gap between the scores"),
+    (check.scaled_weight_ratio, math.exp(8 / 64), "not by d_k"),
+    (check.scaled_weight_ratio, 1 / WEIGHT_RATIO, "upside down"),
     (check.scores_growth, (576 / 196) ** 2, "the prediction token is a token too"),
     (check.scores_growth, 577 / 197, "how the number of tokens grows"),
     (check.scores_growth, 576 / 196, "how the number of patches grows"),
@@ -84,6 +99,9 @@ MISTAKES = [
     (check.merge_bug_choice, "d", "a right shape is not a right merge"),
     (check.merge_bug_choice, "E", "reversed head order"),
     (check.merge_bug_choice, "reshape", "not one of the options"),
+    (check.merge_bug_first_token, 1, "small test"),
+    (check.merge_bug_first_token, (100 * 32) // 64, "2 heads of 32 channels"),
+    (check.merge_bug_first_token, FIRST_HEAD1_TOKEN + 1, "count the output tokens from 0"),
     (check.attention_cost_ratio, N / (2 * C), "keeps the token length"),
     (check.attention_cost_ratio, N / (2 * L), "not 49"),
     (check.attention_cost_ratio, PRODUCTS / 2 / (QKV + PROJ), "count both products"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 import torch
@@ -26,8 +27,10 @@ from ._core import (
 
 __all__ = [
     "entropy_prediction",
+    "scaled_weight_ratio",
     "scores_growth",
     "merge_bug_choice",
+    "merge_bug_first_token",
     "attention_cost_ratio",
     "attention_function",
     "attention_map_reading",
@@ -58,10 +61,42 @@ def entropy_prediction(answer: object) -> Verdict:
         _ENTROPY_RIGHT,
         "your prediction",
         _ENTROPY_OPTIONS,
-        nudge="Each statement makes a choice and gives a reason; both must hold. The idea is what the softmax "
-        "does with scores that lie far apart and with scores that lie close together.",
+        nudge="Each statement makes a choice and gives a reason; both must hold. The idea is how a row's "
+        "weights depend on its scores.",
         pointer=reread("Attention as a lookup"),
         wrong=_ENTROPY_WRONG,
+    )
+
+
+#: Exercise 04.1, second part: two scores of one row that differ by this much before the scale ...
+SCORE_GAP = 8.0
+#: ... in the walk-through, whose heads have d_k = 64 channels.
+WALK_THROUGH_DK = 64
+
+
+@never_raises
+def scaled_weight_ratio(answer: object) -> Verdict:
+    """Exercise 04.1, second part: two keys of one row whose unscaled scores differ by 8; after the scale
+    1/sqrt(64), how many times the weight of the lower key the higher key gets (softmax: exp of the scaled gap)."""
+    scale = WALK_THROUGH_DK**-0.5
+    right = math.exp(SCORE_GAP * scale)
+    return float_answer(
+        answer,
+        right,
+        "the weight ratio after the scale",
+        nudge="The idea is how the softmax turns a gap between two scores into a ratio between two weights.",
+        wrong=(
+            (math.exp(SCORE_GAP), "that is the ratio without the scale: the scale acts on the scores first."),
+            (SCORE_GAP * scale, "that is the scaled gap between the scores, not the ratio of the weights."),
+            (SCORE_GAP, "that is the gap between the scores, not the ratio of the weights."),
+            (
+                math.exp(SCORE_GAP / WALK_THROUGH_DK),
+                "the scale divides by the square root of d_k, not by d_k.",
+            ),
+            (1 / right, "upside down: the higher key's weight over the lower key's."),
+        ),
+        rel=0.005,
+        pointer=reread("Attention as a lookup"),
     )
 
 
@@ -125,6 +160,45 @@ def merge_bug_choice(answer: object) -> Verdict:
         "tensor's numbers are stored, and what a reshape does with that order.",
         pointer=reread("Queries, keys and values"),
         wrong=_MERGE_WRONG,
+    )
+
+
+#: Exercise 04.3, second part: the walk-through's four heads, (B, heads, N, head_dim), glued by the buggy merge.
+MERGE_SHAPE = (4, 100, 16)
+
+
+def _first_token_with_head(heads: int, n: int, head_dim: int, head: int = 1) -> int:
+    """The first output token, counted from 0, of ``o.reshape(b, n, heads * head_dim)`` that holds any number
+    of ``head``, for ``o`` of shape (b, heads, n, head_dim): found by running the buggy merge on labels."""
+    labels = torch.arange(heads).reshape(1, heads, 1, 1).expand(1, heads, n, head_dim)  # each entry: its head
+    glued = labels.reshape(1, n, heads * head_dim)  # the buggy merge
+    return int((glued[0] == head).any(-1).nonzero()[0])
+
+
+@never_raises
+def merge_bug_first_token(answer: object) -> Verdict:
+    """Exercise 04.3, second part: with the buggy merge on the walk-through's 4 heads of 100 tokens and 16
+    channels, the first output token (counted from 0) that holds any of head 1's numbers."""
+    heads, n, head_dim = MERGE_SHAPE
+    found = _first_token_with_head(heads, n, head_dim)
+    wrong: dict[int, str] = {}
+    wrong.setdefault(
+        _first_token_with_head(2, 3, 2),
+        "that is where head 1 starts in the small test; the walk-through's heads hold far more numbers each.",
+    )
+    wrong.setdefault(
+        _first_token_with_head(2, n, heads * head_dim // 2),
+        "that is where head 1 would start with 2 heads of 32 channels; the walk-through has 4 heads of 16.",
+    )
+    wrong.setdefault(found + 1, "count the output tokens from 0, as the printout of the small test does.")
+    return int_answer(
+        answer,
+        found,
+        "the first output token with head 1's numbers",
+        nudge="The idea is the order in which the heads' output stores its numbers, and what a reshape does with "
+        "that order.",
+        wrong=wrong,
+        pointer=reread("Queries, keys and values"),
     )
 
 
