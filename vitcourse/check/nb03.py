@@ -7,15 +7,15 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .. import position, tokens
+from .. import position
 from ._core import Mistake, Verdict, check_function, choice_answer, int_answer, never_raises, reread
 
 __all__ = [
     "permuted_weights_function",
-    "sinusoidal_column",
+    "far_slots_similarity",
     "sinusoidal_function",
     "control_axis_prediction",
-    "learned_embedding_size",
+    "stretched_corner_patch",
     "resize_pos_embed_function",
 ]
 
@@ -64,7 +64,7 @@ def permuted_weights_function(func: object) -> Verdict:
         ),
         Mistake(
             lambda a, p: a.clone(),
-            "the weights do change: each token keeps its own query and key, so its row and column move with it.",
+            "the weights do change when the tokens are reordered.",
         ),
     ]
     return check_function(
@@ -72,47 +72,46 @@ def permuted_weights_function(func: object) -> Verdict:
         "your predicted weights",
         _permutation_cases(),
         mistakes=mistakes,
-        nudge="Each row of the weights belongs to one token's query and each column to one token's key, and every "
-        "token takes its own query and key along when it moves.",
+        nudge="An attention weight is computed from one query and one key, and nothing else; ask which tokens "
+        "the query and the key of a new entry belong to.",
         pointer=reread("Attention in one paragraph"),
     )
 
 
-def _cosine_column(slot: int, angle: float, d: int) -> int:
-    """The column of the (., d) sinusoidal table whose cosine entry at ``slot`` has the angle nearest ``angle``."""
-    j = torch.arange(d)
-    angles = slot / 10000 ** (2 * torch.div(j, 2, rounding_mode="floor").double() / d)  # (d,) at this slot
-    odd = j % 2 == 1  # the cosine columns
-    return int(j[odd][(angles[odd] - angle).abs().argmin()])
+#: Exercise 03.2's statements, as the notebook lists them: each gives a value and a reason; "c" has both right.
+_FAR_OPTIONS = ("a", "b", "c", "d", "e")
+_FAR_WRONG = {
+    "a": "these rows are not random vectors: the sum of cosines above says what their dot product is made of.",
+    "b": "the fast pairs do not come round in step together: each has its own wavelength, and none divides 175 "
+    "evenly.",
+    "d": "equal lengths say nothing about the angle between two different rows; they only fix each row with "
+    "itself.",
+    "e": "the two ends of a table are not opposite directions: the sum of cosines above says what their dot "
+    "product is made of.",
+}
+
+
+def _far_similarity(n: int = 176, d: int = 768) -> float:
+    """cos(PE_0, PE_(n-1)) of the (n, d) sinusoidal table."""
+    table = position.sinusoidal_table(n, d)
+    return F.cosine_similarity(table[:1], table[-1:], dim=-1).item()
 
 
 @never_raises
-def sinusoidal_column(answer: object) -> Verdict:
-    """Exercise 03.2: the column of the d = 400 table that holds cos(0.03) at slot 3 (angle 3 / 100)."""
-    slot, angle, d = 3, 0.03, 400
-    column = _cosine_column(slot, angle, d)
-    table = position.sinusoidal_table(slot + 1, d)
-    assert abs(table[slot, column].item() - math.cos(angle)) < 1e-6  # the package agrees
-    pair = column // 2
-    return int_answer(
+def far_slots_similarity(answer: object) -> Verdict:
+    """Exercise 03.2 (predict, from the figure): the letter of the statement, among a to e, that gives the cosine
+    similarity of slots 0 and 175 of the 176 x 768 sinusoidal table (about 0.4) with the right reason (the slow
+    pairs barely turn over 175 slots and add nearly 1 each; the fast pairs' terms mostly cancel)."""
+    assert 0.3 < _far_similarity() < 0.5  # the value the right statement names
+    return choice_answer(
         answer,
-        column,
-        "the column that holds cos(0.03) at slot 3 (d = 400)",
-        nudge="Each pair of columns shares one frequency, and the frequencies fall from pair to pair; one column "
-        "of each pair holds a sine, the other a cosine.",
-        wrong={
-            column
-            - 1: "that column holds the sine of the same pair; the cosine is the odd column of a pair.",
-            pair: "that is the pair index m; pair m takes two columns of the table, and you want one of them.",
-            2 * (2 * pair)
-            + 1: "there is no such column in a token of length 400: the exponent is 2m / d, with "
-            "the factor 2 (m is the pair index).",
-            2 * (2 * pair): "there is no such column in a token of length 400: the exponent is 2m / d, with "
-            "the factor 2 (m is the pair index).",
-            column + 1: "columns count from 0: the first column of the table is column 0.",
-            slot: "3 is the slot i (the row); the question asks for the column j.",
-        },
-        pointer=reread("The sinusoidal table"),
+        "c",
+        "the cosine similarity of slots 0 and 175",
+        _FAR_OPTIONS,
+        nudge="Each statement gives a value and a reason; both must hold. The idea is the sum of cosines, one term "
+        "per pair of columns, with frequencies from fast to very slow.",
+        pointer=reread("What the table offers: similarity depends on distance"),
+        wrong=_FAR_WRONG,
     )
 
 
@@ -142,8 +141,8 @@ def _roles_swapped(n: int, d: int) -> torch.Tensor:
 @never_raises
 def sinusoidal_function(func: object) -> Verdict:
     """Exercise 03.3 (find the bug): ``func(n, d)``, the learner's fix of ``buggy_table``, must return the (n, d)
-    sinusoidal table. The given bug (the exponent j / d) is recognised without being named, so that running the
-    check on the unchanged function gives nothing away."""
+    sinusoidal table. The given bug (the exponent 2 * j // 2 / d, which is j / d) is recognised without being
+    named, so that running the check on the unchanged function gives nothing away."""
     cases = [
         ((n, d), position.sinusoidal_table(n, d)) for n, d in ((15, 400), (176, 768), (4, 9), (1, 2), (7, 3))
     ]
@@ -158,7 +157,7 @@ def sinusoidal_function(func: object) -> Verdict:
         ),
         Mistake(
             lambda n, d: _sin_cos(_table(n, d, exponent="2j")),
-            "the exponent still gives the two columns of a pair different frequencies (you doubled j).",
+            "you doubled j in the exponent; that is not the formula's exponent either.",
         ),
         Mistake(
             lambda n, d: position.sinusoidal_table(n, d).T,
@@ -186,59 +185,68 @@ def sinusoidal_function(func: object) -> Verdict:
         "your fixed sinusoidal table",
         cases,
         mistakes=mistakes,
-        nudge="In the table the two columns of a pair are a sine and a cosine of one and the same frequency, so "
-        "that the similarity of two rows depends only on their distance.",
+        nudge="The distance-only similarity rests on how the formula's exponent treats the two columns of a "
+        "pair; compare the colleague's exponent with the formula's.",
         pointer=reread("The sinusoidal table"),
     )
 
 
+#: Exercise 03.4's statements: each makes a choice (row, column, neither) and gives a reason; "a" has both right.
+_CONTROL_OPTIONS = ("a", "b", "c", "d")
+_CONTROL_WRONG = {
+    "b": "attention cannot see the order of its tokens: that is section 1's result, and the control has no "
+    "position embedding.",
+    "c": "the number of rows and columns sets how often a random guess is right, not what the pixels give away.",
+    "d": "being blind to the order of the tokens is not being blind to what each token shows.",
+}
+
+
 @never_raises
 def control_axis_prediction(answer: object) -> Verdict:
-    """Exercise 03.4 (predict): which the control without a position embedding (``vit_where_nopos``) gets right
-    more often, the moon's patch row or its patch column."""
+    """Exercise 03.4 (predict): the letter of the statement, among a to d, that says which the control without a
+    position embedding (``vit_where_nopos``) gets right more often, the moon's patch row, and why (the moon's
+    patch shows what lies behind it, and the picture changes more from top to bottom than across)."""
     return choice_answer(
         answer,
-        "row",
-        "which the control reads more often",
-        ("row", "column"),
-        nudge="A model without a position embedding sees only pixels: ask what a moon's patch and its "
-        "surroundings look like in different places of the picture.",
+        "a",
+        "which the control reads more often, and why",
+        _CONTROL_OPTIONS,
+        nudge="Each statement makes a choice and gives a reason; both must hold. The idea is what a model "
+        "without a position embedding can still see: the pixels of each patch.",
         pointer=reread("What a trained table looks like"),
-        wrong={"column": "not what the run shows; the cell after the next heading prints both accuracies."},
+        wrong=_CONTROL_WRONG,
     )
 
 
+def _stretched_corner(old: tuple[int, int] = (3, 5), new: tuple[int, int] = (6, 10)) -> int:
+    """The old patch (numbered from 1) whose row gets the largest weight in the new top-right row when the grid
+    rows are stretched as one sequence by linear interpolation (align_corners=False, as in the notebook)."""
+    n_old, n_new = old[0] * old[1], new[0] * new[1]
+    weights = F.interpolate(torch.eye(n_old)[None], size=n_new, mode="linear", align_corners=False)[0]
+    return int(weights[:, new[1] - 1].argmax()) + 1  # (n_old, n_new): column k holds new row k's weights
+
+
 @never_raises
-def learned_embedding_size(answer: object) -> Verdict:
-    """Exercise 03.5: trainable numbers in ViT-L/16's learned position embedding at 384 x 512 (D = 1024)."""
-    height, width, patch, d = 384, 512, 16, 1024
-    grid = tokens.count_tokens(height, width, patch, patch, 0)  # 24 rows x 32 columns of patches
-    rows = grid.total + 1  # one row per patch and one for the prediction token
-    square_h = tokens.count_tokens(height, height, patch, patch, 0).total  # as if the image were square
-    square_w = tokens.count_tokens(width, width, patch, patch, 0).total
-    vit_b_grid = tokens.count_tokens(224, 224, patch, patch, 0).total  # 196: the pre-training grid
+def stretched_corner_patch(answer: object) -> Verdict:
+    """Exercise 03.5 (predict): the 3 x 5 table stretched along the sequence to 60 rows and read onto a 6 x 10
+    grid; the old patch (1 to 15) the new top-right patch is most like (the one its row mostly comes from)."""
+    expected = _stretched_corner()
     return int_answer(
         answer,
-        rows * d,
-        "trainable numbers in ViT-L/16's position embedding at 384 x 512",
-        nudge="A learned table has one trainable vector for every token slot of one image.",
+        expected,
+        "the old patch the stretched table's top-right corner is most like",
+        nudge="A stretch along the sequence knows where each row sits among the 15, not where its patch lies "
+        "in the picture.",
         wrong={
-            grid.total * d: "the prediction token's slot has a row too.",
-            grid.total + 1: "each slot holds a whole vector of D numbers, not one number.",
-            grid.total: "each slot (every patch and the prediction token) holds a whole vector of D numbers.",
-            24 * rows * d: "there is one position embedding, added once before the first block, not one per "
-            "block.",
-            (square_h + 1) * d: "the image is not square: you counted as if it were as wide as it is high.",
-            (square_w + 1) * d: "the image is not square: you counted as if it were as high as it is wide.",
-            (grid.rows + grid.cols + 1)
-            * d: "you added the patches along the height to those along the width; the patches fill a grid.",
-            (height * width // patch + 1) * d: "you divided the pixels by the patch's side; a patch covers "
-            "16 squared pixels.",
-            (vit_b_grid + 1) * d: "that is the pre-training grid of 224 x 224 images; count the patches of a "
-            "384 x 512 image.",
-            rows * 768: "768 is ViT-B's token length; ViT-L's tokens are longer.",
+            5: "old patch 5 lies under the corner in the picture; a stretch along the sequence does not know the "
+            "picture.",
+            expected
+            - 1: "one patch short: check whether you counted the old patches from 0; they are numbered "
+            "from 1 here.",
+            10: "that is the patch of old row 9, as if the sequence were not stretched: 15 old rows are spread "
+            "over 60 new ones.",
         },
-        pointer=reread("Learned position embeddings"),
+        pointer=reread("Resizing the table"),
     )
 
 
@@ -399,7 +407,7 @@ def resize_pos_embed_function(func: object) -> Verdict:
         "your resized position embedding",
         _resize_cases(),
         mistakes=mistakes,
-        nudge="The table's grid rows are stored patch row by patch row, and a resize must treat them as an image "
-        "whose pixels keep their places.",
+        nudge="Resized to its own grid a table must come back unchanged; think about where each stored row lands "
+        "on the grid before the interpolation.",
         pointer=reread("Interpolating the table in 2-D"),
     )
