@@ -6,39 +6,44 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
-import math
-
 from vitcourse import check
 
-WARMUP, STEPS = 15, 200
-HALF_STEP = math.floor(WARMUP + (STEPS - WARMUP) / 2) + 1  # the cosine's angle passes pi / 2 after step 107
-
 VALUE_CHECKS = {
-    check.half_lr_step: HALF_STEP,
+    check.decay_choice: "ae",  # the two weight matrices among the six tensors
+    check.decay_reason: "i",
+    check.schedule_bug_line: 3,  # the cosine's progress forgets to subtract the warm-up
+    check.schedule_bug_effect: "b",
     check.no_position_accuracy: 0.5,
     check.no_position_one_right: 128,
     check.seam_blocks_choice: "b",
     check.seam_blocks_reason: "i",
-    check.no_decay_count: 21,  # cls_token + patch bias + 8 per block x 2 + final norm (2) + head bias
     check.control_run: "c",
     check.control_rows_prediction: "start",
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
-    (check.half_lr_step, 116, "not over all of them"),  # cosine over all the steps, shifted by the warm-up
-    (check.half_lr_step, 101, "whole run from step 0"),
-    (check.half_lr_step, 100, "half the run"),
-    (check.half_lr_step, HALF_STEP - 1, "just short of pi / 2"),
-    (check.half_lr_step, HALF_STEP + 1, "count from 0"),
-    (check.half_lr_step, 0, "warm-up step"),
-    (check.half_lr_step, 93, "since the warm-up ended"),
-    (check.half_lr_step, 92, "since the warm-up ended"),
-    (check.half_lr_step, 150, "Revisit the schedule"),  # unexplained: the nudge
-    (check.half_lr_step, 107.5, "not a whole number"),
+    (check.decay_choice, "aef", "does not train"),
+    (check.decay_choice, "ade", "prediction token"),
+    (check.decay_choice, "abe", "only shifts"),
+    (check.decay_choice, "ace", "second part of the exercise"),
+    (check.decay_choice, "a", "weight matrices"),  # unexplained: the nudge
+    (check.decay_choice, "xyz", "not a string made of the letters"),
+    (check.decay_reason, "ii", "every value alike"),
+    (check.decay_reason, "iii", "nothing after the scale"),
+    (check.decay_reason, "iv", "receives a gradient"),
+    (check.decay_reason, "v", "not one of the options"),
+    (check.schedule_bug_line, 1, "picks the branch"),
+    (check.schedule_bug_line, 2, "climbs linearly"),
+    (check.schedule_bug_line, 4, "what it is given"),
+    (check.schedule_bug_line, 7, "Compare each line"),  # unexplained: the nudge
+    (check.schedule_bug_effect, "a", "angle"),
+    (check.schedule_bug_effect, "c", "hardly shows"),
+    (check.schedule_bug_effect, "d", "small positive rate"),
+    (check.schedule_bug_effect, "e", "not one of the options"),
     (check.no_position_accuracy, 50, "not as a percentage"),
     (check.no_position_accuracy, 1.0, "cannot tell the two images"),
     (check.no_position_accuracy, 0.0, "exactly one of them is right"),
-    (check.no_position_accuracy, 0.75, "how many of each pair"),
+    (check.no_position_accuracy, 0.75, "sees its tokens as a set"),
     (check.no_position_one_right, 64, "coin flips"),
     (check.no_position_one_right, 0, "two different answers"),
     (check.no_position_one_right, 5, "have in common"),
@@ -50,12 +55,6 @@ MISTAKES: list = [
     (check.seam_blocks_reason, " III ", "however large"),
     (check.seam_blocks_reason, "iv", "nothing is averaged"),
     (check.seam_blocks_reason, "b", "not one of the options"),
-    (check.no_decay_count, 22, "does not train"),
-    (check.no_decay_count, 20, "excluded by name"),
-    (check.no_decay_count, 15, "LayerNorm scales"),
-    (check.no_decay_count, 16, "neutral value is 1"),
-    (check.no_decay_count, 10, "does take weight decay"),
-    (check.no_decay_count, 30, "which kinds of tensor"),
     (check.control_run, "a", "robust"),
     (check.control_run, "B", "no table to probe"),
     (check.control_run, "d", "whether the structure grows"),
@@ -63,6 +62,6 @@ MISTAKES: list = [
     (check.control_run, "f", "not one of the options"),
     (check.control_rows_prediction, "claim", "claim run's own score"),
     (check.control_rows_prediction, " Between ", "rival explanation"),
-    (check.control_rows_prediction, "negative", "not reversed"),
+    (check.control_rows_prediction, "negative", "reversed, not missing"),
     (check.control_rows_prediction, "0.05", "not one of the options"),
 ]

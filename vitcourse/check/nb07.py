@@ -1,83 +1,170 @@
 """Exercise checkers for notebook 07 training from scratch.
 
-Each exercise asks for a prediction made before the cell that shows the answer; the right values come from
-the same code the notebook runs (:func:`vitcourse.train.lr_factor`, :func:`vitcourse.train.param_groups`).
-The few-option questions (:func:`seam_blocks_choice`, :func:`control_run`) and the accuracy a guess could hit
-(:func:`no_position_accuracy`) come with a second check (a reason among several statements, a prediction among
-several, or a count), so that a guess does not pass.
+Each exercise asks for a prediction, an explanation, a bug or a design before the cell that shows the answer;
+the right values come from the same code the notebook runs (:func:`vitcourse.train.param_groups`,
+:func:`vitcourse.train.lr_factor`). Few-option questions come with a second check (a reason among several
+statements, a prediction among several, or a count), so that a guess does not pass. Every unexplained wrong
+answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), then a section to reread.
 """
 
 from __future__ import annotations
 
-import math
-
 from .. import train
-from ._core import Verdict, choice_answer, float_answer, int_answer, never_raises
+from ._core import (
+    Verdict,
+    choice_answer,
+    float_answer,
+    int_answer,
+    never_raises,
+    reread,
+    right,
+    say,
+    unexplained,
+)
 
 __all__ = [
-    "half_lr_step",
+    "decay_choice",
+    "decay_reason",
+    "schedule_bug_line",
+    "schedule_bug_effect",
     "no_position_accuracy",
     "no_position_one_right",
     "seam_blocks_choice",
     "seam_blocks_reason",
-    "no_decay_count",
     "control_run",
     "control_rows_prediction",
 ]
 
-#: The runs of notebook 07's position-embedding section: 200 steps, 15 of warm-up, peak 1e-3.
-_RUN = train.TrainConfig()
+#: Exercise 07.1's model: the default ViT with the fixed sinusoidal table.
+_SINUSOIDAL = train.TrainConfig(pos_embed="sinusoidal")
+
+#: Exercise 07.1's six tensors, by letter.
+_DECAY_TENSORS = {
+    "a": "patch_embed.proj.weight",
+    "b": "blocks.0.attn.qkv.bias",
+    "c": "blocks.0.norm1.weight",
+    "d": "cls_token",
+    "e": "blocks.0.mlp.fc1.weight",
+    "f": "pos_embed",
+}
+
+#: Why a letter does not belong among the decayed tensors (the mistake, not the rule's reason for (c)).
+_NOT_DECAYED = {
+    "f": "(f) is the fixed sinusoidal table: it does not train, so an optimiser never changes it and it goes "
+    "into neither group.",
+    "d": "(d) is the prediction token: a vector whose values are what it brings to the model, like a position "
+    "embedding; a pull towards 0 would wear away what it learned, so models list it as an exception by name.",
+    "b": "(b) is a bias: it only shifts a layer's output, and a pull towards 0 makes the model no simpler.",
+    "c": "(c) is a LayerNorm scale, not a weight matrix; the second part of the exercise asks why it is left "
+    "alone.",
+}
 
 
-def _first_below_half(factor, start: int = 0) -> int:
-    """The first step k >= start of the run whose ``factor(k)`` is below one half."""
-    return next(k for k in range(start, 10 * _RUN.steps) if factor(k) < 0.5)
+def _decayed_letters() -> str:
+    """The letters of Exercise 07.1 whose tensor is in the weight-decay group of train.param_groups."""
+    model = train.build_model(_SINUSOIDAL)
+    decayed = {id(p) for p in train.param_groups(model, _SINUSOIDAL.weight_decay)[0]["params"]}
+    named = dict(model.named_parameters())
+    return "".join(k for k, name in _DECAY_TENSORS.items() if id(named[name]) in decayed)
 
 
 @never_raises
-def half_lr_step(answer: object) -> Verdict:
-    """Exercise 07.2: the first step of the cosine decay whose learning rate is below half the peak, in a
-    200-step run with 15 warm-up steps (steps counted from 0)."""
-    warmup, steps = _RUN.warmup, _RUN.steps
-    right = _first_below_half(lambda k: train.lr_factor(k, warmup, steps), warmup)
-
-    def cosine(k: int, shift: int, span: int) -> float:
-        return 0.5 * (1 + math.cos(math.pi * (k - shift) / span))
-
-    wrong = {
-        _first_below_half(lambda k: cosine(k, warmup, steps), warmup): "that is where a cosine over all the "
-        "steps would pass one half: the decay runs over the steps left after the warm-up, not over all of them.",
-        _first_below_half(
-            lambda k: cosine(k, 0, steps)
-        ): "that is a cosine over the whole run from step 0: the decay starts when the warm-up ends.",
-        steps
-        // 2: "half the run is not where the rate is half: the cosine starts after the warm-up and runs "
-        "over the steps that are left.",
-        right
-        - 1: "at that step the angle is still just short of pi / 2, so the rate is still a little above "
-        "half the peak: take the first whole step past the crossing.",
-        right + 1: "steps count from 0 here (the first step is step 0); that answer counts them from 1.",
-        0: "that is a warm-up step, where the rate is still climbing; the question asks about the cosine decay "
-        "after the peak.",
-    }
-    since_warmup = _first_below_half(lambda k: cosine(k, 0, steps - warmup))
-    for k in (since_warmup - 1, since_warmup):
-        wrong.setdefault(
-            k,
-            "that counts steps since the warm-up ended (the cosine's own clock); the question asks for the step "
-            "number counted from the start of the run.",
+def decay_choice(answer: object) -> Verdict:
+    """Exercise 07.1, the choice: which of six tensors of the ViT with the fixed sinusoidal table AdamW should
+    pull towards 0, as a string of letters such as ``"bd"`` (:func:`decay_reason` checks the reason)."""
+    what = "the tensors that take weight decay"
+    options = sorted(_DECAY_TENSORS)
+    if answer is None:
+        return say(
+            False, f"{what}: the answer is still None; replace None with a string of letters, e.g. 'bd'."
         )
-    wrong.pop(right, None)
+    if isinstance(answer, list | tuple | set) and all(isinstance(a, str) for a in answer):
+        answer = "".join(answer)
+    if not isinstance(answer, str):
+        return say(False, f"{what}: expected a string of the letters {options}, got {type(answer).__name__}.")
+    letters = [c for c in answer.lower() if c not in " ,;+&'\"-"]
+    if not letters or any(c not in _DECAY_TENSORS for c in letters):
+        return say(False, f"{what}: {answer!r} is not a string made of the letters {options}.")
+    chosen = set(letters)
+    expected = set(_decayed_letters())
+    if chosen == expected:
+        return right(what)
+    for letter in ("f", "d", "b", "c"):
+        if letter in chosen and letter not in expected:
+            return say(False, f"{what}: {answer!r} is not it: {_NOT_DECAYED[letter]}")
+    return unexplained(
+        what,
+        f"{answer!r} is not it.",
+        nudge="Weight decay is meant for the weight matrices, which mix features; ask of each of the six "
+        "tensors whether it is one.",
+        pointer=reread("The training loop"),
+    )
+
+
+_REASON_WHY_DECAY = {
+    "ii": "a pull towards 0 acts on every value alike, however few there are: applied step after step, it "
+    "would move even one value a long way.",
+    "iii": "LayerNorm normalises first and multiplies by the scale afterwards: nothing after the scale undoes a "
+    "change to it.",
+    "iv": "the scale multiplies the normalised features, so the loss depends on it and it receives a gradient "
+    "like any other parameter.",
+}
+
+
+@never_raises
+def decay_reason(answer: object) -> Verdict:
+    """Exercise 07.1, the reason (i to iv) a LayerNorm scale is left out of weight decay."""
+    return choice_answer(
+        answer,
+        "i",
+        "why a LayerNorm scale takes no weight decay",
+        ("i", "ii", "iii", "iv"),
+        nudge="Think of the value a LayerNorm scale starts at, and of what it does to the features it scales.",
+        pointer=reread("The training loop"),
+        wrong=_REASON_WHY_DECAY,
+    )
+
+
+#: Exercise 07.2: the progress of line 3 forgets to subtract the warm-up (the other lines match the formula).
+_BUGGY_LINE = 3
+
+
+@never_raises
+def schedule_bug_line(answer: object) -> Verdict:
+    """Exercise 07.2, the line: which of the four numbered lines of the buggy schedule holds the bug."""
     return int_answer(
         answer,
-        right,
-        "first step of the decay below half the peak",
-        "Revisit the schedule's formula in 'The training loop': in the cosine branch, ask when the factor "
-        "(1 + cos angle) / 2 drops below one half.",
-        wrong=wrong,
-        pointer="The factor is below one half exactly when the cosine is negative, that is once the angle "
-        "pi (k - W) / (T - W) passes pi / 2. Solve that for k with the run's W and T (the first code cell prints "
-        "them) and take the first whole step past it.",
+        _BUGGY_LINE,
+        "the line of the schedule with the bug",
+        nudge="Compare each line with the formula of the schedule, branch by branch.",
+        wrong={
+            1: "the test that picks the branch is right: the warm-up is the steps before the warm-up's end.",
+            2: "the warm-up line climbs linearly to the peak at the end of the warm-up, as the formula says.",
+            4: "that line is the formula's cosine term as it stands; the bug is in what it is given.",
+        },
+        pointer=reread("The training loop"),
+    )
+
+
+_EFFECT_WHY = {
+    "a": "the cosine of the buggy schedule does pass pi / 2 before the run ends: look at how far its angle gets "
+    "by the last step.",
+    "c": "at the end of the warm-up both schedules are close to the peak: the bug hardly shows there.",
+    "d": "the warm-up lines are right, so step 0 gets a small positive rate in both schedules.",
+}
+
+
+@never_raises
+def schedule_bug_effect(answer: object) -> Verdict:
+    """Exercise 07.2, the effect (a to d): what the buggy schedule's learning rate does."""
+    return choice_answer(
+        answer,
+        "b",
+        "what the buggy schedule does",
+        ("a", "b", "c", "d"),
+        nudge="Follow the angle of the cosine in the buggy schedule from the end of the warm-up to the last step.",
+        pointer=reread("The training loop"),
+        wrong=_EFFECT_WHY,
     )
 
 
@@ -88,8 +175,8 @@ def no_position_accuracy(answer: object) -> Verdict:
         answer,
         0.5,
         "held-out accuracy without a position embedding",
-        "Revisit notebook 03 (what attention does to its tokens in another order) and this notebook's data "
-        "section: how many of each pair can the model get right?",
+        nudge="Attention without a position embedding sees its tokens as a set, not in an order (notebook 03): "
+        "think of what that means for a scene and its scrambled copy, and how many of each pair can be right.",
         wrong=[
             (
                 50.0,
@@ -106,9 +193,7 @@ def no_position_accuracy(answer: object) -> Verdict:
             ),
         ],
         rel=1e-6,
-        pointer="Without a position embedding the output for a scene equals the output for its scrambled copy, "
-        "whatever the weights; the two images of a pair have different labels. Count the right answers per "
-        "pair and divide by the pair's size.",
+        pointer=reread("Position embeddings: none, sinusoidal, learned"),
     )
 
 
@@ -121,8 +206,7 @@ def no_position_one_right(answer: object) -> Verdict:
         answer,
         pairs,
         "held-out pairs with exactly one image right, without a position embedding",
-        "Revisit the argument before Exercise 3 and notebook 03: what do the model's outputs for a scene and for "
-        "its scrambled copy have in common?",
+        nudge="Think of what the model's outputs for a scene and for its scrambled copy have in common.",
         wrong={
             pairs
             // 2: "that is what two independent coin flips per pair would give; but both images of a pair "
@@ -130,8 +214,7 @@ def no_position_one_right(answer: object) -> Verdict:
             0: "a pair with no image right, or with both right, needs two different answers for its two images; "
             "this model gives both the same output.",
         },
-        pointer="The two images of a pair get one and the same output and have different labels: count how many "
-        "of a pair's two answers are right, whatever that output is, then how many pairs are like that.",
+        pointer=reread("Position embeddings: none, sinusoidal, learned"),
     )
 
 
@@ -155,8 +238,9 @@ def seam_blocks_choice(answer: object) -> Verdict:
         "b",
         "scrambling 10 x 10 blocks for a ViT with 20 x 20 patches",
         _SEAM_OPTIONS,
-        "Revisit 'Moving the seams' and notebook 01: what goes into one patch token.",
-        pointer="Draw one 20 x 20 patch of a 10 x 10 scramble and ask where its four quarters came from.",
+        nudge="What goes into one patch token, and whether the scrambled image's tokens are still the intact "
+        "image's tokens.",
+        pointer=reread("Moving the seams"),
         wrong=_SEAM_WHY,
     )
 
@@ -181,56 +265,9 @@ def seam_blocks_reason(answer: object) -> Verdict:
         "i",
         "the reason for your choice about 10 x 10 blocks",
         _REASON_OPTIONS,
-        "Revisit notebook 03's permutation argument: it needs the two images' tokens to be the same tokens.",
-        pointer="Compare the patch tokens of the intact image and of a 10 x 10 scramble: is each token of the "
-        "scramble one of the intact image's tokens?",
+        nudge="The blindness of attention to order needs the two images to hold the same tokens.",
+        pointer=reread("Moving the seams"),
         wrong=_REASON_WHY,
-    )
-
-
-#: Exercise 07.1's model: the default ViT with the fixed sinusoidal table.
-_SINUSOIDAL = train.TrainConfig(pos_embed="sinusoidal")
-
-
-def _no_decay_variants() -> tuple[int, dict[int, str]]:
-    model = train.build_model(_SINUSOIDAL)
-    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-    right = len(train.param_groups(model, _SINUSOIDAL.weight_decay)[1]["params"])
-    by_dims = sum(p.ndim < 2 for _, p in named)
-    biases = sum(n.endswith("bias") for n, _ in named)
-    tokens = right - by_dims
-    fixed = sum(not p.requires_grad for p in model.parameters())
-    wrong = {
-        right + fixed: "the fixed sinusoidal table is a parameter that does not train: it goes in neither "
-        "group, since an optimiser never changes it.",
-        by_dims: "the prediction token has 3 dims, (1, 1, D): it is excluded by name, not by its number of "
-        "dims.",
-        biases: "biases are not the only vectors: the LayerNorm scales (norm1, norm2, norm weights) take no "
-        "decay either, and neither does the prediction token.",
-        biases + tokens: "the LayerNorm scales (norm1.weight, norm2.weight, norm.weight) take no decay too: "
-        "their neutral value is 1, not 0.",
-        len(named) - right: "that is the group that does take weight decay (the weight matrices).",
-    }
-    wrong.pop(right, None)
-    return right, wrong
-
-
-@never_raises
-def no_decay_count(answer: object) -> Verdict:
-    """Exercise 07.1: how many parameter tensors of the ViT with the fixed sinusoidal table go into the
-    no-weight-decay group."""
-    right, wrong = _no_decay_variants()
-    return int_answer(
-        answer,
-        right,
-        "parameter tensors without weight decay",
-        "Revisit 'Which parameters take weight decay': which kinds of tensor go into the group without decay, "
-        "and which go into neither group; then count them in the printout.",
-        wrong=wrong,
-        pointer="Go through print(model) layer by layer: a Linear with bias=True adds one bias, a LayerNorm a "
-        "scale and a shift; count one encoder block and multiply by the number of blocks; then add the "
-        "model's own tensors that no_weight_decay() names and that train (print does not list them; the cell "
-        "prints whether they train).",
     )
 
 
@@ -251,30 +288,28 @@ _CONTROL_WHY = {
 @never_raises
 def control_run(answer: object) -> Verdict:
     """Exercise 07.5, the choice: which candidate run could refute the claim that learning the task put the
-    row structure into the learned position embedding (a letter; :func:`control_accuracy` checks the
-    prediction)."""
+    row structure into the learned position embedding (a letter; :func:`control_rows_prediction` checks
+    the prediction)."""
     return choice_answer(
         answer,
         "c",
         "the control for the claim about the embedding's rows",
         _CONTROL_OPTIONS,
-        "Revisit the claim: it credits one ingredient of training. A control keeps every other ingredient and "
-        "takes that one away.",
-        pointer="List what could have shaped the table during training: the starting weights, the images "
-        "flowing through the model, the number of steps, what the labels say. Which run changes only the "
-        "ingredient the claim credits?",
+        nudge="A control can refute a claim only if the claim predicts its result: think of which ingredient of "
+        "training the claim credits.",
+        pointer=reread("Designing a control"),
         wrong=_CONTROL_WHY,
     )
 
 
 _ROWS_OPTIONS = ("start", "between", "claim", "negative")
 _ROWS_WHY = {
-    "claim": "that is the claim run's own score; the claim credits the labels, so for a run whose labels say "
-    "nothing about scrambling it predicts no such structure.",
+    "claim": "that is the claim run's own score: the control takes away the one ingredient the claim "
+    "credits.",
     "between": "halfway would mean that the images and the optimiser put part of the structure there by "
     "themselves: that is a rival explanation, not what the claim predicts.",
-    "negative": "shuffled labels say nothing about scrambling, so the claim gives no reason for the embedding "
-    "to move against the structure: it predicts the structure absent, not reversed.",
+    "negative": "a score clearly below the start's would mean structure reversed, not missing: the claim "
+    "gives no cause for that.",
 }
 
 
@@ -287,9 +322,8 @@ def control_rows_prediction(answer: object) -> Verdict:
         "start",
         "the claim's prediction for the control's rows-only score",
         _ROWS_OPTIONS,
-        "Revisit the claim: what does it say happens to the structure when the one thing it credits is taken "
-        "away?",
-        pointer="If only the labels put the structure there, a run whose labels carry no information should end "
-        "where its table began.",
+        nudge="A prediction follows from the claim alone: think of what the claim says the table owes to the "
+        "one ingredient it credits.",
+        pointer=reread("Designing a control"),
         wrong=_ROWS_WHY,
     )
