@@ -27,10 +27,11 @@
 #
 # Why bother? The T2T paper (Yuan et al., 2021) works with ImageNet, the standard benchmark of about 1.3 million
 # labelled photographs in 1,000 classes. Trained from scratch on ImageNet alone, ViT trails convolutional networks
-# of the same size, and its patch tokens lose local structure such as edges and lines. Overlapping windows keep
-# small neighbourhoods of the image whole inside a token. That is an *inductive bias* toward local structure: an
-# assumption about images that the model holds from the start instead of learning it from data (notebook 05,
-# section 7). With it, the paper reports T2T-ViT matching or beating ViT and ResNets of similar size.
+# of the same size. The paper blames in part the patch split, which it says cannot model local structure such as
+# edges and lines between neighbouring pixels. Overlapping windows keep small neighbourhoods of the image whole
+# inside a token. That is an *inductive bias* toward local structure: an assumption about images that the model
+# holds from the start instead of learning it from data (notebook 05, section 8). With it, the paper reports
+# T2T-ViT matching or beating ViT and ResNets of similar size.
 #
 # The walk-through sizes below come from the article series the course grew from: Skylar Jean Callis's *Vision
 # Transformers Explained*, here its article *Tokens-to-Token Vision Transformers, Explained*. They are a batch of
@@ -42,10 +43,11 @@
 # 1. say which neighbourhoods a soft split keeps whole, for any kernel and stride;
 # 2. write a token transformer's attention, and explain why its skip connection goes through $v$;
 # 3. follow the T2T module stage by stage, and say which pixels one of its tokens is built from;
-# 4. find the bug in a rebuild that assumes a square grid;
+# 4. predict when a rebuild that assumes a square grid fails loudly, and when it scrambles the tokens silently;
 # 5. run T2T-ViT end to end, check its parameter count against the official one, and say where its compute goes.
 
 # %%
+import dataclasses
 import math
 
 import matplotlib.pyplot as plt
@@ -102,7 +104,6 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 
 # %%
-# %%
 def whole_blocks(h: int, w: int, kernel: int, stride: int, padding: int, m: int) -> torch.Tensor:
     """(h - m + 1, w - m + 1) booleans: is the m x m block with this top-left pixel inside some window?"""
     # top-left (row, col) of every window, in the unpadded image's coordinates: (N, 2)
@@ -151,12 +152,11 @@ assert shares["ViT, P = 4"][4] == 0 and all(v == 1 for v in shares["T2T stage 1"
 share5 = shares["T2T stage 1"][4]
 print(f"stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
 assert share5 == (3 / 4) ** 2
-edge = whole_blocks(10, 10, 7, 4, 2, 1)  # single pixels of a 10 x 10 image, split with (7, 4, 2)
 
 # %% [markdown]
 # T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
-# blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole: 2 × 2
-# grid cells, each a stage-1 token, so stage 2 stays out of the figure below.
+# blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole.
+# Those blocks are counted in grid cells, each a stage-1 token, not in pixels, so stage 2 stays out of the figure.
 #
 # At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
 # patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches
@@ -275,6 +275,8 @@ check.require(check.v_skip_function, my_token_attention)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ### After Exercise 1: the package's token transformer, step by step
+#
 # **The package's version** is `vitcourse.attention.Attention(dim, chan, num_heads, qkv_bias=False,
 # qk_scale=..., v_skip=True)`, the `attn` of every `TokenTransformer`. With one head it is exactly your function.
 # Below it runs on the walk-through's sizes: a batch of 13, 100 tokens of length 49, 64 channels, one head and an
@@ -552,10 +554,8 @@ print(
 print(f"neighbouring final tokens start {apart} pixels apart (the product of the strides)")
 assert len(rows) == len(cols) and int(reached.sum()) == len(rows) * len(cols)
 assert rows.max() - rows.min() + 1 == len(rows) and cols.max() - cols.min() + 1 == len(cols)  # one square
-stem_side, stem_step = (
-    1,
-    1,
-)  # notebook 05's toy stem: four 3 x 3 convolutions of stride 2 (the 1 x 1 adds none)
+# notebook 05's toy stem: four 3 x 3 convolutions of stride 2 (the 1 x 1 adds none)
+stem_side, stem_step = 1, 1
 for _ in range(4):
     stem_side, stem_step = stem_side + (3 - 1) * stem_step, stem_step * 2
 print(
@@ -572,8 +572,8 @@ assert through.all()
 
 # %% [markdown]
 # One final token is built from a square about twice as wide as the distance between neighbouring tokens, so
-# neighbouring tokens share pixels: section 1's overlap, compounded over three splits. Notebook 05's toy
-# convolutional stem, four 3 × 3 convolutions of stride 2, reaches the same square on the same grid.
+# neighbouring tokens share pixels: section 1's overlap, compounded over three splits. The toy convolutional stem
+# in notebook 05's evidence, four 3 × 3 convolutions of stride 2, reaches the same square on the same grid.
 #
 # Through the token transformers, though, every pixel reaches every token, since their attention is global. The
 # windows decide which pixels a token holds *before* any attention: that is T2T's bias toward local structure.
@@ -610,7 +610,7 @@ def official_rebuild(toks: torch.Tensor) -> torch.Tensor:
 
 
 # %% [markdown]
-# **Exercise 4 (find the bug).** What does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each
+# **Exercise 4 (predict).** What does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each
 # of these one-channel inputs? Answer each with `"works"` (every token lands in its own place), `"raises"` (the
 # reshape fails with an error) or `"scrambles"` (it runs, but tokens land in the wrong places):
 #
@@ -735,8 +735,9 @@ plt.show()
 # %% [markdown]
 # On the picture the reshape raises: its token count is not a square number, and the bug is found at once. On
 # 60 × 62 the image is not square but its grid is, so the square root happens to be right. On 36 × 64 the grid's
-# token count is a square, so the reshape runs, and most tokens land in the wrong place. Nothing warns: the next soft split would mix windows from different parts of the image. The course's
-# rebuild takes the grid's rows and columns from `count_tokens` instead.
+# token count is a square, so the reshape runs, and most tokens land in the wrong place. Nothing warns: the next
+# soft split would mix windows from different parts of the image. The course's rebuild takes the grid's rows and
+# columns from `count_tokens` instead.
 
 # %% [markdown]
 # ## 6. T2T-ViT end to end (6 min)
@@ -832,16 +833,20 @@ held_out = scenes.make_batch(
 t2t_metrics = train.evaluate(trained_t2t.model, "within", block=t2t_cfg.patch_size, **train.SHIPPED_EVAL)
 assert round(t2t_metrics["accuracy"] * 256) == round(trained_t2t.metrics["accuracy"] * 256)
 vit_accuracy = torch.tensor([v.metrics["accuracy"] for v in trained_vits])
+for name, shipped in (("t2t_within", trained_t2t), ("vit_within", trained_vits[0])):
+    cfg = shipped.config
+    print(
+        f"{name}: D = {cfg.embed_dim}, {cfg.depth} blocks of {cfg.num_heads} heads, MLP ratio {cfg.mlp_ratio:g}, "
+        f"{cfg.pos_embed} position embedding; {cfg.steps} steps x {cfg.batch_size} scenes, seed {cfg.seed}; "
+        f"{shipped.model.num_patches} tokens into its body, {count_parameters(shipped.model)[1]:,} trainable"
+    )
+tt1 = trained_t2t.model.tokens_to_token.attention1  # the first of its two token transformers
 print(
-    f"t2t_within: D = {t2t_cfg.embed_dim}, {t2t_cfg.depth} blocks of {t2t_cfg.num_heads} heads, MLP ratio "
-    f"{t2t_cfg.mlp_ratio:g}; {t2t_cfg.steps} steps x {t2t_cfg.batch_size} scenes, "
-    f"{trained_t2t.model.num_patches} tokens into its body, {count_parameters(trained_t2t.model)[1]:,} trainable "
-    "parameters"
+    f"t2t_within's token transformers: width {t2t_cfg.token_dim}, "
+    f"MLP ratio {tt1.mlp.fc1.out_features / tt1.mlp.fc1.in_features:g}"
 )
-print(
-    f"vit_within: the same steps and batches, {trained_vits[0].model.num_patches} tokens into its body, "
-    f"{count_parameters(trained_vits[0].model)[1]:,} trainable parameters"
-)
+same_settings = dataclasses.replace(trained_vits[0].config, model=t2t_cfg.model) == t2t_cfg
+assert same_settings  # only the tokenizer differs, as the text says
 print("held-out accuracy (row and column both right) on 256 scenes:")
 print(f"  T2T-ViT (seed 0)  {t2t_metrics['accuracy']:.3f}")
 print(
@@ -939,26 +944,55 @@ plt.show()
 # The explorer below, in a running kernel, takes an $H \times W$ one-channel image and each stage's kernel, stride
 # and padding. It draws the three token grids to scale beside each stage's share of the module's multiply-adds,
 # with token length 64 inside the module and width 384 after it, as in T2T-ViT$_t$-14. With one input channel,
-# stage 1 costs less than in the three-channel module above.
+# stage 1 costs less than in the three-channel module above. It starts at 224 × 224 with T2T's three stages.
 #
-# Predict first, then check in the explorer. By what factor does stage 1's cost grow when $H$ and $W$ go from 224
-# to 448, and why more than its token count? How does the total change as stage 1's stride goes from 4 to 8, and
-# which stage keeps the largest share? Past a stride of 7, the kernel, the windows leave gaps. The cell after the
-# explorer prints only the sizes this notebook uses.
+# **Predict, then play.** Write down your guesses, then try them.
+# 1. Set $H$ and $W$ to 448. Stage 1 then makes 4 times as many tokens. Does its cost grow about 4 times, about
+#    8 times or about 16 times?
+# 2. Back at 224 × 224, set stage 1's stride to 8. Does the module's total fall about 2 times, 4 times or more
+#    than 10 times? Which stage now holds the largest share?
+# 3. At that stride, with kernel 7, which pixels of the image does stage 1 still read?
 
 # %%
 from vitcourse import widgets
 
 widgets.t2t_stages_explorer()
 
+# %% [markdown]
+# ### After playing: the answers
+#
+# The explorer's text line for each setting, then the three answers, computed.
+
 # %%
-for size in [(224, 224), (60, 100), (400, 100)]:
-    print(widgets.t2t_stages_view(*size)[1])
+stride8 = [(7, 8, 2), *T2T_STAGES[1:]]  # stage 1 with stride 8, the later stages as they are
+for size, stages_used in (((224, 224), T2T_STAGES), ((448, 448), T2T_STAGES), ((224, 224), stride8)):
+    print(widgets.t2t_stages_view(*size, stages_used)[1])
+cost = {
+    "224": widgets.t2t_stage_macs(224, 224),
+    "448": widgets.t2t_stage_macs(448, 448),
+    "stride 8": widgets.t2t_stage_macs(224, 224, stride8),
+}
+growth = cost["448"][0] / cost["224"][0]
+fall = sum(cost["224"]) / sum(cost["stride 8"])
+largest = 1 + max(range(3), key=lambda i: cost["stride 8"][i])
+print(f"1. 448 x 448: stage 1's tokens grow 4 times, its cost {growth:.1f} times")
+print(f"2. stride 8: the total falls {fall:.1f} times; the largest share is still stage {largest}'s")
+covered = whole_blocks(224, 224, 7, 8, 2, 1)  # (224, 224): is each pixel in some window?
+print(f"3. stride 8 > kernel 7: {1 - covered.float().mean().item():.1%} of the pixels lie in no window")
+assert 12 < growth < 16 and fall > 10 and largest == 1 and not covered.all()
 by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
 counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
 print(f"T2T-ViT_t-14's module at 224 x 224 x 3: formula {by_formula}, counted by hooks {counted}")
 assert by_formula == counted
 assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
+
+# %% [markdown]
+# Stage 1's cost grows close to 16 times, not 4: its attention products grow with the square of the token count,
+# and they are most of its cost (section 7). A stride of 8 gives stage 1 a quarter of the tokens and makes every
+# later grid smaller too, so the total falls more than tenfold. Stage 1 still costs the most. But a stride larger
+# than the kernel leaves gaps: one pixel row and one column in every 8, and a few more at the far edges, fall in
+# no window, and the model never sees them. The last line checks the explorer's formula against the hooks of
+# section 7.
 
 # %% [markdown]
 # ## Summary

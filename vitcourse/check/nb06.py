@@ -258,14 +258,13 @@ def t2t_window_side(answer: object) -> Verdict:
         "stands for a whole earlier window, and neighbouring cells start several pixels apart.",
         _window_side(T2T_STAGES[:-1]): "that is after two soft splits; T2T makes three.",
         kernels[0]: "that is the first soft split's window only; T2T makes three.",
-        _window_side_one_stride(T2T_STAGES, "first"): "one step of the last rebuilt grid is the product of "
-        "*both* earlier strides in pixels, not the first stride again.",
-        _window_side_one_stride(
-            T2T_STAGES, "previous"
-        ): "one step of the last rebuilt grid is the product of "
-        "*both* earlier strides in pixels, not the last stride alone.",
-        whole_kernels: "a window of k cells spans k - 1 steps between its first and its last cell, plus the "
-        "width of that last cell.",
+        _window_side_one_stride(T2T_STAGES, "first"): "you took the first stride as the distance between "
+        "neighbouring cells of the last rebuilt grid, in pixels; those cells lie further apart than that.",
+        _window_side_one_stride(T2T_STAGES, "previous"): "you took the last stride alone as the distance "
+        "between neighbouring cells of the last rebuilt grid, in pixels; those cells lie further apart than "
+        "that.",
+        whole_kernels: "you counted one step too many in each window: count the steps between its cells "
+        "again.",
         strides: "that is how far apart neighbouring final tokens start (the product of the strides), not how "
         "wide a square one token's windows cover.",
     }
