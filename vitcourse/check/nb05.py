@@ -7,13 +7,14 @@ import math
 import torch
 from torch import nn
 
-from .. import tokens
+from .. import probes, scenes, tokens
 from ..blocks import EncoderBlock
 from ..models import VisionTransformer
 from ._core import (
     Mistake,
     Verdict,
     check_function,
+    choice_answer,
     float_answer,
     int_answer,
     never_raises,
@@ -24,7 +25,7 @@ from ._core import (
 
 __all__ = [
     "zero_token_attention",
-    "block_parameter_function",
+    "moon_only_distance_line",
     "slides_token_count",
     "post_norm_block_function",
     "mean_pool_function",
@@ -60,8 +61,8 @@ def zero_token_attention(answer: object) -> Verdict:
         answer,
         expected,
         "block 1's weight from the zero prediction token to patch 12",
-        nudge="The exercise rests on the values the weights start from, and on what a layer norm makes of a "
-        "token whose entries are all equal.",
+        nudge="The exercise rests on the values a fresh model's weights start from, and on what each step of "
+        "block 1 makes of a token of zeros.",
         wrong=[
             (
                 1 / (keys - 1),
@@ -81,67 +82,6 @@ def zero_token_attention(answer: object) -> Verdict:
             ),
         ],
         pointer=reread("How the weights start"),
-    )
-
-
-def _block_parameters(d: int) -> int:
-    """Parameters of one ViT encoder block of width ``d`` (MLP ratio 4, qkv with bias), counted by the package."""
-    with torch.device("meta"):
-        return sum(p.numel() for p in EncoderBlock(d, 1).parameters())
-
-
-#: Exercise 05.6: the widths the block-parameter formula is tried at (ViT-Base's 768 among them).
-BLOCK_WIDTHS = (16, 64, 384, 768, 1024)
-
-BLOCK_PARAMETER_MISTAKES = [
-    Mistake(
-        lambda d: 12 * d * d, "that counts the weight matrices only; add the biases and the two LayerNorms."
-    ),
-    Mistake(
-        lambda d: 12 * d * d + 4 * d,
-        "the biases of the four linear layers are missing: each has one per output.",
-    ),
-    Mistake(
-        lambda d: _block_parameters(d) - 4 * d,
-        "the two LayerNorms are missing: each has a weight and a bias of length d.",
-    ),
-    Mistake(
-        lambda d: _block_parameters(d) - 2 * d, "one LayerNorm is missing: the block has two, one per part."
-    ),
-    Mistake(
-        lambda d: _block_parameters(d) - 3 * d, "the qkv bias is missing: ViT's qkv layer has one per output."
-    ),
-    Mistake(
-        lambda d: _block_parameters(d) - 8 * d * d - 5 * d,
-        "the MLP is missing (fc1 widens to 4d, fc2 narrows back to d).",
-    ),
-    Mistake(
-        lambda d: _block_parameters(d) - 6 * d * d - 3 * d,
-        "the MLP's hidden width is 4d (MLP ratio 4), not d.",
-    ),
-    Mistake(
-        lambda d: _block_parameters(d) - 2 * d * d - 2 * d,
-        "one of qkv's three parts is missing: it makes q, k and v, each of length d.",
-    ),
-    Mistake(
-        lambda d: _block_parameters(d) - d * d - d,
-        "the output projection (proj, from d back to d) after the heads are merged is missing.",
-    ),
-]
-
-
-@never_raises
-def block_parameter_function(func: object) -> Verdict:
-    """Exercise 05.6: ``func(d)`` must give the parameters of one encoder block of width d (MLP ratio 4, qkv
-    bias), tried at several widths."""
-    cases = [((d,), _block_parameters(d)) for d in BLOCK_WIDTHS]
-    return check_function(
-        func,
-        "your block parameter count",
-        cases,
-        mistakes=BLOCK_PARAMETER_MISTAKES,
-        nudge="Every layer of the block holds parameters, and each one's count depends on the width d.",
-        pointer=reread("The encoder block"),
     )
 
 
@@ -374,4 +314,47 @@ def attention_crossover_side(answer: object) -> Verdict:
         "linear layers, and on how the image side sets the number of tokens.",
         wrong=wrong,
         pointer=reread("What a block costs"),
+    )
+
+
+#: Exercise 05.6: the reference lines of the mean-attention-distance figure, on vit_within's 6 x 10 grid of
+#: 10 x 10 patches.
+DISTANCE_LINES = ("itself", "nearest", "uniform", "farthest")
+
+
+def moon_only_distance(n_scenes: int = 256, seed: int = 0) -> tuple[float, dict[str, float]]:
+    """The mean attention distance (pixels) of a head whose patch queries all attend only to the moon's patch, over
+    ``n_scenes`` "within" scenes, and the figure's reference lines on the same grid."""
+    patch, rows, cols = 10, 6, 10
+    batch = scenes.make_batch("within", n_scenes, seed=seed, block=patch)
+    moon = batch.targets[:, 0] * cols + batch.targets[:, 1]  # (n,): the moon's patch, counted from 0
+    weights = torch.zeros(n_scenes, rows * cols, rows * cols)  # (n, queries, keys)
+    weights[torch.arange(n_scenes), :, moon] = 1.0
+    distance = probes.mean_attention_distance(weights, rows, cols, patch).mean().item()
+    bounds = probes.attention_distance_bounds(rows, cols, patch)
+    return distance, {k: float(bounds[k]) for k in DISTANCE_LINES}
+
+
+@never_raises
+def moon_only_distance_line(answer: object) -> Verdict:
+    """Exercise 05.6: the reference line nearest the mean attention distance of a head that attends only to the
+    moon's patch."""
+    distance, lines = moon_only_distance()
+    expected = min(lines, key=lambda k: abs(lines[k] - distance))
+    return choice_answer(
+        answer,
+        expected,
+        "the line nearest a head that looks only at the moon",
+        DISTANCE_LINES,
+        nudge="The exercise rests on what the mean attention distance averages over: every query patch, and "
+        "every scene.",
+        wrong={
+            "itself": "only the moon's own patch sits at distance 0 from the moon; the other query patches are "
+            "far from it, and the distance averages over all of them.",
+            "nearest": "only a few query patches are the moon's neighbours; the distance averages over every "
+            "query patch, near the moon or not.",
+            "farthest": "the moon is far from some query patches and close to others, and it moves from scene "
+            "to scene; no query patch has it as its farthest patch in every scene.",
+        },
+        pointer=reread("How far the heads look"),
     )
