@@ -152,8 +152,9 @@ print(
 #
 # The cosine would reach 0 at k = T, one step after the last, so the last step still uses a small rate.
 #
-# **Exercise 1 (predict, then explain).** Weight decay suits a weight matrix, but not every parameter. Which of
-# these tensors of the ViT above should AdamW pull towards 0? Answer with their letters, such as `"bd"`.
+# **Exercise 1 (explain).** Weight decay keeps a model simple by stopping its weights from growing large. For
+# some tensors, though, a pull towards 0 makes the model no simpler, or does harm. Which of these tensors of the
+# ViT above should AdamW pull towards 0? Answer with their letters, such as `"bd"`.
 #
 # - (a) `patch_embed.proj.weight`, the matrix that projects a patch to a token;
 # - (b) `blocks.0.attn.qkv.bias`, the bias of the query, key and value projection;
@@ -605,8 +606,8 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 # %% [markdown]
 # In the run stored here it is as accurate as the ViTs *with* a position embedding on 20 × 20 scrambles. The tasks
 # differ: on 20 × 20 scrambles the model must judge whether a clean patch sits in the right place, which needs
-# positions; on 10 × 10 scrambles it can spot a seam inside a patch without knowing where the patch is. Which
-# layers do that is not tested here.
+# positions. On 10 × 10 scrambles the patch tokens themselves change, so the model need not know where a patch
+# is. What it reads in them, the seams or something else, is not tested here.
 
 # %% [markdown]
 # ## 5. ViT or T2T-ViT, trained from scratch (10 min)
@@ -768,8 +769,10 @@ plt.show()
 # What the seed table shows on this task, each point asserted against the spread of the seeds:
 #
 # - At the same samples, T2T-ViT is far ahead of ViT on 20 × 20 scrambles.
-# - The position-blind T2T-ViT does as well: its overlapping windows see the scramble without positions.
-# - At the same multiply-adds spent as more steps, ViT is as accurate. Spent as larger batches, it falls short.
+# - The position-blind T2T-ViT does as well: its overlapping, zero-padded windows see the scramble without
+#   positions. Whether through the seams or the image's edge, this run does not tell.
+# - At the same multiply-adds spent as more steps, ViT is as accurate, within the seeds' spread. Spent as larger
+#   batches, it falls short.
 #
 # So per sample T2T-ViT learned more; per multiply-add, a ViT given more steps did as well. Which matters depends
 # on what is scarce. The margins and the limits are in [the seed table's evidence](#Evidence:-ViT-against-T2T-ViT-over-seeds);
@@ -913,9 +916,9 @@ plt.show()
 
 # %% [markdown]
 # After training the patches' vectors share a component: their mean similarity rose from about 0. Once it is
-# removed, patches in one row are more alike than patches in one column, more than locality alone explains. But
-# this is no 2-D grid: in the run stored here the figure shows **the bottom row, led by patch 15, set apart**. That
-# fits the shortcut, untested. The controls are in [the embedding against locality](#Evidence:-the-embedding-against-locality).
+# removed, patches in one row are more alike than patches in one column, more than in any distance-only control.
+# But this is no 2-D grid: in the run stored here the figure shows **the bottom row, led by patch 15, set apart**.
+# That fits the shortcut, untested. The controls are in [the embedding against locality](#Evidence:-the-embedding-against-locality).
 #
 # ### Designing a control
 #
@@ -1368,7 +1371,7 @@ print(f"trained, first block: some head's prediction token has an entropy below 
 # distances grow with depth. Our model has 2 blocks, 15 patch tokens and 200 training steps; its first block's
 # prediction token looks at one patch, and its last block depends on the run. On 3 × 5 patches the measure can
 # hardly tell local from global: 20 pixels to the nearest other patch, about 41 for uniform weights. Notebook 05
-# (section 11) measures the course's 60-patch ViT, trained for 3000 steps, against the nearest-neighbour and
+# (section 10 and its evidence) measures the course's 60-patch ViT, trained for 3000 steps, against the nearest-neighbour and
 # uniform bounds: it has no local heads either.
 #
 # ## Evidence: the embedding against locality
@@ -1647,7 +1650,7 @@ print("shipped and distance only (sigma 1) alike: columns only above rows only")
 # The shipped model saw many times as many images (printed), on a task whose answer is a row *and* a column. Of
 # the two embeddings, its is the one with a row/column score above 0.3 (asserted). That score alone is not
 # evidence of rows and columns: treated the same way, mean vector removed, locality alone scores well above 0 on
-# 3 × 5 too. Its columns-only score is above its rows-only score, but locality alone tilts the same way on a
+# 3 × 5 too, for widths σ of 1 and more. Its columns-only score is above its rows-only score, but locality alone tilts the same way on a
 # 3 × 5 grid (asserted), so the tilt by itself says nothing about the task; notebook 03 reads the shipped model's
 # by-distance means in detail. The two embeddings differ in kind, not only in degree: the scramble run sets the
 # bottom row apart, the shipped model's similarity follows its grid. Which of the two differences, the task or the

@@ -95,8 +95,8 @@ def decay_choice(answer: object) -> Verdict:
     return unexplained(
         what,
         f"{answer!r} is not it.",
-        nudge="Weight decay is meant for the weight matrices, which mix features; ask of each of the six "
-        "tensors whether it is one.",
+        nudge="Ask of each tensor whether a pull towards 0 makes the model simpler, or takes away something "
+        "the model needs.",
         pointer=reread("The training loop"),
     )
 
@@ -140,7 +140,7 @@ def schedule_bug_line(answer: object) -> Verdict:
         wrong={
             1: "the test that picks the branch is right: the warm-up is the steps before the warm-up's end.",
             2: "the warm-up line climbs linearly to the peak at the end of the warm-up, as the formula says.",
-            4: "that line is the formula's cosine term as it stands; the bug is in what it is given.",
+            4: "that line is the formula's cosine term as it stands.",
         },
         pointer=reread("The training loop"),
     )
@@ -175,8 +175,7 @@ def no_position_accuracy(answer: object) -> Verdict:
         answer,
         0.5,
         "held-out accuracy without a position embedding",
-        nudge="Attention without a position embedding sees its tokens as a set, not in an order (notebook 03): "
-        "think of what that means for a scene and its scrambled copy, and how many of each pair can be right.",
+        nudge="Attention without a position embedding sees its tokens as a set, not in an order (notebook 03).",
         wrong=[
             (
                 50.0,
@@ -184,12 +183,13 @@ def no_position_accuracy(answer: object) -> Verdict:
             ),
             (
                 1.0,
-                "a model without positions cannot tell the two images of a pair apart: it gives both the same "
-                "output, so one of the two is always wrong.",
+                "1.0 needs a model that tells every scene from its scrambled copy: ask what, without a position "
+                "embedding, it could tell them apart by.",
             ),
             (
                 0.0,
-                "both images of a pair get the same answer, so exactly one of them is right: not none.",
+                "0 means wrong on both images of every pair, and their labels differ: ask whether this model "
+                "can give a scene and its scrambled copy different answers.",
             ),
         ],
         rel=1e-6,
@@ -206,13 +206,13 @@ def no_position_one_right(answer: object) -> Verdict:
         answer,
         pairs,
         "held-out pairs with exactly one image right, without a position embedding",
-        nudge="Think of what the model's outputs for a scene and for its scrambled copy have in common.",
+        nudge="Attention without a position embedding sees its tokens as a set, not in an order (notebook 03).",
         wrong={
             pairs
-            // 2: "that is what two independent coin flips per pair would give; but both images of a pair "
-            "get the same output, and their labels differ.",
+            // 2: "that is what two independent coin flips per pair would give; but are this model's two "
+            "answers for a pair independent?",
             0: "a pair with no image right, or with both right, needs two different answers for its two images; "
-            "this model gives both the same output.",
+            "ask whether this model can give them.",
         },
         pointer=reread("Position embeddings: none, sinusoidal, learned"),
     )
@@ -238,8 +238,7 @@ def seam_blocks_choice(answer: object) -> Verdict:
         "b",
         "scrambling 10 x 10 blocks for a ViT with 20 x 20 patches",
         _SEAM_OPTIONS,
-        nudge="What goes into one patch token, and whether the scrambled image's tokens are still the intact "
-        "image's tokens.",
+        nudge="Think of what goes into one patch token when a block is smaller than a patch.",
         pointer=reread("Moving the seams"),
         wrong=_SEAM_WHY,
     )
@@ -265,7 +264,7 @@ def seam_blocks_reason(answer: object) -> Verdict:
         "i",
         "the reason for your choice about 10 x 10 blocks",
         _REASON_OPTIONS,
-        nudge="The blindness of attention to order needs the two images to hold the same tokens.",
+        nudge="Recall exactly what attention without a position embedding is blind to (notebook 03).",
         pointer=reread("Moving the seams"),
         wrong=_REASON_WHY,
     )
