@@ -18,11 +18,11 @@
 #
 # **Time:** about 55 minutes
 #
-# ViT cuts an image into tokens in one go (notebook 01). The Tokens-to-Token (T2T) module does it in stages:
+# ViT cuts an image into tokens in one go, as in notebook 01. The Tokens-to-Token module, T2T, does it in stages:
 #
-# 1. **soft split** the image into overlapping windows (notebook 02),
+# 1. **soft split** the image into overlapping windows, as in notebook 02,
 # 2. pass the tokens through a small **token transformer**, which also shortens them,
-# 3. **rebuild** an image from the tokens, one pixel per token (notebook 02),
+# 3. **rebuild** an image from the tokens, one pixel per token, as in notebook 02,
 # 4. repeat, and after the last soft split project the tokens to the model's length $D$.
 #
 # Why bother? The T2T paper (Yuan et al., 2021) works with ImageNet, the standard benchmark of about 1.3 million
@@ -40,8 +40,8 @@
 # [the departures](#Evidence:-where-the-course-departs-from-the-articles-and-the-official-code).
 #
 # **By the end you can**
-# 1. say which neighbourhoods a soft split keeps whole, for any kernel and stride;
-# 2. write a token transformer's attention, and explain why its skip connection goes through $v$;
+# 1. compare how many neighbourhoods overlapping windows and plain patches keep whole at the same token count;
+# 2. find the bug in a token transformer's attention, and explain why its skip connection goes through $v$;
 # 3. follow the T2T module stage by stage, and say which pixels one of its tokens is built from;
 # 4. predict when a rebuild that assumes a square grid fails loudly, and when it scrambles the tokens silently;
 # 5. run T2T-ViT end to end, check its parameter count against the official one, and say where its compute goes.
@@ -79,28 +79,17 @@ height, width = picture.shape
 image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 # %% [markdown]
-# ## 1. Which neighbourhoods a soft split keeps whole (8 min)
+# ## 1. Which neighbourhoods a soft split keeps whole (6 min)
 #
-# A soft split with kernel $k$, stride $s$ and padding $p$ starts a window every $s$ pixels, at
-# $t = -p, s - p, 2s - p, \dots$ along each side. A block of $m \times m$ pixels whose top row is $a$ fits inside
-# the rows of a window that starts at $t$ when
+# Notebook 02 showed that a soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$
+# block of pixels whole in some window, wherever it lies. This needs windows that reach the image's edges. They
+# do on the picture, on the grids it rebuilds and on 224 × 224 images: see
+# [the edge check](#Evidence:-where-the-windows-reach-the-edges).
 #
-# $$a + m - k \le t \le a .$$
-#
-# That range holds $k - m + 1$ whole numbers. Window starts come every $s$ of them, so wherever the block sits, the
-# range holds a start exactly when $k - m + 1 \ge s$. Columns work the same way. So every block of side
-#
-# $$m = k - s + 1$$
-#
-# is whole in some window, wherever it lies. This needs windows that reach the image's edges. They do on the
-# picture, on the grids it rebuilds and on 224 × 224 images; on some other sides the last pixels fall in no window
-# at all ([the edge check](#Evidence:-where-the-windows-reach-the-edges)).
-#
-# The cell below does not trust the formula. For each block side $m$ it tries every position of an $m \times m$
-# block and asks whether some window holds it. It compares T2T's first split with ViT's patches of $P = 4$, a
-# split with $s = k$ and $p = 0$. The two cut the picture into the same grid of tokens, so they can be compared
-# token for token. It also tries T2T's second split, on the grid that the first one rebuilds, and ViT's usual
-# $P = 20$.
+# What is new here is the comparison. The cell below tries every position of an $m \times m$ block and asks
+# whether some window holds it. It compares T2T's first split with ViT's patches of $P = 4$, a split with $s = k$
+# and $p = 0$. The two cut the picture into the same grid of tokens, so they can be compared token for token. It
+# also counts larger blocks, T2T's second split and the course's usual $P = 20$ from notebook 01.
 
 
 # %%
@@ -156,7 +145,7 @@ assert share5 == (3 / 4) ** 2
 # %% [markdown]
 # T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
 # blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole.
-# Those blocks are counted in grid cells, each a stage-1 token, not in pixels, so stage 2 stays out of the figure.
+# Those blocks are counted in grid cells, each a stage-1 token, not in pixels. So stage 2 stays out of the figure.
 #
 # At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
 # patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches
@@ -244,13 +233,36 @@ diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
 plt.show()
 
 # %% [markdown]
-# **Exercise 1 (code).** Write the attention of a token transformer with one head, skip included:
-# `my_token_attention(x, w_qkv, w_proj, b_proj, scale)`. It takes tokens `x` of shape (B, N, dim), already
-# normalised, and the weights of the two linear layers as PyTorch stores them. `w_qkv` has shape (3·chan, dim),
-# with $Q$, $K$ and $V$ one after the other along its first axis, and no bias. `w_proj` has shape (chan, chan) and
-# `b_proj` shape (chan,). So `x @ w_qkv.T` is $X W_{qkv}$. It returns $Y$ of the equation above, of shape
-# (B, N, chan). `chan` is not an argument: read it off a weight's shape. The check compares your function with the
-# package's attention holding the same weights, on T2T's sizes and others, and names the usual slips.
+# **Exercise 1 (find the bug).** A colleague wrote one head of a token transformer's attention, skip included.
+# It takes tokens `x` of shape (B, N, dim), already normalised, and the weights of the two linear layers as PyTorch
+# stores them. `w_qkv` has shape (3·chan, dim), with $Q$, $K$ and $V$ one after the other along its first axis,
+# and no bias. `w_proj` has shape (chan, chan) and `b_proj` shape (chan,). It should return $Y$ of the equation
+# above, of shape (B, N, chan). It runs on T2T's sizes and returns that shape, yet the cell below finds that it
+# disagrees with the package's attention holding the same weights. Find the bug by comparing the code with the
+# equation, then write the corrected `my_token_attention`. The check also names other usual slips.
+
+
+# %%
+def buggy_token_attention(
+    x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
+) -> torch.Tensor:
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N)
+    return (v + weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
+
+
+gen = torch.Generator().manual_seed(2)
+x_try = torch.randn(2, 10, 49, generator=gen)  # (B, N, dim)
+w_try = (torch.randn(192, 49, generator=gen) / 7, torch.randn(64, 64, generator=gen) / 8, torch.zeros(64))
+reference = Attention(49, 64, num_heads=1, qkv_bias=False, qk_scale=49**-0.5, v_skip=True, fused=False)
+with torch.no_grad():
+    reference.qkv.weight.copy_(w_try[0])
+    reference.proj.weight.copy_(w_try[1])
+    reference.proj.bias.copy_(w_try[2])
+    buggy_out = buggy_token_attention(x_try, *w_try, 49**-0.5)
+    print(
+        f"shape {tuple(buggy_out.shape)}; equals the package's attention: {torch.allclose(buggy_out, reference(x_try), atol=1e-5)}"
+    )
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "v_skip_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -304,57 +316,71 @@ print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:
 assert same and out.shape == (batch, n_tokens, chan)
 
 # %% [markdown]
-# **Exercise 2 (predict, then run).** T2T-ViT for ImageNet reads RGB images of 224 × 224, so one 7 × 7 window holds
-# three channels. How many parameters does its *first* token transformer hold in all: both LayerNorms, the
-# attention (qkv and proj) and the MLP? Work it out from the layers of this section and what notebook 05 says a
-# LayerNorm holds. The count is read off the model under the next heading.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_token_transformer_params-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_tt_params = None  # replace None with a number
-### BEGIN SOLUTION
-dim_rgb = 3 * 7 * 7  # one 7 x 7 window of all three channels
-answer_tt_params = (
-    2 * dim_rgb  # norm1: a scale and a shift per entry of the input token
-    + dim_rgb * 3 * 64  # qkv: dim -> 3 x chan, no bias
-    + 64 * 64
-    + 64  # proj: chan -> chan, with bias
-    + 2 * 64  # norm2, on length chan
-    + 2 * (64 * 64 + 64)  # the MLP: chan -> chan -> chan (ratio 1), with biases
-)
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "t2t_token_transformer_params-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.t2t_token_transformer_params(answer_tt_params)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_token_transformer_params-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.t2t_token_transformer_params, answer_tt_params)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 2: the count, layer by layer
-#
-# The cell reads the counts off the full model, layer by layer, and checks the qkv and proj formulas on the
-# one-channel block above. `create_model("t2t_vit_t_14")` builds the model that the paper calls T2T-ViT$_t$-14.
-# It is built on the *meta* device, which holds shapes but no numbers: enough to count.
+# **The parameter count, a worked example.** T2T-ViT for ImageNet reads RGB images of 224 × 224, so one 7 × 7
+# window holds three channels: a token of length 147. The cell reads the parameters of its *first* token
+# transformer off the full model, layer by layer. `create_model("t2t_vit_t_14")` builds the model that the paper
+# calls T2T-ViT$_t$-14. It is built on the *meta* device, which holds shapes but no numbers: enough to count.
 
 # %%
 with torch.device("meta"):  # shapes only: enough to count
     t2t_rgb = create_model("t2t_vit_t_14")
 first = t2t_rgb.tokens_to_token.attention1
+rgb_counts = {}
 print(f"first token transformer of t2t_vit_t_14 (RGB 224 x 224), input length {first.dim}:")
 for name, layer in first.named_modules():
     n = sum(p.numel() for p in layer.parameters(recurse=False))  # this layer's own parameters
     if n:
+        rgb_counts[name] = n
         print(f"   {name:9s} {n:7,d}  {[tuple(p.shape) for p in layer.parameters(recurse=False)]}")
 print(f"   {'in all':9s} {sum(p.numel() for p in first.parameters()):7,d}")
-n_qkv, n_proj = tt.attn.qkv.weight.numel(), sum(p.numel() for p in tt.attn.proj.parameters())
-print(
-    f"one channel: qkv {n_qkv} weights = dim x chan x 3 = {dim} x {chan} x 3, bias: {tt.attn.qkv.bias is not None}"
-)
-print(f"             proj {n_proj} = chan^2 + chan = {chan}^2 + {chan}")
-assert n_qkv == dim * chan * 3 and n_proj == chan**2 + chan and tt.attn.qkv.bias is None
+
+# %% [markdown]
+# Each row is a weight matrix, output length by input length, plus a bias where the layer has one. A LayerNorm holds
+# a scale and a shift per entry of the token it normalises (notebook 05).
+#
+# **Exercise 2 (predict).** The picture has one channel, so its windows give tokens of length 49, not 147. Which
+# rows of the table above hold fewer parameters for the one-channel block: `"qkv"`, `"norm1 and qkv"`,
+# `"norm1, qkv and proj"` or `"every layer"`? Before you answer, say why the rows you leave out keep their size.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "rgb_changed_layers_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_rgb_layers = None  # replace None with one of the four strings
+### BEGIN SOLUTION
+# norm1 normalises the incoming token (length dim) and qkv reads it. From qkv on, every layer reads and writes
+# length chan = 64, whatever the number of input channels: proj, norm2 and the MLP keep their size.
+answer_rgb_layers = "norm1 and qkv"
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "rgb_changed_layers_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.rgb_changed_layers_choice(answer_rgb_layers)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rgb_changed_layers_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.rgb_changed_layers_choice, answer_rgb_layers)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 2: one channel against three
+#
+# The one-channel block `tt` of the step-by-step cell, beside the RGB table, layer by layer.
+
+# %%
+print(f"{'layer':9s} {'one channel':>11s} {'RGB':>7s}")
+for name, layer in tt.named_modules():
+    n = sum(p.numel() for p in layer.parameters(recurse=False))
+    if n:
+        print(f"{name:9s} {n:11,d} {rgb_counts[name]:7,d}{'   <- changes' if n != rgb_counts[name] else ''}")
+changed = [
+    n
+    for n, layer in tt.named_modules()
+    if n in rgb_counts and sum(p.numel() for p in layer.parameters(recurse=False)) != rgb_counts[n]
+]
+print(f"changed: {changed}")
+assert changed == ["norm1", "attn.qkv"]
+
+# %% [markdown]
+# Only norm1 and qkv read the incoming token. From qkv on, every layer reads and writes length chan = 64, so proj,
+# norm2 and the MLP do not depend on the number of input channels.
 
 # %% [markdown]
 # ## 3. Rebuilding an image from the picture's tokens (6 min)
@@ -572,8 +598,9 @@ assert through.all()
 
 # %% [markdown]
 # One final token is built from a square about twice as wide as the distance between neighbouring tokens, so
-# neighbouring tokens share pixels: section 1's overlap, compounded over three splits. The toy convolutional stem
-# in notebook 05's evidence, four 3 × 3 convolutions of stride 2, reaches the same square on the same grid.
+# neighbouring tokens share pixels: section 1's overlap, compounded over three splits. For the toy convolutional
+# stem in notebook 05's evidence, four 3 × 3 convolutions of stride 2, the same arithmetic gives the same square on
+# the same grid; only the T2T recursion is run here.
 #
 # Through the token transformers, though, every pixel reaches every token, since their attention is global. The
 # windows decide which pixels a token holds *before* any attention: that is T2T's bias toward local structure.
@@ -817,8 +844,8 @@ print("every preset matches its reference count, all and trainable")
 #
 # Everything so far ran untrained weights. The course ships a trained T2T-ViT, `t2t_within`, made by
 # `make models` with the same settings and task as the 60-patch ViT `vit_within` of notebooks 03 to 05. The body is
-# the same: $D$ = 64, 4 blocks of 4 heads, a learned position embedding, and an MLP ratio of 2, as in every model
-# this course trains. Both were trained for 3000 steps of 128 scenes, from seed 0. The task is to name which of
+# the same: $D$ = 64, 4 blocks of 4 heads, and an MLP ratio of 2, as in every model this course trains. Its
+# position embedding is learned, as in `vit_within`, unlike the official T2T-ViT's fixed table of section 6. Both were trained for 3000 steps of 128 scenes, from seed 0. The task is to name which of
 # the 6 × 10 cells of 10 pixels holds a small moon. Only the tokenizer differs: a T2T module, with token
 # transformers of width 16 and MLP ratio 1, against 10-pixel patches. The cell loads both, with the ViT's two other
 # seeds, and scores them on the same 256 held-out scenes.
@@ -845,6 +872,12 @@ print(
     f"t2t_within's token transformers: width {t2t_cfg.token_dim}, "
     f"MLP ratio {tt1.mlp.fc1.out_features / tt1.mlp.fc1.in_features:g}"
 )
+last_grid = trained_t2t.model.tokens_to_token.grids[-1]
+cells = (height // trained_vits[0].config.patch_size, width // trained_vits[0].config.patch_size)
+print(
+    f"the task's answer cells: {cells[0]} x {cells[1]}, one per ViT patch; "
+    f"T2T-ViT's last token grid: {last_grid.rows} x {last_grid.cols}"
+)
 same_settings = dataclasses.replace(trained_vits[0].config, model=t2t_cfg.model) == t2t_cfg
 assert same_settings  # only the tokenizer differs, as the text says
 print("held-out accuracy (row and column both right) on 256 scenes:")
@@ -858,7 +891,9 @@ assert t2t_metrics["accuracy"] < vit_accuracy.min()  # what the next paragraph s
 
 # %% [markdown]
 # The T2T-ViT names the moon's cell less often than each of the three ViTs. It is one T2T-ViT seed, so this pair
-# cannot say how much of the gap is the seed; notebook 07 compares the two by samples and by compute. Inside it,
+# cannot say how much of the gap is the seed. Nor is the task neutral: its answer cells are exactly the ViT's
+# 10-pixel patches, while the T2T-ViT's last grid is 4 × 7.
+# [Notebook 07](07_training_from_scratch.ipynb) compares the two by samples and by compute. Inside it,
 # the first token transformer attends almost evenly to all the windows of the first soft split, trained or not
 # ([the first token transformer after training](#Evidence:-the-first-token-transformer-after-training)). Whatever
 # the T2T module adds in this model, it does not come from where that attention looks.
@@ -933,7 +968,7 @@ plt.show()
 
 # %% [markdown]
 # Most of the compute is in the encoder blocks. The T2T module takes about a quarter, though it holds under 2% of
-# the parameters, and almost all of that quarter is the first token transformer. There, the attention products
+# the parameters. Most of that quarter is the first token transformer. There, the attention products
 # $QK^\top$ and $AV$ cost $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens, far more than the linear layers.
 # The products grow with the square of the token count, the linear layers only in proportion to it. That is why the
 # official code also offers Performer token transformers, and why the token length inside the module stays small,
@@ -947,11 +982,10 @@ plt.show()
 # stage 1 costs less than in the three-channel module above. It starts at 224 × 224 with T2T's three stages.
 #
 # **Predict, then play.** Write down your guesses, then try them.
-# 1. Set $H$ and $W$ to 448. Stage 1 then makes 4 times as many tokens. Does its cost grow about 4 times, about
-#    8 times or about 16 times?
+# 1. Set $H$ and $W$ to 448. Every stage then makes 4 times as many tokens. Does stage 2's share of the module's
+#    multiply-adds rise, fall or stay the same?
 # 2. Back at 224 × 224, set stage 1's stride to 8. Does the module's total fall about 2 times, 4 times or more
 #    than 10 times? Which stage now holds the largest share?
-# 3. At that stride, with kernel 7, which pixels of the image does stage 1 still read?
 
 # %%
 from vitcourse import widgets
@@ -961,7 +995,7 @@ widgets.t2t_stages_explorer()
 # %% [markdown]
 # ### After playing: the answers
 #
-# The explorer's text line for each setting, then the three answers, computed.
+# The explorer's text line for each setting, then the two answers, computed.
 
 # %%
 stride8 = [(7, 8, 2), *T2T_STAGES[1:]]  # stage 1 with stride 8, the later stages as they are
@@ -973,12 +1007,18 @@ cost = {
     "stride 8": widgets.t2t_stage_macs(224, 224, stride8),
 }
 growth = cost["448"][0] / cost["224"][0]
+growth2 = cost["448"][1] / cost["224"][1]
+share2 = {size: cost[size][1] / sum(cost[size]) for size in ("224", "448")}
 fall = sum(cost["224"]) / sum(cost["stride 8"])
 largest = 1 + max(range(3), key=lambda i: cost["stride 8"][i])
-print(f"1. 448 x 448: stage 1's tokens grow 4 times, its cost {growth:.1f} times")
+print(
+    f"1. 448 x 448: stage 2's share {share2['224']:.1%} -> {share2['448']:.1%}; "
+    f"stage 1's cost grows {growth:.1f} times, stage 2's {growth2:.1f} times"
+)
 print(f"2. stride 8: the total falls {fall:.1f} times; the largest share is still stage {largest}'s")
 covered = whole_blocks(224, 224, 7, 8, 2, 1)  # (224, 224): is each pixel in some window?
-print(f"3. stride 8 > kernel 7: {1 - covered.float().mean().item():.1%} of the pixels lie in no window")
+print(f"   stride 8 > kernel 7: {1 - covered.float().mean().item():.1%} of the pixels lie in no window")
+assert share2["448"] < share2["224"] and growth2 < growth
 assert 12 < growth < 16 and fall > 10 and largest == 1 and not covered.all()
 by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
 counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
@@ -987,11 +1027,13 @@ assert by_formula == counted
 assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
 
 # %% [markdown]
-# Stage 1's cost grows close to 16 times, not 4: its attention products grow with the square of the token count,
-# and they are most of its cost (section 7). A stride of 8 gives stage 1 a quarter of the tokens and makes every
-# later grid smaller too, so the total falls more than tenfold. Stage 1 still costs the most. But a stride larger
-# than the kernel leaves gaps: one pixel row and one column in every 8, and a few more at the far edges, fall in
-# no window, and the model never sees them. The last line checks the explorer's formula against the hooks of
+# Stage 2's share falls. Both stages get 4 times the tokens, but their costs grow differently. Stage 1's cost is
+# mostly attention products (notebook 04's Exercise 4), which grow with the square of the token count: close to
+# 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more. They grow only 4 times, and stage 2's
+# cost grows less than stage 1's.
+#
+# A stride of 8 gives stage 1 a quarter of the tokens and makes every later grid smaller too, so the total falls more than tenfold. Stage 1 still costs the most. The stride is now
+# larger than the kernel, which leaves gaps, as notebook 02 showed: the printed share of pixels falls in no window. The last line checks the explorer's formula against the hooks of
 # section 7.
 
 # %% [markdown]
@@ -1001,8 +1043,8 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 #   some token, wherever its windows reach the image's edges. That is 4 × 4 for T2T's first split and 2 × 2 for
 #   the later ones. At the same token grid, non-overlapping patches keep far fewer blocks whole.
 # - A token transformer is an encoder block that changes the token length. Its first residual adds $v$, which
-#   already has the output length. Its attention is global; the local mixing comes from the soft split that
-#   follows it.
+#   already has the output length. Its attention is global; the local mixing comes from the soft splits around
+#   it.
 # - The T2T module alternates soft split, token transformer and rebuild, and ends with a linear layer. One final
 #   token's windows cover a square of the image about twice as wide as the distance between neighbouring tokens.
 # - A rebuild must take the grid's rows and columns from the token-count formula. The official square root raises
@@ -1137,6 +1179,8 @@ print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat
 #   `tokens_type="transformer"` at those sizes: the course's own combination, not a published model. Rounded to
 #   0.1 M it happens to equal the published counts of the Performer models (the paper's Table 4: T2T-ViT-7 4.3 M,
 #   T2T-ViT-12 6.9 M).
+#
+# The multiply-adds of section 7, 6.1 G for T2T-ViT$_t$-14, are cited from the same Table 3 and from Table 7.
 #
 # The presets' MLP ratios are the official ones: 2 for sizes 7, 10 and 12, and 3 for 14, 19 and 24.
 
@@ -1302,8 +1346,8 @@ assert peaks[2, "official code and vitcourse"] < peaks[2, "article series"]  # 1
 # At stage 1 the scales are close, 1/7 and 1/8, and so are the weights: the official ones a little more peaked.
 # At stage 2 the input tokens are 576 long, and the official scale, 1/24, is a third of the articles' 1/8: its
 # weights stay much closer to uniform, and each query averages over more of the tokens. These are random initial
-# weights; training changes $W_{qkv}$ and with it how peaked the weights become, but the factor between the two
-# scales stays.
+# weights. The scales themselves are fixed, 1/24 against 1/8; how peaked trained weights become is not measured
+# here.
 #
 # The articles' ViT and the course's: where the position table trains, and the default heads; then
 # `count_tokens`'s order.
@@ -1349,7 +1393,7 @@ adds_v = torch.allclose(after_articles - after_course, v_merged, atol=1e-4)
 print(f"after the attention, the articles' block minus the course's equals v: {adds_v}")
 print(f"size of v against the attention's output (norms): {(v_merged.norm() / attn_out.norm()).item():.2f}")
 change = ((out_articles - out_course).norm() / out_course.norm()).item()
-print(f"the block's output changes by {change:.0%} of its size (norms)")
+print(f"at random initial weights, the block's output changes by {change:.0%} of its size (norms)")
 assert adds_v and change > 0.01
 
 # %% [markdown]

@@ -112,7 +112,7 @@ def sqrt_rebuild_observed(height: int, width: int) -> str:
 
 
 VALUE_CHECKS = {
-    check.t2t_token_transformer_params: first_token_transformer_params(3),
+    check.rgb_changed_layers_choice: "norm1 and qkv",
     check.t2t_window_side: window_side_by_autograd(),
     check.sqrt_rebuild_picture: sqrt_rebuild_observed(60, 100),
     check.sqrt_rebuild_60x62: sqrt_rebuild_observed(60, 62),
@@ -130,15 +130,6 @@ MISTAKES = [
     (check.v_skip_function, unscaled, "not scaled"),
     (check.v_skip_function, scale_divided, "you divided the scores"),
     (check.v_skip_function, scale_from_chan, "chan ** -0.5"),
-    (check.t2t_token_transformer_params, first_token_transformer_params(1), "one-channel image"),
-    (check.t2t_token_transformer_params, first_token_transformer_params(3) - 2 * 147 - 2 * 64, "LayerNorms"),
-    (check.t2t_token_transformer_params, first_token_transformer_params(3) - 147 - 64, "two vectors"),
-    (check.t2t_token_transformer_params, first_token_transformer_params(3) - 2 * 147 + 2 * 64, "coming in"),
-    (check.t2t_token_transformer_params, first_token_transformer_params(3) + 3 * 64, "no bias"),
-    (check.t2t_token_transformer_params, first_token_transformer_params(3) - 3 * 64, "only the qkv layer"),
-    (check.t2t_token_transformer_params, first_token_transformer_params(3, mlp_ratio=4), "four times wider"),
-    (check.t2t_token_transformer_params, 147 * 192 + 64 * 64 + 64, "attention alone"),
-    (check.t2t_token_transformer_params, 147 * 192, "qkv layer alone"),
     (check.t2t_window_side, 7 * 3 * 3, "multiplied the kernels"),
     (check.t2t_window_side, 7 + 2 + 2, "single pixels"),
     (check.t2t_window_side, 7 + 2 * 4, "two soft splits"),
@@ -149,8 +140,11 @@ MISTAKES = [
     (check.t2t_window_side, 4 * 2 * 2, "how far apart"),
     (check.sqrt_rebuild_picture, "works", "not square"),
     (check.sqrt_rebuild_picture, "scrambles", "expected the reshape to run"),
-    (check.sqrt_rebuild_60x62, "raises", "does not always make a non-square grid"),
+    (check.sqrt_rebuild_60x62, "raises", "assumed the reshape fails"),
     (check.sqrt_rebuild_60x62, "scrambles", "rows and columns differ"),
-    (check.sqrt_rebuild_36x64, "raises", "entries do not add up"),
+    (check.sqrt_rebuild_36x64, "raises", "assumed the reshape fails"),
+    (check.rgb_changed_layers_choice, "qkv", "weight matrix"),
+    (check.rgb_changed_layers_choice, "norm1, qkv and proj", "proj reads"),
+    (check.rgb_changed_layers_choice, "every layer", "every layer follows"),
     (check.sqrt_rebuild_36x64, "works", "were not their neighbours"),
 ]

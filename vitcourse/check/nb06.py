@@ -23,7 +23,7 @@ from ._core import Mistake, Verdict, check_function, choice_answer, int_answer, 
 
 __all__ = [
     "v_skip_function",
-    "t2t_token_transformer_params",
+    "rgb_changed_layers_choice",
     "t2t_window_side",
     "sqrt_rebuild_picture",
     "sqrt_rebuild_60x62",
@@ -165,51 +165,45 @@ def v_skip_function(func: object) -> Verdict:
     )
 
 
-# --- Exercise 06.2: parameters of the first token transformer on RGB images ---------------------------------
+# --- Exercise 06.2: which layers of the first token transformer grow from one channel to RGB ---------------
+
+RGB_LAYER_OPTIONS = ("qkv", "norm1 and qkv", "norm1, qkv and proj", "every layer")
+
+
+def _layers_that_grow() -> str:
+    """The option naming exactly the layers of T2T's first token transformer whose parameter count differs
+    between a one-channel and an RGB input, counted on the package's ``TokenTransformer``."""
+    kernel = T2T_STAGES[0][0]
+    blocks = [TokenTransformer(c * kernel * kernel, TOKEN_DIM, num_heads=1, mlp_ratio=1.0) for c in (1, 3)]
+    counts = [
+        {n: sum(p.numel() for p in m.parameters(recurse=False)) for n, m in b.named_modules()} for b in blocks
+    ]
+    grew = sorted({n.split(".")[-1] for n, c in counts[0].items() if c and c != counts[1][n]})
+    names = {
+        ("qkv",): "qkv",
+        ("norm1", "qkv"): "norm1 and qkv",
+        ("norm1", "proj", "qkv"): "norm1, qkv and proj",
+    }
+    return names.get(tuple(grew), "every layer")
 
 
 @never_raises
-def t2t_token_transformer_params(answer: object) -> Verdict:
-    """Exercise 06.2: parameters of T2T's first token transformer (both LayerNorms, qkv, proj, the MLP) on RGB
-    224 x 224 images, counted by ``TokenTransformer.parameter_count``."""
-    kernel = T2T_STAGES[0][0]
-    dim = 3 * kernel * kernel  # RGB: each 7 x 7 window holds 3 channels
-    chan = TOKEN_DIM
-    right = TokenTransformer.parameter_count(dim, chan)  # one head, MLP ratio 1, no qkv bias: T2T's block
-    norms = 2 * dim + 2 * chan
-    mlp = 2 * (chan * chan + chan)
-    attention = dim * 3 * chan + chan * chan + chan
-    wrong = {
-        TokenTransformer.parameter_count(kernel * kernel, chan): "that is the count for a one-channel image: "
-        "an RGB window holds the pixels of all three channels, and norm1 and qkv act on that length.",
-        right
-        - norms: "the two LayerNorms are missing: each holds a scale and a shift per entry of the token "
-        "it normalises.",
-        right
-        - dim
-        - chan: "a LayerNorm holds two vectors, a scale and a shift, each as long as the token it "
-        "normalises.",
-        right
-        - 2 * dim
-        + 2 * chan: "norm1 acts on the token *coming in*, of length dim (one RGB window), not on "
-        "length chan.",
-        right + 3 * chan: "T2T's qkv layer has no bias (qkv_bias=False); proj and the MLP's layers have one.",
-        right
-        - 3 * chan: "only the qkv layer lacks a bias; proj and the two layers of the MLP have one each.",
-        right - mlp + (chan * 4 * chan + 4 * chan) + (4 * chan * chan + chan): "that "
-        "MLP is four times wider than T2T's: a token transformer's MLP has ratio 1, hidden width chan.",
-        attention: "that is the attention alone (qkv and proj); the token transformer also holds two LayerNorms "
-        "and an MLP.",
-        dim * 3 * chan: "that is the qkv layer alone; count every layer of the block.",
-    }
-    return int_answer(
+def rgb_changed_layers_choice(answer: object) -> Verdict:
+    """Exercise 06.2: which layers of T2T's first token transformer hold more parameters on RGB windows than
+    on one-channel windows: one of ``RGB_LAYER_OPTIONS``."""
+    return choice_answer(
         answer,
-        right,
-        "parameters of the first token transformer on RGB 224 x 224",
-        nudge="Every layer of the token transformer holds weights sized by the token length it reads and the "
-        "length it writes, and an RGB window is longer than a one-channel one.",
-        wrong=wrong,
+        _layers_that_grow(),
+        "the layers whose count changes from one channel to RGB",
+        RGB_LAYER_OPTIONS,
+        nudge="Only a layer whose size depends on the length of the token coming into the block can change.",
         pointer=reread("The token transformer"),
+        wrong={
+            "qkv": "you counted only the layers with a weight matrix; look at what every layer's size depends on.",
+            "norm1, qkv and proj": "you assumed proj reads the incoming token; check which length proj reads.",
+            "every layer": "you assumed every layer follows the input's channels; check the length each layer "
+            "reads and writes.",
+        },
     )
 
 
@@ -309,12 +303,11 @@ _SQRT_WHY = {  # (input, wrong option) -> the mistake it reveals
         "scrambles",
     ): "you expected the reshape to run. A reshape runs only when the shape it asks for "
     "holds exactly as many entries as the tensor has.",
-    ("60x62", "raises"): "a non-square image does not always make a non-square grid: the token count rounds "
-    "down, so two different sides can give the same number of windows.",
+    ("60x62", "raises"): "you assumed the reshape fails here; count the windows along each side first.",
     ("60x62", "scrambles"): "tokens land in the wrong places only when the grid's rows and columns differ; a "
     "non-square image does not always make such a grid.",
-    ("36x64", "raises"): "a reshape fails only when the entries do not add up. A grid whose rows and columns "
-    "differ can still hold a square number of tokens.",
+    ("36x64", "raises"): "you assumed the reshape fails here; count the windows along each side, then the "
+    "tokens in all, first.",
     ("36x64", "works"): "a square reshape of a grid whose rows and columns differ puts tokens beside tokens "
     "that were not their neighbours.",
 }
