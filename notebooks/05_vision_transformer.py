@@ -135,7 +135,7 @@ for name, model, ratio in (
     assert same
 
 # %% [markdown]
-# ## 3. Token processing (5 min)
+# ## 3. Token processing (6 min)
 #
 # Notebook 01 made the patch tokens $\mathbf{x}_p^i \mathbf{E}$. Equation (1) adds two things.
 #
@@ -157,7 +157,7 @@ batch, n_tokens, D = 13, 175, 768
 x = torch.randn(batch, n_tokens, D, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, D)
 cls_token = nn.Parameter(torch.zeros(1, 1, D))  # (1, 1, D): one per model
 nn.init.trunc_normal_(cls_token, std=0.02, a=-0.04, b=0.04)  # as the package starts it (section 6)
-cls_token = nn.Parameter(cls_token.detach().to(device))
+cls_token = nn.Parameter(cls_token.detach().to(device))  # moved to the device, still a leaf that learns
 pos_embed = learned_position_embedding(n_tokens + 1, D).to(device)  # (1, N + 1, D)
 with torch.no_grad():
     with_cls = torch.cat([cls_token.expand(batch, -1, -1), x], dim=1)  # (B, N + 1, D)
@@ -211,15 +211,18 @@ check.require(check.slides_token_count, answer_distinct_tokens)
 # %% [markdown]
 # ### After Exercise 1: one token per slot
 #
-# The run: one step of plain gradient descent with a toy head on token 0, then a batch of 13.
+# The run: one step of plain gradient descent, then a batch of 13. A toy head reads token 0 plus the mean of
+# the patch tokens, a stand-in for attention's mixing. Every slot has the same target.
 
 # %%
 slides = SlidesToken(32, D).to(device)
 images_32 = torch.randn(32, n_tokens, D, generator=torch.Generator().manual_seed(2)).to(device)
 readout = torch.randn(D, generator=torch.Generator().manual_seed(3)).to(device)  # a toy head on token 0
-targets = torch.randn(32, generator=torch.Generator().manual_seed(4)).to(device)
+targets = torch.zeros(32, device=device)  # the same target in every slot
 optimiser = torch.optim.SGD(slides.parameters(), lr=0.1)
-loss = ((slides(images_32)[:, 0] @ readout - targets) ** 2).mean()
+with_token = slides(images_32)  # (32, N + 1, D)
+mixed = with_token[:, 0] + with_token[:, 1:].mean(dim=1)  # (32, D): token 0 after mixing with the patches
+loss = ((mixed @ readout - targets) ** 2).mean()
 loss.backward()
 optimiser.step()
 distinct = len(torch.unique(slides.cls_token.detach().cpu().flatten(1), dim=0))
@@ -232,11 +235,12 @@ except RuntimeError as err:
 assert distinct > 1
 
 # %% [markdown]
-# The slides' token learns, but each slot's row gets the gradient of the image in that slot. So an image's
+# The slides' token learns, but each slot's row gets the gradient of the image in that slot: the targets were
+# equal, so the images alone set the rows apart. So an image's
 # prediction token depends on where in the batch it sits, and the model runs only on batches of exactly 32.
 # Ours is one vector that every item of any batch shares.
 #
-# ## 4. The encoder block (9 min)
+# ## 4. The encoder block (10 min)
 #
 # ### LayerNorm
 #
@@ -302,9 +306,27 @@ print(f"GELU's minimum on [-5, 0]: {gelu_grid[lowest].item():.3f} at x = {grid[l
 # and (3).
 #
 # In pre-norm the path from input to output is a plain sum, so the gradient reaches every block through an
-# identity path, however deep the stack. Xiong et al. (2020) showed that post-norm Transformers need a
-# learning-rate warm-up, while pre-norm ones train without it. The price: the sum keeps growing through the
-# blocks, so a **final** norm is needed before the head. That is equation (4).
+# identity path, however deep the stack. Xiong et al. showed that post-norm Transformers need a learning-rate
+# warm-up, while pre-norm ones train without it: *On Layer Normalization in the Transformer Architecture*,
+# ICML 2020, Sections 3 and 4.
+#
+# The price: nothing normalises the sum itself, so it keeps growing through the blocks. The cell stacks 12
+# fresh blocks at D = 768 and prints the tokens' standard deviation after each block.
+
+# %%
+torch.manual_seed(0)
+stack = [EncoderBlock(D, num_heads=12, mlp_ratio=4.0).to(device).eval() for _ in range(12)]
+with torch.no_grad():
+    z = tokens_in[:2]  # (2, N + 1, D)
+    spread = [z.std().item()]
+    for layer in stack:
+        z = layer(z)  # (2, N + 1, D): pre-norm, so z itself is never normalised
+        spread.append(z.std().item())
+print("token std entering block 1, then after blocks 1 to 12:", [f"{v:.2f}" for v in spread])
+assert spread[-1] > spread[0]
+
+# %% [markdown]
+# So a **final** norm is needed before the head. That is equation (4).
 #
 # The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens.
 
@@ -317,20 +339,20 @@ plt.show()
 # %% [markdown]
 # **Exercise 2 (find the bug).** A colleague wants the original Transformer's **post-norm** block, to compare
 # it with ViT's. Each part should be $\mathbf{z} \leftarrow \text{LN}(\mathbf{z} + f(\mathbf{z}))$: attention
-# with `norm1` first, then the MLP with `norm2`. The function below runs and keeps every shape, but it has one
-# bug. Write the corrected version as `my_post_norm_block`.
+# with `norm1` first, then the MLP with `norm2`. The function below runs and keeps every shape, but it does not
+# compute that. Write the corrected version as `my_post_norm_block`.
 
 
 # %%
 def buggy_post_norm_block(block: EncoderBlock, x: torch.Tensor) -> torch.Tensor:
-    x = block.norm1(x + block.attn(x))  # (B, N, D)
+    x = block.norm1(x) + block.attn(x)  # (B, N, D)
     return x + block.norm2(block.mlp(x))  # (B, N, D)
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "post_norm_block_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_post_norm_block(block: EncoderBlock, x: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
-    # The bug: the second step normalises the MLP's output and then adds x, x + LN(f(x)).
+    # The bug, in both steps: the norm acts on one term of the sum, LN(x) + f(x) and x + LN(f(x)).
     # Post-norm adds first and normalises the sum.
     x = block.norm1(x + block.attn(x))  # (B, N, D): attention, residual, then the norm
     return block.norm2(x + block.mlp(x))  # (B, N, D): MLP, residual, then the norm
@@ -394,23 +416,23 @@ print(f"-> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (10
 # that starts at zero: see [the sources and both heads](#Evidence:-the-head-in-pre-training-and-fine-tuning).
 #
 # The prediction token is not the only way to read out a ViT. The other common one is **mean pooling**: the
-# head takes the average of the *patch* tokens instead of token 0. The ViT paper's Appendix D.3 found both about
+# head takes the average of the patch tokens instead of token 0. The ViT paper's Appendix D.3 found both about
 # equally good once each had its own learning rate.
 #
-# **Exercise 3 (find the bug).** This mean pooling should take the final features (B, N + 1, D), where token 0
-# is the prediction token, and return the mean of the patch tokens, (B, D). It runs and gives the right shape,
-# but its numbers are wrong. Write the corrected version as `my_mean_pool`.
+# **Exercise 3 (find the bug).** This mean pooling takes the final features (B, N + 1, D), where token 0 is the
+# prediction token, and returns (B, D). It runs and gives the right shape, but its numbers are wrong. Write the
+# corrected version as `my_mean_pool`.
 
 
 # %%
 def buggy_mean_pool(features: torch.Tensor) -> torch.Tensor:
-    return features.mean(dim=1)  # (B, D)
+    return features[:, 1:].sum(dim=1) / features.shape[1]  # (B, D)
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "mean_pool_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_mean_pool(features: torch.Tensor) -> torch.Tensor:
     ### BEGIN SOLUTION
-    # The bug: the mean ran over every token, the prediction token included. Leave token 0 out.
+    # The bug: the sum runs over the N patch tokens, but it is divided by N + 1, the count with token 0.
     return features[:, 1:].mean(dim=1)  # (B, D): the patch tokens only, averaged over the tokens
     ### END SOLUTION
 
@@ -446,47 +468,35 @@ print(f"parameters: {total:,} (all trainable: {total == trainable})")
 assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 
 # %% [markdown]
-# ### Play: where the prediction token looks
+# ### Where the shipped model looks, and what it names
 #
 # The shipped ViT `vit_where`, with D = 64, 2 blocks of 4 heads and MLP ratio 2, was trained to name the patch
-# that holds the moon. The explorer below, in a running kernel, fills each patch with the prediction token's
-# weight on it, for one block and one head. It writes each patch's number, 1 to 15 row by row. Blocks count from
-# 1, heads from 0. Before you move the sliders, guess: in block 1, does the prediction token spread its
-# attention or put it on a few patches? Do the heads of a block agree?
+# that holds the moon. The cell runs it on the picture. It prints the patch on which a head of block 1 puts the
+# most of the prediction token's weight, and the patch the model names. Patches are numbered 1 to 15, row by
+# row.
 
 # %%
-from vitcourse import widgets
-
-widgets.model_attention_explorer(trained, picture)
-
-# %% [markdown]
-# ### One view, for the record
-#
-# The same view of block 1, head 0, drawn once, so that it also shows where no kernel runs.
-
-# %% mystnb={"image": {"alt": "The picture's 3 by 5 patches, each filled with the weight that the shipped ViT's prediction token gives it in block 1, head 0, with the patch numbers and weights written on them and the picture drawn as white outlines"}}
-view_fig, view_summary = widgets.model_attention_view(trained, picture, block=1, head=0)
-print(view_summary)
-display(view_fig)
-
-# %%
-n_blocks, n_heads = len(trained.blocks), trained.blocks[0].attn.num_heads
-assert view_fig is not None and view_summary.startswith("block 1, head 0:")
-assert widgets.model_attention_view(trained, picture, block=n_blocks, head=n_heads - 1)[0] is not None
-assert widgets.model_attention_view(trained, picture, block=n_blocks + 1)[0] is None  # no such block
+n_rows_w, n_cols_w = scenes.where_classes(trained.patch_embed.patch_size)
+with torch.no_grad():
+    scores_w = trained(image)[0].cpu()  # the patch-row scores, then the patch-column scores
+    looks = trained.attention_weights(image, block=0)[0, :, 0, 1:].cpu()  # (heads, N): token 0 on the patches
+head_w, patch_w = divmod(int(looks.argmax()), looks.shape[1])
+named_w = int(scores_w[:n_rows_w].argmax()) * n_cols_w + int(scores_w[n_rows_w:].argmax()) + 1
+print(f"block 1: the largest weight is head {head_w}'s {looks[head_w, patch_w]:.2f}, on patch {patch_w + 1}")
+print(f"the model names patch {named_w}")
 
 # %% [markdown]
-# The picture was not drawn the way the training scenes were, so these maps show the model on an image unlike
-# them. The evidence: [the picture's moon against the training
+# Where a head looks need not be what the model names: on the picture shipped with the course, the two patches
+# differ. The picture was not drawn the way the training scenes were, so this is the model on an image unlike
+# them. The evidence, with an explorer of every block and head: [the picture's moon against the training
 # moons](#Evidence:-the-picture's-moon-and-the-shipped-model).
 #
 # ### How the weights start
 #
 # A fresh `VisionTransformer` starts every linear layer's weights from a normal distribution with standard
 # deviation 0.02, cut at ±0.04, and every bias at 0. Every LayerNorm starts as the identity: scale 1, shift 0.
-# The prediction token and the position embedding start from the same cut normal. The value 0.02 is a convention
-# that comes from BERT: see [where 0.02 comes from, and what it does at each
-# width](#Evidence:-how-the-weights-start).
+# The prediction token and the position embedding start from the same cut normal. Why 0.02: [how the weights
+# start](#Evidence:-how-the-weights-start).
 #
 # **Exercise 4 (predict).** Take a fresh picture model with D = 64 and 4 heads, built with `pos_embed="none"`
 # so that it has no position embedding, and set its prediction token to zero. In block 1, head 0, what weight
@@ -536,7 +546,7 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 # official code starts its class token at zero, beside a position embedding: [how the weights
 # start](#Evidence:-how-the-weights-start) shows that such a token still learns.
 #
-# ## 7. What a block costs (6 min)
+# ## 7. What a block costs (7 min)
 #
 # Count the multiply-adds, or MACs, of one block on $N$ tokens of length $D$. Here $N$ counts every token the
 # block sees, the prediction token included. A linear layer from length $a$ to length $b$ costs $a \cdot b$
@@ -555,42 +565,17 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 # trained models, with $r = 2$, cost $8ND^2 + 2N^2D$ per block. Norms, GELU and softmax cost a few operations
 # per entry, not per weight; they are left out here and by `vitcourse.cost.count_macs`.
 #
-# **Exercise 5 (predict).** The ViT paper fine-tunes at a higher resolution than it pre-trains at, with the
-# same patch size, so $N$ grows with the square of the image side. Take DeiT-S, a small ViT from section 8: D =
-# 384, 6 heads, MLP ratio 4, 16 × 16 patches, on square images whose side is a multiple of 16. From which side
-# on do one block's two attention products cost more than all its linear layers together? Give the smallest such
-# side in pixels, worked out from the table; the cells after the heading below count it.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_crossover_side-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_side = None  # replace None with a number of pixels
-### BEGIN SOLUTION
-# The products cost 2N²D, the linear layers 12ND²: the products cost more when N > 6D = 2304.
-# N = (side / 16)² + 1, so (side / 16)² >= 2304, side / 16 >= 48: side = 768.
-d, p = 384, 16
-side = p
-while (side // p) ** 2 + 1 <= 6 * d:  # N (patches + the prediction token) must exceed 6D
-    side += p
-answer_side = side
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "attention_crossover_side-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.attention_crossover_side(answer_side)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_crossover_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.attention_crossover_side, answer_side)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 5: counting the multiply-adds
+# When do the two products win? They cost $2N^2D$ and the linear layers $12ND^2$ at ratio 4. So the
+# products cost more once $2N^2D > 12ND^2$, that is once $N > 6D$. For DeiT-S, a small ViT from section 8 with
+# D = 384 and 16 × 16 patches, that means N > 2304: a square image 768 pixels a side, 48 × 48 patches plus the
+# prediction token.
 #
-# `count_macs` adds up every linear layer and both attention products during a forward pass. First the formula
-# against it on the picture model, then DeiT-S one patch row on either side of the crossing, built on the
-# `meta` device, where only shapes are computed.
-
+# The cell checks the formula against `count_macs`, which adds up every linear layer and both products during
+# a forward pass. Then it counts DeiT-S one patch row on either side of the crossing, on the `meta` device.
 
 # %%
+
+
 def macs_formula(n: int, d: int, mlp_ratio: float = 4.0) -> int:
     """Multiply-adds of one encoder block on n tokens of length d: (4 + 2 r) n d² + 2 n² d."""
     return int((4 + 2 * mlp_ratio) * n * d**2) + 2 * n**2 * d
@@ -627,9 +612,32 @@ for side in (crossing - 16, crossing):
     )
 
 # %% [markdown]
-# The $N^2$ terms overtake the rest once $N > 6D$. At ImageNet's usual 224 × 224, ViT-B/16 sees N = 197
-# tokens with D = 768, far below 6D. Its published cost of **17.6 G MACs**, from the T2T-ViT paper's comparison
-# table, is almost all in its linear layers:
+# **Exercise 5 (predict).** ViT-B/16 on 224 × 224 images has N = 197 tokens, D = 768 and 12 blocks. Its
+# published cost is **17.6 G MACs**, from the T2T-ViT paper's comparison table. What share of it do attention's
+# two products take, in all 12 blocks together: about 4 %, 25 % or 50 %? Write your choice as the string
+# `"4"`, `"25"` or `"50"` before you run the cells after the check.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_share_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_share = None  # replace None with "4", "25" or "50"
+### BEGIN SOLUTION
+# Per block the products cost 2N²D against 12ND² for the linear layers: a share of 2N / (12D + 2N).
+# With N = 197 and D = 768 that is 394 / 9610, about 4 %, because N is far below 6D = 4608.
+answer_share = "4"
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "attention_share_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.attention_share_choice(answer_share)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_share_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_share_choice, answer_share)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 5: where ViT-B/16's multiply-adds go
+#
+# The count, part by part, on the `meta` device:
 
 # %%
 with torch.device("meta"):
@@ -643,7 +651,9 @@ for name, macs in macs_b.items():
 print(f"  total        {total_b / 1e9:7.3f} G MACs, rounds to {total_b / 1e9:.1f} G (published: 17.6 G)")
 assert macs_b["blocks"] == len(vit_b.blocks) * macs_formula(n_b, d_b) and round(total_b / 1e9, 1) == 17.6
 share = 2 * n_b**2 * d_b / macs_formula(n_b, d_b)
-print(f"the N²D terms are {share:.1%} of a block here")
+products_b = len(vit_b.blocks) * 2 * n_b**2 * d_b  # the two attention products of all 12 blocks
+print(f"the N²D terms are {share:.1%} of a block here, {products_b / total_b:.1%} of the whole model")
+assert 0.02 < products_b / total_b < 0.06  # about 4 %, the answer of Exercise 5
 
 # %% [markdown]
 # ## 8. Why ViT needs so much data (3 min)
@@ -805,9 +815,9 @@ plt.show()
 
 # %% [markdown]
 # No head of this model looks close by. Every head stays near the uniform line, where all of them sat before
-# training, and the distances do not grow with depth.
+# training, and the distances show no clear trend with depth.
 #
-# **Exercise 6 (read a figure).** Does that mean the heads attend evenly? Take a head whose patch queries all
+# **Exercise 6 (read a figure).** Take a head whose patch queries all
 # put their whole weight on one patch: the moon's. The moon sits in a different patch in each scene, anywhere
 # on the 6 × 10 grid. Near which reference line of the figure would that head's mean attention distance fall:
 # `"itself"`, `"nearest"`, `"uniform"` or `"farthest"`?
@@ -842,29 +852,31 @@ check.require(check.moon_only_distance_line, answer_moon_line)
 #
 # The patch embedding maps each 10 × 10 patch to a token of 64 numbers. Each output number compares the patch
 # with one **filter**, a 10 × 10 pattern. The paper shows the *principal components* of the filters: the few
-# patterns along which the 64 filters vary most. The figure shows them for `vit_within`, each titled with its
-# share of the filters' variance.
+# patterns along which the 64 filters vary most. The figure shows the first 8 for `vit_within`, above the same
+# model before training, the control. Each is titled with its share of the filters' variance. Compare the
+# shares of the two rows, and look at how the first trained component differs from the untrained ones.
 
-# %% mystnb={"image": {"alt": "A grid of 28 small 10 by 10 pixel images, the first 28 principal components of vit_within's patch filters, in red and blue, each titled with its number and share of the filters' variance; the first holds by far the largest share"}}
+# %% mystnb={"image": {"alt": "Two rows of eight small 10 by 10 pixel images in red and blue: the first eight principal components of vit_within's patch filters after training, above those of the same model before training, each titled with its number and share of the filters' variance; the first trained component holds by far the largest share"}}
 filters = grid_model.model.patch_embed.proj.weight.detach().cpu().reshape(grid_cfg.embed_dim, 1, patch, patch)
 filters_untrained = (
     grid_untrained.patch_embed.proj.weight.detach().cpu().reshape(grid_cfg.embed_dim, 1, patch, patch)
 )
 components = probes.filter_components(filters, k=28)
 components_untrained = probes.filter_components(filters_untrained, k=28)
-fig, axes = plt.subplots(4, 7, figsize=(9, 5.9), layout="constrained")
-for k, ax in enumerate(axes.flat):
-    pattern = components.components[k, 0]  # (10, 10)
-    limit = pattern.abs().max().item()
-    ax.imshow(pattern, cmap="RdBu_r", vmin=-limit, vmax=limit)
-    ax.set_title(f"{k + 1}: {components.explained[k]:.0%}", fontsize=8)
-    ax.set_xticks([])
-    ax.set_yticks([])
+fig, axes = plt.subplots(2, 8, figsize=(9, 3.2), layout="constrained")
+for row, (label, comps) in enumerate((("trained", components), ("untrained", components_untrained))):
+    for k, ax in enumerate(axes[row]):
+        pattern = comps.components[k, 0]  # (10, 10)
+        limit = pattern.abs().max().item()
+        ax.imshow(pattern, cmap="RdBu_r", vmin=-limit, vmax=limit)
+        ax.set_title(f"{k + 1}: {comps.explained[k]:.0%}", fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    axes[row, 0].set_ylabel(f"{label}\nrow (pixel)", fontsize=7)
 axes[-1, 0].set_xlabel("column (pixel)", fontsize=7)
-axes[-1, 0].set_ylabel("row (pixel)", fontsize=7)
 fig.suptitle(
-    "vit_within: the first 28 principal components of its 64 patch filters (10 x 10 pixels each)\n"
-    "title: component number and its share of the filters' variance; red positive, blue negative, "
+    "vit_within: the first 8 principal components of its 64 patch filters (10 x 10 pixels each), trained above\n"
+    "untrained; title: component number and its share of the filters' variance; red positive, blue negative, "
     "each on its own scale (cf. ViT Fig. 7, left)",
     fontsize=9,
 )
@@ -987,6 +999,31 @@ print(f"  every class gets probability 1/{n_classes}: {uniform}")
 # %% [markdown]
 # ## Evidence: the picture's moon and the shipped model
 #
+# **Every block and head.** The explorer below, in a running kernel, fills each patch with the prediction
+# token's weight on it, for one block and one head. It writes each patch's number, 1 to 15 row by row. Blocks
+# count from 1, heads from 0.
+
+# %%
+from vitcourse import widgets
+
+widgets.model_attention_explorer(trained, picture)
+
+# %% [markdown]
+# **One view, for the record.** The same view of block 1, head 0, drawn once, so that it also shows where no
+# kernel runs.
+
+# %% mystnb={"image": {"alt": "The picture's 3 by 5 patches, each filled with the weight that the shipped ViT's prediction token gives it in block 1, head 0, with the patch numbers and weights written on them and the picture drawn as white outlines"}}
+view_fig, view_summary = widgets.model_attention_view(trained, picture, block=1, head=0)
+print(view_summary)
+display(view_fig)
+
+# %%
+n_blocks, n_heads = len(trained.blocks), trained.blocks[0].attn.num_heads
+assert view_fig is not None and view_summary.startswith("block 1, head 0:")
+assert widgets.model_attention_view(trained, picture, block=n_blocks, head=n_heads - 1)[0] is not None
+assert widgets.model_attention_view(trained, picture, block=n_blocks + 1)[0] is None  # no such block
+
+# %% [markdown]
 # The scenes `vit_where` was trained on each hold one moon, a disc of radius 5 to 8 pixels centred within 5
 # pixels of a patch's centre (`scenes.where_scene`). The picture was not drawn that way. The cell measures the
 # picture in use: how far its brightest pixels reach, whether the picture's edge cuts them, how they fall on
@@ -1202,7 +1239,7 @@ plt.show()
 #
 # DeiT-B, ViT-B/16's layout, reaches 81.8 % top-1 on ImageNet at 224 × 224 and 82.9 % fine-tuned at 384 × 384
 # (the model table of their repository). ViT-B/16 trained on ImageNet alone had reached 77.9 % at 384 × 384
-# (ViT paper, Table 5, which the lecture slides reproduce). DeiT-S (timm's `vit_small_patch16_224`) has D =
+# (ViT paper, Table 5, which the lecture slides reproduce). DeiT-S (the same layout as timm's `vit_small_patch16_224`) has D =
 # 384, 6 heads and MLP ratio 4 (their Table 1).
 #
 # Their second idea is the **distillation token**: a second learned token beside the class token, with a head
@@ -1247,7 +1284,8 @@ print(
 # $P \times P$ convolution with stride $P$ (notebook 01). They replaced it by a few stacked 3 × 3 convolutions
 # of stride 2, ending in a 1 × 1 convolution to the token length. With that change, ViTs became far less
 # sensitive to the optimiser, its settings and the length of the schedule, and gained about 1 to 2 points of
-# ImageNet top-1 accuracy at the same flops and run time. The cell runs a toy stem of that shape on the
+# ImageNet top-1 accuracy at the same flops and run time. To match the compute, they also removed one
+# transformer block. The cell runs a toy stem of that shape on the
 # picture: four 3 × 3 convolutions of stride 2 with ReLUs between, channel widths of our choosing, then 1 × 1
 # to D = 64.
 
@@ -1362,8 +1400,8 @@ if max_difference is not None:  # the comparison ran: our model must agree with 
 #
 # ## Evidence: how far the heads look
 #
-# On the 3 × 5 grid of `vit_where` the distance could hardly tell a local head from a global one: the first
-# line of the printout gives that grid's bounds. Hence `vit_within`'s 6 × 10 grid.
+# The 3 × 5 grid of `vit_where` is too coarse for a neighbourhood to mean much: the first line of the printout
+# gives that grid's bounds. Hence `vit_within`'s 6 × 10 grid.
 # `probes.mean_attention_distance` drops the prediction token's row and column and rescales each patch's
 # remaining weights to sum to 1. The bounds come from `probes.attention_distance_bounds`, with one more: the
 # distance if every patch attended only to the moon's patch. The control is the same architecture before

@@ -11,8 +11,8 @@ from vitcourse import check
 VALUE_CHECKS = {
     check.slides_token_count: 32,  # one row per batch slot; each gets its own image's gradient
     check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
-    check.attention_crossover_side: 768,  # DeiT-S: N = (768 / 16) ** 2 + 1 = 2305 > 6 * 384 = 2304
-    check.moon_only_distance_line: "uniform",  # the moon moves over the grid: the mean distance of a random pair
+    check.moon_only_distance_line: "uniform",
+    check.attention_share_choice: "4",  # 12 * 2 N² D / 17.58 G = 4.0 %: N = 197 is far below 6D  # the moon moves over the grid: the mean distance of a random pair
 }
 
 
@@ -31,7 +31,7 @@ FUNCTION_CHECKS = {
     check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
 }
 MISTAKES = [
-    (check.zero_token_attention, 1 / 15, "a key too"),
+    (check.zero_token_attention, 1 / 15, "a key is missing"),
     (check.zero_token_attention, 1.0, "sum to 1"),
     (check.zero_token_attention, 0.0, "never 0"),
     (check.zero_token_attention, 0.25, "own weights"),
@@ -41,8 +41,18 @@ MISTAKES = [
     (check.slides_token_count, 32 * 768, "every entry"),
     (
         check.post_norm_block_function,
-        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
+        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x) + b.attn(x)),
         "the given block",
+    ),
+    (
+        check.post_norm_block_function,
+        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
+        "MLP step still",
+    ),
+    (
+        check.post_norm_block_function,
+        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(x) + b.attn(x)),
+        "attention step still",
     ),
     (check.post_norm_block_function, _pre_norm, "pre-norm"),
     (check.post_norm_block_function, lambda b, x: b.norm2(b.mlp(b.norm1(b.attn(x)))), "both residual"),
@@ -76,18 +86,13 @@ MISTAKES = [
         lambda b, x: (lambda y: b.norm2(y + b.attn(y)))(b.norm1(x + b.mlp(x))),
         "MLP runs before the attention",
     ),
-    (check.mean_pool_function, lambda f: f.mean(dim=1), "the given function"),
+    (check.mean_pool_function, lambda f: f[:, 1:].sum(dim=1) / f.shape[1], "the given function"),
+    (check.mean_pool_function, lambda f: f.mean(dim=1), "prediction token included"),
+    (check.mean_pool_function, lambda f: f[:, :-1].mean(dim=1), "token 0"),
     (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=0), "over the batch"),
     (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=-1), "token length D"),
     (check.mean_pool_function, lambda f: f[:, 0], "prediction token itself"),
     (check.mean_pool_function, lambda f: f[:, 1:].sum(dim=1), "sum"),
-    (check.attention_crossover_side, 784, "prediction token"),
-    (check.attention_crossover_side, 1088, "ViT-B's width"),
-    (check.attention_crossover_side, 48, "in pixels"),
-    (check.attention_crossover_side, 49, "in pixels"),
-    (check.attention_crossover_side, 2304, "not an image side"),
-    (check.attention_crossover_side, 752, "rounds up"),
-    (check.attention_crossover_side, 770, "multiple of the patch side"),
     (check.moon_only_distance_line, "itself", "averages over all of them"),
     (check.moon_only_distance_line, "nearest", "every query patch"),
     (check.moon_only_distance_line, "farthest", "moves from scene to scene"),

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import nn
 
-from .. import probes, scenes, tokens
+from .. import probes, scenes
 from ..blocks import EncoderBlock
 from ..models import VisionTransformer
 from ._core import (
@@ -20,7 +18,6 @@ from ._core import (
     never_raises,
     random_cases,
     reread,
-    unexplained,
 )
 
 __all__ = [
@@ -29,7 +26,7 @@ __all__ = [
     "slides_token_count",
     "post_norm_block_function",
     "mean_pool_function",
-    "attention_crossover_side",
+    "attention_share_choice",
 ]
 
 
@@ -66,8 +63,7 @@ def zero_token_attention(answer: object) -> Verdict:
         wrong=[
             (
                 1 / (keys - 1),
-                "that spreads the weight over the patches only: the prediction token is a key too, and the "
-                "softmax runs over every key, its own included.",
+                "a key is missing from that count: the softmax runs over every key.",
             ),
             (1.0, "the weights of one query sum to 1 over all the keys; no single key takes all of it here."),
             (0.0, "a softmax weight is never 0: exp(score) > 0 for every key, whatever the score."),
@@ -87,13 +83,17 @@ def zero_token_attention(answer: object) -> Verdict:
 
 def slides_tokens_after_one_step(batch_size: int = 32, dim: int = 16) -> int:
     """How many different token vectors the lecture slides' per-slot prediction token holds after one step of
-    gradient descent on a batch of ``batch_size`` different images (a toy head on token 0)."""
+    gradient descent on a batch of ``batch_size`` different images with equal targets (a toy head on token 0
+    plus the mean of the patch tokens)."""
     gen = torch.Generator().manual_seed(0)
     token = nn.Parameter(torch.ones(batch_size, 1, dim))  # (batch_size, 1, D): one row per batch slot
     images = torch.randn(batch_size, 5, dim, generator=gen)  # (B, N, D)
-    readout, targets = torch.randn(dim, generator=gen), torch.randn(batch_size, generator=gen)
+    readout, targets = torch.randn(dim, generator=gen), torch.zeros(batch_size)  # the same target everywhere
     with torch.enable_grad():
-        out = torch.cat([token, images], dim=1)[:, 0] @ readout  # (B,): the head on token 0
+        with_token = torch.cat([token, images], dim=1)  # (B, N + 1, D)
+        out = (
+            with_token[:, 0] + with_token[:, 1:].mean(dim=1)
+        ) @ readout  # (B,): token 0 mixed, then the head
         ((out - targets) ** 2).mean().backward()
     with torch.no_grad():
         token -= 0.1 * token.grad
@@ -131,15 +131,23 @@ def _post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 
 def _given_post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """Exercise 05.2's block as given, with its bug."""
-    x = block.norm1(x + block.attn(x))  # (B, N, D)
+    """Exercise 05.2's block as given, with its bug in both steps."""
+    x = block.norm1(x) + block.attn(x)  # (B, N, D)
     return x + block.norm2(block.mlp(x))  # (B, N, D)
 
 
 BLOCK_MISTAKES = [
     Mistake(
         _given_post_norm,
-        "that is the given block, unchanged: one of its two steps still does not follow the post-norm formula.",
+        "that is the given block, unchanged: the bug is still in it.",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
+        "the attention step is right now; the MLP step still does not follow the post-norm formula.",
+    ),
+    Mistake(
+        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(x) + b.attn(x)),
+        "the MLP step is right now; the attention step still does not follow the post-norm formula.",
     ),
     Mistake(
         _pre_norm,
@@ -177,9 +185,16 @@ BLOCK_MISTAKES = [
 ]
 
 
+class _ShortBlock(EncoderBlock):
+    """An EncoderBlock that a hint names in one line, not by its whole module tree."""
+
+    def __repr__(self) -> str:
+        return f"an EncoderBlock (D = {self.norm1.normalized_shape[0]}, {self.attn.num_heads} heads)"
+
+
 def _random_block(dim: int, heads: int, gen: torch.Generator) -> EncoderBlock:
     """An encoder block whose LayerNorms are not the identity, so every wrong order gives other numbers."""
-    block = EncoderBlock(dim, heads).eval()
+    block = _ShortBlock(dim, heads).eval()
     with torch.no_grad():
         for p in block.parameters():
             p.copy_(torch.randn(p.shape, generator=gen) * (0.3 if p.ndim > 1 else 0.5))
@@ -210,9 +225,16 @@ def post_norm_block_function(func: object) -> Verdict:
 
 POOL_MISTAKES = [
     Mistake(
+        lambda f: f[:, 1:].sum(dim=1) / f.shape[1],
+        "that is the given function, unchanged: the bug is still in it.",
+    ),
+    Mistake(
         lambda f: f.mean(dim=1),
-        "that is the given function, unchanged: it still averages a set of tokens other than the one the "
-        "exercise names.",
+        "that averages every token, the prediction token included; mean pooling averages the patch tokens.",
+    ),
+    Mistake(
+        lambda f: f[:, :-1].mean(dim=1),
+        "that leaves out the last token; the prediction token is token 0.",
     ),
     Mistake(
         lambda f: f[:, 0],
@@ -244,76 +266,6 @@ def mean_pool_function(func: object) -> Verdict:
         mistakes=POOL_MISTAKES,
         nudge="The exercise rests on which tokens the features hold, and which of them mean pooling averages.",
         pointer=reread("Prediction processing"),
-    )
-
-
-def block_macs_formula(n: int, d: int, mlp_ratio: float = 4.0) -> int:
-    """Multiply-adds of one encoder block on N tokens of length D: ``(4 + 2 r) N D^2 + 2 N^2 D``.
-
-    qkv ``3 N D^2``, scores ``N^2 D``, weights times values ``N^2 D``, proj ``N D^2``, MLP ``2 r N D^2``.
-    """
-    return int(round((4 + 2 * mlp_ratio) * n * d * d)) + 2 * n * n * d
-
-
-#: Exercise 05.5 asks about DeiT-S (timm's vit_small_patch16_224): D = 384, MLP ratio 4, patches of 16 x 16.
-CROSSOVER_D, CROSSOVER_PATCH = 384, 16
-
-
-def crossover_side(dim: int, patch: int = 16, mlp_ratio: float = 4.0) -> int:
-    """The smallest square image side (a multiple of ``patch``) at which one encoder block's two attention
-    products, ``2 N^2 D``, cost more multiply-adds than its linear layers, ``(4 + 2 r) N D^2``; N counts the
-    patches and the prediction token."""
-    side = patch
-    while True:
-        n = tokens.count_tokens(side, side, patch, patch, 0).total + 1  # patches + the prediction token
-        linear = block_macs_formula(n, dim, mlp_ratio) - 2 * n * n * dim
-        if 2 * n * n * dim > linear:
-            return side
-        side += patch
-
-
-@never_raises
-def attention_crossover_side(answer: object) -> Verdict:
-    """Exercise 05.5: the smallest square side (multiple of 16) where DeiT-S's N^2 D terms exceed its N D^2
-    terms."""
-    d, p = CROSSOVER_D, CROSSOVER_PATCH
-    expected = crossover_side(d, p)
-    what = "smallest side where attention's N² terms cost more"
-    no_token = p  # the answer of a learner who leaves the prediction token out of N
-    while (no_token // p) ** 2 <= 6 * d:
-        no_token += p
-    one_patch_less = expected - p  # rounding the grid side down
-    wrong = {
-        no_token: "N counts the prediction token as well as the patches; with it, fewer patches are enough.",
-        crossover_side(2 * d, p): "that is the side for ViT-B's width; DeiT-S has D = 384.",
-        expected // p: "that counts patches along a side; the question asks for the image's side in pixels.",
-        no_token // p: "that counts patches along a side (and leaves out the prediction token); the question "
-        "asks for the image's side in pixels.",
-        6 * d: "that is the token count N at which the two parts cost the same, not an image side.",
-        one_patch_less: "at that side the linear layers still cost more: N must exceed the threshold, so the "
-        "grid side rounds up, not down.",
-    }
-    finite = isinstance(answer, int | float) and not isinstance(answer, bool) and math.isfinite(answer)
-    if finite and answer == int(answer) and int(answer) not in wrong:
-        side = int(answer)
-        if side > 0 and side % p:
-            return unexplained(
-                what,
-                f"{side} is not a multiple of the patch side {p}: the image must split into whole patches.",
-                nudge=(
-                    "The exercise rests on how one block's cost splits between attention's two products and its "
-                    "linear layers, and on how the image side sets the number of tokens."
-                ),
-                pointer=reread("What a block costs"),
-            )
-    return int_answer(
-        answer,
-        expected,
-        what,
-        nudge="The exercise rests on how one block's cost splits between attention's two products and its "
-        "linear layers, and on how the image side sets the number of tokens.",
-        wrong=wrong,
-        pointer=reread("What a block costs"),
     )
 
 
@@ -357,4 +309,38 @@ def moon_only_distance_line(answer: object) -> Verdict:
             "to scene; no query patch has it as its farthest patch in every scene.",
         },
         pointer=reread("How far the heads look"),
+    )
+
+
+#: Exercise 05.5: the options for the share of ViT-B/16's multiply-adds at 224 x 224 that attention's two
+#: products take, in per cent.
+SHARE_OPTIONS = ("4", "25", "50")
+
+
+def vit_b_attention_share() -> float:
+    """The share of ViT-B/16's multiply-adds at 224 x 224 (``count_macs``, on the meta device) that its 12 blocks'
+    two attention products, ``2 N^2 D`` each, take."""
+    from ..cost import count_macs
+    from ..models import create_model
+
+    with torch.device("meta"):
+        model = create_model("vit_base_patch16_224")
+        macs = count_macs(model, torch.empty(1, 3, 224, 224), depth=1)
+    n, d = model.num_patches + 1, model.embed_dim
+    return len(model.blocks) * 2 * n * n * d / sum(macs.values())
+
+
+@never_raises
+def attention_share_choice(answer: object) -> Verdict:
+    """Exercise 05.5: about what share of ViT-B/16's 17.6 G MACs attention's two products take."""
+    share = 100 * vit_b_attention_share()
+    expected = min(SHARE_OPTIONS, key=lambda o: abs(float(o) - share))
+    return choice_answer(
+        answer,
+        expected,
+        "the share of ViT-B/16's multiply-adds in attention's two products",
+        SHARE_OPTIONS,
+        nudge="The exercise rests on how one block's cost splits between attention's two products and its "
+        "linear layers, at ViT-B/16's number of tokens and width.",
+        pointer=reread("What a block costs"),
     )
