@@ -84,7 +84,7 @@ def resize_1d(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> 
 VALUE_CHECKS = {
     check.far_slots_similarity: "c",  # about 0.4: the slow pairs barely turn and add nearly 1 each
     check.stretched_corner_patch: 3,  # new row 9 of 60 lies 2.4 old patches along the sequence: patch 3
-    check.control_axis_prediction: "a",  # the row: the moon's patch shows what lies behind it
+    check.control_axis_prediction: "a",  # the row: the control still sees the pixels, which plausibly change more down than across
 }
 FUNCTION_CHECKS = {
     check.permuted_weights_function: lambda a, p: a[p][:, p],

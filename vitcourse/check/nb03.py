@@ -204,8 +204,8 @@ _CONTROL_WRONG = {
 @never_raises
 def control_axis_prediction(answer: object) -> Verdict:
     """Exercise 03.4 (predict): the letter of the statement, among a to d, that says which the control without a
-    position embedding (``vit_where_nopos``) gets right more often, the moon's patch row, and why (the moon's
-    patch shows what lies behind it, and the picture changes more from top to bottom than across)."""
+    position embedding (``vit_where_nopos``) gets right more often, the moon's patch row, and why (it still sees
+    each patch's pixels, which plausibly change more from top to bottom than across)."""
     return choice_answer(
         answer,
         "a",
