@@ -60,14 +60,13 @@ def numbers(t: torch.Tensor, digits: int = 2) -> str:
 # A Python dictionary is a lookup. You give it a key, and it returns the value stored under that key.
 #
 # Attention is a soft lookup. A *query* is compared with every *key*, and each comparison gives a *score*. A
-# softmax turns the scores into *weights*: positive numbers that sum to 1. Notebook 03 wrote it out: for scores
-# $s_j$, weight $j$ is $e^{s_j}$ divided by the sum of $e^{s_l}$ over all the keys. The result is the weighted
-# sum of the *values*, one value per key. A key that matches the query well gets a large weight, so its
+# softmax, as in notebook 03, turns the scores into *weights*: positive numbers that sum to 1. The result is
+# the weighted sum of the *values*, one value per key. A key that matches the query well gets a large weight, so its
 # value counts most.
 #
 # Let's try it with one query, four keys of length $d$ = 4, and four values of length 3. The score of key $j$
 # is the dot product $q \cdot k_j$ divided by $\sqrt{d}$; section 4 says why. We make the query point the way
-# key 2 does, so key 2 should match best.
+# key 2 does. Key 2 matches best here, but a dot product also rewards long keys.
 
 # %%
 lookup_gen = torch.Generator().manual_seed(10)
@@ -118,7 +117,7 @@ print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
 token_means, token_vars = x.mean(-1), x.var(-1, unbiased=False)  # (B, N) each: over each token's D entries
 print(
     f"per token: mean from {token_means.min():.2f} to {token_means.max():.2f}, "
-    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (a layer norm gives exactly 0 and 1)"
+    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (a fresh layer norm gives 0 and 1, up to its eps)"
 )
 assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.max() < 1.75
 
@@ -345,9 +344,9 @@ for d_k in (4, 16, 64, 256, 1024):
 
 # %% [markdown]
 # Our walk-through agrees: its scores have variance close to $d_k$ = 64, and its scaled scores close to 1.
-# Below, one query over 100 keys with $d_k$ = 256. Without the scale, one or two keys take most of the weight.
+# Below, one query over 100 keys with $d_k$ = 256. Without the scale, one key takes most of the weight.
 
-# %% mystnb={"image": {"alt": "Bar chart of one query's weights over 100 keys with d_k 256: unscaled, one or two red bars take most of the weight; scaled, the blue bars are spread over many keys"}}
+# %% mystnb={"image": {"alt": "Bar chart of one query's weights over 100 keys with d_k 256: unscaled, one red bar takes most of the weight; scaled, the blue bars are spread over many keys"}}
 print(
     f"walk-through: var(QK^T) = {scores_cpu.var().item():.1f}, "
     f"var(QK^T / 8) = {(scores_cpu * scale).var().item():.2f}"
@@ -367,61 +366,14 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ## 5. Several heads (13 min)
+# ## 5. Several heads (11 min)
 #
 # With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of head_dim $= D / h$ channels. Each
 # head computes its own weights over the same tokens, with its own $d_k$ = head_dim in the scale. Afterwards the
 # $h$ outputs are put side by side again, head 0's channels first, and `proj` mixes them.
-#
-# ### Exercise 2 (predict): how do the scores grow?
-#
-# ViT-B/16 is the ViT paper's Base model with patches of 16 × 16 pixels, and notebook 05 lists its sizes. It
-# cuts a 224 × 224 image into such patches, one token each, and puts one more token in front: the *prediction
-# token*, whose output the last layer reads to make the prediction. The ViT paper calls it the *class token*. ViT-B/16 has 12
-# heads in every attention layer. The paper trains it on 224 × 224 images, then trains it a little more on
-# 384 × 384 images with the same patch size (Dosovitskiy et al., 2021, Table 5).
-#
-# By what factor does the number of entries of $QK^\top$ in one attention layer, for one image, grow from
-# 224 × 224 to 384 × 384? Set `answer_growth` to the factor, to three significant figures or better.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "scores_growth-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_growth = None  # replace None with a number
-### BEGIN SOLUTION
-tokens_224 = (224 // 16) ** 2 + 1  # 196 patches + the prediction token
-tokens_384 = (384 // 16) ** 2 + 1  # 576 patches + the prediction token
-answer_growth = (tokens_384 / tokens_224) ** 2  # each head's QK^T is tokens x tokens; 12 heads at both sizes
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "scores_growth-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.scores_growth(answer_growth)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "scores_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.scores_growth, answer_growth)
-### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: the scores grow with the square of the tokens
-#
-# Every head compares every token with every token, so $QK^\top$ grows with the square of the token count.
-# The prediction token is one of those tokens.
-
-# %%
-entries = {}
-for side in (224, 384):
-    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1  # patches + the prediction token
-    entries[side] = 12 * n * n  # (heads, N, N) for one image
-    print(
-        f"{side} x {side}: {n} tokens; QK^T of one layer and one image: 12 x {n} x {n} = {entries[side]:,} entries"
-    )
-print(
-    f"growth: {entries[384] / entries[224]:.3f} times; pixels: {(384 / 224) ** 2:.3f} times; "
-    f"without the prediction token: {((384 // 16) ** 2 / (224 // 16) ** 2) ** 2:.3f} times"
-)
-
-# %% [markdown]
-# ### Exercise 3 (find the bug): a merge that mixes things up
+# ### Exercise 2 (find the bug): a merge that mixes things up
 #
 # The heads' outputs, (B, heads, N, head_dim), must be glued back into (B, N, heads · head_dim), head 0's
 # channels first. Here is a merge that passes a shape check but is wrong.
@@ -430,23 +382,24 @@ print(
 # so 112 is head 1, token 1, channel 2. Read what each output token holds, then set `merge_bug` to the letter of
 # the statement that says what goes wrong and why.
 #
-# - **a.** Each token holds its own numbers, but the heads' channels are interleaved, one from each head in turn.
+# - **a.** Each token holds its own numbers, but the heads' channels are interleaved, one from each head in
+#   turn: the head axis comes last before the reshape, so it varies fastest.
 # - **b.** Output token 0 holds head 0's channels of tokens 0 and 1: a reshape keeps the stored order, and there
 #   all of head 0's tokens come before head 1's.
 # - **c.** Only the last token is wrong: the reshape runs out of numbers and wraps around.
-# - **d.** Nothing is wrong: the shape is right, and a reshape keeps every number.
-# - **e.** Output token 0 holds token 0 of every head, but head 1 first: the reshape reverses the heads.
+# - **d.** Nothing is wrong: each output token holds its own token's numbers, every one of them once.
+# - **e.** Output token 0 holds token 0 of every head, but head 1 first: the permute reverses the heads.
 #
-# Then follow the bug to full size. Take 4 heads of 16 channels over the walk-through's 100 tokens,
-# (B, 4, 100, 16), glued by this merge into (B, 100, 64). Which output token, counted from 0, is the first to
-# hold any of head 1's numbers? Set `first_head1_token` to it.
+# Then follow the bug to full size. Take 4 heads of 16 channels, glued by this merge into tokens of 64
+# channels. `proj` expects head 1's channel 0 at output channel 16. Which output channel, counted from 0, holds
+# it after this merge? Set `head1_channel0` to it.
 
 
 # %%
 def merge_heads_buggy(o: torch.Tensor) -> torch.Tensor:
     """Should glue (B, heads, N, head_dim) into (B, N, heads * head_dim), head 0's channels first."""
     b, h, n, d = o.shape
-    return o.reshape(b, n, h * d)
+    return o.permute(0, 2, 3, 1).reshape(b, n, h * d)  # (B, N, head_dim, heads) -> (B, N, heads * head_dim)
 
 
 labels = torch.tensor([[[100 * h + 10 * t + c for c in range(2)] for t in range(3)] for h in range(2)])[
@@ -459,20 +412,19 @@ for t in range(3):
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "merge_bug_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 merge_bug = None  # one of "a", "b", "c", "d", "e"
-first_head1_token = None  # replace None with a token number, counted from 0
+head1_channel0 = None  # replace None with a channel number, counted from 0
 ### BEGIN SOLUTION
-# Output token 0 reads 000 001 010 011: head 0, tokens 0 and 1. The tensor is stored head by head, so a
-# reshape, which only regroups the numbers in their stored order, gives each output token a run of one head's
-# numbers. The fix moves the head axis next to the channel axis first (the section after the exercise).
-merge_bug = "b"
-# Stored head by head, head 0 comes first: 100 tokens x 16 channels = 1600 numbers. The reshape cuts that run
-# into output tokens of 64 numbers each, so head 0 fills output tokens 0 to 24 exactly, and head 1 starts at 25.
-first_head1_token = (100 * 16) // 64
+# Output token 0 reads 000 100 001 101: token 0 only, but head 0 and head 1 take turns. The permute puts the
+# head axis last, so in the stored order the head varies fastest, and the reshape keeps that order.
+merge_bug = "a"
+# After the permute a token's numbers are ordered (channel, head): output channel c * heads + h holds head h's
+# channel c. Head 1's channel 0 lands at 0 * 4 + 1.
+head1_channel0 = 0 * 4 + 1
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "merge_bug_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.merge_bug_choice(merge_bug)
-check.merge_bug_first_token(first_head1_token)
+check.merge_bug_channel(head1_channel0)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -480,18 +432,21 @@ check.merge_bug_first_token(first_head1_token)
 check.require(check.merge_bug_choice, merge_bug)
 ### END HIDDEN TESTS
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_first_token-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_channel-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.merge_bug_first_token, first_head1_token)
+check.require(check.merge_bug_channel, head1_channel0)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: the merge, fixed
+# ### After Exercise 2: the merge, fixed
 #
-# A reshape only regroups numbers in their stored order, and the input is stored head by head. So
-# `transpose(1, 2)` first moves the head axis next to the channels, (B, N, heads, head_dim); then the reshape
-# glues each token's heads side by side. The last line runs both merges at full size, on 4 labelled heads.
+# A reshape only regroups numbers in their stored order. The buggy merge puts the head axis after the
+# channels, so the heads take turns channel by channel. The right merge, `transpose(1, 2)`, gives
+# (B, N, heads, head_dim): the head axis before the channels, so each head's channels stay together.
+#
+# Both merges keep each token's own numbers, so a shape check and a "token t holds token t" check both pass.
+# Only a comparison with a reference reveals the bug: section 6 makes it.
 
 
 # %%
@@ -504,18 +459,13 @@ def merge_heads(o: torch.Tensor) -> torch.Tensor:
 glued_right = merge_heads(labels)
 for t in range(3):
     print(f"output token {t}: " + "  ".join(f"{value:03d}" for value in glued_right[0, t].tolist()))
-assert (glued_right[0, :, :] % 100 // 10 == torch.arange(3)[:, None]).all()  # token t holds only token t
+for merge in (merge_heads_buggy, merge_heads):
+    assert (merge(labels)[0] % 100 // 10 == torch.arange(3)[:, None]).all()  # token t holds only token t
 
-head_labels = torch.arange(4).reshape(1, 4, 1, 1).expand(1, 4, 100, 16)  # (1, 4 heads, 100, 16): its head
-holds_head1 = {
-    name: (merge(head_labels)[0] == 1).any(-1)  # (100,): which output tokens hold any of head 1's numbers
-    for name, merge in (("buggy", merge_heads_buggy), ("fixed", merge_heads))
-}
-print(
-    f"4 heads of 16 over 100 tokens: the buggy merge puts head 1's first number in output token "
-    f"{int(holds_head1['buggy'].nonzero()[0])}; the fixed merge puts head 1 in "
-    f"{int(holds_head1['fixed'].sum())} of the 100 output tokens"
-)
+head_labels = torch.arange(64).reshape(1, 4, 1, 16)  # (1, 4 heads, 1 token, 16): head * 16 + channel
+for name, merge in (("buggy", merge_heads_buggy), ("right", merge_heads)):
+    place = int((merge(head_labels)[0, 0] == 16).nonzero()[0])  # where head 1's channel 0 lands
+    print(f"4 heads of 16, {name} merge: head 1's channel 0 lands at output channel {place}")
 
 # %% [markdown]
 # With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
@@ -582,7 +532,7 @@ for h in (1, 4):
 #
 # So one attention layer on $N$ tokens costs $3ND^2$ for qkv, $N^2D$ for the scores $QK^\top$ over all heads,
 # another $N^2D$ for weights @ V, and $ND^2$ for `proj`. In total that is $4ND^2 + 2N^2D$. The layers' work
-# grows with the token count, the products' with its square, so the products cost more once $N > 2D$.
+# grows with the token count, the products' with its square.
 # `vitcourse.cost.count_macs` counts them during a real forward pass:
 
 # %%
@@ -599,7 +549,30 @@ print(
 assert counted == formula
 
 # %% [markdown]
-# For ViT-B, with $D$ = 768, going from 224 × 224 to 384 × 384 images as in Exercise 2:
+# **A worked example: ViT-B/16 at a larger image size.** ViT-B/16 is the ViT paper's Base model with patches of
+# 16 × 16 pixels, and notebook 05 lists its sizes. It cuts a 224 × 224 image into such patches, one token each,
+# and puts one more token in front: the *prediction token*, whose output the last layer reads to make the
+# prediction. The ViT paper calls it the *class token*. ViT-B/16 has 12 heads and $D$ = 768. The paper trains it
+# on 224 × 224 images, then a little more on 384 × 384 images (Dosovitskiy et al., 2021, Table 5).
+#
+# Every head compares every token with every token, so $QK^\top$ grows with the square of the token count:
+# from 197 to 577 tokens, that is $(577/197)^2 \approx 8.58$ times. The prediction token is one of those tokens.
+
+# %%
+entries = {}
+for side in (224, 384):
+    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1  # patches + the prediction token
+    entries[side] = 12 * n * n  # (heads, N, N) for one image
+    print(
+        f"{side} x {side}: {n} tokens; QK^T of one layer and one image: 12 x {n} x {n} = {entries[side]:,} entries"
+    )
+print(
+    f"growth: {entries[384] / entries[224]:.3f} times; pixels: {(384 / 224) ** 2:.3f} times; "
+    f"without the prediction token: {((384 // 16) ** 2 / (224 // 16) ** 2) ** 2:.3f} times"
+)
+
+# %% [markdown]
+# The multiply-adds of one layer follow: the linear layers grow with the tokens, the products with their square.
 
 # %%
 d_base = 768  # ViT-B's token length
@@ -619,7 +592,7 @@ print(
 # %% [markdown]
 # Notebook 05 adds the MLP and counts a whole encoder block.
 #
-# ### Exercise 4 (predict): the cost of a layer that changes the token length
+# ### Exercise 3 (predict): the cost of a layer that changes the token length
 #
 # The formula above keeps the token length $D$. T2T's first token transformer (notebook 06) does not. It reads
 # the tokens of T2T's first soft split (notebook 02), each the 7 × 7 = 49 pixels of a window of our picture.
@@ -627,9 +600,15 @@ print(
 # `Attention(49, chan=64, num_heads=1, qkv_bias=False)` ([the official code's
 # version](#Evidence:-the-walk-through-and-its-sources)). The cell below counts the tokens of that soft split.
 #
-# How many times more multiply-adds go into the layer's two matrix products ($QK^\top$ and weights @ V) than
-# into its two linear layers (qkv and `proj`)? Set `answer_ratio` to that number, to three significant figures
-# or better.
+# Compare the multiply-adds of the layer's two matrix products, $QK^\top$ and weights @ V, with those of its two
+# linear layers, qkv and `proj`. Now give the layer a picture of 120 × 200 pixels, twice as tall and twice as
+# wide, cut by the same soft split. What happens to the products-to-layers ratio? Predict before the count
+# runs, and set `growth_choice` to a letter.
+#
+# - **a.** It stays the same: both costs grow with the picture.
+# - **b.** It doubles.
+# - **c.** It grows 4 times.
+# - **d.** It grows 16 times.
 
 # %%
 first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)
@@ -638,39 +617,44 @@ print(
     f"{first_split.total} tokens of length 49"
 )
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_cost_ratio-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_ratio = None  # replace None with a number
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "cost_ratio_growth-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+growth_choice = None  # one of "a", "b", "c", "d"
 ### BEGIN SOLUTION
-n_first, length_in, chan_out = first_split.total, 49, 64
-products = 2 * n_first * n_first * chan_out  # QK^T and weights @ V: N x N x chan each
-layers = 3 * n_first * length_in * chan_out + n_first * chan_out * chan_out  # qkv 49 -> 3 x 64, proj 64 -> 64
-answer_ratio = products / layers
+# qkv costs N L c and proj N c^2: they grow with the token count N. The products cost 2 N^2 c: they grow with its
+# square. So the ratio 2 N c / (3 L c + c^2) grows as N does. Twice the height and twice the width give about
+# 4 times the tokens (1,500 instead of 375), so the ratio grows 4 times.
+growth_choice = "c"
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "attention_cost_ratio-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.attention_cost_ratio(answer_ratio)
+# %% nbgrader={"grade": false, "grade_id": "cost_ratio_growth-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.cost_ratio_growth(growth_choice)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_cost_ratio-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "cost_ratio_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.attention_cost_ratio, answer_ratio)
+check.require(check.cost_ratio_growth, growth_choice)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 4: the products dominate
+# ### After Exercise 3: the ratio grows with the tokens
 #
 # With $L$ the input length and $c$ the channels, qkv costs $3NLc$ and `proj` $Nc^2$, while the two products
-# cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$, and it grows with $N$. Even on our small picture the
-# products dominate. Counted on the layer itself:
+# cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. Twice the height and twice the
+# width give about 4 times the tokens, so about 4 times the ratio. Counted on the layer itself:
 
 # %%
 t2t_layer = Attention(49, chan=64, num_heads=1, qkv_bias=False)
-t2t_macs = count_macs(t2t_layer, torch.zeros(1, first_split.total, 49), depth=1)  # one item
-for name, value in t2t_macs.items():
-    label = "QK^T and weights @ V" if name == "(model)" else name
-    print(f"{label:22s} {value:11,d}")
-t2t_ratio = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
-print(f"products / layers: {t2t_ratio:.3f}")
+t2t_ratio = {}
+for height, width in ((60, 100), (120, 200)):
+    split_n = tokens.count_tokens(height, width, kernel=7, stride=4, padding=2).total
+    t2t_macs = count_macs(t2t_layer, torch.zeros(1, split_n, 49), depth=1)  # one item
+    t2t_ratio[height] = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
+    print(
+        f"{height} x {width}: {split_n:5,d} tokens; QK^T and weights @ V {t2t_macs['(model)']:13,d}, "
+        f"qkv + proj {t2t_macs['qkv'] + t2t_macs['proj']:11,d}; products / layers {t2t_ratio[height]:.3f}"
+    )
+print(f"the ratio grows {t2t_ratio[120] / t2t_ratio[60]:.2f} times")
+assert abs(t2t_ratio[120] / t2t_ratio[60] - 4) < 0.1
 
 # %% [markdown]
 # ## 6. The package's attention, checked three ways (7 min)
@@ -710,9 +694,14 @@ for name, t in steps._asdict().items():
 for name, ok in checks.items():
     print(f"{name:46s} {ok}")
 assert all(checks.values())
+with torch.no_grad():
+    buggy_out = att.proj(merge_heads_buggy(steps.heads))  # Exercise 2's merge in place of the right one
+buggy_same = torch.allclose(ref, buggy_out, atol=1e-5)
+print(f"{'with the merge of Exercise 2: = nn.MultiheadAttention':46s} {buggy_same}")
+assert not buggy_same
 
 # %% [markdown]
-# ### Exercise 5 (code): attention with the tokens first
+# ### Exercise 4 (code): attention with the tokens first
 #
 # Everything above keeps the heads before the tokens. Some libraries keep the tokens first: FlashAttention's
 # `flash_attn_func` takes q, k and v of shape (B, N, heads, head_dim).
@@ -745,16 +734,16 @@ check.require(check.attention_function, attention_tokens_first)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 7. Attention on the picture (5 min)
+# ## 7. Attention on the picture (7 min)
 #
 # Now the picture's 15 patch tokens, projected to 64 channels (notebook 01) and layer-normed, go through a
 # 4-head attention with random weights. For one query, patch 8, each heat map shows a head's 15 weights on the
 # 3 × 5 patch grid.
 #
-# Random weights know nothing of mountains, but the weights do depend on the tokens' *content*. No position
-# embedding is added here, so two identical patches give identical keys, and every query weighs them alike.
-# The cell checks that by copying one patch over another. It also prints the weights of the picture's two most
-# alike patches.
+# Random weights know nothing of mountains, but the weights do depend on the tokens' *content*. The picture's
+# tokens are very alike: the cell prints their mean cosine similarity, which is 1 for tokens pointing the same
+# way and about 0 for unrelated ones. Alike tokens give alike keys, so a query's scores differ little, and a
+# random head's weights stay near uniform.
 
 # %%
 picture = load_mountains()
@@ -778,39 +767,11 @@ assert (pic_steps.weights > 0).all() and torch.allclose(
     pic_steps.weights.sum(-1), torch.ones(1, 4, 15).to(device)
 )
 
-raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
-pixel_gaps = torch.cdist(raw_patches, raw_patches, p=1) / raw_patches.shape[1]  # (15, 15): mean |difference|
-pixel_gaps.fill_diagonal_(float("inf"))  # a patch is not compared with itself
-alike = sorted(divmod(int(pixel_gaps.argmin()), 15))  # 0-based indices of the two most alike patches
-pa, pb = alike[0] + 1, alike[1] + 1  # their patch numbers
-copied = raw_patches.clone()
-copied[alike[1]] = raw_patches[alike[0]]  # patch pb made an exact copy of patch pa
-with torch.no_grad():
-    _, copy_steps = att_pic.steps(F.layer_norm(embed.proj(copied[None].to(device)), (64,)))
-copy_weights = copy_steps.weights[0].cpu()  # (heads, 15, 15)
-copy_gap = (copy_weights[..., alike[0]] - copy_weights[..., alike[1]]).abs().max().item()
+unit_tokens = F.normalize(picture_tokens[0], dim=-1)  # (15, 64)
+cosines = unit_tokens @ unit_tokens.T  # (15, 15)
+picture_cosine = cosines[~torch.eye(15, dtype=torch.bool, device=cosines.device)].mean().item()
 print(
-    f"patch {pb} replaced by a copy of patch {pa}: every query's weights on the two differ by at most {copy_gap:.1e}"
-)
-assert copy_gap < 1e-5  # identical patches, identical weights: true of any picture
-
-gap = (raw_patches[alike[0]] - raw_patches[alike[1]]).abs()  # (400,), pixel by pixel
-print(
-    f"the picture's most alike patches: {pa} and {pb}; {(gap > 0).sum().item()} of {gap.numel()} pixels "
-    f"differ, mean difference {gap.mean():.4f}"
-)
-for h in range(4):
-    print(
-        f"head {h}: weight of patch 8 on patch {pa} {pic_weights[h, alike[0]]:.3f}, on patch {pb} "
-        f"{pic_weights[h, alike[1]]:.3f}; its weights range from {pic_weights[h].min():.3f} to "
-        f"{pic_weights[h].max():.3f}"
-    )
-alike_gap = (pic_weights[:, alike[0]] - pic_weights[:, alike[1]]).abs().mean()  # mean over the heads
-all_gaps = (pic_weights[:, :, None] - pic_weights[:, None, :]).abs()  # (heads, 15, 15): every pair of patches
-typical_gap = all_gaps.sum((1, 2)).mean() / (15 * 14)  # mean over the heads and the pairs of two patches
-print(
-    f"gap between the weights on patches {pa} and {pb}: {alike_gap:.4f} (mean over the heads), "
-    f"{alike_gap / typical_gap:.2f} times the gap between two patches taken at random ({typical_gap:.4f})"
+    f"the picture's 15 tokens: mean cosine similarity {picture_cosine:.2f} over the pairs of different tokens"
 )
 
 # %% mystnb={"image": {"alt": "The picture with its 15 patches and patch 8 outlined, beside four 3 by 5 heat maps, one per random head, giving patch 8's attention weight on each patch, values written in"}}
@@ -831,11 +792,11 @@ fig.suptitle("Random 4-head attention of patch 8 (outlined) over the 15 patches"
 plt.show()
 
 # %% [markdown]
-# How far the weights stray from uniform depends on how alike the tokens are: alike tokens give alike keys, so
-# a query's scores differ little ([random tokens beside the picture's
-# tokens](#Evidence:-random-tokens-beside-the-picture-tokens)).
+# How far the weights stray from uniform depends on how alike the tokens are. The Evidence section measures it
+# on random tokens made more and more alike, and checks that identical patches get identical weights ([random
+# tokens beside the picture's tokens](#Evidence:-random-tokens-beside-the-picture-tokens)).
 #
-# ### Play: scale, temperature and heads
+# ### Play (optional): scale, temperature and heads
 #
 # The explorer runs a seeded attention layer over the picture's 15 raw patches, tokens of length 400. It draws
 # the weights of up to 8 heads, with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform
@@ -923,17 +884,24 @@ fig.colorbar(
 )
 fig.suptitle("Trained ViT: the prediction token's attention over the 15 patches, per block and head")
 plt.show()
+on_moon = cls_weights[0, :, 1 + int(moon_patch[example])]  # (heads,): block 1's weight on the moon's patch
+print(
+    "block 1, weight on the moon's patch on this scene: "
+    + ", ".join(f"head {h} {w:.2f}" for h, w in enumerate(on_moon))
+)
+assert on_moon[1] > 0.5 and on_moon[3] > 0.5  # what the text says of heads 1 and 3
 
 # %% [markdown]
 # Over all 256 held-out scenes, every head spreads the prediction token's weight almost evenly before training.
 # After training, in block 1, head 0 puts most of it on the moon's patch, and head 2 stays spread out ([the
-# table, beside the untrained start](#Evidence:-the-trained-heads-beside-their-untrained-start)).
+# table, beside the untrained start](#Evidence:-the-trained-heads-beside-their-untrained-start)). On this scene
+# heads 1 and 3 also look at the moon; over all held-out scenes they put about a third of their weight there.
 #
 # Where a head looks does not say what the model uses. In one trained run of a second shipped model, switching
 # off what the prediction token reads in block 1 leaves the model at or below chance; a later block costs far
 # less ([the switch-off experiment](#Evidence:-switching-heads-off-in-the-60-patch-model)).
 #
-# ### Exercise 6 (read a figure): where does a patch look?
+# ### Exercise 5 (read a figure): where does a patch look?
 #
 # The figure shows the same model's attention maps on *our picture*; the model takes any 60 × 100 picture.
 # Each map is a 16 × 16 weight matrix: one row per query token, one column per key token. Token 0 is the
@@ -942,6 +910,9 @@ plt.show()
 # The cell picks the block, head and query patch whose row is easiest to read on this picture, prints the
 # question, and draws that head large. Read the answer off the map and set `answer_patch` to the patch's
 # number, 1 to 15.
+#
+# Then, with nothing to set: in block 1, which patch does the prediction token read most on this picture, and
+# what is in the picture there? The section after the exercise answers.
 
 # %% mystnb={"image": {"alt": "The picture with its 15 numbered patches, beside the trained ViT's 16 by 16 attention map of the head asked about, query tokens by key tokens, and the same block's other heads drawn small"}}
 with torch.no_grad():
@@ -1006,11 +977,14 @@ check.require(check.attention_map_reading, answer_patch, picture)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 6: the numbers behind the map
+# ### After Exercise 5: the numbers behind the map
 #
 # The query's row: its weights over the 16 keys, which sum to 1. On the right, its weights over the 15 patches
 # are laid back on the patch grid. The query patch's *column* would say something else: how much each query
 # attends to that patch.
+#
+# The last lines answer the second question: where the prediction token looks in block 1, and how many
+# near-white pixels each patch holds: the moon, in the course's picture.
 
 # %% mystnb={"image": {"alt": "The picture with the query patch outlined in cyan, beside a 3 by 5 map of that query's attention weights over the patches in the head asked about, values written in"}}
 asked_row = picture_maps[ask_block, ask_head, asked.query]  # (16,): one query's weights over the keys
@@ -1039,6 +1013,19 @@ plots.show_grid_values(
 axes[1].add_patch(Rectangle((q_col - 0.5, q_row - 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))
 plt.show()
 
+read_by_cls = picture_maps[0, :, 0, 1:]  # (heads, 15): block 1, the prediction token's weights
+bright_counts = (tokens.patchify(image.cpu(), 20)[0] >= 0.95).sum(-1)  # (15,): near-white pixels per patch
+for h in range(heads):
+    top_patch = int(read_by_cls[h].argmax()) + 1
+    print(
+        f"block 1, head {h}: the prediction token reads patch {top_patch} most ({read_by_cls[h].max():.2f})"
+    )
+brightest_patches = bright_counts.argsort(descending=True, stable=True)[:3].tolist()  # 0-based
+print(
+    "pixels of brightness 0.95 or more: "
+    + ", ".join(f"patch {p + 1}: {int(bright_counts[p])}" for p in brightest_patches)
+)
+
 # %% [markdown]
 # ## Summary
 #
@@ -1063,10 +1050,10 @@ plt.show()
 # layer reads them into 64 channels and adds $v$ to its output, a skip connection: that is T2T's variant, which
 # notebook 06 builds. Ours start at length 64 and stay at 64, the standard layer.
 #
-# The official T2T-ViT code (Yuan et al.) builds T2T's first token transformer, the layer of Exercise 4, as
+# The official T2T-ViT code (Yuan et al.) builds T2T's first token transformer, the layer of Exercise 3, as
 # `Token_transformer(dim=in_chans * 7 * 7, in_dim=token_dim, num_heads=1, mlp_ratio=1.0)` with `token_dim` 64
 # and its qkv bias off by default. Notebook 06 adds T2T's skip through $v$ and compares the two codes' scale
-# factors; neither changes the multiply-adds that Exercise 4 counts.
+# factors; neither changes the multiply-adds that Exercise 3 counts.
 
 # %%
 article = {"batch": 13, "tokens": 100, "token length": 7 * 7, "channels": 64}  # the article's walk-through
@@ -1181,6 +1168,49 @@ print(
 # On random tokens, the more alike they are, the closer to uniform the weights stay, at every level of the
 # sweep. The last line compares the picture's tokens with random tokens just as alike, so it places the
 # picture in use on that scale.
+#
+# **Identical patches, identical weights.** No position embedding is added in section 7, so two identical
+# patches give identical keys, and every query weighs them alike. The cell checks that by copying one patch
+# over another: the picture's two most alike patches, found by their mean pixel difference. It then prints
+# patch 8's weights on those two patches in the original picture, and their gap beside the gap between two
+# patches taken at random.
+
+# %%
+raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
+pixel_gaps = torch.cdist(raw_patches, raw_patches, p=1) / raw_patches.shape[1]  # (15, 15): mean |difference|
+pixel_gaps.fill_diagonal_(float("inf"))  # a patch is not compared with itself
+alike = sorted(divmod(int(pixel_gaps.argmin()), 15))  # 0-based indices of the two most alike patches
+pa, pb = alike[0] + 1, alike[1] + 1  # their patch numbers
+copied = raw_patches.clone()
+copied[alike[1]] = raw_patches[alike[0]]  # patch pb made an exact copy of patch pa
+with torch.no_grad():
+    _, copy_steps = att_pic.steps(F.layer_norm(embed.proj(copied[None].to(device)), (64,)))
+copy_weights = copy_steps.weights[0].cpu()  # (heads, 15, 15)
+copy_gap = (copy_weights[..., alike[0]] - copy_weights[..., alike[1]]).abs().max().item()
+print(
+    f"patch {pb} replaced by a copy of patch {pa}: every query's weights on the two differ by at most {copy_gap:.1e}"
+)
+assert copy_gap < 1e-5  # identical patches, identical weights: true of any picture
+
+gap = (raw_patches[alike[0]] - raw_patches[alike[1]]).abs()  # (400,), pixel by pixel
+print(
+    f"the picture's most alike patches: {pa} and {pb}; {(gap > 0).sum().item()} of {gap.numel()} pixels "
+    f"differ, mean difference {gap.mean():.4f}"
+)
+for h in range(4):
+    print(
+        f"head {h}: weight of patch 8 on patch {pa} {pic_weights[h, alike[0]]:.3f}, on patch {pb} "
+        f"{pic_weights[h, alike[1]]:.3f}; its weights range from {pic_weights[h].min():.3f} to "
+        f"{pic_weights[h].max():.3f}"
+    )
+alike_gap = (pic_weights[:, alike[0]] - pic_weights[:, alike[1]]).abs().mean()  # mean over the heads
+all_gaps = (pic_weights[:, :, None] - pic_weights[:, None, :]).abs()  # (heads, 15, 15): every pair of patches
+typical_gap = all_gaps.sum((1, 2)).mean() / (15 * 14)  # mean over the heads and the pairs of two patches
+print(
+    f"gap between the weights on patches {pa} and {pb}: {alike_gap:.4f} (mean over the heads), "
+    f"{alike_gap / typical_gap:.2f} times the gap between two patches taken at random ({typical_gap:.4f})"
+)
+
 
 # %% [markdown]
 # ## Evidence: the trained heads beside their untrained start

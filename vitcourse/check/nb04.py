@@ -28,10 +28,9 @@ from ._core import (
 __all__ = [
     "entropy_prediction",
     "scaled_weight_ratio",
-    "scores_growth",
     "merge_bug_choice",
-    "merge_bug_first_token",
-    "attention_cost_ratio",
+    "merge_bug_channel",
+    "cost_ratio_growth",
     "attention_function",
     "attention_map_reading",
 ]
@@ -42,8 +41,7 @@ _ENTROPY_RIGHT = "b"
 _ENTROPY_WRONG = {
     "a": "the entropy here is that of each row's weights, not of its scores: it measures how evenly the row's "
     "weight is shared among the keys.",
-    "c": "adding the same number to every score leaves the softmax unchanged; multiplying every score by the same "
-    "number does not: it stretches or shrinks the gaps between them.",
+    "c": "the softmax ignores a number added to every score, not one multiplied into them.",
     "d": "the scale multiplies the scores, not q and k: here q and k already have variance about 1 (section 2 "
     "printed it); it is their dot products that grow with d_k.",
     "e": "scores that differ more give one key a larger share, not more keys a share: exp() grows fastest for the "
@@ -100,112 +98,75 @@ def scaled_weight_ratio(answer: object) -> Verdict:
     )
 
 
-def _token_count(side: int, patch: int = 16) -> int:
-    """Tokens of a ViT on a ``side`` x ``side`` image: its patches plus the prediction token."""
-    return count_tokens(side, side, patch, patch, 0).total + 1
-
-
-@never_raises
-def scores_growth(answer: object) -> Verdict:
-    """Exercise 04.2: by what factor the number of entries of Q K^T in one ViT-B/16 layer (one image, 12 heads)
-    grows from 224 x 224 to 384 x 384 (patches of 16 plus the prediction token: 197 -> 577 tokens)."""
-    small, large = _token_count(224), _token_count(384)
-    right = (large / small) ** 2
-    patches_only = ((large - 1) / (small - 1)) ** 2
-    linear = large / small
-    return float_answer(
-        answer,
-        right,
-        "growth of Q K^T from 224 to 384",
-        nudge="The idea is what a row and a column of QK^T stand for, and which tokens a ViT makes from an image.",
-        wrong=(
-            (patches_only, "the prediction token is a token too: it has a row and a column of QK^T."),
-            (linear, "that is how the number of tokens grows, not the number of entries of QK^T."),
-            (
-                (large - 1) / (small - 1),
-                "that is how the number of patches grows, not the number of entries of QK^T.",
-            ),
-            (384 / 224, "that is how the side of the image grows, not the number of entries of QK^T."),
-            (right * 12, "the heads are the same at both sizes: they scale both counts alike and cancel."),
-            (1 / right, "upside down: the count at 384 over the count at 224."),
-            (1 / patches_only, "upside down, and the prediction token is a token too."),
-        ),
-        rel=0.002,
-        pointer=reread("Scores, softmax and the weighted sum"),
-    )
-
-
-# Exercise 3's statements about the buggy merge (a reshape without the transpose), as the notebook lists them.
+# Exercise 2's statements about the buggy merge (the head axis moved last before the reshape), as the notebook
+# lists them.
 _MERGE_OPTIONS = ("a", "b", "c", "d", "e")
-_MERGE_RIGHT = "b"
+_MERGE_RIGHT = "a"
 _MERGE_WRONG = {
-    "a": "the labels of output token 0 do not alternate between heads, as interleaved channels would.",
-    "c": "a reshape never wraps around: it keeps every number once, in order, and output token 0 is wrong too.",
-    "d": "a right shape is not a right merge: the labels say which head, token and channel each number came from.",
+    "b": "every label of output token 0 has the token digit 0: each output token holds only its own token.",
+    "c": "a reshape never wraps around, and the printout shows every output token with the same pattern.",
+    "d": "a right set of numbers is not a right merge: look at the order of the heads' channels within a token.",
     "e": "the labels do not show a reversed head order: the first digit of a label names its head.",
 }
 
 
 @never_raises
 def merge_bug_choice(answer: object) -> Verdict:
-    """Exercise 04.3 (find the bug): the letter of the statement, among a to e, that says what the buggy merge
-    ``o.reshape(b, n, h * d)`` of (B, heads, N, head_dim) does and why (output token 0 gets head 0's channels of
-    tokens 0 and 1, since a reshape keeps the stored order, head by head)."""
+    """Exercise 04.2 (find the bug): the letter of the statement, among a to e, that says what the buggy merge
+    ``o.permute(0, 2, 3, 1).reshape(b, n, h * d)`` of (B, heads, N, head_dim) does and why (each token keeps its
+    own numbers, but the head axis comes last, so the heads' channels interleave)."""
     return choice_answer(
         answer,
         _MERGE_RIGHT,
         "the bug in the merge",
         _MERGE_OPTIONS,
-        nudge="Each statement says what goes wrong and why; both must hold. The idea is the order in which a "
-        "tensor's numbers are stored, and what a reshape does with that order.",
+        nudge="Each statement says what goes wrong and why; both must hold. The idea is the order of the axes "
+        "just before the reshape.",
         pointer=reread("Queries, keys and values"),
         wrong=_MERGE_WRONG,
     )
 
 
-#: Exercise 04.3, second part: the walk-through's four heads, (B, heads, N, head_dim), glued by the buggy merge.
+#: Exercise 04.2, second part: the walk-through's four heads, (B, heads, N, head_dim), glued by the buggy merge.
 MERGE_SHAPE = (4, 100, 16)
 
 
-def _first_token_with_head(heads: int, n: int, head_dim: int, head: int = 1) -> int:
-    """The first output token, counted from 0, of ``o.reshape(b, n, heads * head_dim)`` that holds any number
-    of ``head``, for ``o`` of shape (b, heads, n, head_dim): found by running the buggy merge on labels."""
-    labels = torch.arange(heads).reshape(1, heads, 1, 1).expand(1, heads, n, head_dim)  # each entry: its head
-    glued = labels.reshape(1, n, heads * head_dim)  # the buggy merge
-    return int((glued[0] == head).any(-1).nonzero()[0])
+def _channel_of(heads: int, head_dim: int, head: int = 1, channel: int = 0, buggy: bool = True) -> int:
+    """The output channel, counted from 0, that holds ``head``'s ``channel`` after the buggy merge (or the right
+    one): found by running the merge on labelled entries."""
+    labels = torch.arange(heads * head_dim).reshape(
+        1, heads, 1, head_dim
+    )  # entry = head * head_dim + channel
+    glued = labels.permute(0, 2, 3, 1) if buggy else labels.transpose(1, 2)  # (1, 1, ...)
+    glued = glued.reshape(1, 1, heads * head_dim)[0, 0]
+    return int((glued == head * head_dim + channel).nonzero()[0])
 
 
 @never_raises
-def merge_bug_first_token(answer: object) -> Verdict:
-    """Exercise 04.3, second part: with the buggy merge on the walk-through's 4 heads of 100 tokens and 16
-    channels, the first output token (counted from 0) that holds any of head 1's numbers."""
-    heads, n, head_dim = MERGE_SHAPE
-    found = _first_token_with_head(heads, n, head_dim)
-    wrong: dict[int, str] = {}
-    wrong.setdefault(
-        _first_token_with_head(2, 3, 2),
-        "that is where head 1 starts in the small test; the walk-through's heads hold far more numbers each.",
-    )
-    wrong.setdefault(
-        _first_token_with_head(2, n, heads * head_dim // 2),
-        "that is where head 1 would start with 2 heads of 32 channels; the walk-through has 4 heads of 16.",
-    )
-    wrong.setdefault(found + 1, "count the output tokens from 0, as the printout of the small test does.")
+def merge_bug_channel(answer: object) -> Verdict:
+    """Exercise 04.2, second part: with the buggy merge on the walk-through's 4 heads of 16 channels, the output
+    channel (counted from 0) that holds head 1's channel 0."""
+    heads, _, head_dim = MERGE_SHAPE
+    found = _channel_of(heads, head_dim)
+    wrong = {
+        _channel_of(heads, head_dim, buggy=False): "that is where the right merge puts it, after head 0's 16 "
+        "channels; this merge orders the channels differently.",
+        found + 1: "count the channels from 0, as the printout of the small test does.",
+    }
     return int_answer(
         answer,
         found,
-        "the first output token with head 1's numbers",
-        nudge="The idea is the order in which the heads' output stores its numbers, and what a reshape does with "
-        "that order.",
+        "the output channel asked for",
+        nudge="The idea is which axis varies fastest in the stored order just before the reshape.",
         wrong=wrong,
         pointer=reread("Queries, keys and values"),
     )
 
 
-def _first_stage() -> tuple[int, int, int]:
-    """T2T's first token transformer on the course picture: (tokens, input length, channels)."""
+def _first_stage(scale: int = 1) -> tuple[int, int, int]:
+    """T2T's first token transformer on a (60 scale) x (100 scale) picture: (tokens, input length, channels)."""
     kernel, stride, padding = 7, 4, 2
-    return count_tokens(60, 100, kernel, stride, padding).total, kernel * kernel, 64
+    return count_tokens(60 * scale, 100 * scale, kernel, stride, padding).total, kernel * kernel, 64
 
 
 def _cost_ratio(n: int, dim: int, chan: int) -> float:
@@ -215,40 +176,32 @@ def _cost_ratio(n: int, dim: int, chan: int) -> float:
     return macs["(model)"] / (macs["qkv"] + macs["proj"])
 
 
+# Exercise 3's statements about the products-to-layers ratio when the picture doubles in each direction.
+_GROWTH_OPTIONS = ("a", "b", "c", "d")
+_GROWTH_CHOICES = {"a": 1.0, "b": 2.0, "c": 4.0, "d": 16.0}
+_GROWTH_WRONG = {
+    "a": "the two costs do not grow alike with the number of tokens: compare how each one depends on it.",
+    "b": "the question is about the number of tokens, not the side of the picture.",
+    "d": "both costs grow with the tokens; a ratio keeps only the difference between how they grow.",
+}
+
+
 @never_raises
-def attention_cost_ratio(answer: object) -> Verdict:
-    """Exercise 04.4: in T2T's first token transformer on the picture, ``Attention(49, chan=64, num_heads=1,
-    qkv_bias=False)`` on the 375 tokens of the first soft split, how many times more multiply-adds go into the
-    two matrix products than into the two linear layers."""
-    n, dim, chan = _first_stage()
-    right = _cost_ratio(n, dim, chan)
-    products = 2 * n * n * chan
-    qkv, proj = 3 * n * dim * chan, n * chan * chan
-    return float_answer(
+def cost_ratio_growth(answer: object) -> Verdict:
+    """Exercise 04.3 (prediction): in T2T's first token transformer, by what factor the multiply-adds of the two
+    matrix products over those of the two linear layers grow from the 60 x 100 picture to a 120 x 200 one
+    (375 -> 1500 tokens: the ratio 2Nc / (3Lc + c^2) grows 4 times)."""
+    small, large = _first_stage(1), _first_stage(2)
+    growth = _cost_ratio(*large) / _cost_ratio(*small)
+    right = min(_GROWTH_CHOICES, key=lambda key: abs(_GROWTH_CHOICES[key] - growth))
+    return choice_answer(
         answer,
         right,
-        "products over layers in T2T's first attention",
-        nudge="The idea is which sizes each of the layer's four costs is made of when the input length and the "
-        "channels differ.",
-        wrong=(
-            (
-                n / (2 * chan),
-                "that is the ratio for a layer that keeps the token length at 64; here qkv reads tokens of "
-                "length 49, so it costs less.",
-            ),
-            (n / (2 * dim), "q, k and v have 64 channels here, not 49: the products compare 64 channels."),
-            (products / 2 / (qkv + proj), "weights @ V costs as much as QK^T: count both products."),
-            (products / qkv, "proj is a linear layer too: count it with qkv."),
-            (products / (n * dim * chan + proj), "qkv makes three things, q, k and v, from each token."),
-            (
-                products / (products + qkv + proj),
-                "that is the products' share of the whole layer; the question "
-                "asks for products divided by layers.",
-            ),
-            ((qkv + proj) / products, "upside down: the products divided by the layers."),
-        ),
-        rel=0.005,
+        "your prediction",
+        _GROWTH_OPTIONS,
+        nudge="The idea is how each of the layer's costs depends on the number of tokens.",
         pointer=reread("Weights and multiply-adds"),
+        wrong={key: text for key, text in _GROWTH_WRONG.items() if key != right},
     )
 
 
@@ -263,7 +216,7 @@ def _tokens_first(
 
 @never_raises
 def attention_function(func: object) -> Verdict:
-    """Exercise 04.5: ``func(q, k, v)`` for q, k, v of shape (B, N, heads, head_dim), tokens before heads,
+    """Exercise 04.4: ``func(q, k, v)`` for q, k, v of shape (B, N, heads, head_dim), tokens before heads,
     returns attention of each head over the tokens, (B, N, heads, head_dim), as
     ``F.scaled_dot_product_attention`` gives it on the (B, heads, N, head_dim) layout."""
     gen = torch.Generator().manual_seed(2)
@@ -329,14 +282,14 @@ def _map_weights(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
 
 
 def _map_question(picture: np.ndarray | torch.Tensor) -> ClearestRow:
-    """Exercise 04.6's question on ``picture``: the block, head and query patch whose row of the shipped ViT's
+    """Exercise 04.5's question on ``picture``: the block, head and query patch whose row of the shipped ViT's
     attention map is easiest to read (see :func:`vitcourse.attention.clearest_row`); 0-based."""
     return clearest_row(_map_weights(picture), first=1)
 
 
 @never_raises
 def attention_map_reading(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
-    """Exercise 04.6: which patch (1-15) the query patch asked for attends to most, in the block and head asked
+    """Exercise 04.5: which patch (1-15) the query patch asked for attends to most, in the block and head asked
     for, read off the shipped ViT's attention maps on ``picture`` (default: the course picture)."""
     found = _map_question(load_mountains() if picture is None else picture)
     wrong: dict[int, str] = {}  # the first diagnosis of a number wins
