@@ -1028,7 +1028,7 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 
 # %% [markdown]
 # Stage 2's share falls. Both stages get 4 times the tokens, but their costs grow differently. Stage 1's cost is
-# mostly attention products (notebook 04's Exercise 4), which grow with the square of the token count: close to
+# mostly attention products (notebook 04, "Weights and multiply-adds" and Exercise 3), which grow with the square of the token count: close to
 # 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more. They grow only 4 times, and stage 2's
 # cost grows less than stage 1's.
 #
