@@ -278,7 +278,7 @@ print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
 # - Patches are numbered from 1, row by row: patch 1 is top left. Tokens and windows are counted from 0, as in
 #   Python: token 0 comes from patch 1.
 #
-# The next cell reads these values from the package and checks them.
+# The next cell checks the sheet against the package. You need not read its code, only run it.
 
 # %%
 from vitcourse import models, tokens, train

@@ -27,7 +27,7 @@
 # 1. say how many patches an image makes and how long each token is,
 # 2. cut the picture into patches and flatten them in the same order as PyTorch's `nn.Unfold`,
 # 3. say where any pixel of any channel lands in a token,
-# 4. cut a whole batch into tokens with one reshape and one permute,
+# 4. cut a whole batch into tokens with a reshape, a permute and a final reshape,
 # 5. explain why "Unfold + Linear" and a strided `Conv2d` are the same operation.
 #
 # Two ways of counting run through this notebook. Patches are numbered from 1, row by row, as the article series
@@ -82,60 +82,66 @@ assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 # are *fine-tuned*: trained further on a smaller task, often on larger images. The ViT paper keeps the patch
 # size when the images grow (Section 3.2). Another choice would be to grow the patches with the image.
 #
-# **Exercise 1 (predict).** Take the picture at twice its resolution: 120 × 200 pixels, one channel. Predict
-# before the cells after the exercise show it.
+# **Exercise 1 (predict).** Take the picture at twice its resolution: both sides doubled, one channel. Later the
+# model projects every token with one matrix $E$ of $P^2 C$ rows and $D$ columns (section 5). Predict before the
+# cells after the exercise show it.
 #
-# - (a) With $P = 20$ kept, how many tokens does it make? Set `answer_patches`.
-# - (b) Which patch size $P$ gives it the same number of tokens as the picture at its own size?
-#   Set `answer_size`.
-# - (c) How long is each token with that patch size? Set `answer_length`.
+# - (a) With $P$ kept, the number of tokens $N$ is multiplied by what? Set `answer_count_factor`.
+# - (b) If instead the patches grow so that $N$ is kept, each token's length is multiplied by what?
+# Set `answer_length_factor`.
+# - (c) Which of the two makes $E$ larger? Set `answer_larger_E` to `"keep P"`, `"keep N"` or `"neither"`.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_patches = None  # replace None with your answer to (a)
-answer_size = None  # (b)
-answer_length = None  # (c)
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "count_growth-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_count_factor = None  # replace None with your answer to (a)
+answer_length_factor = None  # (b)
+answer_larger_E = None  # (c)
 ### BEGIN SOLUTION
 # (a) the same patches: twice as many patch rows, and twice as many patches per row
-answer_patches = (120 // 20) * (200 // 20)
-# (b) both sides doubled: patches with doubled sides keep the grid of patches as it was
-answer_size = 2 * 20
-answer_length = answer_size**2 * 1  # P^2 C, with C = 1 channel
+answer_count_factor = 2 * 2
+# (b) the patch side doubles to keep the grid, so a patch holds 2 x 2 times the pixels
+answer_length_factor = 2**2
+# (c) E has one row per entry of a token: more tokens reuse the same E, longer tokens need more rows
+answer_larger_E = "keep N"
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "patch_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.patch_count(answer_patches)
-check.patch_size_same_count(answer_size)
-check.token_length_same_count(answer_length)
+# %% nbgrader={"grade": false, "grade_id": "count_growth-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.count_growth(answer_count_factor)
+check.length_growth(answer_length_factor)
+check.larger_projection(answer_larger_E)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "patch_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "count_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.patch_count, answer_patches)
+check.require(check.count_growth, answer_count_factor)
 ### END HIDDEN TESTS
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "patch_size_same_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "length_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.patch_size_same_count, answer_size)
+check.require(check.length_growth, answer_length_factor)
 ### END HIDDEN TESTS
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "token_length_same_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "larger_projection-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.token_length_same_count, answer_length)
+check.require(check.larger_projection, answer_larger_E)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ### After Exercise 1: two ways to grow
 #
 # The cell counts the tokens of the larger picture both ways, with `vitcourse.tokens.count_tokens`. Notebook 02
-# explains that function. Then the figure shows the picture's own grid, with every patch numbered.
+# explains that function. It also prints the size of $E$ for a model width of $D = 64$. Then the figure shows the
+# picture's own grid, with every patch numbered.
 
 # %%
-for size in (20, 40):
+D_example = 64  # a model width, for the size of E only
+print(f"{H} x {W}, P = {P}: {N} tokens of length {P**2 * C}; E is {P**2 * C} x {D_example}")
+for size, way in ((20, "keep P"), (40, "keep N")):
     grown = tokens.count_tokens(2 * H, 2 * W, size, size, 0)
     print(
-        f"{2 * H} x {2 * W}, P = {size}: {grown.rows} x {grown.cols} = {grown.total} tokens of length {size**2 * C}"
+        f"{2 * H} x {2 * W}, P = {size} ({way}): {grown.rows} x {grown.cols} = {grown.total} tokens of length "
+        f"{size**2 * C}; E is {size**2 * C} x {D_example}"
     )
 
 # %% mystnb={"image": {"alt": "The picture cut into 15 patches of 20 by 20 pixels, 3 rows by 5 columns, numbered 1 to 15 row by row"}}
@@ -196,8 +202,8 @@ else:
 # ## 2. One patch, one token (7 min)
 #
 # We follow one patch into a token: patch 12, the example of the series' ViT article (Callis, *Vision
-# Transformers, Explained*). The article cuts it out as `mountains[40:60, 20:40]` because it holds several shades.
-# The cell finds its place in the grid.
+# Transformers, Explained*). The article cuts it out as `mountains[40:60, 20:40]` and chose it for its four
+# shades. The cell finds its place in the grid and counts the shades it holds in the picture in use.
 
 # %%
 number = 12
@@ -207,7 +213,9 @@ token = patch.reshape(-1)  # (P*P,): row after row of the patch
 print(f"patch {number}: patch row {r + 1} of {rows}, patch column {c + 1} of {cols} (counted from 1)")
 print(f"pixels: rows {r * P}-{(r + 1) * P - 1}, columns {c * P}-{(c + 1) * P - 1} (both ends included)")
 print(f"patch shape {tuple(patch.shape)}")
-print(f"its token: shape {tuple(token.shape)}, {len(token.unique())} different values")
+print(
+    f"its token: shape {tuple(token.shape)}; shades in this rendition of the picture: {len(token.unique())}"
+)
 
 
 # %% mystnb={"image": {"alt": "Patch 12 as a 20 by 20 square of pixels above its token, a strip of 400 values in which each row of the patch follows the previous one"}}
@@ -290,7 +298,7 @@ check.require(check.patch_number, answer_number)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 3. All fifteen tokens (8 min)
+# ## 3. All fifteen tokens (7 min)
 #
 # Cut every patch the same way, in the order of their numbers, and stack the tokens. The result is the *token
 # matrix*, one row per token. We build it with a plain loop. Then we compare it with PyTorch's `nn.Unfold`.
@@ -408,7 +416,7 @@ for position in (0, 15, 16, 255, 256, 500, 767):
     print(f"position {position:3d}: channel {value // 10000}, row {value // 100 % 100}, column {value % 100}")
 
 # %% [markdown]
-# ## 5. All patches at once: reshape and permute (10 min)
+# ## 5. All patches at once: reshape and permute (13 min)
 #
 # The loop above cuts one patch at a time. A reshape and a permute can cut all of them at once. A reshape can
 # split one axis into two. A permute can reorder axes. Here is the idea on a 4 × 6 grid of the numbers 0 to 23,
@@ -545,7 +553,7 @@ print(
 )
 
 # %% [markdown]
-# ## 8. Play: choose the patch size (4 min)
+# ## 8. Play: choose the patch size (2 min)
 #
 # Only patch sizes that divide both 60 and 100 are allowed. The cell computes the list. Pick one in the drop-down
 # and watch the grid, the token count and the token matrix change. The drop-down needs a running kernel. Small
@@ -580,7 +588,7 @@ assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W,
 #   `(1, 15, 768)`.
 # - A larger image with the same patches gives more tokens, not longer ones.
 # - `nn.Unfold` stores a token channel by channel, each channel row by row: the order $(C, P, P)$.
-# - One reshape and one permute cut a whole batch into patches.
+# - A reshape, a permute and a final reshape cut a whole batch into patches.
 # - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens.
 # - Patches do not overlap, so a shape that crosses a patch border is cut apart.
 #

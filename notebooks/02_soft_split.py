@@ -30,7 +30,7 @@
 # 1. count the tokens a sliding window makes, from its kernel, stride and padding,
 # 2. translate the T2T paper's *overlap* into a stride,
 # 3. say how many windows hold each pixel, and where the padding lands inside a token,
-# 4. build a soft split yourself from padding and strided windows,
+# 4. build a soft split from padding and strided windows, and follow one pixel into every token that holds it,
 # 5. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
 #
 # On counting: windows and tokens are counted from 0, as in Python, and window $i$ becomes token $i$. ViT's
@@ -138,7 +138,7 @@ official = {7: (4, 2), 3: (2, 1)}  # (stride, padding) of the soft splits in T2T
 for kk, sp in official.items():
     print(f"k = {kk}: the rule gives (s, p) = {tokens.t2t_stride_padding(kk)}, the official code uses {sp}")
 assert all(tokens.t2t_stride_padding(kk) == sp for kk, sp in official.items())
-print(f"kernel {k}: stride {s}, padding {p}; neighbouring windows overlap by k - s = {k - s} pixels")
+print(f"kernel {k}: stride {s}, padding {p}")
 starts_down = list(range(-p, H + p - k + 1, s))  # top rows of the windows
 starts_across = list(range(-p, W + p - k + 1, s))  # left columns of the windows
 print(f"window starts down:   {starts_down} -> {len(starts_down)}")
@@ -150,7 +150,7 @@ assert len(starts_down) * len(starts_across) == unfolded.shape[-1] == tokens.cou
 
 # %% [markdown]
 # **A warning about symbols.** Here, as in `nn.Unfold`, $s$ is the stride. The T2T paper uses $s$ for something
-# else: the *overlap*, the number of pixels two neighbouring windows share (Section 3.3). Its settings
+# else: the *overlap*, the number of pixels two neighbouring windows share. Its settings (Section 3.3)
 # "$P = [7, 3, 3]$, $S = [3, 1, 1]$" are kernels 7, 3, 3 with overlaps 3, 1, 1. The paper gives no padding; the
 # paddings 2, 1, 1 come from the official code.
 #
@@ -166,15 +166,16 @@ def paper_count(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, int]
     return rows, cols
 
 
-by_unfold = tokens.count_tokens(H, W, k, s, p)  # the picture's split: stride s, so overlap k - s
-print(f"paper_count{(H, W, k, k - s, p)} = {paper_count(H, W, k, k - s, p)}")
+overlap = 10  # the picture's windows share 10 pixels
+by_unfold = tokens.count_tokens(H, W, k, s, p)
+print(f"paper_count{(H, W, k, overlap, p)} = {paper_count(H, W, k, overlap, p)}")
 print(f"nn.Unfold's count: {(by_unfold.rows, by_unfold.cols)}")
 
 # %% [markdown]
 # **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong. Find the bug. Then write
 # the fixed function as `my_count_tokens(h, w, k, overlap, p)`, with integer arithmetic only. Before you fix it,
-# explain why the test above could not catch the bug. The check compares your function with `nn.Unfold` on eight
-# settings.
+# ask yourself why the test above could not catch the bug; the answer is under "After Exercise 1". The check
+# compares your function with `nn.Unfold` on eight settings.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "count_tokens_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -203,12 +204,21 @@ check.require(check.count_tokens_function, my_count_tokens)
 #
 # The paper's stride is $k$ minus its overlap. So its $S = [3, 1, 1]$ with kernels 7, 3, 3 are the strides
 # 4, 2, 2 of the official code. The paper's Eq. 3 writes the count per side as
-# $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$, with its $s$ the overlap. On the picture's split the kernel is
-# twice the stride. Then the overlap equals the stride, which is why the test above passed.
+# $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$, with its $s$ the overlap.
+#
+# Why could the test not catch the bug? Neighbouring windows overlap by $k - s$ pixels. On the picture's split the
+# kernel is twice the stride, so the overlap equals the stride. Moving a window by the overlap then moves it by
+# the stride, and the bug gives the right count. The first cell prints it.
 #
 # An aside: `nn.Unfold` can also spread a window's pixels apart, taking every $d$-th pixel. This is *dilation*.
 # The window then spans $d(k-1) + 1$ pixels, and that length replaces $k$ in the formula. T2T does not use
 # dilation. The cell checks the formula against `nn.Unfold` for three dilations.
+
+# %%
+print(
+    f"the picture's split: stride s = {s}, overlap k - s = {k - s}; paper_count's step = overlap = {overlap}"
+)
+assert overlap == k - s == s  # the one case where moving by the overlap is moving by the stride
 
 # %%
 for d in (1, 2, 3):
@@ -306,9 +316,10 @@ plt.show()
 # column's count, so no pixel lies in exactly three windows.
 #
 # Overlap does not mean that nothing is cut any more. Take a shape of length $L$ along one side. A window of side
-# $k$ can hold it at $k - L + 1$ different offsets. Windows start every $s$ pixels. So some window catches the
-# shape wherever it sits only if $k - L + 1 \ge s$, that is $L \le k - s + 1$. The largest square that stays
-# whole wherever it lies should then be $(k - s + 1) \times (k - s + 1)$.
+# $k$ can hold it at $k - L + 1$ different offsets. Windows start every $s$ pixels. This needs windows that reach
+# the image's edges. On the picture they do, and section 7 gives the condition. Then some window catches the
+# shape wherever it sits if and only if $k - L + 1 \ge s$, that is $L \le k - s + 1$. The largest square that
+# stays whole wherever it lies should then be $(k - s + 1) \times (k - s + 1)$.
 #
 # The cell checks it by brute force. For every size $L$ up to $k$, it tries every place of an $L \times L$ square
 # on the picture. It does so for this split and for T2T's two settings. Notebook 06 measures how often larger
@@ -484,31 +495,64 @@ print(
 print(torch.arange(10).unfold(0, 4, 3))  # windows of 4 along axis 0, starting every 3
 
 # %% [markdown]
-# **Exercise 3 (code).** Write `my_soft_split(images, k, s, p)`. It takes a batch `(B, C, H, W)` and returns
-# `(B, N, C·k·k)` in `nn.Unfold`'s order: windows row by row, and inside a token, channel by channel, each window
-# row by row. Use `F.pad` and `Tensor.unfold`, not `nn.Unfold`. The check compares your function with
-# `nn.Unfold` on five shapes.
+# A soft split is then three steps. Pad. Cut both spatial axes into windows. Put the window axes before the
+# channel axis and flatten. This is the order of `nn.Unfold`: windows row by row, and inside a token, channel by
+# channel, each window row by row. The cell checks it against `nn.Unfold` on the picture.
 
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "soft_split_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-def my_soft_split(images: torch.Tensor, k: int, s: int, p: int) -> torch.Tensor:
-    ### BEGIN SOLUTION
+# %%
+def by_hand(images: torch.Tensor, k: int, s: int, p: int) -> torch.Tensor:
+    """A soft split from F.pad and Tensor.unfold: (B, C, H, W) -> (B, N, C*k*k) in nn.Unfold's order."""
     x = F.pad(images, (p, p, p, p))  # (B, C, H + 2p, W + 2p)
     x = x.unfold(2, k, s).unfold(3, k, s)  # (B, C, rows, cols, k, k)
     b, c, rows, cols = x.shape[:4]
     x = x.permute(0, 2, 3, 1, 4, 5)  # (B, rows, cols, C, k, k)
     return x.reshape(b, rows * cols, c * k * k)  # (B, N, C*k*k)
-    ### END SOLUTION
 
 
-# %% nbgrader={"grade": false, "grade_id": "soft_split_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.soft_split_function(my_soft_split)
+print(f"by hand: {tuple(by_hand(image, k, s, p).shape)}; equal to nn.Unfold: ", end="")
+print(torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2)))
+assert torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2))
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "soft_split_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% [markdown]
+# **Exercise 3 (predict).** Take pixel (30, 47) of the picture: row 30, column 47, counted from 0. With
+# $k = 20$, $s = 10$, $p = 5$, in which tokens does it lie, and at which position of each token? Answer with a
+# dict `{token: position}`, tokens and positions counted from 0. The window starts are printed in section 1.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "pixel_in_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_where = None  # replace None with {token: position, ...}
+### BEGIN SOLUTION
+# Rows: the windows start at -5, 5, 15, 25, 35; row 30 lies in those at 15 and 25, token rows 2 and 3, at
+# rows 15 and 5 of them. Columns: starts -5, 5, ..., 85; column 47 lies in those at 35 and 45, token columns
+# 4 and 5, at columns 12 and 2. Token = 10 * token row + token column; position = 20 * row + column in it.
+answer_where = {24: 15 * 20 + 12, 25: 15 * 20 + 2, 34: 5 * 20 + 12, 35: 5 * 20 + 2}
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "pixel_in_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.pixel_in_tokens(answer_where)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "pixel_in_tokens-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.soft_split_function, my_soft_split)
+check.require(check.pixel_in_tokens, answer_where)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 3: one pixel, followed
+#
+# The cell splits an image that is 1 at pixel (30, 47) and 0 elsewhere. The 1 shows up once in every token that
+# holds the pixel, at the pixel's place in that window.
+
+# %%
+marked = torch.zeros_like(image)
+marked[0, 0, 30, 47] = 1.0
+hits = (by_hand(marked, k, s, p)[0] == 1).nonzero().tolist()  # [token, position] pairs
+for n, pos in hits:
+    print(
+        f"token {n}: window corner {tuple(int(v) for v in corners[n])}, position {pos} = row {pos // k}, "
+        f"column {pos % k} of the window"
+    )
+assert len(hits) == int(cover[30, 47])  # one token per window that covers the pixel
 
 # %% [markdown]
 # ## 7. Rebuilding a picture from tokens (10 min)
@@ -570,38 +614,57 @@ def plain_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
 print(f"{tuple(toks.shape)} -> {tuple(plain_rebuild(toks, grid.rows, grid.cols).shape)}")
 
 # %% [markdown]
-# **Exercise 4 (find the bug).** `plain_rebuild` gives the right shape but the wrong image. In its output, which
-# entries of which tokens end up in channel 0? Explain, then write the fixed function as `my_rebuild(toks, h, w)`.
-# It must work for *any* $h \times w$. The official T2T code takes a square root here, so it only works for
-# square grids. The check compares your function with `vitcourse.tokens.rebuild_image` on four shapes.
+# **Exercise 4 (predict).** `plain_rebuild` gives the right shape but the wrong image. On the picture's tokens,
+# `(1, 60, 400)` laid onto the 6 × 10 grid, which entries of which token end up in channel 0 of its output?
+# Answer with `(token, first entry, last entry)`, counted from 0, as `answer_channel0`. Then think how you would
+# fix it for *any* $h \times w$; the fix is under "After Exercise 4". The official T2T code takes a square root
+# here, so it only works for square grids.
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_channel0 = None  # replace None with (token, first entry, last entry)
+### BEGIN SOLUTION
+# A reshape reads the (N, C) token matrix row by row, in storage order. Channel 0 is the first h * w = 60
+# values: the first 60 entries of token 0. The fix moves the token axis behind the channel axis first:
+# toks.transpose(1, 2).reshape(b, c, h, w).
+answer_channel0 = (0, 0, 6 * 10 - 1)
+### END SOLUTION
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "rebuild_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-def my_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
-    ### BEGIN SOLUTION
-    # plain_rebuild reads the (N, C) token matrix row by row: channel 0 gets its first h * w values, all
-    # from the first tokens (on the picture: entries 0-59 of token 0). Move the token axis behind the
-    # channel axis first, then split it into rows and columns.
-    b, n, c = toks.shape
-    return toks.transpose(1, 2).reshape(b, c, h, w)  # (B, C, h, w)
-    ### END SOLUTION
+# %% nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.plain_rebuild_channel0(answer_channel0)
 
-
-# %% nbgrader={"grade": false, "grade_id": "rebuild_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.rebuild_function(my_rebuild)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rebuild_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "plain_rebuild_channel0-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.rebuild_function, my_rebuild)
+check.require(check.plain_rebuild_channel0, answer_channel0)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ### After Exercise 4: the tokens as a many-channel image
 #
 # A plain reshape reads the $(N, C)$ token matrix row by row. So it fills channel 0 with the first $h \cdot w$
-# entries of the first tokens. The token axis has to move behind the channel axis before it is split into rows
-# and columns.
+# entries of token 0, here entries 0 to 59. The token axis has to move behind the channel axis before it is
+# split into rows and columns. The cell shows it and checks the fix against the package on the picture and on a
+# grid that is not square.
+
+# %%
+plain = plain_rebuild(toks, grid.rows, grid.cols)  # (1, 400, 6, 10)
+print(
+    f"plain_rebuild's channel 0 equals entries 0 to 59 of token 0: {torch.equal(plain[0, 0].flatten(), toks[0, 0, :60])}"
+)
+
+
+def fixed_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    """Tokens (B, h * w, C) laid onto an image (B, C, h, w): the token axis moved behind the channels first."""
+    b, n, c = toks.shape
+    return toks.transpose(1, 2).reshape(b, c, h, w)
+
+
+odd = torch.randn(2, 3 * 7, 5)  # a 3 x 7 grid of 5-channel tokens
+assert torch.equal(
+    fixed_rebuild(toks, grid.rows, grid.cols), tokens.rebuild_image(toks, grid.rows, grid.cols)
+)
+assert torch.equal(fixed_rebuild(odd, 3, 7), tokens.rebuild_image(odd, 3, 7))
+print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 10 grid and on a 3 x 7 grid")
 #
 # Here is the package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds
 # pixel $j$ of every window. So each channel samples the padded picture every $s$ pixels, shifted by that
@@ -661,6 +724,11 @@ sides = [224]  # the paper's input side
 for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
     sides.append(tokens.count_tokens(sides[-1], sides[-1], kk, ss, pp).rows)
 print("the paper's input side, split after split: " + " -> ".join(str(n) for n in sides))
+token_dim = 64  # the T2T-ViT paper's token transformers make every token 64 channels wide
+print(
+    f"after the first split, raw lengths grow 9-fold per split; in the T2T-ViT paper the later splits see {token_dim} channels, "
+    f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 06)"
+)
 
 # %% [markdown]
 # **Exercise 5 (predict).** The paper's 224 × 224 input ends as a 14 × 14 grid of tokens, as the paper says too

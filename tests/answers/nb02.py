@@ -8,39 +8,16 @@ from __future__ import annotations
 
 import math
 
-import torch
-import torch.nn.functional as F
-
 from vitcourse import check, tokens
-
-
-def soft_split(
-    images: torch.Tensor,
-    k: int,
-    s: int,
-    p: int,
-    order: tuple[int, ...] = (0, 2, 3, 1, 4, 5),
-    pad: bool = True,
-) -> torch.Tensor:
-    """A soft split from F.pad and Tensor.unfold, windows permuted to ``order``; the defaults are right."""
-    x = F.pad(images, (p, p, p, p)) if pad else images
-    x = x.unfold(2, k, s).unfold(3, k, s)  # (B, C, rows, cols, k, k)
-    b, c, rows, cols = x.shape[:4]
-    return x.permute(*order).reshape(b, rows * cols, c * k * k)
-
-
-def rebuild(t: torch.Tensor, h: int, w: int) -> torch.Tensor:
-    return t.transpose(1, 2).reshape(t.shape[0], t.shape[2], h, w)
-
 
 VALUE_CHECKS = {
     check.pixels_in_two_windows: 1400,
     check.t2t_input_sides: (211, 226),
+    check.pixel_in_tokens: {24: 312, 25: 302, 34: 112, 35: 102},
+    check.plain_rebuild_channel0: (0, 0, 59),
 }
 FUNCTION_CHECKS = {
     check.count_tokens_function: lambda h, w, k, o, p: tuple(tokens.count_tokens(h, w, k, k - o, p)[:2]),
-    check.soft_split_function: soft_split,
-    check.rebuild_function: rebuild,
 }
 MISTAKES = [
     (check.pixels_in_two_windows, 4500, "four windows"),
@@ -98,23 +75,11 @@ MISTAKES = [
         ),
         "rounded up",
     ),
-    (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, s, p, pad=False), "forgot the padding"),
-    (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, 1, p), "stride 1"),
-    (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, s, p, (0, 2, 3, 4, 5, 1)), "(k, k, C)"),
-    (check.soft_split_function, lambda x, k, s, p: soft_split(x, k, s, p, (0, 2, 3, 1, 5, 4)), "transposed"),
-    (
-        check.soft_split_function,
-        lambda x, k, s, p: soft_split(x, k, s, p, (0, 3, 2, 1, 4, 5)),
-        "column by column",
-    ),
-    (
-        check.rebuild_function,
-        lambda t, h, w: t.reshape(t.shape[0], t.shape[2], h, w),
-        "plain_rebuild",
-    ),
-    (
-        check.rebuild_function,
-        lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], w, h).transpose(2, 3),
-        "column by column",
-    ),
+    (check.pixel_in_tokens, {24: 207, 25: 197, 34: 7, 35: -3}, "multiple of s"),
+    (check.pixel_in_tokens, {24: 255, 25: 55, 34: 245, 35: 45}, "column by column"),
+    (check.pixel_in_tokens, {25: 312, 26: 302, 35: 112, 36: 102}, "counted from 1"),
+    (check.pixel_in_tokens, 24, "dict"),
+    (check.plain_rebuild_channel0, (0, 0, 399), "not a whole token"),
+    (check.plain_rebuild_channel0, (0, 0, 9), "not one row"),
+    (check.plain_rebuild_channel0, (1, 1, 60), "from 0"),
 ]

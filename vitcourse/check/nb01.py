@@ -15,6 +15,7 @@ from ._core import (
     Mistake,
     Verdict,
     check_function,
+    choice_answer,
     describe,
     int_answer,
     known_mistakes,
@@ -26,9 +27,9 @@ from ._core import (
 )
 
 __all__ = [
-    "patch_count",
-    "patch_size_same_count",
-    "token_length_same_count",
+    "count_growth",
+    "length_growth",
+    "larger_projection",
     "patch_number",
     "token_position",
     "patchify_function",
@@ -38,78 +39,64 @@ H, W = 60, 100  # the course picture
 
 
 @never_raises
-def patch_count(answer: object) -> Verdict:
-    """Exercise 01.1 (a): how many tokens does the picture make at twice its resolution (120 x 200), with P = 20?"""
-    h, w, p = 2 * H, 2 * W, 20
-    rows, cols = h // p, w // p
-    own = tokens.count_tokens(H, W, p, p, 0).total  # the picture at its own size
+def count_growth(answer: object) -> Verdict:
+    """Exercise 01.1 (a): both sides of the picture doubled, P = 20 kept: N is multiplied by how much?"""
+    p = 20
+    own, grown = tokens.count_tokens(H, W, p, p, 0).total, tokens.count_tokens(2 * H, 2 * W, p, p, 0).total
+    factor = grown // own
     return int_answer(
         answer,
-        tokens.count_tokens(h, w, p, p, 0).total,
-        "tokens of the picture at 120 x 200 with P = 20",
+        factor,
+        "the factor N grows by when both sides double with P kept",
         nudge="The count depends on the picture's size and on the patch size, and here only the picture changes.",
         wrong={
-            own: "that is the count of the picture at its own size (or with P doubled too); the patches stay "
-            "20 x 20 here, so more of them fit into the larger picture.",
-            2 * own: "you doubled the count once, but the picture doubled along both sides.",
-            rows: "that is only the number of patch rows; multiply by the patches per row.",
-            cols: "that is only the number of patches per row; multiply by the number of rows.",
-            rows + cols: "you added the rows and the columns of patches; multiply them.",
-            h * w // p: "you divided H x W by P, but a patch holds P x P pixels.",
-            h * w // (p // 2) ** 2: "you halved the patch size as well; it stays P = 20.",
+            1: "with the patches kept, more of them fit into the larger picture, so N grows.",
+            2: "you doubled the count once, but the picture doubled along both sides.",
+            grown: "that is the new number of tokens; the question asks by how much N is multiplied.",
         },
         pointer=reread("How many patches?"),
     )
 
 
-def _same_count_size() -> int:
-    """The patch size that divides 120 and 200 and cuts the 120 x 200 picture into as many patches as P = 20
-    cuts the 60 x 100 one."""
-    h, w, p = 2 * H, 2 * W, 20
-    wanted = tokens.count_tokens(H, W, p, p, 0).total  # the picture at its own size
-    fits = [q for q in range(1, min(h, w) + 1) if h % q == 0 and w % q == 0]
-    return next(q for q in fits if tokens.count_tokens(h, w, q, q, 0).total == wanted)
-
-
 @never_raises
-def patch_size_same_count(answer: object) -> Verdict:
-    """Exercise 01.1 (b): which patch size gives the 120 x 200 picture as many tokens as the picture at its own
-    size with P = 20?"""
+def length_growth(answer: object) -> Verdict:
+    """Exercise 01.1 (b): both sides doubled, the patches grown so that N is kept: the token length is multiplied
+    by how much?"""
     p = 20
+    own = tokens.count_tokens(H, W, p, p, 0).total
+    fits = [q for q in range(1, 2 * H + 1) if (2 * H) % q == 0 and (2 * W) % q == 0]  # sides P divides
+    q = next(q for q in fits if tokens.count_tokens(2 * H, 2 * W, q, q, 0).total == own)
+    factor = (q * q) // (p * p)
     return int_answer(
         answer,
-        _same_count_size(),
-        "patch size that keeps the token count at 120 x 200",
-        nudge="The picture grew and the count must not: think about what must happen to the patches.",
+        factor,
+        "the factor the token length grows by when N is kept",
+        nudge="A token holds every pixel of its patch, in every channel; think about what must happen to the "
+        "patches.",
         wrong={
-            p: "with P = 20 kept the larger picture makes more tokens (that is part (a)); the patches must grow.",
-            4
-            * p: "you grew the side P four times, as the number of pixels grew; but the count depends on the "
-            "patch's area, not on its side.",
-            p // 2: "smaller patches make more tokens, not fewer; the patches must grow.",
-            4 * p * p: "that is a token length (P² pixels), not the patch side P.",
+            1: "to keep N in a larger picture the patches must grow, and a larger patch makes a longer token.",
+            2: "you doubled the length once, but a patch grows along both of its sides.",
+            q * q: "that is the new token length; the question asks by how much it is multiplied.",
         },
         pointer=reread("How many patches?"),
     )
 
 
 @never_raises
-def token_length_same_count(answer: object) -> Verdict:
-    """Exercise 01.1 (c): how long is each token of the 120 x 200 picture with the patch size of (b)?"""
-    p, q = 20, _same_count_size()
-    kept, grown = p * p, q * q  # token lengths with P = 20 and with the patch size of (b), one channel
-    return int_answer(
+def larger_projection(answer: object) -> Verdict:
+    """Exercise 01.1 (c): which way of growing makes the projection E (P^2 C rows, D columns) larger?"""
+    return choice_answer(
         answer,
-        grown,
-        "token length with that patch size",
-        nudge="A token holds every pixel of its patch, in every channel.",
-        wrong={
-            kept: "that is the token length with P = 20; the larger patches of (b) hold more pixels each.",
-            2 * kept: "you doubled the length once, but a patch doubled along both of its sides.",
-            q: "that is the patch side P; a token holds all P² pixels of its patch.",
-            3 * grown: "the picture has one channel (C = 1), not three.",
-        },
+        "keep N",
+        "the way of growing that makes E larger",
+        ["keep P", "keep N", "neither"],
+        nudge="E has one row per entry of a token, whatever the number of tokens.",
         pointer=reread("How many patches?"),
+        wrong={
+            "keep P": "more tokens do not change E: the same E projects every token, so only the token length "
+            "sets its rows.",
+            "neither": "E has one row per entry of a token, so longer tokens need a larger E.",
+        },
     )
 
 

@@ -31,8 +31,8 @@ from ._core import (
 __all__ = [
     "pixels_in_two_windows",
     "count_tokens_function",
-    "soft_split_function",
-    "rebuild_function",
+    "pixel_in_tokens",
+    "plain_rebuild_channel0",
     "t2t_input_sides",
 ]
 
@@ -249,90 +249,127 @@ def count_tokens_function(func: object) -> Verdict:
     )
 
 
-def _windows(images: torch.Tensor, k: int, s: int, p: int, order: tuple[int, ...], pad: bool = True):
-    """Windows as (B, C, rows, cols, k, k) with axes permuted to ``order``, flattened to (B, N, C*k*k)."""
-    x = F.pad(images, (p, p, p, p)) if pad else images
-    x = x.unfold(2, k, s).unfold(3, k, s)  # (B, C, rows, cols, k, k)
-    b, c, rows, cols = x.shape[:4]
-    return x.permute(*order).reshape(b, rows * cols, c * k * k)
+def _tokens_holding(row: int, col: int, h: int, w: int, k: int, s: int, p: int):
+    """The (token, position) pairs where pixel (row, col) lands in the soft split (k, s, p) of an h x w image,
+    found by splitting an image that is 1 at that pixel only; positions in nn.Unfold's (C, k, k) order."""
+    marked = torch.zeros(1, 1, h, w)
+    marked[0, 0, row, col] = 1.0
+    hits = (F.unfold(marked, k, stride=s, padding=p)[0] == 1).nonzero()  # (pairs, 2): (position, token)
+    return sorted((int(n), int(pos)) for pos, n in hits.tolist())
 
 
-SPLIT_MISTAKES = [
-    Mistake(
-        lambda x, k, s, p: _windows(x, k, s, p, (0, 2, 3, 1, 4, 5), pad=False),
-        "you forgot the padding, so the windows at the border do not fit.",
-    ),
-    Mistake(
-        lambda x, k, s, p: _windows(x, k, 1, p, (0, 2, 3, 1, 4, 5)),
-        "the windows move one pixel at a time (stride 1) instead of s pixels.",
-    ),
-    Mistake(
-        lambda x, k, s, p: _windows(x, k, s, p, (0, 2, 3, 4, 5, 1)),
-        "inside each token the values are in (k, k, C) order, channel last; nn.Unfold's order is (C, k, k).",
-    ),
-    Mistake(
-        lambda x, k, s, p: _windows(x, k, s, p, (0, 2, 3, 1, 5, 4)),
-        "each window is transposed: it is read column by column, where nn.Unfold reads it row by row.",
-    ),
-    Mistake(
-        lambda x, k, s, p: _windows(x, k, s, p, (0, 3, 2, 1, 4, 5)),
-        "the windows come out column by column; the tokens go row by row.",
-    ),
-]
+def _as_pairs(answer: object) -> list[tuple[int, int]] | None:
+    """A dict {token: position} (or a list of (token, position) pairs) as a sorted list of int pairs; None if it
+    is neither."""
+    if isinstance(answer, dict):
+        answer = list(answer.items())
+    if not isinstance(answer, list | tuple | set) or not answer:
+        return None
+    out = []
+    for item in answer:
+        if not isinstance(item, list | tuple) or len(item) != 2:
+            return None
+        if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in item):
+            return None
+        out.append((int(item[0]), int(item[1])))
+    return sorted(out)
 
 
-@never_raises
-def soft_split_function(func: object) -> Verdict:
-    """Exercise 02.3: ``func(images, k, s, p)`` built from F.pad and Tensor.unfold must equal ``nn.Unfold``."""
-    gen = torch.Generator().manual_seed(2)
-    cases = []
-    for shape, k, s, p in (
-        ((1, 1, 60, 100), 20, 10, 5),
-        ((2, 3, 9, 13), 3, 2, 1),
-        ((1, 2, 16, 11), 7, 4, 2),
-        ((1, 1, 8, 8), 4, 4, 0),
-        ((1, 3, 12, 10), 5, 3, 2),
-    ):
-        images = torch.randn(shape, generator=gen)
-        expected = F.unfold(images, kernel_size=k, stride=s, padding=p).transpose(1, 2)  # (B, N, C*k*k)
-        cases.append(((images, k, s, p), expected))
-    return check_function(
-        func,
-        "your soft split",
-        cases,
-        mistakes=SPLIT_MISTAKES,
-        nudge="A soft split is zero padding, then windows taken row by row; inside a token the values go channel "
-        "by channel.",
-        pointer=reread("A soft split by hand"),
-    )
-
-
-REBUILD_MISTAKES = [
-    Mistake(
-        lambda t, h, w: t.reshape(t.shape[0], t.shape[2], h, w),
-        "that is still plain_rebuild's reshape: the bug is in it. It reads the token matrix in the wrong order.",
-    ),
-    Mistake(
-        lambda t, h, w: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], w, h).transpose(2, 3),
-        "the tokens are laid column by column; they go row by row.",
-    ),
-]
+PIXEL = (30, 47)  # the pixel of Exercise 02.3, (row, column) of the 60 x 100 picture
+PIXEL_NUDGE = (
+    "Each window that reaches the pixel holds it once; where it sits depends on that window's corner."
+)
 
 
 @never_raises
-def rebuild_function(func: object) -> Verdict:
-    """Exercise 02.4 (find the bug in ``plain_rebuild``):
-    ``func(tokens, h, w)`` must lay (B, h * w, C) tokens back as a (B, C, h, w) image."""
-    gen = torch.Generator().manual_seed(1)
-    cases = []
-    for b, n_rows, n_cols, c in ((1, 6, 10, 400), (2, 3, 5, 4), (1, 25, 7, 64), (3, 1, 4, 2)):
-        t = torch.randn(b, n_rows * n_cols, c, generator=gen)
-        cases.append(((t, n_rows, n_cols), tokens.rebuild_image(t, n_rows, n_cols)))
-    return check_function(
-        func,
-        "your rebuild",
-        cases,
-        mistakes=REBUILD_MISTAKES,
-        nudge="Token i becomes one pixel, and its entries become that pixel's channels.",
+def pixel_in_tokens(answer: object) -> Verdict:
+    """Exercise 02.3 (predict): pixel (30, 47) of the picture, split with k 20, s 10, p 5: in which tokens does it
+    lie, and at which position of each? A dict {token: position}, both counted from 0."""
+    k, s, p = 20, 10, 5
+    row, col = PIXEL
+    what = f"the tokens that hold pixel {PIXEL}, with its position in each"
+    expected = _tokens_holding(row, col, H, W, k, s, p)
+    got = _as_pairs(answer)
+    if got is None:
+        return say(
+            False,
+            f"{what}: expected a dict {{token: position}} of whole numbers, got {describe(answer)}.",
+        )
+    if got == expected:
+        return right(what)
+    tokens_right = sorted(n for n, _ in expected)
+    no_pad = _tokens_holding(
+        row + p, col + p, H + 2 * p, W + 2 * p, k, s, 0
+    )  # corners read without the shift
+    no_pad_pos = sorted(
+        (n, (row - (n // 10) * s) * k + (col - (n % 10) * s)) for n in tokens_right
+    )  # the right tokens, but the window corners taken at multiples of s, as if there were no padding
+    transposed = sorted((n, (q % k) * k + q // k) for n, q in expected)
+    from_one = sorted((n + 1, q) for n, q in expected)
+    known = {
+        tuple(
+            no_pad_pos
+        ): "the tokens are right, but the positions take each window's corner at a multiple of s; "
+        "the padding moves every window up and left by p.",
+        tuple(
+            transposed
+        ): "the tokens are right, but each window is read column by column; a token holds its "
+        "window row by row.",
+        tuple(from_one): "the tokens are counted from 1 here; count them from 0, as the notebook does.",
+    }
+    if tuple(no_pad) not in known and no_pad != expected:
+        known[tuple(no_pad)] = "these are the tokens of a split without padding."
+    if tuple(got) in known:
+        return say(False, f"{what}: {got} is not it: {known[tuple(got)]}")
+    if sorted(n for n, _ in got) == tokens_right:
+        return unexplained(
+            what,
+            "the tokens are right, a position is not.",
+            nudge=PIXEL_NUDGE,
+            pointer=reread("A soft split by hand"),
+        )
+    if len(got) != len(expected):
+        return unexplained(
+            what,
+            f"{len(got)} pairs is not it: count the windows that reach the pixel.",
+            nudge=PIXEL_NUDGE,
+            pointer=reread("How many windows hold each pixel?"),
+        )
+    return unexplained(what, f"{got} is not it.", nudge=PIXEL_NUDGE, pointer=reread("A soft split by hand"))
+
+
+@never_raises
+def plain_rebuild_channel0(answer: object) -> Verdict:
+    """Exercise 02.4 (find the bug in ``plain_rebuild``): on the picture's (1, 60, 400) tokens and its 6 x 10
+    grid, channel 0 of plain_rebuild's output holds which entries of which token: (token, first, last)."""
+    n_tok, c, h, w = 60, 400, 6, 10
+    toks = torch.arange(n_tok * c).reshape(1, n_tok, c)  # entry value = token * c + position
+    ch0 = toks.reshape(1, c, h, w)[0, 0].flatten()
+    token, first, last = int(ch0[0]) // c, int(ch0[0]) % c, int(ch0[-1]) % c
+    assert bool((ch0 // c == token).all())  # channel 0 comes from a single token here
+    expected = (token, first, last)
+    what = "the token and the entries that plain_rebuild puts in channel 0, as (token, first, last)"
+    if not isinstance(answer, tuple | list) or len(answer) != 3:
+        return say(
+            False, f"{what}: expected three whole numbers (token, first, last), got {describe(answer)}."
+        )
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in answer):
+        return say(False, f"{what}: expected three whole numbers, got {describe(answer)}.")
+    got = tuple(int(v) for v in answer)
+    if got == expected:
+        return right(what)
+    known = {
+        (token, first, c - 1): "channel 0 is one h x w image, so it holds h * w values, not a whole token.",
+        (token, first, h - 1): "channel 0 holds a whole grid of h x w values, not one row of it.",
+        (token, first, w - 1): "channel 0 holds a whole grid of h x w values, not one row of it.",
+        (token + 1, first + 1, last + 1): "count tokens and entries from 0.",
+        (token, first + 1, last + 1): "count entries from 0.",
+    }
+    if got in known:
+        return say(False, f"{what}: {got} is not it: {known[got]}")
+    return unexplained(
+        what,
+        f"{got} is not it.",
+        nudge="A reshape reads the values in the order they are stored, and fills the new shape in that order.",
         pointer=reread("Rebuilding a picture from tokens"),
     )
