@@ -146,7 +146,7 @@ def test_typical_mistakes_are_named(checker, answer, phrase, capsys) -> None:
 
 
 def test_verdict_shows_nothing_in_a_notebook() -> None:
-    verdict = check.patch_count(60)
+    verdict = check.count_growth(4)
     assert verdict._ipython_display_() is None
     assert "ok=True" in repr(verdict)
 
@@ -180,12 +180,12 @@ def test_a_learner_sys_exit_does_not_escape(capsys: pytest.CaptureFixture[str]) 
 def test_require_is_silent_on_a_right_answer_and_fails_with_the_hint(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert check.require(check.patch_count, 60) is None
+    assert check.require(check.count_growth, 4) is None
     assert capsys.readouterr().out == ""  # the check cell above the grading cell already printed the verdict
-    with pytest.raises(AssertionError, match="only the number of patch rows"):
-        check.require(check.patch_count, 6)
+    with pytest.raises(AssertionError, match="doubled the count once"):
+        check.require(check.count_growth, 2)
     with pytest.raises(AssertionError, match="still None"):
-        check.require(check.patch_count, None)
+        check.require(check.count_growth, None)
     with pytest.raises(AssertionError, match="not written yet"):
         check.require(check.patchify_function, _not_written)
     assert capsys.readouterr().out == ""
@@ -206,7 +206,7 @@ def test_require_fails_on_every_typical_mistake(checker, answer, phrase) -> None
 
 def test_require_refuses_what_is_not_a_checker() -> None:
     with pytest.raises(TypeError, match="checker must be a function of vitcourse.check"):
-        check.require("patch_count", 60)
+        check.require("count_growth", 4)
     with pytest.raises(TypeError, match="checker must return a Verdict"):
         check.require(lambda answer: answer == 60, 60)
 

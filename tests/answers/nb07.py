@@ -9,12 +9,12 @@ from __future__ import annotations
 from vitcourse import check
 
 VALUE_CHECKS = {
-    check.decay_choice: "ae",  # the two weight matrices among the six tensors
+    check.decay_choice: "ad",  # the two weight matrices among the five tensors
     check.decay_reason: "i",
     check.schedule_bug_line: 3,  # the cosine's progress forgets to subtract the warm-up
     check.schedule_bug_effect: "b",
-    check.no_position_accuracy: 0.5,
-    check.no_position_one_right: 128,
+    check.no_position_loss_floor: 0.693,  # log 2: one probability for both images of a pair
+    check.no_position_batch_dip: "i",
     check.seam_blocks_choice: "b",
     check.seam_blocks_reason: "i",
     check.control_run: "c",
@@ -22,10 +22,9 @@ VALUE_CHECKS = {
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
-    (check.decay_choice, "aef", "does not train"),
-    (check.decay_choice, "ade", "prediction token"),
-    (check.decay_choice, "abe", "only shifts"),
-    (check.decay_choice, "ace", "second part of the exercise"),
+    (check.decay_choice, "ade", "does not train"),
+    (check.decay_choice, "abd", "only shifts"),
+    (check.decay_choice, "acd", "second part of the exercise"),
     (check.decay_choice, "a", "makes the model simpler"),  # unexplained: the nudge
     (check.decay_choice, "xyz", "not a string made of the letters"),
     (check.decay_reason, "ii", "every value alike"),
@@ -36,17 +35,17 @@ MISTAKES: list = [
     (check.schedule_bug_line, 2, "climbs linearly"),
     (check.schedule_bug_line, 4, "as it stands"),
     (check.schedule_bug_line, 7, "Compare each line"),  # unexplained: the nudge
-    (check.schedule_bug_effect, "a", "angle"),
+    (check.schedule_bug_effect, "a", "clock start"),
     (check.schedule_bug_effect, "c", "hardly shows"),
     (check.schedule_bug_effect, "d", "small positive rate"),
     (check.schedule_bug_effect, "e", "not one of the options"),
-    (check.no_position_accuracy, 50, "not as a percentage"),
-    (check.no_position_accuracy, 1.0, "tells every scene"),
-    (check.no_position_accuracy, 0.0, "wrong on both images"),
-    (check.no_position_accuracy, 0.75, "sees its tokens as a set"),
-    (check.no_position_one_right, 64, "coin flips"),
-    (check.no_position_one_right, 0, "two different answers"),
-    (check.no_position_one_right, 5, "sees its tokens as a set"),
+    (check.no_position_loss_floor, 0.5, "is an accuracy"),
+    (check.no_position_loss_floor, 0.0, "different answers"),
+    (check.no_position_loss_floor, 1.0, "natural logarithm"),
+    (check.no_position_loss_floor, 0.3, "sees its tokens as a set"),  # unexplained: the nudge
+    (check.no_position_batch_dip, "ii", "batch order"),
+    (check.no_position_batch_dip, "iii", "same generator"),
+    (check.no_position_batch_dip, "iv", "not one of the options"),
     (check.seam_blocks_choice, "a", "smaller than a patch"),
     (check.seam_blocks_choice, "c", "what one 20 x 20 patch"),
     (check.seam_blocks_choice, "D", "what the patch embedding"),

@@ -9,6 +9,8 @@ answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), 
 
 from __future__ import annotations
 
+import math
+
 from .. import train
 from ._core import (
     Verdict,
@@ -27,8 +29,8 @@ __all__ = [
     "decay_reason",
     "schedule_bug_line",
     "schedule_bug_effect",
-    "no_position_accuracy",
-    "no_position_one_right",
+    "no_position_loss_floor",
+    "no_position_batch_dip",
     "seam_blocks_choice",
     "seam_blocks_reason",
     "control_run",
@@ -38,22 +40,19 @@ __all__ = [
 #: Exercise 07.1's model: the default ViT with the fixed sinusoidal table.
 _SINUSOIDAL = train.TrainConfig(pos_embed="sinusoidal")
 
-#: Exercise 07.1's six tensors, by letter.
+#: Exercise 07.1's five tensors, by letter.
 _DECAY_TENSORS = {
     "a": "patch_embed.proj.weight",
     "b": "blocks.0.attn.qkv.bias",
     "c": "blocks.0.norm1.weight",
-    "d": "cls_token",
-    "e": "blocks.0.mlp.fc1.weight",
-    "f": "pos_embed",
+    "d": "blocks.0.mlp.fc1.weight",
+    "e": "pos_embed",
 }
 
 #: Why a letter does not belong among the decayed tensors (the mistake, not the rule's reason for (c)).
 _NOT_DECAYED = {
-    "f": "(f) is the fixed sinusoidal table: it does not train, so an optimiser never changes it and it goes "
+    "e": "(e) is the fixed sinusoidal table: it does not train, so an optimiser never changes it and it goes "
     "into neither group.",
-    "d": "(d) is the prediction token: a vector whose values are what it brings to the model, like a position "
-    "embedding; a pull towards 0 would wear away what it learned, so models list it as an exception by name.",
     "b": "(b) is a bias: it only shifts a layer's output, and a pull towards 0 makes the model no simpler.",
     "c": "(c) is a LayerNorm scale, not a weight matrix; the second part of the exercise asks why it is left "
     "alone.",
@@ -70,7 +69,7 @@ def _decayed_letters() -> str:
 
 @never_raises
 def decay_choice(answer: object) -> Verdict:
-    """Exercise 07.1, the choice: which of six tensors of the ViT with the fixed sinusoidal table AdamW should
+    """Exercise 07.1, the choice: which of five tensors of the ViT with the fixed sinusoidal table AdamW should
     pull towards 0, as a string of letters such as ``"bd"`` (:func:`decay_reason` checks the reason)."""
     what = "the tensors that take weight decay"
     options = sorted(_DECAY_TENSORS)
@@ -89,7 +88,7 @@ def decay_choice(answer: object) -> Verdict:
     expected = set(_decayed_letters())
     if chosen == expected:
         return right(what)
-    for letter in ("f", "d", "b", "c"):
+    for letter in ("e", "b", "c"):
         if letter in chosen and letter not in expected:
             return say(False, f"{what}: {answer!r} is not it: {_NOT_DECAYED[letter]}")
     return unexplained(
@@ -147,8 +146,8 @@ def schedule_bug_line(answer: object) -> Verdict:
 
 
 _EFFECT_WHY = {
-    "a": "the cosine of the buggy schedule does pass pi / 2 before the run ends: look at how far its angle gets "
-    "by the last step.",
+    "a": "the cosine of the buggy schedule does pass pi / 2 before the run ends: where does the cosine's clock "
+    "start?",
     "c": "at the end of the warm-up both schedules are close to the peak: the bug hardly shows there.",
     "d": "the warm-up lines are right, so step 0 gets a small positive rate in both schedules.",
 }
@@ -169,52 +168,57 @@ def schedule_bug_effect(answer: object) -> Verdict:
 
 
 @never_raises
-def no_position_accuracy(answer: object) -> Verdict:
-    """Exercise 07.3: held-out accuracy of the ViT without position embedding on intact-or-scrambled pairs."""
+def no_position_loss_floor(answer: object) -> Verdict:
+    """Exercise 07.3, the floor: the lowest held-out loss (mean cross-entropy, natural log) the ViT without a
+    position embedding can reach on intact-or-scrambled pairs, whatever its weights."""
     return float_answer(
         answer,
-        0.5,
-        "held-out accuracy without a position embedding",
-        nudge="Attention without a position embedding sees its tokens as a set, not in an order (notebook 03).",
+        math.log(2),
+        "the lowest held-out loss without a position embedding",
+        nudge="Attention without a position embedding sees its tokens as a set (notebook 03); cross-entropy "
+        "charges each image for the probability it gives the image's own label.",
         wrong=[
             (
-                50.0,
-                "right idea, but give the accuracy as a fraction between 0 and 1, not as a percentage.",
-            ),
-            (
-                1.0,
-                "1.0 needs a model that tells every scene from its scrambled copy: ask what, without a position "
-                "embedding, it could tell them apart by.",
+                0.5,
+                "0.5 is an accuracy, the share of right answers; the question asks for the loss, the mean "
+                "cross-entropy.",
             ),
             (
                 0.0,
-                "0 means wrong on both images of every pair, and their labels differ: ask whether this model "
-                "can give a scene and its scrambled copy different answers.",
+                "a loss of 0 needs a confident right answer for both images of every pair, and their labels "
+                "differ: ask whether this model can give a scene and its scrambled copy different answers.",
+            ),
+            (
+                1.0,
+                "right idea, but in bits: PyTorch's cross-entropy uses the natural logarithm.",
             ),
         ],
-        rel=1e-6,
+        rel=0.005,
         pointer=reread("Position embeddings: none, sinusoidal, learned"),
     )
 
 
+_DIP_OPTIONS = ("i", "ii", "iii")
+_DIP_WHY = {
+    "ii": "the batch order tells the model nothing about where a patch sits in an image: the tokens of each "
+    "image still reach attention as a set, whatever order the images come in.",
+    "iii": "a held-out image comes from the same generator as a pool image; and the floor holds for any set of "
+    "whole pairs, easy or hard.",
+}
+
+
 @never_raises
-def no_position_one_right(answer: object) -> Verdict:
-    """Exercise 07.3, the count: on how many of the 128 held-out pairs the ViT without a position embedding
-    gets exactly one of the two images right."""
-    pairs = 128
-    return int_answer(
+def no_position_batch_dip(answer: object) -> Verdict:
+    """Exercise 07.3, the surprise: why one training batch's loss of the blind ViT can fall below the floor
+    that holds for the held-out pairs (i to iii)."""
+    return choice_answer(
         answer,
-        pairs,
-        "held-out pairs with exactly one image right, without a position embedding",
-        nudge="Attention without a position embedding sees its tokens as a set, not in an order (notebook 03).",
-        wrong={
-            pairs
-            // 2: "that is what two independent coin flips per pair would give; but are this model's two "
-            "answers for a pair independent?",
-            0: "a pair with no image right, or with both right, needs two different answers for its two images; "
-            "ask whether this model can give them.",
-        },
-        pointer=reread("Position embeddings: none, sinusoidal, learned"),
+        "i",
+        "why a training batch's loss can fall below the blind model's floor",
+        _DIP_OPTIONS,
+        nudge="The floor rests on a property of the held-out set; ask whether a training batch has it too.",
+        pointer=reread("The data: a fixed pool of scenes"),
+        wrong=_DIP_WHY,
     )
 
 
@@ -247,8 +251,7 @@ def seam_blocks_choice(answer: object) -> Verdict:
 _REASON_OPTIONS = ("i", "ii", "iii", "iv")
 _REASON_WHY = {
     "ii": "a linear map gives every pixel of the patch its own weights: a quarter that lands in another corner "
-    "of the patch meets other weights, so the order inside a patch does matter; and the four pieces come from "
-    "other places of the scene anyway.",
+    "of the patch meets other weights, so the order inside a patch does matter.",
     "iii": "attention without a position embedding is blind to any reordering of its tokens, however large "
     "(notebook 03): a bigger shuffle is still a reordering. What can change is the tokens themselves.",
     "iv": "the patch embedding reads every pixel of the patch with its own weight; nothing is averaged away, "
