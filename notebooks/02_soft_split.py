@@ -531,7 +531,7 @@ answer_where = {24: 15 * 20 + 12, 25: 15 * 20 + 2, 34: 5 * 20 + 12, 35: 5 * 20 +
 # %% nbgrader={"grade": false, "grade_id": "pixel_in_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.pixel_in_tokens(answer_where)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "pixel_in_tokens-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "pixel_in_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.pixel_in_tokens, answer_where)
@@ -632,7 +632,7 @@ answer_channel0 = (0, 0, 6 * 10 - 1)
 # %% nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.plain_rebuild_channel0(answer_channel0)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "plain_rebuild_channel0-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "plain_rebuild_channel0-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.plain_rebuild_channel0, answer_channel0)
