@@ -353,9 +353,9 @@ print("the notation sheet agrees with the package (asserted)")
 # | [01 Patch tokenization](01_patch_tokenization.ipynb) | ViT's patches: cut, flatten, project | about 55 minutes |
 # | [02 Soft split](02_soft_split.ipynb) | T2T's overlapping windows; rebuilding images from tokens | about 60 minutes |
 # | [03 Position embeddings](03_position_embeddings.ipynb) | why attention cannot see order, and how to tell it | about 60 minutes |
-# | [04 Attention](04_attention.ipynb) | attention as a lookup, one head then many | about 55 minutes |
+# | [04 Attention](04_attention.ipynb) | attention as a lookup, one head then many | about 60 minutes |
 # | [05 Vision Transformer](05_vision_transformer.ipynb) | the encoder block and the whole ViT | about 60 minutes |
-# | [06 Tokens-to-Token](06_tokens_to_token.ipynb) | the T2T module and T2T-ViT | about 55 minutes |
+# | [06 Tokens-to-Token](06_tokens_to_token.ipynb) | the T2T module and T2T-ViT | about 60 minutes |
 # | [07 Training from scratch](07_training_from_scratch.ipynb) | training small ViTs and T2T-ViTs; what they learn | about 60 minutes |
 # | [08 Errata of the sources](08_errata.ipynb) | the slips of the sources | about 45 minutes |
 #

@@ -83,7 +83,7 @@ assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 # size when the images grow (Section 3.2). Another choice would be to grow the patches with the image.
 #
 # **Exercise 1 (predict).** Take the picture at twice its resolution: both sides doubled, one channel. Later the
-# model projects every token with one matrix $E$ of $P^2 C$ rows and $D$ columns (section 5). Predict before the
+# model projects every token with one matrix $E$ of $P^2 C$ rows and $D$ columns (section 6). Predict before the
 # cells after the exercise show it.
 #
 # - (a) With $P$ kept, the number of tokens $N$ is multiplied by what? Set `answer_count_factor`.
@@ -379,19 +379,30 @@ for patch_row in sorted(set((band // P).tolist())):
 # $(P, P, C)$. einops is a library that rearranges tensor axes by name.
 #
 # **Exercise 3 (predict).** ViT-B/16 is the ViT paper's base model. It works on colour images with 16 × 16
-# patches, so each of its tokens holds 3 · 16 · 16 values. Take a token made by `nn.Unfold`. Which channel, row
-# and column of the patch does the value at position 500 come from? Give the tuple `(channel, row, column)`
-# as `answer_position`, each counted from 0: channel 0 is red, and row 0 is the patch's top row.
+# patches, so each of its tokens holds 3 · 16 · 16 values. The two orders above disagree at position 500 of a
+# token. Which pixel does each order put there?
+#
+# - (a) In a token made by `nn.Unfold`: set `answer_position`.
+# - (b) In a token made by `vit-pytorch`'s pattern: set `answer_vit_pytorch`.
+#
+# Give both as tuples `(channel, row, column)` of the patch, each counted from 0: channel 0 is red, and row 0 is
+# the patch's top row.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "token_position-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_position = None  # replace None with your answer: a tuple (channel, row, column)
+answer_position = None  # replace None with your answer to (a): a tuple (channel, row, column)
+answer_vit_pytorch = None  # (b), also (channel, row, column)
 ### BEGIN SOLUTION
-channel_, within = divmod(500, 16 * 16)  # every channel fills 16 * 16 positions before the next begins
-answer_position = (channel_, *divmod(within, 16))  # then 16 positions per row of the patch
+# (a) (C, P, P): every channel fills 16 * 16 positions before the next begins, then 16 positions per row
+channel_, within = divmod(500, 16 * 16)
+answer_position = (channel_, *divmod(within, 16))
+# (b) (P, P, C): every pixel holds its 3 channels together, and the pixels run row by row
+pixel_, channel_ = divmod(500, 3)
+answer_vit_pytorch = (channel_, *divmod(pixel_, 16))
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "token_position-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.token_position(answer_position)
+check.vit_pytorch_position(answer_vit_pytorch)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "token_position-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -399,21 +410,37 @@ check.token_position(answer_position)
 check.require(check.token_position, answer_position)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "vit_pytorch_position-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.vit_pytorch_position, answer_vit_pytorch)
+### END HIDDEN TESTS
+
 # %% [markdown]
 # ### After Exercise 3: a token decoded
 #
 # Now run it. The cell makes a colour image of 32 × 32 pixels whose every value *encodes its own place*:
 # channel × 10000 + row × 100 + column. `nn.Unfold` cuts it into 16 × 16 patches. Decoding the values of the first
-# token shows where each pixel went.
+# token shows where each pixel went. Then the cell lays out the same first patch in vit-pytorch's order, and
+# decodes that token too. The same position holds different pixels, which is why section 7's weights must
+# be in the token's own order.
 
 # %%
 ch_, row_, col_ = torch.meshgrid(torch.arange(3), torch.arange(32), torch.arange(32), indexing="ij")
 codes = (ch_ * 10000 + row_ * 100 + col_).float().unsqueeze(0)  # (1, 3, 32, 32)
 first_token = nn.Unfold(kernel_size=16, stride=16)(codes)[0, :, 0].long()  # (3*16*16,)
 print(f"token length {first_token.numel()}")
-for position in (0, 15, 16, 255, 256, 500, 767):
-    value = int(first_token[position])
-    print(f"position {position:3d}: channel {value // 10000}, row {value // 100 % 100}, column {value % 100}")
+first_patch = codes[0, :, :16, :16]  # (C, P, P): the top-left patch
+pp_token = (
+    first_patch.permute(1, 2, 0).flatten().long()
+)  # (P, P, C): the channels innermost, as in vit-pytorch
+for position in (0, 1, 15, 16, 255, 256, 500, 767):
+    value, pp_value = int(first_token[position]), int(pp_token[position])
+    print(
+        f"position {position:3d}: nn.Unfold channel {value // 10000}, row {value // 100 % 100}, "
+        f"column {value % 100}; vit-pytorch channel {pp_value // 10000}, row {pp_value // 100 % 100}, "
+        f"column {pp_value % 100}"
+    )
 
 # %% [markdown]
 # ## 5. All patches at once: reshape and permute (13 min)

@@ -110,7 +110,7 @@ assert 1 <= len(cut) <= 4  # a 10 x 10 square meets at most 2 x 2 patches of 20 
 assert holds  # true wherever the square lies: section 3 shows why
 
 # %% [markdown]
-# ## 1. Counting the tokens (9 min)
+# ## 1. Counting the tokens (11 min)
 #
 # A soft split has three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how
 # far a window moves from one token to the next. The *padding* $p$ is how many rows and columns of zeros are
@@ -121,8 +121,9 @@ assert holds  # true wherever the square lies: section 3 shows why
 #
 # $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$
 #
-# This is the formula in the `nn.Unfold` documentation. The tokens form a grid of $n_{rows} \times n_{cols}$,
-# counted on each side separately.
+# This is the formula in the `nn.Unfold` documentation. Its *dilation*, a spacing between a window's pixels, is
+# left out here: T2T does not use it, and [windows with dilation](#Evidence:-windows-with-dilation) checks it.
+# The tokens form a grid of $n_{rows} \times n_{cols}$, counted on each side separately.
 #
 # For the stride and padding we use the rule of the article series: $s = \lceil k/2 \rceil$ and
 # $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token Vision Transformers, Explained*). Neither the T2T paper nor
@@ -208,11 +209,7 @@ check.require(check.count_tokens_function, my_count_tokens)
 #
 # Why could the test not catch the bug? Neighbouring windows overlap by $k - s$ pixels. On the picture's split the
 # kernel is twice the stride, so the overlap equals the stride. Moving a window by the overlap then moves it by
-# the stride, and the bug gives the right count. The first cell prints it.
-#
-# An aside: `nn.Unfold` can also spread a window's pixels apart, taking every $d$-th pixel. This is *dilation*.
-# The window then spans $d(k-1) + 1$ pixels, and that length replaces $k$ in the formula. T2T does not use
-# dilation. The cell checks the formula against `nn.Unfold` for three dilations.
+# the stride, and the bug gives the right count. The next cell prints it.
 
 # %%
 print(
@@ -220,15 +217,8 @@ print(
 )
 assert overlap == k - s == s  # the one case where moving by the overlap is moving by the stride
 
-# %%
-for d in (1, 2, 3):
-    formula = [math.floor((side + 2 * p - d * (k - 1) - 1) / s + 1) for side in (H, W)]
-    out = nn.Unfold(kernel_size=k, stride=s, padding=p, dilation=d)(image).shape[-1]
-    print(f"dilation {d}: formula {formula[0]} x {formula[1]} = {formula[0] * formula[1]}, nn.Unfold {out}")
-    assert formula[0] * formula[1] == out
-
 # %% [markdown]
-# ## 2. The padded picture and its windows (5 min)
+# ## 2. The padded picture and its windows (4 min)
 #
 # Padding adds $p$ rows of zeros above and below, and $p$ columns left and right. The figure keeps the picture's
 # own pixel coordinates. So the padding shows at negative coordinates and beyond the last row and column. The
@@ -260,7 +250,7 @@ print(f"window corners (row, col): {[tuple(int(v) for v in corners[i]) for i in 
 print(f"columns window 0 shares with window 1: {corners[1][1]} to {corners[0][1] + k - 1} ({k - s} columns)")
 
 # %% [markdown]
-# ## 3. How many windows hold each pixel? (9 min)
+# ## 3. How many windows hold each pixel? (8 min)
 #
 # In ViT every pixel belongs to exactly one token. With overlapping windows, a pixel can belong to several.
 #
@@ -316,42 +306,15 @@ plt.show()
 # column's count, so no pixel lies in exactly three windows.
 #
 # Overlap does not mean that nothing is cut any more. Take a shape of length $L$ along one side. A window of side
-# $k$ can hold it at $k - L + 1$ different offsets. Windows start every $s$ pixels. This needs windows that reach
-# the image's edges. On the picture they do, and section 7 gives the condition. Then some window catches the
-# shape wherever it sits if and only if $k - L + 1 \ge s$, that is $L \le k - s + 1$. The largest square that
-# stays whole wherever it lies should then be $(k - s + 1) \times (k - s + 1)$.
+# $k$ can hold it at $k - L + 1$ different offsets. Windows start every $s$ pixels. So some window catches the
+# shape wherever it sits if and only if $k - L + 1 \ge s$, that is $L \le k - s + 1$. This holds as long as the
+# windows reach both edges of the image. On the picture they do, and section 7 gives the condition.
 #
-# The cell checks it by brute force. For every size $L$ up to $k$, it tries every place of an $L \times L$ square
-# on the picture. It does so for this split and for T2T's two settings. Notebook 06 measures how often larger
-# squares are cut, and compares ViT's patches.
+# So the largest square that stays whole wherever it lies is $(k - s + 1) \times (k - s + 1)$.
+# [A brute-force check](#Evidence:-the-largest-square-kept-whole) tries every place of every square size, for
+# this split and for T2T's two settings. Notebook 06 measures how often larger squares are cut, and compares
+# ViT's patches.
 
-
-# %%
-def largest_whole_square(h: int, w: int, kk: int, ss: int, pp: int) -> tuple[int, dict[int, tuple[int, int]]]:
-    """Brute force over every size L up to the kernel (a larger square fits in no window) and every placement
-    of an L x L square on an h x w picture: the largest L whose every placement lies whole in some window of
-    the split (kk, ss, pp), and for each L the number of placements no window holds, of how many."""
-    wc = torch.as_tensor(tokens.window_corners(h, w, kk, ss, pp))  # (N, 2) top-left (row, col)
-    tops, lefts = wc[:, :1], wc[:, 1:]  # (N, 1) each
-    missed = {}
-    for size in range(1, min(h, w, kk) + 1):
-        r, c = torch.arange(h - size + 1), torch.arange(w - size + 1)  # every top row and left column
-        rows_fit = (tops <= r) & (r + size <= tops + kk)  # (N, placements down): window n holds those rows
-        cols_fit = (lefts <= c) & (c + size <= lefts + kk)  # (N, placements across)
-        caught = (rows_fit[:, :, None] & cols_fit[:, None, :]).any(dim=0)  # (down, across)
-        missed[size] = (int((~caught).sum()), caught.numel())
-    return max(size for size, (n, _) in missed.items() if n == 0), missed
-
-
-for kk, ss, pp in ((k, s, p), (7, 4, 2), (3, 2, 1)):
-    largest, missed = largest_whole_square(H, W, kk, ss, pp)
-    n_missed, n_placed = missed[largest + 1]
-    print(
-        f"(k, s, p) = ({kk}, {ss}, {pp}): the largest square whole wherever it lies is {largest} x {largest} "
-        f"(k - s + 1 = {kk - ss + 1}); a {largest + 1} x {largest + 1} square is cut at {n_missed} of its "
-        f"{n_placed} places"
-    )
-    assert largest == kk - ss + 1 and all(n > 0 for size, (n, _) in missed.items() if size > largest)
 
 # %% [markdown]
 # ## 4. All the windows, one after another (3 min)
@@ -555,7 +518,7 @@ for n, pos in hits:
 assert len(hits) == int(cover[30, 47])  # one token per window that covers the pixel
 
 # %% [markdown]
-# ## 7. Rebuilding a picture from tokens (10 min)
+# ## 7. Rebuilding a picture from tokens (9 min)
 #
 # **Back in place.** Every window knows where it came from, so the tokens can be put back. `F.fold` puts them
 # back and *adds* the copies where windows overlap. Write $c(i, j)$ for the number of windows that cover pixel
@@ -568,9 +531,9 @@ assert len(hits) == int(cover[30, 47])  # one token per window that covers the p
 # comes back.
 #
 # That holds for this picture, not for every size. Take $s \le k$ and $p < k$. Along a side of length $w$, the last
-# window stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side. The last $p$ of those are
-# padding. So when $r > p$, the last $r - p$ rows or columns lie in no window, and `unsplit` returns 0 there.
-# The second cell checks four square sizes.
+# window stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side. The padded side ends in $p$
+# zeros, so only when $r > p$ do the last $r - p$ rows or columns of the picture lie in no window. `unsplit`
+# returns 0 there. [Four square sizes](#Evidence:-when-every-pixel-is-covered) check this condition.
 
 # %%
 summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)
@@ -582,18 +545,6 @@ print(
     f"fold = picture x coverage count (asserted); unsplit differs from the picture by at most 1e-6: {gap < 1e-6}"
 )
 assert gap < 1e-6
-
-# %%
-for side, kk in ((60, 20), (100, 20), (62, 7), (58, 20)):
-    ss, pp = tokens.t2t_stride_padding(kk)
-    ones = torch.ones(1, 1, side, side)  # a square picture of this side
-    cover_sq = F.fold(F.unfold(ones, kk, stride=ss, padding=pp), (side, side), kk, stride=ss, padding=pp)
-    r = (side + 2 * pp - kk) % ss
-    missed = int((cover_sq == 0).sum())
-    print(
-        f"side {side:3d}, (k, s, p) = ({kk}, {ss}, {pp}): r = {r}, r > p: {r > pp}; uncovered pixels: {missed}"
-    )
-    assert (missed > 0) == (r > pp)
 
 # %% [markdown]
 # **T2T's way: one pixel per token.** Between its splits, T2T does something else. The tokens sit on a grid of
@@ -614,19 +565,21 @@ def plain_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
 print(f"{tuple(toks.shape)} -> {tuple(plain_rebuild(toks, grid.rows, grid.cols).shape)}")
 
 # %% [markdown]
-# **Exercise 4 (predict).** `plain_rebuild` gives the right shape but the wrong image. On the picture's tokens,
-# `(1, 60, 400)` laid onto the 6 × 10 grid, which entries of which token end up in channel 0 of its output?
-# Answer with `(token, first entry, last entry)`, counted from 0, as `answer_channel0`. Then think how you would
-# fix it for *any* $h \times w$; the fix is under "After Exercise 4". The official T2T code takes a square root
-# here, so it only works for square grids.
+# **Exercise 4 (predict).** `plain_rebuild` gives the right shape but the wrong image. Take the picture's tokens,
+# `(1, 60, 400)`, laid onto the 6 × 10 grid. Look at channel 0 of the output, at grid row 1, column 0. Which
+# token, and which entry of it, land there? Answer `(token, entry)`, both counted from 0, as `answer_channel0`.
+# Then think how you would fix it for *any* $h \times w$; the fix is under "After Exercise 4". The official T2T
+# code takes a square root here, so it only works for square grids.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_channel0 = None  # replace None with (token, first entry, last entry)
+answer_channel0 = None  # replace None with (token, entry)
 ### BEGIN SOLUTION
-# A reshape reads the (N, C) token matrix row by row, in storage order. Channel 0 is the first h * w = 60
-# values: the first 60 entries of token 0. The fix moves the token axis behind the channel axis first:
+# A reshape reads the (N, C) token matrix row by row, in storage order, and fills the output in that order.
+# Channel 0 is the first h * w = 60 values, the first 60 entries of token 0, filled into the grid row by row.
+# Grid row 1, column 0 is value 1 * w + 0 = 10 of channel 0, counted from 0: entry 10 of token 0. The right layout puts
+# token 10's entry 0 there. The fix moves the token axis behind the channel axis first:
 # toks.transpose(1, 2).reshape(b, c, h, w).
-answer_channel0 = (0, 0, 6 * 10 - 1)
+answer_channel0 = (0, 1 * 10 + 0)
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -651,6 +604,9 @@ plain = plain_rebuild(toks, grid.rows, grid.cols)  # (1, 400, 6, 10)
 print(
     f"plain_rebuild's channel 0 equals entries 0 to 59 of token 0: {torch.equal(plain[0, 0].flatten(), toks[0, 0, :60])}"
 )
+labels = torch.arange(toks.numel()).reshape(toks.shape)  # each entry's value: token * 400 + entry
+at_1_0 = divmod(int(plain_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks.shape[2])
+print(f"channel 0 at grid row 1, column 0 holds (token, entry) = {at_1_0}; token {grid.cols} belongs there")
 
 
 def fixed_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
@@ -664,8 +620,10 @@ assert torch.equal(
     fixed_rebuild(toks, grid.rows, grid.cols), tokens.rebuild_image(toks, grid.rows, grid.cols)
 )
 assert torch.equal(fixed_rebuild(odd, 3, 7), tokens.rebuild_image(odd, 3, 7))
+assert divmod(int(fixed_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks.shape[2]) == (grid.cols, 0)
 print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 10 grid and on a 3 x 7 grid")
-#
+
+# %% [markdown]
 # Here is the package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds
 # pixel $j$ of every window. So each channel samples the padded picture every $s$ pixels, shifted by that
 # pixel's place in the window. Each channel is a small, shifted copy of the picture. The cell draws three
@@ -699,7 +657,7 @@ for ch in channels:
     assert (rebuilt[0, ch, pad_rows] == 0).all() and (rebuilt[0, ch][:, pad_cols] == 0).all()
 
 # %% [markdown]
-# ## 8. Three splits in a row (6 min)
+# ## 8. Three splits in a row (9 min)
 #
 # T2T-ViT's module splits three times. It soft-splits the image with $(k, s, p) = (7, 4, 2)$. It lays the tokens
 # onto their grid, one pixel each. It soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and
@@ -725,8 +683,9 @@ for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
     sides.append(tokens.count_tokens(sides[-1], sides[-1], kk, ss, pp).rows)
 print("the paper's input side, split after split: " + " -> ".join(str(n) for n in sides))
 token_dim = 64  # the T2T-ViT paper's token transformers make every token 64 channels wide
+print("after the first split, raw lengths grow 9-fold per split")
 print(
-    f"after the first split, raw lengths grow 9-fold per split; in the T2T-ViT paper the later splits see {token_dim} channels, "
+    f"in the T2T-ViT paper the later splits see {token_dim} channels, "
     f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 06)"
 )
 
@@ -775,7 +734,7 @@ assert ends_14 == list(range(ends_14[0], ends_14[-1] + 1))  # one unbroken range
 print(f"square sides that end as 14 x 14: {ends_14[0]} to {ends_14[-1]}, {len(ends_14)} sides")
 
 # %% [markdown]
-# ## 9. Play: kernel, stride, padding (3 min)
+# ## 9. Play: kernel, stride, padding (2 min)
 #
 # Move the sliders to see three windows on the padded picture, in the colours of the figures above. The sliders
 # need a running kernel. The title gives the token grid's size, and the token matrix is drawn beside it. A
@@ -808,3 +767,71 @@ assert widgets.soft_split_view(picture, 80, 10, 5)[0] is None
 #
 # **Next:** [03 Position embeddings](03_position_embeddings.ipynb). Attention does not know where a token came
 # from. How do we tell it?
+
+# %% [markdown]
+# ## Evidence: the largest square kept whole
+#
+# Section 3 says that a square stays whole in some window wherever it lies only up to
+# $(k - s + 1) \times (k - s + 1)$. The cell checks it by brute force. For every size $L$ up to $k$, it tries every
+# place of an $L \times L$ square on the picture. It does so for this split and for T2T's two settings.
+
+
+# %%
+def largest_whole_square(h: int, w: int, kk: int, ss: int, pp: int) -> tuple[int, dict[int, tuple[int, int]]]:
+    """Brute force over every size L up to the kernel (a larger square fits in no window) and every placement
+    of an L x L square on an h x w picture: the largest L whose every placement lies whole in some window of
+    the split (kk, ss, pp), and for each L the number of placements no window holds, of how many."""
+    wc = torch.as_tensor(tokens.window_corners(h, w, kk, ss, pp))  # (N, 2) top-left (row, col)
+    tops, lefts = wc[:, :1], wc[:, 1:]  # (N, 1) each
+    missed = {}
+    for size in range(1, min(h, w, kk) + 1):
+        r, c = torch.arange(h - size + 1), torch.arange(w - size + 1)  # every top row and left column
+        rows_fit = (tops <= r) & (r + size <= tops + kk)  # (N, placements down): window n holds those rows
+        cols_fit = (lefts <= c) & (c + size <= lefts + kk)  # (N, placements across)
+        caught = (rows_fit[:, :, None] & cols_fit[:, None, :]).any(dim=0)  # (down, across)
+        missed[size] = (int((~caught).sum()), caught.numel())
+    return max(size for size, (n, _) in missed.items() if n == 0), missed
+
+
+for kk, ss, pp in ((k, s, p), (7, 4, 2), (3, 2, 1)):
+    largest, missed = largest_whole_square(H, W, kk, ss, pp)
+    n_missed, n_placed = missed[largest + 1]
+    print(
+        f"(k, s, p) = ({kk}, {ss}, {pp}): the largest square whole wherever it lies is {largest} x {largest} "
+        f"(k - s + 1 = {kk - ss + 1}); a {largest + 1} x {largest + 1} square is cut at {n_missed} of its "
+        f"{n_placed} places"
+    )
+    assert largest == kk - ss + 1 and all(n > 0 for size, (n, _) in missed.items() if size > largest)
+
+# %% [markdown]
+# ## Evidence: when every pixel is covered
+#
+# Section 7 says that for $s \le k$ and $p < k$, the last $r - p$ rows or columns of a side lie in no window when
+# $r = (w + 2p - k) \bmod s$ is larger than $p$. The cell folds the split of an all-ones square back for four
+# sides, with the rule's stride and padding, and counts the pixels no window covers.
+
+# %%
+for side, kk in ((60, 20), (100, 20), (62, 7), (58, 20)):
+    ss, pp = tokens.t2t_stride_padding(kk)
+    ones = torch.ones(1, 1, side, side)  # a square picture of this side
+    cover_sq = F.fold(F.unfold(ones, kk, stride=ss, padding=pp), (side, side), kk, stride=ss, padding=pp)
+    r = (side + 2 * pp - kk) % ss
+    missed = int((cover_sq == 0).sum())
+    print(
+        f"side {side:3d}, (k, s, p) = ({kk}, {ss}, {pp}): r = {r}, r > p: {r > pp}; uncovered pixels: {missed}"
+    )
+    assert (missed > 0) == (r > pp)
+
+# %% [markdown]
+# ## Evidence: windows with dilation
+#
+# `nn.Unfold` can also spread a window's pixels apart, taking every $d$-th pixel. This is *dilation*. The window
+# then spans $d(k-1) + 1$ pixels, and that length replaces $k$ in the formula of section 1. T2T does not use
+# dilation. The cell checks the formula against `nn.Unfold` for three dilations on the picture.
+
+# %%
+for d in (1, 2, 3):
+    formula = [math.floor((side + 2 * p - d * (k - 1) - 1) / s + 1) for side in (H, W)]
+    out = nn.Unfold(kernel_size=k, stride=s, padding=p, dilation=d)(image).shape[-1]
+    print(f"dilation {d}: formula {formula[0]} x {formula[1]} = {formula[0] * formula[1]}, nn.Unfold {out}")
+    assert formula[0] * formula[1] == out

@@ -16,10 +16,10 @@
 # %% [markdown]
 # # 04 · Attention, step by step
 #
-# **Time:** about 55 minutes
+# **Time:** about 60 minutes
 #
-# Attention lets every token look at every other token and take a weighted average of what it finds. This
-# notebook builds the attention layer that ViT uses in every block, one step at a time.
+# Attention lets every token take a weighted average of all the tokens. This notebook builds ViT's attention
+# layer one step at a time.
 #
 # By the end you can
 # 1. draw attention as a lookup: a query matched against keys, a softmax, a weighted sum of values;
@@ -61,8 +61,7 @@ def numbers(t: torch.Tensor, digits: int = 2) -> str:
 #
 # Attention is a soft lookup. A *query* is compared with every *key*, and each comparison gives a *score*. A
 # softmax, as in notebook 03, turns the scores into *weights*: positive numbers that sum to 1. The result is
-# the weighted sum of the *values*, one value per key. A key that matches the query well gets a large weight, so its
-# value counts most.
+# the weighted sum of the *values*, one value per key: a key that matches well counts most.
 #
 # Let's try it with one query, four keys of length $d$ = 4, and four values of length 3. The score of key $j$
 # is the dot product $q \cdot k_j$ divided by $\sqrt{d}$; section 4 says why. We make the query point the way
@@ -100,9 +99,9 @@ plt.show()
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V.$$
 #
-# The softmax runs over each row, that is over the keys, and $d_k$ is the length of a query. We build the
-# standard layer that every ViT block uses. Notebook 06 builds T2T's variant on top of it, which is the layer
-# the attention article of the series walks through ([how the two differ](#Evidence:-the-walk-through-and-its-sources)).
+# The softmax runs over each row, that is over the keys, and $d_k$ is the length of a query. We build ViT's
+# standard layer; notebook 06 builds T2T's variant, which the series' attention article walks through ([how
+# the two differ](#Evidence:-the-walk-through-and-its-sources)).
 #
 # ## 2. Queries, keys and values (5 min)
 #
@@ -124,8 +123,8 @@ assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.
 # %% [markdown]
 # One linear layer, `qkv`, maps each token to $3D$ numbers, which are split into q, k and v.
 #
-# A layer can run several *heads*: groups of head_dim channels, each computing its own attention; section 5 builds them.
-# Here there is one head, but we keep a *head axis* of size 1, so that the same code works for several heads.
+# A layer can run several *heads*: groups of head_dim channels, each with its own attention (section 5). Here
+# there is one head, but we keep a *head axis* of size 1, so that the same code works for several.
 #
 # We draw the weights with standard deviation $1/\sqrt{D}$, so that q and k have variance about 1
 # ([PyTorch's default gives less](#Evidence:-the-walk-through-and-its-sources)).
@@ -134,8 +133,7 @@ assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.
 # inside each block the channels come head by head. So `reshape(batch, n_tokens, 3, heads, head_dim)` reads
 # the last axis from the outside in: block, head, channel. Then `permute(2, 0, 3, 1, 4)` lists the old axes in
 # their new order: q, k or v first, so that unpacking gives the three; then batch, head, token and channel.
-# The heads go before the tokens, so that a matrix product over the last two axes compares tokens with tokens
-# inside each head.
+# The heads go before the tokens, so that a product over the last two axes compares tokens within each head.
 
 # %%
 torch.manual_seed(0)
@@ -171,9 +169,8 @@ print(f"QK^T: {tuple(scores.shape)}, scale = {head_dim}^-0.5 = {scale}, weights:
 
 # %% [markdown]
 # Each token's output is its row of weights times the values: a weighted average of the 100 value vectors.
-# With several heads, the heads are glued back side by side; with one head, gluing just drops the head axis.
-# A last linear layer, `proj`, mixes the channels. In a transformer block the input is then added back, a
-# *residual connection*, which notebook 05 builds.
+# The heads are then glued back side by side; with one head, that just drops the head axis. A last linear
+# layer, `proj`, mixes the channels.
 
 # %%
 with torch.no_grad():
@@ -188,10 +185,9 @@ print(
 # Here are the matrix products for the first batch item, as heat maps. They show the first 20 tokens, so that
 # each cell can be seen; the products use all 100. So the rows of the weights panel do not sum to 1.
 #
-# What to look for in the weights: every query row has its own pattern. Some keys get several times the
-# average weight 1/100, and many get almost none. So each output row is a different mix of the values. An
-# average varies less than what it averages, so the last panel uses a narrower colour range, ±1 instead of ±3
-# ([how much less, with a control](#Evidence:-the-walk-through-and-its-sources)).
+# In the weights, every query row has its own pattern: some keys get several times the average weight 1/100,
+# many get almost none. An average varies less than what it averages, so the last panel's colour range is ±1,
+# not ±3 ([how much less, with a control](#Evidence:-the-walk-through-and-its-sources)).
 
 # %% mystnb={"image": {"alt": "Five heat maps for 20 tokens of the first item: Q, K transposed, the attention weights with a few bright keys per row, V, and the output weights times V in a narrower colour range"}}
 show = 20
@@ -325,9 +321,9 @@ print(f"a gap of 8: unscaled e^8 = {math.exp(8):.0f}, scaled e^(8 / 8) = {math.e
 # $q \cdot k = \sum_{c=1}^{d_k} q_c k_c$ is a sum of $d_k$ products of variance 1. So its variance is $d_k$.
 #
 # Scores that far apart push the softmax towards a one-hot row, and then training can barely move the row.
-# Training follows the *gradient* of the *loss*, the number that measures how wrong the model is. Every
-# gradient passes through the softmax's derivative, $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$,
-# with $\delta_{jl}$ = 1 when $j = l$ and 0 otherwise. When every weight is near 0 or 1, this is near 0.
+# Training follows the *gradient* of the *loss*, which measures how wrong the model is. Every gradient passes
+# through the softmax's derivative, $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$, with
+# $\delta_{jl}$ = 1 when $j = l$, else 0. When every weight is near 0 or 1, this is near 0.
 #
 # Dividing by $\sqrt{d_k}$ brings the variance back to 1, whatever the head size. Measured on random pairs:
 
@@ -366,10 +362,10 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ## 5. Several heads (11 min)
+# ## 5. Several heads (15 min)
 #
 # With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of head_dim $= D / h$ channels. Each
-# head computes its own weights over the same tokens, with its own $d_k$ = head_dim in the scale. Afterwards the
+# head computes its own attention weights over the same tokens, with $d_k$ = head_dim in the scale. Then the
 # $h$ outputs are put side by side again, head 0's channels first, and `proj` mixes them.
 
 # %% [markdown]
@@ -442,11 +438,15 @@ check.require(check.merge_bug_channel, head1_channel0)
 # ### After Exercise 2: the merge, fixed
 #
 # A reshape only regroups numbers in their stored order. The buggy merge puts the head axis after the
-# channels, so the heads take turns channel by channel. The right merge, `transpose(1, 2)`, gives
-# (B, N, heads, head_dim): the head axis before the channels, so each head's channels stay together.
+# channels, so the heads take turns channel by channel. The right merge, `transpose(1, 2)`, puts the head axis
+# before the channels, so each head's channels stay together.
 #
-# Both merges keep each token's own numbers, so a shape check and a "token t holds token t" check both pass.
-# Only a comparison with a reference reveals the bug: section 6 makes it.
+# Both merges keep each token's own numbers, so a shape check passes. A test that knows where each head's
+# channels belong reveals the bug: the labels above, or a reference with the same weights (section 6).
+#
+# When does the bug matter? Trained from scratch, this merge would do no harm: it is a fixed reordering of the
+# channels, and `proj` would learn that order. It matters when weights come from another implementation: a
+# checkpoint, a library, or `nn.MultiheadAttention` in section 6.
 
 
 # %%
@@ -511,7 +511,7 @@ plt.show()
 #
 # ### Weights and multiply-adds
 #
-# Heads cost no extra weights. There is one qkv layer, $3D^2 + 3D$ numbers with its bias, and one `proj`,
+# Heads cost no extra parameters. There is one qkv layer, $3D^2 + 3D$ numbers with its bias, and one `proj`,
 # $D^2 + D$, whatever $h$ is. Only the reshape changes.
 
 # %%
@@ -531,9 +531,9 @@ for h in (1, 4):
 # additions, which the count leaves out.
 #
 # So one attention layer on $N$ tokens costs $3ND^2$ for qkv, $N^2D$ for the scores $QK^\top$ over all heads,
-# another $N^2D$ for weights @ V, and $ND^2$ for `proj`. In total that is $4ND^2 + 2N^2D$. The layers' work
-# grows with the token count, the products' with its square.
-# `vitcourse.cost.count_macs` counts them during a real forward pass:
+# another $N^2D$ for weights @ V, and $ND^2$ for `proj`: in total
+# $3ND^2 + N^2D + N^2D + ND^2 = 4ND^2 + 2N^2D$. `vitcourse.cost.count_macs` counts them during a real forward
+# pass:
 
 # %%
 layer = Attention(dim, num_heads=4, qkv_bias=True)
@@ -549,61 +549,19 @@ print(
 assert counted == formula
 
 # %% [markdown]
-# **A worked example: ViT-B/16 at a larger image size.** ViT-B/16 is the ViT paper's Base model with patches of
-# 16 × 16 pixels, and notebook 05 lists its sizes. It cuts a 224 × 224 image into such patches, one token each,
-# and puts one more token in front: the *prediction token*, whose output the last layer reads to make the
-# prediction. The ViT paper calls it the *class token*. ViT-B/16 has 12 heads and $D$ = 768. The paper trains it
-# on 224 × 224 images, then a little more on 384 × 384 images (Dosovitskiy et al., 2021, Table 5).
-#
-# Every head compares every token with every token, so $QK^\top$ grows with the square of the token count:
-# from 197 to 577 tokens, that is $(577/197)^2 \approx 8.58$ times. The prediction token is one of those tokens.
-
-# %%
-entries = {}
-for side in (224, 384):
-    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1  # patches + the prediction token
-    entries[side] = 12 * n * n  # (heads, N, N) for one image
-    print(
-        f"{side} x {side}: {n} tokens; QK^T of one layer and one image: 12 x {n} x {n} = {entries[side]:,} entries"
-    )
-print(
-    f"growth: {entries[384] / entries[224]:.3f} times; pixels: {(384 / 224) ** 2:.3f} times; "
-    f"without the prediction token: {((384 // 16) ** 2 / (224 // 16) ** 2) ** 2:.3f} times"
-)
-
-# %% [markdown]
-# The multiply-adds of one layer follow: the linear layers grow with the tokens, the products with their square.
-
-# %%
-d_base = 768  # ViT-B's token length
-macs = {}
-for side in (224, 384):
-    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1
-    macs[side] = (4 * n * d_base**2, 2 * n * n * d_base)  # (qkv + proj, QK^T + weights @ V), one layer
-    print(
-        f"{side} x {side}, one layer, one image: qkv + proj {macs[side][0]:,} multiply-adds, "
-        f"QK^T + weights @ V {macs[side][1]:,}"
-    )
-print(
-    f"growth: qkv + proj {macs[384][0] / macs[224][0]:.3f} times, "
-    f"QK^T + weights @ V {macs[384][1] / macs[224][1]:.3f} times"
-)
-
-# %% [markdown]
 # Notebook 05 adds the MLP and counts a whole encoder block.
 #
 # ### Exercise 3 (predict): the cost of a layer that changes the token length
 #
-# The formula above keeps the token length $D$. T2T's first token transformer (notebook 06) does not. It reads
-# the tokens of T2T's first soft split (notebook 02), each the 7 × 7 = 49 pixels of a window of our picture.
-# It gives tokens of 64 channels, with one head and no bias in qkv. Our layer of the same sizes is
-# `Attention(49, chan=64, num_heads=1, qkv_bias=False)` ([the official code's
-# version](#Evidence:-the-walk-through-and-its-sources)). The cell below counts the tokens of that soft split.
+# The formula above keeps the token length $D$; T2T's first token transformer (notebook 06) does not. It reads
+# the 7 × 7 = 49 pixels of each window of T2T's first soft split (notebook 02) and gives tokens of 64 channels,
+# with one head and no bias in qkv: `Attention(49, chan=64, num_heads=1, qkv_bias=False)` ([the official
+# code's version](#Evidence:-the-walk-through-and-its-sources)). The cell below counts the soft split's tokens.
 #
-# Compare the multiply-adds of the layer's two matrix products, $QK^\top$ and weights @ V, with those of its two
-# linear layers, qkv and `proj`. Now give the layer a picture of 120 × 200 pixels, twice as tall and twice as
-# wide, cut by the same soft split. What happens to the products-to-layers ratio? Predict before the count
-# runs, and set `growth_choice` to a letter.
+# Compare the multiply-adds of the two matrix products, $QK^\top$ and weights @ V, with those of the two
+# linear layers, qkv and `proj`. Now give the layer a picture twice as tall and twice as wide, 120 × 200
+# pixels, cut by the same soft split. What happens to the products-to-layers ratio? Set `growth_choice` to a
+# letter before the count runs.
 #
 # - **a.** It stays the same: both costs grow with the picture.
 # - **b.** It doubles.
@@ -620,8 +578,8 @@ print(
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "cost_ratio_growth-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 growth_choice = None  # one of "a", "b", "c", "d"
 ### BEGIN SOLUTION
-# qkv costs N L c and proj N c^2: they grow with the token count N. The products cost 2 N^2 c: they grow with its
-# square. So the ratio 2 N c / (3 L c + c^2) grows as N does. Twice the height and twice the width give about
+# qkv costs 3 N L c and proj N c^2: they grow with the token count N. The products cost 2 N^2 c: they grow with
+# its square. So the ratio 2 N c / (3 L c + c^2) grows as N does. Twice the height and twice the width give about
 # 4 times the tokens (1,500 instead of 375), so the ratio grows 4 times.
 growth_choice = "c"
 ### END SOLUTION
@@ -657,14 +615,18 @@ print(f"the ratio grows {t2t_ratio[120] / t2t_ratio[60]:.2f} times")
 assert abs(t2t_ratio[120] / t2t_ratio[60] - 4) < 0.1
 
 # %% [markdown]
-# ## 6. The package's attention, checked three ways (7 min)
+# The same growth at a real model's sizes, ViT-B from 224 to 384 pixels, is worked out in [the
+# Evidence](#Evidence:-the-cost-of-ViT-B-at-a-larger-image-size).
+
+# %% [markdown]
+# ## 6. The package's attention, checked three ways (10 min)
 #
 # `vitcourse.attention.Attention` has two paths. `steps(x)` returns the output and every intermediate: `q`,
-# `k`, `v`, the already scaled `scores`, the `weights`, the `heads` (weights @ V) and `merged`.
+# `k`, `v`, the scaled `scores`, the `weights`, the `heads` (weights @ V) and `merged`.
 #
 # The *fused* path, `forward`, makes one call for the scores, the softmax and weights @ V:
-# `F.scaled_dot_product_attention`, PyTorch's attention function. It picks a *kernel*, a routine written for
-# the hardware; the fastest never store the whole N × N matrix of weights.
+# `F.scaled_dot_product_attention`, PyTorch's attention function. Its fastest routines never store the whole
+# N × N matrix of weights.
 #
 # We copy our weights in and compare: the step path with our hand-built heads, the fused path with the step
 # path, and both with PyTorch's `nn.MultiheadAttention`.
@@ -734,16 +696,16 @@ check.require(check.attention_function, attention_tokens_first)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 7. Attention on the picture (7 min)
+# ## 7. Attention on the picture (4 min)
 #
 # Now the picture's 15 patch tokens, projected to 64 channels (notebook 01) and layer-normed, go through a
-# 4-head attention with random weights. For one query, patch 8, each heat map shows a head's 15 weights on the
-# 3 × 5 patch grid.
+# 4-head attention with random parameters. Each heat map shows one head's 15 weights for the query patch 8, on
+# the 3 × 5 patch grid.
 #
-# Random weights know nothing of mountains, but the weights do depend on the tokens' *content*. The picture's
-# tokens are very alike: the cell prints their mean cosine similarity, which is 1 for tokens pointing the same
-# way and about 0 for unrelated ones. Alike tokens give alike keys, so a query's scores differ little, and a
-# random head's weights stay near uniform.
+# Random parameters know nothing of mountains, but the attention weights do depend on the tokens' *content*.
+# The picture's tokens are very alike: the cell prints their mean cosine similarity, which is 1 for tokens
+# pointing the same way and about 0 for unrelated ones. Alike tokens give alike keys, so a query's scores differ
+# little, and a random head's attention weights stay closer to uniform than on unrelated tokens.
 
 # %%
 picture = load_mountains()
@@ -792,51 +754,24 @@ fig.suptitle("Random 4-head attention of patch 8 (outlined) over the 15 patches"
 plt.show()
 
 # %% [markdown]
-# How far the weights stray from uniform depends on how alike the tokens are. The Evidence section measures it
-# on random tokens made more and more alike, and checks that identical patches get identical weights ([random
-# tokens beside the picture's tokens](#Evidence:-random-tokens-beside-the-picture-tokens)).
-#
-# ### Play (optional): scale, temperature and heads
-#
-# The explorer runs a seeded attention layer over the picture's 15 raw patches, tokens of length 400. It draws
-# the weights of up to 8 heads, with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform
-# weights. The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a *temperature* $T < 1$
-# sharpens them, $T > 1$ flattens them.
-#
-# **Predict, then play.** It starts with 4 heads, the scale $1/\sqrt{\text{head\_dim}}$ and $T$ = 1. Write
-# down your guesses, then try them.
-# 1. Drop the scale: set it to none. To roughly what mean entropy?
-# 2. At $T$ = 0.1 and at $T$ = 10: how close to one-hot, and how close to uniform?
-# 3. With 16 heads, each compares the tokens on 4 channels, with the scale 1/2. Close to the 4 heads' value, to
-#    uniform, or to one-hot?
-
-# %%
-from vitcourse import widgets
-
-widgets.attention_explorer(picture)
+# How far the attention weights stray from uniform depends on how alike the tokens are, and identical patches
+# get identical weights ([random tokens beside the picture's
+# tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). To change the scale, a temperature and the
+# number of heads on the picture, try [the explorer](#Evidence:-more-to-try:-the-attention-explorer).
 
 # %% [markdown]
-# ### After playing: the answers
-#
-# The explorer's text line for each setting:
-
-# %%
-for setting in [{}, {"scale": "none"}, {"temperature": 0.1}, {"temperature": 10.0}, {"heads": 16}]:
-    print(setting, "->", widgets.attention_view(picture, **setting)[1])
-assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be > 0
-
-# %% [markdown]
-# ## 8. Attention in a trained model (8 min)
+# ## 8. Attention in a trained model (9 min)
 #
 # Now trained heads. The course ships a small ViT trained by its own code: tokens of length $D$ = 64 from
 # patches of 20 pixels, and 2 *encoder blocks* of 4 heads. Each block runs this attention and then a small
-# two-layer network, the *MLP*, each with a layer norm before it and a residual connection (notebook 05).
-# The MLP's hidden layer is twice as wide as a token: an *MLP ratio* of 2, as in every model trained in this
-# course. The ViT paper uses 4.
+# two-layer network, the *MLP* (notebook 05). Its hidden layer is twice as wide as a token: an *MLP ratio* of
+# 2, as in every model trained in this course; the ViT paper uses 4.
 #
-# It was trained on random scenes to name the patch row and column of the moon. Its last layer reads only the
-# prediction token, token 0, so what matters is where that token looks: row 0 of each head's weights. The maps
-# show one *held-out* scene, one the model never saw in training, the moon's patch outlined in red.
+# It was trained on random scenes to name the patch row and column of the moon. As in ViT, one more token goes
+# in front of the patch tokens: the *prediction token*, token 0, which the ViT paper calls the *class token*.
+# The last layer reads only its output, so the rows to read first are row 0 of each head's weights: where that
+# token looks. The maps show one *held-out* scene, one the model never saw in training, the moon's patch
+# outlined in red.
 
 # %% mystnb={"image": {"alt": "A held-out scene with the moon's patch outlined in red, beside 8 small 3 by 5 maps, one per block and head, of the trained prediction token's attention weights over the patches, values written in"}}
 shipped = train.load_shipped("vit_where", device)
@@ -894,8 +829,8 @@ assert on_moon[1] > 0.5 and on_moon[3] > 0.5  # what the text says of heads 1 an
 # %% [markdown]
 # Over all 256 held-out scenes, every head spreads the prediction token's weight almost evenly before training.
 # After training, in block 1, head 0 puts most of it on the moon's patch, and head 2 stays spread out ([the
-# table, beside the untrained start](#Evidence:-the-trained-heads-beside-their-untrained-start)). On this scene
-# heads 1 and 3 also look at the moon; over all held-out scenes they put about a third of their weight there.
+# table, beside the untrained start](#Evidence:-the-trained-heads-beside-their-untrained-start)). Heads 1 and 3
+# look at the moon on this scene, but put only about a third of their weight there over all the scenes.
 #
 # Where a head looks does not say what the model uses. In one trained run of a second shipped model, switching
 # off what the prediction token reads in block 1 leaves the model at or below chance; a later block costs far
@@ -903,16 +838,15 @@ assert on_moon[1] > 0.5 and on_moon[3] > 0.5  # what the text says of heads 1 an
 #
 # ### Exercise 5 (read a figure): where does a patch look?
 #
-# The figure shows the same model's attention maps on *our picture*; the model takes any 60 × 100 picture.
-# Each map is a 16 × 16 weight matrix: one row per query token, one column per key token. Token 0 is the
-# prediction token and token $p$ is patch $p$. Thin lines set token 0 apart from the three rows of patches.
+# The figure shows the same model's attention maps on *our picture*. Each map is a 16 × 16 weight matrix: one
+# row per query token, one column per key token. Token 0 is the prediction token and token $p$ is patch $p$.
+# Thin lines set token 0 apart from the three rows of patches.
 #
-# The cell picks the block, head and query patch whose row is easiest to read on this picture, prints the
-# question, and draws that head large. Read the answer off the map and set `answer_patch` to the patch's
-# number, 1 to 15.
+# The cell picks the block, head and query patch whose row is easiest to read, prints the question, and draws
+# that head large. Read the answer off the map and set `answer_patch` to the patch's number, 1 to 15.
 #
-# Then, with nothing to set: in block 1, which patch does the prediction token read most on this picture, and
-# what is in the picture there? The section after the exercise answers.
+# Then, with nothing to set: in block 1, head 0, which patch does the prediction token read most on this
+# picture, and what is in the picture there? The section after the exercise answers.
 
 # %% mystnb={"image": {"alt": "The picture with its 15 numbered patches, beside the trained ViT's 16 by 16 attention map of the head asked about, query tokens by key tokens, and the same block's other heads drawn small"}}
 with torch.no_grad():
@@ -983,8 +917,8 @@ check.require(check.attention_map_reading, answer_patch, picture)
 # are laid back on the patch grid. The query patch's *column* would say something else: how much each query
 # attends to that patch.
 #
-# The last lines answer the second question: where the prediction token looks in block 1, and how many
-# near-white pixels each patch holds: the moon, in the course's picture.
+# The last lines answer the second question: where the prediction token looks in each head of block 1, and
+# which patches hold the most near-white pixels: the moon, in the course's picture.
 
 # %% mystnb={"image": {"alt": "The picture with the query patch outlined in cyan, beside a 3 by 5 map of that query's attention weights over the patches in the head asked about, values written in"}}
 asked_row = picture_maps[ask_block, ask_head, asked.query]  # (16,): one query's weights over the keys
@@ -1015,32 +949,38 @@ plt.show()
 
 read_by_cls = picture_maps[0, :, 0, 1:]  # (heads, 15): block 1, the prediction token's weights
 bright_counts = (tokens.patchify(image.cpu(), 20)[0] >= 0.95).sum(-1)  # (15,): near-white pixels per patch
-for h in range(heads):
-    top_patch = int(read_by_cls[h].argmax()) + 1
-    print(
-        f"block 1, head {h}: the prediction token reads patch {top_patch} most ({read_by_cls[h].max():.2f})"
-    )
 brightest_patches = bright_counts.argsort(descending=True, stable=True)[:3].tolist()  # 0-based
 print(
     "pixels of brightness 0.95 or more: "
     + ", ".join(f"patch {p + 1}: {int(bright_counts[p])}" for p in brightest_patches)
 )
+moon_here = brightest_patches[0]  # 0-based: the patch with the most near-white pixels
+for h in range(heads):
+    top_patch = int(read_by_cls[h].argmax())  # 0-based
+    print(
+        f"block 1, head {h}: the prediction token reads patch {top_patch + 1} most ({read_by_cls[h].max():.2f}), "
+        + ("the moon's patch" if top_patch == moon_here else "not the moon's")
+    )
+
+# %% [markdown]
+# Head 0 is the head that locked onto the moon over the held-out scenes. Heads 1 and 3 looked at the moon in
+# section 8's held-out scene; the last lines say where they look on this picture. Where a head looks can change
+# from picture to picture.
 
 # %% [markdown]
 # ## Summary
 #
-# - Attention is a soft lookup: a query is matched against every key, a softmax turns the scores into weights,
-#   and the output is the weighted sum of the values.
-# - Q, K and V come from one linear layer; `proj` mixes the channels of the result.
-# - The scale $d_k^{-1/2}$ keeps the scores' variance near 1 and the softmax away from one-hot rows.
-# - Heads are groups of channels that attend separately, glued back head 0 first. They add no weights. One
+# - Attention is a soft lookup: a query is scored against every key, a softmax makes the weights, and the
+#   output is the weighted sum of the values.
+# - Q, K and V come from one linear layer; `proj` mixes the result's channels.
+# - The scale $d_k^{-1/2}$ keeps the scores' variance near 1 and the rows away from one-hot.
+# - Heads are groups of channels that attend separately, glued back head 0 first, at no extra parameters. A
 #   layer costs $4ND^2 + 2N^2D$ multiply-adds.
-# - An attention map has one row per query and one column per key. Trained heads differ from each other; only
-#   an experiment such as switching heads off shows what the model uses.
+# - An attention map has one row per query and one column per key. Where a head looks does not show what the
+#   model uses; switching heads off does.
 #
-# **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) stacks attention and an MLP into encoder
-# blocks and builds the whole ViT; [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the
-# token length.
+# **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) builds the whole ViT;
+# [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token length.
 
 # %% [markdown]
 # ## Evidence: the walk-through and its sources
@@ -1098,6 +1038,51 @@ print(
 )
 print(f"control, weights @ (values of another item): {control.std().item():.2f}")
 assert mixed_values.std() > 1.1 * predicted_std and abs(control.std() / predicted_std - 1) < 0.05
+
+# %% [markdown]
+# ## Evidence: the cost of ViT-B at a larger image size
+#
+# The count after Exercise 3 showed how the products-to-layers ratio grows on T2T's first layer. Here is the
+# same count at the sizes of a real model. ViT-B/16 is the ViT paper's Base model with patches of 16 × 16 pixels, and
+# notebook 05 lists its sizes. It cuts a 224 × 224 image into such patches, one token each, and puts the
+# prediction token in front (section 8). ViT-B/16 has 12 heads and $D$ = 768. The paper trains it
+# on 224 × 224 images, then a little more on 384 × 384 images (Dosovitskiy et al., 2021, Table 5).
+#
+# Every head compares every token with every token, so $QK^\top$ grows with the square of the token count:
+# from 197 to 577 tokens, that is $(577/197)^2 \approx 8.58$ times. The prediction token is one of those tokens.
+
+# %%
+entries = {}
+for side in (224, 384):
+    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1  # patches + the prediction token
+    entries[side] = 12 * n * n  # (heads, N, N) for one image
+    print(
+        f"{side} x {side}: {n} tokens; QK^T of one layer and one image: 12 x {n} x {n} = {entries[side]:,} entries"
+    )
+print(
+    f"growth: {entries[384] / entries[224]:.3f} times; pixels: {(384 / 224) ** 2:.3f} times; "
+    f"without the prediction token: {((384 // 16) ** 2 / (224 // 16) ** 2) ** 2:.3f} times"
+)
+
+# %% [markdown]
+# The multiply-adds of one layer follow: the linear layers grow with the tokens, the products with their square,
+# so their ratio grows as the token count does, as in Exercise 3.
+
+# %%
+d_base = 768  # ViT-B's token length
+macs = {}
+for side in (224, 384):
+    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1
+    macs[side] = (4 * n * d_base**2, 2 * n * n * d_base)  # (qkv + proj, QK^T + weights @ V), one layer
+    print(
+        f"{side} x {side}, one layer, one image: qkv + proj {macs[side][0]:,} multiply-adds, "
+        f"QK^T + weights @ V {macs[side][1]:,}"
+    )
+print(
+    f"growth: qkv + proj {macs[384][0] / macs[224][0]:.3f} times, "
+    f"QK^T + weights @ V {macs[384][1] / macs[224][1]:.3f} times"
+)
+
 
 # %% [markdown]
 # ## Evidence: random tokens beside the picture tokens
@@ -1210,6 +1195,39 @@ print(
     f"gap between the weights on patches {pa} and {pb}: {alike_gap:.4f} (mean over the heads), "
     f"{alike_gap / typical_gap:.2f} times the gap between two patches taken at random ({typical_gap:.4f})"
 )
+
+
+# %% [markdown]
+# ## Evidence: more to try: the attention explorer
+#
+# An optional play with the attention of section 7.
+#
+# The explorer runs a seeded attention layer over the picture's 15 raw patches, tokens of length 400. It draws
+# the weights of up to 8 heads, with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform
+# weights. The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a *temperature* $T < 1$
+# sharpens them, $T > 1$ flattens them.
+#
+# **Predict, then play.** It starts with 4 heads, the scale $1/\sqrt{\text{head\_dim}}$ and $T$ = 1. Write
+# down your guesses, then try them.
+# 1. Drop the scale: set it to none. To roughly what mean entropy?
+# 2. At $T$ = 0.1 and at $T$ = 10: how close to one-hot, and how close to uniform?
+# 3. With 16 heads, each compares the tokens on 4 channels, with the scale 1/2. Close to the 4 heads' value, to
+#    uniform, or to one-hot?
+
+# %%
+from vitcourse import widgets
+
+widgets.attention_explorer(picture)
+
+# %% [markdown]
+# **After playing: the answers.**
+#
+# The explorer's text line for each setting:
+
+# %%
+for setting in [{}, {"scale": "none"}, {"temperature": 0.1}, {"temperature": 10.0}, {"heads": 16}]:
+    print(setting, "->", widgets.attention_view(picture, **setting)[1])
+assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be > 0
 
 
 # %% [markdown]

@@ -21,10 +21,8 @@
 # Notebooks 01 to 04 built tokens, positions and attention. A Vision Transformer, or ViT, puts them together
 # in three parts (Dosovitskiy et al., 2021):
 #
-# 1. **token processing**: project the patches, put a learned *prediction token* in front, add the position
-#    embedding;
-# 2. **encoder blocks**: attention and an MLP, each with a layer norm before it and a residual connection
-#    around it;
+# 1. **token processing**: patch tokens, a learned *prediction token* in front, the position embedding;
+# 2. **encoder blocks**: attention and an MLP, each after a layer norm and inside a residual connection;
 # 3. **prediction processing**: a final norm, then a linear head on the prediction token alone.
 #
 # By the end you can
@@ -33,7 +31,7 @@
 # 3. find a misplaced norm or a wrong pooling in someone else's code,
 # 4. work out what one encoder block costs and where its parameters sit,
 # 5. say why ViT needed huge data sets and name three answers to that,
-# 6. read three views inside a trained ViT: how far its heads look, its patch filters and attention rollout.
+# 6. read two views inside a trained ViT: how far its heads look, and attention rollout.
 
 # %%
 import copy
@@ -79,9 +77,8 @@ device = vitcourse.get_device()
 # block's output, the prediction token's row. A linear head turns $\mathbf{y}$ into the prediction.
 #
 # We build a small ViT for the picture: 60 × 100 pixels, one channel, 20 × 20 patches, one output. It has
-# D = 64, 4 heads, 2 blocks and ViT's MLP ratio of 4: the MLP's hidden layer is 4D wide. ViT-Base has the same
-# structure with D = 768 and 12 blocks. Every model this course *trains*, the shipped ones and notebook 07's,
-# has an MLP ratio of 2 instead. The diagram is drawn by running the model on the `meta` device, which computes
+# D = 64, 4 heads, 2 blocks and ViT's MLP ratio of 4: the MLP's hidden layer is 4D wide. Every model this
+# course *trains*, the shipped ones and notebook 07's, has an MLP ratio of 2 instead. The diagram is drawn by running the model on the `meta` device, which computes
 # shapes but no numbers.
 
 # %% mystnb={"image": {"alt": "Diagram of the picture's ViT: the 60 by 100 image cut into 15 patches, projected to tokens of length 64, a prediction token prepended, the position embedding added, two encoder blocks, the final norm and the head on token 0, with the tensor shape at every step"}}
@@ -101,38 +98,11 @@ plt.show()
 #
 # Here is the whole model in one class of plain PyTorch, `vitcourse/vit_listing.py`. Read it once from top to
 # bottom. Each comment names the equation a line implements, and each reshape carries its shape. The rest of
-# this notebook takes the parts apart one by one.
+# this notebook takes the parts apart one by one. The package's `VisionTransformer`, used from here on,
+# computes the same thing: [the listing against the package](#Evidence:-the-listing-against-the-package).
 
 # %%
 print(inspect.getsource(vit_listing))
-
-# %% [markdown]
-# The package's `VisionTransformer` adds input checks, other position embeddings and tools for looking inside,
-# but computes the same thing. Its parameters have the same names, so the listing can load its weights. The
-# cell does that for the picture model and for the shipped ViT of section 6, whose MLP ratio is 2. Then it
-# compares the outputs on the picture.
-
-# %%
-picture = load_mountains()
-image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
-shipped = train.load_shipped("vit_where", device)
-trained = shipped.model  # the shipped ViT, trained to name the patch that holds the moon
-for name, model, ratio in (
-    ("picture model", vit, 4.0),
-    ("shipped vit_where", trained, shipped.config.mlp_ratio),
-):
-    listing = ViTListing(
-        num_classes=model.head.out_features,
-        embed_dim=model.embed_dim,
-        depth=len(model.blocks),
-        num_heads=model.blocks[0].attn.num_heads,
-        mlp_ratio=ratio,
-    ).to(device)
-    listing.load_state_dict(model.state_dict())  # every name matches
-    with torch.no_grad():
-        same = torch.allclose(listing(image), model(image), rtol=1e-4, atol=1e-5)
-    print(f"{name} (MLP ratio {ratio:g}): the listing gives the same outputs: {same}")
-    assert same
 
 # %% [markdown]
 # ## 3. Token processing (6 min)
@@ -140,17 +110,14 @@ for name, model, ratio in (
 # Notebook 01 made the patch tokens $\mathbf{x}_p^i \mathbf{E}$. Equation (1) adds two things.
 #
 # The **prediction token** $\mathbf{x}_\text{class}$ is one learned vector of length $D$, the same for every
-# image. The ViT paper calls it the *class token*, after the [CLS] token that the language model BERT puts in
-# front of every sentence (Devlin et al., 2019); the code calls it `cls_token`. The course uses the article
-# series' name, *prediction token*, because the head on it need not name a class. It carries no pixels. Through
-# attention it gathers what the prediction needs from the patch tokens, and only its row goes to the head. It is
-# always token 0.
+# image. The ViT paper calls it the *class token* and the code `cls_token`; the course uses the article series'
+# name, because the head on it need not name a class. It carries no pixels. Through attention it gathers what the prediction needs from the
+# patch tokens. It is always token 0, and only its row goes to the head.
 #
 # Notebook 03's **position embedding** $\mathbf{E}_\text{pos}$ is one more learned table, of shape
 # (1, N + 1, D), added to the tokens. The prediction token gets a row too.
 #
-# The walk-through uses the article series' sizes: a batch of 13 items of 175 tokens of length 768. The tokens
-# are random numbers, since only the shapes matter. Notebook 06 shows where 175 comes from.
+# The walk-through uses the article series' sizes: a batch of 13 items of 175 random tokens of length 768.
 
 # %%
 batch, n_tokens, D = 13, 175, 768
@@ -167,12 +134,12 @@ print(f"+ position embedding {tuple(pos_embed.shape)} -> {tuple(tokens_in.shape)
 print(f"token 0 of item 5 is the prediction token: {torch.equal(with_cls[5, 0], cls_token[0, 0].detach())}")
 
 # %% [markdown]
-# `expand` repeats the (1, 1, D) token over the batch as a view, without copying. So every item's gradient
+# `expand` repeats the (1, 1, D) token over the batch as a view, without copying, so every item's gradient
 # flows into the one vector.
 #
-# The lecture slides *ViT (Vision Transformer)*, the course's other source, build the token differently:
-# `nn.Parameter(torch.ones(batch_size, 1, 768))`. That is one row of ones for each of the `batch_size` slots of
-# a batch. The class below is that token alone.
+# The lecture slides *ViT (Vision Transformer)*, the course's other source, build the token as
+# `nn.Parameter(torch.ones(batch_size, 1, 768))`: one row of ones for each slot of a batch. The class below is
+# that token alone.
 #
 # **Exercise 1 (predict).** A model built with the slides' token for batches of 32 takes one training step on
 # a batch of 32 different images. Afterwards, how many *different* token vectors does its parameter hold? Write
@@ -212,7 +179,7 @@ check.require(check.slides_token_count, answer_distinct_tokens)
 # ### After Exercise 1: one token per slot
 #
 # The run: one step of plain gradient descent, then a batch of 13. A toy head reads token 0 plus the mean of
-# the patch tokens, a stand-in for attention's mixing. Every slot has the same target.
+# the patch tokens, a stand-in for attention's mixing, with the same target in every slot.
 
 # %%
 slides = SlidesToken(32, D).to(device)
@@ -235,10 +202,9 @@ except RuntimeError as err:
 assert distinct > 1
 
 # %% [markdown]
-# The slides' token learns, but each slot's row gets the gradient of the image in that slot: the targets were
-# equal, so the images alone set the rows apart. So an image's
-# prediction token depends on where in the batch it sits, and the model runs only on batches of exactly 32.
-# Ours is one vector that every item of any batch shares.
+# Each slot's row gets the gradient of the image in that slot. The targets were equal, so the images alone set
+# the rows apart. An image's prediction token then depends on where in the batch it sits, and the model runs
+# only on batches of exactly 32. Ours is one vector that every item of any batch shares.
 #
 # ## 4. The encoder block (10 min)
 #
@@ -251,10 +217,9 @@ assert distinct > 1
 #   \boldsymbol\beta, \qquad \mu = \frac{1}{D}\sum_{j=1}^{D} x_j,\quad
 #   \sigma^2 = \frac{1}{D}\sum_{j=1}^{D} (x_j - \mu)^2$$
 #
-# Most CNNs use BatchNorm instead, which takes its statistics over the *batch*. Then one image's output depends on
-# the other images in its batch. A layer norm's statistics belong to the token alone. The cell normalises item
-# 0 once on its own and once inside the batch of 13, with each norm. The small $\epsilon$ keeps the division
-# safe; ViT uses $10^{-6}$.
+# Most CNNs use BatchNorm instead, which takes its statistics over the *batch*, so one image's output depends
+# on the other images in its batch. The cell normalises item 0 alone and inside the batch of 13, with each
+# norm. The small $\epsilon$ keeps the division safe; ViT uses $10^{-6}$.
 
 # %%
 ln = nn.LayerNorm(D, eps=1e-6).to(device)
@@ -275,29 +240,15 @@ assert ln_same and not bn_same
 # %% [markdown]
 # ### GELU and the MLP
 #
-# The MLP works on each token separately, with the same weights for every token. In ViT it widens from $D$ to
-# $4D$, applies GELU and narrows back to $D$:
+# The MLP works on each token separately, with the same weights for every token. At ViT's MLP ratio of 4 it
+# widens from $D$ to $4D$, applies GELU and narrows back to $D$:
 #
 # $$\text{MLP}(\mathbf{x}) = \text{GELU}(\mathbf{x} W_1 + \mathbf{b}_1)\, W_2 + \mathbf{b}_2, \qquad
 #   W_1: D \times 4D,\ W_2: 4D \times D$$
 #
-# The factor 4 is the *MLP ratio*. The course's trained models use 2, so their hidden layer is $2D$ wide.
+# GELU is a smooth relative of ReLU: [GELU against ReLU](#Evidence:-GELU-against-ReLU). Attention *mixes*
+# tokens; the MLP *transforms* each token on its own.
 #
-# GELU (Hendrycks and Gimpel, 2016) is $x\,\Phi(x)$, with $\Phi$ the standard normal's cumulative distribution.
-# For large $x$ it is almost $x$, like ReLU. Unlike ReLU, it is smooth at 0 and slightly negative for every
-# $x < 0$. Attention *mixes* tokens; the MLP *transforms* each token on its own.
-
-# %%
-values = torch.tensor([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0])
-print("x:    ", [round(v, 3) for v in values.tolist()])
-print("GELU: ", [round(v, 3) for v in nn.functional.gelu(values).tolist()])
-print("ReLU: ", [round(v, 3) for v in torch.relu(values).tolist()])
-grid = torch.linspace(-5.0, 0.0, 5001)  # steps of 0.001
-gelu_grid = nn.functional.gelu(grid)
-lowest = int(gelu_grid.argmin())
-print(f"GELU's minimum on [-5, 0]: {gelu_grid[lowest].item():.3f} at x = {grid[lowest].item():.2f}")
-
-# %% [markdown]
 # ### Pre-norm and post-norm
 #
 # The original Transformer (Vaswani et al., 2017) normalises *after* adding the residual. That is
@@ -306,29 +257,34 @@ print(f"GELU's minimum on [-5, 0]: {gelu_grid[lowest].item():.3f} at x = {grid[l
 # and (3).
 #
 # In pre-norm the path from input to output is a plain sum, so the gradient reaches every block through an
-# identity path, however deep the stack. Xiong et al. showed that post-norm Transformers need a learning-rate
-# warm-up, while pre-norm ones train without it: *On Layer Normalization in the Transformer Architecture*,
-# ICML 2020, Sections 3 and 4.
+# identity path, however deep the stack. Post-norm Transformers need a learning-rate warm-up; pre-norm ones
+# train without it, as Xiong et al. showed in *On Layer Normalization in the Transformer Architecture*, ICML
+# 2020, Sections 3 and 4.
 #
-# The price: nothing normalises the sum itself, so it keeps growing through the blocks. The cell stacks 12
-# fresh blocks at D = 768 and prints the tokens' standard deviation after each block.
+# The price: nothing normalises the sum itself, so its scale drifts through the blocks. The cell takes the 12
+# blocks of a fresh ViT at D = 768, started as section 6 describes. It prints the tokens' standard deviation
+# after each block, then after a final LayerNorm.
 
 # %%
 torch.manual_seed(0)
-stack = [EncoderBlock(D, num_heads=12, mlp_ratio=4.0).to(device).eval() for _ in range(12)]
+deep = VisionTransformer(embed_dim=D, depth=12, num_heads=12).to(device).eval()  # ViT-Base's blocks
 with torch.no_grad():
     z = tokens_in[:2]  # (2, N + 1, D)
     spread = [z.std().item()]
-    for layer in stack:
+    for layer in deep.blocks:
         z = layer(z)  # (2, N + 1, D): pre-norm, so z itself is never normalised
         spread.append(z.std().item())
+    final_std = deep.norm(z).std(-1, unbiased=False)  # (2, N + 1): each token's std after the final norm
 print("token std entering block 1, then after blocks 1 to 12:", [f"{v:.2f}" for v in spread])
-assert spread[-1] > spread[0]
+print(f"after the final LayerNorm, every token's std: {final_std.mean().item():.2f}")
+assert spread[-1] > spread[0] and bool(((final_std - 1).abs() < 1e-3).all())
 
 # %% [markdown]
-# So a **final** norm is needed before the head. That is equation (4).
+# ViT adds a **final** norm, so that the head sees token 0 at mean 0 and std 1 whatever the depth and, once
+# trained, the image. That is equation (4).
 #
-# The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens.
+# The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens. The same block, step by
+# step in code: [ViT's block step by step](#Evidence:-ViT's-block-step-by-step).
 
 # %% mystnb={"image": {"alt": "Diagram of one pre-norm encoder block: the tokens (13, 176, 768) go through norm1, 12-head attention and a residual sum, then norm2, an MLP widening to 3072 and back, and a second residual sum"}}
 block = EncoderBlock(D, num_heads=12, mlp_ratio=4.0).to(device).eval()
@@ -337,10 +293,10 @@ diagrams.encoder_block(ax=ax, block=block, batch=batch, tokens=n_tokens + 1)
 plt.show()
 
 # %% [markdown]
-# **Exercise 2 (find the bug).** A colleague wants the original Transformer's **post-norm** block, to compare
-# it with ViT's. Each part should be $\mathbf{z} \leftarrow \text{LN}(\mathbf{z} + f(\mathbf{z}))$: attention
-# with `norm1` first, then the MLP with `norm2`. The function below runs and keeps every shape, but it does not
-# compute that. Write the corrected version as `my_post_norm_block`.
+# **Exercise 2 (find the bug).** A colleague wants the original Transformer's **post-norm** block, described
+# under "Pre-norm and post-norm" above, to compare it with ViT's. `norm1` belongs to the attention step, `norm2`
+# to the MLP step. The function below runs and keeps every shape, but it is not a post-norm block. Write the
+# corrected version as `my_post_norm_block`.
 
 
 # %%
@@ -369,30 +325,6 @@ check.require(check.post_norm_block_function, my_post_norm_block)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: ViT's block step by step
-#
-# ViT's pre-norm block, equations (2) and (3), on two items of the walk-through batch. In the printout,
-# `chan` is the length of attention's q, k and v; in ViT it always equals D. `v_skip=False`: unlike the
-# article series' code, ViT's attention does not add $\mathbf{v}$ to its output. Notebook 06 explains where
-# that skip belongs.
-
-# %%
-print(block)
-with torch.no_grad():
-    z = tokens_in[:2]  # (2, N + 1, D)
-    h = block.attn(block.norm1(z))  # (2, N + 1, D)
-    print(f"norm1, attention: {tuple(h.shape)}  ({block.attn.num_heads} heads of {block.attn.head_dim})")
-    z_mid = z + h  # equation (2)
-    h = block.mlp.fc1(block.norm2(z_mid))  # (2, N + 1, 4D)
-    print(f"+ residual, norm2, fc1: {tuple(h.shape)}")
-    h = block.mlp.fc2(block.mlp.act(h))  # (2, N + 1, D)
-    z_out = z_mid + h  # equation (3)
-    print(f"GELU, fc2, + residual: {tuple(z_out.shape)}")
-    same = torch.allclose(z_out, block(z), atol=1e-5)
-print(f"equals EncoderBlock.forward: {same}")
-assert same and z_out.shape == z.shape
-
-# %% [markdown]
 # ## 5. Prediction processing (5 min)
 #
 # After the last block come a final layer norm and the head, on token 0 only. The article series predicts a
@@ -402,6 +334,7 @@ assert same and z_out.shape == z.shape
 # %%
 norm = nn.LayerNorm(D, eps=1e-6).to(device)
 with torch.no_grad():
+    z_out = block(tokens_in[:2])  # (2, N + 1, D): the block of section 4's diagram, on two items
     features = norm(z_out)  # (2, N + 1, D)
     pred_token = features[:, 0]  # (2, D): y of equation (4)
     single = nn.Linear(D, 1).to(device)(pred_token)  # (2, 1)
@@ -410,14 +343,12 @@ print(f"norm {tuple(features.shape)} -> token 0 {tuple(pred_token.shape)}")
 print(f"-> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (1000 classes)")
 
 # %% [markdown]
-# ViT is trained in two phases. **Pre-training** is a first, long training on a large, general data set.
-# **Fine-tuning** then continues from those weights on the task one cares about, with a new head for its
-# classes. The ViT paper pre-trains with a head of one hidden layer and fine-tunes with a single linear layer
-# that starts at zero: see [the sources and both heads](#Evidence:-the-head-in-pre-training-and-fine-tuning).
+# ViT is **pre-trained** first, a long training on a large, general data set. It is then **fine-tuned**: the
+# training continues on the task one cares about, with a new head. The two phases use different heads: [the
+# sources and both heads](#Evidence:-the-head-in-pre-training-and-fine-tuning).
 #
-# The prediction token is not the only way to read out a ViT. The other common one is **mean pooling**: the
-# head takes the average of the patch tokens instead of token 0. The ViT paper's Appendix D.3 found both about
-# equally good once each had its own learning rate.
+# The other common read-out is **mean pooling**: the head takes the average of the patch tokens instead of
+# token 0. The ViT paper's Appendix D.3 found both about equally good once each had its own learning rate.
 #
 # **Exercise 3 (find the bug).** This mean pooling takes the final features (B, N + 1, D), where token 0 is the
 # prediction token, and returns (B, D). It runs and gives the right shape, but its numbers are wrong. Write the
@@ -447,11 +378,16 @@ check.require(check.mean_pool_function, my_mean_pool)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 6. The whole ViT on the picture (6 min)
+# ## 6. The whole ViT on the picture (5 min)
 #
-# `vit` from section 1 is equations (1) to (4) with notebook 01's patch tokenizer in front.
+# `vit` from section 1 is equations (1) to (4) with notebook 01's patch tokenizer in front. The cell runs it on
+# the picture.
 
 # %%
+picture = load_mountains()
+image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
+shipped = train.load_shipped("vit_where", device)
+trained = shipped.model  # the shipped ViT, trained to name the patch that holds the moon
 with torch.no_grad():
     patches = vit.patch_embed.split(image)  # (1, N, P*P*C)
     patch_tokens = vit.tokenize(image)  # (1, N, D)
@@ -468,28 +404,9 @@ print(f"parameters: {total:,} (all trainable: {total == trainable})")
 assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 
 # %% [markdown]
-# ### Where the shipped model looks, and what it names
-#
-# The shipped ViT `vit_where`, with D = 64, 2 blocks of 4 heads and MLP ratio 2, was trained to name the patch
-# that holds the moon. The cell runs it on the picture. It prints the patch on which a head of block 1 puts the
-# most of the prediction token's weight, and the patch the model names. Patches are numbered 1 to 15, row by
-# row.
-
-# %%
-n_rows_w, n_cols_w = scenes.where_classes(trained.patch_embed.patch_size)
-with torch.no_grad():
-    scores_w = trained(image)[0].cpu()  # the patch-row scores, then the patch-column scores
-    looks = trained.attention_weights(image, block=0)[0, :, 0, 1:].cpu()  # (heads, N): token 0 on the patches
-head_w, patch_w = divmod(int(looks.argmax()), looks.shape[1])
-named_w = int(scores_w[:n_rows_w].argmax()) * n_cols_w + int(scores_w[n_rows_w:].argmax()) + 1
-print(f"block 1: the largest weight is head {head_w}'s {looks[head_w, patch_w]:.2f}, on patch {patch_w + 1}")
-print(f"the model names patch {named_w}")
-
-# %% [markdown]
-# Where a head looks need not be what the model names: on the picture shipped with the course, the two patches
-# differ. The picture was not drawn the way the training scenes were, so this is the model on an image unlike
-# them. The evidence, with an explorer of every block and head: [the picture's moon against the training
-# moons](#Evidence:-the-picture's-moon-and-the-shipped-model).
+# The cell also loaded the shipped ViT `vit_where`, with MLP ratio 2, trained to name the patch that holds the
+# moon. Where it looks on the picture: [the picture's moon and the shipped
+# model](#Evidence:-the-picture's-moon-and-the-shipped-model).
 #
 # ### How the weights start
 #
@@ -542,15 +459,39 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 
 # %% [markdown]
 # A zero query scores 0 against every key, so the softmax spreads its weight evenly. With a position embedding,
-# token 0 would enter block 1 as row 0 of $\mathbf{E}_\text{pos}$ instead, a vector of its own. ViT's
-# official code starts its class token at zero, beside a position embedding: [how the weights
-# start](#Evidence:-how-the-weights-start) shows that such a token still learns.
+# token 0 would enter block 1 as row 0 of $\mathbf{E}_\text{pos}$ instead. ViT's official code starts its class
+# token at zero that way, and such a token still learns: [how the weights start](#Evidence:-how-the-weights-start).
 #
 # ## 7. What a block costs (7 min)
 #
-# Count the multiply-adds, or MACs, of one block on $N$ tokens of length $D$. Here $N$ counts every token the
-# block sees, the prediction token included. A linear layer from length $a$ to length $b$ costs $a \cdot b$
-# per token.
+# **Exercise 5 (predict).** Attention is known for its $N^2$ cost: its two products, the scores $QK^\top$ and
+# the weights times $V$, grow with the square of the number of tokens. ViT-B/16 on 224 × 224 images has
+# N = 197 tokens, D = 768 and 12 blocks. Its published cost is **17.6 G** multiply-adds, from the T2T-ViT
+# paper's comparison table. What share of it do those two products take: about 4 %, 25 % or 50 %? Write your
+# first guess as the string `"4"`, `"25"` or `"50"`; the section works it out after the check.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_share_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_share = None  # replace None with "4", "25" or "50"
+### BEGIN SOLUTION
+# Per block the products cost 2N²D against 12ND² for the linear layers: a share of 2N / (12D + 2N).
+# With N = 197 and D = 768 that is 394 / 9610, about 4 %, because N is far below 6D = 4608.
+answer_share = "4"
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "attention_share_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.attention_share_choice(answer_share)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_share_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_share_choice, answer_share)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 5: where a block's multiply-adds go
+#
+# Count the multiply-adds, or MACs, of one block on $N$ tokens of length $D$, the prediction token included.
+# A linear layer from length $a$ to length $b$ costs $a \cdot b$ per token.
 #
 # | step | multiply-adds |
 # |---|---|
@@ -563,15 +504,14 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 #
 # The count $12ND^2$ assumes ViT's MLP ratio of 4. With ratio $r$ the MLP costs $2rND^2$, so the course's
 # trained models, with $r = 2$, cost $8ND^2 + 2N^2D$ per block. Norms, GELU and softmax cost a few operations
-# per entry, not per weight; they are left out here and by `vitcourse.cost.count_macs`.
+# per entry and are left out, here and by `vitcourse.cost.count_macs`.
 #
-# When do the two products win? They cost $2N^2D$ and the linear layers $12ND^2$ at ratio 4. So the
-# products cost more once $2N^2D > 12ND^2$, that is once $N > 6D$. For DeiT-S, a small ViT from section 8 with
-# D = 384 and 16 × 16 patches, that means N > 2304: a square image 768 pixels a side, 48 × 48 patches plus the
-# prediction token.
+# At ratio 4 the two products cost more than the linear layers once $2N^2D > 12ND^2$, that is once $N > 6D$.
+# For a small ViT, DeiT-S, described in section 8, with D = 384 and 16 × 16 patches, that takes a square image
+# over 768 pixels a side.
 #
-# The cell checks the formula against `count_macs`, which adds up every linear layer and both products during
-# a forward pass. Then it counts DeiT-S one patch row on either side of the crossing, on the `meta` device.
+# The cell checks the formula against `count_macs`, which adds up every linear layer and both products in a
+# forward pass, and counts DeiT-S one patch row on either side of the crossing.
 
 # %%
 
@@ -611,33 +551,9 @@ for side in (crossing - 16, crossing):
         f"{(macs['blocks.0'] - products) / 1e9:.3f} G"
     )
 
-# %% [markdown]
-# **Exercise 5 (predict).** ViT-B/16 on 224 × 224 images has N = 197 tokens, D = 768 and 12 blocks. Its
-# published cost is **17.6 G MACs**, from the T2T-ViT paper's comparison table. What share of it do attention's
-# two products take, in all 12 blocks together: about 4 %, 25 % or 50 %? Write your choice as the string
-# `"4"`, `"25"` or `"50"` before you run the cells after the check.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_share_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_share = None  # replace None with "4", "25" or "50"
-### BEGIN SOLUTION
-# Per block the products cost 2N²D against 12ND² for the linear layers: a share of 2N / (12D + 2N).
-# With N = 197 and D = 768 that is 394 / 9610, about 4 %, because N is far below 6D = 4608.
-answer_share = "4"
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "attention_share_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.attention_share_choice(answer_share)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_share_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.attention_share_choice, answer_share)
-### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 5: where ViT-B/16's multiply-adds go
-#
-# The count, part by part, on the `meta` device:
+# ViT-B/16, part by part, on the `meta` device, with the answer to Exercise 5:
 
 # %%
 with torch.device("meta"):
@@ -660,35 +576,32 @@ assert 0.02 < products_b / total_b < 0.06  # about 4 %, the answer of Exercise 5
 #
 # A CNN builds two assumptions about images into every layer. *Locality*: a pixel interacts with its neighbours
 # first. *Translation equivariance*: the same filter works everywhere. ViT keeps very little of that, as its
-# paper's Section 3.1 says. The patch split uses the picture's 2-D layout once, at the start. The MLP treats
-# each token alike, wherever it sits. Attention is global from the first block on. The position embedding
-# starts random, so every relation between patches must be learned.
+# paper's Section 3.1 says. The patch split uses the picture's 2-D layout once, at the start. Attention is
+# global from the first block on, and the position embedding starts random, so every relation between patches
+# must be learned.
 #
 # What a model does not assume, it has to learn from data. Trained on ImageNet alone, ViT came out a few points
 # below ResNets, a family of CNNs, of similar size. Pre-trained on the 14M images of ImageNet-21k it matched
-# them, and pre-trained on the 303M images of JFT-300M it beat them, as the ViT paper's Sections 4.1 and 4.3
-# report. Three answers followed:
+# them, and on the 303M images of JFT-300M it beat them, as the ViT paper's Sections 4.1 and 4.3 report. Three
+# answers followed:
 #
-# 1. **Train it better.** DeiT (Touvron et al., 2021) trains ViT's own architecture on ImageNet alone, with
-#    strong augmentation and regularisation, and adds a *distillation token* that learns from a convolutional
-#    teacher. DeiT-S is its small model.
-# 2. **Give it a convolutional start.** Xiao et al. (2021) replace the patch split by a few small convolutions.
-#    The rest of the model stays a ViT, and it trains far more reliably.
+# 1. **Train it better.** DeiT (Touvron et al., 2021) trains ViT on ImageNet alone, with strong augmentation
+#    and regularisation and a *distillation token* that learns from a convolutional teacher. DeiT-S is its
+#    small model.
+# 2. **Give it a convolutional start.** Xiao et al. (2021) replace the patch split by a few small
+#    convolutions, and the ViT trains far more reliably.
 # 3. **Build the tokens step by step.** Tokens-to-Token ViT (Yuan et al., 2021) makes tokens from overlapping
-#    windows, in stages. That is notebook 06.
+#    windows, in stages: notebook 06.
 #
 # The details: [the recipes, with a distillation token and a stem run on the
-# picture](#Evidence:-DeiT,-a-convolutional-stem-and-T2T). The course's own models learn from scratch on
-# synthetic scenes, so they cannot say how any of these fare on ImageNet.
+# picture](#Evidence:-DeiT,-a-convolutional-stem-and-T2T).
 #
-# ## 9. ViT-Base, -Large and -Huge (4 min)
+# ## 9. A block's parameters (3 min)
 #
-# The ViT paper names three sizes, Base, Large and Huge, which differ in $D$, depth and heads. Almost every
-# parameter sits in the blocks. At ViT's settings, MLP ratio 4 and qkv with a bias, one block holds two
-# LayerNorms with a scale and a shift each, $4D$; qkv, $3D^2 + 3D$; proj, $D^2 + D$; and the MLP, $8D^2 + 5D$.
-# That is $12D^2 + 13D$ in all. Each weight is used once per token, hence the $12ND^2$ of section 7. The cell
-# checks the count, then builds the three sizes on the `meta` device, free even at 632M parameters. The column
-# "paper" is the ViT paper's Table 1; "timm" gives the exact counts of timm, the reference library.
+# Almost every parameter of a ViT sits in its blocks. At ViT's settings, MLP ratio 4 and qkv with a bias, one
+# block holds two LayerNorms with a scale and a shift each, $4D$; qkv, $3D^2 + 3D$; proj, $D^2 + D$; and the
+# MLP, $8D^2 + 5D$. That is $12D^2 + 13D$ in all. Each weight is used once per token, hence the $12ND^2$ of
+# section 7. The cell checks the count at two widths.
 
 # %%
 for width in (64, 768):
@@ -698,59 +611,24 @@ for width in (64, 768):
     print(f"one block at D = {width}: 12D² + 13D = {12 * width**2 + 13 * width:,}, counted {counted_block:,}")
     assert counted_block == 12 * width**2 + 13 * width
 
-# %%
-paper_millions = {"ViT-B/16": 86, "ViT-L/16": 307, "ViT-H/16": 632, "ViT-H/14": 632}  # ViT paper, Table 1
-timm_counts = {"ViT-B/16": 86_567_656, "ViT-L/16": 304_326_632}  # timm's vit_{base,large}_patch16_224
-settings = {
-    "ViT-B/16": ("vit_base_patch16_224", {}),
-    "ViT-L/16": ("vit_large_patch16_224", {}),
-    "ViT-H/16": ("vit_huge_patch16_224", {}),
-    "ViT-H/14": ("vit_huge_patch16_224", {"patch_size": 14}),
-}
-rows = []
-with torch.device("meta"):
-    for label, (preset, overrides) in settings.items():
-        model = create_model(preset, **overrides)
-        blk = model.blocks[0]
-        rows.append(
-            (
-                label,
-                len(model.blocks),
-                model.embed_dim,
-                blk.mlp.fc1.out_features,
-                blk.attn.num_heads,
-                count_parameters(model)[0],
-                paper_millions[label],
-            )
-        )
-header = f"{'model':9s} {'layers':>6s} {'D':>5s} {'MLP':>5s} {'heads':>5s} {'counted':>12s} {'timm':>12s}"
-print(f"{header} {'paper':>6s}")
-for label, layers, d_model, mlp, heads, count, millions in rows:
-    timm_count = f"{timm_counts[label]:,d}" if label in timm_counts else "-"
-    print(
-        f"{label:9s} {layers:6d} {d_model:5d} {mlp:5d} {heads:5d} {count:12,d} {timm_count:>12s} {millions:5d}M"
-    )
-assert all(count == timm_counts[label] for label, *_, count, _ in rows if label in timm_counts)
-
 # %% [markdown]
-# Base and Large equal timm's counts exactly. The paper's figures are rounded labels, within 1 % of the exact
-# counts: see [the gaps, drawn](#Evidence:-the-sizes-against-the-paper).
+# ViT-Base, -Large and -Huge, counted against the paper's Table 1: [the sizes against the
+# paper](#Evidence:-the-sizes-against-the-paper).
 #
 # ## 10. Inside a trained ViT (7 min)
 #
-# The ViT paper looks inside a trained ViT-L in several ways. Three of them: how far each head looks and what
-# the patch filters learned, in its Figure 7, and attention rollout, in its Appendix D.8. We take the same
-# views of the course's shipped `vit_within`: 10 × 10 patches on a 6 × 10 grid, D = 64, 4 blocks of 4 heads,
-# MLP ratio 2. It was trained to name the patch that holds a small moon. Each view sits beside a control: the
-# same model before training.
+# Two of the ViT paper's views inside a trained ViT, how far each head looks and attention rollout, on the
+# course's shipped `vit_within`: 10 × 10 patches on a 6 × 10 grid, D = 64, 4 blocks of 4 heads, MLP ratio 2,
+# trained to name the patch that holds a small moon. Each view sits beside the same model before training. A
+# third view, the patch filters: [the filter components](#Evidence:-the-filter-components).
 #
 # ### How far the heads look
 #
-# The **mean attention distance** of a head is the distance in pixels from a query patch to the patches it
-# attends to, weighted by the attention weights and averaged over queries and images. The paper found heads
-# at very different distances in the lowest blocks, some local, some global. The figure shows each head of
-# `vit_within` over 256 held-out scenes, with four reference lines: a patch that attends only to itself, only
-# to its nearest neighbours, evenly to all patches, or only to the farthest one.
+# A head's **mean attention distance** is the distance in pixels from a query patch to the patches it attends
+# to, weighted by the attention weights and averaged over queries and images. In the ViT paper's Figure 7 the
+# lowest blocks hold both local and global heads. The figure shows each head of `vit_within` over 256 held-out
+# scenes. Four reference lines mark a patch that attends only to itself, only to its nearest neighbours, evenly
+# to all patches, or only to the farthest one.
 
 # %% mystnb={"image": {"alt": "Scatter plot of mean attention distance in pixels against block 1 to 4 for the four heads of vit_within, trained and untrained: every head lies near the uniform line at about 42 pixels, far above the nearest-neighbour line at 10 pixels"}}
 grid_model = train.load_shipped("vit_within", "cpu")  # on the CPU, where its stored metrics were measured
@@ -814,13 +692,13 @@ ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
 plt.show()
 
 # %% [markdown]
-# No head of this model looks close by. Every head stays near the uniform line, where all of them sat before
-# training, and the distances show no clear trend with depth.
+# No head of this model looks close by. Every head stays near the uniform line at every depth, where all sat
+# before training.
 #
-# **Exercise 6 (read a figure).** Take a head whose patch queries all
-# put their whole weight on one patch: the moon's. The moon sits in a different patch in each scene, anywhere
-# on the 6 × 10 grid. Near which reference line of the figure would that head's mean attention distance fall:
-# `"itself"`, `"nearest"`, `"uniform"` or `"farthest"`?
+# **Exercise 6 (read a figure).** Take a head whose patch queries all put their whole weight on one patch: the
+# moon's. The moon sits in a different patch in each scene, anywhere on the 6 × 10 grid. Near which reference
+# line of the figure would that head's mean attention distance fall: `"itself"`, `"nearest"`, `"uniform"` or
+# `"farthest"`?
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "moon_only_distance_line-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_moon_line = None  # replace None with one of "itself", "nearest", "uniform", "farthest"
@@ -843,58 +721,18 @@ check.require(check.moon_only_distance_line, answer_moon_line)
 # %% [markdown]
 # ### After Exercise 6: what the distance cannot see
 #
-# A head that looks only at the moon lands at about the uniform distance too, because the moon moves from scene
-# to scene. So the figure cannot say whether the heads attend evenly. They do not: the first block's patch
-# queries are drawn to the moon. The evidence: [the numbers, the bounds and the
+# A head that looks only at the moon lands near the uniform line too, because the moon moves from scene to
+# scene. So the figure cannot say whether the heads attend evenly. They do not: the first block's patch queries
+# are drawn to the moon. See [the numbers, the bounds and the
 # control](#Evidence:-how-far-the-heads-look).
-#
-# ### What the patch filters learned
-#
-# The patch embedding maps each 10 × 10 patch to a token of 64 numbers. Each output number compares the patch
-# with one **filter**, a 10 × 10 pattern. The paper shows the *principal components* of the filters: the few
-# patterns along which the 64 filters vary most. The figure shows the first 8 for `vit_within`, above the same
-# model before training, the control. Each is titled with its share of the filters' variance. Compare the
-# shares of the two rows, and look at how the first trained component differs from the untrained ones.
-
-# %% mystnb={"image": {"alt": "Two rows of eight small 10 by 10 pixel images in red and blue: the first eight principal components of vit_within's patch filters after training, above those of the same model before training, each titled with its number and share of the filters' variance; the first trained component holds by far the largest share"}}
-filters = grid_model.model.patch_embed.proj.weight.detach().cpu().reshape(grid_cfg.embed_dim, 1, patch, patch)
-filters_untrained = (
-    grid_untrained.patch_embed.proj.weight.detach().cpu().reshape(grid_cfg.embed_dim, 1, patch, patch)
-)
-components = probes.filter_components(filters, k=28)
-components_untrained = probes.filter_components(filters_untrained, k=28)
-fig, axes = plt.subplots(2, 8, figsize=(9, 3.2), layout="constrained")
-for row, (label, comps) in enumerate((("trained", components), ("untrained", components_untrained))):
-    for k, ax in enumerate(axes[row]):
-        pattern = comps.components[k, 0]  # (10, 10)
-        limit = pattern.abs().max().item()
-        ax.imshow(pattern, cmap="RdBu_r", vmin=-limit, vmax=limit)
-        ax.set_title(f"{k + 1}: {comps.explained[k]:.0%}", fontsize=8)
-        ax.set_xticks([])
-        ax.set_yticks([])
-    axes[row, 0].set_ylabel(f"{label}\nrow (pixel)", fontsize=7)
-axes[-1, 0].set_xlabel("column (pixel)", fontsize=7)
-fig.suptitle(
-    "vit_within: the first 8 principal components of its 64 patch filters (10 x 10 pixels each), trained above\n"
-    "untrained; title: component number and its share of the filters' variance; red positive, blue negative, "
-    "each on its own scale (cf. ViT Fig. 7, left)",
-    fontsize=9,
-)
-plt.show()
-
-# %% [markdown]
-# Training concentrated the filters: the first components hold a far larger share of the variance than in the
-# untrained model. The first component's middle has the opposite sign of its border. Each later component
-# holds much less. The evidence: [the shares beside the control](#Evidence:-the-filter-components).
 #
 # ### Attention rollout
 #
-# One block's weights say how that block mixes its tokens. **Attention rollout** (Abnar and Zuidema, 2020;
-# ViT paper, Appendix D.8) follows the mixing through all blocks. In each block it averages the heads' weights
-# and mixes in the identity for the residual, $0.5\,I + 0.5\,A$. Then it multiplies the blocks' matrices. The
-# prediction token's row of the product says how much of each input patch reaches it. The maps below show it
-# for four held-out scenes and the picture, above the untrained model's, on one colour scale. A cyan outline
-# marks each image's brightest pixels.
+# **Attention rollout** (Abnar and Zuidema, 2020; ViT paper, Appendix D.8) follows the mixing of tokens through
+# all blocks. In each block it averages the heads' weights and mixes in the identity for the residual,
+# $0.5\,I + 0.5\,A$. Then it multiplies the blocks' matrices. The prediction token's row of the product says
+# how much of each input patch reaches it. The maps show it for four held-out scenes and the picture, above the
+# untrained model's, on one colour scale. A cyan outline marks each image's brightest pixels.
 
 # %% mystnb={"image": {"alt": "Two rows of five heat maps over the 6 by 10 patch grid: the trained vit_within's attention rollout on four held-out scenes and the course picture, bright on the moon's patch in each held-out scene, above the untrained model's nearly flat maps; cyan outlines mark each image's brightest pixels"}}
 from vitcourse import rollout
@@ -926,37 +764,99 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# On the held-out scenes the trained model's rollout peaks on the moon's patch in almost every scene. The
-# untrained model's maps are nearly flat. But rollout is a picture of how attention mixes tokens, not proof of
-# what the model uses. Of two more runs with other seeds, one names the moon's patch in most scenes while its
-# rollout never points there. The evidence: [the rollout's numbers](#Evidence:-attention-rollout) and
-# [three seeds](#Evidence:-three-seeds).
+# On the held-out scenes the trained model's rollout peaks on the moon's patch in almost every scene; the
+# untrained model's maps are nearly flat. But rollout shows how attention mixes tokens, not what the model
+# uses. Of two more runs with other seeds, one names the moon's patch in most scenes while its rollout never
+# points there. See [the rollout's numbers](#Evidence:-attention-rollout) and [three
+# seeds](#Evidence:-three-seeds).
 
 # %% [markdown]
 # ## Summary
 #
-# - ViT is four equations. The first makes the tokens: patch tokens, prediction token, position embedding.
-#   The next two are every block's pre-norm residual updates. The last is a final norm on token 0, then the
-#   head. The whole model fits in one listing of about 80 lines.
-# - The prediction token is one (1, 1, D) parameter expanded over the batch. The slides' per-slot token learns,
-#   but gives each batch slot its own token.
-# - LayerNorm normalises each token over its own D entries. The MLP widens to 4D in ViT and to 2D in this
+# - ViT is four equations: the tokens with the prediction token and positions, two pre-norm residual updates
+#   per block, and a final norm on token 0 before the head.
+# - The prediction token is one parameter expanded over the batch; the slides' token gives each slot its own.
+# - LayerNorm normalises each token over its own D entries. The MLP widens to 4D in ViT, to 2D in this
 #   course's trained models. Pre-norm keeps an identity path through the stack; post-norm normalises the sum.
 # - One block costs $12ND^2 + 2N^2D$ multiply-adds and holds $12D^2 + 13D$ parameters at MLP ratio 4.
-#   ViT-B/16 at 224 × 224 costs 17.6 G, almost all in linear layers; the $N^2$ terms win only when $N > 6D$.
+#   Attention's two products win only when $N > 6D$: they are about 4 % of ViT-B/16's 17.6 G.
 # - With few built-in assumptions about images, ViT needed huge data sets. DeiT's recipe, a convolutional stem
-#   and T2T, the next notebook, are three answers.
-# - Inside the trained `vit_within`: no local heads, filters concentrated in a few components, and a rollout
-#   that peaks on the moon. A distance near the uniform one does not mean even attention, and a rollout map is
-#   not evidence of use.
+#   and T2T are three answers.
+# - Inside `vit_within`: no local heads, and a rollout that peaks on the moon. A distance near the uniform one
+#   does not mean even attention, and a rollout map is not evidence of use.
 #
 # **Next:** [06 Tokens-to-Token](06_tokens_to_token.ipynb) replaces the patch split with overlapping soft splits
-# and small token transformers.
+# and small token transformers. The sections below hold the evidence behind the findings above.
+
+# %% [markdown]
+# ## Evidence: the listing against the package
 #
-# The sections below hold the evidence behind the findings above.
+# The package's `VisionTransformer` adds input checks and tools for looking inside to the listing of section 2,
+# but computes the same thing, with the same parameter names. The cell loads its weights into the listing for
+# the picture model and for the shipped `vit_where`, with MLP ratio 2, and compares the outputs on the picture.
+
+# %%
+for name, model, ratio in (
+    ("picture model", vit, 4.0),
+    ("shipped vit_where", trained, shipped.config.mlp_ratio),
+):
+    listing = ViTListing(
+        num_classes=model.head.out_features,
+        embed_dim=model.embed_dim,
+        depth=len(model.blocks),
+        num_heads=model.blocks[0].attn.num_heads,
+        mlp_ratio=ratio,
+    ).to(device)
+    listing.load_state_dict(model.state_dict())  # every name matches
+    with torch.no_grad():
+        same = torch.allclose(listing(image), model(image), rtol=1e-4, atol=1e-5)
+    print(f"{name} (MLP ratio {ratio:g}): the listing gives the same outputs: {same}")
+    assert same
+
+# %% [markdown]
+# ## Evidence: ViT's block step by step
+#
+# ViT's pre-norm block, equations (2) and (3), on two items of the walk-through batch. In the printout, `chan`
+# is the length of q, k and v, always D in ViT. `v_skip=False`: ViT's attention does not add $\mathbf{v}$ to
+# its output, unlike the article series' code; notebook 06 explains.
+
+# %%
+print(block)
+with torch.no_grad():
+    z = tokens_in[:2]  # (2, N + 1, D)
+    h = block.attn(block.norm1(z))  # (2, N + 1, D)
+    print(f"norm1, attention: {tuple(h.shape)}  ({block.attn.num_heads} heads of {block.attn.head_dim})")
+    z_mid = z + h  # equation (2)
+    h = block.mlp.fc1(block.norm2(z_mid))  # (2, N + 1, 4D)
+    print(f"+ residual, norm2, fc1: {tuple(h.shape)}")
+    h = block.mlp.fc2(block.mlp.act(h))  # (2, N + 1, D)
+    z_out = z_mid + h  # equation (3)
+    print(f"GELU, fc2, + residual: {tuple(z_out.shape)}")
+    same = torch.allclose(z_out, block(z), atol=1e-5)
+print(f"equals EncoderBlock.forward: {same}")
+assert same and z_out.shape == z.shape
+
+# %% [markdown]
+# ## Evidence: GELU against ReLU
+#
+# GELU (Hendrycks and Gimpel, 2016) is $x\,\Phi(x)$, with $\Phi$ the standard normal's cumulative distribution:
+# a smooth ReLU, almost $x$ for large $x$ and slightly negative for every $x < 0$.
+
+# %%
+values = torch.tensor([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0])
+print("x:    ", [round(v, 3) for v in values.tolist()])
+print("GELU: ", [round(v, 3) for v in nn.functional.gelu(values).tolist()])
+print("ReLU: ", [round(v, 3) for v in torch.relu(values).tolist()])
+grid = torch.linspace(-5.0, 0.0, 5001)  # steps of 0.001
+gelu_grid = nn.functional.gelu(grid)
+lowest = int(gelu_grid.argmin())
+print(f"GELU's minimum on [-5, 0]: {gelu_grid[lowest].item():.3f} at x = {grid[lowest].item():.2f}")
 
 # %% [markdown]
 # ## Evidence: the head in pre-training and fine-tuning
+#
+# The name *class token* comes from the [CLS] token that the language model BERT puts in front of every
+# sentence (Devlin et al., 2019).
 #
 # The ViT paper (Section 3.1) attaches a head to $\mathbf{z}_L^0$ in both phases, but not the same one: during
 # pre-training an MLP with one hidden layer, during fine-tuning a single linear layer. The article series says
@@ -998,6 +898,26 @@ print(f"  every class gets probability 1/{n_classes}: {uniform}")
 
 # %% [markdown]
 # ## Evidence: the picture's moon and the shipped model
+#
+# The shipped ViT `vit_where`, with D = 64, 2 blocks of 4 heads and MLP ratio 2, was trained to name the patch
+# that holds the moon. The cell runs it on the picture. It prints the patch on which a head of block 1 puts the
+# most of the prediction token's weight, and the patch the model names. Patches are numbered 1 to 15, row by
+# row.
+
+# %%
+n_rows_w, n_cols_w = scenes.where_classes(trained.patch_embed.patch_size)
+with torch.no_grad():
+    scores_w = trained(image)[0].cpu()  # the patch-row scores, then the patch-column scores
+    looks = trained.attention_weights(image, block=0)[0, :, 0, 1:].cpu()  # (heads, N): token 0 on the patches
+head_w, patch_w = divmod(int(looks.argmax()), looks.shape[1])
+named_w = int(scores_w[:n_rows_w].argmax()) * n_cols_w + int(scores_w[n_rows_w:].argmax()) + 1
+print(f"block 1: the largest weight is head {head_w}'s {looks[head_w, patch_w]:.2f}, on patch {patch_w + 1}")
+print(f"the model names patch {named_w}")
+
+# %% [markdown]
+# Where a head looks need not be what the model names: on the picture shipped with the course, the two patches
+# differ. The picture was not drawn the way the training scenes were, so this is the model on an image unlike
+# them.
 #
 # **Every block and head.** The explorer below, in a running kernel, fills each patch with the prediction
 # token's weight on it, for one block and one head. It writes each patch's number, 1 to 15 row by row. Blocks
@@ -1183,8 +1103,46 @@ print(
 # %% [markdown]
 # ## Evidence: the sizes against the paper
 #
-# Table 1's figures are approximate labels, off by under 1 % either way: Base's 86M is 0.57M *below* the exact
-# count (86.57M would round to 87M), Large's 307M is 2.67M *above* it. The paper does not say how it counted;
+# The cell builds ViT-Base, -Large and -Huge on the `meta` device, free even at 632M parameters. The column
+# "paper" is the ViT paper's Table 1; "timm" gives the exact counts of timm, the reference library.
+
+# %%
+paper_millions = {"ViT-B/16": 86, "ViT-L/16": 307, "ViT-H/16": 632, "ViT-H/14": 632}  # ViT paper, Table 1
+timm_counts = {"ViT-B/16": 86_567_656, "ViT-L/16": 304_326_632}  # timm's vit_{base,large}_patch16_224
+settings = {
+    "ViT-B/16": ("vit_base_patch16_224", {}),
+    "ViT-L/16": ("vit_large_patch16_224", {}),
+    "ViT-H/16": ("vit_huge_patch16_224", {}),
+    "ViT-H/14": ("vit_huge_patch16_224", {"patch_size": 14}),
+}
+rows = []
+with torch.device("meta"):
+    for label, (preset, overrides) in settings.items():
+        model = create_model(preset, **overrides)
+        blk = model.blocks[0]
+        rows.append(
+            (
+                label,
+                len(model.blocks),
+                model.embed_dim,
+                blk.mlp.fc1.out_features,
+                blk.attn.num_heads,
+                count_parameters(model)[0],
+                paper_millions[label],
+            )
+        )
+header = f"{'model':9s} {'layers':>6s} {'D':>5s} {'MLP':>5s} {'heads':>5s} {'counted':>12s} {'timm':>12s}"
+print(f"{header} {'paper':>6s}")
+for label, layers, d_model, mlp, heads, count, millions in rows:
+    timm_count = f"{timm_counts[label]:,d}" if label in timm_counts else "-"
+    print(
+        f"{label:9s} {layers:6d} {d_model:5d} {mlp:5d} {heads:5d} {count:12,d} {timm_count:>12s} {millions:5d}M"
+    )
+assert all(count == timm_counts[label] for label, *_, count, _ in rows if label in timm_counts)
+
+# %% [markdown]
+# Base and Large equal timm's counts exactly. Table 1's figures are approximate labels, off by under 1 %
+# either way: Base's 86M is 0.57M *below* the exact count (86.57M would round to 87M), Large's 307M is 2.67M *above* it. The paper does not say how it counted;
 # the exact count of the layout, ours and timm's, is the reference. Huge with either patch size is within 0.2M
 # of 632M, because the patch size only changes the patch projection ($P^2 \cdot 3 \cdot D$ weights) and the
 # number of position rows. The T2T-ViT paper lists ViT-B/16 with 86.8M parameters, 0.2M more than the exact
@@ -1431,7 +1389,7 @@ print(
 )
 assert (distances_untrained - bounds["uniform"]).abs().max() < 1.0  # before training: every head at uniform
 assert distances.min() > 3 * bounds["nearest"]  # no head of the trained model looks close by
-assert gap_to_uniform.max() < 0.25 * bounds["uniform"]
+assert gap_to_uniform.max() < 0.25 * bounds["uniform"] and f"{gap_to_uniform.max():.1f}" == "3.7"  # the text
 assert (
     abs(bounds["moon's patch only"] - bounds["uniform"]) < 2.0
 )  # on this task: the two cannot be told apart
@@ -1459,22 +1417,60 @@ assert (start_on_moon < 0.03).all() and (first_on_moon > 5 * start_on_moon).all(
 assert (first_entropy < start_entropy - 0.5).all()
 
 # %% [markdown]
-# Every head of every block lies within a few pixels of the uniform distance, where every head sat before
-# training. Unlike the paper's ViT-L/16, this model has no local heads, and its distances do not grow with
-# depth. The website's page *Shipped models* (`book/pages/shipped_models.md`) lists the other settings tried on
+# Every head stays within 3.7 pixels of uniform at every depth, with no clear trend, and every head sat at
+# uniform before training. Unlike the paper's ViT-L/16, this model has no local heads. The website's page *Shipped models* (`book/pages/shipped_models.md`) lists the other settings tried on
 # the way, with their distances: other
 # tasks, 4 and 6 blocks, 2048 and 8192 training scenes. One of them (6 blocks, the "where" task) had a single
 # head at about 6 pixels in its first block, the others none. What the paper's local heads need, these runs do
-# not show. The paper's ViT-L/16 has about 2000 times as many parameters as `vit_within` (304M, section 9,
-# against the count printed under [Evidence: three seeds](#Evidence:-three-seeds)) and saw hundreds of millions
-# of images.
+# not show. The paper's ViT-L/16 has about 2000 times as many parameters as `vit_within`: 304M in [the sizes
+# against the paper](#Evidence:-the-sizes-against-the-paper), against the count printed under [Evidence: three
+# seeds](#Evidence:-three-seeds). It also saw hundreds of millions of images.
 #
 # The reference "moon's patch only" lies about at the uniform distance too, so the measure cannot tell those
 # two apart. The second table shows what the first block's patch queries do: they put many times the uniform
 # share of their weight on the moon's patch, with an entropy well below the untrained model's. The first
 # block's heads are drawn to the moon wherever it is, and that is not a matter of distance.
-#
+
+
+# %% [markdown]
 # ## Evidence: the filter components
+#
+# The patch embedding maps each 10 × 10 patch to a token of 64 numbers. Each output number compares the patch
+# with one **filter**, a 10 × 10 pattern. The paper shows the *principal components* of the filters: the few
+# patterns along which the 64 filters vary most. The figure shows the first 8 for `vit_within`, above the same
+# model before training, the control. Each is titled with its share of the filters' variance. Compare the
+# shares of the two rows, and look at how the first trained component differs from the untrained ones.
+
+# %% mystnb={"image": {"alt": "Two rows of eight small 10 by 10 pixel images in red and blue: the first eight principal components of vit_within's patch filters after training, above those of the same model before training, each titled with its number and share of the filters' variance; the first trained component holds by far the largest share"}}
+filters = grid_model.model.patch_embed.proj.weight.detach().cpu().reshape(grid_cfg.embed_dim, 1, patch, patch)
+filters_untrained = (
+    grid_untrained.patch_embed.proj.weight.detach().cpu().reshape(grid_cfg.embed_dim, 1, patch, patch)
+)
+components = probes.filter_components(filters, k=28)
+components_untrained = probes.filter_components(filters_untrained, k=28)
+fig, axes = plt.subplots(2, 8, figsize=(9, 3.2), layout="constrained")
+for row, (label, comps) in enumerate((("trained", components), ("untrained", components_untrained))):
+    for k, ax in enumerate(axes[row]):
+        pattern = comps.components[k, 0]  # (10, 10)
+        limit = pattern.abs().max().item()
+        ax.imshow(pattern, cmap="RdBu_r", vmin=-limit, vmax=limit)
+        ax.set_title(f"{k + 1}: {comps.explained[k]:.0%}", fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    axes[row, 0].set_ylabel(f"{label}\nrow (pixel)", fontsize=7)
+axes[-1, 0].set_xlabel("column (pixel)", fontsize=7)
+fig.suptitle(
+    "vit_within: the first 8 principal components of its 64 patch filters (10 x 10 pixels each), trained above\n"
+    "untrained; title: component number and its share of the filters' variance; red positive, blue negative, "
+    "each on its own scale (cf. ViT Fig. 7, left)",
+    fontsize=9,
+)
+plt.show()
+
+# %% [markdown]
+# Training concentrated the filters: the first components hold a far larger share of the variance than in the
+# untrained model. The first component's middle has the opposite sign of its border. Each later component
+# holds much less.
 #
 # `probes.filter_components` finds the components by a singular value decomposition (SVD) of the 64 × 100 table
 # of filters, centred on their mean filter. It orders the directions by how much of the filters' spread each
@@ -1517,9 +1513,11 @@ with torch.no_grad():
 found_moon = (all_maps.argmax(1) == moon_index).float().mean().item()
 found_untrained = (all_untrained.argmax(1) == moon_index).float().mean().item()
 found_first = (first_block.argmax(1) == moon_index).float().mean().item()
+same_peak = (all_maps.argmax(1) == first_block.argmax(1)).float().mean().item()  # scene by scene
 print(f"the largest rollout falls on the moon's patch in {found_moon:.1%} of the 256 held-out scenes")
 print(f"untrained model: {found_untrained:.1%}; a patch picked at random: {1 / 60:.1%}")
 print(f"the first block's prediction-token weights alone (mean of the heads): {found_first:.1%}")
+print(f"the rollout's peak and the first block's peak on the same patch: {same_peak:.1%} of the scenes")
 print(
     f"mean rollout on the moon's patch: trained {all_maps[scenes_idx, moon_index].mean():.3f}, "
     f"untrained {all_untrained[scenes_idx, moon_index].mean():.3f}"
@@ -1537,11 +1535,11 @@ print(
 print(
     f"untrained maps on the five images: every patch between {maps_untrained.min():.3f} and {maps_untrained.max():.3f}"
 )
-assert found_moon > 0.9 and found_untrained < 0.1
+assert found_moon > 0.9 and found_untrained < 0.1 and same_peak > 0.95
 assert maps_untrained.max() < 2 / 60  # the control: no patch stands out
 
 # %% [markdown]
-# The largest rollout falls on the moon's patch as often as the first block's weights alone point there, so in
+# In almost every scene the largest rollout falls on the same patch as the first block's weights alone, so in
 # this model the later blocks do not move the rollout's peak. The untrained model's maps are nearly flat, too
 # faint to see on the shared colour scale. On the picture, which the model never saw, the printout says how
 # many of the brightest pixels the top patch holds. Notebook 04's experiment, switching the first block's heads

@@ -25,7 +25,7 @@
 #
 # - name each slip in the article series and in the lecture slides, and say what the course does instead;
 # - tell a slip from a deliberate difference between a source and the official code;
-# - check a printed output or a claimed shape yourself, with a cell of a few lines.
+# - read how each entry is checked, with a cell of a few lines, so you can check the next slip the same way.
 #
 # There are no exercises here. Read an entry when a source and the course disagree, or read them all in order.
 
@@ -414,7 +414,7 @@ plt.show()
 # `gray_mountains`, a name it never defines. The picture it loads, `mountains`, holds values between 0 and 1.
 # If `gray_mountains` is that picture, the cast turns every pixel below 1 into 0, and a pixel of exactly 1
 # into 1. After the division, almost nothing of the picture is left. A picture already in [0, 1] needs neither
-# step. The next cell uses `position_mountains`, another name the article never defines.
+# step. The article's next cell then uses `position_mountains`, another name it never defines.
 # [Evidence 3.2](#Evidence-3.2:-the-cast)
 
 # %%
@@ -938,8 +938,8 @@ for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", 
 # large data set; to *fine-tune* it is then to train it a little more on the task one cares about.
 #
 # **The comparison.** The ViT paper's repository, `google-research/vision_transformer`, has defined the model
-# since 2020, in JAX and Flax. The file was `vit_jax/models.py` and is now `vit_jax/models_vit.py`, with the
-# classes `VisionTransformer`, `Encoder`, `Encoder1DBlock` and `AddPositionEmbs`. The course takes its facts
+# since 2020, in JAX and Flax. The model was first defined in `vit_jax/models.py`; today it is defined in
+# `vit_jax/models_vit.py`, with the classes `VisionTransformer`, `Encoder`, `Encoder1DBlock` and `AddPositionEmbs`. The course takes its facts
 # about the official ViT from that code. The class token starts at zero. The position table is learned, starting
 # from N(0, 0.02²). An encoder block computes $\mathbf{x} = \mathbf{z} + \text{MSA}(\text{LN}(\mathbf{z}))$,
 # then $\mathbf{x} + \text{MLP}(\text{LN}(\mathbf{x}))$, with no $\mathbf{v}$ term.

@@ -24,6 +24,7 @@ VALUE_CHECKS = {
     check.larger_projection: "keep N",
     check.patch_number: 22,
     check.token_position: (1, 15, 4),
+    check.vit_pytorch_position: (2, 10, 6),
 }
 FUNCTION_CHECKS = {
     check.patchify_function: patchify,
@@ -55,6 +56,14 @@ MISTAKES = [
     (check.token_position, 500, "expected a tuple (channel, row, column)"),
     (check.token_position, (1, 15.5, 4), "expected a tuple"),
     (check.token_position, None, "still None"),
+    (check.vit_pytorch_position, (1, 15, 4), "Unfold's order"),
+    (check.vit_pytorch_position, (10, 6, 2), "as (channel, row, column)"),
+    (check.vit_pytorch_position, (2, 6, 10), "row and column are swapped"),
+    (check.vit_pytorch_position, (3, 10, 6), "channels count from 0"),
+    (check.vit_pytorch_position, (2, 11, 7), "rows and columns count from 0"),
+    (check.vit_pytorch_position, (1, 10, 6), "501st value"),
+    (check.vit_pytorch_position, 500, "expected a tuple (channel, row, column)"),
+    (check.vit_pytorch_position, None, "still None"),
     (
         check.patchify_function,
         lambda x, p: torch.zeros(1, 400, 15),

@@ -14,7 +14,7 @@ VALUE_CHECKS = {
     check.pixels_in_two_windows: 1400,
     check.t2t_input_sides: (211, 226),
     check.pixel_in_tokens: {24: 312, 25: 302, 34: 112, 35: 102},
-    check.plain_rebuild_channel0: (0, 0, 59),
+    check.plain_rebuild_channel0: (0, 10),
 }
 FUNCTION_CHECKS = {
     check.count_tokens_function: lambda h, w, k, o, p: tuple(tokens.count_tokens(h, w, k, k - o, p)[:2]),
@@ -79,7 +79,10 @@ MISTAKES = [
     (check.pixel_in_tokens, {24: 255, 25: 55, 34: 245, 35: 45}, "column by column"),
     (check.pixel_in_tokens, {25: 312, 26: 302, 35: 112, 36: 102}, "counted from 1"),
     (check.pixel_in_tokens, 24, "dict"),
-    (check.plain_rebuild_channel0, (0, 0, 399), "not a whole token"),
-    (check.plain_rebuild_channel0, (0, 0, 9), "not one row"),
-    (check.plain_rebuild_channel0, (1, 1, 60), "from 0"),
+    (check.plain_rebuild_channel0, (10, 0), "where it should come from"),
+    (check.plain_rebuild_channel0, (0, 1), "not column by column"),
+    (check.plain_rebuild_channel0, (0, 6), "holds w values"),
+    (check.plain_rebuild_channel0, (1, 11), "from 0"),
+    (check.plain_rebuild_channel0, (0, 0, 59), "two whole numbers (token, entry)"),
+    (check.plain_rebuild_channel0, None, "two whole numbers (token, entry)"),
 ]

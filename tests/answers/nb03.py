@@ -7,7 +7,6 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 from vitcourse import check, position
 
@@ -31,43 +30,6 @@ def swapped_roles(n: int, d: int) -> torch.Tensor:
     return torch.where(i % 2 == 0, torch.sin(angle), torch.cos(angle))
 
 
-def resize_by_hand(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
-    """The right resize, written out independently of the package: one channel (entry of D) at a time."""
-    (h, w), (h2, w2) = old, new
-    grid = pos[0, 1:].reshape(h, w, -1)  # (h, w, D)
-    channels = [
-        F.interpolate(grid[None, None, :, :, k], size=(h2, w2), mode="bicubic", align_corners=False)[0, 0]
-        for k in range(grid.shape[-1])
-    ]  # D maps of (h2, w2)
-    resized = torch.stack(channels, dim=-1).reshape(1, h2 * w2, -1)  # (1, h2 * w2, D)
-    return torch.cat([pos[:, :1], resized], dim=1)
-
-
-def resize_steps(
-    pos: torch.Tensor,
-    old: tuple[int, int],
-    new: tuple[int, int],
-    permute: bool = True,
-    swap: bool = False,
-    **options: object,
-) -> torch.Tensor:
-    """The resize with a slip: no permute (D and tokens mixed), rows and columns swapped, or other options."""
-    (h, w), (h2, w2) = (old[::-1], new[::-1]) if swap else (old, new)
-    d = pos.shape[-1]
-    grid = pos[:, 1:].reshape(1, h, w, d).permute(0, 3, 1, 2) if permute else pos[:, 1:].reshape(1, d, h, w)
-    out = F.interpolate(grid, size=(h2, w2), **{"mode": "bicubic", "align_corners": False, **options})
-    return torch.cat([pos[:, :1], out.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)], dim=1)
-
-
-def buggy_resize(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
-    """The notebook's buggy_resize, written out: the grid rows read column by column."""
-    (h, w), (h2, w2) = old, new
-    d = pos.shape[-1]
-    grid = pos[:, 1:].reshape(1, w, h, d).permute(0, 3, 2, 1)
-    out = F.interpolate(grid, size=(h2, w2), mode="bicubic", align_corners=False)
-    return torch.cat([pos[:, :1], out.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)], dim=1)
-
-
 def buggy_table(n: int, d: int) -> torch.Tensor:
     """The notebook's buggy_table: the exponent 2 * j // 2 / d, which is j / d."""
     i = torch.arange(n, dtype=torch.float64)[:, None]
@@ -76,20 +38,15 @@ def buggy_table(n: int, d: int) -> torch.Tensor:
     return torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
 
 
-def resize_1d(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
-    rows = F.interpolate(pos[:, 1:].transpose(1, 2), size=new[0] * new[1], mode="linear").transpose(1, 2)
-    return torch.cat([pos[:, :1], rows], dim=1)
-
-
 VALUE_CHECKS = {
     check.far_slots_similarity: "c",  # about 0.4: the slow pairs barely turn and add nearly 1 each
     check.stretched_corner_patch: 3,  # new row 9 of 60 lies 2.4 old patches along the sequence: patch 3
+    check.resize_control_design: "b",  # the carried rows shuffled: only where each row sits changes
     check.control_axis_prediction: "a",  # the row: the control still sees the pixels, which plausibly change more down than across
 }
 FUNCTION_CHECKS = {
     check.permuted_weights_function: lambda a, p: a[p][:, p],
     check.sinusoidal_function: position.sinusoidal_table,
-    check.resize_pos_embed_function: resize_by_hand,
 }
 MISTAKES = [
     (check.far_slots_similarity, "a", "not random vectors"),
@@ -99,6 +56,7 @@ MISTAKES = [
     (check.control_axis_prediction, "b", "section 1"),
     (check.control_axis_prediction, "c", "random guess"),
     (check.control_axis_prediction, "d", "what each token shows"),
+    (check.control_axis_prediction, "e", "behind the moon"),
     (check.stretched_corner_patch, 5, "does not know the picture"),
     (check.stretched_corner_patch, 2, "counted the old patches from 0"),
     (check.stretched_corner_patch, 10, "not stretched"),
@@ -116,21 +74,8 @@ MISTAKES = [
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, start=1)), "start at 1"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1000.0)), "powers of 1000"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1e5)), "powers of 100000"),
-    (check.resize_pos_embed_function, buggy_resize, "the bug is still in it"),
-    (check.resize_pos_embed_function, lambda p, o, n: resize_by_hand(p, o, n)[:, 1:], "row is missing"),
-    (
-        check.resize_pos_embed_function,
-        lambda p, o, n: torch.cat([resize_by_hand(p, o, n)[:, 1:], p[:, :1]], dim=1),
-        "belongs in front",
-    ),
-    (check.resize_pos_embed_function, resize_1d, "1-D interpolation"),
-    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, permute=False), "got mixed"),
-    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, swap=True), "swapped"),
-    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, antialias=True), "antialias"),
-    (
-        check.resize_pos_embed_function,
-        lambda p, o, n: resize_steps(p, o, n, align_corners=True),
-        "align_corners",
-    ),
-    (check.resize_pos_embed_function, lambda p, o, n: resize_steps(p, o, n, mode="bilinear"), "bilinear"),
+    (check.resize_control_design, "a", "takes nothing away"),
+    (check.resize_control_design, "c", "size and spread"),
+    (check.resize_control_design, "d", "much of the place survives"),
+    (check.resize_control_design, "e", "differs in every weight"),
 ]

@@ -12,7 +12,7 @@ VALUE_CHECKS = {
     check.slides_token_count: 32,  # one row per batch slot; each gets its own image's gradient
     check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
     check.moon_only_distance_line: "uniform",
-    check.attention_share_choice: "4",  # 12 * 2 N² D / 17.58 G = 4.0 %: N = 197 is far below 6D  # the moon moves over the grid: the mean distance of a random pair
+    check.attention_share_choice: "4",  # 12 * 2 N² D / 17.58 G = 4.0 %: N = 197 is far below 6D
 }
 
 
@@ -80,6 +80,11 @@ MISTAKES = [
         check.post_norm_block_function,
         lambda b, x: (lambda y: b.norm1(y + b.mlp(y)))(b.norm2(x + b.attn(x))),
         "swapped",
+    ),
+    (
+        check.post_norm_block_function,
+        lambda b, x: (lambda y: b.norm2(y + b.mlp(b.norm2(y))))(b.norm1(x + b.attn(b.norm1(x)))),
+        "un-normalised sum",
     ),
     (
         check.post_norm_block_function,

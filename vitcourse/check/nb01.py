@@ -32,6 +32,7 @@ __all__ = [
     "larger_projection",
     "patch_number",
     "token_position",
+    "vit_pytorch_position",
     "patchify_function",
 ]
 
@@ -240,6 +241,64 @@ def token_position(answer: object) -> Verdict:
         what,
         f"{got} is not it.",
         nudge=POSITION_NUDGE,
+        pointer=reread("Tokens with several channels"),
+    )
+
+
+VIT_PYTORCH_NUDGE = (
+    "Recall the order vit-pytorch's pattern gives a token: which axis of the patch is innermost."
+)
+
+
+@never_raises
+def vit_pytorch_position(answer: object) -> Verdict:
+    """Exercise 01.3 (b): which (channel, row, column) of a 16 x 16 RGB patch sits at position 500 of a token
+    made by vit-pytorch's pattern, in the order (P, P, C)?"""
+    p, c, position = 16, 3, 500
+    what = "channel, row and column at position 500 of a 16 x 16 RGB token in vit-pytorch's order"
+
+    if answer is None:
+        return say(
+            False, f"{what}: the answer is still None; replace None with a tuple (channel, row, column)."
+        )
+    got = _triple(answer)
+    if got is None:
+        return say(
+            False,
+            f"{what}: expected a tuple (channel, row, column) of three whole numbers, got {describe(answer)}.",
+        )
+    pixel, channel = divmod(position, c)
+    expected = (channel, *divmod(pixel, p))
+    if got == expected:
+        return right(what)
+    ch, row, col = expected
+    unfold_channel, rest = divmod(position, p * p)
+    before_pixel, before_channel = divmod(position - 1, c)  # positions counted from 1
+    mistakes = [
+        (
+            (unfold_channel, *divmod(rest, p)),
+            "you used Unfold's order (C, P, P); vit-pytorch's pattern puts the channels innermost.",
+        ),
+        (
+            (row, col, ch),
+            "give the answer as (channel, row, column), as in part (a), even though the token stores the "
+            "channel last.",
+        ),
+        ((ch, col, row), "row and column are swapped: the pixels of the patch run row by row."),
+        ((ch + 1, row, col), "channels count from 0 (0 red, 1 green, 2 blue)."),
+        ((ch, row + 1, col + 1), "rows and columns count from 0 (row 0 is the top row)."),
+        (
+            (before_channel, *divmod(before_pixel, p)),
+            "positions in a tensor count from 0; position 500 is the 501st value.",
+        ),
+    ]
+    wrong = known_mistakes(mistakes, expected)
+    if got in wrong:
+        return say(False, f"{what}: {got} is not it: {wrong[got]}")
+    return unexplained(
+        what,
+        f"{got} is not it.",
+        nudge=VIT_PYTORCH_NUDGE,
         pointer=reread("Tokens with several channels"),
     )
 

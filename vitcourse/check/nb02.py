@@ -340,31 +340,31 @@ def pixel_in_tokens(answer: object) -> Verdict:
 
 @never_raises
 def plain_rebuild_channel0(answer: object) -> Verdict:
-    """Exercise 02.4 (find the bug in ``plain_rebuild``): on the picture's (1, 60, 400) tokens and its 6 x 10
-    grid, channel 0 of plain_rebuild's output holds which entries of which token: (token, first, last)."""
+    """Exercise 02.4 (predict, ``plain_rebuild``): on the picture's (1, 60, 400) tokens and its 6 x 10 grid,
+    which token and which entry of it does plain_rebuild put in channel 0 at grid row 1, column 0:
+    (token, entry)."""
     n_tok, c, h, w = 60, 400, 6, 10
-    toks = torch.arange(n_tok * c).reshape(1, n_tok, c)  # entry value = token * c + position
-    ch0 = toks.reshape(1, c, h, w)[0, 0].flatten()
-    token, first, last = int(ch0[0]) // c, int(ch0[0]) % c, int(ch0[-1]) % c
-    assert bool((ch0 // c == token).all())  # channel 0 comes from a single token here
-    expected = (token, first, last)
-    what = "the token and the entries that plain_rebuild puts in channel 0, as (token, first, last)"
-    if not isinstance(answer, tuple | list) or len(answer) != 3:
-        return say(
-            False, f"{what}: expected three whole numbers (token, first, last), got {describe(answer)}."
-        )
+    row, col = 1, 0  # the grid cell the exercise asks about
+    toks = torch.arange(n_tok * c).reshape(1, n_tok, c)  # entry value = token * c + entry
+    expected = divmod(int(toks.reshape(1, c, h, w)[0, 0, row, col]), c)
+    right_layout = divmod(int(toks.transpose(1, 2).reshape(1, c, h, w)[0, 0, row, col]), c)
+    column_major = divmod(col * h + row, c)  # the grid filled column by column
+    sides_swapped = divmod(row * h + col, c)  # a grid row taken as h values long
+    what = "the token and the entry that plain_rebuild puts in channel 0 at grid row 1, column 0"
+    if not isinstance(answer, tuple | list) or len(answer) != 2:
+        return say(False, f"{what}: expected two whole numbers (token, entry), got {describe(answer)}.")
     if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in answer):
-        return say(False, f"{what}: expected three whole numbers, got {describe(answer)}.")
+        return say(False, f"{what}: expected two whole numbers (token, entry), got {describe(answer)}.")
     got = tuple(int(v) for v in answer)
     if got == expected:
         return right(what)
     known = {
-        (token, first, c - 1): "channel 0 is one h x w image, so it holds h * w values, not a whole token.",
-        (token, first, h - 1): "channel 0 holds a whole grid of h x w values, not one row of it.",
-        (token, first, w - 1): "channel 0 holds a whole grid of h x w values, not one row of it.",
-        (token + 1, first + 1, last + 1): "count tokens and entries from 0.",
-        (token, first + 1, last + 1): "count entries from 0.",
+        right_layout: "that is where it should come from; a reshape reads the (N, C) matrix in storage order.",
+        column_major: "the grid of a channel is filled row by row, not column by column.",
+        sides_swapped: "a grid row holds w values, one per token column, not h.",
+        (expected[0] + 1, expected[1] + 1): "count tokens and entries from 0.",
     }
+    known.pop(expected, None)
     if got in known:
         return say(False, f"{what}: {got} is not it: {known[got]}")
     return unexplained(

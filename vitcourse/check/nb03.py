@@ -16,7 +16,7 @@ __all__ = [
     "sinusoidal_function",
     "control_axis_prediction",
     "stretched_corner_patch",
-    "resize_pos_embed_function",
+    "resize_control_design",
 ]
 
 
@@ -192,18 +192,20 @@ def sinusoidal_function(func: object) -> Verdict:
 
 
 #: Exercise 03.4's statements: each makes a choice (row, column, neither) and gives a reason; "a" has both right.
-_CONTROL_OPTIONS = ("a", "b", "c", "d")
+_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
 _CONTROL_WRONG = {
     "b": "attention cannot see the order of its tokens: that is section 1's result, and the control has no "
     "position embedding.",
     "c": "the number of rows and columns sets how often a random guess is right, not what the pixels give away.",
     "d": "being blind to the order of the tokens is not being blind to what each token shows.",
+    "e": "a slope shades the picture along both axes at once; ask instead what lies behind the moon as it moves "
+    "down a column, and as it moves along a row.",
 }
 
 
 @never_raises
 def control_axis_prediction(answer: object) -> Verdict:
-    """Exercise 03.4 (predict): the letter of the statement, among a to d, that says which the control without a
+    """Exercise 03.4 (predict): the letter of the statement, among a to e, that says which the control without a
     position embedding (``vit_where_nopos``) gets right more often, the moon's patch row, and why (it still sees
     each patch's pixels, which plausibly change more from top to bottom than across)."""
     return choice_answer(
@@ -250,164 +252,33 @@ def stretched_corner_patch(answer: object) -> Verdict:
     )
 
 
-# --- Exercise 03.6: resizing a learned position embedding to another grid ---
+# --- Exercise 03.6: a control for the resized table ---
 
-
-def _resize_right(pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int]) -> torch.Tensor:
-    return position.resize_position_embedding(pos, old, new)
-
-
-def _bicubic(grid: torch.Tensor, size: tuple[int, int], **options: object) -> torch.Tensor:
-    """(1, D, h, w) -> (1, D, h2, w2) with F.interpolate, bicubic and align_corners=False unless overridden."""
-    kwargs = {"mode": "bicubic", "align_corners": False, **options}
-    if kwargs["mode"] == "nearest":
-        kwargs.pop("align_corners")
-    return F.interpolate(grid, size=size, **kwargs)
-
-
-def _resize_variant(
-    pos: torch.Tensor,
-    old: tuple[int, int],
-    new: tuple[int, int],
-    *,
-    keep: str = "front",
-    read: tuple[int, int] | None = None,
-    size: tuple[int, int] | None = None,
-    permute_in: bool = True,
-    permute_out: bool = True,
-    column_major: bool = False,
-    **options: object,
-) -> torch.Tensor:
-    """A resize with one step done differently: ``keep`` what happens to the prediction token's row ("front",
-    "drop", "back", "last"); ``read`` the (rows, cols) the grid rows are read as; ``size`` the size asked of
-    F.interpolate; ``permute_in``/``permute_out`` whether D is moved to the channel axis (and back)."""
-    d = pos.shape[-1]
-    h, w = read or old
-    h2, w2 = size or new
-    if keep == "last":  # the grid taken as the first h * w rows, the prediction token's included
-        cls_row, grid_rows = pos[:, -1:], pos[:, :-1]
-    else:
-        cls_row, grid_rows = pos[:, :1], pos[:, 1:]
-    if column_major:  # the notebook's buggy_resize: the grid rows read column by column
-        image = grid_rows.reshape(1, w, h, d).permute(0, 3, 2, 1)  # (1, D, h, w), rows and columns mixed up
-    elif permute_in:
-        image = grid_rows.reshape(1, h, w, d).permute(0, 3, 1, 2)  # (1, D, h, w)
-    else:
-        image = grid_rows.reshape(1, d, h, w)  # D and tokens mixed
-    image = _bicubic(image, (h2, w2), **options)  # (1, D, h2, w2)
-    if permute_out:
-        rows = image.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)
-    else:
-        rows = image.reshape(1, h2 * w2, d)  # D and tokens mixed on the way back
-    if keep == "drop":
-        return rows
-    if keep == "back":
-        return torch.cat([rows, cls_row], dim=1)
-    return torch.cat([cls_row, rows], dim=1)
-
-
-def _resize_1d(
-    pos: torch.Tensor, old: tuple[int, int], new: tuple[int, int], whole: bool = False
-) -> torch.Tensor:
-    """1-D linear interpolation over the sequence of grid rows (``whole``: the prediction token's row too)."""
-    n_new = new[0] * new[1]
-    if whole:
-        seq = pos.transpose(1, 2)  # (1, D, 1 + h * w)
-        return F.interpolate(seq, size=n_new + 1, mode="linear", align_corners=False).transpose(1, 2)
-    seq = pos[:, 1:].transpose(1, 2)  # (1, D, h * w)
-    rows = F.interpolate(seq, size=n_new, mode="linear", align_corners=False).transpose(1, 2)
-    return torch.cat([pos[:, :1], rows], dim=1)
-
-
-def _resize_cases() -> list[tuple[tuple, torch.Tensor]]:
-    """(pos_embed, old_grid, new_grid) -> the resized embedding; non-square grids first, so that a swap of rows
-    and columns shows; every case enlarges (or keeps) the grid."""
-    gen = torch.Generator().manual_seed(7)
-    cases = []
-    for old, new, d in (((3, 5), (6, 10), 6), ((2, 3), (5, 4), 4), ((2, 2), (3, 3), 3), ((3, 4), (3, 4), 5)):
-        pos = torch.randn(1, 1 + old[0] * old[1], d, generator=gen, dtype=torch.float64)
-        cases.append(((pos, old, new), _resize_right(pos, old, new)))
-    return cases
+#: Exercise 03.6's comparisons, as the notebook lists them: each names a control and an expected result; "b" is
+#: the one that changes only where each of the table's rows sits.
+_RESIZE_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
+_RESIZE_CONTROL_WRONG = {
+    "a": "that measures the model at the size it was trained for; it takes nothing away from the carried table.",
+    "c": "a fresh table takes the place away, but it also changes the size and spread of the numbers added to "
+    "every token, so a drop could come from either. Which control keeps the same numbers?",
+    "d": "the naive stretch is a worse way to carry the table, not a table without place: much of the place "
+    "survives it, so it would not tell you what the place is worth.",
+    "e": "a model trained from scratch differs in every weight, so it cannot say what this model's table holds.",
+}
 
 
 @never_raises
-def resize_pos_embed_function(func: object) -> Verdict:
-    """Exercise 03.6 (find the bug): ``func(pos_embed, old_grid, new_grid)``, the learner's fix of
-    ``buggy_resize``, carries a (1, 1 + h * w, D) embedding to a new grid."""
-
-    def swapped(pair: tuple[int, int]) -> tuple[int, int]:
-        return pair[1], pair[0]
-
-    mistakes = [
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, column_major=True),
-            "this is what the given buggy_resize returns: the bug is still in it.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, keep="drop"),
-            "the prediction token's row is missing from your result.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, keep="back"),
-            "the prediction token's row belongs in front (row 0), not after the grid rows.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, keep="last"),
-            "the prediction token's row went into the grid, and the last grid row took its place.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_1d(p, o, n),
-            "that is a 1-D interpolation along the sequence of patches: it blends the end of one patch row with "
-            "the start of the next.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_1d(p, o, n, whole=True),
-            "that is a 1-D interpolation along the whole sequence, the prediction token's row included.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, permute_in=False),
-            "on the way in, the D entries of each row got mixed with the patches.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, permute_out=False),
-            "on the way back, the D entries got mixed with the patches.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, read=swapped(o), size=swapped(n)),
-            "rows and columns of the grid are swapped, both in the old grid and in the new size.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, read=swapped(o)),
-            "the old grid was read with rows and columns swapped.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, size=swapped(n)),
-            "the new size has rows and columns swapped.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, antialias=True),
-            "you passed antialias=True (timm's default): with it, PyTorch's bicubic weights the neighbours "
-            "differently, even when enlarging; this exercise asks for plain bicubic interpolation.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, align_corners=True),
-            "align_corners=True lines up the corner patches' centres; ViT and timm use align_corners=False.",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, mode="bilinear"),
-            "that is bilinear interpolation; the exercise asks for bicubic (mode='bicubic').",
-        ),
-        Mistake(
-            lambda p, o, n: _resize_variant(p, o, n, mode="nearest"),
-            "that copies the nearest old row instead of interpolating; use mode='bicubic'.",
-        ),
-    ]
-    return check_function(
-        func,
-        "your resized position embedding",
-        _resize_cases(),
-        mistakes=mistakes,
-        nudge="Resized to its own grid a table must come back unchanged; think about where each stored row lands "
-        "on the grid before the interpolation.",
-        pointer=reread("Interpolating the table in 2-D"),
+def resize_control_design(answer: object) -> Verdict:
+    """Exercise 03.6 (design a control): the letter of the comparison, among a to e, that shows the 2-D carried
+    table holds the model's sense of place: the same weights with the carried table's grid rows shuffled among
+    the patches, expected near chance (it changes only where each row sits)."""
+    return choice_answer(
+        answer,
+        "b",
+        "the control for the carried table",
+        _RESIZE_CONTROL_OPTIONS,
+        nudge="A good control changes one thing only, the thing the claim is about; ask what else each "
+        "comparison changes.",
+        pointer=reread("Resizing the table"),
+        wrong=_RESIZE_CONTROL_WRONG,
     )

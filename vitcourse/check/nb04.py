@@ -105,7 +105,8 @@ _MERGE_RIGHT = "a"
 _MERGE_WRONG = {
     "b": "every label of output token 0 has the token digit 0: each output token holds only its own token.",
     "c": "a reshape never wraps around, and the printout shows every output token with the same pattern.",
-    "d": "a right set of numbers is not a right merge: look at the order of the heads' channels within a token.",
+    "d": "the shape and the set of numbers are right, but a right set of numbers is not a right merge: reread "
+    "how a reshape reads the stored order (section 2).",
     "e": "the labels do not show a reversed head order: the first digit of a label names its head.",
 }
 
@@ -182,7 +183,8 @@ _GROWTH_CHOICES = {"a": 1.0, "b": 2.0, "c": 4.0, "d": 16.0}
 _GROWTH_WRONG = {
     "a": "the two costs do not grow alike with the number of tokens: compare how each one depends on it.",
     "b": "the question is about the number of tokens, not the side of the picture.",
-    "d": "both costs grow with the tokens; a ratio keeps only the difference between how they grow.",
+    "d": "the layers' cost grows with the picture too: compare how each of the two costs depends on the number "
+    "of tokens (section 'Weights and multiply-adds').",
 }
 
 

@@ -175,6 +175,11 @@ BLOCK_MISTAKES = [
         "norm1 is missing: post-norm normalises after each residual, after the attention too.",
     ),
     Mistake(
+        lambda b, x: (lambda y: b.norm2(y + b.mlp(b.norm2(y))))(b.norm1(x + b.attn(b.norm1(x)))),
+        "each part normalises its input as well as the sum; in post-norm each part reads the un-normalised "
+        "sum, and the norm comes after the residual.",
+    ),
+    Mistake(
         lambda b, x: (lambda y: b.norm1(y + b.mlp(y)))(b.norm2(x + b.attn(x))),
         "norm1 and norm2 are swapped: norm1 follows the attention's residual, norm2 the MLP's.",
     ),

@@ -161,7 +161,8 @@ def schedule_bug_effect(answer: object) -> Verdict:
         "b",
         "what the buggy schedule does",
         ("a", "b", "c", "d"),
-        nudge="Follow the angle of the cosine in the buggy schedule from the end of the warm-up to the last step.",
+        nudge="Reread the sentence under the schedule formula: where should the cosine reach 0? What does a clock "
+        "that runs ahead do to that?",
         pointer=reread("The training loop"),
         wrong=_EFFECT_WHY,
     )
@@ -224,8 +225,8 @@ def no_position_batch_dip(answer: object) -> Verdict:
 
 _SEAM_OPTIONS = ("a", "b", "c", "d")
 _SEAM_WHY = {
-    "a": "the blind model stays at chance as long as the scrambled image's tokens are the intact image's "
-    "tokens in another order; ask whether that still holds when a block is smaller than a patch.",
+    "a": "the blind model stays at chance by notebook 03's argument: what does that argument assume about the "
+    "two images' tokens? Does it still hold when a block is smaller than a patch?",
     "c": "smaller blocks do not hide the scramble from a patch: look at what one 20 x 20 patch of a 10 x 10 "
     "scramble contains.",
     "d": "a position embedding is not the only way a ViT can see a scramble: look at what the patch embedding "
@@ -253,7 +254,7 @@ _REASON_WHY = {
     "ii": "a linear map gives every pixel of the patch its own weights: a quarter that lands in another corner "
     "of the patch meets other weights, so the order inside a patch does matter.",
     "iii": "attention without a position embedding is blind to any reordering of its tokens, however large "
-    "(notebook 03): a bigger shuffle is still a reordering. What can change is the tokens themselves.",
+    "(notebook 03): a bigger shuffle is still a reordering.",
     "iv": "the patch embedding reads every pixel of the patch with its own weight; nothing is averaged away, "
     "and a block half the patch's side is still 100 pixels the embedding sees one by one.",
 }
