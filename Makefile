@@ -10,7 +10,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 # Each notebook's py:percent text source (jupytext.toml): the file to edit and review.
 SOURCES   := $(NOTEBOOKS:.ipynb=.py)
 
-.PHONY: lab learner relearn test unit-then-nbval unit nbval lint format sync execute models student book test-browser browser-if-present clean-venv help
+.PHONY: experiments lab learner relearn test unit-then-nbval unit nbval lint format sync execute models student book test-browser browser-if-present clean-venv help
 
 help:
 	@echo "make lab      - create .venv if needed, make learner copies of the notebooks in learner/ (once: your"
@@ -22,6 +22,7 @@ help:
 	@echo "make format   - format the code and the notebook sources with ruff, then sync the notebooks"
 	@echo "make sync     - copy the notebook sources (notebooks/NN_*.py) into the .ipynb files, outputs kept"
 	@echo "make models   - re-train the shipped models (vitcourse/assets/checkpoints/) from their fixed seeds"
+	@echo "make experiments - re-run the data-scale sweep, masked-patch pre-training and rows/columns runs"
 	@echo "make student  - build student copies of the notebooks (no solutions) into student/"
 	@echo "make book     - build the course website into _build/html/ (from the stored outputs; nothing runs)"
 	@echo "make test-browser - run every notebook and widget in JupyterLab in headless Chromium, and check the website"
@@ -103,7 +104,7 @@ unit-then-nbval: $(STAMP)
 # One OpenMP thread per process for the checks and for `make execute`: two torch processes with two threads each
 # slow each other about tenfold on two cores (book/pages/troubleshooting.md), and strict nbval then compares
 # outputs made with the same setting as the stored ones. `make lab` keeps torch's default (all cores).
-test unit nbval unit-then-nbval test-browser browser-if-present execute models: export OMP_NUM_THREADS := 1
+test unit nbval unit-then-nbval test-browser browser-if-present execute models experiments: export OMP_NUM_THREADS := 1
 
 # The course website (Sphinx + MyST-NB, see book/build.py): one page per notebook with its stored outputs, the
 # course map as home page, TEACHING.md and book/pages/ (the README's long sections), search; explorers as still
@@ -132,6 +133,21 @@ execute: sync
 # (book/pages/shipped_models.md); `python -m vitcourse.train --shipped NAME ...` re-makes some.
 models: $(STAMP)
 	$(BIN)/python -m vitcourse.train --shipped
+
+# The experiments behind notebook 05's data-scale and pre-training figures and 03's rows and columns
+# (vitcourse/datascale.py): every run from its fixed seed in JOBS worker processes (CUDA when present, else the
+# CPU, one thread each), sorted into vitcourse/assets/experiments/*.json; the pre-trained encoders go to
+# vitcourse/assets/checkpoints/vit_mpp_seed*.pt. Then the cheapest runs again on the CPU, for the tests.
+# Time and device of the shipped results: book/pages/experiments.md.
+# PARTS picks the experiments (add pretrain_tries for the higher mask ratios that were tried).
+JOBS ?= 2
+PARTS ?= pretrain finetune rowcol sweep
+EXPERIMENT_LOG ?= build/experiments.jsonl
+experiments: $(STAMP)
+	mkdir -p $(dir $(EXPERIMENT_LOG)) && rm -f $(EXPERIMENT_LOG)
+	$(BIN)/python -m vitcourse.datascale --jobs $(JOBS) --out $(EXPERIMENT_LOG) --part $(PARTS)
+	$(BIN)/python -m vitcourse.datascale --assemble $(EXPERIMENT_LOG)
+	$(BIN)/python -m vitcourse.datascale --cpu-reference
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,0 +1,673 @@
+"""What shapes what a ViT learns, measured at toy scale: the experiments behind notebooks 05 and 07.
+
+Three experiments, each rebuilt from fixed seeds by ``make experiments`` (``python -m vitcourse.datascale``),
+results in ``vitcourse/assets/experiments/`` (one JSON record per run) and the pre-trained encoders in
+``vitcourse/assets/checkpoints/`` (``vit_mpp_seed{0,1,2}.pt``):
+
+1. **Data scale** (the ViT paper's Figure 3 at toy scale, :data:`SWEEP`): held-out accuracy against the number
+   of training images, for a ViT, a T2T-ViT, a ViT with a convolutional stem, a DeiT-style ViT distilled from
+   the CNN, the small CNN, and the masked-patch pre-trained ViT fine-tuned, three seeds each, the same budget
+   for every model (steps x batch; the multiply-adds differ and are stored). The task is "scramble" with 10 x 10
+   blocks (is the scene intact, or are its 60 squares shuffled?), which the ViT's 10-pixel patches see only as
+   a question of order; a random horizontal flip of each training image is the only augmentation. Why this
+   task: the pixels inside each patch are intact either way, so the answer lies in how neighbouring patches
+   join, which a convolution sees at once and a ViT must learn from examples.
+2. **Masked patch prediction** (the ViT paper's Figure 7 after pre-training, :mod:`vitcourse.masked`): three
+   seeds, attention distances per block and head, before and after fine-tuning on the moon task ("within").
+3. **Rows and columns** (:data:`ROWCOL`): the moon task with the scene rolled by whole patches (the moon's
+   patch label rolled with it), so that the pixels no longer say which row a patch is in; three seeds, the
+   position embedding's row and column terms and the line tests (notebook 03).
+
+Command line::
+
+    python -m vitcourse.datascale --part sweep --jobs 2          # the data-scale sweep
+    python -m vitcourse.datascale --part pretrain finetune rowcol --jobs 2
+    python -m vitcourse.datascale --cheapest                     # the cheapest run of each part (the test)
+
+Every record stores the device it ran on and its seconds. Runs are repeatable on one device and torch version;
+on another (a GPU, another CPU) the floating-point sums differ and a run can land elsewhere by more than
+rounding, so tests compare a CPU re-run with the CPU record of the same run (``cpu_reruns`` in the file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
+
+from ._validate import choice, instance_of, non_negative_int, positive_int
+from .device import get_device
+from .masked import PretrainConfig, attention_distances, pretrain
+from .models import T2TViT, VisionTransformer
+from .probes import row_column_beyond_locality, smooth_random_embedding
+from .scenes import scene_pool, where_classes
+from .train import _loss, evaluate, lr_factor, param_groups
+from .variants import ConvStemViT, DistilledViT, SmallCNN, distillation_loss
+
+__all__ = [
+    "MODELS",
+    "SweepSettings",
+    "SWEEP",
+    "SIZES",
+    "SEEDS",
+    "build",
+    "multiply_adds",
+    "run",
+    "rowcol_terms",
+    "main",
+]
+
+#: The sweep's models, in the order the figure lists them.
+MODELS = ("cnn", "vit", "t2t", "convstem", "deit", "vit_mpp")
+#: Training-set sizes (images: half intact, half scrambled), 64 times apart.
+SIZES = (64, 256, 1024, 4096)
+SEEDS = (0, 1, 2)
+ASSETS = Path(os.environ.get("VITCOURSE_ASSETS", Path(__file__).parent / "assets"))
+RESULTS = ASSETS / "experiments"
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """One training recipe for every model of the sweep (and the fine-tunes of :mod:`vitcourse.masked`)."""
+
+    task: str = "scramble"
+    block: int = 10
+    steps: int = 600
+    batch_size: int = 64
+    lr: float = 1e-3
+    weight_decay: float = 0.05
+    warmup: int = 50
+    flip: bool = True
+    eval_size: int = 512
+    patch_size: int = 10
+    embed_dim: int = 64
+    depth: int = 4
+    num_heads: int = 4
+    mlp_ratio: float = 2.0
+    token_dim: int = 16
+    cnn_width: int = 128
+    roll: bool = False  # "within" only: roll each scene by whole patches, its label with it
+
+
+SWEEP = SweepSettings()
+#: The moon-task recipe of the shipped vit_within (3000 steps of 128), for the fine-tunes and ROWCOL.
+WITHIN = replace(SWEEP, task="within", steps=3000, batch_size=128, warmup=200, flip=False, eval_size=256)
+#: Rows and columns: the moon task with the scenes rolled by whole patches.
+ROWCOL = replace(WITHIN, roll=True)
+#: The pre-training runs (three seeds, shapes of vit_within).
+PRETRAIN = PretrainConfig()
+#: Settings tried beside it for more local heads: higher mask ratios, TRIED_STEPS steps each, three seeds.
+TRIED_MASK_RATIOS = (0.6, 0.75, 0.9)
+TRIED_STEPS = 5000
+
+# VITCOURSE_SMOKE=1 shrinks every run to a few steps on a few scenes: the pipeline's own test
+# (tests/test_datascale.py) runs the whole command line that way, worker processes included.
+if os.environ.get("VITCOURSE_SMOKE") == "1":
+    SWEEP = replace(SWEEP, steps=3, eval_size=16)
+    WITHIN = replace(WITHIN, steps=3, batch_size=8, eval_size=16)
+    ROWCOL = replace(WITHIN, roll=True)
+    PRETRAIN = replace(PRETRAIN, steps=3, scenes=64)
+    SIZES = (64, 128)
+
+
+def _outputs(settings: SweepSettings) -> int:
+    return 2 if settings.task == "scramble" else sum(where_classes(settings.patch_size))
+
+
+def build(name: str, settings: SweepSettings = SWEEP, seed: int = 0) -> nn.Module:
+    """The sweep's model ``name`` (one of :data:`MODELS` except "vit_mpp"), weights drawn from ``seed``."""
+    choice("name", name, MODELS[:-1])
+    non_negative_int("seed", seed)
+    body = {
+        "num_classes": _outputs(settings),
+        "embed_dim": settings.embed_dim,
+        "depth": settings.depth,
+        "num_heads": settings.num_heads,
+        "mlp_ratio": settings.mlp_ratio,
+    }
+    size = (60, 100)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        if name == "cnn":
+            return SmallCNN(1, _outputs(settings), settings.cnn_width)
+        if name == "vit":
+            return VisionTransformer(size, settings.patch_size, 1, **body)
+        if name == "t2t":
+            return T2TViT(size, 1, token_dim=settings.token_dim, pos_embed="learned", **body)
+        if name == "convstem":
+            return ConvStemViT(size, 1, **body)
+        return DistilledViT(size, settings.patch_size, 1, **body)
+
+
+def multiply_adds(model: nn.Module) -> int:
+    """Multiply-adds of one forward pass on one 60 x 100 image (torch's FlopCounterMode: flops / 2)."""
+    was_training = model.training
+    model.eval()
+    parameter = next(model.parameters())
+    with FlopCounterMode(display=False) as counter, torch.no_grad():
+        model(torch.zeros(1, 1, 60, 100, device=parameter.device))
+    model.train(was_training)
+    return counter.get_total_flops() // 2
+
+
+def _roll(images: torch.Tensor, targets: torch.Tensor, patch: int, gen: torch.Generator) -> tuple:
+    """Roll each scene by a random whole number of patches on both axes (wrapping), its patch label with it."""
+    rows, cols = where_classes(patch)
+    dr = torch.randint(rows, (len(images),), generator=gen)
+    dc = torch.randint(cols, (len(images),), generator=gen)
+    rolled = torch.stack(
+        [
+            torch.roll(im, (int(r) * patch, int(c) * patch), (1, 2))
+            for im, r, c in zip(images.cpu(), dr, dc, strict=True)
+        ]
+    ).to(images.device)
+    shift = torch.stack([dr, dc], 1).to(targets.device)
+    return rolled, (targets + shift) % torch.tensor([rows, cols], device=targets.device)
+
+
+def _fit(
+    model: nn.Module,
+    settings: SweepSettings,
+    train_size: int,
+    seed: int,
+    device: str,
+    teacher: nn.Module | None = None,
+) -> tuple[nn.Module, list[float], float]:
+    """Train ``model`` on ``train_size`` images of the settings' task; returns (model in eval mode on the CPU,
+    losses, seconds)."""
+    model = model.to(device)
+    optimiser = torch.optim.AdamW(param_groups(model, settings.weight_decay), lr=settings.lr)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda step: lr_factor(step, settings.warmup, settings.steps)
+    )
+    pool = scene_pool(
+        settings.task, train_size, 1, settings.block if settings.task == "scramble" else settings.patch_size
+    )
+    images_all, targets_all = pool.images.to(device), pool.targets.to(device)
+    order = torch.Generator().manual_seed(seed)
+    losses: list[float] = []
+    start = time.perf_counter()
+    model.train()
+    for _ in range(settings.steps):
+        index = torch.randint(len(targets_all), (settings.batch_size,), generator=order).to(device)
+        images, targets = images_all[index], targets_all[index]
+        if settings.flip:
+            flip = (torch.rand(settings.batch_size, generator=order) < 0.5).to(device)
+            images = torch.where(flip[:, None, None, None], images.flip(-1), images)
+        if settings.roll:
+            images, targets = _roll(images, targets, settings.patch_size, order)
+        outputs = model(images)
+        if teacher is not None:
+            with torch.no_grad():
+                teacher_logits = teacher(images)
+            loss = distillation_loss(outputs, targets, teacher_logits)
+        else:
+            loss = _loss(settings.task, outputs, targets, settings.patch_size)
+        optimiser.zero_grad(set_to_none=True)
+        loss.backward()
+        optimiser.step()
+        schedule.step()
+        losses.append(loss.item())
+    seconds = time.perf_counter() - start
+    return model.cpu().eval(), losses, seconds
+
+
+def _evaluate(model: nn.Module, settings: SweepSettings) -> dict[str, float]:
+    block = settings.block if settings.task == "scramble" else settings.patch_size
+    return evaluate(model, settings.task, settings.eval_size, seed=10_000, block=block)
+
+
+def _where(device: str) -> str:
+    if device == "cuda":
+        return f"CUDA ({torch.cuda.get_device_name()})"
+    return f"CPU ({platform.machine()}, {os.cpu_count()} cores, {torch.get_num_threads()} thread(s))"
+
+
+def encoder_path(seed: int) -> Path:
+    """Where the masked-patch pre-trained encoder of ``seed`` is shipped."""
+    return ASSETS / "checkpoints" / f"vit_mpp_seed{seed}.pt"
+
+
+def load_encoder(seed: int) -> VisionTransformer:
+    """The shipped masked-patch pre-trained encoder of ``seed`` (a 60-patch ViT, 16 outputs), eval mode."""
+    saved = torch.load(encoder_path(seed), map_location="cpu", weights_only=True)
+    model = replace(PRETRAIN, seed=seed).encoder()
+    model.load_state_dict(saved["state_dict"])
+    return model.eval()
+
+
+def _from_encoder(seed: int, settings: SweepSettings) -> nn.Module:
+    model = load_encoder(seed)
+    if _outputs(settings) != model.head.out_features:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            model.head = nn.Linear(model.embed_dim, _outputs(settings))
+            nn.init.trunc_normal_(model.head.weight, std=0.02, a=-0.04, b=0.04)
+            nn.init.zeros_(model.head.bias)
+    return model
+
+
+def run(
+    name: str,
+    train_size: int,
+    seed: int,
+    settings: SweepSettings = SWEEP,
+    device: str = "auto",
+    teacher: nn.Module | None = None,
+) -> tuple[dict, nn.Module]:
+    """Train one model of the sweep; returns its record (see the module docstring) and the model (CPU, eval).
+
+    ``name`` "vit_mpp" starts from the shipped pre-trained encoder of the same seed; "deit" learns from
+    ``teacher`` (the CNN of the same size and seed; trained here when not given).
+    """
+    choice("name", name, MODELS)
+    positive_int("train_size", train_size)
+    instance_of("settings", settings, SweepSettings, "a SweepSettings")
+    device = get_device(device)
+    teacher_macs = 0
+    if name == "deit":
+        if teacher is None:
+            teacher = run("cnn", train_size, seed, settings, device)[1]
+        teacher = teacher.to(device).eval()
+        teacher_macs = multiply_adds(teacher)
+    else:
+        teacher = None
+    model = _from_encoder(seed, settings) if name == "vit_mpp" else build(name, settings, seed)
+    forward = multiply_adds(model)
+    model, losses, seconds = _fit(model, settings, train_size, seed, device, teacher)
+    if teacher is not None:
+        teacher.cpu()
+    metrics = _evaluate(model, settings)
+    images = settings.steps * settings.batch_size
+    macs = 3 * forward * images + teacher_macs * images  # a backward pass costs about two forwards
+    record = {
+        "model": name,
+        "train_size": train_size,
+        "seed": seed,
+        "accuracy": round(metrics["accuracy"], 4),
+        "loss": round(metrics["loss"], 4),
+        "train_loss_last100": round(sum(losses[-100:]) / len(losses[-100:]), 4),
+        "steps": settings.steps,
+        "batch_size": settings.batch_size,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "forward_multiply_adds": forward,
+        "multiply_adds": macs,
+        "seconds": round(seconds, 1),
+        "device": _where(device),
+        "torch": torch.__version__,
+        "settings": asdict(settings),
+    }
+    for key in ("row_accuracy", "column_accuracy"):
+        if key in metrics:
+            record[key] = round(metrics[key], 4)
+    if name == "vit_mpp":
+        record["pretraining_multiply_adds"] = pretraining_macs()
+    return record, model
+
+
+def pretraining_macs() -> int:
+    """Multiply-adds of one pre-training run (:data:`PRETRAIN`): 3 forwards per image and step."""
+    from .masked import MaskedPatchModel
+
+    model = MaskedPatchModel(PRETRAIN.encoder()).eval()
+    mask = torch.zeros(1, model.encoder.num_patches, dtype=torch.bool)
+    with FlopCounterMode(display=False) as counter, torch.no_grad():
+        model(torch.zeros(1, 1, 60, 100), mask)
+    return 3 * counter.get_total_flops() // 2 * PRETRAIN.steps * PRETRAIN.batch_size
+
+
+# ---- rows and columns (notebook 03's tests on the 6 x 10 grid) ----
+
+GRID = (6, 10)
+
+
+def _pair_masks() -> dict[str, torch.Tensor]:
+    idx = torch.arange(60)
+    r, c = idx // 10, idx % 10
+    dr = (r[:, None] - r[None, :]).abs()
+    dc = (c[:, None] - c[None, :]).abs()
+    upper = idx[:, None] < idx[None, :]
+    return {
+        "far_row": upper & (dr == 0) & (dc >= 5),
+        "far_column": upper & (dc == 0) & (dr >= 3),
+        "diagonal": upper & (dr == 1) & (dc == 1),
+    }
+
+
+def line_means(embedding: torch.Tensor) -> dict[str, float]:
+    """Mean cosine similarity of patches 5-9 apart in one row, 3-5 apart in one column, and diagonal neighbours."""
+    e = embedding[-60:].detach().cpu().double()
+    unit = F.normalize(e, dim=-1)
+    sims = unit @ unit.T
+    return {k: sims[m].mean().item() for k, m in _pair_masks().items()}
+
+
+def chance_thresholds(draws: int = 200, seed: int = 0) -> tuple[float, float]:
+    """The smooth random codes' 95th percentile of |same row| and |same column| (scales 1, 1.5, 2; notebook 03)."""
+    gen = torch.Generator().manual_seed(seed)
+    terms = []
+    for length in (1.0, 1.5, 2.0):
+        for _ in range(draws):
+            fit = row_column_beyond_locality(smooth_random_embedding(*GRID, length, 64, gen), GRID)
+            terms.append((fit.same_row, fit.same_column))
+    q = torch.tensor(terms).abs().quantile(0.95, dim=0)
+    return q[0].item(), q[1].item()
+
+
+def rowcol_terms(model: VisionTransformer) -> dict[str, float]:
+    """The position embedding's same-row and same-column terms, the fit's R^2 and the line tests' means."""
+    pos = model.pos_embed.detach().cpu()[0, 1:]
+    fit = row_column_beyond_locality(pos, GRID)
+    return {
+        "same_row": round(fit.same_row, 4),
+        "same_column": round(fit.same_column, 4),
+        "r_squared": round(fit.r_squared, 4),
+        **{k: round(v, 4) for k, v in line_means(pos).items()},
+    }
+
+
+# ---- the jobs and the command line ----
+
+
+def _job(job: tuple) -> list[dict]:
+    """One job in a worker process; returns its records. Jobs: ("sweep", name, size, seed) (name "cnn" also
+    trains DeiT from it), ("pretrain", seed), ("finetune", seed), ("rowcol", seed)."""
+    torch.set_num_threads(int(os.environ.get("VITCOURSE_THREADS", "1")))
+    device = os.environ.get("VITCOURSE_DEVICE", "auto")
+    kind = job[0]
+    if kind == "sweep":
+        name, size, seed = job[1:]
+        record, model = run(name, size, seed, SWEEP, device)
+        records = [{"part": "sweep", **record}]
+        if name == "cnn":  # DeiT learns from this CNN
+            records.append({"part": "sweep", **run("deit", size, seed, SWEEP, device, teacher=model)[0]})
+        return records
+    if kind == "pretrain_try":
+        ratio, seed = job[1:]
+        config = replace(PRETRAIN, seed=seed, mask_ratio=ratio, steps=TRIED_STEPS, device=device)
+        done = pretrain(config)
+        curve = [
+            sum(done.losses[i : i + 100]) / len(done.losses[i : i + 100])
+            for i in range(0, len(done.losses), 100)
+        ]
+        return [
+            {
+                "part": kind,
+                "seed": seed,
+                "mask_ratio": ratio,
+                "settings": asdict(config),
+                "loss_curve_per_100_steps": [round(v, 5) for v in curve],
+                "distances": [
+                    [round(v, 2) for v in row] for row in attention_distances(done.encoder).tolist()
+                ],
+                "seconds": round(done.seconds, 1),
+                "device": _where(get_device(device)),
+                "torch": torch.__version__,
+                **rowcol_terms(done.encoder),
+            }
+        ]
+    seed = job[1]
+    if kind in ("pretrain", "pretrain_long"):
+        config = replace(PRETRAIN, seed=seed, device=device)
+        path = encoder_path(seed)
+        if kind == "pretrain_long":
+            config = replace(config, steps=2 * PRETRAIN.steps)
+            path = path.with_name(f"vit_mpp_long_seed{seed}.pt")
+        done = pretrain(config)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torch.save({"config": asdict(config), "state_dict": done.encoder.state_dict()}, path)
+        distances = attention_distances(done.encoder)
+        curve = [
+            sum(done.losses[i : i + 100]) / len(done.losses[i : i + 100])
+            for i in range(0, len(done.losses), 100)
+        ]
+        return [
+            {
+                "part": kind,
+                "seed": seed,
+                "settings": asdict(config),
+                "loss_curve_per_100_steps": [round(v, 5) for v in curve],
+                "distances": [[round(v, 2) for v in row] for row in distances.tolist()],
+                "seconds": round(done.seconds, 1),
+                "device": _where(get_device(device)),
+                "torch": torch.__version__,
+                **rowcol_terms(done.encoder),
+            }
+        ]
+    if kind in ("finetune", "rowcol"):
+        settings = ROWCOL if kind == "rowcol" else WITHIN
+        name = "vit_mpp" if kind == "finetune" else "vit"
+        record, model = run(name, 2048, seed, settings, device)
+        if kind == "rowcol":
+            path = ASSETS / "checkpoints" / f"vit_roll_seed{seed}.pt"
+            torch.save({"settings": asdict(settings), "seed": seed, "state_dict": model.state_dict()}, path)
+        record["part"] = kind
+        record["distances"] = [[round(v, 2) for v in row] for row in attention_distances(model).tolist()]
+        record.update(rowcol_terms(model))
+        return [record]
+    raise ValueError(f"unknown job {job!r}")
+
+
+#: Rough relative cost of each job, to start the longest first.
+_COST = {
+    "pretrain_long": 80,
+    "pretrain_try": 25,
+    "pretrain": 40,
+    "rowcol": 30,
+    "finetune": 30,
+    "cnn": 4,
+    "t2t": 3,
+    "convstem": 2,
+    "vit": 2,
+    "vit_mpp": 2,
+}
+
+
+def jobs_for(parts: list[str]) -> tuple[list[tuple], list[tuple]]:
+    """The jobs of the named parts in two waves: the second needs the pre-trained encoders of the first."""
+    first: list[tuple] = []
+    second: list[tuple] = []
+    if "pretrain" in parts:
+        first += [("pretrain", s) for s in SEEDS]
+    if "pretrain_tries" in parts:  # higher mask ratios, 5000 steps: settings tried for more local heads
+        first += [("pretrain_try", ratio, s) for ratio in TRIED_MASK_RATIOS for s in SEEDS]
+    if "pretrain_long" in parts:  # the fallback setting: twice the steps (beside the second wave)
+        second += [("pretrain_long", s) for s in SEEDS]
+    if "rowcol" in parts:
+        first += [("rowcol", s) for s in SEEDS]
+    if "finetune" in parts:
+        second += [("finetune", s) for s in SEEDS]
+    if "sweep" in parts:
+        first += [
+            ("sweep", m, n, s) for m in MODELS if m not in ("deit", "vit_mpp") for n in SIZES for s in SEEDS
+        ]
+        second += [("sweep", "vit_mpp", n, s) for n in SIZES for s in SEEDS]
+
+    def cost(job: tuple) -> int:
+        return _COST[job[1] if job[0] == "sweep" else job[0]]  # type: ignore[index]
+
+    return sorted(first, key=cost, reverse=True), sorted(second, key=cost, reverse=True)
+
+
+FILES = {
+    "sweep": "data_scale.json",
+    "pretrain": "masked_pretraining.json",
+    "finetune": "masked_pretraining.json",
+    "rowcol": "rows_columns.json",
+}
+
+
+def assemble(lines: str | Path, folder: Path = RESULTS) -> dict[str, Path]:
+    """Sort the records of a JSON-lines file (what :func:`main` writes) into the three result files.
+
+    ``data_scale.json``: ``{"settings", "sizes", "seeds", "models", "runs": [...]}``;
+    ``masked_pretraining.json``: ``{"settings", "pretraining": [...], "finetune": [...]}``;
+    ``rows_columns.json``: ``{"settings", "chance_95th_percentile", "runs": [...]}``. A part with no record in
+    ``lines`` keeps the records the file already holds, and so does its ``cpu_reruns`` list.
+    """
+    records = [json.loads(line) for line in Path(lines).read_text().splitlines() if line.strip()]
+    folder.mkdir(parents=True, exist_ok=True)
+    bodies: dict[str, dict] = {
+        "data_scale.json": {
+            "settings": asdict(SWEEP),
+            "sizes": list(SIZES),
+            "seeds": list(SEEDS),
+            "models": list(MODELS),
+            "runs": [],
+        },
+        "masked_pretraining.json": {
+            "settings": asdict(PRETRAIN),
+            "finetune_settings": asdict(WITHIN),
+            "pretraining": [],
+            "pretraining_tries": [],
+            "pretraining_long": [],
+            "finetune": [],
+        },
+        "rows_columns.json": {
+            "settings": asdict(ROWCOL),
+            "chance_95th_percentile": dict(
+                zip(("same_row", "same_column"), (round(v, 4) for v in chance_thresholds()), strict=True)
+            ),
+            "runs": [],
+        },
+    }
+    for record in records:
+        part = record.pop("part")
+        if part == "sweep":
+            bodies["data_scale.json"]["runs"].append(record)
+        elif part == "pretrain":
+            bodies["masked_pretraining.json"]["pretraining"].append(record)
+        elif part == "pretrain_try":
+            bodies["masked_pretraining.json"]["pretraining_tries"].append(record)
+        elif part == "pretrain_long":
+            bodies["masked_pretraining.json"]["pretraining_long"].append(record)
+        elif part == "finetune":
+            bodies["masked_pretraining.json"]["finetune"].append(record)
+        else:
+            bodies["rows_columns.json"]["runs"].append(record)
+    written = {}
+    for name, body in bodies.items():
+        path = folder / name
+        if path.exists():  # parts not re-run keep their stored records, and the CPU re-runs stay
+            old = json.loads(path.read_text())
+            body["cpu_reruns"] = old.get("cpu_reruns", [])
+            for key, value in body.items():
+                if isinstance(value, list) and not value and old.get(key):
+                    body[key] = old[key]
+        for key in ("runs", "pretraining", "pretraining_tries", "pretraining_long", "finetune"):
+            if key in body:
+                body[key].sort(
+                    key=lambda r: (
+                        MODELS.index(r["model"]) if "model" in r and r["model"] in MODELS else 0,
+                        r.get("train_size", 0),
+                        r["seed"],
+                    )
+                )
+        path.write_text(json.dumps(body, indent=1) + "\n")
+        written[name] = path
+    return written
+
+
+#: The first steps of seed 0's pre-training that the CPU reference (and its test) re-run.
+REFERENCE_STEPS = 200
+
+
+def cheapest_sweep_run(runs: list[dict]) -> tuple[str, int, int]:
+    """(model, train_size, seed) of the sweep's cheapest run: fewest training multiply-adds, then smallest."""
+    best = min(runs, key=lambda r: (r["multiply_adds"], r["train_size"], r["seed"]))
+    return best["model"], best["train_size"], best["seed"]
+
+
+def cpu_reference() -> dict:
+    """Re-run the sweep's cheapest run and the first :data:`REFERENCE_STEPS` steps of seed 0's pre-training on the
+    CPU (one thread) and store them as ``cpu_reruns`` in the result files (what the tests compare with)."""
+    torch.set_num_threads(1)
+    sweep_path = RESULTS / "data_scale.json"
+    sweep = json.loads(sweep_path.read_text())
+    model, size, seed = cheapest_sweep_run(sweep["runs"])
+    record, _ = run(model, size, seed, SWEEP, "cpu")
+    sweep["cpu_reruns"] = [record]
+    sweep_path.write_text(json.dumps(sweep, indent=1) + "\n")
+    pre_path = RESULTS / "masked_pretraining.json"
+    pre = json.loads(pre_path.read_text())
+    start = time.perf_counter()
+    done = pretrain(replace(PRETRAIN, steps=REFERENCE_STEPS, device="cpu"))
+    pre["cpu_reruns"] = [
+        {
+            "seed": 0,
+            "steps": REFERENCE_STEPS,
+            "note": "the first steps of seed 0 with the run's schedule cut short",
+            "losses": [round(v, 6) for v in done.losses],
+            "seconds": round(time.perf_counter() - start, 1),
+            "device": _where("cpu"),
+            "torch": torch.__version__,
+        }
+    ]
+    pre_path.write_text(json.dumps(pre, indent=1) + "\n")
+    return {"sweep": record, "pretrain_seconds": pre["cpu_reruns"][0]["seconds"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run parts of the experiments and write their records to ``--out`` (JSON lines, one per run)."""
+    p = argparse.ArgumentParser(prog="python -m vitcourse.datascale", description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--part",
+        nargs="+",
+        default=["pretrain", "finetune", "rowcol", "sweep"],
+        choices=["pretrain", "pretrain_tries", "pretrain_long", "finetune", "rowcol", "sweep"],
+    )
+    p.add_argument("--jobs", type=int, default=2, help="worker processes (one CPU thread each on the CPU)")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument(
+        "--out", default=str(RESULTS / "runs.jsonl"), help="JSON-lines file the records are appended to"
+    )
+    p.add_argument("--only", nargs="*", default=None, help="sweep models to run (default all)")
+    p.add_argument("--assemble", default=None, help="sort a JSON-lines file into the result files, then stop")
+    p.add_argument(
+        "--cpu-reference", action="store_true", help="re-run the cheapest runs on the CPU, then stop"
+    )
+    args = p.parse_args(argv)
+    if args.assemble:
+        for path in assemble(args.assemble).values():
+            print(f"wrote {path}")
+        return 0
+    if args.cpu_reference:
+        print(json.dumps(cpu_reference()))
+        return 0
+    os.environ["VITCOURSE_DEVICE"] = args.device
+    waves = jobs_for(args.part)
+    if args.only:
+        waves = tuple([j for j in w if j[0] != "sweep" or j[1] in args.only] for w in waves)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    ctx = torch.multiprocessing.get_context("spawn")
+    count = 0
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx) as pool, open(args.out, "a") as out:
+        for wave in waves:
+            futures = [pool.submit(_job, job) for job in wave]
+            for future in as_completed(
+                futures
+            ):  # written as they finish: an interrupted run keeps what it made
+                for record in future.result():
+                    count += 1
+                    out.write(json.dumps(record) + "\n")
+                    out.flush()
+                    keys = ("part", "model", "train_size", "seed", "accuracy", "seconds")
+                    print(json.dumps({k: record.get(k) for k in keys}), flush=True)
+    print(f"{count} records in {time.perf_counter() - start:.0f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
