@@ -53,10 +53,15 @@ _DECAY_TENSORS = {
 _NOT_DECAYED = {
     "e": "(e) is the fixed sinusoidal table: it does not train, so an optimiser never changes it and it goes "
     "into neither group.",
-    "b": "(b) is a bias: it only shifts a layer's output, and a pull towards 0 makes the model no simpler.",
+    "b": "(b) is a bias: it sets one output each and mixes no features, so leaving it free costs little, while "
+    "a pull towards 0 can make the layer underfit (the 'does harm' case).",
     "c": "(c) is a LayerNorm scale, not a weight matrix; the second part of the exercise asks why it is left "
     "alone.",
 }
+
+
+#: Counts in words, for a wrong answer with more than one mistake (no letter named, so no elimination).
+_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 def _decayed_letters() -> str:
@@ -88,12 +93,17 @@ def decay_choice(answer: object) -> Verdict:
     expected = set(_decayed_letters())
     if chosen == expected:
         return right(what)
-    for letter in ("e", "b", "c"):
-        if letter in chosen and letter not in expected:
-            return say(False, f"{what}: {answer!r} is not it: {_NOT_DECAYED[letter]}")
+    extra, missing = chosen - expected, expected - chosen
+    if len(extra) == 1 and not missing:  # name a wrong letter only when it is the answer's only mistake
+        return say(False, f"{what}: {answer!r} is not it: {_NOT_DECAYED[extra.pop()]}")
+    counts = []
+    if extra:
+        counts.append(f"{_COUNT_WORDS[len(extra)]} of your letters should not be there")
+    if missing:
+        counts.append(f"{_COUNT_WORDS[len(missing)]} tensor{'s are' if len(missing) > 1 else ' is'} missing")
     return unexplained(
         what,
-        f"{answer!r} is not it.",
+        f"{answer!r} is not it: {', and '.join(counts)}.",
         nudge="Ask of each tensor whether a pull towards 0 makes the model simpler, or takes away something "
         "the model needs.",
         pointer=reread("The training loop"),
@@ -146,8 +156,8 @@ def schedule_bug_line(answer: object) -> Verdict:
 
 
 _EFFECT_WHY = {
-    "a": "the cosine of the buggy schedule does pass pi / 2 before the run ends: where does the cosine's clock "
-    "start?",
+    "a": "the buggy schedule's angle passes pi / 2 before the run ends, so its rate falls below half the peak: "
+    "where does its clock start?",
     "c": "at the end of the warm-up both schedules are close to the peak: the bug hardly shows there.",
     "d": "the warm-up lines are right, so step 0 gets a small positive rate in both schedules.",
 }
@@ -161,8 +171,8 @@ def schedule_bug_effect(answer: object) -> Verdict:
         "b",
         "what the buggy schedule does",
         ("a", "b", "c", "d"),
-        nudge="Reread the sentence under the schedule formula: where should the cosine reach 0? What does a clock "
-        "that runs ahead do to that?",
+        nudge="Reread the sentence under the schedule formula: where should the cosine's angle reach pi? What "
+        "does a clock that runs ahead do to that?",
         pointer=reread("The training loop"),
         wrong=_EFFECT_WHY,
     )
@@ -171,17 +181,24 @@ def schedule_bug_effect(answer: object) -> Verdict:
 @never_raises
 def no_position_loss_floor(answer: object) -> Verdict:
     """Exercise 07.3, the floor: the lowest held-out loss (mean cross-entropy, natural log) the ViT without a
-    position embedding can reach on intact-or-scrambled pairs, whatever its weights."""
+    position embedding can reach, whatever its weights, on a held-out set that holds each scene once intact and
+    twice scrambled (two different scrambles)."""
+    third = 1 / 3  # the share of intact images in that set
     return float_answer(
         answer,
-        math.log(2),
+        -(third * math.log(third) + (1 - third) * math.log(1 - third)),
         "the lowest held-out loss without a position embedding",
         nudge="Attention without a position embedding sees its tokens as a set (notebook 03); cross-entropy "
         "charges each image for the probability it gives the image's own label.",
         wrong=[
             (
-                0.5,
-                "0.5 is an accuracy, the share of right answers; the question asks for the loss, the mean "
+                math.log(2),
+                "that is the floor when half of a scene's images are scrambled; here two of its three are: which "
+                "single probability of 'scrambled' suits all three images of a scene best?",
+            ),
+            (
+                2 / 3,
+                "that is a probability or a share of right answers; the question asks for the loss, the mean "
                 "cross-entropy.",
             ),
             (
@@ -190,7 +207,7 @@ def no_position_loss_floor(answer: object) -> Verdict:
                 "differ: ask whether this model can give a scene and its scrambled copy different answers.",
             ),
             (
-                1.0,
+                -(third * math.log2(third) + (1 - third) * math.log2(1 - third)),
                 "right idea, but in bits: PyTorch's cross-entropy uses the natural logarithm.",
             ),
         ],
@@ -203,8 +220,8 @@ _DIP_OPTIONS = ("i", "ii", "iii")
 _DIP_WHY = {
     "ii": "the batch order tells the model nothing about where a patch sits in an image: the tokens of each "
     "image still reach attention as a set, whatever order the images come in.",
-    "iii": "a held-out image comes from the same generator as a pool image; and the floor holds for any set of "
-    "whole pairs, easy or hard.",
+    "iii": "the floor holds for every set of weights, so no step, with momentum or without, can carry a model "
+    "below it on whole pairs: ask what a training batch holds instead.",
 }
 
 
@@ -274,7 +291,7 @@ def seam_blocks_reason(answer: object) -> Verdict:
     )
 
 
-_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
+_CONTROL_OPTIONS = ("a", "b", "c", "d", "e", "f")
 _CONTROL_WHY = {
     "a": "another seed repeats the same task with other starting weights and another batch order: it tests "
     "whether the structure is robust, but the task is in both runs, so it cannot tell whether the task is "
@@ -285,6 +302,8 @@ _CONTROL_WHY = {
     "result cannot separate the task from the rest of training.",
     "e": "that comparison is in the table already ('at the start'): it shows that training changed the table, "
     "not which ingredient of training did it.",
+    "f": "the claim says what the scramble task does; it makes no prediction for a run that learns another task, "
+    "which may put structure of its own into the table, so no result of (f) contradicts it.",
 }
 
 
