@@ -36,14 +36,13 @@
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import torch
 from IPython.display import display
-from matplotlib.patches import Rectangle
 from torch import nn
 
 import vitcourse
 from vitcourse import check, load_mountains, plots, tokens, widgets
+from vitcourse.data import pale_mountain
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
@@ -80,34 +79,38 @@ assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 # %% [markdown]
 # Large models are usually trained twice. First they are *pre-trained*: trained on a large data set. Then they
 # are *fine-tuned*: trained further on a smaller task, often on larger images. The ViT paper keeps the patch
-# size when the images grow (Section 3.2). Another choice would be to grow the patches with the image.
+# size when the images grow (Section 3.2).
 #
-# **Exercise 1 (predict).** Take the picture at twice its resolution: both sides doubled, one channel. Later the
-# model projects every token with one matrix $E$ of $P^2 C$ rows and $D$ columns (section 6). Predict before the
-# cells after the exercise show it.
+# Two learned parts of a ViT touch the tokens. One is the projection $E$, a matrix of $P^2 C$ rows and $D$
+# columns that maps every token to the model width $D$ (section 6). The other is a *position table*: one learned
+# vector of length $D$ per token position, added to the token at that position (notebook 03).
 #
-# - (a) With $P$ kept, the number of tokens $N$ is multiplied by what? Set `answer_count_factor`.
-# - (b) If instead the patches grow so that $N$ is kept, each token's length is multiplied by what?
-# Set `answer_length_factor`.
-# - (c) Which of the two makes $E$ larger? Set `answer_larger_E` to `"keep P"`, `"keep N"` or `"neither"`.
+# **Exercise 1 (predict).** A model is trained on the 60 × 100 picture with $P = 20$. Then it is fine-tuned on
+# the same picture at twice the resolution, 120 × 200, one channel, with $P = 20$ kept.
+#
+# - (a) Which learned part can it keep unchanged? Set `answer_reusable` to `"E"`, `"position table"`,
+#   `"both"` or `"neither"`.
+# - (b) The other part needs more rows. Its number of rows is multiplied by what? Set `answer_count_factor`.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "count_growth-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_count_factor = None  # replace None with your answer to (a)
-answer_length_factor = None  # (b)
-answer_larger_E = None  # (c)
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "reusable_part-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_reusable = None  # replace None with your answer to (a)
+answer_count_factor = None  # (b)
 ### BEGIN SOLUTION
-# (a) the same patches: twice as many patch rows, and twice as many patches per row
+# (a) E's shape depends only on a token's length, P^2 C, which is kept; the table has one row per token
+answer_reusable = "E"
+# (b) the same patches: twice as many patch rows, and twice as many patches per row
 answer_count_factor = 2 * 2
-# (b) the patch side doubles to keep the grid, so a patch holds 2 x 2 times the pixels
-answer_length_factor = 2**2
-# (c) E has one row per entry of a token: more tokens reuse the same E, longer tokens need more rows
-answer_larger_E = "keep N"
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "count_growth-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": false, "grade_id": "reusable_part-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.reusable_part(answer_reusable)
 check.count_growth(answer_count_factor)
-check.length_growth(answer_length_factor)
-check.larger_projection(answer_larger_E)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "reusable_part-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.reusable_part, answer_reusable)
+### END HIDDEN TESTS
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "count_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -115,33 +118,24 @@ check.larger_projection(answer_larger_E)
 check.require(check.count_growth, answer_count_factor)
 ### END HIDDEN TESTS
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "length_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.length_growth, answer_length_factor)
-### END HIDDEN TESTS
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "larger_projection-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.larger_projection, answer_larger_E)
-### END HIDDEN TESTS
-
 # %% [markdown]
-# ### After Exercise 1: two ways to grow
+# ### After Exercise 1: what the larger picture changes
 #
-# The cell counts the tokens of the larger picture both ways, with `vitcourse.tokens.count_tokens`. Notebook 02
-# explains that function. It also prints the size of $E$ for a model width of $D = 64$. Then the figure shows the
-# picture's own grid, with every patch numbered.
+# The cell counts the tokens of the larger picture with `vitcourse.tokens.count_tokens`. Notebook 02 explains
+# that function. It prints the shapes of $E$ and of the position table for a model width of $D = 64$. It also
+# tries the other choice: patches grown to 40 × 40, which keep the count. Then the figure shows the picture's own
+# grid, with every patch numbered.
 
 # %%
-D_example = 64  # a model width, for the size of E only
-print(f"{H} x {W}, P = {P}: {N} tokens of length {P**2 * C}; E is {P**2 * C} x {D_example}")
-for size, way in ((20, "keep P"), (40, "keep N")):
+D_example = 64  # a model width, for the shapes only
+print(
+    f"{H} x {W}, P = {P}: {N} tokens of length {P**2 * C}; E {P**2 * C} x {D_example}, table {N} x {D_example}"
+)
+for size, way in ((20, "P kept"), (40, "N kept")):
     grown = tokens.count_tokens(2 * H, 2 * W, size, size, 0)
     print(
         f"{2 * H} x {2 * W}, P = {size} ({way}): {grown.rows} x {grown.cols} = {grown.total} tokens of length "
-        f"{size**2 * C}; E is {size**2 * C} x {D_example}"
+        f"{size**2 * C}; E {size**2 * C} x {D_example}, table {grown.total} x {D_example}"
     )
 
 # %% mystnb={"image": {"alt": "The picture cut into 15 patches of 20 by 20 pixels, 3 rows by 5 columns, numbered 1 to 15 row by row"}}
@@ -151,14 +145,14 @@ plots.draw_patch_grid(ax, H, W, P)
 plt.show()
 
 # %% [markdown]
-# The larger picture with the same patches makes more tokens, not longer ones. Growing the patches keeps the
-# count and makes each token longer. Notebook 03 comes back to this: a learned position table has one row per
-# patch, so more patches need a resized table.
+# The larger picture with the same patches makes more tokens, not longer ones. So $E$ fits as it is, and the
+# position table needs four times the rows; notebook 03 shows how it is resized. Growing the patches instead
+# keeps the count and makes each token longer: then $E$ would no longer fit.
 #
 # Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two
 # patches is cut in two. A shape over a corner where four patches meet is cut in four. The next cell shows it on
-# the pale mountain. It takes the mountain as the pixels of 0.7 or brighter, leaving out the moon: the bright
-# region that touches the top edge.
+# the pale mountain. `vitcourse.data.pale_mountain` takes the mountain as the pixels of 0.7 or brighter,
+# leaving out the moon: the bright region that touches the top edge.
 
 
 # %%
@@ -167,20 +161,7 @@ def patch_of(row: int, col: int) -> int:
     return (row // P) * cols + col // P + 1
 
 
-bright = picture >= 0.7  # (H, W): the moon and the pale mountain
-moon = np.zeros_like(bright)
-moon[0] = bright[0]  # the moon is the bright region cut by the top edge
-while True:  # grow it through bright neighbours: up, down, left and right
-    grown = moon.copy()
-    grown[1:] |= moon[:-1]
-    grown[:-1] |= moon[1:]
-    grown[:, 1:] |= moon[:, :-1]
-    grown[:, :-1] |= moon[:, 1:]
-    grown &= bright
-    if (grown == moon).all():
-        break
-    moon = grown
-mountain = bright & ~moon  # (H, W)
+mountain = pale_mountain(picture)  # (H, W): 0.7 or brighter, the moon left out
 m_rows, m_cols = mountain.nonzero()
 if m_rows.size:
     top = m_rows.min()
@@ -219,41 +200,8 @@ print(
 
 
 # %% mystnb={"image": {"alt": "Patch 12 as a 20 by 20 square of pixels above its token, a strip of 400 values in which each row of the patch follows the previous one"}}
-def pixel_axes(fig: plt.Figure, box: tuple[int, int, int, int]) -> plt.Axes:
-    """Axes placed in screen pixels, box = (left, bottom, width, height), on a figure of known size."""
-    fw, fh = fig.get_size_inches() * fig.dpi
-    return fig.add_axes([box[0] / fw, box[1] / fh, box[2] / fw, box[3] / fh])
-
-
-# Sizes in screen pixels (the figure is drawn at 100 dots per inch): each of the token's entries gets exactly
-# 2 pixels, so that no entry is drawn wider than another.
-strip_w = 2 * token.numel()
-fig = plt.figure(figsize=((70 + strip_w + 110) / 100, 430 / 100), dpi=100)
-ax_patch = pixel_axes(fig, (70 + strip_w // 2 - 100, 180, 200, 200))  # centred above the strip
-plots.show_picture(patch, ax=ax_patch, title=f"patch {number} (orange: its row 0)", colorbar=False)
-ax_patch.set_xticks(range(0, P + 1, 5))
-ax_patch.set_yticks(range(0, P + 1, 5))
-ax_patch.set_xlabel("column in the patch")
-ax_patch.set_ylabel("row in the patch")
-outline = {"fill": False, "ec": "tab:orange", "lw": 2.5, "clip_on": False}
-ax_patch.add_patch(Rectangle((0, 0), P, 1, **outline))  # the patch's row 0: y from 0 to 1
-ax_strip = pixel_axes(fig, (70, 55, strip_w, 40))
-plots.show_token_strip(
-    token,
-    ax=ax_strip,
-    title=f"patch {number} flattened: a token of length {token.numel()} (orange: the patch's row 0)",
-)
-ax_strip.set_ylabel("token")
-ax_strip.set_xlabel("position in the token (white lines: where each row of the patch ends)")
-ax_strip.set_xticks(range(0, token.numel() + 1, 2 * P))
-for k in range(1, P):
-    ax_strip.axvline(k * P - 0.5, color="w", lw=0.6)  # where one row of the patch ends
-ax_strip.add_patch(Rectangle((-0.5, -0.5), P, 1, **outline))  # positions 0 to P - 1
-fig.colorbar(
-    ax_strip.images[0],
-    cax=pixel_axes(fig, (70 + strip_w // 2 + 120, 180, 14, 200)),
-    label="brightness (both panels)",
-)
+# Each of the token's entries gets exactly 2 screen pixels across, so that no entry is drawn wider than another.
+plots.show_patch_and_token(patch, token, name=f"patch {number}", px=2)
 plt.show()
 
 # %% [markdown]
@@ -324,24 +272,17 @@ print("the loop, nn.Unfold and vitcourse.tokens.patchify give the same tokens (a
 
 # %% mystnb={"image": {"alt": "The token matrix: 15 rows, one per token, of 400 values each; the moon and the dithered band show as patterns along the rows"}}
 length = by_hand.shape[-1]
-# Each entry gets exactly 2 screen pixels across (at 100 dots per inch) and each token 16 pixels down: with
-# fewer pixels than entries, neighbouring entries that alternate (the dithered band) would merge into stripes
-# that are not in the data.
-fig = plt.figure(figsize=((90 + 2 * length + 100) / 100, (16 * N + 100) / 100), dpi=100)
-ax = pixel_axes(fig, (90, 60, 2 * length, 16 * N))
-plots.show_matrix(
+# Each entry gets exactly 2 screen pixels across and each token 16 down: with fewer pixels than entries,
+# neighbouring entries that alternate (the dithered band) would merge into stripes that are not in the data.
+plots.show_token_matrix_exact(
     by_hand[0],
-    ax=ax,
     title=f"The token matrix: {N} tokens x {length} values",
     xlabel=f"position in the token ({P} positions = one row of the patch)",
     ylabel="token index (patch number - 1)",
-    vmin=0,
-    vmax=1,
-    colorbar=False,
+    px=2,
+    row_px=16,
+    xstep=2 * P,
 )
-ax.set_yticks(range(N))
-ax.set_xticks(range(0, length + 1, 2 * P))
-fig.colorbar(ax.images[0], cax=pixel_axes(fig, (90 + 2 * length + 15, 60, 14, 16 * N)), label="brightness")
 plt.show()
 
 # %% [markdown]
@@ -604,7 +545,7 @@ for size in sizes:
     assert summary.startswith(f"P = {size}: {count.rows} x {count.cols} = {count.total} tokens")
     print(summary)
 print(widgets.patch_view(picture, 7)[1])
-assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W, 20, 20, 0)  # Exercise 1 (a)
+assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W, 20, 20, 0)  # Exercise 1 (b)
 
 # %% [markdown]
 # ## Summary

@@ -49,6 +49,7 @@ from torch import nn
 
 import vitcourse
 from vitcourse import check, load_mountains, plots, tokens, widgets
+from vitcourse.data import pale_mountain
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
@@ -58,27 +59,14 @@ _, C, H, W = image.shape
 print(f"picture: H={H}, W={W}, C={C}")
 
 # %% [markdown]
-# Here is why overlap helps, on the picture. The cell finds the summit of the pale mountain, as notebook 01 did:
-# the top-most pixel of 0.7 or brighter outside the moon, the bright region that touches the top edge. It takes
+# Here is why overlap helps, on the picture. The cell finds the summit of the pale mountain, as notebook 01 did
+# with `vitcourse.data.pale_mountain`: the top-most pixel of 0.7 or brighter outside the moon. It takes
 # the 10 × 10 square just under it. Then it counts the pieces that ViT's 20 × 20 patches cut the square into,
 # and the windows of this notebook's soft split that hold it whole. The patches are numbered from 1, the windows
 # counted from 0.
 
 # %%
-bright = picture >= 0.7  # (H, W): the moon and the pale mountain
-moon = np.zeros_like(bright)
-moon[0] = bright[0]  # the moon is the bright region cut by the top edge
-while True:  # grow it through bright neighbours: up, down, left and right
-    grown = moon.copy()
-    grown[1:] |= moon[:-1]
-    grown[:-1] |= moon[1:]
-    grown[:, 1:] |= moon[:, :-1]
-    grown[:, :-1] |= moon[:, 1:]
-    grown &= bright
-    if (grown == moon).all():
-        break
-    moon = grown
-pale = bright & ~moon  # (H, W): the pale mountain
+pale = pale_mountain(picture)  # (H, W): 0.7 or brighter, the moon left out
 if pale.any():
     pale_rows, pale_cols = np.nonzero(pale)
     summit_row = int(pale_rows.min())
@@ -110,7 +98,7 @@ assert 1 <= len(cut) <= 4  # a 10 x 10 square meets at most 2 x 2 patches of 20 
 assert holds  # true wherever the square lies: section 3 shows why
 
 # %% [markdown]
-# ## 1. Counting the tokens (11 min)
+# ## 1. Counting the tokens (10 min)
 #
 # A soft split has three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how
 # far a window moves from one token to the next. The *padding* $p$ is how many rows and columns of zeros are
@@ -173,31 +161,38 @@ print(f"paper_count{(H, W, k, overlap, p)} = {paper_count(H, W, k, overlap, p)}"
 print(f"nn.Unfold's count: {(by_unfold.rows, by_unfold.cols)}")
 
 # %% [markdown]
-# **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong. Find the bug. Then write
-# the fixed function as `my_count_tokens(h, w, k, overlap, p)`, with integer arithmetic only. Before you fix it,
-# ask yourself why the test above could not catch the bug; the answer is under "After Exercise 1". The check
-# compares your function with `nn.Unfold` on eight settings.
+# **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong.
+#
+# - (a) Find the bug, and say it in a one-line comment in the answer cell.
+# - (b) The paper's first split of a 224 × 224 image has kernel 7, overlap 3 and padding 2. Predict how many
+#   tokens per side `paper_count` returns for it, and how many per side `nn.Unfold` makes. Set `answer_paper`
+#   and `answer_unfold`.
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "paper_count_side-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+# (a) the bug: replace this line with it
+answer_paper = None  # replace None with your answer to (b): tokens per side from paper_count
+answer_unfold = None  # (b): tokens per side from nn.Unfold
+### BEGIN SOLUTION
+# (a) The bug: paper_count moves each window by the overlap; a window moves by k - overlap.
+# (b) paper_count steps by the overlap, 3; nn.Unfold by the stride, 7 - 3 = 4; both on 224 + 2 * 2 - 7 pixels
+answer_paper = (224 + 2 * 2 - 7) // 3 + 1
+answer_unfold = (224 + 2 * 2 - 7) // (7 - 3) + 1
+### END SOLUTION
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "count_tokens_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-def my_count_tokens(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, int]:
-    ### BEGIN SOLUTION
-    # The bug: paper_count moves each window by the overlap. A window moves by k - overlap, since
-    # neighbouring windows share `overlap` pixels. The test used k = 2 * overlap, where the two agree.
-    stride = k - overlap  # neighbouring windows share `overlap` pixels
-    rows = (h + 2 * p - k) // stride + 1
-    cols = (w + 2 * p - k) // stride + 1
-    return rows, cols
-    ### END SOLUTION
+# %% nbgrader={"grade": false, "grade_id": "paper_count_side-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.paper_count_side(answer_paper)
+check.unfold_count_side(answer_unfold)
 
-
-# %% nbgrader={"grade": false, "grade_id": "count_tokens_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.count_tokens_function(my_count_tokens)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "count_tokens_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "paper_count_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.count_tokens_function, my_count_tokens)
+check.require(check.paper_count_side, answer_paper)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "unfold_count_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.unfold_count_side, answer_unfold)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -205,13 +200,18 @@ check.require(check.count_tokens_function, my_count_tokens)
 #
 # The paper's stride is $k$ minus its overlap. So its $S = [3, 1, 1]$ with kernels 7, 3, 3 are the strides
 # 4, 2, 2 of the official code. The paper's Eq. 3 writes the count per side as
-# $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$, with its $s$ the overlap.
+# $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$, with its $s$ the overlap. The cell runs both counts on the paper's
+# first split and checks the right one against `nn.Unfold`.
 #
-# Why could the test not catch the bug? Neighbouring windows overlap by $k - s$ pixels. On the picture's split the
-# kernel is twice the stride, so the overlap equals the stride. Moving a window by the overlap then moves it by
-# the stride, and the bug gives the right count. The next cell prints it.
+# The test above could not catch the bug. On the picture's split the kernel is twice the stride, so the overlap
+# $k - s$ equals the stride. Moving a window by the overlap then moves it by the stride.
 
 # %%
+buggy = paper_count(224, 224, 7, 3, 2)
+fixed = tokens.count_tokens(224, 224, 7, 7 - 3, 2)  # stride = kernel - overlap
+assert nn.Unfold(kernel_size=7, stride=4, padding=2)(torch.zeros(1, 1, 224, 224)).shape[-1] == fixed.total
+print(f"paper_count{(224, 224, 7, 3, 2)} = {buggy}: {buggy[0] * buggy[1]:,} tokens")
+print(f"nn.Unfold, stride 7 - 3 = 4: {(fixed.rows, fixed.cols)}: {fixed.total:,} tokens")
 print(
     f"the picture's split: stride s = {s}, overlap k - s = {k - s}; paper_count's step = overlap = {overlap}"
 )
@@ -323,6 +323,7 @@ plt.show()
 # frames per second and loops. Window $i$, which becomes token $i$, is tinted orange. Its neighbours on the token
 # grid are outlined in cyan. The caption gives the window's rows and columns in the picture's coordinates. The
 # first frame is window 0, top left; the last is window 59, bottom right.
+# [The frames, read back from the GIF](#Evidence:-the-frames-of-the-animation) confirm these settings.
 #
 # Below the loop, one frame stands still: the first window that holds the square under the summit whole. The
 # square is dotted.
@@ -330,15 +331,6 @@ plt.show()
 # %% mystnb={"image": {"alt": "An animation of the 60 windows one after another, row by row, each tinted orange on the padded picture with its neighbours outlined in cyan"}}
 gif = plots.soft_split_animation(picture, k, s, p, scale=4, frames_per_second=2)  # built in memory, no file
 display(Image(data=gif, format="gif"))
-
-# %%
-# the animation's settings, read back from the GIF
-meta = iio.immeta(gif, extension=".gif")
-n_frames = iio.improps(gif, extension=".gif", index=None).shape[0]
-print(f"{n_frames} frames (one per token), {meta['duration']} ms each, loop={meta['loop']} (0 = forever)")
-assert n_frames == len(corners) and meta["duration"] == 500 and meta["loop"] == 0
-last_top, last_left = corners[-1]  # the span the last frame's caption names
-print(f"last window: rows {last_top} to {last_top + k - 1}, columns {last_left} to {last_left + k - 1}")
 
 # %% mystnb={"image": {"alt": "One frame held still: the first window that holds the 10 by 10 square under the summit whole, with the square dotted"}}
 still = holds[0]  # the first window that holds the square under the summit whole
@@ -358,7 +350,7 @@ plots.show_window_and_neighbours(
 plt.show()
 
 # %% [markdown]
-# ## 5. The first token: where the padding shows (6 min)
+# ## 5. The first token: where the padding shows (5 min)
 #
 # The first window starts in the padding, above and left of the picture. Every entry of its token that falls in
 # the padding is a zero that carries no picture. The cell finds the window's corner and counts those entries.
@@ -376,60 +368,20 @@ print(
 )
 assert torch.all(first[~inside] == 0)
 assert torch.equal(first[inside].reshape(k + top, k + left), image[0, 0, : k + top, : k + left])
-pic = image[0, 0]  # (H, W)
-between = (pic[:, 2:] == pic[:, :-2]) & (pic[:, 1:-1] != pic[:, :-2])  # (H, W - 2): unlike both neighbours
-checker_rows = (between.float().mean(dim=1) > 0.5).nonzero().flatten().tolist()
-print(f"picture rows whose pixels alternate along most of the row (a one-pixel checkerboard): {checker_rows}")
+differs = picture[:, 1:] != picture[:, :-1]  # (H, W - 1): each pixel against its right-hand neighbour
+band = (differs.mean(axis=1) > 0.5).nonzero()[0].tolist()  # rows of the dithered band, as in notebook 01
+print(f"picture rows in which most pixels differ from their right-hand neighbour (the dithered band): {band}")
 
-# The 400 positions are drawn in two halves of 200, at a whole number of screen pixels per position and per token,
-# so the picture's one-pixel pattern is not resampled into stripes that are not in the data.
-fig = plt.figure(figsize=(10.5, 5.6))
-fig_w, fig_h = fig.get_size_inches() * fig.dpi  # the figure in screen pixels
-
-
-def box(x: float, y: float, w: float, h: float) -> tuple[float, float, float, float]:
-    """A box given in screen pixels (from the bottom-left corner) as fractions of the figure."""
-    return x / fig_w, y / fig_h, w / fig_w, h / fig_h
-
-
-half, per_entry = toks.shape[2] // 2, 3  # 200 positions a panel; 3 x 3 screen pixels per matrix entry
-mat_w, mat_h = half * per_entry, toks.shape[1] * per_entry  # 600 x 180 screen pixels
-ax1 = fig.add_axes(box(55, 120, 210, 300))
-halves = [fig.add_axes(box(360, 340, mat_w, mat_h)), fig.add_axes(box(360, 60, mat_w, mat_h))]
-cax = fig.add_axes(box(360 + mat_w + 15, 60, 15, 460))
-plots.show_picture(
-    first,
-    ax=ax1,
-    title=f"first window (token 0)\npadding: rows and columns 0-{-top - 1}\nsame colour scale as right",
-    colorbar=False,
-)
-ax1.set_xticks(range(0, k + 1, 5))
-ax1.set_yticks(range(0, k + 1, 5))
-ax1.set_xlabel("column in the window")
-ax1.set_ylabel("row in the window")
-for n, ax in enumerate(halves):
-    lo = n * half
-    plots.show_matrix(
-        toks[0, :, lo : lo + half],
-        ax=ax,
-        title=f"token matrix {toks.shape[1]} x {toks.shape[2]}: positions {lo} to {lo + half - 1}",
-        xlabel="position in the token",
-        ylabel="token index",
-        vmin=0,
-        vmax=1,
-        colorbar=False,
-    )
-    ax.images[0].set_extent((lo - 0.5, lo + half - 0.5, toks.shape[1] - 0.5, -0.5))
-    ax.set_xlim(lo - 0.5, lo + half - 0.5)
-    ax.set_xticks(range(lo, lo + half + 1, 20))
-fig.colorbar(halves[0].images[0], cax=cax, label="brightness")
+# Every matrix entry gets exactly 3 x 3 screen pixels, so that the picture's one-pixel pattern is not resampled
+# into stripes that are not in the data. The 400 positions are drawn in two halves of 200.
+fig = plots.show_first_window_and_matrix(toks[0], first, pad=-top, px=3)
+extent = fig.axes[1].get_window_extent()  # the first half of the matrix, in screen pixels
+assert (round(extent.width), round(extent.height)) == (3 * toks.shape[2] // 2, 3 * toks.shape[1])
 plt.show()
-extent = halves[0].get_window_extent()  # whole screen pixels per entry
-assert (round(extent.width), round(extent.height)) == (mat_w, mat_h)
 
 # %% [markdown]
 # The token matrix has a pattern. Some rows start or end with a dark run. Some have short dark runs at a regular
-# spacing. Where the picture has a one-pixel checkerboard, in the rows printed above, the matrix shows fine
+# spacing. Where the picture's pixels alternate, in the dithered band's rows printed above, the matrix shows fine
 # vertical hatching. That hatching is in the data, not a drawing artefact.
 #
 # Many dark runs are padding zeros, but dark pixels of the picture look the same. To tell them apart, the cell
@@ -449,7 +401,7 @@ print(
 )
 
 # %% [markdown]
-# ## 6. A soft split by hand (8 min)
+# ## 6. A soft split by hand (6 min)
 #
 # `nn.Unfold` hides the sliding. `Tensor.unfold(dim, size, step)` shows it on one axis at a time. It cuts that
 # axis into windows and puts the window axis last:
@@ -478,33 +430,57 @@ print(torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2)))
 assert torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2))
 
 # %% [markdown]
-# **Exercise 3 (predict).** Take pixel (30, 47) of the picture: row 30, column 47, counted from 0. With
-# $k = 20$, $s = 10$, $p = 5$, in which tokens does it lie, and at which position of each token? Answer with a
-# dict `{token: position}`, tokens and positions counted from 0. The window starts are printed in section 1.
+# **Exercise 3 (predict).** Take pixel (30, 47) of the picture: row 30, column 47, counted from 0. Split it with
+# $k = 20$, $s = 10$, $p = 5$. The window starts are printed in section 1.
+#
+# - (a) Which tokens hold the pixel? Set `answer_tokens` to a set of tokens, counted from 0.
+# - (b) At which position of token 24 does it lie, counted from 0? Set `answer_position`.
+# - (c) Does it sit at the same position in every token that holds it? Set `answer_same` to `"yes"` or `"no"`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "pixel_in_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_where = None  # replace None with {token: position, ...}
+answer_tokens = None  # replace None with your answer to (a): a set of tokens
+answer_position = None  # (b)
+answer_same = None  # (c)
 ### BEGIN SOLUTION
-# Rows: the windows start at -5, 5, 15, 25, 35; row 30 lies in those at 15 and 25, token rows 2 and 3, at
-# rows 15 and 5 of them. Columns: starts -5, 5, ..., 85; column 47 lies in those at 35 and 45, token columns
-# 4 and 5, at columns 12 and 2. Token = 10 * token row + token column; position = 20 * row + column in it.
-answer_where = {24: 15 * 20 + 12, 25: 15 * 20 + 2, 34: 5 * 20 + 12, 35: 5 * 20 + 2}
+# (a) Rows: the windows start at -5, 5, 15, 25, 35; row 30 lies in those at 15 and 25, token rows 2 and 3.
+# Columns: starts -5, 5, ..., 85; column 47 lies in those at 35 and 45, token columns 4 and 5.
+# Token = 10 * token row + token column.
+answer_tokens = {24, 25, 34, 35}
+# (b) token 24's window starts at row 15, column 35: the pixel is at its row 15, column 12
+answer_position = 15 * 20 + 12
+# (c) each window has its own corner, so the pixel sits at a different place in each
+answer_same = "no"
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "pixel_in_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.pixel_in_tokens(answer_where)
+check.pixel_in_tokens(answer_tokens)
+check.pixel_position_entry(answer_position)
+check.same_position_choice(answer_same)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "pixel_in_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.pixel_in_tokens, answer_where)
+check.require(check.pixel_in_tokens, answer_tokens)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "pixel_position_entry-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.pixel_position_entry, answer_position)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "same_position_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.same_position_choice, answer_same)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ### After Exercise 3: one pixel, followed
 #
 # The cell splits an image that is 1 at pixel (30, 47) and 0 elsewhere. The 1 shows up once in every token that
-# holds the pixel, at the pixel's place in that window.
+# holds the pixel, at the pixel's place in that window. Each window has its own corner, so the place differs
+# from token to token.
 
 # %%
 marked = torch.zeros_like(image)
@@ -518,11 +494,11 @@ for n, pos in hits:
 assert len(hits) == int(cover[30, 47])  # one token per window that covers the pixel
 
 # %% [markdown]
-# ## 7. Rebuilding a picture from tokens (9 min)
+# ## 7. Back in place (5 min)
 #
-# **Back in place.** Every window knows where it came from, so the tokens can be put back. `F.fold` puts them
-# back and *adds* the copies where windows overlap. Write $c(i, j)$ for the number of windows that cover pixel
-# $(i, j)$, the heat map of section 3. Then
+# Every window knows where it came from, so the tokens can be put back. `F.fold` puts them back and *adds* the
+# copies where windows overlap. Write $c(i, j)$ for the number of windows that cover pixel $(i, j)$, the heat map
+# of section 3. Then
 #
 # $$\operatorname{fold}(t)(i, j) = c(i, j)\, x(i, j), \qquad
 # \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j).$$
@@ -547,7 +523,9 @@ print(
 assert gap < 1e-6
 
 # %% [markdown]
-# **T2T's way: one pixel per token.** Between its splits, T2T does something else. The tokens sit on a grid of
+# ## 8. T2T's way: one pixel per token (7 min)
+#
+# Between its splits, T2T does not put the tokens back in place. The tokens sit on a grid of
 # $n_{rows} \times n_{cols}$. T2T lays each token on its grid cell as one *pixel*, whose channels are the
 # token's entries. Token $i$ goes to row $\lfloor i / n_{cols} \rfloor$ and column $i \bmod n_{cols}$. In the
 # model, a transformer first changes the tokens; here we lay down the raw tokens to see the layout.
@@ -596,8 +574,8 @@ check.require(check.plain_rebuild_channel0, answer_channel0)
 #
 # A plain reshape reads the $(N, C)$ token matrix row by row. So it fills channel 0 with the first $h \cdot w$
 # entries of token 0, here entries 0 to 59. The token axis has to move behind the channel axis before it is
-# split into rows and columns. The cell shows it and checks the fix against the package on the picture and on a
-# grid that is not square.
+# split into rows and columns. The cell shows it and checks the fix against the package on the picture.
+# [A grid that is not square](#Evidence:-the-fixed-rebuild-on-a-grid-that-is-not-square) gets the same check.
 
 # %%
 plain = plain_rebuild(toks, grid.rows, grid.cols)  # (1, 400, 6, 10)
@@ -615,20 +593,19 @@ def fixed_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
     return toks.transpose(1, 2).reshape(b, c, h, w)
 
 
-odd = torch.randn(2, 3 * 7, 5)  # a 3 x 7 grid of 5-channel tokens
 assert torch.equal(
     fixed_rebuild(toks, grid.rows, grid.cols), tokens.rebuild_image(toks, grid.rows, grid.cols)
 )
-assert torch.equal(fixed_rebuild(odd, 3, 7), tokens.rebuild_image(odd, 3, 7))
 assert divmod(int(fixed_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks.shape[2]) == (grid.cols, 0)
-print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 10 grid and on a 3 x 7 grid")
+print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 10 grid")
 
 # %% [markdown]
 # Here is the package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds
 # pixel $j$ of every window. So each channel samples the padded picture every $s$ pixels, shifted by that
 # pixel's place in the window. Each channel is a small, shifted copy of the picture. The cell draws three
 # channels: pixel (0, 0), pixel (10, 10) and pixel (19, 19) of each window. The three panels share one colour
-# bar. Some cells sample the padding and hold a zero; the cell prints which and checks them.
+# bar. Some cells sample the padding and hold a zero; the cell prints which and checks them. A black cell
+# elsewhere is one of the picture's own darkest pixels, of value 0; the cell lists those too.
 
 # %% mystnb={"image": {"alt": "Three channels of the tokens laid onto the 6 by 10 token grid, for pixels (0, 0), (10, 10) and (19, 19) of each window: three small shifted copies of the picture"}}
 rebuilt = tokens.rebuild_image(toks, grid.rows, grid.cols)  # (1, C*k*k, rows, cols)
@@ -653,11 +630,16 @@ for ch in channels:
     assert torch.equal(rebuilt[0, ch], padded[0, 0, i::s, j::s][: grid.rows, : grid.cols])
     pad_rows = [r for r, first_row in enumerate(starts_down) if not 0 <= first_row + i < H]
     pad_cols = [c for c, first_col in enumerate(starts_across) if not 0 <= first_col + j < W]
-    print(f"channel {ch}: token rows {pad_rows} and token columns {pad_cols} sample the padding")
     assert (rebuilt[0, ch, pad_rows] == 0).all() and (rebuilt[0, ch][:, pad_cols] == 0).all()
+    zeros = (rebuilt[0, ch] == 0).nonzero().tolist()  # [token row, token column] pairs
+    own = [(r, c) for r, c in zeros if r not in pad_rows and c not in pad_cols]  # the picture's own zeros
+    print(
+        f"channel {ch}: token rows {pad_rows} and token columns {pad_cols} sample the padding; "
+        f"the picture's own zeros at (token row, token column): {own}"
+    )
 
 # %% [markdown]
-# ## 8. Three splits in a row (9 min)
+# ## 9. Three splits in a row (8 min)
 #
 # T2T-ViT's module splits three times. It soft-splits the image with $(k, s, p) = (7, 4, 2)$. It lays the tokens
 # onto their grid, one pixel each. It soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and
@@ -670,8 +652,10 @@ for ch in channels:
 
 # %%
 x = image  # (1, 1, H, W)
+lengths = []  # the raw token length after each split
 for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
     split_tokens = tokens.soft_split(x, kk, ss, pp)  # (1, rows * cols, C * kk * kk)
+    lengths.append(split_tokens.shape[-1])
     step = tokens.count_tokens(x.shape[-2], x.shape[-1], kk, ss, pp)
     print(
         f"{tuple(x.shape[-2:])} -> soft split ({kk}, {ss}, {pp}) -> {step.rows} x {step.cols} = {step.total} "
@@ -683,7 +667,8 @@ for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
     sides.append(tokens.count_tokens(sides[-1], sides[-1], kk, ss, pp).rows)
 print("the paper's input side, split after split: " + " -> ".join(str(n) for n in sides))
 token_dim = 64  # the T2T-ViT paper's token transformers make every token 64 channels wide
-print("after the first split, raw lengths grow 9-fold per split")
+growth = [after // before for before, after in zip(lengths, lengths[1:], strict=False)]
+print(f"after the first split, raw lengths grow {growth[0]}-fold, then {growth[1]}-fold")
 print(
     f"in the T2T-ViT paper the later splits see {token_dim} channels, "
     f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 06)"
@@ -734,7 +719,7 @@ assert ends_14 == list(range(ends_14[0], ends_14[-1] + 1))  # one unbroken range
 print(f"square sides that end as 14 x 14: {ends_14[0]} to {ends_14[-1]}, {len(ends_14)} sides")
 
 # %% [markdown]
-# ## 9. Play: kernel, stride, padding (2 min)
+# ## 10. Play: kernel, stride, padding (2 min)
 #
 # Move the sliders to see three windows on the padded picture, in the colours of the figures above. The sliders
 # need a running kernel. The title gives the token grid's size, and the token matrix is drawn beside it. A
@@ -835,3 +820,28 @@ for d in (1, 2, 3):
     out = nn.Unfold(kernel_size=k, stride=s, padding=p, dilation=d)(image).shape[-1]
     print(f"dilation {d}: formula {formula[0]} x {formula[1]} = {formula[0] * formula[1]}, nn.Unfold {out}")
     assert formula[0] * formula[1] == out
+
+# %% [markdown]
+# ## Evidence: the frames of the animation
+#
+# Section 4 says the animation shows one frame per token, two frames per second, and loops. The cell reads these
+# settings back from the GIF's bytes, and the span of the last window.
+
+# %%
+meta = iio.immeta(gif, extension=".gif")
+n_frames = iio.improps(gif, extension=".gif", index=None).shape[0]
+print(f"{n_frames} frames (one per token), {meta['duration']} ms each, loop={meta['loop']} (0 = forever)")
+assert n_frames == len(corners) and meta["duration"] == 500 and meta["loop"] == 0
+last_top, last_left = corners[-1]  # the span the last frame's caption names
+print(f"last window: rows {last_top} to {last_top + k - 1}, columns {last_left} to {last_left + k - 1}")
+
+# %% [markdown]
+# ## Evidence: the fixed rebuild on a grid that is not square
+#
+# Section 8's `fixed_rebuild` moves the token axis behind the channels before the reshape. The cell checks it
+# against `vitcourse.tokens.rebuild_image` on random tokens laid onto a 3 × 7 grid.
+
+# %%
+odd = torch.randn(2, 3 * 7, 5)  # a 3 x 7 grid of 5-channel tokens
+assert torch.equal(fixed_rebuild(odd, 3, 7), tokens.rebuild_image(odd, 3, 7))
+print("fixed_rebuild equals vitcourse.tokens.rebuild_image on a 3 x 7 grid of 5-channel tokens")

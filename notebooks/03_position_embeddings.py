@@ -322,22 +322,7 @@ pairs_drawn = (0, 32, 64, 96)  # four pairs m: columns 2m (sine) and 2m + 1 (cos
 step = 8  # the heat map draws every 8th column
 
 
-def frequency(j: int) -> float:
-    """The frequency of column j of the 176 x 768 table."""
-    return 10000 ** (-2 * (j // 2) / table.shape[1])
-
-
-def drift(j: int) -> float:
-    """How far drawn columns j and j + step get out of step by the last slot, in waves."""
-    return (table.shape[0] - 1) * (frequency(j) - frequency(j + step)) / (2 * math.pi)
-
-
-first_heat_column = next(j for j in range(0, table.shape[1], step) if drift(j) <= 0.25)
-print(
-    f"heat map from column {first_heat_column}: wavelength {2 * math.pi / frequency(first_heat_column):.1f} "
-    f"slots; drawn neighbours drift {drift(first_heat_column):.2f} of a wave apart by slot {table.shape[0] - 1} "
-    f"(at column {first_heat_column - step}: {drift(first_heat_column - step):.2f})"
-)
+first_heat_column = 200  # past this column the drawn columns stay in step: see the Evidence details
 assert first_heat_column > 2 * pairs_drawn[-1] + 1  # the heat map starts past the curves' last column
 fig = plt.figure(figsize=(13, 10))
 layout = fig.add_gridspec(2, 2, height_ratios=(1.5, 1))
@@ -472,68 +457,31 @@ ax.images[0].colorbar.set_label("dot product")
 plt.show()
 
 # %% [markdown]
-# ### Play: the table, its curves and its similarities
+# An explorer draws the table for any number of positions, token length and base:
+# [more to try](#Evidence:-more-to-try:-the-position-explorer).
 #
-# The explorer below draws the table for any number of positions $N$, token length $d$ and base, the formula's
-# 10000. It draws one pair of columns as curves, and the similarity of one position to all. It needs a running
-# kernel.
-#
-# **Predict first, from the formula, then play**, with $d = 768$ unless said otherwise:
-# - Which is the first pair whose wave is longer than 176 positions?
-# - With base 100, is position $i + 1$ more or less like position $i$ than with 10000? Why?
-
-# %% mystnb={"image": {"alt": "The position-embedding explorer: the sinusoidal table as a heat map with the chosen pair of columns and position marked, that pair drawn as sine and cosine curves, and the cosine similarity of the chosen position to every position"}}
-from vitcourse import widgets
-
-widgets.position_explorer()
-
-# %% [markdown]
-# ### After the explorer: what the formula says
-#
-# The cell below answers from the formula, then prints the explorer's summary line for each setting asked about.
-
-# %%
-growth = 10000 ** (2 / 768)  # wavelength of pair m + 1 over that of pair m, at d = 768
-first_long = next(m for m in range(384) if 2 * math.pi * 10000 ** (2 * m / 768) > 176)
-print(f"d = 768: each pair's wave is {growth:.4f} times as long as the pair before")
-print(f"first pair whose wave is longer than 176 positions: m = {first_long}")
-for setting in [
-    {"pair": first_long - 1},
-    {"pair": first_long},
-    {"pair": 200},
-    {"dim": 400},
-    {"base": 100.0},
-    {"num_tokens": 15, "dim": 400, "position": 4},
-]:
-    print(setting, "->", widgets.position_view(**setting)[1])
-assert "repeat every 26.5 positions" in widgets.position_view()[1]  # pair 60 (the explorer's default)
-assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in a 5-row table
-
-# %% [markdown]
-# A smaller base makes every wave shorter, so neighbouring positions drift apart faster: with base 100, position
-# 11 is less like position 10 than with 10000 (printed).
-#
-# But this is a *1-D* notion of distance. In the picture's 15-row table, slots 4 and 5 are neighbours. Yet patch
+# The table's distance is a *1-D* notion. In the picture's 15-row table, slots 4 and 5 are neighbours. Yet patch
 # 5, slot 4, ends the top row on the right, and patch 6, slot 5, starts the middle row on the left. The table
 # does not know the patch grid; a model must learn what slot distance means in 2-D.
 #
-# The table is *added*: token $i$ becomes token $i$ plus row $i$ of the table. The Evidence shows what that does
-# to two nearly equal patches: [adding the table to the tokens](#Evidence:-adding-the-table-to-the-tokens).
+# The table is *added*: token $i$ becomes token $i$ plus row $i$ of the table. What that does to two nearly
+# equal patches is in [adding the table to the tokens](#Evidence:-adding-the-table-to-the-tokens).
 
 # %% [markdown]
-# **Exercise 3 (find the bug).** A colleague wrote the table without a Python loop. It runs, has the right
-# shape, and its exponent looks like the formula's. But it differs from `table_by_hand`, and its dot products
-# are no longer constant along the diagonals (printed). Find the bug, and say to yourself why it breaks the
-# constant diagonals. Write the corrected function as `fixed_table(n, d)` in the cell below the printout, then
-# run the check.
+# **Exercise 3 (find the bug).** A colleague wrote the table without a Python loop. It computes the formula's
+# frequencies $\omega_m$ once, one per pair, and spreads them over the columns. It runs and has the right
+# shape. But it differs from `table_by_hand`, and its dot products are no longer constant along the diagonals
+# (printed). Find the bug, and say to yourself why it breaks the constant diagonals. Write the corrected function
+# as `fixed_table(n, d)` in the cell below the printout, then run the check.
 
 
 # %%
 def buggy_table(n: int, d: int) -> torch.Tensor:
     """The (n, d) sinusoidal table without a loop: a colleague's version, with one bug."""
     i = torch.arange(n, dtype=torch.float64)[:, None]  # (n, 1): the slots
+    omega = 10000 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (ceil(d / 2),): omega_m, pair m
+    angle = i * omega.repeat(2)[:d]  # (n, d): each column's frequency, times the slot
     j = torch.arange(d)  # (d,): the entries
-    angle = i / 10000 ** (2 * j // 2 / d)  # (n, d)
     return torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
 
 
@@ -554,12 +502,13 @@ print(
 def fixed_table(n: int, d: int) -> torch.Tensor:
     ### BEGIN SOLUTION
     i = torch.arange(n, dtype=torch.float64)[:, None]  # (n, 1): the slots
+    omega = 10000 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (ceil(d / 2),): omega_m, pair m
+    # the bug: repeat(2) lays the frequencies out as w0 w1 w2 ... w0 w1 w2 ..., so column j gets omega of
+    # j mod (d / 2), and the sine and the cosine of one pair get two different frequencies. sin(i w) sin(i' w) +
+    # cos(i v) cos(i' v) with w != v is no function of i - i' alone. repeat_interleave(2) gives w0 w0 w1 w1 ...:
+    # both columns 2m and 2m + 1 get omega_m.
+    angle = i * omega.repeat_interleave(2)[:d]  # (n, d)
     j = torch.arange(d)  # (d,): the entries
-    # the bug: * and // have the same precedence and run left to right, so 2 * j // 2 is (2 * j) // 2 = j. The
-    # exponent j / d gives the sine and the cosine of a pair two different frequencies, and sin(i w) sin(i' w) +
-    # cos(i v) cos(i' v) with w != v is no function of i - i' alone. The formula's 2 * (j // 2) is 2m for both
-    # columns 2m and 2m + 1.
-    angle = i / 10000 ** (2 * (j // 2) / d)  # (n, d)
     return torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
     ### END SOLUTION
 
@@ -577,9 +526,9 @@ check.require(check.sinusoidal_function, fixed_table)
 # ## 3. Learned position embeddings (5 min)
 #
 # ViT does not fix the table. It makes it a parameter $\mathbf{E}_\text{pos}$ of shape (1, N + 1, D), one row per
-# slot, and learns it with everything else. Row 0 belongs to the prediction token. The table is added to the
-# tokens where the sinusoidal table would be: ViT's equation 1, in
-# [details](#Evidence:-details-left-out-of-the-text), which notebook 05 builds.
+# slot, and learns it with everything else. Row 0 belongs to the prediction token. It is added to the tokens
+# just as the sinusoidal table is (ViT's equation 1, in [details](#Evidence:-details-left-out-of-the-text)).
+# Notebook 05 builds that step.
 #
 # It starts as small random numbers: ViT's official code draws them from a normal distribution with mean 0 and
 # standard deviation 0.02. timm cuts the draws at ±2; `vitcourse` cuts them at ±0.04, **our own choice**. The
@@ -622,7 +571,7 @@ plots.show_similarity_grid(
 plt.show()
 
 # %% [markdown]
-# ## 4. What a trained table looks like (14 min)
+# ## 4. What a trained table looks like (13 min)
 #
 # The ViT paper reports that after training, closer patches tend to have more similar position embeddings, and
 # so do patches in one row or column (Dosovitskiy et al., 2021, Figure 7).
@@ -635,8 +584,8 @@ plt.show()
 # The pixels might give part of the moon's place away. So a **control** ships beside the model: the same run with
 # no position embedding. Whatever the control gets right, the pixels alone gave away.
 #
-# **Exercise 4 (predict).** Before the models are evaluated below: which will the control still get right more
-# often, the moon's patch row or its patch column, and why? Pick the statement whose choice and reason both hold:
+# **Exercise 4 (predict).** Before the models are evaluated below: which will the control still get right further
+# above chance, the moon's patch row or its patch column, and why? Pick the statement whose choice and reason both hold:
 #
 # - **a.** The row: the control still sees each patch's pixels, and what lies around the moon plausibly
 #   changes more from top to bottom than from left to right.
@@ -840,27 +789,13 @@ def row_and_column_wins(sims: torch.Tensor) -> tuple[int, int]:
 own_row_wins, own_col_wins = row_and_column_wins(fine_sims)
 print(f"{'maps whose own line is the most alike, of 60':56s} {'rows':>5s} {'columns':>8s}")
 print(f"{'vit_within, trained':56s} {own_row_wins:5d} {own_col_wins:8d}")
-locality_wins = {}
-for sigma in (1.0, 1.5):
-    local_unit = F.normalize(probes.distance_only_embedding(*fine_grid, sigma).float(), dim=-1)  # (60, 60)
-    locality_wins[sigma] = row_and_column_wins(local_unit @ local_unit.T)
-    print(
-        f"{f'distance only, sigma {sigma:g} (locality, no rows or columns)':56s} "
-        f"{locality_wins[sigma][0]:5d} {locality_wins[sigma][1]:8d}"
-    )
 print(f"{'chance (a line picked at random)':56s} {60 // fine_grid[0]:5d} {60 // fine_grid[1]:8d}")
-assert own_row_wins > 60 // fine_grid[0] and own_row_wins <= max(w[0] for w in locality_wins.values())
-assert own_col_wins < 0.5 * min(w[1] for w in locality_wins.values())
+assert own_row_wins > 3 * (60 // fine_grid[0]) and own_col_wins < own_row_wins / 2
 
 # %% [markdown]
 # In most maps the patch's own row is the most alike row; its own column wins far less often. Chance gives 10
-# and 6. Vectors that know only distance win about as often on rows, so an own-row count alone cannot tell a
-# row code from locality. But they win on columns 40 times; the trained table wins 14 (printed). So it is not
-# plain locality either: it holds more along its rows than across them.
-#
-# Once locality is taken out, all three runs hold more along their rows than distance explains. Only seed 0, the
-# run these settings were kept for, also shows columns, by an amount random tables reach about 3 times in 100.
-# See [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid).
+# and 6. Rows stand out far more than columns. Whether that is more than locality, nearby patches being
+# alike, takes controls: see [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid).
 #
 # ## 5. What the papers report (1 min)
 #
@@ -871,7 +806,7 @@ assert own_col_wins < 0.5 * min(w[1] for w in locality_wins.values())
 # See [the papers' words](#Evidence:-the-papers-words).
 
 # %% [markdown]
-# ## 6. Resizing the table (12 min)
+# ## 6. Resizing the table (13 min)
 #
 # Large models are usually **pre-trained**: trained first on a large data set. Then they are **fine-tuned**:
 # trained a little longer, from those weights, on the task that matters. ViT pre-trains at 224 × 224 pixels and
@@ -932,7 +867,7 @@ check.require(check.stretched_corner_patch, answer_corner)
 # 4. read the new grid back row by row, $h_2 w_2$ rows of length $D$, and put row 0 back in front.
 #
 # The paper names no kernel. This course uses bicubic interpolation, as the timm library does: each new value
-# comes from a smooth curve through the nearest 4 × 4 old values. See
+# comes from a smooth curve through the nearest 4 × 4 old values: see
 # [interpolation kernels](#Evidence:-interpolation-kernels).
 
 # %% [markdown]
@@ -1016,8 +951,7 @@ plt.show()
 # %% [markdown]
 # **Exercise 6 (design a control).** The 60-patch model is shown scenes drawn at twice the size, a 12 × 20 grid,
 # with its table carried there in 2-D. It names the patch of many of the moons. To show that the carried table
-# holds the model's sense of place, what would you compare it with, and what would you expect? The best control
-# changes one thing only.
+# holds the model's sense of place, what would you compare it with, and what would you expect?
 #
 # - **a.** The same model on scenes of the old size: about the same accuracy.
 # - **b.** The same weights with the carried table's 240 grid rows shuffled among the patches: near chance.
@@ -1062,7 +996,7 @@ check.require(check.resize_control_design, answer_resize_control)
 # - A claim about a trained model needs its control. Without a position embedding the 3 × 5 model still reads
 #   the moon's row from the pixels; mainly the column needs the embedding.
 # - On 60 patches, all three runs hold more along their rows than distance explains; only one also shows
-#   columns, and weakly.
+#   columns, and weakly: see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid).
 # - A learned table belongs to one patch grid. For another image size it is interpolated in 2-D, keeping the
 #   prediction token's row; shuffling its rows shows that it carries the model's sense of place.
 #
@@ -1366,6 +1300,28 @@ assert smoothness[0.5] < smoothness["trained"]  # the rough codes are rougher th
 #   their largest value;
 # - **a perfect grid**: a one-hot row code next to a one-hot column code: 0.5 each;
 # - **the start**: the model's own embedding before training, from its seed.
+#
+# First, section 4's count of own-line wins beside vectors that know only distance, a Gaussian of it:
+
+# %%
+print(f"{'maps whose own line is the most alike, of 60':56s} {'rows':>5s} {'columns':>8s}")
+print(f"{'vit_within, trained':56s} {own_row_wins:5d} {own_col_wins:8d}")
+locality_wins = {}
+for sigma in (1.0, 1.5):
+    local_unit = F.normalize(probes.distance_only_embedding(*fine_grid, sigma).float(), dim=-1)  # (60, 60)
+    locality_wins[sigma] = row_and_column_wins(local_unit @ local_unit.T)
+    print(
+        f"{f'distance only, sigma {sigma:g} (locality, no rows or columns)':56s} "
+        f"{locality_wins[sigma][0]:5d} {locality_wins[sigma][1]:8d}"
+    )
+print(f"{'chance (a line picked at random)':56s} {60 // fine_grid[0]:5d} {60 // fine_grid[1]:8d}")
+assert own_row_wins > 60 // fine_grid[0] and own_row_wins <= max(w[0] for w in locality_wins.values())
+assert own_col_wins < 0.5 * min(w[1] for w in locality_wins.values())
+
+# %% [markdown]
+# Vectors that know only distance win about as often on rows, so an own-row count alone cannot tell a row code
+# from locality. But they win on columns 40 times; the trained table wins 14 (printed). So it is not plain
+# locality either: it holds more along its rows than across them. The fit below takes locality out.
 
 
 # %%
@@ -1751,6 +1707,51 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# ## Evidence: more to try: the position explorer
+#
+# The explorer below draws the table for any number of positions $N$, token length $d$ and base, the formula's
+# 10000. It draws one pair of columns as curves, and the similarity of one position to all. It needs a running
+# kernel.
+#
+# **Predict first, from the formula, then play**, with $d = 768$ unless said otherwise:
+# - Which is the first pair whose wave is longer than 176 positions?
+# - With base 100, is position $i + 1$ more or less like position $i$ than with 10000? Why?
+
+# %% mystnb={"image": {"alt": "The position-embedding explorer: the sinusoidal table as a heat map with the chosen pair of columns and position marked, that pair drawn as sine and cosine curves, and the cosine similarity of the chosen position to every position"}}
+from vitcourse import widgets
+
+widgets.position_explorer()
+
+# %% [markdown]
+# ### After the explorer: what the formula says
+#
+# The cell below answers from the formula, then prints the explorer's summary line for each setting asked about.
+
+# %%
+growth = 10000 ** (2 / 768)  # wavelength of pair m + 1 over that of pair m, at d = 768
+first_long = next(m for m in range(384) if 2 * math.pi * 10000 ** (2 * m / 768) > 176)
+print(f"d = 768: each pair's wave is {growth:.4f} times as long as the pair before")
+print(f"first pair whose wave is longer than 176 positions: m = {first_long}")
+for setting in [
+    {"pair": first_long - 1},
+    {"pair": first_long},
+    {"pair": 200},
+    {"dim": 400},
+    {"base": 100.0},
+    {"num_tokens": 15, "dim": 400, "position": 4},
+]:
+    print(setting, "->", widgets.position_view(**setting)[1])
+assert "repeat every 26.5 positions" in widgets.position_view()[1]  # pair 60 (the explorer's default)
+assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in a 5-row table
+
+# %% [markdown]
+#
+
+# %% [markdown]
+# A smaller base makes every wave shorter, so neighbouring positions drift apart faster: with base 100, position
+# 11 is less like position 10 than with 10000 (printed).
+
+# %% [markdown]
 # ## Evidence: details left out of the text
 #
 # - **The layer norm of section 1** divides by $\sqrt{\text{variance} + \epsilon}$, with a small $\epsilon$, so
@@ -1762,7 +1763,7 @@ plt.show()
 # - **The heat map of the table**: two drawn neighbours, 8 columns apart, have slightly different frequencies.
 #   Where the waves are short, they drift more than a quarter wave apart by the last slot, and the heat map fills
 #   with fringes (moiré) that come from drawing every 8th column, not from the table. The heat map starts at the
-#   first drawn column whose drift stays within a quarter wave, just past the left panel's last pair; all its
+#   first drawn column whose drift stays within a quarter wave (computed at the end of this section), just past the left panel's last pair; all its
 #   drawn columns are sines, since every 8th column is even. In the panel below it, column 100 is a slower wave
 #   than columns 0 and 1, and column 600 has so low a frequency that it barely leaves 0 even over all 176 slots
 #   (printed).
@@ -1805,3 +1806,27 @@ plt.show()
 #   inside one patch and gives away little about its place.
 # - **The resize** in `vitcourse.position.resize_position_embedding` calls
 #   `F.interpolate(..., mode="bicubic", align_corners=False)` on the grid laid out as a $D$-channel image.
+
+# %% [markdown]
+# The heat map's first column, found from its rule: drawn neighbours, 8 columns apart, may drift at most a
+# quarter wave apart by the last slot.
+
+
+# %%
+def frequency(j: int) -> float:
+    """The frequency of column j of the 176 x 768 table."""
+    return 10000 ** (-2 * (j // 2) / table.shape[1])
+
+
+def drift(j: int) -> float:
+    """How far drawn columns j and j + step get out of step by the last slot, in waves."""
+    return (table.shape[0] - 1) * (frequency(j) - frequency(j + step)) / (2 * math.pi)
+
+
+first_within = next(j for j in range(0, table.shape[1], step) if drift(j) <= 0.25)
+print(
+    f"first drawn column within a quarter wave: {first_within}, wavelength "
+    f"{2 * math.pi / frequency(first_within):.1f} slots, drift {drift(first_within):.3f} of a wave by slot "
+    f"{table.shape[0] - 1}; column {first_within - step} drifts {drift(first_within - step):.3f}"
+)
+assert first_within == first_heat_column

@@ -42,7 +42,7 @@ from torch import nn
 
 import vitcourse
 from vitcourse import check, load_mountains, plots, probes, scenes, tokens, train
-from vitcourse.attention import Attention, clearest_row
+from vitcourse.attention import Attention, map_questions
 from vitcourse.cost import count_macs
 
 torch.manual_seed(0)
@@ -100,8 +100,7 @@ plt.show()
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V.$$
 #
 # The softmax runs over each row, that is over the keys, and $d_k$ is the length of a query. We build ViT's
-# standard layer; notebook 06 builds T2T's variant, which the series' attention article walks through ([how
-# the two differ](#Evidence:-the-walk-through-and-its-sources)).
+# standard layer; notebook 06 builds T2T's variant: see [how the two differ](#Evidence:-the-walk-through-and-its-sources).
 #
 # ## 2. Queries, keys and values (5 min)
 #
@@ -387,8 +386,8 @@ plt.show()
 # - **e.** Output token 0 holds token 0 of every head, but head 1 first: the permute reverses the heads.
 #
 # Then follow the bug to full size. Take 4 heads of 16 channels, glued by this merge into tokens of 64
-# channels. `proj` expects head 1's channel 0 at output channel 16. Which output channel, counted from 0, holds
-# it after this merge? Set `head1_channel0` to it.
+# channels. `proj` expects head 2's channel 5 at output channel 37. Which output channel, counted from 0, holds
+# it after this merge? Set `head2_channel5` to it.
 
 
 # %%
@@ -408,19 +407,19 @@ for t in range(3):
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "merge_bug_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 merge_bug = None  # one of "a", "b", "c", "d", "e"
-head1_channel0 = None  # replace None with a channel number, counted from 0
+head2_channel5 = None  # replace None with a channel number, counted from 0
 ### BEGIN SOLUTION
 # Output token 0 reads 000 100 001 101: token 0 only, but head 0 and head 1 take turns. The permute puts the
 # head axis last, so in the stored order the head varies fastest, and the reshape keeps that order.
 merge_bug = "a"
 # After the permute a token's numbers are ordered (channel, head): output channel c * heads + h holds head h's
-# channel c. Head 1's channel 0 lands at 0 * 4 + 1.
-head1_channel0 = 0 * 4 + 1
+# channel c. Head 2's channel 5 lands at 5 * 4 + 2.
+head2_channel5 = 5 * 4 + 2
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "merge_bug_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.merge_bug_choice(merge_bug)
-check.merge_bug_channel(head1_channel0)
+check.merge_bug_channel(head2_channel5)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -431,7 +430,7 @@ check.require(check.merge_bug_choice, merge_bug)
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_channel-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.merge_bug_channel, head1_channel0)
+check.require(check.merge_bug_channel, head2_channel5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -464,8 +463,8 @@ for merge in (merge_heads_buggy, merge_heads):
 
 head_labels = torch.arange(64).reshape(1, 4, 1, 16)  # (1, 4 heads, 1 token, 16): head * 16 + channel
 for name, merge in (("buggy", merge_heads_buggy), ("right", merge_heads)):
-    place = int((merge(head_labels)[0, 0] == 16).nonzero()[0])  # where head 1's channel 0 lands
-    print(f"4 heads of 16, {name} merge: head 1's channel 0 lands at output channel {place}")
+    place = int((merge(head_labels)[0, 0] == 2 * 16 + 5).nonzero()[0])  # where head 2's channel 5 lands
+    print(f"4 heads of 16, {name} merge: head 2's channel 5 lands at output channel {place}")
 
 # %% [markdown]
 # With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
@@ -525,10 +524,8 @@ for h in (1, 4):
     assert n_qkv == 3 * dim**2 + 3 * dim and n_proj == dim**2 + dim
 
 # %% [markdown]
-# We count work in *multiply-adds*: one multiplication and the addition that accumulates it. A product of an
-# $a \times b$ matrix with a $b \times c$ one takes $abc$ of them. So a linear layer from length $L_\text{in}$
-# to length $L_\text{out}$, applied to $N$ tokens, takes $N L_\text{in} L_\text{out}$. Its bias adds only
-# additions, which the count leaves out.
+# We count work in *multiply-adds*: an $a \times b$ matrix times a $b \times c$ one takes $abc$ of them, so a
+# linear layer on $N$ tokens takes $N L_\text{in} L_\text{out}$ ([what is counted](#Evidence:-what-a-multiply-add-counts)).
 #
 # So one attention layer on $N$ tokens costs $3ND^2$ for qkv, $N^2D$ for the scores $QK^\top$ over all heads,
 # another $N^2D$ for weights @ V, and $ND^2$ for `proj`: in total
@@ -702,10 +699,9 @@ check.require(check.attention_function, attention_tokens_first)
 # 4-head attention with random parameters. Each heat map shows one head's 15 weights for the query patch 8, on
 # the 3 × 5 patch grid.
 #
-# Random parameters know nothing of mountains, but the attention weights do depend on the tokens' *content*.
-# The picture's tokens are very alike: the cell prints their mean cosine similarity, which is 1 for tokens
-# pointing the same way and about 0 for unrelated ones. Alike tokens give alike keys, so a query's scores differ
-# little, and a random head's attention weights stay closer to uniform than on unrelated tokens.
+# Random parameters know nothing of mountains, but the weights depend on the tokens' *content*. The picture's
+# tokens are very alike, by their mean cosine similarity (printed). Alike tokens give alike keys, so a query's
+# scores differ little, and a random head's weights stay closer to uniform than on unrelated tokens.
 
 # %%
 picture = load_mountains()
@@ -832,9 +828,9 @@ assert on_moon[1] > 0.5 and on_moon[3] > 0.5  # what the text says of heads 1 an
 # table, beside the untrained start](#Evidence:-the-trained-heads-beside-their-untrained-start)). Heads 1 and 3
 # look at the moon on this scene, but put only about a third of their weight there over all the scenes.
 #
-# Where a head looks does not say what the model uses. In one trained run of a second shipped model, switching
-# off what the prediction token reads in block 1 leaves the model at or below chance; a later block costs far
-# less ([the switch-off experiment](#Evidence:-switching-heads-off-in-the-60-patch-model)).
+# Where a head looks does not say what the model uses. In one run of a second shipped model, switching off the
+# prediction token's reads in block 1 leaves it at or below chance; a later block costs far less: see
+# [the switch-off experiment](#Evidence:-switching-heads-off-in-the-60-patch-model).
 #
 # ### Exercise 5 (read a figure): where does a patch look?
 #
@@ -842,22 +838,20 @@ assert on_moon[1] > 0.5 and on_moon[3] > 0.5  # what the text says of heads 1 an
 # row per query token, one column per key token. Token 0 is the prediction token and token $p$ is patch $p$.
 # Thin lines set token 0 apart from the three rows of patches.
 #
-# The cell picks the block, head and query patch whose row is easiest to read, prints the question, and draws
-# that head large. Read the answer off the map and set `answer_patch` to the patch's number, 1 to 15.
-#
-# Then, with nothing to set: in block 1, head 0, which patch does the prediction token read most on this
-# picture, and what is in the picture there? The section after the exercise answers.
+# The cell picks a head whose map has a row and a column that are easy to read, prints two questions, and draws
+# that head large. Read both answers off the map, each a patch, 1 to 15. Set `answer_patch` to the patch that
+# the first patch attends to most. Set `answer_query` to the patch that attends most to the second.
 
 # %% mystnb={"image": {"alt": "The picture with its 15 numbered patches, beside the trained ViT's 16 by 16 attention map of the head asked about, query tokens by key tokens, and the same block's other heads drawn small"}}
 with torch.no_grad():
     picture_maps = torch.stack(
         [vit.attention_weights(image, block=b)[0].cpu() for b in range(depth)]
     )  # (blocks, heads, 16, 16): row = query token, column = key token
-asked = clearest_row(picture_maps, first=1)  # the clearest row of a patch query, off the diagonal
+asked, asked_column = map_questions(picture_maps)  # a clear row of a patch query, and a clear column
 ask_block, ask_head = asked.index  # 0-based
 print(
-    f"Question: in block {ask_block + 1}, head {ask_head}, which patch does patch {asked.query} "
-    "attend to most?"
+    f"Questions, in block {ask_block + 1}, head {ask_head}: which patch does patch {asked.query} attend to "
+    f"most? Which patch attends most to patch {asked_column.key}?"
 )
 n_keys = picture_maps.shape[-1]  # 16 tokens: 0 (prediction token), then patches 1-15
 others = [h for h in range(heads) if h != ask_head]  # the block's other heads, drawn small
@@ -896,13 +890,17 @@ plt.show()
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_map_reading-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_patch = None  # replace None with a patch number, 1 to 15
+answer_query = None  # replace None with a patch number, 1 to 15
 ### BEGIN SOLUTION
 # the head's map, the query's row (row = query token, column = key token), and the key with the largest weight
 answer_patch = int(picture_maps[ask_block, ask_head, asked.query].argmax())  # key token p is patch p
+# the second patch as a key: its column, and the query patch with the largest weight in it
+answer_query = 1 + int(picture_maps[ask_block, ask_head, 1:, asked_column.key].argmax())
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "attention_map_reading-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.attention_map_reading(answer_patch, picture)
+check.attention_map_column(answer_query, picture)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_map_reading-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -910,15 +908,21 @@ check.attention_map_reading(answer_patch, picture)
 check.require(check.attention_map_reading, answer_patch, picture)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_map_column-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_map_column, answer_query, picture)
+### END HIDDEN TESTS
+
 # %% [markdown]
 # ### After Exercise 5: the numbers behind the map
 #
 # The query's row: its weights over the 16 keys, which sum to 1. On the right, its weights over the 15 patches
-# are laid back on the patch grid. The query patch's *column* would say something else: how much each query
-# attends to that patch.
+# are laid back on the patch grid. A *column* says something else: how much each query attends to one key, as
+# in the second question. A column need not sum to 1.
 #
-# The last lines answer the second question: where the prediction token looks in each head of block 1, and
-# which patches hold the most near-white pixels: the moon, in the course's picture.
+# The last lines say where the prediction token looks in each head of block 1 on this picture, and which
+# patches hold the most near-white pixels: the moon, in the course's picture.
 
 # %% mystnb={"image": {"alt": "The picture with the query patch outlined in cyan, beside a 3 by 5 map of that query's attention weights over the patches in the head asked about, values written in"}}
 asked_row = picture_maps[ask_block, ask_head, asked.query]  # (16,): one query's weights over the keys
@@ -931,6 +935,11 @@ print("  " + "  ".join(f"{t}: {asked_row[t]:.2f}" for t in range(8, 16)))
 print(
     f"largest: key {asked.key} (patch {asked.key}), {asked.ratio:.1f} times the second largest weight; "
     f"read as a column, patch {asked.query} is weighed most by query token {asked.column_reading}"
+)
+print(
+    f"column of patch {asked_column.key}: largest from query patch {asked_column.query}, "
+    f"{asked_column.ratio:.1f} times the second largest; read as a row, patch {asked_column.key} weighs key "
+    f"{asked_column.row_reading} most"
 )
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.2), gridspec_kw={"width_ratios": [1.25, 1]})
 plots.show_picture(picture, ax=axes[0], title=f"query patch {asked.query} (outlined)", colorbar=False)
@@ -963,9 +972,7 @@ for h in range(heads):
     )
 
 # %% [markdown]
-# Head 0 is the head that locked onto the moon over the held-out scenes. Heads 1 and 3 looked at the moon in
-# section 8's held-out scene; the last lines say where they look on this picture. Where a head looks can change
-# from picture to picture.
+# Where a head looks can change from picture to picture: compare heads 1 and 3 here with section 8's scene.
 
 # %% [markdown]
 # ## Summary
@@ -1040,6 +1047,15 @@ print(f"control, weights @ (values of another item): {control.std().item():.2f}"
 assert mixed_values.std() > 1.1 * predicted_std and abs(control.std() / predicted_std - 1) < 0.05
 
 # %% [markdown]
+# ## Evidence: what a multiply-add counts
+#
+# A multiply-add is one multiplication and the addition that accumulates it. A product of an $a \times b$ matrix
+# with a $b \times c$ one takes $abc$ of them: each of the $ac$ entries of the result sums $b$ products. So a
+# linear layer from length $L_\text{in}$ to length $L_\text{out}$, applied to $N$ tokens, an $N \times
+# L_\text{in}$ matrix, takes $N L_\text{in} L_\text{out}$. Its bias adds only additions, which the count leaves
+# out.
+
+# %% [markdown]
 # ## Evidence: the cost of ViT-B at a larger image size
 #
 # The count after Exercise 3 showed how the products-to-layers ratio grows on T2T's first layer. Here is the
@@ -1074,12 +1090,9 @@ macs = {}
 for side in (224, 384):
     n = tokens.count_tokens(side, side, 16, 16, 0).total + 1
     macs[side] = (4 * n * d_base**2, 2 * n * n * d_base)  # (qkv + proj, QK^T + weights @ V), one layer
-    print(
-        f"{side} x {side}, one layer, one image: qkv + proj {macs[side][0]:,} multiply-adds, "
-        f"QK^T + weights @ V {macs[side][1]:,}"
-    )
 print(
-    f"growth: qkv + proj {macs[384][0] / macs[224][0]:.3f} times, "
+    "one layer, one image, from 224 x 224 to 384 x 384: "
+    f"qkv + proj grow {macs[384][0] / macs[224][0]:.3f} times, "
     f"QK^T + weights @ V {macs[384][1] / macs[224][1]:.3f} times"
 )
 

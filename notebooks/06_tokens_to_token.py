@@ -42,7 +42,7 @@
 # 2. find the bug in a token transformer's attention, and explain why its skip connection goes through $v$;
 # 3. follow the T2T module stage by stage, and say which pixels one of its tokens is built from;
 # 4. predict when a rebuild that assumes a square grid fails loudly, and when it scrambles the tokens silently;
-# 5. run T2T-ViT end to end, check its parameter count against the official one, and say where its compute goes.
+# 5. run T2T-ViT end to end and say where its compute goes.
 
 # %%
 import dataclasses
@@ -77,7 +77,7 @@ height, width = picture.shape
 image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 # %% [markdown]
-# ## 1. Which neighbourhoods a soft split keeps whole (6 min)
+# ## 1. Which neighbourhoods a soft split keeps whole (7 min)
 #
 # Notebook 02 showed that a soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$
 # block of pixels whole in some window, wherever it lies. This needs windows that reach the image's edges. They
@@ -86,8 +86,7 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 #
 # What is new here is the comparison. The cell below tries every position of an $m \times m$ block and asks
 # whether some window holds it. It compares T2T's first split with ViT's patches of $P = 4$, a split with $s = k$
-# and $p = 0$. The two cut the picture into the same grid of tokens, so they can be compared token for token. It
-# also counts larger blocks, T2T's second split and the course's usual $P = 20$ from notebook 01.
+# and $p = 0$. The two cut the picture into the same grid of tokens, so they can be compared token for token.
 
 
 # %%
@@ -102,57 +101,38 @@ def whole_blocks(h: int, w: int, kernel: int, stride: int, padding: int, m: int)
     return (rows_in[:, :, None] & cols_in[:, None, :]).any(dim=0)  # (h - m + 1, w - m + 1)
 
 
-splits = {  # name: (h, w, k, s, p) of the image it splits; stage 2 splits the grid stage 1 rebuilds
+splits = {  # name: (h, w, k, s, p) of the image it splits: the two splits that give the same token grid
     "T2T stage 1": (height, width, *T2T_STAGES[0]),
     "ViT, P = 4": (height, width, 4, 4, 0),
-    "T2T stage 2": (*tokens.count_tokens(height, width, *T2T_STAGES[0])[:2], *T2T_STAGES[1]),
-    "ViT, P = 20": (height, width, 20, 20, 0),
 }
 block_sides = range(1, 8)  # m
 shares, grids = {}, {}
 for name, (h, w, k, s, p) in splits.items():
-    unit = "grid cells" if name == "T2T stage 2" else "pixels"
     grids[name] = tokens.count_tokens(h, w, k, s, p)
     shares[name] = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in block_sides]
     largest = max(m for m in block_sides if shares[name][m - 1] == 1.0)
     print(
-        f"{name}: splits {h} x {w} {unit} with (k, s, p) = ({k}, {s}, {p}) -> {grids[name].rows} x "
-        f"{grids[name].cols} = {grids[name].total} tokens of {k * k} {unit} each (k * k)"
+        f"{name}: (k, s, p) = ({k}, {s}, {p}) -> {grids[name].rows} x {grids[name].cols} = "
+        f"{grids[name].total} tokens of {k * k} pixels each; largest block always whole: {largest} x {largest}"
     )
-    print(
-        "   share of positions where an m x m block is whole, m = 1..7: "
-        + "  ".join(f"{v:.2f}" for v in shares[name])
-    )
-    print(f"   largest block always whole: {largest} x {largest} {unit}   (k - s + 1 = {k - s + 1})")
     assert largest == k - s + 1
-t2t1, vit4, vit20 = grids["T2T stage 1"], grids["ViT, P = 4"], grids["ViT, P = 20"]
-print(f"ViT with P = 4 gives the same grid as T2T stage 1: {vit4 == t2t1}")
-assert vit4 == t2t1
-length_ratio = (T2T_STAGES[0][0] / 4) ** 2  # T2T stage 1's token length over ViT P = 4's, per channel
-print(f"on that grid T2T stage 1's tokens are {length_ratio:.1f} times longer: 49 entries against 16")
-assert length_ratio == 49 / 16
-print(f"{'m':>3s} {'m x m blocks':>13s} {'whole, T2T stage 1':>19s} {'whole, ViT P = 4':>17s}")
-for m in block_sides[1:]:  # the picture's blocks at every position: (H - m + 1) x (W - m + 1) of them
-    counts = [int(whole_blocks(*splits[name], m).sum()) for name in ("T2T stage 1", "ViT, P = 4")]
-    print(f"{m:3d} {(height - m + 1) * (width - m + 1):13d} {counts[0]:19d} {counts[1]:17d}")
-print(
-    f"ViT with P = 20 makes {t2t1.total // vit20.total} times fewer tokens ({vit20.total} instead of {t2t1.total})"
-)
+t2t1, vit4 = grids["T2T stage 1"], grids["ViT, P = 4"]
+assert vit4 == t2t1  # the same token grid
 assert shares["ViT, P = 4"][4] == 0 and all(v == 1 for v in shares["T2T stage 1"][:4])
 share5 = shares["T2T stage 1"][4]
-print(f"stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
+print(f"T2T stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
 assert share5 == (3 / 4) ** 2
 
 # %% [markdown]
 # T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
-# blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole.
-# Those blocks are counted in grid cells, not in pixels: for stage 2, each cell is a stage-1 token. So stage 2
-# stays out of the figure.
+# blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole,
+# counted in grid cells rather than pixels.
 #
 # At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
-# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches
-# keep more blocks whole, as the shares for $P = 20$ show, but give far fewer, longer tokens. Overlap buys whole
+# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches,
+# such as notebook 01's $P = 20$, keep more blocks whole but give far fewer tokens. Overlap buys whole
 # neighbourhoods at a given number of tokens, at the price of tokens about 3 times longer: 49 entries against 16.
+# The other splits and the block counts: [more splits](#Evidence:-more-splits-and-the-block-counts).
 #
 # The right panel maps the 5 × 5 blocks of T2T's first split. The pattern repeats every $s = 4$ pixels: 1 top row
 # in 4, and 1 left column in 4, fits in no window, so $(3/4)^2 \approx 0.56$ of the positions are whole.
@@ -203,7 +183,7 @@ axes[1].legend(
 plt.show()
 
 # %% [markdown]
-# ## 2. The token transformer (16 min)
+# ## 2. The token transformer (17 min)
 #
 # After the first soft split a token is a 7 × 7 window of one channel: length $\text{dim} = 49$. A *token
 # transformer* is an encoder block (notebook 05) whose attention also changes the token length, to
@@ -238,12 +218,13 @@ plt.show()
 # stores them. `w_qkv` has shape (3·chan, dim), with $Q$, $K$ and $V$ one after the other along its first axis,
 # and no bias. `w_proj` has shape (chan, chan) and `b_proj` shape (chan,). It should return $Y$ of the equation
 # above, of shape (B, N, chan). It runs on T2T's sizes and returns that shape, yet the cell below finds that it
-# disagrees with the package's attention holding the same weights. Find the bug, then write the corrected
-# `my_token_attention`. The check also names other usual slips.
+# disagrees with the package's attention holding the same weights.
 #
-# First, predict: the colleague's first try added the input `x` instead of `v`, as an encoder block does. What
-# happens on T2T's sizes, and why does the skip go through $v$? Write your answer down; it is discussed after the
-# check.
+# - (a) First, predict. The colleague's first try added the input `x` instead of `v`, as an encoder block does.
+#   On T2T's sizes, does that raise an error, run and give other numbers than the right skip, or run and give the
+#   same numbers? Set `answer_x_skip` to `"raises"`, `"runs, other numbers"` or `"runs, same numbers"`, and write
+#   down why the skip goes through $v$. Both are discussed after the exercise.
+# - (b) Then find the bug, and write the corrected `my_token_attention`. The check also names other usual slips.
 
 
 # %%
@@ -267,6 +248,23 @@ with torch.no_grad():
     print(
         f"shape {tuple(buggy_out.shape)}; equals the package's attention: {torch.allclose(buggy_out, reference(x_try), atol=1e-5)}"
     )
+
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "x_skip_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_x_skip = None  # replace None with "raises", "runs, other numbers" or "runs, same numbers"
+### BEGIN SOLUTION
+# x has length dim = 49 and the projected output length chan = 64: tensors of different lengths cannot be added.
+answer_x_skip = "raises"
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "x_skip_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.x_skip_choice(answer_x_skip)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "x_skip_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.x_skip_choice, answer_x_skip)
+### END HIDDEN TESTS
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "v_skip_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -624,13 +622,14 @@ assert through.all()
 # %% [markdown]
 # One final token is built from a square about twice as wide as the distance between neighbouring tokens, so
 # neighbouring tokens share pixels: section 1's overlap, compounded over three splits. Notebook 05's toy
-# convolutional stem, four 3 × 3 convolutions of stride 2, gives the same square on the same grid.
+# convolutional stem, four 3 × 3 convolutions of stride 2, gives squares of the same size, 31 pixels, on a grid
+# with the same step, 16 pixels.
 #
 # Through the token transformers, though, every pixel reaches every token, since their attention is global. The
 # windows decide which pixels a token holds *before* any attention: that is T2T's bias toward local structure.
 
 # %% [markdown]
-# ## 5. The same module on the picture (6 min)
+# ## 5. The same module on the picture (9 min)
 #
 # `TokensToToken` works on any $H \times W$: its rebuild lays the tokens on the grid's rows and columns.
 
@@ -791,7 +790,7 @@ plt.show()
 # columns from `count_tokens` instead.
 
 # %% [markdown]
-# ## 6. T2T-ViT end to end (8 min)
+# ## 6. T2T-ViT end to end (5 min)
 #
 # T2T-ViT is the T2T module followed by the ViT body of notebook 05: the prediction token $x_{\text{class}}$, a
 # fixed sinusoidal position table (notebook 03), encoder blocks without qkv bias, a final norm and the head. Its
@@ -828,47 +827,15 @@ print(
 assert torch.isfinite(pred).all()
 
 # %% [markdown]
-# ### The official sizes
+# The presets of every official size, at 224 × 224 × 3 with 1000 classes, match the official code's parameter
+# counts, all and trainable: [the official sizes](#Evidence:-the-official-sizes).
 #
-# The presets at 224 × 224 × 3 with 1000 classes, built on the meta device, beside the official code's parameter
-# counts. Sizes 14, 19 and 24 are the paper's T2T-ViT$_t$ models, with ordinary attention as built here. At sizes
-# 7, 10 and 12 the official code has only *Performer* token transformers. Performer (Choromanski et al., 2021)
-# approximates attention so that its cost grows with the number of tokens rather than with its square. The course
-# builds those sizes with ordinary attention, marked * in the table. Where the reference counts come from:
-# [the reference counts](#Evidence:-the-reference-counts).
-
-# %%
-official = {  # preset: (all, trainable), from the official code (see the Evidence section); * = not published
-    "t2t_vit_t_7": (4_305_742, 4_255_310),
-    "t2t_vit_t_10": (5_884_750, 5_834_318),
-    "t2t_vit_t_12": (6_937_422, 6_886_990),
-    "t2t_vit_t_14": (21_541_070, 21_465_422),
-    "t2t_vit_t_19": (39_172_942, 39_084_686),
-    "t2t_vit_t_24": (64_101_454, 64_000_590),
-}
-print(
-    f"{'preset':12s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'MLP ratio':>9s} {'all':>12s} {'trainable':>12s} "
-    f"{'reference':>13s}"
-)
-with torch.device("meta"):
-    for name, (ref_all, ref_train) in official.items():
-        m = create_model(name)
-        n_all, n_train = count_parameters(m)
-        ratio = m.blocks[0].mlp.fc1.out_features / m.embed_dim
-        print(
-            f"{name:12s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} {ratio:9g} "
-            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}{'*' if name[-2:] in ('_7', '10', '12') else ' '}"
-        )
-        assert (n_all, n_train) == (ref_all, ref_train)
-print("every preset matches its reference count, all and trainable")
-
-# %% [markdown]
 # The course also ships a trained T2T-ViT. How it compares with three ViTs trained the same way, and why one seed
 # and this task cannot settle it, is in [a trained T2T-ViT](#Evidence:-a-trained-T2T-ViT).
 # [Notebook 07](07_training_from_scratch.ipynb) compares the two by samples and by compute.
 
 # %% [markdown]
-# ## 7. Where the compute goes (8 min)
+# ## 7. Where the compute goes (6 min)
 #
 # The cell counts the multiply-adds of one forward pass of T2T-ViT$_t$-14 at 224 × 224 on the meta device.
 # `vitcourse.cost.count_macs` puts hooks on every linear layer and every attention product. **Published:** 6.1 G
@@ -943,67 +910,8 @@ plt.show()
 # official code also offers Performer token transformers, and why the token length inside the module stays small.
 # Stage 3 has no token transformer: its cost is the linear projection.
 #
-# ### Play: image size and the three soft splits
-#
-# The explorer below, in a running kernel, takes a one-channel $H \times W$ image and each stage's kernel, stride
-# and padding. It draws the three token grids beside each stage's share of the module's multiply-adds, with the
-# widths of T2T-ViT$_t$-14. With one input channel, stage 1 costs less than in the RGB table above. It starts at
-# 224 × 224 with T2T's three stages.
-#
-# **Predict, then play.** Write down your guesses, then try them.
-# 1. Set $H$ and $W$ to 448. Every stage then makes 4 times as many tokens. Does stage 2's share of the module's
-#    multiply-adds rise, fall or stay the same?
-# 2. Back at 224 × 224, set stage 1's stride to 8. Does the module's total fall about 2 times, 4 times or more
-#    than 10 times? Which stage now holds the largest share?
-
-# %%
-from vitcourse import widgets
-
-widgets.t2t_stages_explorer()
-
-# %% [markdown]
-# ### After playing: the answers
-#
-# The explorer's text line for each setting, then the two answers, computed.
-
-# %%
-stride8 = [(7, 8, 2), *T2T_STAGES[1:]]  # stage 1 with stride 8, the later stages as they are
-for size, stages_used in (((224, 224), T2T_STAGES), ((448, 448), T2T_STAGES), ((224, 224), stride8)):
-    print(widgets.t2t_stages_view(*size, stages_used)[1])
-cost = {
-    "224": widgets.t2t_stage_macs(224, 224),
-    "448": widgets.t2t_stage_macs(448, 448),
-    "stride 8": widgets.t2t_stage_macs(224, 224, stride8),
-}
-growth = cost["448"][0] / cost["224"][0]
-growth2 = cost["448"][1] / cost["224"][1]
-share2 = {size: cost[size][1] / sum(cost[size]) for size in ("224", "448")}
-fall = sum(cost["224"]) / sum(cost["stride 8"])
-largest = 1 + max(range(3), key=lambda i: cost["stride 8"][i])
-print(
-    f"1. 448 x 448: stage 2's share {share2['224']:.1%} -> {share2['448']:.1%}; "
-    f"stage 1's cost grows {growth:.1f} times, stage 2's {growth2:.1f} times"
-)
-print(f"2. stride 8: the total falls {fall:.1f} times; the largest share is still stage {largest}'s")
-covered = whole_blocks(224, 224, 7, 8, 2, 1)  # (224, 224): is each pixel in some window?
-print(f"   stride 8 > kernel 7: {1 - covered.float().mean().item():.1%} of the pixels lie in no window")
-assert share2["448"] < share2["224"] and growth2 < growth
-assert 12 < growth < 16 and fall > 10 and largest == 1 and not covered.all()
-by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
-counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
-print(f"T2T-ViT_t-14's module at 224 x 224 x 3: formula {by_formula}, counted by hooks {counted}")
-assert by_formula == counted
-assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
-
-# %% [markdown]
-# Stage 2's share falls. Both stages get 4 times the tokens, but their costs grow differently. Stage 1's cost is
-# mostly attention products (notebook 04, "Weights and multiply-adds" and Exercise 3), which grow with the square of the token count: close to
-# 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more. They grow only 4 times, and stage 2's
-# cost grows less than stage 1's.
-#
-# A stride of 8 gives stage 1 a quarter of the tokens and makes every later grid smaller too, so the total falls more than tenfold. Stage 1 still costs the most. The stride is now
-# larger than the kernel, which leaves gaps, as notebook 02 showed: the printed share of pixels falls in no window. The last line checks the explorer's formula against the hooks of
-# section 7.
+# How the stages' shares change with the image size and the strides, with an explorer to try it: [more to
+# try](#Evidence:-more-to-try).
 
 # %% [markdown]
 # ## Summary
@@ -1090,6 +998,51 @@ print(f"heights giving 4 rows: {rows[0]} to {rows[-1]}; widths giving 7 columns:
 assert 224 in sides and 60 in rows and 100 in cols and 224 not in dropped_at
 
 # %% [markdown]
+# ## Evidence: more splits and the block counts
+#
+# Section 1 compared the two splits that give the same token grid. The cell adds T2T's second split, which splits
+# the 15 × 25 grid that stage 1 rebuilds, and ViT's patches of $P = 20$ from notebook 01. Stage 2's blocks are
+# counted in grid cells, not in pixels: each cell is a stage-1 token, so stage 2 stays out of section 1's figure.
+# Then it counts, for each block side $m$, how many of the picture's $m \times m$ blocks each of section 1's splits
+# keeps whole.
+
+# %%
+more_splits = {  # stage 2 splits the grid stage 1 rebuilds
+    "T2T stage 1": splits["T2T stage 1"],
+    "ViT, P = 4": splits["ViT, P = 4"],
+    "T2T stage 2": (*tokens.count_tokens(height, width, *T2T_STAGES[0])[:2], *T2T_STAGES[1]),
+    "ViT, P = 20": (height, width, 20, 20, 0),
+}
+for name, (h, w, k, s, p) in more_splits.items():
+    unit = "grid cells" if name == "T2T stage 2" else "pixels"
+    more_grid = tokens.count_tokens(h, w, k, s, p)
+    found = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in block_sides]
+    largest = max(m for m in block_sides if found[m - 1] == 1.0)
+    print(
+        f"{name}: splits {h} x {w} {unit} with (k, s, p) = ({k}, {s}, {p}) -> {more_grid.rows} x "
+        f"{more_grid.cols} = {more_grid.total} tokens of {k * k} {unit} each (k * k)"
+    )
+    print(
+        "   share of positions where an m x m block is whole, m = 1..7: "
+        + "  ".join(f"{v:.2f}" for v in found)
+    )
+    print(f"   largest block always whole: {largest} x {largest} {unit}   (k - s + 1 = {k - s + 1})")
+    assert largest == k - s + 1
+vit20 = tokens.count_tokens(height, width, 20, 20, 0)
+print(
+    f"ViT with P = 20 makes {t2t1.total // vit20.total} times fewer tokens ({vit20.total} instead of {t2t1.total})"
+)
+length_ratio = (T2T_STAGES[0][0] / 4) ** 2  # T2T stage 1's token length over ViT P = 4's, per channel
+print(
+    f"on the same grid T2T stage 1's tokens are {length_ratio:.1f} times longer than ViT P = 4's: 49 entries against 16"
+)
+assert length_ratio == 49 / 16
+print(f"{'m':>3s} {'m x m blocks':>13s} {'whole, T2T stage 1':>19s} {'whole, ViT P = 4':>17s}")
+for m in block_sides[1:]:  # the picture's blocks at every position: (H - m + 1) x (W - m + 1) of them
+    counts = [int(whole_blocks(*splits[name], m).sum()) for name in ("T2T stage 1", "ViT, P = 4")]
+    print(f"{m:3d} {(height - m + 1) * (width - m + 1):13d} {counts[0]:19d} {counts[1]:17d}")
+
+# %% [markdown]
 # ## Evidence: identical windows give identical outputs
 #
 # Section 3 said that windows holding the same pattern get the same output. The sky's dithered band is a
@@ -1134,9 +1087,42 @@ for r in band_rows:  # group the row's windows by content
 print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat a pattern of their row")
 
 # %% [markdown]
-# ## Evidence: the reference counts
+# ## Evidence: the official sizes
 #
-# Section 6's reference counts come from the official T2T-ViT code (github.com/yitu-opensource/T2T-ViT,
+# The presets at 224 × 224 × 3 with 1000 classes, built on the meta device, beside the official code's parameter
+# counts. Sizes 14, 19 and 24 are the paper's T2T-ViT$_t$ models, with ordinary attention as built here. At sizes
+# 7, 10 and 12 the official code has only *Performer* token transformers. Performer (Choromanski et al., 2021)
+# approximates attention so that its cost grows with the number of tokens rather than with its square. The course
+# builds those sizes with ordinary attention, marked * in the table. Where the reference counts come from is
+# said below the table.
+
+# %%
+official = {  # preset: (all, trainable), from the official code (see below); * = not published
+    "t2t_vit_t_7": (4_305_742, 4_255_310),
+    "t2t_vit_t_10": (5_884_750, 5_834_318),
+    "t2t_vit_t_12": (6_937_422, 6_886_990),
+    "t2t_vit_t_14": (21_541_070, 21_465_422),
+    "t2t_vit_t_19": (39_172_942, 39_084_686),
+    "t2t_vit_t_24": (64_101_454, 64_000_590),
+}
+print(
+    f"{'preset':12s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'MLP ratio':>9s} {'all':>12s} {'trainable':>12s} "
+    f"{'reference':>13s}"
+)
+with torch.device("meta"):
+    for name, (ref_all, ref_train) in official.items():
+        m = create_model(name)
+        n_all, n_train = count_parameters(m)
+        ratio = m.blocks[0].mlp.fc1.out_features / m.embed_dim
+        print(
+            f"{name:12s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} {ratio:9g} "
+            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}{'*' if name[-2:] in ('_7', '10', '12') else ' '}"
+        )
+        assert (n_all, n_train) == (ref_all, ref_train)
+print("every preset matches its reference count, all and trainable")
+
+# %% [markdown]
+# **The reference counts** come from the official T2T-ViT code (github.com/yitu-opensource/T2T-ViT,
 # `models/t2t_vit.py`), counted with `sum(p.numel() for p in model.parameters())`. "All" includes the sinusoidal
 # table, which that code stores as a parameter with `requires_grad=False`.
 #
@@ -1152,6 +1138,71 @@ print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat
 # The multiply-adds of section 7, 6.1 G for T2T-ViT$_t$-14, are cited from the same Table 3 and from Table 7.
 #
 # The presets' MLP ratios are the official ones: 2 for sizes 7, 10 and 12, and 3 for 14, 19 and 24.
+
+# %% [markdown]
+# ## Evidence: more to try
+#
+# ### Play: image size and the three soft splits
+#
+# The explorer below, in a running kernel, takes a one-channel $H \times W$ image and each stage's kernel, stride
+# and padding. It draws the three token grids beside each stage's share of the module's multiply-adds, with the
+# widths of T2T-ViT$_t$-14. With one input channel, stage 1 costs less than in section 7's RGB table. It starts at
+# 224 × 224 with T2T's three stages.
+#
+# **Predict, then play.** Write down your guesses, then try them.
+# 1. Set $H$ and $W$ to 448. Every stage then makes 4 times as many tokens. Does stage 2's share of the module's
+#    multiply-adds rise, fall or stay the same?
+# 2. Back at 224 × 224, set stage 1's stride to 8. Does the module's total fall about 2 times, 4 times or more
+#    than 10 times? Which stage now holds the largest share?
+
+# %%
+from vitcourse import widgets
+
+widgets.t2t_stages_explorer()
+
+# %% [markdown]
+# ### After playing: the answers
+#
+# The explorer's text line for each setting, then the two answers, computed.
+
+# %%
+stride8 = [(7, 8, 2), *T2T_STAGES[1:]]  # stage 1 with stride 8, the later stages as they are
+for size, stages_used in (((224, 224), T2T_STAGES), ((448, 448), T2T_STAGES), ((224, 224), stride8)):
+    print(widgets.t2t_stages_view(*size, stages_used)[1])
+cost = {
+    "224": widgets.t2t_stage_macs(224, 224),
+    "448": widgets.t2t_stage_macs(448, 448),
+    "stride 8": widgets.t2t_stage_macs(224, 224, stride8),
+}
+growth = cost["448"][0] / cost["224"][0]
+growth2 = cost["448"][1] / cost["224"][1]
+share2 = {size: cost[size][1] / sum(cost[size]) for size in ("224", "448")}
+fall = sum(cost["224"]) / sum(cost["stride 8"])
+largest = 1 + max(range(3), key=lambda i: cost["stride 8"][i])
+print(
+    f"1. 448 x 448: stage 2's share {share2['224']:.1%} -> {share2['448']:.1%}; "
+    f"stage 1's cost grows {growth:.1f} times, stage 2's {growth2:.1f} times"
+)
+print(f"2. stride 8: the total falls {fall:.1f} times; the largest share is still stage {largest}'s")
+covered = whole_blocks(224, 224, 7, 8, 2, 1)  # (224, 224): is each pixel in some window?
+print(f"   stride 8 > kernel 7: {1 - covered.float().mean().item():.1%} of the pixels lie in no window")
+assert share2["448"] < share2["224"] and growth2 < growth
+assert 12 < growth < 16 and fall > 10 and largest == 1 and not covered.all()
+by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
+counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
+print(f"T2T-ViT_t-14's module at 224 x 224 x 3: formula {by_formula}, counted by hooks {counted}")
+assert by_formula == counted
+assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
+
+# %% [markdown]
+# Stage 2's share falls. Both stages get 4 times the tokens, but their costs grow differently. Stage 1's cost is
+# mostly attention products (notebook 04, "Weights and multiply-adds" and Exercise 3), which grow with the square of the token count: close to
+# 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more. They grow only 4 times, and stage 2's
+# cost grows less than stage 1's.
+#
+# A stride of 8 gives stage 1 a quarter of the tokens and makes every later grid smaller too, so the total falls more than tenfold. Stage 1 still costs the most. The stride is now
+# larger than the kernel, which leaves gaps, as notebook 02 showed: the printed share of pixels falls in no
+# window. The last lines check the explorer's formula against the hooks of section 7.
 
 # %% [markdown]
 # ## Evidence: a trained T2T-ViT

@@ -38,7 +38,16 @@ from ._validate import (
     real_tensor,
 )
 
-__all__ = ["Attention", "AttentionSteps", "ClearestRow", "clearest_row", "set_fused"]
+__all__ = [
+    "Attention",
+    "AttentionSteps",
+    "ClearestColumn",
+    "ClearestRow",
+    "clearest_column",
+    "clearest_row",
+    "map_questions",
+    "set_fused",
+]
 
 
 class AttentionSteps(NamedTuple):
@@ -219,3 +228,72 @@ def clearest_row(weights: torch.Tensor, first: int = 1) -> ClearestRow:
             "no row of weights has its largest weight off the diagonal and apart from its column's"
         )
     return best
+
+
+class ClearestColumn(NamedTuple):
+    """Where one attention map's column is easiest to read (see :func:`clearest_column`); 0-based."""
+
+    key: int  # the column
+    query: int  # the row that holds the column's largest weight
+    row_reading: int  # the key with the largest weight in row ``key``: a row/column mix-up
+    ratio: float  # the column's largest weight over its second largest
+
+
+def clearest_column(weights: torch.Tensor, first: int = 1, skip: tuple[int, ...] = ()) -> ClearestColumn:
+    """The column of one attention map whose largest weight stands out most, for reading a column by eye.
+
+    Only the rows and columns numbered ``first`` or more take part. Among the columns not in ``skip`` whose
+    largest weight lies in a row not in ``skip``, and whose row-reading (the largest weight's key in row ``key``)
+    differs from that row, the one whose largest weight is the most times larger than its second largest.
+
+    Raises:
+        ValueError: ``weights`` is not (N, N), ``first`` is out of range, or no column qualifies.
+    """
+    real_tensor("weights", weights)
+    if weights.ndim != 2 or weights.shape[0] != weights.shape[1]:
+        raise ValueError(f"weights must have shape (N, N), got {tuple(weights.shape)}")
+    n = weights.shape[-1]
+    first = non_negative_int("first", first)
+    if first >= n - 1:
+        raise ValueError(f"first must be below N - 1 = {n - 1}, got {first}")
+    w = weights.detach().to("cpu", torch.float64)
+    best: ClearestColumn | None = None
+    for key in range(first, n):
+        top = w[first:, key].topk(2)  # the two largest weights of the queries numbered first or more
+        query, row_reading = first + int(top.indices[0]), int(w[key].argmax())
+        if key in skip or query in skip or row_reading == query or top.values[1] <= 0:
+            continue
+        ratio = float(top.values[0] / top.values[1])
+        if best is None or ratio > best.ratio:
+            best = ClearestColumn(key, query, row_reading, ratio)
+    if best is None:
+        raise ValueError("no column of weights qualifies")
+    return best
+
+
+def map_questions(weights: torch.Tensor, first: int = 1) -> tuple[ClearestRow, ClearestColumn]:
+    """Two questions to read off one map of a stack of attention maps (..., N, N): the map whose clearest row
+    (:func:`clearest_row`) and clearest column (:func:`clearest_column`, the row question's query and key, and
+    the queries below ``first``, left out) both stand out most, judged by the smaller of their two ratios.
+
+    Raises:
+        ValueError: as :func:`clearest_row`, or no map has both a row and a column to ask about.
+    """
+    real_tensor("weights", weights)
+    if weights.ndim < 3 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(
+            f"weights must have shape (..., N, N) with at least 3 axes, got {tuple(weights.shape)}"
+        )
+    best: tuple[float, ClearestRow, ClearestColumn] | None = None
+    for index in itertools.product(*(range(size) for size in weights.shape[:-2])):
+        try:
+            row = clearest_row(weights[index][None], first=first)
+            column = clearest_column(weights[index], first=first, skip=(*range(first), row.query, row.key))
+        except ValueError:
+            continue
+        score = min(row.ratio, column.ratio)
+        if best is None or score > best[0]:
+            best = (score, row._replace(index=index), column)
+    if best is None:
+        raise ValueError("no map has both a clear row and a clear column to ask about")
+    return best[1], best[2]

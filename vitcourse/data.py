@@ -284,3 +284,22 @@ def load_mountains(original: bool | None = None) -> np.ndarray:
     if original:
         return _load_original()
     return np.load(io.BytesIO(shipped_resource().read_bytes()), allow_pickle=False)
+
+
+def pale_mountain(picture: np.ndarray, level: float = 0.7) -> np.ndarray:
+    """The pale mountain of a picture of the Mountain-at-Dusk world, as an (H, W) boolean mask: the pixels of
+    ``level`` or brighter, less the moon, the bright region that touches the top edge (grown from the top row
+    through bright neighbours up, down, left and right). All False where no such pixel exists."""
+    bright = np.asarray(picture) >= level  # (H, W): the moon and the pale mountain
+    moon = np.zeros_like(bright)
+    moon[0] = bright[0]  # the moon is the bright region cut by the top edge
+    while True:
+        grown = moon.copy()
+        grown[1:] |= moon[:-1]
+        grown[:-1] |= moon[1:]
+        grown[:, 1:] |= moon[:, :-1]
+        grown[:, :-1] |= moon[:, 1:]
+        grown &= bright
+        if (grown == moon).all():
+            return bright & ~moon
+        moon = grown

@@ -380,6 +380,28 @@ def rowcol_terms(model: VisionTransformer) -> dict[str, float]:
 # ---- the jobs and the command line ----
 
 
+def _pretrain_record(config: PretrainConfig, save: bool) -> dict:
+    """Pre-train as ``config`` says; the run's record (and, with ``save``, the encoder at :func:`encoder_path`)."""
+    done = pretrain(config)
+    if save:
+        encoder_path(config.seed).parent.mkdir(parents=True, exist_ok=True)
+        torch.save(
+            {"config": asdict(config), "state_dict": done.encoder.state_dict()}, encoder_path(config.seed)
+        )
+    losses = done.losses
+    curve = [sum(losses[i : i + 100]) / len(losses[i : i + 100]) for i in range(0, len(losses), 100)]
+    return {
+        "seed": config.seed,
+        "settings": asdict(config),
+        "loss_curve_per_100_steps": [round(v, 5) for v in curve],
+        "distances": [[round(v, 2) for v in row] for row in attention_distances(done.encoder).tolist()],
+        "seconds": round(done.seconds, 1),
+        "device": _where(get_device(config.device)),
+        "torch": torch.__version__,
+        **rowcol_terms(done.encoder),
+    }
+
+
 def _job(job: tuple) -> list[dict]:
     """One job in a worker process; returns its records. Jobs: ("sweep", name, size, seed) (name "cnn" also
     trains DeiT from it), ("pretrain", seed), ("finetune", seed), ("rowcol", seed)."""
@@ -396,62 +418,17 @@ def _job(job: tuple) -> list[dict]:
     if kind == "pretrain_try":
         ratio, seed = job[1:]
         config = replace(PRETRAIN, seed=seed, mask_ratio=ratio, steps=TRIED_STEPS, device=device)
-        done = pretrain(config)
-        curve = [
-            sum(done.losses[i : i + 100]) / len(done.losses[i : i + 100])
-            for i in range(0, len(done.losses), 100)
-        ]
-        return [
-            {
-                "part": kind,
-                "seed": seed,
-                "mask_ratio": ratio,
-                "settings": asdict(config),
-                "loss_curve_per_100_steps": [round(v, 5) for v in curve],
-                "distances": [
-                    [round(v, 2) for v in row] for row in attention_distances(done.encoder).tolist()
-                ],
-                "seconds": round(done.seconds, 1),
-                "device": _where(get_device(device)),
-                "torch": torch.__version__,
-                **rowcol_terms(done.encoder),
-            }
-        ]
+        return [{"part": kind, "mask_ratio": ratio, **_pretrain_record(config, save=False)}]
     seed = job[1]
-    if kind in ("pretrain", "pretrain_long"):
-        config = replace(PRETRAIN, seed=seed, device=device)
-        path = encoder_path(seed)
-        if kind == "pretrain_long":
-            config = replace(config, steps=2 * PRETRAIN.steps)
-            path = path.with_name(f"vit_mpp_long_seed{seed}.pt")
-        done = pretrain(config)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({"config": asdict(config), "state_dict": done.encoder.state_dict()}, path)
-        distances = attention_distances(done.encoder)
-        curve = [
-            sum(done.losses[i : i + 100]) / len(done.losses[i : i + 100])
-            for i in range(0, len(done.losses), 100)
-        ]
-        return [
-            {
-                "part": kind,
-                "seed": seed,
-                "settings": asdict(config),
-                "loss_curve_per_100_steps": [round(v, 5) for v in curve],
-                "distances": [[round(v, 2) for v in row] for row in distances.tolist()],
-                "seconds": round(done.seconds, 1),
-                "device": _where(get_device(device)),
-                "torch": torch.__version__,
-                **rowcol_terms(done.encoder),
-            }
-        ]
+    if kind == "pretrain":  # the shipped encoders
+        return [{"part": kind, **_pretrain_record(replace(PRETRAIN, seed=seed, device=device), save=True)}]
+    if kind == "pretrain_long":  # twice the steps; recorded, not shipped
+        config = replace(PRETRAIN, seed=seed, steps=2 * PRETRAIN.steps, device=device)
+        return [{"part": kind, **_pretrain_record(config, save=False)}]
     if kind in ("finetune", "rowcol"):
         settings = ROWCOL if kind == "rowcol" else WITHIN
         name = "vit_mpp" if kind == "finetune" else "vit"
         record, model = run(name, 2048, seed, settings, device)
-        if kind == "rowcol":
-            path = ASSETS / "checkpoints" / f"vit_roll_seed{seed}.pt"
-            torch.save({"settings": asdict(settings), "seed": seed, "state_dict": model.state_dict()}, path)
         record["part"] = kind
         record["distances"] = [[round(v, 2) for v in row] for row in attention_distances(model).tolist()]
         record.update(rowcol_terms(model))

@@ -1151,3 +1151,99 @@ def show_attention_lookup(
     fig.colorbar(ax_k.images[0], ax=[ax_q, ax_k, ax_o, ax_v], fraction=0.02, pad=0.01, label="entry")
     fig.suptitle(title)
     return fig
+
+
+def _pixel_axes(fig: Figure, box: tuple[float, float, float, float]) -> Axes:
+    """Axes placed in screen pixels, ``box = (left, bottom, width, height)`` from the figure's bottom-left
+    corner, on a figure of known size and dots per inch."""
+    fw, fh = fig.get_size_inches() * fig.dpi
+    return fig.add_axes((box[0] / fw, box[1] / fh, box[2] / fw, box[3] / fh))
+
+
+def show_patch_and_token(patch: Array, token: Array, name: str = "the patch", px: int = 2) -> Figure:
+    """Multi-panel: a square patch above its token, the patch read row by row. The patch's row 0 is outlined in
+    orange in both panels, and white lines in the token mark where each row of the patch ends. Each entry of
+    the token gets exactly ``px`` screen pixels across, so that no entry is drawn wider than another."""
+    pt = _image(patch, "patch")
+    t = as_numpy(token, "token").reshape(-1)
+    side = pt.shape[0]
+    if pt.shape != (side, side) or t.size != side * side:
+        raise ValueError(
+            f"patch must be square and token its {side * side} entries, got {pt.shape}, {t.size}"
+        )
+    px = positive_int("px", px)
+    strip_w = px * t.size
+    fig = plt.figure(figsize=((70 + strip_w + 110) / 100, 430 / 100), dpi=100)
+    ax_patch = _pixel_axes(fig, (70 + strip_w // 2 - 100, 180, 200, 200))  # centred above the strip
+    show_picture(pt, ax=ax_patch, title=f"{name} (orange: its row 0)", colorbar=False)
+    ax_patch.set_xticks(range(0, side + 1, 5))
+    ax_patch.set_yticks(range(0, side + 1, 5))
+    ax_patch.set_xlabel("column in the patch")
+    ax_patch.set_ylabel("row in the patch")
+    outline = {"fill": False, "ec": "tab:orange", "lw": 2.5, "clip_on": False}
+    ax_patch.add_patch(Rectangle((0, 0), side, 1, **outline))  # the patch's row 0
+    ax_strip = _pixel_axes(fig, (70, 55, strip_w, 40))
+    show_token_strip(
+        t, ax=ax_strip, title=f"{name} flattened: a token of length {t.size} (orange: the patch's row 0)"
+    )
+    ax_strip.set_ylabel("token")
+    ax_strip.set_xlabel("position in the token (white lines: where each row of the patch ends)")
+    ax_strip.set_xticks(range(0, t.size + 1, 2 * side))
+    for row in range(1, side):
+        ax_strip.axvline(row * side - 0.5, color="w", lw=0.6)
+    ax_strip.add_patch(Rectangle((-0.5, -0.5), side, 1, **outline))  # positions 0 to side - 1
+    cax = _pixel_axes(fig, (70 + strip_w // 2 + 120, 180, 14, 200))
+    fig.colorbar(ax_strip.images[0], cax=cax, label="brightness (both panels)")
+    return fig
+
+
+def show_token_matrix_exact(
+    matrix: Array, title: str = "", xlabel: str = "", ylabel: str = "", px: int = 2, row_px: int = 16,
+    xstep: int = 40,
+) -> Figure:  # fmt: skip
+    """Multi-panel: a token matrix (tokens, entries) over [0, 1] where every entry gets exactly ``px`` screen
+    pixels across and every token ``row_px`` down, so that entries which alternate (a one-pixel pattern) are not
+    resampled into stripes that are not in the data; a colour bar beside it."""
+    m = _matrix(matrix, "matrix", "(tokens, entries)")
+    n, length = m.shape
+    px, row_px = positive_int("px", px), positive_int("row_px", row_px)
+    fig = plt.figure(figsize=((90 + px * length + 100) / 100, (row_px * n + 100) / 100), dpi=100)
+    ax = _pixel_axes(fig, (90, 60, px * length, row_px * n))
+    show_matrix(m, ax=ax, title=title, xlabel=xlabel, ylabel=ylabel, vmin=0, vmax=1, colorbar=False)
+    ax.set_yticks(range(n))
+    ax.set_xticks(range(0, length + 1, xstep))
+    cax = _pixel_axes(fig, (90 + px * length + 15, 60, 14, row_px * n))
+    fig.colorbar(ax.images[0], cax=cax, label="brightness")
+    return fig
+
+
+def show_first_window_and_matrix(toks: Array, window: Array, pad: int, px: int = 3) -> Figure:
+    """Multi-panel: a soft split's first window (k x k, its first ``pad`` rows and columns padding) beside the
+    token matrix (tokens, entries) in two halves, at exactly ``px`` x ``px`` screen pixels per entry, so that the
+    picture's one-pixel pattern is not resampled into stripes; one colour scale, [0, 1], for all panels."""
+    m = _matrix(toks, "toks", "(tokens, entries)")
+    win = _image(window, "window")
+    n, length = m.shape
+    half, px = length // 2, positive_int("px", px)
+    mat_w, mat_h = half * px, n * px
+    fig = plt.figure(figsize=((360 + mat_w + 90) / 100, (mat_h * 2 + 200) / 100), dpi=100)
+    ax_win = _pixel_axes(fig, (55, 120, 210, 300))
+    halves = [_pixel_axes(fig, (360, mat_h + 160, mat_w, mat_h)), _pixel_axes(fig, (360, 60, mat_w, mat_h))]
+    title = f"first window (token 0)\npadding: rows and columns 0-{pad - 1}\nsame colour scale as right"
+    show_picture(win, ax=ax_win, title=title, colorbar=False)
+    ax_win.set_xticks(range(0, win.shape[1] + 1, 5))
+    ax_win.set_yticks(range(0, win.shape[0] + 1, 5))
+    ax_win.set_xlabel("column in the window")
+    ax_win.set_ylabel("row in the window")
+    for i, ax in enumerate(halves):
+        lo = i * half
+        show_matrix(
+            m[:, lo : lo + half], ax=ax, title=f"token matrix {n} x {length}: positions {lo} to {lo + half - 1}",
+            xlabel="position in the token", ylabel="token index", vmin=0, vmax=1, colorbar=False,
+        )  # fmt: skip
+        ax.images[0].set_extent((lo - 0.5, lo + half - 0.5, n - 0.5, -0.5))
+        ax.set_xlim(lo - 0.5, lo + half - 0.5)
+        ax.set_xticks(range(lo, lo + half + 1, 20))
+    cax = _pixel_axes(fig, (360 + mat_w + 15, 60, 15, 2 * mat_h + 100))
+    fig.colorbar(halves[0].images[0], cax=cax, label="brightness")
+    return fig

@@ -6,19 +6,19 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
-import math
-
-from vitcourse import check, tokens
+from vitcourse import check
 
 VALUE_CHECKS = {
     check.pixels_in_two_windows: 1400,
     check.t2t_input_sides: (211, 226),
-    check.pixel_in_tokens: {24: 312, 25: 302, 34: 112, 35: 102},
+    check.pixel_in_tokens: {24, 25, 34, 35},
+    check.pixel_position_entry: 312,
+    check.same_position_choice: "no",
+    check.paper_count_side: 74,
+    check.unfold_count_side: 56,
     check.plain_rebuild_channel0: (0, 10),
 }
-FUNCTION_CHECKS = {
-    check.count_tokens_function: lambda h, w, k, o, p: tuple(tokens.count_tokens(h, w, k, k - o, p)[:2]),
-}
+FUNCTION_CHECKS = {}
 MISTAKES = [
     (check.pixels_in_two_windows, 4500, "four windows"),
     (check.pixels_in_two_windows, 100, "covered by exactly one window"),
@@ -37,48 +37,26 @@ MISTAKES = [
     (check.t2t_input_sides, (211, 211), "one side twice"),
     (check.t2t_input_sides, (211, 224), "paper's example, not the largest"),
     (check.t2t_input_sides, (211.0, 226.5), "whole numbers"),
-    (
-        check.count_tokens_function,
-        lambda h, w, k, o, p: ((h + 2 * p - k) // o + 1, (w + 2 * p - k) // o + 1),
-        "the bug is still in it",
-    ),
-    (
-        check.count_tokens_function,
-        lambda h, w, k, o, p: ((h + 2 * p - k) // k + 1, (w + 2 * p - k) // k + 1),
-        "moved the windows by k",
-    ),
-    (
-        check.count_tokens_function,
-        lambda h, w, k, o, p: ((h - k) // (k - o) + 1, (w - k) // (k - o) + 1),
-        "padding",
-    ),
-    (
-        check.count_tokens_function,
-        lambda h, w, k, o, p: ((h + 2 * p - k) // (k - o), (w + 2 * p - k) // (k - o)),
-        "+ 1",
-    ),
-    (
-        check.count_tokens_function,
-        lambda h, w, k, o, p: tuple(tokens.count_tokens(h, w, k, k - o, p)[1::-1]),
-        "swapped",
-    ),
-    (
-        check.count_tokens_function,
-        lambda h, w, k, o, p: ((h + 2 * p - k) / (k - o) + 1, (w + 2 * p - k) / (k - o) + 1),
-        "true division",
-    ),
-    (
-        check.count_tokens_function,
-        lambda h, w, k, o, p: (
-            math.ceil((h + 2 * p - k) / (k - o)) + 1,
-            math.ceil((w + 2 * p - k) / (k - o)) + 1,
-        ),
-        "rounded up",
-    ),
-    (check.pixel_in_tokens, {24: 207, 25: 197, 34: 7, 35: -3}, "multiple of s"),
-    (check.pixel_in_tokens, {24: 255, 25: 55, 34: 245, 35: 45}, "column by column"),
-    (check.pixel_in_tokens, {25: 312, 26: 302, 35: 112, 36: 102}, "counted from 1"),
-    (check.pixel_in_tokens, 24, "dict"),
+    (check.paper_count_side, 56, "the right count, nn.Unfold's"),
+    (check.paper_count_side, 73, "one short"),
+    (check.paper_count_side, 75, "rounds down"),
+    (check.paper_count_side, 74 * 74, "tokens per side"),
+    (check.unfold_count_side, 74, "what paper_count returns"),
+    (check.unfold_count_side, 55, "one short"),
+    (check.unfold_count_side, 57, "round down"),
+    (check.unfold_count_side, 32, "moved the windows by k"),
+    (check.unfold_count_side, 56 * 56, "tokens per side"),
+    (check.pixel_in_tokens, {25, 26, 35, 36}, "counted from 1"),
+    (check.pixel_in_tokens, {23, 24, 33, 34}, "not multiples of s"),
+    (check.pixel_in_tokens, {16, 17, 22, 23}, "one token per window across the width"),
+    (check.pixel_in_tokens, {24, 34}, "not all of them"),
+    (check.pixel_in_tokens, 24, "expected a set"),
+    (check.pixel_position_entry, 207, "multiple of s"),
+    (check.pixel_position_entry, 255, "column by column"),
+    (check.pixel_position_entry, 333, "count from 0"),
+    (check.pixel_position_entry, 162, "holds k pixels"),
+    (check.pixel_position_entry, 302, "its position in token 25"),
+    (check.same_position_choice, "yes", "compare the corners"),
     (check.plain_rebuild_channel0, (10, 0), "where it should come from"),
     (check.plain_rebuild_channel0, (0, 1), "not column by column"),
     (check.plain_rebuild_channel0, (0, 6), "holds w values"),

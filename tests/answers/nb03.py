@@ -31,10 +31,20 @@ def swapped_roles(n: int, d: int) -> torch.Tensor:
 
 
 def buggy_table(n: int, d: int) -> torch.Tensor:
-    """The notebook's buggy_table: the exponent 2 * j // 2 / d, which is j / d."""
+    """The notebook's buggy_table: the per-pair frequencies spread with repeat(2), not repeat_interleave(2)."""
     i = torch.arange(n, dtype=torch.float64)[:, None]
+    omega = 10000 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    angle = i * omega.repeat(2)[:d]
     j = torch.arange(d)
-    angle = i / 10000 ** (2 * j // 2 / d)
+    return torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
+
+
+def fixed_table(n: int, d: int) -> torch.Tensor:
+    """The notebook's worked solution: repeat_interleave(2)."""
+    i = torch.arange(n, dtype=torch.float64)[:, None]
+    omega = 10000 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    angle = i * omega.repeat_interleave(2)[:d]
+    j = torch.arange(d)
     return torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
 
 
@@ -46,7 +56,7 @@ VALUE_CHECKS = {
 }
 FUNCTION_CHECKS = {
     check.permuted_weights_function: lambda a, p: a[p][:, p],
-    check.sinusoidal_function: position.sinusoidal_table,
+    check.sinusoidal_function: fixed_table,
 }
 MISTAKES = [
     (check.far_slots_similarity, "a", "not random vectors"),
@@ -66,7 +76,7 @@ MISTAKES = [
     (check.permuted_weights_function, lambda a, p: a[p][:, p].T, "transposed"),
     (check.permuted_weights_function, lambda a, p: a, "do change"),
     (check.sinusoidal_function, buggy_table, "the bug is still in it"),
-    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="j")), "the bug is still in it"),
+    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="j")), "a frequency of its own"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d), even_sin=False), "swapped"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="2j")), "you doubled j"),
     (check.sinusoidal_function, lambda n, d: position.sinusoidal_table(n, d).T, "transposed"),

@@ -12,7 +12,8 @@ VALUE_CHECKS = {
     check.slides_token_count: 32,  # one row per batch slot; each gets its own image's gradient
     check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
     check.moon_only_distance_line: "uniform",
-    check.attention_share_choice: "4",  # 12 * 2 N² D / 17.58 G = 4.0 %: N = 197 is far below 6D
+    check.attention_share_choice: "4",
+    check.post_norm_drift_choice: "about 1.0",  # each post-norm block ends with a fresh LayerNorm: std 1  # 12 * 2 N² D / 17.58 G = 4.0 %: N = 197 is far below 6D
 }
 
 
@@ -98,6 +99,8 @@ MISTAKES = [
     (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=-1), "token length D"),
     (check.mean_pool_function, lambda f: f[:, 0], "prediction token itself"),
     (check.mean_pool_function, lambda f: f[:, 1:].sum(dim=1), "sum"),
+    (check.post_norm_drift_choice, "about 1.4", "pre-norm stack's drift"),
+    (check.post_norm_drift_choice, "above 2", "last operation"),
     (check.moon_only_distance_line, "itself", "averages over all of them"),
     (check.moon_only_distance_line, "nearest", "every query patch"),
     (check.moon_only_distance_line, "farthest", "moves from scene to scene"),

@@ -57,6 +57,13 @@ def scale_from_chan(x, w_qkv, w_proj, b_proj, scale):
     return token_attention(x, w_qkv, w_proj, b_proj, w_proj.shape[0] ** -0.5)
 
 
+def given_token_attention(x, w_qkv, w_proj, b_proj, scale):
+    """The notebook's given function, unchanged: v added before the projection."""
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)
+    return (v + weights @ v) @ w_proj.T + b_proj
+
+
 def skip_adds_x_where_it_fits(x, w_qkv, w_proj, b_proj, scale):
     """Adds x where its length equals chan and v elsewhere: runs everywhere, wrong where dim == chan."""
     mixed, v = _mixed(x, w_qkv, scale)
@@ -112,6 +119,7 @@ def sqrt_rebuild_observed(height: int, width: int) -> str:
 
 
 VALUE_CHECKS = {
+    check.x_skip_choice: "raises",  # x has length 49 and the projected output 64
     check.rgb_changed_layers_choice: "norm1 and qkv",
     check.t2t_window_side: window_side_by_autograd(),
     check.sqrt_rebuild_picture: sqrt_rebuild_observed(60, 100),
@@ -122,6 +130,9 @@ FUNCTION_CHECKS = {
     check.v_skip_function: token_attention,
 }
 MISTAKES = [
+    (check.v_skip_function, given_token_attention, "the given function, unchanged"),
+    (check.x_skip_choice, "runs, other numbers", "matching lengths"),
+    (check.x_skip_choice, "runs, same numbers", "different tensors"),
     (check.v_skip_function, attention_without_skip, "the skip is missing"),
     (check.v_skip_function, skip_before_projection, "before the projection"),
     (check.v_skip_function, skip_adds_x, "adding the input x fails"),

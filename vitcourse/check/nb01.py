@@ -27,9 +27,8 @@ from ._core import (
 )
 
 __all__ = [
+    "reusable_part",
     "count_growth",
-    "length_growth",
-    "larger_projection",
     "patch_number",
     "token_position",
     "vit_pytorch_position",
@@ -40,64 +39,42 @@ H, W = 60, 100  # the course picture
 
 
 @never_raises
+def reusable_part(answer: object) -> Verdict:
+    """Exercise 01.1 (a): a model trained on the 60 x 100 picture with P = 20 is fine-tuned at 120 x 200 with P
+    kept: which learned part can it keep unchanged, the projection E or the position table?"""
+    return choice_answer(
+        answer,
+        "E",
+        "the learned part that the larger picture leaves unchanged",
+        ["E", "position table", "both", "neither"],
+        nudge="Ask, for each part, what its shape depends on, and whether that changes here.",
+        pointer=reread("How many patches?"),
+        wrong={
+            "position table": "count the table's rows before and after: one per token position.",
+            "both": "one of the two parts has a row per token; does the number of tokens stay the same?",
+            "neither": "one of the two parts has a row per entry of a token; does a token's length change?",
+        },
+    )
+
+
+@never_raises
 def count_growth(answer: object) -> Verdict:
-    """Exercise 01.1 (a): both sides of the picture doubled, P = 20 kept: N is multiplied by how much?"""
+    """Exercise 01.1 (b): both sides of the picture doubled, P = 20 kept: the position table's rows, one per
+    token, are multiplied by how much?"""
     p = 20
     own, grown = tokens.count_tokens(H, W, p, p, 0).total, tokens.count_tokens(2 * H, 2 * W, p, p, 0).total
     factor = grown // own
     return int_answer(
         answer,
         factor,
-        "the factor N grows by when both sides double with P kept",
+        "the factor the number of tokens grows by when both sides double with P kept",
         nudge="The count depends on the picture's size and on the patch size, and here only the picture changes.",
         wrong={
-            1: "with the patches kept, more of them fit into the larger picture, so N grows.",
+            1: "with the patches kept, more of them fit into the larger picture, so the number of tokens grows.",
             2: "you doubled the count once, but the picture doubled along both sides.",
-            grown: "that is the new number of tokens; the question asks by how much N is multiplied.",
+            grown: "that is the new number of tokens; the question asks by how much it is multiplied.",
         },
         pointer=reread("How many patches?"),
-    )
-
-
-@never_raises
-def length_growth(answer: object) -> Verdict:
-    """Exercise 01.1 (b): both sides doubled, the patches grown so that N is kept: the token length is multiplied
-    by how much?"""
-    p = 20
-    own = tokens.count_tokens(H, W, p, p, 0).total
-    fits = [q for q in range(1, 2 * H + 1) if (2 * H) % q == 0 and (2 * W) % q == 0]  # sides P divides
-    q = next(q for q in fits if tokens.count_tokens(2 * H, 2 * W, q, q, 0).total == own)
-    factor = (q * q) // (p * p)
-    return int_answer(
-        answer,
-        factor,
-        "the factor the token length grows by when N is kept",
-        nudge="A token holds every pixel of its patch, in every channel; think about what must happen to the "
-        "patches.",
-        wrong={
-            1: "to keep N in a larger picture the patches must grow, and a larger patch makes a longer token.",
-            2: "you doubled the length once, but a patch grows along both of its sides.",
-            q * q: "that is the new token length; the question asks by how much it is multiplied.",
-        },
-        pointer=reread("How many patches?"),
-    )
-
-
-@never_raises
-def larger_projection(answer: object) -> Verdict:
-    """Exercise 01.1 (c): which way of growing makes the projection E (P^2 C rows, D columns) larger?"""
-    return choice_answer(
-        answer,
-        "keep N",
-        "the way of growing that makes E larger",
-        ["keep P", "keep N", "neither"],
-        nudge="E has one row per entry of a token, whatever the number of tokens.",
-        pointer=reread("How many patches?"),
-        wrong={
-            "keep P": "more tokens do not change E: the same E projects every token, so only the token length "
-            "sets its rows.",
-            "neither": "E has one row per entry of a token, so longer tokens need a larger E.",
-        },
     )
 
 

@@ -15,9 +15,8 @@ import torch.nn.functional as F
 
 from .. import tokens
 from ._core import (
-    Mistake,
     Verdict,
-    check_function,
+    choice_answer,
     describe,
     int_answer,
     never_raises,
@@ -30,8 +29,11 @@ from ._core import (
 
 __all__ = [
     "pixels_in_two_windows",
-    "count_tokens_function",
+    "paper_count_side",
+    "unfold_count_side",
     "pixel_in_tokens",
+    "pixel_position_entry",
+    "same_position_choice",
     "plain_rebuild_channel0",
     "t2t_input_sides",
 ]
@@ -179,72 +181,65 @@ def t2t_input_sides(answer: object) -> Verdict:
     return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Counting the tokens"))
 
 
-def _per_side(h: int, w: int, count) -> tuple:
-    """``count(side)`` for the height and the width: a (rows, cols) pair."""
-    return count(h), count(w)
+PAPER_SPLIT = (224, 7, 3, 2)  # Exercise 02.1 (b): side, kernel, the paper's overlap, padding
+OVERLAP_NUDGE = (
+    "The paper's s and nn.Unfold's stride measure two different things about neighbouring windows."
+)
 
 
-COUNT_MISTAKES = [
-    Mistake(
-        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // o + 1),
-        "that is what paper_count gives: the bug is still in it. Try it on a setting where the overlap is not "
-        "half the kernel.",
-    ),
-    Mistake(
-        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // k + 1),
-        "you moved the windows by k, as ViT's patches do: that leaves no overlap.",
-    ),
-    Mistake(
-        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n - k) // (k - o) + 1),
-        "you forgot the padding.",
-    ),
-    Mistake(
-        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) // (k - o)),
-        "you forgot the + 1: the window at start 0 is a token too.",
-    ),
-    Mistake(
-        lambda h, w, k, o, p: _per_side(w, h, lambda n: (n + 2 * p - k) // (k - o) + 1),
-        "rows and columns are swapped: rows come from the height h, columns from the width w.",
-    ),
-    Mistake(
-        lambda h, w, k, o, p: _per_side(h, w, lambda n: (n + 2 * p - k) / (k - o) + 1),
-        "you used true division (/): a window that does not fit is not a token.",
-    ),
-    Mistake(
-        lambda h, w, k, o, p: _per_side(h, w, lambda n: math.ceil((n + 2 * p - k) / (k - o)) + 1),
-        "you rounded up: a window that does not fit in the padded image is not a token.",
-    ),
-]
+def _side_count(n: int, k: int, step: int, p: int, plus_one: bool = True, ceil: bool = False) -> int:
+    """Windows along a side of n pixels, padded by p, of kernel k moved by step (a typical slip per flag)."""
+    span = n + 2 * p - k
+    return (math.ceil(span / step) if ceil else span // step) + int(plus_one)
 
 
 @never_raises
-def count_tokens_function(func: object) -> Verdict:
-    """Exercise 02.1 (find the bug in ``paper_count``): ``func(h, w, k, overlap, p)``, a split given the T2T
-    paper's way (overlap, not stride), must return (rows, cols) as ``nn.Unfold`` with stride ``k - overlap``
-    makes them."""
-    cases = []
-    for h, w, k, overlap, p in (
-        (6, 9, 3, 1, 2),  # tells every listed mistake apart from the others
-        (60, 100, 20, 10, 5),
-        (60, 100, 7, 3, 2),  # T2T-ViT's first split: the paper's kernel 7, overlap 3
-        (224, 224, 7, 3, 2),  # the same on the paper's input: 56 x 56
-        (13, 7, 3, 1, 1),
-        (400, 100, 7, 3, 2),
-        (224, 224, 16, 0, 0),  # no overlap: ViT-B/16's patches
-        (10, 10, 1, 0, 0),
-    ):
-        stride = k - overlap
-        n = F.unfold(torch.zeros(1, 1, h, w), kernel_size=k, stride=stride, padding=p).shape[-1]
-        count = tokens.count_tokens(h, w, k, stride, p)
-        assert n == count.total  # the package's count is nn.Unfold's
-        cases.append(((h, w, k, overlap, p), (count.rows, count.cols)))
-    return check_function(
-        func,
-        "your count_tokens",
-        cases,
-        normalise=pair,
-        mistakes=COUNT_MISTAKES,
-        nudge="The paper's overlap and nn.Unfold's stride measure different things.",
+def paper_count_side(answer: object) -> Verdict:
+    """Exercise 02.1 (b): tokens per side that the buggy ``paper_count`` returns for the paper's first split of a
+    224 x 224 image (kernel 7, overlap 3, padding 2): the window moved by the overlap."""
+    n, k, overlap, p = PAPER_SPLIT
+    expected = _side_count(n, k, overlap, p)
+    fixed = _side_count(n, k, k - overlap, p)
+    return int_answer(
+        answer,
+        expected,
+        "the tokens per side paper_count returns for the paper's first split",
+        nudge="paper_count keeps its bug: predict what the function as written returns.",
+        wrong={
+            fixed: "that is the right count, nn.Unfold's; the question asks what paper_count returns, bug and all.",
+            _side_count(n, k, overlap, p, plus_one=False): "one short: check the + 1 and the padding.",
+            _side_count(n, k, overlap, p, ceil=True): "paper_count divides with //, which rounds down.",
+            expected**2: "that is the number of tokens; the question asks for the tokens per side.",
+        },
+        pointer=reread("Counting the tokens"),
+    )
+
+
+@never_raises
+def unfold_count_side(answer: object) -> Verdict:
+    """Exercise 02.1 (b): tokens per side that ``nn.Unfold`` makes for the paper's first split of a 224 x 224
+    image (kernel 7, overlap 3, padding 2)."""
+    n, k, overlap, p = PAPER_SPLIT
+    expected = tokens.count_tokens(n, n, k, k - overlap, p).rows
+    assert expected == _side_count(n, k, k - overlap, p)
+    return int_answer(
+        answer,
+        expected,
+        "the tokens per side nn.Unfold makes for the paper's first split",
+        nudge=OVERLAP_NUDGE,
+        wrong={
+            _side_count(
+                n, k, overlap, p
+            ): "that is what paper_count returns: it moves the window by the overlap.",
+            _side_count(n, k, k - overlap, p, plus_one=False): "one short: check the + 1 and the padding.",
+            _side_count(
+                n, k, k - overlap, p, ceil=True
+            ): "a window that does not fit is not a token: round down.",
+            _side_count(
+                n, k, k, p
+            ): "you moved the windows by k, as ViT's patches do: that leaves no overlap.",
+            expected**2: "that is the number of tokens; the question asks for the tokens per side.",
+        },
         pointer=reread("Counting the tokens"),
     )
 
@@ -258,84 +253,111 @@ def _tokens_holding(row: int, col: int, h: int, w: int, k: int, s: int, p: int):
     return sorted((int(n), int(pos)) for pos, n in hits.tolist())
 
 
-def _as_pairs(answer: object) -> list[tuple[int, int]] | None:
-    """A dict {token: position} (or a list of (token, position) pairs) as a sorted list of int pairs; None if it
-    is neither."""
-    if isinstance(answer, dict):
-        answer = list(answer.items())
-    if not isinstance(answer, list | tuple | set) or not answer:
-        return None
-    out = []
-    for item in answer:
-        if not isinstance(item, list | tuple) or len(item) != 2:
-            return None
-        if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in item):
-            return None
-        out.append((int(item[0]), int(item[1])))
-    return sorted(out)
-
-
 PIXEL = (30, 47)  # the pixel of Exercise 02.3, (row, column) of the 60 x 100 picture
-PIXEL_NUDGE = (
-    "Each window that reaches the pixel holds it once; where it sits depends on that window's corner."
-)
+PIXEL_SPLIT = (20, 10, 5)  # k, s, p
+PIXEL_TOKEN = 24  # Exercise 02.3 (b) asks for the pixel's position in this token
+PIXEL_NUDGE = "A window holds the pixel when both its rows and its columns reach it."
+PLACE_NUDGE = "Where the pixel sits in a token depends on that token's window corner."
+
+
+def _token_set(answer: object) -> set[int] | None:
+    """A set, list or tuple of whole numbers as a set of ints; None if it is not one."""
+    if isinstance(answer, dict):
+        answer = list(answer)
+    if not isinstance(answer, list | tuple | set | frozenset) or not answer:
+        return None
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in answer):
+        return None
+    return {int(v) for v in answer}
 
 
 @never_raises
 def pixel_in_tokens(answer: object) -> Verdict:
-    """Exercise 02.3 (predict): pixel (30, 47) of the picture, split with k 20, s 10, p 5: in which tokens does it
-    lie, and at which position of each? A dict {token: position}, both counted from 0."""
-    k, s, p = 20, 10, 5
+    """Exercise 02.3 (a) (predict): pixel (30, 47) of the picture, split with k 20, s 10, p 5: which tokens hold it?
+    A set of tokens counted from 0."""
+    k, s, p = PIXEL_SPLIT
     row, col = PIXEL
-    what = f"the tokens that hold pixel {PIXEL}, with its position in each"
-    expected = _tokens_holding(row, col, H, W, k, s, p)
-    got = _as_pairs(answer)
+    what = f"the tokens that hold pixel {PIXEL}"
+    expected = {n for n, _ in _tokens_holding(row, col, H, W, k, s, p)}
+    got = _token_set(answer)
     if got is None:
         return say(
-            False,
-            f"{what}: expected a dict {{token: position}} of whole numbers, got {describe(answer)}.",
+            False, f"{what}: expected a set of whole numbers, such as {{1, 2}}, got {describe(answer)}."
         )
     if got == expected:
         return right(what)
-    tokens_right = sorted(n for n, _ in expected)
-    no_pad = _tokens_holding(
-        row + p, col + p, H + 2 * p, W + 2 * p, k, s, 0
-    )  # corners read without the shift
-    no_pad_pos = sorted(
-        (n, (row - (n // 10) * s) * k + (col - (n % 10) * s)) for n in tokens_right
-    )  # the right tokens, but the window corners taken at multiples of s, as if there were no padding
-    transposed = sorted((n, (q % k) * k + q // k) for n, q in expected)
-    from_one = sorted((n + 1, q) for n, q in expected)
+    cols = tokens.count_tokens(H, W, k, s, p).cols
+    no_shift = {  # windows taken at multiples of s, as if the padding did not move them
+        (r // s) * cols + c // s for r in range(0, H + 2 * p - k + 1, s) for c in range(0, W + 2 * p - k + 1, s)
+        if r <= row < r + k and c <= col < c + k
+    }  # fmt: skip
+    grid_rows = tokens.count_tokens(H, W, k, s, p).rows
     known = {
-        tuple(
-            no_pad_pos
-        ): "the tokens are right, but the positions take each window's corner at a multiple of s; "
-        "the padding moves every window up and left by p.",
-        tuple(
-            transposed
-        ): "the tokens are right, but each window is read column by column; a token holds its "
-        "window row by row.",
-        tuple(from_one): "the tokens are counted from 1 here; count them from 0, as the notebook does.",
+        frozenset(n + 1 for n in expected): "the tokens are counted from 1 here; count them from 0.",
+        frozenset(no_shift): "the padding moves every window up and left by p, so the window starts are not "
+        "multiples of s.",
+        frozenset((n // cols) * grid_rows + n % cols for n in expected): "a row of the token grid holds one "
+        "token per window across the width, not one per window down the height.",
     }
-    if tuple(no_pad) not in known and no_pad != expected:
-        known[tuple(no_pad)] = "these are the tokens of a split without padding."
-    if tuple(got) in known:
-        return say(False, f"{what}: {got} is not it: {known[tuple(got)]}")
-    if sorted(n for n, _ in got) == tokens_right:
-        return unexplained(
-            what,
-            "the tokens are right, a position is not.",
-            nudge=PIXEL_NUDGE,
-            pointer=reread("A soft split by hand"),
-        )
-    if len(got) != len(expected):
-        return unexplained(
-            what,
-            f"{len(got)} pairs is not it: count the windows that reach the pixel.",
-            nudge=PIXEL_NUDGE,
-            pointer=reread("How many windows hold each pixel?"),
-        )
-    return unexplained(what, f"{got} is not it.", nudge=PIXEL_NUDGE, pointer=reread("A soft split by hand"))
+    known.pop(frozenset(expected), None)
+    if frozenset(got) in known:
+        return say(False, f"{what}: {sorted(got)} is not it: {known[frozenset(got)]}")
+    if got < expected:
+        return say(False, f"{what}: {sorted(got)} is not all of them: {PIXEL_NUDGE}")
+    return unexplained(
+        what, f"{sorted(got)} is not it.", nudge=PIXEL_NUDGE, pointer=reread("A soft split by hand")
+    )
+
+
+@never_raises
+def pixel_position_entry(answer: object) -> Verdict:
+    """Exercise 02.3 (b) (predict): at which position of token 24 does pixel (30, 47) lie (k 20, s 10, p 5)?"""
+    k, s, p = PIXEL_SPLIT
+    row, col = PIXEL
+    what = f"the position of pixel {PIXEL} in token {PIXEL_TOKEN}"
+    places = dict(_tokens_holding(row, col, H, W, k, s, p))
+    expected = places[PIXEL_TOKEN]
+    cols = tokens.count_tokens(H, W, k, s, p).cols
+    top, left = (
+        (PIXEL_TOKEN // cols) * s,
+        (PIXEL_TOKEN % cols) * s,
+    )  # the corner as if without the padding shift
+    r, c = divmod(expected, k)
+    wrong = {
+        (row - top) * k
+        + (col - left): "that takes the window's corner at a multiple of s; the padding moves "
+        "every window up and left by p.",
+        c * k + r: "that reads the window column by column; a token holds its window row by row.",
+        (r + 1) * k + c + 1: "rows and columns inside the window count from 0.",
+        r * s + c: "a row of the window holds k pixels, not s.",
+    }
+    for n, q in places.items():
+        if n != PIXEL_TOKEN:
+            wrong.setdefault(
+                q, f"that is its position in token {n}; the question asks about token {PIXEL_TOKEN}."
+            )
+    wrong.pop(expected, None)
+    return int_answer(
+        answer, expected, what, nudge=PLACE_NUDGE, wrong=wrong, pointer=reread("A soft split by hand")
+    )
+
+
+@never_raises
+def same_position_choice(answer: object) -> Verdict:
+    """Exercise 02.3 (c) (predict): does pixel (30, 47) sit at the same position in every token that holds it?"""
+    k, s, p = PIXEL_SPLIT
+    places = {q for _, q in _tokens_holding(*PIXEL, H, W, k, s, p)}
+    return choice_answer(
+        answer,
+        "yes" if len(places) == 1 else "no",
+        f"whether pixel {PIXEL} sits at the same position in every token that holds it",
+        ["yes", "no"],
+        nudge=PLACE_NUDGE,
+        pointer=reread("A soft split by hand"),
+        wrong={
+            "yes": "compare the corners of two windows that hold it: the pixel's row and column inside each."
+        },
+    )
 
 
 @never_raises
@@ -371,5 +393,5 @@ def plain_rebuild_channel0(answer: object) -> Verdict:
         what,
         f"{got} is not it.",
         nudge="A reshape reads the values in the order they are stored, and fills the new shape in that order.",
-        pointer=reread("Rebuilding a picture from tokens"),
+        pointer=reread("T2T's way: one pixel per token"),
     )

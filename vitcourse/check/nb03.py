@@ -116,10 +116,15 @@ def far_slots_similarity(answer: object) -> Verdict:
 
 
 def _table(n: int, d: int, base: float = 10000.0, exponent: str = "pair", start: int = 0) -> torch.Tensor:
-    """Sinusoidal-table variants for diagnosing: ``exponent`` "pair" (right), "j" or "2j"."""
+    """Sinusoidal-table variants for diagnosing: ``exponent`` "pair" (right), "j", "2j" or "tiled" (the
+    per-pair frequencies laid out with ``repeat(2)``, w0 w1 ... w0 w1 ..., as the notebook's buggy_table does)."""
     i = torch.arange(start, start + n, dtype=torch.float64)[:, None]  # (n, 1)
     j = torch.arange(d)  # (d,)
-    power = {"pair": 2 * (j // 2), "j": j, "2j": 2 * j}[exponent].to(torch.float64)
+    if exponent == "tiled":
+        # (d,): column j gets pair (j mod ceil(d / 2))'s exponent 2m
+        power = (2 * torch.arange(0, (d + 1) // 2)).repeat(2)[:d].to(torch.float64)
+    else:
+        power = {"pair": 2 * (j // 2), "j": j, "2j": 2 * j}[exponent].to(torch.float64)
     return i / base ** (power / d)  # (n, d) angles
 
 
@@ -141,15 +146,21 @@ def _roles_swapped(n: int, d: int) -> torch.Tensor:
 @never_raises
 def sinusoidal_function(func: object) -> Verdict:
     """Exercise 03.3 (find the bug): ``func(n, d)``, the learner's fix of ``buggy_table``, must return the (n, d)
-    sinusoidal table. The given bug (the exponent 2 * j // 2 / d, which is j / d) is recognised without being
-    named, so that running the check on the unchanged function gives nothing away."""
+    sinusoidal table. The given bug (the per-pair frequencies spread with ``repeat(2)`` where
+    ``repeat_interleave(2)`` is meant, so a pair's sine and cosine get different frequencies) is recognised
+    without being named, so that running the check on the unchanged function gives nothing away."""
     cases = [
         ((n, d), position.sinusoidal_table(n, d)) for n, d in ((15, 400), (176, 768), (4, 9), (1, 2), (7, 3))
     ]
     mistakes = [
         Mistake(
-            lambda n, d: _sin_cos(_table(n, d, exponent="j")).float(),
+            lambda n, d: _sin_cos(_table(n, d, exponent="tiled")).float(),
             "this is what the given buggy_table returns: the bug is still in it.",
+        ),
+        Mistake(
+            lambda n, d: _sin_cos(_table(n, d, exponent="j")),
+            "every column has a frequency of its own here; the formula gives the two columns of a pair one "
+            "frequency.",
         ),
         Mistake(
             lambda n, d: _sin_cos(_table(n, d), swapped=True),
@@ -185,8 +196,8 @@ def sinusoidal_function(func: object) -> Verdict:
         "your fixed sinusoidal table",
         cases,
         mistakes=mistakes,
-        nudge="The distance-only similarity rests on how the formula's exponent treats the two columns of a "
-        "pair; compare the colleague's exponent with the formula's.",
+        nudge="The distance-only similarity rests on the two columns of a pair, a sine and a cosine, sharing "
+        "something; ask which frequency each of the colleague's columns gets.",
         pointer=reread("The sinusoidal table"),
     )
 

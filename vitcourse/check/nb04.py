@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..attention import Attention, ClearestRow, clearest_row
+from ..attention import Attention, ClearestColumn, ClearestRow, map_questions
 from ..cost import count_macs
 from ..data import load_mountains, to_tensor
 from ..tokens import count_tokens
@@ -33,6 +33,7 @@ __all__ = [
     "cost_ratio_growth",
     "attention_function",
     "attention_map_reading",
+    "attention_map_column",
 ]
 
 # Exercise 1's statements, as the notebook lists them: each gives a choice and a reason.
@@ -130,6 +131,8 @@ def merge_bug_choice(answer: object) -> Verdict:
 
 #: Exercise 04.2, second part: the walk-through's four heads, (B, heads, N, head_dim), glued by the buggy merge.
 MERGE_SHAPE = (4, 100, 16)
+#: ... and the head and channel asked about.
+MERGE_ASKED = (2, 5)
 
 
 def _channel_of(heads: int, head_dim: int, head: int = 1, channel: int = 0, buggy: bool = True) -> int:
@@ -146,12 +149,16 @@ def _channel_of(heads: int, head_dim: int, head: int = 1, channel: int = 0, bugg
 @never_raises
 def merge_bug_channel(answer: object) -> Verdict:
     """Exercise 04.2, second part: with the buggy merge on the walk-through's 4 heads of 16 channels, the output
-    channel (counted from 0) that holds head 1's channel 0."""
+    channel (counted from 0) that holds head 2's channel 5 (5 * 4 + 2 = 22)."""
     heads, _, head_dim = MERGE_SHAPE
-    found = _channel_of(heads, head_dim)
+    head, channel = MERGE_ASKED
+    found = _channel_of(heads, head_dim, head, channel)
+    right = _channel_of(heads, head_dim, head, channel, buggy=False)
     wrong = {
-        _channel_of(heads, head_dim, buggy=False): "that is where the right merge puts it, after head 0's 16 "
-        "channels; this merge orders the channels differently.",
+        right: "that is where the right merge puts it, after the earlier heads' channels; this merge orders "
+        "the channels differently.",
+        channel * 2 + head: "that would hold with the small test's 2 heads; here there are 4 heads.",
+        head * heads + channel: "head and channel have traded places: check which of the two varies fastest.",
         found + 1: "count the channels from 0, as the printout of the small test does.",
     }
     return int_answer(
@@ -284,9 +291,9 @@ def _map_weights(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
 
 
 def _map_question(picture: np.ndarray | torch.Tensor) -> ClearestRow:
-    """Exercise 04.5's question on ``picture``: the block, head and query patch whose row of the shipped ViT's
-    attention map is easiest to read (see :func:`vitcourse.attention.clearest_row`); 0-based."""
-    return clearest_row(_map_weights(picture), first=1)
+    """Exercise 04.5's first question on ``picture``: the block, head and query patch whose row of the shipped ViT's
+    attention map is easiest to read (see :func:`vitcourse.attention.map_questions`); 0-based."""
+    return map_questions(_map_weights(picture), first=1)[0]
 
 
 @never_raises
@@ -317,6 +324,48 @@ def attention_map_reading(answer: object, picture: np.ndarray | torch.Tensor | N
         answer,
         found.key,
         "the patch read off the map",
+        nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
+        wrong=wrong,
+        pointer=reread("Scores, softmax and the weighted sum"),
+    )
+
+
+def _column_question(picture: np.ndarray | torch.Tensor) -> ClearestColumn:
+    """Exercise 04.5's second question on ``picture``: in the same block and head, the patch whose column (as a
+    key) is easiest to read (see :func:`vitcourse.attention.map_questions`); token numbers, patch p = token p."""
+    return map_questions(_map_weights(picture), first=1)[1]
+
+
+@never_raises
+def attention_map_column(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
+    """Exercise 04.5, second part: in the same block and head, the query patch (1-15) that attends most to the
+    second patch asked about, read down that patch's column of the shipped ViT's map on ``picture`` (default:
+    the course picture)."""
+    column = _column_question(load_mountains() if picture is None else picture)
+    key, found, row_reading = column.key, column.query, column.row_reading
+    wrong: dict[int, str] = {}  # the first diagnosis of a number wins
+    wrong.setdefault(
+        row_reading,
+        "you read the patch's row, which holds its own weights over the keys. How much every query attends to "
+        "one key runs down that key's column.",
+    )
+    wrong.setdefault(
+        key, "that is the patch asked about; the question asks which query patch attends to it most."
+    )
+    wrong.setdefault(
+        found - 1,
+        "the map's ticks are token numbers, and token p is patch p (token 0 is the prediction token): no need to "
+        "subtract 1.",
+    )
+    wrong.setdefault(
+        found + 1,
+        "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the number "
+        "written at the tick.",
+    )
+    return int_answer(
+        answer,
+        found,
+        "the query patch read off the map",
         nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
         wrong=wrong,
         pointer=reread("Scores, softmax and the weighted sum"),

@@ -25,6 +25,7 @@ __all__ = [
     "moon_only_distance_line",
     "slides_token_count",
     "post_norm_block_function",
+    "post_norm_drift_choice",
     "mean_pool_function",
     "attention_share_choice",
 ]
@@ -156,15 +157,15 @@ BLOCK_MISTAKES = [
     ),
     Mistake(
         lambda b, x: b.norm2(b.mlp(b.norm1(b.attn(x)))),
-        "both residual connections are missing: add each part's input to its output before the norm.",
+        "both residual connections are missing; see 'Pre-norm and post-norm'.",
     ),
     Mistake(
         lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(b.attn(x))),
-        "the first residual is missing: add the block's input x to the attention's output, then norm1.",
+        "the first residual is missing: the attention step's sum has only one term.",
     ),
     Mistake(
         lambda b, x: (lambda y: b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
-        "the second residual is missing: add the MLP's input to its output, then norm2.",
+        "the second residual is missing: the MLP step's sum has only one term.",
     ),
     Mistake(
         lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(x + b.norm1(b.attn(x))),
@@ -188,6 +189,46 @@ BLOCK_MISTAKES = [
         "the MLP runs before the attention: attention comes first, then the MLP.",
     ),
 ]
+
+
+#: Exercise 05.2 (b): the options for the token std that leaves block 12 of a stack of fresh post-norm blocks.
+DRIFT_OPTIONS = ("about 1.0", "about 1.4", "above 2")
+
+
+def post_norm_stack_std(depth: int = 12, dim: int = 64, heads: int = 4) -> float:
+    """The std of the tokens that leave a stack of ``depth`` fresh post-norm blocks (the package's initialisation,
+    a fresh ``VisionTransformer``'s blocks), on random tokens: the section 4 drift cell with post-norm blocks."""
+    gen = torch.Generator().manual_seed(5)
+    with torch.random.fork_rng(devices=[]):  # the learner's random state is left as it was
+        torch.manual_seed(0)
+        model = VisionTransformer(embed_dim=dim, depth=depth, num_heads=heads).eval()
+    z = torch.randn(2, 17, dim, generator=gen)  # (2, N + 1, D)
+    with torch.no_grad():
+        for block in model.blocks:
+            z = _post_norm(block, z)
+    return z.std().item()
+
+
+@never_raises
+def post_norm_drift_choice(answer: object) -> Verdict:
+    """Exercise 05.2 (b): about what std leaves block 12 when section 4's drift cell stacks fresh post-norm
+    blocks: one of ``DRIFT_OPTIONS``."""
+    std = post_norm_stack_std()
+    expected = min(DRIFT_OPTIONS, key=lambda o: abs(float(o.split()[-1]) - std))
+    return choice_answer(
+        answer,
+        expected,
+        "the std that leaves block 12 of a post-norm stack",
+        DRIFT_OPTIONS,
+        nudge="The exercise rests on which operation a post-norm block ends with, and what that operation does "
+        "to each token when it has just been initialised.",
+        pointer=reread("Pre-norm and post-norm"),
+        wrong={
+            "about 1.4": "that is the pre-norm stack's drift from section 4; a post-norm block ends differently.",
+            "above 2": "nothing in a post-norm block lets the sum grow from block to block; look at the last "
+            "operation of each block.",
+        },
+    )
 
 
 class _ShortBlock(EncoderBlock):

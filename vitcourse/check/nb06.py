@@ -22,6 +22,7 @@ from ..tokens import count_tokens
 from ._core import Mistake, Verdict, check_function, choice_answer, int_answer, never_raises, reread, say
 
 __all__ = [
+    "x_skip_choice",
     "v_skip_function",
     "rgb_changed_layers_choice",
     "t2t_window_side",
@@ -74,6 +75,27 @@ def _with_skip(
     mixed, v = _pieces(x, w_qkv, scale, axis)
     return v + mixed @ w_proj.T + b_proj
 
+
+def _given_token_attention(
+    x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
+) -> torch.Tensor:
+    """Exercise 06.1's function as given, with its bug."""
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N)
+    return (v + weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
+
+
+def _is_given(func: object) -> bool:
+    """Is ``func`` the given function itself, or a copy of its code under another name? (Its numbers equal
+    those of "v added before the projection" written another way, so the code tells the two apart.)"""
+    code = getattr(func, "__code__", None)
+    given = _given_token_attention.__code__
+    return getattr(func, "__name__", "") == "buggy_token_attention" or (
+        code is not None and code.co_code == given.co_code and code.co_names == given.co_names
+    )
+
+
+_GIVEN_UNCHANGED = "that is the given function, unchanged: the bug is still in it."
 
 V_SKIP_MISTAKES = [
     Mistake(
@@ -142,6 +164,8 @@ def v_skip_function(func: object) -> Verdict:
     """Exercise 06.1: ``func(x, w_qkv, w_proj, b_proj, scale)``, one head of a token transformer's attention
     with its skip through v, as ``Attention(dim, chan, 1, qkv_bias=False, qk_scale=scale, v_skip=True)``."""
     what = "your token attention"
+    if callable(func) and _is_given(func):
+        return say(False, f"{what}: {_GIVEN_UNCHANGED} {reread('The token transformer')}")
     cases = _v_skip_cases()
     if callable(func):  # adding x where its length differs from chan raises: name that mistake
         args = next(a for a, _ in cases if a[0].shape[-1] != a[2].shape[0])
@@ -162,6 +186,49 @@ def v_skip_function(func: object) -> Verdict:
         mistakes=V_SKIP_MISTAKES,
         nudge="The token transformer's attention: what its skip connection adds back, and at which point.",
         pointer=reread("The token transformer"),
+    )
+
+
+# --- Exercise 06.1 (predict): what adding the input x instead of v does on T2T's sizes ------------------------
+
+X_SKIP_OPTIONS = ("raises", "runs, other numbers", "runs, same numbers")
+
+
+def x_skip_outcome() -> str:
+    """What adding the input x to the attention's projected output does in T2T's first token transformer (one
+    channel, a batch of 2 and 10 tokens): "raises" where the lengths differ, else whether the numbers change."""
+    dim, chan = T2T_STAGES[0][0] ** 2, TOKEN_DIM
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 10, dim, generator=gen)
+    w_qkv = torch.randn(3 * chan, dim, generator=gen) * dim**-0.5
+    w_proj, b_proj = torch.randn(chan, chan, generator=gen) * chan**-0.5, torch.zeros(chan)
+    mixed, _ = _pieces(x, w_qkv, dim**-0.5)
+    try:
+        with_x = x + mixed @ w_proj.T + b_proj
+    except RuntimeError:
+        return "raises"
+    same = torch.allclose(with_x, _package_attention(x, w_qkv, w_proj, b_proj, dim**-0.5))
+    return "runs, same numbers" if same else "runs, other numbers"
+
+
+@never_raises
+def x_skip_choice(answer: object) -> Verdict:
+    """Exercise 06.1 (predict): what the colleague's first try, adding the input x instead of v, does on T2T's
+    sizes: one of ``X_SKIP_OPTIONS``."""
+    return choice_answer(
+        answer,
+        x_skip_outcome(),
+        "what adding x does in T2T's first token transformer",
+        X_SKIP_OPTIONS,
+        nudge="Compare the length of the tokens that enter the token transformer with the length of its "
+        "attention's output.",
+        pointer=reread("The token transformer"),
+        wrong={
+            "runs, other numbers": "you expected the sum to run; a sum of two tensors needs matching lengths, "
+            "so compare the two lengths that section 2 gives.",
+            "runs, same numbers": "x and v are different tensors, so adding one or the other could not give the "
+            "same numbers even where it runs; and first check whether it runs at all.",
+        },
     )
 
 
