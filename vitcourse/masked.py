@@ -194,7 +194,7 @@ def attention_distances(model: nn.Module, size: int = 128, seed: int = 10_000) -
 
     Each block's weights come from :meth:`vitcourse.models.VisionTransformer.attention_weights`; the prediction
     token is dropped (:func:`vitcourse.probes.mean_attention_distance`), and the distance is averaged over the
-    scenes. Compare with :func:`vitcourse.probes.attention_distance_bounds` ``(6, 10, 10)``: uniform 42.1 px.
+    scenes. Compare with :func:`vitcourse.probes.attention_distance_bounds` ``(6, 10, 10)``: uniform 42.0 px.
     """
     instance_of("model", model, VisionTransformer, "a 60-patch vitcourse VisionTransformer")
     patch = model.patch_embed.patch_size

@@ -152,8 +152,8 @@ BLOCK_MISTAKES = [
     ),
     Mistake(
         _pre_norm,
-        "this is ViT's pre-norm, x + f(LN(x)); the exercise asks for post-norm: add first, then normalise the "
-        "sum, LN(x + f(x)).",
+        "this is ViT's pre-norm, x + f(LN(x)); the exercise asks for post-norm: reread where 'Pre-norm and "
+        "post-norm' puts the norm.",
     ),
     Mistake(
         lambda b, x: b.norm2(b.mlp(b.norm1(b.attn(x)))),
@@ -169,7 +169,7 @@ BLOCK_MISTAKES = [
     ),
     Mistake(
         lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(x + b.norm1(b.attn(x))),
-        "the norms act on each part's output only, x + LN(f(x)); post-norm normalises the sum: LN(x + f(x)).",
+        "the norms act on each part's output only, x + LN(f(x)); in post-norm, what does the norm act on?",
     ),
     Mistake(
         lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(x + b.attn(x)),
@@ -292,7 +292,7 @@ POOL_MISTAKES = [
     ),
     Mistake(
         lambda f: f[:, 1:].mean(dim=-1),
-        "the mean runs over the token length D (the last dim); average over the tokens (dim 1) instead.",
+        "the mean runs over the token length D (the last dim): each image would keep one number, not a vector.",
     ),
     Mistake(
         lambda f: f[:, 1:].sum(dim=1),
