@@ -45,7 +45,7 @@
 # The notebooks in `notebooks/` keep their outputs; the website shows them.
 #
 # Each notebook starts with its time and its goals. Its core is a few numbered sections, each with its own time,
-# closed by a summary. From notebook 03 on, "Evidence" sections follow the summary. They hold the controls and
+# closed by a summary. From notebook 02 on, "Evidence" sections follow the summary. They hold the controls and
 # tables that back each finding.
 #
 # Run the cells from top to bottom with **Shift + Enter**. The cells run in a *kernel*: the Python process
@@ -53,7 +53,7 @@
 #
 # **Exercises.** Each exercise says what kind it is: predict, explain, design, find the bug, read a figure, or
 # code. In your learner copy, an answer cell follows it with a placeholder: a name set to `None`, such as
-# `answer_share = None`, or a function to complete. Fill it in, run the cell, then run the check cell below
+# `answer_regions = None`, or a function to complete. Fill it in, run the cell, then run the check cell below
 # it. After the check comes the worked solution, in a collapsed cell. Running it replaces your answer with the
 # solution's, so that the cells further down work either way. *Run All* checks your answer first and runs the
 # solution after it. In `notebooks/`, the worked solution sits in the collapsed answer cell itself, above the
@@ -145,33 +145,41 @@ plt.show()
 # beside it runs from 0 to 1.
 #
 # **Exercise 1 (read a figure).** This warm-up is there to try the mechanics once. Look at the figure and its
-# colour bar. About what share of the pixels is brighter than one half? Give a number between 0 and 1, as
-# `answer_share`. An estimate within 0.1 of the truth passes. Try a wrong estimate once too, to see a hint.
+# colour bar. Which of these six regions are brighter than one half: the moon, the upper sky, the sky below the
+# dithered band, the pale mountain's left face and its right face, and the dark ridges below it? Set
+# `answer_regions` to a set of their names. The names are `"moon"`, `"upper sky"`, `"sky below the band"`,
+# `"left face"`, `"right face"` and `"ridges"`. Try a wrong answer once too, to see a hint.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "bright_pixels-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_share = None  # replace None with your estimate, a number between 0 and 1
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "bright_regions-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_regions = None  # replace None with a set of names, such as {"ridges"}
 ### BEGIN SOLUTION
-# Values above 0.5 are the light half of the colour bar: the moon, the pale mountain, some of the sky.
-# Read off the figure, they cover about a quarter of it. In code: one True or False per pixel, averaged.
-answer_share = float((picture > 0.5).mean())
+# The light half of the colour bar runs from its middle lilac to white. On the course's picture the moon and
+# both faces of the pale mountain are clearly in it. The two skies are close: the upper sky is a shade darker
+# than the middle, the sky below the dithered band a shade lighter. In code: each region's median level.
+answer_regions = {name for name, level in check.nb00.region_levels(picture).items() if level > 0.5}
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "bright_pixels-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.bright_pixels(answer_share)
+# %% nbgrader={"grade": false, "grade_id": "bright_regions-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.bright_regions(answer_regions)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "bright_pixels-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "bright_regions-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.bright_pixels, answer_share)
+check.require(check.bright_regions, answer_regions)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ### After Exercise 1: what the picture holds
 #
-# The cell prints the exact share. Then it measures five things to look for: the bright moon at the top edge, a
-# *dithered* band in the sky, the pale mountain on the left, the dark ridges, and the darkest ground. Dithering is
-# pixel art's way to show a shade between two tones: they alternate pixel by pixel, like a checkerboard. Each
-# line is computed from the picture in use.
+# The first cell prints each region's level: the median of a small box of its pixels. The second prints the
+# share of all pixels brighter than one half. Then it measures five things to look for: the bright moon at the
+# top edge, a *dithered* band in the sky, the pale mountain on the left, the dark ridges, and the darkest
+# ground. Dithering is pixel art's way to show a shade between two tones: they alternate pixel by pixel, like a
+# checkerboard. Each line is computed from the picture in use.
+
+# %%
+for region, level in check.nb00.region_levels(picture).items():  # the median of a box of the region's pixels
+    print(f"{region:>18}: {level:.2f}, {'brighter' if level > 0.5 else 'not brighter'} than one half")
 
 
 # %%
@@ -375,7 +383,7 @@ assert {"data", "tokens", "position", "attention", "blocks", "models", "train"} 
 # ## Summary
 #
 # - `make lab` opens your learner copies in `learner/`. They start with no outputs, and your work is kept.
-# - Each notebook states its time. From 03 on, Evidence sections follow the summary.
+# - Each notebook states its time. From notebook 02 on, Evidence sections follow the summary.
 # - A hint first names the idea, then the section to reread. The worked solution is collapsed under each exercise.
 # - The picture is 60 × 100, one channel, values from 0 to 1.
 # - The notation sheet in section 5 lists every symbol with its values.

@@ -83,14 +83,16 @@ assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 #
 # Two learned parts of a ViT touch the tokens. One is the projection $E$, a matrix of $P^2 C$ rows and $D$
 # columns that maps every token to the model width $D$ (section 6). The other is a *position table*: one learned
-# vector of length $D$ per token position, added to the token at that position (notebook 03).
+# vector of length $D$ per token position, added to the token at that position (notebook 03). Notebook 05 adds
+# one more row, for the prediction token; that row does not grow with the picture.
 #
 # **Exercise 1 (predict).** A model is trained on the 60 × 100 picture with $P = 20$. Then it is fine-tuned on
 # the same picture at twice the resolution, 120 × 200, one channel, with $P = 20$ kept.
 #
 # - (a) Which learned part can it keep unchanged? Set `answer_reusable` to `"E"`, `"position table"`,
 #   `"both"` or `"neither"`.
-# - (b) The other part needs more rows. Its number of rows is multiplied by what? Set `answer_count_factor`.
+# - (b) The other part needs more rows. By what factor does the number of tokens, the table's rows for the
+#   patches, grow? Set `answer_count_factor`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "reusable_part-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_reusable = None  # replace None with your answer to (a)
@@ -146,7 +148,7 @@ plt.show()
 
 # %% [markdown]
 # The larger picture with the same patches makes more tokens, not longer ones. So $E$ fits as it is, and the
-# position table needs four times the rows; notebook 03 shows how it is resized. Growing the patches instead
+# position table needs four times the rows for the patches; notebook 03 shows how it is resized. Growing the patches instead
 # keeps the count and makes each token longer: then $E$ would no longer fit.
 #
 # Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two

@@ -28,7 +28,7 @@
 #
 # By the end you can
 # 1. count the tokens a sliding window makes, from its kernel, stride and padding,
-# 2. translate the T2T paper's *overlap* into a stride,
+# 2. translate the T2T paper's $S$ into a stride,
 # 3. say how many windows hold each pixel, and where the padding lands inside a token,
 # 4. build a soft split from padding and strided windows, and follow one pixel into every token that holds it,
 # 5. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
@@ -41,7 +41,6 @@ import math
 
 import imageio.v3 as iio
 import matplotlib.pyplot as plt
-import numpy as np
 import torch
 import torch.nn.functional as F
 from IPython.display import Image, display
@@ -49,7 +48,7 @@ from torch import nn
 
 import vitcourse
 from vitcourse import check, load_mountains, plots, tokens, widgets
-from vitcourse.data import pale_mountain
+from vitcourse.data import summit_square
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
@@ -59,65 +58,41 @@ _, C, H, W = image.shape
 print(f"picture: H={H}, W={W}, C={C}")
 
 # %% [markdown]
-# Here is why overlap helps, on the picture. The cell finds the summit of the pale mountain, as notebook 01 did
-# with `vitcourse.data.pale_mountain`: the top-most pixel of 0.7 or brighter outside the moon. It takes
-# the 10 × 10 square just under it. Then it counts the pieces that ViT's 20 × 20 patches cut the square into,
-# and the windows of this notebook's soft split that hold it whole. The patches are numbered from 1, the windows
-# counted from 0.
+# ## 1. Counting the tokens (10 min)
+#
+# First, why overlap helps, on the picture. The cell takes the 10 × 10 square just under the summit of the pale
+# mountain, found by `vitcourse.data.summit_square`. It counts the pieces that ViT's 20 × 20 patches cut it into, and
+# the windows of this notebook's soft split that hold it whole. Patches are numbered from 1, windows from 0.
 
 # %%
-pale = pale_mountain(picture)  # (H, W): 0.7 or brighter, the moon left out
-if pale.any():
-    pale_rows, pale_cols = np.nonzero(pale)
-    summit_row = int(pale_rows.min())
-    at_top = pale_cols[pale_rows == summit_row]  # the summit's columns
-    summit_col = int(at_top.min() + at_top.max() + 1) // 2
-    print(f"summit: row {summit_row}, columns {at_top.min()} to {at_top.max()}")
-else:
-    summit_row, summit_col = H // 2, W // 2
-    print("no pixel of 0.7 or brighter outside the moon: the square is taken from the middle of the picture")
-side = 10
-sq_top, sq_left = min(summit_row, H - side), min(max(summit_col - side // 2, 0), W - side)
-peak = (sq_top, sq_left, side, side)  # (top, left, height, width): the 10 x 10 square under the summit
-rows_in, cols_in = range(sq_top, sq_top + side), range(sq_left, sq_left + side)
-print(f"the square under it: rows {rows_in[0]} to {rows_in[-1]}, columns {cols_in[0]} to {cols_in[-1]}")
-P = 20  # ViT's patch size on the picture (notebook 01), patches numbered from 1, row by row
-cut = sorted({(r // P) * (W // P) + c // P + 1 for r in rows_in for c in cols_in})
-pieces = f"cut it into {len(cut)} pieces" if len(cut) > 1 else "leave it whole, in one patch"
-print(f"ViT's {P} x {P} patches {pieces}: patches {cut}, numbered from 1")
-kernel, stride, padding = 20, 10, 5  # the soft split of this notebook (next section)
-holds = [  # the windows whose rows and columns both contain the square's
-    n
-    for n, (top, left) in enumerate(tokens.window_corners(H, W, kernel, stride, padding).tolist())
-    if top <= rows_in[0] and rows_in[-1] < top + kernel and left <= cols_in[0] and cols_in[-1] < left + kernel
-]
-print(
-    f"windows (kernel {kernel}, stride {stride}, padding {padding}) holding it whole: {holds}, counted from 0"
-)
-assert 1 <= len(cut) <= 4  # a 10 x 10 square meets at most 2 x 2 patches of 20 x 20
+peak = summit_square(picture, side=10)  # (top, left, height, width): the square under the summit
+top, left, side, _ = peak
+print(f"the square under the summit: rows {top} to {top + side - 1}, columns {left} to {left + side - 1}")
+cut = tokens.patches_meeting(peak, W, 20)  # ViT's 20 x 20 patches that hold part of it, numbered from 1
+pieces = f"cut it into {len(cut)} pieces" if len(cut) > 1 else "leave it whole"
+print(f"ViT's 20 x 20 patches {pieces}: patches {cut}")
+holds = tokens.windows_holding(peak, H, W, 20, 10, 5)  # kernel 20, stride 10, padding 5; counted from 0
+print(f"windows of this notebook's soft split that hold it whole: {holds}")
 assert holds  # true wherever the square lies: section 3 shows why
 
 # %% [markdown]
-# ## 1. Counting the tokens (10 min)
-#
 # A soft split has three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how
-# far a window moves from one token to the next. The *padding* $p$ is how many rows and columns of zeros are
+# far a window moves from one token to the next. The *padding* $p$ is the number of rows and columns of zeros
 # added on each side.
 #
-# Take one side of length $w$. After padding it has $w + 2p$ pixels. Windows start at $0, s, 2s, \dots$ in padded
-# coordinates, and each must end inside. So the last start is at most $w + 2p - k$, and the number of windows is
+# Along a side of $w$ pixels, the padded side has $w + 2p$. Windows start at $0, s, 2s, \dots$ and must end
+# inside, so the number of windows is
 #
 # $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$
 #
-# This is the formula in the `nn.Unfold` documentation. Its *dilation*, a spacing between a window's pixels, is
-# left out here: T2T does not use it, and [windows with dilation](#Evidence:-windows-with-dilation) checks it.
-# The tokens form a grid of $n_{rows} \times n_{cols}$, counted on each side separately.
+# This is the formula of `nn.Unfold` without its *dilation*, which T2T does not use; the section
+# [windows with dilation](#Evidence:-windows-with-dilation) checks it. The tokens form a grid of
+# $n_{rows} \times n_{cols}$.
 #
-# For the stride and padding we use the rule of the article series: $s = \lceil k/2 \rceil$ and
-# $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token Vision Transformers, Explained*). Neither the T2T paper nor
-# its code states this rule. But it reproduces the official code's two settings, and the cell checks that:
-# $k = 7$ gives $(s, p) = (4, 2)$, and $k = 3$ gives $(2, 1)$. With $k = 20$ on the picture, the cell lists the
-# window starts and counts them. The starts are in the picture's own coordinates, so the padding begins at $-p$.
+# The article series sets $s = \lceil k/2 \rceil$ and $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token Vision
+# Transformers, Explained*). Neither the T2T paper nor its code states this rule, but it reproduces the official
+# code's two settings. The cell checks that. Then it lists the window starts for $k = 20$, in the picture's own
+# coordinates, where the padding begins at $-p$.
 
 # %%
 k = 20
@@ -138,43 +113,44 @@ print(f"vitcourse.count_tokens: {tokens.count_tokens(H, W, k, s, p)}")
 assert len(starts_down) * len(starts_across) == unfolded.shape[-1] == tokens.count_tokens(H, W, k, s, p).total
 
 # %% [markdown]
-# **A warning about symbols.** Here, as in `nn.Unfold`, $s$ is the stride. The T2T paper uses $s$ for something
-# else: the *overlap*, the number of pixels two neighbouring windows share. Its settings (Section 3.3)
-# "$P = [7, 3, 3]$, $S = [3, 1, 1]$" are kernels 7, 3, 3 with overlaps 3, 1, 1. The paper gives no padding; the
-# paddings 2, 1, 1 come from the official code.
+# **The paper's settings.** The T2T paper gives its three splits as "$P = [7, 3, 3]$, $S = [3, 1, 1]$"
+# (Section 3.3). It gives no padding; the paddings 2, 1, 1 come from the official code.
 #
-# A colleague writes a token count that takes the paper's overlap. The cell tests it on the picture's split,
-# where it agrees with `nn.Unfold`.
+# A colleague writes a token count that takes the paper's $S$. The cell tests it on the picture's split, where
+# it agrees with `nn.Unfold`.
 
 
 # %%
-def paper_count(h: int, w: int, k: int, overlap: int, p: int) -> tuple[int, int]:
-    """Tokens (rows, cols) of a soft split given the T2T paper's way: kernel k, overlap, padding p."""
-    rows = (h + 2 * p - k) // overlap + 1
-    cols = (w + 2 * p - k) // overlap + 1
+def paper_count(h: int, w: int, k: int, paper_s: int, p: int) -> tuple[int, int]:
+    """Tokens (rows, cols) of a soft split in the T2T paper's terms: kernel k, the paper's S, padding p."""
+    rows = (h + 2 * p - k) // paper_s + 1
+    cols = (w + 2 * p - k) // paper_s + 1
     return rows, cols
 
 
-overlap = 10  # the picture's windows share 10 pixels
+paper_s = 10  # the picture's split in the paper's terms
 by_unfold = tokens.count_tokens(H, W, k, s, p)
-print(f"paper_count{(H, W, k, overlap, p)} = {paper_count(H, W, k, overlap, p)}")
+print(f"paper_count{(H, W, k, paper_s, p)} = {paper_count(H, W, k, paper_s, p)}")
 print(f"nn.Unfold's count: {(by_unfold.rows, by_unfold.cols)}")
 
 # %% [markdown]
-# **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong.
+# **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong. The paper writes $S = 3$
+# for its first split, where the official code's stride is 4: the first cell of this section printed it.
 #
-# - (a) Find the bug, and say it in a one-line comment in the answer cell.
-# - (b) The paper's first split of a 224 × 224 image has kernel 7, overlap 3 and padding 2. Predict how many
-#   tokens per side `paper_count` returns for it, and how many per side `nn.Unfold` makes. Set `answer_paper`
-#   and `answer_unfold`.
+# - (a) What does the paper's $S$ measure? Find the line of `paper_count` that misreads it, and say the bug in a
+#   one-line comment in the answer cell.
+# - (b) The paper's first split of a 224 × 224 image has kernel 7, $S = 3$ and padding 2. Predict how many
+#   tokens per side `paper_count` returns for it, and how many per side `nn.Unfold` makes with the official
+#   stride. Set `answer_paper` and `answer_unfold`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "paper_count_side-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # (a) the bug: replace this line with it
 answer_paper = None  # replace None with your answer to (b): tokens per side from paper_count
 answer_unfold = None  # (b): tokens per side from nn.Unfold
 ### BEGIN SOLUTION
-# (a) The bug: paper_count moves each window by the overlap; a window moves by k - overlap.
-# (b) paper_count steps by the overlap, 3; nn.Unfold by the stride, 7 - 3 = 4; both on 224 + 2 * 2 - 7 pixels
+# (a) The paper's S is the overlap: the pixels two neighbouring windows share, k minus the stride. paper_count
+#     divides by it, so it moves each window by the overlap; a window moves by k - S.
+# (b) paper_count steps by S = 3; nn.Unfold by the stride, 7 - 3 = 4; both on 224 + 2 * 2 - 7 pixels
 answer_paper = (224 + 2 * 2 - 7) // 3 + 1
 answer_unfold = (224 + 2 * 2 - 7) // (7 - 3) + 1
 ### END SOLUTION
@@ -198,8 +174,9 @@ check.require(check.unfold_count_side, answer_unfold)
 # %% [markdown]
 # ### After Exercise 1: the paper's convention
 #
-# The paper's stride is $k$ minus its overlap. So its $S = [3, 1, 1]$ with kernels 7, 3, 3 are the strides
-# 4, 2, 2 of the official code. The paper's Eq. 3 writes the count per side as
+# Here, as in `nn.Unfold`, $s$ is the stride. The T2T paper uses $s$ for something else: the *overlap*, the
+# number of pixels two neighbouring windows share. The paper's stride is $k$ minus its overlap. So its
+# $S = [3, 1, 1]$ with kernels 7, 3, 3 are the strides 4, 2, 2 of the official code. The paper's Eq. 3 writes the count per side as
 # $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$, with its $s$ the overlap. The cell runs both counts on the paper's
 # first split and checks the right one against `nn.Unfold`.
 #
@@ -212,10 +189,8 @@ fixed = tokens.count_tokens(224, 224, 7, 7 - 3, 2)  # stride = kernel - overlap
 assert nn.Unfold(kernel_size=7, stride=4, padding=2)(torch.zeros(1, 1, 224, 224)).shape[-1] == fixed.total
 print(f"paper_count{(224, 224, 7, 3, 2)} = {buggy}: {buggy[0] * buggy[1]:,} tokens")
 print(f"nn.Unfold, stride 7 - 3 = 4: {(fixed.rows, fixed.cols)}: {fixed.total:,} tokens")
-print(
-    f"the picture's split: stride s = {s}, overlap k - s = {k - s}; paper_count's step = overlap = {overlap}"
-)
-assert overlap == k - s == s  # the one case where moving by the overlap is moving by the stride
+print(f"the picture's split: stride s = {s}, overlap k - s = {k - s}; paper_count's step = S = {paper_s}")
+assert paper_s == k - s == s  # the one case where moving by the overlap is moving by the stride
 
 # %% [markdown]
 # ## 2. The padded picture and its windows (4 min)
@@ -639,7 +614,7 @@ for ch in channels:
     )
 
 # %% [markdown]
-# ## 9. Three splits in a row (8 min)
+# ## 9. Three splits in a row (10 min)
 #
 # T2T-ViT's module splits three times. It soft-splits the image with $(k, s, p) = (7, 4, 2)$. It lays the tokens
 # onto their grid, one pixel each. It soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and

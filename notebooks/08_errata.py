@@ -28,6 +28,8 @@
 # - read how each entry is checked, with a cell of a few lines, so you can check the next slip the same way.
 #
 # There are no exercises here. Read an entry when a source and the course disagree, or read them all in order.
+# The Evidence sections after the Summary quote each source's own lines and hold the longer checks: optional,
+# about 25 more minutes.
 
 # %% [markdown]
 # ## Reading this appendix (3 min)

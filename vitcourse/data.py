@@ -303,3 +303,21 @@ def pale_mountain(picture: np.ndarray, level: float = 0.7) -> np.ndarray:
         if (grown == moon).all():
             return bright & ~moon
         moon = grown
+
+
+def summit_square(picture: np.ndarray, side: int = 10, level: float = 0.7) -> tuple[int, int, int, int]:
+    """The ``side x side`` square just under the summit of the pale mountain (:func:`pale_mountain`), as
+    (top, left, height, width) in pixels: its top row is the summit's row, its columns centred on the summit's
+    top-most pixels, and it is moved inside the picture where it would stick out. Where the picture has no pale
+    mountain, the square is taken from the middle of the picture."""
+    height, width = np.asarray(picture).shape
+    pale = pale_mountain(picture, level)  # (H, W)
+    if pale.any():
+        rows, cols = np.nonzero(pale)
+        row = int(rows.min())
+        at_top = cols[rows == row]  # the summit's columns
+        col = int(at_top.min() + at_top.max() + 1) // 2
+    else:
+        row, col = height // 2, width // 2
+    top, left = min(row, height - side), min(max(col - side // 2, 0), width - side)
+    return top, left, side, side

@@ -396,3 +396,34 @@ def window_corners(height: int, width: int, kernel: int, stride: int, padding: i
     cols = np.arange(grid.cols) * stride - padding
     rr, cc = np.meshgrid(rows, cols, indexing="ij")
     return np.stack([rr.ravel(), cc.ravel()], axis=1)
+
+
+def windows_holding(
+    square: tuple[int, int, int, int], height: int, width: int, kernel: int, stride: int, padding: int
+) -> list[int]:
+    """The windows (counted from 0, in token order) of a sliding window that hold the rectangle
+    ``square = (top, left, rows, cols)`` of a ``height x width`` image whole: its rows and its columns both
+    lie inside the window's."""
+    top, left, rows, cols = square
+    corners = window_corners(height, width, kernel, stride, padding)  # (N, 2) top-left (row, col)
+    inside = (
+        (corners[:, 0] <= top)
+        & (top + rows <= corners[:, 0] + kernel)
+        & (corners[:, 1] <= left)
+        & (left + cols <= corners[:, 1] + kernel)
+    )
+    return np.flatnonzero(inside).tolist()
+
+
+def patches_meeting(square: tuple[int, int, int, int], width: int, patch_size: int) -> list[int]:
+    """The non-overlapping ``patch_size`` patches (numbered from 1, row by row, as ViT's) of an image ``width``
+    pixels wide that hold part of the rectangle ``square = (top, left, rows, cols)``."""
+    top, left, rows, cols = square
+    per_row = width // patch_size
+    return sorted(
+        {
+            (r // patch_size) * per_row + c // patch_size + 1
+            for r in range(top, top + rows)
+            for c in range(left, left + cols)
+        }
+    )

@@ -32,6 +32,7 @@ MISTAKES = [
     (check.count_growth, 2, "doubled the count once"),
     (check.count_growth, 1, "more of them fit"),
     (check.count_growth, 60, "new number of tokens"),
+    (check.count_growth, 61 / 16, "prediction token's row"),
     (check.reusable_part, "position table", "one per token position"),
     (check.reusable_part, "both", "a row per token"),
     (check.reusable_part, "neither", "a row per entry of a token"),

@@ -23,7 +23,7 @@ VALUE_CHECKS = {
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
     (check.decay_choice, "ade", "does not train"),
-    (check.decay_choice, "abd", "mixes no features"),
+    (check.decay_choice, "abd", "does it mix the features"),
     (check.decay_choice, "acd", "second part of the exercise"),
     (check.decay_choice, "a", "makes the model simpler"),  # unexplained: the nudge
     (check.decay_choice, "a", "one tensor is missing"),  # a count, no letter named
@@ -46,6 +46,9 @@ MISTAKES: list = [
     (check.no_position_loss_floor, 0.667, "share of right answers"),
     (check.no_position_loss_floor, 0.0, "different answers"),
     (check.no_position_loss_floor, 0.918, "natural logarithm"),
+    (check.no_position_loss_floor, 0.405, "scrambled images alone"),
+    (check.no_position_loss_floor, 1.099, "intact image's loss alone"),
+    (check.no_position_loss_floor, 0.64, "three decimals"),
     (check.no_position_loss_floor, 0.3, "sees its tokens as a set"),  # unexplained: the nudge
     (check.no_position_batch_dip, "ii", "batch order"),
     (check.no_position_batch_dip, "iii", "momentum or without"),

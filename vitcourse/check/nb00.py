@@ -1,49 +1,88 @@
 """Exercise checker for notebook 00 start here: the warm-up that tries the exercise mechanics once.
 
-The warm-up reads a figure: the learner estimates, from the picture and its colour bar, the share of pixels
-brighter than one half. Any estimate within ``TOLERANCE`` of the true share passes. The true share is computed
-from the picture in use (``load_mountains()``, which follows ``VITCOURSE_IMAGE``), so the warm-up holds for the
-course's picture and for the article series' crop alike.
+The warm-up reads a figure: the learner names which of six regions of the picture are brighter than one half,
+reading each region's colour off the colour bar. A region's level is the median of a small box of pixels
+(``REGIONS``), computed from the picture in use (``load_mountains()``, which follows ``VITCOURSE_IMAGE``), so
+the warm-up holds for the course's picture and for the article series' crop alike. Two regions lie close to one
+half on either side on the course's picture (the upper sky just below, the sky below the dithered band just
+above): the checker names those two slips.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..data import load_mountains
-from ._core import Verdict, _number, never_raises, reread, right, say, unexplained
+from ._core import Verdict, describe, never_raises, reread, right, say, unexplained
 
-__all__ = ["bright_pixels"]
+__all__ = ["bright_regions"]  # REGIONS and region_levels are imported from this module by name
 
-TOLERANCE = 0.1  # an estimate read off a figure, not a count
+# name -> (rows, columns) of a box inside the region, on the 60 x 100 picture
+REGIONS: dict[str, tuple[slice, slice]] = {
+    "moon": (slice(0, 4), slice(44, 56)),
+    "upper sky": (slice(0, 8), slice(0, 30)),
+    "sky below the band": (slice(26, 29), slice(50, 80)),
+    "left face": (slice(32, 41), slice(0, 16)),
+    "right face": (slice(30, 39), slice(22, 31)),
+    "ridges": (slice(44, 51), slice(30, 41)),
+}
+NEAR = 0.2  # a level this close to one half is hard to place on the colour bar
 BRIGHT_NUDGE = (
-    "Look again at the colour bar: which colours stand for values above one half? Then judge how much of the "
-    "picture's area shows those colours."
+    "Find each region on the picture, then find its colour on the colour bar: which colours stand for values "
+    "above one half? Neighbouring shades can sit on opposite sides of it."
 )
 
 
+def region_levels(picture: np.ndarray | None = None) -> dict[str, float]:
+    """Each region's level: the median of its box of pixels, in the picture in use."""
+    picture = load_mountains() if picture is None else picture
+    return {name: float(np.median(picture[box])) for name, box in REGIONS.items()}
+
+
+def _names(answer: object) -> set[str] | None:
+    """A set, list or tuple of region names, lower-cased; None if it is not one."""
+    if isinstance(answer, str):
+        answer = [answer]
+    if not isinstance(answer, list | tuple | set | frozenset):
+        return None
+    if not all(isinstance(a, str) for a in answer):
+        return None
+    return {" ".join(a.lower().split()) for a in answer}
+
+
 @never_raises
-def bright_pixels(answer: object) -> Verdict:
-    """Warm-up 00: estimate the share of the picture's pixels brighter than 0.5 (a number from 0 to 1)."""
-    what = "share of pixels brighter than 0.5"
-    value, refusal = _number(answer, what, "a share between 0 and 1")
-    if refusal is not None:
-        return refusal
-    value = float(value)
-    picture = load_mountains()  # (H, W), values in [0, 1]
-    share = float((picture > 0.5).mean())  # True counts as 1: the mean of the marks is the share
-    if abs(value - share) <= TOLERANCE:
+def bright_regions(answer: object) -> Verdict:
+    """Warm-up 00: which regions of the picture are brighter than 0.5 (a set of names from ``REGIONS``)."""
+    what = "regions brighter than 0.5"
+    if answer is None:
+        return say(False, f"{what}: the answer is still None; replace None with a set of region names.")
+    names = _names(answer)
+    options = ", ".join(f'"{n}"' for n in REGIONS)
+    if names is None:
+        return say(
+            False, f'{what}: expected a set of region names, such as {{"ridges"}}, got {describe(answer)}.'
+        )
+    unknown = sorted(names - set(REGIONS))
+    if unknown:
+        return say(
+            False, f"{what}: {', '.join(map(repr, unknown))} is not one of the regions; use {options}."
+        )
+    levels = region_levels()
+    expected = {n for n, v in levels.items() if v > 0.5}
+    if names == expected:
         return right(what)
-    if value > 1:
-        if value == int(value):
-            return say(
-                False, f"{what}: {value:g} looks like a count of pixels; give a share between 0 and 1."
-            )
-        return say(False, f"{what}: {value:g} is not it: a share lies between 0 and 1.")
-    if value < 0:
-        return say(False, f"{what}: {value:g} is not it: a share lies between 0 and 1.")
-    if abs(value - (1 - share)) <= TOLERANCE / 2:
+    extra, missing = names - expected, expected - names
+    near = {n for n, v in levels.items() if abs(v - 0.5) <= NEAR}
+    if extra and not missing and extra <= near:
         return say(
             False,
-            f"{what}: {value:g} is not it: that is about the share of the darker pixels; the question asks for "
-            "the brighter ones.",
+            f"{what}: this is not it: {', '.join(sorted(extra))} is a colour-bar misreading. Its colour sits "
+            "just on the dark side of the middle of the bar, a shade darker than one half.",
         )
-    return unexplained(what, f"{value:g} is not it.", nudge=BRIGHT_NUDGE, pointer=reread("The picture"))
+    if missing and not extra and missing <= near:
+        return say(
+            False,
+            f"{what}: this is not it: one region is easy to miss. {', '.join(sorted(missing)).capitalize()} is "
+            "only a shade lighter than its neighbours, but that shade lies on the bright side of one half.",
+        )
+    return unexplained(what, "this is not it.", nudge=BRIGHT_NUDGE, pointer=reread("The picture"))

@@ -64,10 +64,24 @@ def count_growth(answer: object) -> Verdict:
     p = 20
     own, grown = tokens.count_tokens(H, W, p, p, 0).total, tokens.count_tokens(2 * H, 2 * W, p, p, 0).total
     factor = grown // own
+    what = "the factor the number of tokens, the table's rows for the patches, grows by"
+    with_prediction = (grown + 1) / (
+        own + 1
+    )  # the whole table, with the prediction token's row (notebook 05)
+    if (
+        isinstance(answer, int | float)
+        and not isinstance(answer, bool)
+        and abs(answer - with_prediction) < 0.01
+    ):
+        return say(
+            False,
+            f"{what}: {answer:g} is not it: that is right for the whole table with the prediction token's row; "
+            "the question asks about the patches' rows.",
+        )
     return int_answer(
         answer,
         factor,
-        "the factor the number of tokens grows by when both sides double with P kept",
+        what,
         nudge="The count depends on the picture's size and on the patch size, and here only the picture changes.",
         wrong={
             1: "with the patches kept, more of them fit into the larger picture, so the number of tokens grows.",

@@ -181,9 +181,10 @@ def t2t_input_sides(answer: object) -> Verdict:
     return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Counting the tokens"))
 
 
-PAPER_SPLIT = (224, 7, 3, 2)  # Exercise 02.1 (b): side, kernel, the paper's overlap, padding
+PAPER_SPLIT = (224, 7, 3, 2)  # Exercise 02.1 (b): side, kernel, the paper's S (an overlap), padding
 OVERLAP_NUDGE = (
-    "The paper's s and nn.Unfold's stride measure two different things about neighbouring windows."
+    "This rests on what a window's step is: how far one window moves to reach its neighbour. Ask whether the "
+    "paper's S is that step, or something else about neighbouring windows."
 )
 
 
@@ -230,7 +231,7 @@ def unfold_count_side(answer: object) -> Verdict:
         wrong={
             _side_count(
                 n, k, overlap, p
-            ): "that is what paper_count returns: it moves the window by the overlap.",
+            ): "that is what paper_count returns, bug and all; nn.Unfold moves each window by its stride.",
             _side_count(n, k, k - overlap, p, plus_one=False): "one short: check the + 1 and the padding.",
             _side_count(
                 n, k, k - overlap, p, ceil=True

@@ -49,14 +49,14 @@ _DECAY_TENSORS = {
     "e": "pos_embed",
 }
 
-#: Why a letter does not belong among the decayed tensors (the mistake, not the rule's reason for (c)).
+#: A letter that does not belong among the decayed tensors: (e) gets a fact from the list; (b) and (c) get a
+#: guiding question, so that the reason the exercise tests stays in the worked solution.
 _NOT_DECAYED = {
     "e": "(e) is the fixed sinusoidal table: it does not train, so an optimiser never changes it and it goes "
     "into neither group.",
-    "b": "(b) is a bias: it sets one output each and mixes no features, so leaving it free costs little, while "
-    "a pull towards 0 can make the layer underfit (the 'does harm' case).",
-    "c": "(c) is a LayerNorm scale, not a weight matrix; the second part of the exercise asks why it is left "
-    "alone.",
+    "b": "(b) should not be there: what does a bias add to a layer's output, and does it mix the features?",
+    "c": "(c) should not be there: what value leaves a LayerNorm scale neutral? The second part of the "
+    "exercise asks about it.",
 }
 
 
@@ -210,6 +210,16 @@ def no_position_loss_floor(answer: object) -> Verdict:
                 -(third * math.log2(third) + (1 - third) * math.log2(1 - third)),
                 "right idea, but in bits: PyTorch's cross-entropy uses the natural logarithm.",
             ),
+            (
+                -math.log(1 - third),
+                "that is the loss of the scrambled images alone; the mean runs over all three images of a "
+                "scene, the intact one too.",
+            ),
+            (
+                -math.log(third),
+                "that is the intact image's loss alone; average it with the two scrambled ones.",
+            ),
+            (0.64, "close: give it to three decimals."),  # the right value rounded to two decimals
         ],
         rel=0.005,
         pointer=reread("Position embeddings: none, sinusoidal, learned"),
