@@ -38,8 +38,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 import torch.nn.functional as F
-from matplotlib.colors import ListedColormap
-from matplotlib.patches import Rectangle
 
 import vitcourse
 from vitcourse import check, load_mountains, plots, position, probes, resolution, tokens, train
@@ -183,45 +181,15 @@ residual = (a_swapped - a[swap][:, swap]).abs()  # (15, 15): what the proof says
 print(
     f"every |swapped weights - old weights with rows and columns 0, 2 swapped| below 1e-6: {residual.max() < 1e-6}"
 )
-fig, axes = plt.subplots(1, 3, figsize=(16, 5), layout="constrained")
-for ax, weights, name in (
-    (axes[0], a, "weights A, tokens in picture order"),
-    (axes[1], a_swapped, "weights, tokens 0 and 2 swapped"),
-    (axes[2], residual, "|swapped weights - A with rows\nand columns 0, 2 swapped|"),
-):
-    plots.show_matrix(
-        weights,
-        ax=ax,
-        title=name,
-        xlabel="key token",
-        ylabel="query token",
-        vmin=0,
-        vmax=float(a.max()),  # one colour scale for the three panels
-        cmap="magma",
-        aspect="equal",
-    )
-    ax.images[0].colorbar.set_label("attention weight" if weights is not residual else "absolute difference")
-    ax.set_title(name, pad=14)  # room for the marks above columns 0 and 2
-    ax.set_xticks(range(grid.total))
-    ax.set_yticks(range(grid.total))
-    ax.tick_params(labelsize=7)
-    for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
-        for t in (0, 2):  # the two tokens that trade places
-            labels[t].set_color("red")
-            labels[t].set_fontweight("bold")
-    # small red marks outside the matrix: beside rows 0 and 2, above columns 0 and 2
-    limits = ax.get_xlim(), ax.get_ylim()
-    ax.plot([grid.total - 0.1] * 2, [0, 2], "<", color="red", ms=5, clip_on=False)
-    ax.plot([0, 2], [-1.1] * 2, "v", color="red", ms=5, clip_on=False)
-    ax.set_xlim(limits[0])
-    ax.set_ylim(limits[1])
+plots.show_swapped_weights(a, a_swapped, residual, marked=(0, 2))
 plt.show()
 
 # %% [markdown]
 # In the middle panel rows 0 and 2 have traded places, and so have columns 0 and 2. The right panel is black:
 # the new weights are exactly the old ones reordered. In any other row $r$ only entries 0 and 2 change:
 # they trade values, so each moves by $|a_{r,0} - a_{r,2}|$, printed above. A patch of one shade only
-# (printed) gives a flat row of weights; notebook 05, Exercise 4, asks why.
+# (printed) gives a flat row of weights. Its layer-normed token is all zeros, so its query is zero, every score
+# is 0, and the softmax of equal scores is uniform.
 # The article series makes the same point with integer matrices:
 # [its demo, redone](#Evidence:-the-article-series-demo-of-permutation).
 #
@@ -327,19 +295,7 @@ assert first_heat_column > 2 * pairs_drawn[-1] + 1  # the heat map starts past t
 fig = plt.figure(figsize=(13, 10))
 layout = fig.add_gridspec(2, 2, height_ratios=(1.5, 1))
 ax1, ax2, ax3 = fig.add_subplot(layout[0, 0]), fig.add_subplot(layout[0, 1]), fig.add_subplot(layout[1, :])
-corner = 64  # the first 64 slots
-for k, m in enumerate(pairs_drawn):
-    offset = 2.5 * (len(pairs_drawn) - 1 - k)  # pair 0 on top
-    for j, style in ((2 * m, "o-"), (2 * m + 1, "s--")):
-        ax1.plot(range(corner), table[:corner, j] + offset, style, ms=2.5, lw=1, color=f"C{k}")
-    ax1.axhline(offset, color="grey", lw=0.5)
-    ax1.text(corner + 0.5, offset, f"pair {m}:\ncolumns {2 * m}, {2 * m + 1}", va="center", fontsize=8)
-ax1.set_yticks([2.5 * k + v for k in range(len(pairs_drawn)) for v in (-1, 0, 1)])
-ax1.set_yticklabels(["-1", "0", "1"] * len(pairs_drawn), fontsize=7)
-ax1.set_xlim(-1, corner + 15)
-ax1.set_xlabel("token slot i (row of the table)")
-ax1.set_ylabel("value (each pair around its own 0 line)")
-ax1.set_title("eight columns as curves: sine (solid), cosine (dashed)")
+plots.show_sine_pairs(table, pairs_drawn, slots=64, ax=ax1)  # the first 64 slots
 plots.show_table_columns(
     table,
     range(first_heat_column, table.shape[1], step),
@@ -348,13 +304,8 @@ plots.show_table_columns(
     ylabel="token slot i (row of the table)",
 )
 ax2.title.set_fontsize(10)
-shown = 50  # the first 50 slots, so that the fastest waves can be followed
-for j, style in zip(columns, ("o-", "s--", "-", "-"), strict=True):
-    ax3.plot(table[:shown, j], style, ms=3, label=f"column {j} ({'sin' if j % 2 == 0 else 'cos'})")
-ax3.set_xlabel("token slot i (row of the table)")
-ax3.set_ylabel("value")
-ax3.set_title(f"four columns of the table, first {shown} slots")
-ax3.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+# the first 50 slots, so that the fastest waves can be followed
+plots.show_table_column_curves(table, columns, slots=50, ax=ax3)
 fig.suptitle(f"sinusoidal table {table.shape[0]} x {table.shape[1]}, drawn column by column")
 fig.tight_layout()
 plt.show()
@@ -913,39 +864,7 @@ print(
 )
 assert corner["1-D along the sequence"] == 3 and corner["2-D bicubic"] == grid.cols
 
-# 15 distinct colours, one per old patch: tab20 without its two reds, kept for the boxes around misses
-patch_colours = ListedColormap(
-    [c for k, c in enumerate(plt.get_cmap("tab20").colors) if k not in (6, 7)][:15]
-)
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), layout="constrained")
-for ax, (name, best) in zip(axes, most_like.items(), strict=True):
-    hits = int((best == place).sum())
-    plots.show_matrix(
-        best,
-        ax=ax,
-        title=f"{name}: {hits} of {place.numel()} at their place",
-        xlabel="patch column of the 6 x 10 grid (from 0)",
-        ylabel="patch row of the 6 x 10 grid (from 0)",
-        cmap=patch_colours,
-        vmin=-0.5,
-        vmax=grid.total - 0.5,
-        colorbar=False,
-        aspect="equal",
-    )
-    for r in range(new_grid[0]):
-        for c in range(new_grid[1]):
-            ax.text(c, r, str(int(best[r, c]) + 1), ha="center", va="center", fontsize=9)
-            if best[r, c] != place[r, c]:  # a miss: most like an old patch somewhere else
-                ax.add_patch(Rectangle((c - 0.42, r - 0.42), 0.84, 0.84, fill=False, ec="red", lw=2))
-    for k in range(old_grid[0] + 1):  # the old patches' borders
-        ax.axhline(k * new_grid[0] / old_grid[0] - 0.5, color="k", lw=2)
-    for k in range(old_grid[1] + 1):
-        ax.axvline(k * new_grid[1] / old_grid[1] - 0.5, color="k", lw=2)
-fig.suptitle(
-    "the 6 x 10 grid: each new patch labelled and coloured by the old patch (1-15) it is most like\n"
-    "(red box: not the old patch at its place; black lines: the borders of the old 3 x 5 patches)"
-)
-fig.get_layout_engine().set(h_pad=0.15)  # room between the two-line title and the panels' titles
+plots.show_most_like_grid(most_like, place, old_grid)
 plt.show()
 
 # %% [markdown]
@@ -982,9 +901,9 @@ check.require(check.resize_control_design, answer_resize_control)
 # %% [markdown]
 # ### After Exercise 6: the controls, run
 #
-# Before any fine-tuning, the model with the carried table keeps part of its skill. With the carried rows
-# shuffled among the patches it is near chance, and so it is with a fresh table. So the carried table holds what
-# the model learned about place. See
+# Before any fine-tuning, the model with the carried table keeps part of its skill: it names the patch of 0.43
+# of the moons. With the carried rows shuffled among the patches it scores 0.03, and with a fresh table 0.02:
+# near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. See
 # [the resized table before and after fine-tuning](#Evidence:-the-resized-table-before-and-after-fine-tuning).
 #
 # ## Summary
@@ -1600,6 +1519,8 @@ carried_before, carried_after = resized_accuracy["carried in 2-D"]
 fresh_before, fresh_after = resized_accuracy["fresh table (control)"]
 shuffled_before = resized_accuracy["rows shuffled (control)"][0]
 assert carried_before > 0.3 and fresh_before < 0.1 and shuffled_before < 0.1
+# the numbers cited after Exercise 6
+assert (round(carried_before, 2), round(shuffled_before, 2), round(fresh_before, 2)) == (0.43, 0.03, 0.02)
 assert carried_after > carried_before and carried_after > fresh_after
 
 # %% [markdown]

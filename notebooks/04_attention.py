@@ -63,6 +63,8 @@ def numbers(t: torch.Tensor, digits: int = 2) -> str:
 # softmax, as in notebook 03, turns the scores into *weights*: positive numbers that sum to 1. The result is
 # the weighted sum of the *values*, one value per key: a key that matches well counts most.
 #
+# The softmax of scores $s_j$ gives the weights $w_j = e^{s_j} / \sum_l e^{s_l}$.
+#
 # Let's try it with one query, four keys of length $d$ = 4, and four values of length 3. The score of key $j$
 # is the dot product $q \cdot k_j$ divided by $\sqrt{d}$; section 4 says why. We make the query point the way
 # key 2 does. Key 2 matches best here, but a dot product also rewards long keys.
@@ -564,6 +566,9 @@ assert counted == formula
 # - **b.** It doubles.
 # - **c.** It grows 4 times.
 # - **d.** It grows 16 times.
+#
+# Then find where the products take over. From how many tokens $N$ on do the two products cost more than qkv
+# and `proj` together, for this layer? Set `threshold_tokens` to that whole number.
 
 # %%
 first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)
@@ -574,15 +579,20 @@ print(
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "cost_ratio_growth-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 growth_choice = None  # one of "a", "b", "c", "d"
+threshold_tokens = None  # replace None with a whole number
 ### BEGIN SOLUTION
 # qkv costs 3 N L c and proj N c^2: they grow with the token count N. The products cost 2 N^2 c: they grow with
 # its square. So the ratio 2 N c / (3 L c + c^2) grows as N does. Twice the height and twice the width give about
 # 4 times the tokens (1,500 instead of 375), so the ratio grows 4 times.
 growth_choice = "c"
+# The products cost more when 2 N^2 c > 3 N L c + N c^2, that is N > (3 L + c) / 2 = (147 + 64) / 2 = 105.5.
+# The formula 4 N D^2 + 2 N^2 D of a layer that keeps the length would say N > 2 D: it does not apply here.
+threshold_tokens = math.floor((3 * 49 + 64) / 2) + 1
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "cost_ratio_growth-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.cost_ratio_growth(growth_choice)
+check.cost_threshold_tokens(threshold_tokens)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "cost_ratio_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -590,12 +600,20 @@ check.cost_ratio_growth(growth_choice)
 check.require(check.cost_ratio_growth, growth_choice)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "cost_threshold_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.cost_threshold_tokens, threshold_tokens)
+### END HIDDEN TESTS
+
 # %% [markdown]
 # ### After Exercise 3: the ratio grows with the tokens
 #
 # With $L$ the input length and $c$ the channels, qkv costs $3NLc$ and `proj` $Nc^2$, while the two products
 # cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. Twice the height and twice the
-# width give about 4 times the tokens, so about 4 times the ratio. Counted on the layer itself:
+# width give about 4 times the tokens, so about 4 times the ratio. The ratio passes 1 when
+# $N > (3L + c)/2 = 105.5$, so from 106 tokens on; $N > 2D$ holds only for a layer that keeps the length.
+# Counted on the layer itself:
 
 # %%
 t2t_layer = Attention(49, chan=64, num_heads=1, qkv_bias=False)
@@ -610,6 +628,11 @@ for height, width in ((60, 100), (120, 200)):
     )
 print(f"the ratio grows {t2t_ratio[120] / t2t_ratio[60]:.2f} times")
 assert abs(t2t_ratio[120] / t2t_ratio[60] - 4) < 0.1
+for split_n in (105, 106):
+    t2t_macs = count_macs(t2t_layer, torch.zeros(1, split_n, 49), depth=1)
+    split_ratio = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
+    print(f"{split_n} tokens: products / layers {split_ratio:.3f}")
+    assert (split_ratio > 1) == (split_n == 106)
 
 # %% [markdown]
 # The same growth at a real model's sizes, ViT-B from 224 to 384 pixels, is worked out in [the
@@ -795,25 +818,7 @@ print(
     f"held-out scene {example}: moon in patch {int(moon_patch[example]) + 1} (patch row {row + 1}, column "
     f"{col + 1}); predicted patch row {int(predicted[0]) + 1}, column {int(predicted[1]) + 1}"
 )
-fig = plt.figure(figsize=(3.6 * (heads + 2), 2.7 * depth))
-grid_spec = fig.add_gridspec(depth, heads + 1, width_ratios=[2] + [1] * heads)
-scene_ax = fig.add_subplot(grid_spec[:, 0])  # the scene once, beside both rows of maps
-plots.show_picture(held_out.images[example, 0], ax=scene_ax, title="held-out scene", colorbar=False)
-plots.draw_patch_grid(scene_ax, 60, 100, 20, where="corner")
-scene_ax.add_patch(Rectangle((col * 20, row * 20), 20, 20, fill=False, ec="red", lw=3))
-map_axes = [[fig.add_subplot(grid_spec[b, h + 1]) for h in range(heads)] for b in range(depth)]
-for b in range(depth):
-    for h in range(heads):
-        ax = map_axes[b][h]
-        title = f"block {b + 1}, head {h}: itself {cls_weights[b, h, 0]:.2f}"
-        plots.show_grid_values(
-            cls_weights[b, h, 1:].reshape(3, 5), ax=ax, title=title, vmin=0, vmax=1, colorbar=False
-        )
-        ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, ec="red", lw=3))
-fig.colorbar(
-    map_axes[0][0].images[0], ax=sum(map_axes, []), fraction=0.02, pad=0.02, label="attention weight"
-)
-fig.suptitle("Trained ViT: the prediction token's attention over the 15 patches, per block and head")
+plots.show_cls_attention(held_out.images[example, 0], cls_weights, target=(row, col))
 plt.show()
 on_moon = cls_weights[0, :, 1 + int(moon_patch[example])]  # (heads,): block 1's weight on the moon's patch
 print(
@@ -853,39 +858,7 @@ print(
     f"Questions, in block {ask_block + 1}, head {ask_head}: which patch does patch {asked.query} attend to "
     f"most? Which patch attends most to patch {asked_column.key}?"
 )
-n_keys = picture_maps.shape[-1]  # 16 tokens: 0 (prediction token), then patches 1-15
-others = [h for h in range(heads) if h != ask_head]  # the block's other heads, drawn small
-fig = plt.figure(figsize=(14, 6.4), layout="constrained")
-grid_spec = fig.add_gridspec(len(others), 3, width_ratios=[1.6, 2.3, 0.8])
-picture_ax = fig.add_subplot(grid_spec[:, 0])
-plots.show_picture(picture, ax=picture_ax, title="the picture: token p is patch p", colorbar=False)
-plots.draw_patch_grid(picture_ax, 60, 100, 20)
-map_top = float(picture_maps[ask_block].max())  # one colour range for every head of the block
-map_axes = [fig.add_subplot(grid_spec[:, 1])] + [fig.add_subplot(grid_spec[i, 2]) for i in range(len(others))]
-for ax, h in zip(map_axes, [ask_head] + others, strict=True):
-    large = h == ask_head
-    plots.show_matrix(
-        picture_maps[ask_block, h],
-        ax=ax,
-        title=f"block {ask_block + 1}, head {h}" if large else f"head {h}",
-        xlabel="key token" if large else "key",
-        ylabel="query token" if large else "query",
-        cmap="magma",
-        vmin=0,
-        vmax=map_top,
-        colorbar=False,
-        aspect="equal",
-    )
-    ticks = range(n_keys) if large else range(0, n_keys, 5)
-    ax.set_xticks(ticks, [str(t) for t in ticks], fontsize=10 if large else 7)
-    ax.set_yticks(ticks, [str(t) for t in ticks], fontsize=10 if large else 7)
-    for edge in (0.5, 5.5, 10.5):  # token 0 | patches 1-5 | 6-10 | 11-15
-        ax.axhline(edge, color="white", lw=0.6, alpha=0.6)
-        ax.axvline(edge, color="white", lw=0.6, alpha=0.6)
-fig.colorbar(map_axes[0].images[0], ax=map_axes, fraction=0.03, pad=0.02, label="attention weight")
-fig.suptitle(
-    f"Shipped ViT, block {ask_block + 1}: attention weights on the picture (token 0: the prediction token)"
-)
+plots.show_attention_map(picture, picture_maps, ask_block, ask_head, others=True)
 plt.show()
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_map_reading-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -941,19 +914,13 @@ print(
     f"{asked_column.ratio:.1f} times the second largest; read as a row, patch {asked_column.key} weighs key "
     f"{asked_column.row_reading} most"
 )
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.2), gridspec_kw={"width_ratios": [1.25, 1]})
-plots.show_picture(picture, ax=axes[0], title=f"query patch {asked.query} (outlined)", colorbar=False)
-plots.draw_patch_grid(axes[0], 60, 100, 20)
-q_row, q_col = divmod(asked.query - 1, 5)  # 0-based place of the query patch on the 3 x 5 grid
-axes[0].add_patch(Rectangle((q_col * 20, q_row * 20), 20, 20, fill=False, ec="cyan", lw=2.5))
-plots.show_grid_values(
-    asked_row[1:].reshape(3, 5),
-    ax=axes[1],
+plots.show_row_on_grid(
+    picture,
+    asked_row,
+    asked.query,
     title=f"block {ask_block + 1}, head {ask_head}: patch {asked.query}'s weights\n"
     f"(and {asked_row[0]:.2f} on the prediction token)",
-    label="attention weight",
 )
-axes[1].add_patch(Rectangle((q_col - 0.5, q_row - 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))
 plt.show()
 
 read_by_cls = picture_maps[0, :, 0, 1:]  # (heads, 15): block 1, the prediction token's weights

@@ -1247,3 +1247,300 @@ def show_first_window_and_matrix(toks: Array, window: Array, pad: int, px: int =
     cax = _pixel_axes(fig, (360 + mat_w + 15, 60, 15, 2 * mat_h + 100))
     fig.colorbar(halves[0].images[0], cax=cax, label="brightness")
     return fig
+
+
+# --- notebook 03: the permutation demo, the sinusoidal pairs and the resized table's nearest old patches ---
+
+
+def show_swapped_weights(
+    a: Array, a_swapped: Array, residual: Array, marked: Sequence[int] = (0, 2)
+) -> Figure:
+    """Multi-panel: attention weights (query token by key token) before and after some tokens trade places, and
+    the absolute difference from the old weights reordered, on one colour scale (the old weights' largest).
+
+    Args:
+        a, a_swapped, residual: (N, N) each; ``residual`` is |a_swapped - a reordered|.
+        marked: the tokens that trade places, marked in red on both axes.
+
+    Returns:
+        The figure.
+    """
+    panels = [_matrix(m, name) for m, name in ((a, "a"), (a_swapped, "a_swapped"), (residual, "residual"))]
+    n = panels[0].shape[0]
+    marked = [_index("marked", t, n, "tokens") for t in marked]
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5), layout="constrained")
+    titles = (
+        "weights A, tokens in picture order",
+        f"weights, tokens {' and '.join(map(str, marked))} swapped",
+        f"|swapped weights - A with rows\nand columns {', '.join(map(str, marked))} swapped|",
+    )
+    for k, (ax, weights, name) in enumerate(zip(axes, panels, titles, strict=True)):
+        label = "absolute difference" if k == 2 else "attention weight"
+        show_matrix(
+            weights,
+            ax,
+            name,
+            "key token",
+            "query token",
+            "magma",
+            0,
+            float(panels[0].max()),
+            True,
+            "equal",
+            label,
+        )
+        ax.set_title(name, pad=14)  # room for the marks above the marked columns
+        ax.set_xticks(range(n))
+        ax.set_yticks(range(n))
+        ax.tick_params(labelsize=7)
+        for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+            for t in marked:
+                labels[t].set_color("red")
+                labels[t].set_fontweight("bold")
+        limits = (
+            ax.get_xlim(),
+            ax.get_ylim(),
+        )  # small red marks outside the matrix, beside rows and above columns
+        ax.plot([n - 0.1] * len(marked), marked, "<", color="red", ms=5, clip_on=False)
+        ax.plot(marked, [-1.1] * len(marked), "v", color="red", ms=5, clip_on=False)
+        ax.set_xlim(limits[0])
+        ax.set_ylim(limits[1])
+    return fig
+
+
+def show_sine_pairs(table: Array, pairs: Sequence[int], slots: int, ax: Axes | None = None) -> Axes:
+    """Panel: pairs m of a sinusoidal table as curves over the first ``slots`` rows, column 2m (sine, solid)
+    and 2m + 1 (cosine, dashed), each pair around its own 0 line, the first pair on top."""
+    _axes(ax)
+    t = _matrix(table, "table", "(slots, columns)")
+    slots = positive_int("slots", slots)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 6))
+    for k, m in enumerate(pairs):
+        offset = 2.5 * (len(pairs) - 1 - k)
+        for j, style in ((2 * m, "o-"), (2 * m + 1, "s--")):
+            ax.plot(range(slots), t[:slots, j] + offset, style, ms=2.5, lw=1, color=f"C{k}")
+        ax.axhline(offset, color="grey", lw=0.5)
+        ax.text(slots + 0.5, offset, f"pair {m}:\ncolumns {2 * m}, {2 * m + 1}", va="center", fontsize=8)
+    ax.set_yticks([2.5 * k + v for k in range(len(pairs)) for v in (-1, 0, 1)])
+    ax.set_yticklabels(["-1", "0", "1"] * len(pairs), fontsize=7)
+    ax.set_xlim(-1, slots + 15)
+    ax.set_xlabel("token slot i (row of the table)")
+    ax.set_ylabel("value (each pair around its own 0 line)")
+    ax.set_title(f"{2 * len(pairs)} columns as curves: sine (solid), cosine (dashed)")
+    return ax
+
+
+def show_table_column_curves(
+    table: Array, columns: Sequence[int], slots: int, ax: Axes | None = None
+) -> Axes:
+    """Panel: some columns of a sinusoidal table as curves over its first ``slots`` rows, the legend outside."""
+    _axes(ax)
+    t = _matrix(table, "table", "(slots, columns)")
+    slots = positive_int("slots", slots)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 3.5))
+    styles = ("o-", "s--") + ("-",) * max(0, len(columns) - 2)
+    for j, style in zip(columns, styles, strict=False):
+        ax.plot(t[:slots, j], style, ms=3, label=f"column {j} ({'sin' if j % 2 == 0 else 'cos'})")
+    ax.set_xlabel("token slot i (row of the table)")
+    ax.set_ylabel("value")
+    ax.set_title(f"{len(columns)} columns of the table, first {slots} slots")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    return ax
+
+
+def show_most_like_grid(most_like: dict[str, Array], place: Array, old_grid: tuple[int, int]) -> Figure:
+    """Multi-panel: for each way of resizing a position table, the new grid with each new patch labelled and
+    coloured by the old patch (1, 2, ...) its vector is most like; red boxes mark misses, black lines the old
+    patches' borders.
+
+    Args:
+        most_like: name -> (rows, cols) of 0-based old patch indices, one panel each.
+        place: (rows, cols), the 0-based old patch at each new patch's place.
+        old_grid: the old grid's (rows, cols).
+
+    Returns:
+        The figure.
+    """
+    target = _matrix(place, "place")
+    old_rows, old_cols = (positive_int("old_grid", v) for v in old_grid)
+    rows, cols = target.shape
+    total = old_rows * old_cols
+    # distinct colours, one per old patch: tab20 without its two reds, kept for the boxes around misses
+    from matplotlib.colors import ListedColormap
+
+    colours = ListedColormap(
+        [c for k, c in enumerate(plt.get_cmap("tab20").colors) if k not in (6, 7)][:total]
+    )
+    fig, axes = plt.subplots(1, len(most_like), figsize=(6.5 * len(most_like), 4.8), layout="constrained")
+    for ax, (name, best) in zip(np.atleast_1d(axes), most_like.items(), strict=True):
+        best = _matrix(best, "most_like")
+        hits = int((best == target).sum())
+        show_matrix(
+            best,
+            ax,
+            f"{name}: {hits} of {target.size} at their place",
+            f"patch column of the {rows} x {cols} grid (from 0)",
+            f"patch row of the {rows} x {cols} grid (from 0)",
+            colours,
+            -0.5,
+            total - 0.5,
+            False,
+            "equal",
+        )
+        for r in range(rows):
+            for c in range(cols):
+                ax.text(c, r, str(int(best[r, c]) + 1), ha="center", va="center", fontsize=9)
+                if best[r, c] != target[r, c]:  # a miss: most like an old patch somewhere else
+                    ax.add_patch(Rectangle((c - 0.42, r - 0.42), 0.84, 0.84, fill=False, ec="red", lw=2))
+        for k in range(old_rows + 1):  # the old patches' borders
+            ax.axhline(k * rows / old_rows - 0.5, color="k", lw=2)
+        for k in range(old_cols + 1):
+            ax.axvline(k * cols / old_cols - 0.5, color="k", lw=2)
+    fig.suptitle(
+        f"the {rows} x {cols} grid: each new patch labelled and coloured by the old patch (1-{total}) it is most "
+        f"like\n(red box: not the old patch at its place; black lines: the borders of the old {old_rows} x "
+        f"{old_cols} patches)"
+    )
+    fig.get_layout_engine().set(h_pad=0.15)  # room between the two-line title and the panels' titles
+    return fig
+
+
+# --- notebook 04: a trained ViT's attention on a scene and on the picture ---
+
+
+def show_cls_attention(scene: Array, cls_weights: Array, target: tuple[int, int], patch: int = 20) -> Figure:
+    """Multi-panel: a scene with its target patch outlined in red, beside one map per block and head of the
+    prediction token's weights over the patches, on the patch grid with values written in, one colour range.
+
+    Args:
+        scene: (H, W) picture.
+        cls_weights: (blocks, heads, 1 + patches): the prediction token's weights over itself and the patches.
+        target: the target patch's 0-based (patch row, patch column).
+        patch: the patch side in pixels.
+
+    Returns:
+        The figure.
+    """
+    img = _image(scene, "scene")
+    weights = as_numpy(cls_weights, "cls_weights")
+    if weights.ndim != 3:
+        raise ValueError(f"cls_weights must be (blocks, heads, 1 + patches), got shape {weights.shape}")
+    patch = positive_int("patch", patch)
+    depth, heads = weights.shape[:2]
+    grid = (img.shape[0] // patch, img.shape[1] // patch)
+    row, col = (int(v) for v in target)
+    fig = plt.figure(figsize=(3.6 * (heads + 2), 2.7 * depth))
+    grid_spec = fig.add_gridspec(depth, heads + 1, width_ratios=[2] + [1] * heads)
+    scene_ax = fig.add_subplot(grid_spec[:, 0])  # the scene once, beside every row of maps
+    show_picture(img, ax=scene_ax, title="held-out scene", colorbar=False)
+    draw_patch_grid(scene_ax, img.shape[0], img.shape[1], patch, where="corner")
+    scene_ax.add_patch(Rectangle((col * patch, row * patch), patch, patch, fill=False, ec="red", lw=3))
+    map_axes = [[fig.add_subplot(grid_spec[b, h + 1]) for h in range(heads)] for b in range(depth)]
+    for b in range(depth):
+        for h in range(heads):
+            ax = map_axes[b][h]
+            title = f"block {b + 1}, head {h}: itself {weights[b, h, 0]:.2f}"
+            show_grid_values(
+                weights[b, h, 1:].reshape(grid), ax=ax, title=title, vmin=0, vmax=1, colorbar=False
+            )
+            ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, ec="red", lw=3))
+    fig.colorbar(
+        map_axes[0][0].images[0], ax=sum(map_axes, []), fraction=0.02, pad=0.02, label="attention weight"
+    )
+    fig.suptitle(
+        f"Trained ViT: the prediction token's attention over the {weights.shape[2] - 1} patches, per block and head"
+    )
+    return fig
+
+
+def show_attention_map(
+    picture: Array, maps: Array, block: int, head: int, others: bool = True, patch: int = 20
+) -> Figure:
+    """Multi-panel: the picture with its numbered patches, beside one head's full attention map (query token by
+    key token, token 0 the prediction token, thin lines between it and each row of patches) drawn large, and,
+    with ``others``, the block's other heads drawn small, all on one colour range.
+
+    Args:
+        picture: (H, W).
+        maps: (blocks, heads, tokens, tokens), row = query token, column = key token.
+        block, head: 0-based, the head drawn large.
+
+    Returns:
+        The figure.
+    """
+    img = _image(picture, "picture")
+    m = as_numpy(maps, "maps")
+    if m.ndim != 4:
+        raise ValueError(f"maps must be (blocks, heads, tokens, tokens), got shape {m.shape}")
+    block = _index("block", block, m.shape[0], "blocks")
+    head = _index("head", head, m.shape[1], "heads")
+    patch = positive_int("patch", patch)
+    n_keys = m.shape[-1]
+    cols = img.shape[1] // patch
+    rest = [h for h in range(m.shape[1]) if h != head] if others else []
+    fig = plt.figure(figsize=(14 if rest else 11, 6.4), layout="constrained")
+    grid_spec = fig.add_gridspec(
+        max(len(rest), 1), 3 if rest else 2, width_ratios=[1.6, 2.3, 0.8][: 3 if rest else 2]
+    )
+    picture_ax = fig.add_subplot(grid_spec[:, 0])
+    show_picture(img, ax=picture_ax, title="the picture: token p is patch p", colorbar=False)
+    draw_patch_grid(picture_ax, img.shape[0], img.shape[1], patch)
+    top = float(m[block].max())  # one colour range for every head of the block
+    map_axes = [fig.add_subplot(grid_spec[:, 1])] + [
+        fig.add_subplot(grid_spec[i, 2]) for i in range(len(rest))
+    ]
+    for ax, h in zip(map_axes, [head] + rest, strict=True):
+        large = h == head
+        show_matrix(
+            m[block, h],
+            ax,
+            f"block {block + 1}, head {h}" if large else f"head {h}",
+            "key token" if large else "key",
+            "query token" if large else "query",
+            "magma",
+            0,
+            top,
+            False,
+            "equal",
+        )
+        ticks = range(n_keys) if large else range(0, n_keys, 5)
+        ax.set_xticks(ticks, [str(t) for t in ticks], fontsize=10 if large else 7)
+        ax.set_yticks(ticks, [str(t) for t in ticks], fontsize=10 if large else 7)
+        for edge in np.arange(0.5, n_keys - 1, cols):  # token 0 | each row of patches
+            ax.axhline(edge, color="white", lw=0.6, alpha=0.6)
+            ax.axvline(edge, color="white", lw=0.6, alpha=0.6)
+    fig.colorbar(map_axes[0].images[0], ax=map_axes, fraction=0.03, pad=0.02, label="attention weight")
+    fig.suptitle(
+        f"Shipped ViT, block {block + 1}: attention weights on the picture (token 0: the prediction token)"
+    )
+    return fig
+
+
+def show_row_on_grid(picture: Array, row: Array, query: int, title: str = "", patch: int = 20) -> Figure:
+    """Multi-panel: the picture with query patch ``query`` (1, 2, ... row by row) outlined in cyan, beside that
+    query's weights over the patches laid back on the patch grid, values written in.
+
+    Args:
+        picture: (H, W).
+        row: (1 + patches,): the query's weights over the prediction token and the patches.
+        query: the query patch, counted from 1.
+        title: the map's title.
+
+    Returns:
+        The figure.
+    """
+    img = _image(picture, "picture")
+    weights = as_numpy(row, "row").reshape(-1)
+    patch = positive_int("patch", patch)
+    grid = (img.shape[0] // patch, img.shape[1] // patch)
+    query = _index("query", query - 1, grid[0] * grid[1], "patches") + 1
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.2), gridspec_kw={"width_ratios": [1.25, 1]})
+    show_picture(img, ax=axes[0], title=f"query patch {query} (outlined)", colorbar=False)
+    draw_patch_grid(axes[0], img.shape[0], img.shape[1], patch)
+    q_row, q_col = divmod(query - 1, grid[1])  # 0-based place of the query patch on the grid
+    axes[0].add_patch(Rectangle((q_col * patch, q_row * patch), patch, patch, fill=False, ec="cyan", lw=2.5))
+    show_grid_values(weights[1:].reshape(grid), ax=axes[1], title=title, label="attention weight")
+    axes[1].add_patch(Rectangle((q_col - 0.5, q_row - 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))
+    return fig

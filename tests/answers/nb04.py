@@ -36,6 +36,8 @@ HEAD2_CHANNEL5 = 5 * 4 + 2
 
 # Exercise 3: products 2 N^2 c over layers 3 N L c + N c^2 grow as N, and N goes from 375 to 1500: 4 times.
 GROWTH_CHOICE = "c"
+# ... and the products cost more than qkv and proj when 2 N^2 c > 3 N L c + N c^2: N > (3 * 49 + 64) / 2 = 105.5.
+THRESHOLD_TOKENS = 106
 
 
 def _map_reading() -> tuple[int, int, int, int, int, int]:
@@ -84,6 +86,7 @@ VALUE_CHECKS = {
     check.merge_bug_choice: "a",
     check.merge_bug_channel: HEAD2_CHANNEL5,
     check.cost_ratio_growth: GROWTH_CHOICE,
+    check.cost_threshold_tokens: THRESHOLD_TOKENS,
     check.attention_map_reading: KEY,
     check.attention_map_column: COLUMN_QUERY,
 }
@@ -114,6 +117,9 @@ MISTAKES = [
     (check.cost_ratio_growth, "b", "not the side of the picture"),
     (check.cost_ratio_growth, "d", "the layers' cost grows with the picture too"),
     (check.cost_ratio_growth, "e", "not one of the options"),
+    (check.cost_threshold_tokens, 129, "64 channels in and out"),
+    (check.cost_threshold_tokens, 99, "49 channels in and out"),
+    (check.cost_threshold_tokens, 105, "not the same or less"),
     (check.attention_map_reading, COLUMN, "column of the query patch"),
     (check.attention_map_reading, KEY - 1, "no need to subtract 1"),
     (check.attention_map_reading, KEY + 1, "counted the ticks from 1"),

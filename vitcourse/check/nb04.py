@@ -31,6 +31,7 @@ __all__ = [
     "merge_bug_choice",
     "merge_bug_channel",
     "cost_ratio_growth",
+    "cost_threshold_tokens",
     "attention_function",
     "attention_map_reading",
     "attention_map_column",
@@ -211,6 +212,31 @@ def cost_ratio_growth(answer: object) -> Verdict:
         nudge="The idea is how each of the layer's costs depends on the number of tokens.",
         pointer=reread("Weights and multiply-adds"),
         wrong={key: text for key, text in _GROWTH_WRONG.items() if key != right},
+    )
+
+
+@never_raises
+def cost_threshold_tokens(answer: object) -> Verdict:
+    """Exercise 04.3, second part: the smallest token count N at which the two products of T2T's first token
+    transformer (49 -> 64 channels, one head, no qkv bias) cost more multiply-adds than qkv and proj together:
+    2 N^2 c > 3 N L c + N c^2, so N > (3 L + c) / 2 = 105.5, counted on the layer itself."""
+    _, dim, chan = _first_stage(1)
+    right = next(n for n in range(1, 10 * (dim + chan)) if _cost_ratio(n, dim, chan) > 1)
+    wrong = {
+        2 * chan + 1: "that would hold for a layer that keeps the token length, with 64 channels in and out; "
+        "this one reads 49 and gives 64.",
+        2 * dim + 1: "that would hold for a layer that keeps the token length, with 49 channels in and out; "
+        "this one reads 49 and gives 64.",
+        right - 1: "at that count the layers still cost more: the products must cost more, not the same or "
+        "less.",
+    }
+    return int_answer(
+        answer,
+        right,
+        "the token count asked for",
+        nudge="The idea is which of the layer's costs depend on its input length and which on its channels.",
+        wrong=wrong,
+        pointer=reread("Weights and multiply-adds"),
     )
 
 
