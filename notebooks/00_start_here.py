@@ -148,14 +148,17 @@ plt.show()
 # colour bar. Which of these six regions are brighter than one half: the moon, the upper sky, the sky below the
 # dithered band, the pale mountain's left face and its right face, and the dark ridges below it? Set
 # `answer_regions` to a set of their names. The names are `"moon"`, `"upper sky"`, `"sky below the band"`,
-# `"left face"`, `"right face"` and `"ridges"`. Try a wrong answer once too, to see a hint.
+# `"left face"`, `"right face"` and `"ridges"`. Where two shades look alike, the grey levels printed above the
+# figure help. Try a wrong answer once too, to see a hint.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "bright_regions-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_regions = None  # replace None with a set of names, such as {"ridges"}
 ### BEGIN SOLUTION
-# The light half of the colour bar runs from its middle lilac to white. On the course's picture the moon and
-# both faces of the pale mountain are clearly in it. The two skies are close: the upper sky is a shade darker
-# than the middle, the sky below the dithered band a shade lighter. In code: each region's median level.
+# On the course's picture, the cell above the figure printed 8 grey levels, and none is 0.5. The picture has
+# 8 areas of even tone. Rank them from dark to light, side by side: the ground, the lower ridge, the upper
+# ridge, the upper sky, the sky below the band, the right face, the left face, the moon. So the 4th, the upper
+# sky, is 0.45, and the 5th, the sky below the band, is 0.60. The regions above one half are the sky below
+# the band, both faces and the moon. A check in code, on any picture: each region's median level.
 answer_regions = {name for name, level in check.nb00.region_levels(picture).items() if level > 0.5}
 ### END SOLUTION
 

@@ -363,7 +363,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ## 5. Several heads (15 min)
+# ## 5. Several heads (18 min)
 #
 # With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of head_dim $= D / h$ channels. Each
 # head computes its own attention weights over the same tokens, with $d_k$ = head_dim in the scale. Then the
@@ -558,17 +558,8 @@ assert counted == formula
 # code's version](#Evidence:-the-walk-through-and-its-sources)). The cell below counts the soft split's tokens.
 #
 # Compare the multiply-adds of the two matrix products, $QK^\top$ and weights @ V, with those of the two
-# linear layers, qkv and `proj`. Now give the layer a picture twice as tall and twice as wide, 120 × 200
-# pixels, cut by the same soft split. What happens to the products-to-layers ratio? Set `growth_choice` to a
-# letter before the count runs.
-#
-# - **a.** It stays the same: both costs grow with the picture.
-# - **b.** It doubles.
-# - **c.** It grows 4 times.
-# - **d.** It grows 16 times.
-#
-# Then find where the products take over. From how many tokens $N$ on do the two products cost more than qkv
-# and `proj` together, for this layer? Set `threshold_tokens` to that whole number.
+# linear layers, qkv and `proj`. From how many tokens $N$ on do the two products cost more than qkv and `proj`
+# together, for this layer? Set `threshold_tokens` to that whole number before the count runs.
 
 # %%
 first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)
@@ -577,28 +568,18 @@ print(
     f"{first_split.total} tokens of length 49"
 )
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "cost_ratio_growth-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-growth_choice = None  # one of "a", "b", "c", "d"
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "cost_threshold_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 threshold_tokens = None  # replace None with a whole number
 ### BEGIN SOLUTION
 # qkv costs 3 N L c and proj N c^2: they grow with the token count N. The products cost 2 N^2 c: they grow with
-# its square. So the ratio 2 N c / (3 L c + c^2) grows as N does. Twice the height and twice the width give about
-# 4 times the tokens (1,500 instead of 375), so the ratio grows 4 times.
-growth_choice = "c"
-# The products cost more when 2 N^2 c > 3 N L c + N c^2, that is N > (3 L + c) / 2 = (147 + 64) / 2 = 105.5.
+# its square. The products cost more when 2 N^2 c > 3 N L c + N c^2, that is
+# N > (3 L + c) / 2 = (147 + 64) / 2 = 105.5.
 # The formula 4 N D^2 + 2 N^2 D of a layer that keeps the length would say N > 2 D: it does not apply here.
 threshold_tokens = math.floor((3 * 49 + 64) / 2) + 1
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "cost_ratio_growth-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.cost_ratio_growth(growth_choice)
+# %% nbgrader={"grade": false, "grade_id": "cost_threshold_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.cost_threshold_tokens(threshold_tokens)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "cost_ratio_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.cost_ratio_growth, growth_choice)
-### END HIDDEN TESTS
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "cost_threshold_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -610,8 +591,8 @@ check.require(check.cost_threshold_tokens, threshold_tokens)
 # ### After Exercise 3: the ratio grows with the tokens
 #
 # With $L$ the input length and $c$ the channels, qkv costs $3NLc$ and `proj` $Nc^2$, while the two products
-# cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. Twice the height and twice the
-# width give about 4 times the tokens, so about 4 times the ratio. The ratio passes 1 when
+# cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. A picture twice as tall and twice
+# as wide, 120 × 200 pixels, gives about 4 times the tokens, so about 4 times the ratio. The ratio passes 1 when
 # $N > (3L + c)/2 = 105.5$, so from 106 tokens on; $N > 2D$ holds only for a layer that keeps the length.
 # Counted on the layer itself:
 
@@ -779,7 +760,7 @@ plt.show()
 # number of heads on the picture, try [the explorer](#Evidence:-more-to-try:-the-attention-explorer).
 
 # %% [markdown]
-# ## 8. Attention in a trained model (9 min)
+# ## 8. Attention in a trained model (6 min)
 #
 # Now trained heads. The course ships a small ViT trained by its own code: tokens of length $D$ = 64 from
 # patches of 20 pixels, and 2 *encoder blocks* of 4 heads. Each block runs this attention and then a small
@@ -845,7 +826,8 @@ assert on_moon[1] > 0.5 and on_moon[3] > 0.5  # what the text says of heads 1 an
 #
 # The cell picks a head whose map has a row and a column that are easy to read, prints two questions, and draws
 # that head large. Read both answers off the map, each a patch, 1 to 15. Set `answer_patch` to the patch that
-# the first patch attends to most. Set `answer_query` to the patch that attends most to the second.
+# the patch in the first question attends to most. Set `answer_query` to the patch that attends most to the
+# patch in the second question.
 
 # %% mystnb={"image": {"alt": "The picture with its 15 numbered patches, beside the trained ViT's 16 by 16 attention map of the head asked about, query tokens by key tokens, and the same block's other heads drawn small"}}
 with torch.no_grad():

@@ -19,6 +19,7 @@ FUNCTION_CHECKS: dict = {}
 MISTAKES = [
     (check.bright_regions, RIGHT | {"upper sky"}, "colour-bar misreading"),
     (check.bright_regions, RIGHT - {"sky below the band"}, "easy to miss"),
+    (check.bright_regions, RIGHT | {"ridges"}, "none is exactly one half"),
     (check.bright_regions, RIGHT | {"clouds"}, "not one of the regions"),
     (check.bright_regions, None, "still None"),
     (check.bright_regions, 0.3, "expected a set of region names"),

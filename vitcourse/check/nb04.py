@@ -30,7 +30,6 @@ __all__ = [
     "scaled_weight_ratio",
     "merge_bug_choice",
     "merge_bug_channel",
-    "cost_ratio_growth",
     "cost_threshold_tokens",
     "attention_function",
     "attention_map_reading",
@@ -185,39 +184,9 @@ def _cost_ratio(n: int, dim: int, chan: int) -> float:
     return macs["(model)"] / (macs["qkv"] + macs["proj"])
 
 
-# Exercise 3's statements about the products-to-layers ratio when the picture doubles in each direction.
-_GROWTH_OPTIONS = ("a", "b", "c", "d")
-_GROWTH_CHOICES = {"a": 1.0, "b": 2.0, "c": 4.0, "d": 16.0}
-_GROWTH_WRONG = {
-    "a": "the two costs do not grow alike with the number of tokens: compare how each one depends on it.",
-    "b": "the question is about the number of tokens, not the side of the picture.",
-    "d": "the layers' cost grows with the picture too: compare how each of the two costs depends on the number "
-    "of tokens (section 'Weights and multiply-adds').",
-}
-
-
-@never_raises
-def cost_ratio_growth(answer: object) -> Verdict:
-    """Exercise 04.3 (prediction): in T2T's first token transformer, by what factor the multiply-adds of the two
-    matrix products over those of the two linear layers grow from the 60 x 100 picture to a 120 x 200 one
-    (375 -> 1500 tokens: the ratio 2Nc / (3Lc + c^2) grows 4 times)."""
-    small, large = _first_stage(1), _first_stage(2)
-    growth = _cost_ratio(*large) / _cost_ratio(*small)
-    right = min(_GROWTH_CHOICES, key=lambda key: abs(_GROWTH_CHOICES[key] - growth))
-    return choice_answer(
-        answer,
-        right,
-        "your prediction",
-        _GROWTH_OPTIONS,
-        nudge="The idea is how each of the layer's costs depends on the number of tokens.",
-        pointer=reread("Weights and multiply-adds"),
-        wrong={key: text for key, text in _GROWTH_WRONG.items() if key != right},
-    )
-
-
 @never_raises
 def cost_threshold_tokens(answer: object) -> Verdict:
-    """Exercise 04.3, second part: the smallest token count N at which the two products of T2T's first token
+    """Exercise 04.3: the smallest token count N at which the two products of T2T's first token
     transformer (49 -> 64 channels, one head, no qkv bias) cost more multiply-adds than qkv and proj together:
     2 N^2 c > 3 N L c + N c^2, so N > (3 L + c) / 2 = 105.5, counted on the layer itself."""
     _, dim, chan = _first_stage(1)
