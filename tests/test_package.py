@@ -65,6 +65,7 @@ def _expected_files(source: Path) -> set[str]:
     files = {p for p in package.rglob("*.py") if "__pycache__" not in p.parts}
     files |= {p for p in (package / "assets").glob("*") if p.is_file()}
     files |= set((package / "assets" / "checkpoints").glob("*.pt"))
+    files |= set((package / "assets" / "experiments").glob("*.json"))
     return {p.relative_to(source).as_posix() for p in files}
 
 
