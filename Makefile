@@ -137,11 +137,11 @@ models: $(STAMP)
 # The experiments behind notebook 05's data-scale and pre-training figures and 03's rows and columns
 # (vitcourse/datascale.py): every run from its fixed seed in JOBS worker processes (CUDA when present, else the
 # CPU, one thread each), sorted into vitcourse/assets/experiments/*.json; the pre-trained encoders go to
-# vitcourse/assets/checkpoints/vit_mpp_seed*.pt. Then the cheapest runs again on the CPU, for the tests.
-# Time and device of the shipped results: book/pages/experiments.md.
+# vitcourse/assets/checkpoints/vit_mpp_seed*.pt, the rows-and-columns models to vit_sky_seed*.pt. Then the
+# cheapest runs again on the CPU, for the tests. Time and device of the shipped results: book/pages/experiments.md.
 # PARTS picks the experiments (add pretrain_tries for the higher mask ratios that were tried).
 JOBS ?= 2
-PARTS ?= pretrain finetune rowcol sweep
+PARTS ?= pretrain finetune rowcol sweep sweep_long
 EXPERIMENT_LOG ?= build/experiments.jsonl
 experiments: $(STAMP)
 	mkdir -p $(dir $(EXPERIMENT_LOG)) && rm -f $(EXPERIMENT_LOG)

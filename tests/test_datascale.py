@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -82,6 +82,14 @@ def test_pipeline_runs_end_to_end(tmp_path: Path) -> None:
     assert sorted({r["model"] for r in records}) == ["cnn", "deit"]  # DeiT learns from each CNN
     assert len(records) == 2 * 2 * 3  # two smoke sizes, three seeds
     assert all(r["device"].startswith("CPU") and r["steps"] == 3 for r in records)
+    more = tmp_path / "more.jsonl"
+    subprocess.run([*command, "--part", "rowcol", "sweep_long", "--out", str(more)], env=env, check=True)
+    records = [json.loads(line) for line in more.read_text().splitlines()]
+    assert sorted(r["part"] for r in records) == ["rowcol"] * 3 + ["sweep_long"]
+    assert all((tmp_path / "checkpoints" / f"vit_sky_seed{s}.pt").exists() for s in (0, 1, 2))
+    written = datascale.assemble(more, tmp_path / "experiments")
+    controls = json.loads(written["data_scale.json"].read_text())["controls"]
+    assert [(r["model"], r["steps"]) for r in controls] == [("vit", 12)]
 
 
 def test_cheapest_sweep_run_reruns_to_its_stored_numbers() -> None:
@@ -99,3 +107,112 @@ def test_cheapest_sweep_run_reruns_to_its_stored_numbers() -> None:
     # and the stored run itself (made on another device) lands within a few scenes of the CPU's
     stored = next(r for r in body["runs"] if (r["model"], r["train_size"], r["seed"]) == (model, size, seed))
     assert abs(stored["accuracy"] - record["accuracy"]) <= 0.03
+
+
+def test_swap_batch_swaps_two_squares_in_different_rows() -> None:
+    """Every swapped scene is its intact twin with exactly two 10 x 10 squares exchanged, rows apart."""
+    batch = datascale.swap_batch(40, seed=3, block=10, min_gap=2)
+    assert batch.images.shape == (40, 1, 60, 100) and batch.targets.tolist() == [0] * 20 + [1] * 20
+    intact, swapped = batch.images[:20, 0], batch.images[20:, 0]
+    for a, b in zip(intact, swapped, strict=True):
+        changed = (a != b).reshape(6, 10, 10, 10).any(3).any(1)  # (6 rows, 10 columns) of squares
+        where = changed.nonzero().tolist()
+        assert len(where) == 2 and abs(where[0][0] - where[1][0]) >= 2
+        (r1, c1), (r2, c2) = where
+        sq = lambda im, r, c: im[r * 10 : (r + 1) * 10, c * 10 : (c + 1) * 10]  # noqa: E731
+        assert torch.equal(sq(b, r1, c1), sq(a, r2, c2)) and torch.equal(sq(b, r2, c2), sq(a, r1, c1))
+    assert torch.equal(batch.images, datascale.swap_batch(40, seed=3, block=10, min_gap=2).images)
+    assert not torch.equal(batch.images, datascale.swap_batch(40, seed=4, block=10, min_gap=2).images)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "names"),
+    [
+        ({"size": 7}, ValueError, "size"),
+        ({"size": 0}, ValueError, "size"),
+        ({"block": 3}, ValueError, "block"),
+        ({"min_gap": 6}, ValueError, "min_gap"),
+        ({"min_gap": 0}, ValueError, "min_gap"),
+        ({"seed": -1}, ValueError, "seed"),
+        ({"size": 2.0}, TypeError, "size"),
+    ],
+)
+def test_swap_batch_refuses_bad_settings(kwargs: dict, error: type, names: str) -> None:
+    with pytest.raises(error, match=names):
+        datascale.swap_batch(**{"size": 8, "seed": 0, **kwargs})
+
+
+def test_moon_on_sky_puts_the_moon_wholly_inside_its_labelled_patch() -> None:
+    batch = datascale.moon_on_sky(30, seed=5, patch=10)
+    assert batch.images.shape == (30, 1, 60, 100) and batch.targets.shape == (30, 2)
+    for image, (row, col) in zip(batch.images[:, 0], batch.targets.tolist(), strict=True):
+        moon = image == 1.0
+        assert moon.any()
+        inside = moon[row * 10 : (row + 1) * 10, col * 10 : (col + 1) * 10]
+        assert inside.sum() == moon.sum()  # every moon pixel in the labelled patch
+        assert torch.all(image[~moon] == image[0, 0]) and image[0, 0] < 0.5  # the rest: one dark sky level
+    assert batch.targets[:, 0].max() <= 5 and batch.targets[:, 1].max() <= 9
+    assert torch.equal(batch.images, datascale.moon_on_sky(30, seed=5, patch=10).images)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "name"),
+    [
+        ({"size": 0}, ValueError, "size"),
+        ({"seed": -2}, ValueError, "seed"),
+        ({"patch": 7}, ValueError, "patch"),
+    ],
+)
+def test_moon_on_sky_refuses_bad_settings(kwargs: dict, error: type, name: str) -> None:
+    with pytest.raises(error, match=name):
+        datascale.moon_on_sky(**{"size": 4, "seed": 0, "patch": 10, **kwargs})
+
+
+def test_show_data_scale_draws_one_line_per_model_from_the_seeds() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from vitcourse import plots
+
+    runs = [
+        {"model": m, "train_size": n, "seed": s, "accuracy": a + 0.01 * s}
+        for m, a in (("cnn", 0.9), ("vit", 0.5))
+        for n in (64, 256)
+        for s in (0, 1, 2)
+    ]
+    _, ax = plt.subplots()
+    plots.show_data_scale(runs, {"cnn": "CNN", "vit": "ViT"}, ax=ax)
+    drawn = ax.containers  # one errorbar per model
+    assert [c.get_label() for c in drawn] == ["CNN", "ViT"]
+    assert drawn[0].lines[0].get_ydata().tolist() == pytest.approx(
+        [0.91, 0.91]
+    )  # the mean of the three seeds
+    assert ax.get_xscale() == "log" and ax.get_ylabel() == "held-out accuracy"
+    with pytest.raises(ValueError, match="t2t"):
+        plots.show_data_scale(runs, {"t2t": "T2T-ViT"}, ax=ax)
+    with pytest.raises(TypeError, match="runs"):
+        plots.show_data_scale([], {"cnn": "CNN"}, ax=ax)
+    with pytest.raises(ValueError, match="multiply_adds"):
+        plots.show_data_scale(runs, {"cnn": "CNN"}, ax=ax, x="multiply_adds")
+    plt.close("all")
+
+
+def test_rows_and_columns_setting_ships_its_recorded_runs() -> None:
+    """The plain-sky setting: each shipped model's embedding gives the stored terms; seeds 0 and 1 have both
+    terms beyond the smooth random codes' 95th percentile and pass both line tests, seed 2 has rows only (as
+    notebook 03 says)."""
+    body = _load("rows_columns.json")
+    chance = body["chance_95th_percentile"]
+    runs = sorted(body["runs"], key=lambda r: r["seed"])
+    assert [r["seed"] for r in runs] == [0, 1, 2]
+    passed = []
+    for r in runs:
+        assert r["settings"] == asdict(datascale.ROWCOL)
+        measured = datascale.rowcol_terms(datascale.load_sky(r["seed"]))
+        assert measured == {k: r[k] for k in measured}  # the shipped model is the recorded run
+        assert r["same_row"] > chance["same_row"] and r["accuracy"] > 0.95
+        terms = r["same_column"] > chance["same_column"]
+        passed.append(terms and r["far_row"] > r["diagonal"] and r["far_column"] > r["diagonal"])
+    assert passed == [True, True, False]

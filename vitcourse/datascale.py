@@ -6,23 +6,30 @@ results in ``vitcourse/assets/experiments/`` (one JSON record per run) and the p
 
 1. **Data scale** (the ViT paper's Figure 3 at toy scale, :data:`SWEEP`): held-out accuracy against the number
    of training images, for a ViT, a T2T-ViT, a ViT with a convolutional stem, a DeiT-style ViT distilled from
-   the CNN, the small CNN, and the masked-patch pre-trained ViT fine-tuned, three seeds each, the same budget
-   for every model (steps x batch; the multiply-adds differ and are stored). The task is "scramble" with 10 x 10
-   blocks (is the scene intact, or are its 60 squares shuffled?), which the ViT's 10-pixel patches see only as
-   a question of order; a random horizontal flip of each training image is the only augmentation. Why this
-   task: the pixels inside each patch are intact either way, so the answer lies in how neighbouring patches
-   join, which a convolution sees at once and a ViT must learn from examples.
+   the CNN and the small CNN, three seeds each (``run`` can also fine-tune the masked-patch pre-trained
+   encoders, "vit_mpp", on the task; they are not in the shipped sweep), the same budget for every model
+   (600 steps of 64 images; the multiply-adds differ and are stored). The task is "swap"
+   (:func:`swap_batch`): is the scene intact, or have two of its 10 x 10 squares, in different rows, traded
+   places? A random horizontal flip of each training image is the only augmentation. Why this task: a swapped
+   square leaves a seam on its four sides and puts, say, a piece of ground into the sky. A convolution sees a
+   seam wherever it is; a ViT, whose 10-pixel patches hold the squares whole, must learn from examples which
+   content belongs in which row. An earlier task, every square shuffled ("scramble"), was too easy to compare
+   anything (every model was right almost always from 64 images on).
 2. **Masked patch prediction** (the ViT paper's Figure 7 after pre-training, :mod:`vitcourse.masked`): three
    seeds, attention distances per block and head, before and after fine-tuning on the moon task ("within").
-3. **Rows and columns** (:data:`ROWCOL`): the moon task with the scene rolled by whole patches (the moon's
-   patch label rolled with it), so that the pixels no longer say which row a patch is in; three seeds, the
-   position embedding's row and column terms and the line tests (notebook 03).
+3. **Rows and columns** (:data:`ROWCOL`): the moon task on a plain sky (:func:`moon_on_sky`), 6,000 steps,
+   three seeds: the position embedding's row and column terms and the line tests (notebook 03). Why this
+   setting: the task's answer is a row and a column, and on a plain sky nothing but the position embedding says
+   where the moon is. With the landscape in view the same task gave both in one seed of three (the shipped
+   ``vit_within`` seeds). An earlier try rolled the scenes by whole patches; it learned the task only partly in
+   3,000 steps.
 
 Command line::
 
     python -m vitcourse.datascale --part sweep --jobs 2          # the data-scale sweep
     python -m vitcourse.datascale --part pretrain finetune rowcol --jobs 2
-    python -m vitcourse.datascale --cheapest                     # the cheapest run of each part (the test)
+    python -m vitcourse.datascale --assemble runs.jsonl          # sort the records into the result files
+    python -m vitcourse.datascale --cpu-reference                # re-run the cheapest runs on the CPU (the tests')
 
 Every record stores the device it ran on and its seconds. Runs are repeatable on one device and torch version;
 on another (a GPU, another CPU) the floating-point sums differ and a run can land elsewhere by more than
@@ -41,18 +48,20 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from ._validate import choice, instance_of, non_negative_int, positive_int
+from .data import LEVELS
 from .device import get_device
 from .masked import PretrainConfig, attention_distances, pretrain
 from .models import T2TViT, VisionTransformer
 from .probes import row_column_beyond_locality, smooth_random_embedding
-from .scenes import scene_pool, where_classes
-from .train import _loss, evaluate, lr_factor, param_groups
+from .scenes import Batch, random_scene, scene_pool, where_classes
+from .train import _loss, evaluate, lr_factor, param_groups, where_predictions
 from .variants import ConvStemViT, DistilledViT, SmallCNN, distillation_loss
 
 __all__ = [
@@ -61,7 +70,12 @@ __all__ = [
     "SWEEP",
     "SIZES",
     "SEEDS",
+    "ROWCOL",
+    "swap_batch",
+    "moon_on_sky",
     "build",
+    "load_sky",
+    "sky_path",
     "multiply_adds",
     "run",
     "rowcol_terms",
@@ -81,7 +95,7 @@ RESULTS = ASSETS / "experiments"
 class SweepSettings:
     """One training recipe for every model of the sweep (and the fine-tunes of :mod:`vitcourse.masked`)."""
 
-    task: str = "scramble"
+    task: str = "swap"
     block: int = 10
     steps: int = 600
     batch_size: int = 64
@@ -97,32 +111,98 @@ class SweepSettings:
     mlp_ratio: float = 2.0
     token_dim: int = 16
     cnn_width: int = 128
+    min_gap: int = 1  # "swap" only: the two squares' rows differ by at least this
+    landscape: bool = True  # "within" only: False puts the moon on a plain sky (moon_on_sky)
     roll: bool = False  # "within" only: roll each scene by whole patches, its label with it
 
 
 SWEEP = SweepSettings()
 #: The moon-task recipe of the shipped vit_within (3000 steps of 128), for the fine-tunes and ROWCOL.
 WITHIN = replace(SWEEP, task="within", steps=3000, batch_size=128, warmup=200, flip=False, eval_size=256)
-#: Rows and columns: the moon task with the scenes rolled by whole patches.
-ROWCOL = replace(WITHIN, roll=True)
+#: Rows and columns: the moon task on a plain sky (no landscape), twice the moon task's steps.
+ROWCOL = replace(WITHIN, landscape=False, steps=6000)
 #: The pre-training runs (three seeds, shapes of vit_within).
 PRETRAIN = PretrainConfig()
 #: Settings tried beside it for more local heads: higher mask ratios, TRIED_STEPS steps each, three seeds.
 TRIED_MASK_RATIOS = (0.6, 0.75, 0.9)
 TRIED_STEPS = 5000
+#: The sweep's control (part "sweep_long"): the ViT on the largest pool with four times the steps.
+LONG_STEPS = 2400
 
 # VITCOURSE_SMOKE=1 shrinks every run to a few steps on a few scenes: the pipeline's own test
 # (tests/test_datascale.py) runs the whole command line that way, worker processes included.
 if os.environ.get("VITCOURSE_SMOKE") == "1":
     SWEEP = replace(SWEEP, steps=3, eval_size=16)
     WITHIN = replace(WITHIN, steps=3, batch_size=8, eval_size=16)
-    ROWCOL = replace(WITHIN, roll=True)
+    ROWCOL = replace(WITHIN, landscape=False)
     PRETRAIN = replace(PRETRAIN, steps=3, scenes=64)
     SIZES = (64, 128)
+    LONG_STEPS = 12
 
 
 def _outputs(settings: SweepSettings) -> int:
-    return 2 if settings.task == "scramble" else sum(where_classes(settings.patch_size))
+    return 2 if settings.task in ("scramble", "swap") else sum(where_classes(settings.patch_size))
+
+
+def moon_on_sky(size: int, seed: int, patch: int = 10) -> Batch:
+    """The "within" task with the landscape left out: a moon wholly inside a random patch of a plain sky.
+
+    The moon is drawn as :func:`vitcourse.scenes.where_scene` draws it for "within" (radius 0.25 to 0.4 times
+    ``patch``, the disc inside the patch), on a sky of one grey level (``LEVELS[1]``). Nothing in the picture
+    but the moon's place says where it is, so a model must read the row, like the column, from the position
+    embedding. Targets (size, 2) long: the patch's row and column. The same for the same seed.
+    """
+    positive_int("size", size)
+    non_negative_int("seed", seed)
+    rows, cols = where_classes(patch)  # checks patch
+    rng = np.random.default_rng(seed)
+    rr, cc = np.mgrid[0:60, 0:100] + 0.5  # pixel centres
+    pictures = np.full((size, 60, 100), LEVELS[1], dtype=np.float32)
+    targets = []
+    for k in range(size):
+        row, col = int(rng.integers(rows)), int(rng.integers(cols))
+        radius = float(rng.uniform(0.25, 0.4)) * patch
+        room = patch / 2 - radius
+        centre_r = (row + 0.5) * patch + float(rng.uniform(-room, room))
+        centre_c = (col + 0.5) * patch + float(rng.uniform(-room, room))
+        pictures[k][(rr - centre_r) ** 2 + (cc - centre_c) ** 2 <= radius**2] = LEVELS[7]
+        targets.append([row, col])
+    return Batch(torch.from_numpy(pictures)[:, None], torch.tensor(targets, dtype=torch.long))
+
+
+def swap_batch(size: int, seed: int, block: int = 10, min_gap: int = 1) -> Batch:
+    """The sweep's task: ``size // 2`` scenes intact (label 0), then the same scenes, each with two of its
+    ``block`` x ``block`` squares swapped (label 1). The two squares lie at least ``min_gap`` rows of squares
+    apart and differ in at least one pixel, so that every swapped scene is truly changed. The same for the same
+    seed; images (size, 1, 60, 100), labels (size,) long.
+    """
+    positive_int("size", size)
+    if size % 2:
+        raise ValueError(f"size must be even (half intact, half swapped), got {size}")
+    non_negative_int("seed", seed)
+    positive_int("block", block)
+    if 60 % block or 100 % block:
+        raise ValueError(f"block must divide 60 and 100 (1, 2, 4, 5, 10 or 20), got {block}")
+    rows, cols = 60 // block, 100 // block
+    positive_int("min_gap", min_gap)
+    if min_gap >= rows:
+        raise ValueError(f"min_gap must be below the {rows} rows of {block}-pixel squares, got {min_gap}")
+    rng = np.random.default_rng(seed)
+    scenes = torch.from_numpy(np.stack([random_scene(rng)[0] for _ in range(size // 2)]).astype(np.float32))
+    swapped = scenes.clone()
+    for k in range(size // 2):
+        while True:
+            (r1, r2), (c1, c2) = rng.integers(rows, size=2), rng.integers(cols, size=2)
+            if abs(int(r1) - int(r2)) < min_gap:
+                continue
+            a = (slice(r1 * block, (r1 + 1) * block), slice(c1 * block, (c1 + 1) * block))
+            b = (slice(r2 * block, (r2 + 1) * block), slice(c2 * block, (c2 + 1) * block))
+            if torch.equal(scenes[k][a], scenes[k][b]):
+                continue  # a swap of two equal squares would change nothing
+            swapped[k][a], swapped[k][b] = scenes[k][b], scenes[k][a]
+            break
+    labels = torch.cat([torch.zeros(size // 2), torch.ones(size // 2)]).long()
+    return Batch(torch.cat([scenes, swapped])[:, None], labels)
 
 
 def build(name: str, settings: SweepSettings = SWEEP, seed: int = 0) -> nn.Module:
@@ -191,9 +271,17 @@ def _fit(
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda step: lr_factor(step, settings.warmup, settings.steps)
     )
-    pool = scene_pool(
-        settings.task, train_size, 1, settings.block if settings.task == "scramble" else settings.patch_size
-    )
+    if settings.task == "swap":
+        pool = swap_batch(train_size, 1, settings.block, settings.min_gap)
+    elif settings.task == "within" and not settings.landscape:
+        pool = moon_on_sky(train_size, 1, settings.patch_size)
+    else:
+        pool = scene_pool(
+            settings.task,
+            train_size,
+            1,
+            settings.block if settings.task == "scramble" else settings.patch_size,
+        )
     images_all, targets_all = pool.images.to(device), pool.targets.to(device)
     order = torch.Generator().manual_seed(seed)
     losses: list[float] = []
@@ -212,6 +300,8 @@ def _fit(
             with torch.no_grad():
                 teacher_logits = teacher(images)
             loss = distillation_loss(outputs, targets, teacher_logits)
+        elif settings.task == "swap":
+            loss = F.cross_entropy(outputs, targets)
         else:
             loss = _loss(settings.task, outputs, targets, settings.patch_size)
         optimiser.zero_grad(set_to_none=True)
@@ -223,7 +313,25 @@ def _fit(
     return model.cpu().eval(), losses, seconds
 
 
+@torch.no_grad()
 def _evaluate(model: nn.Module, settings: SweepSettings) -> dict[str, float]:
+    if settings.task == "swap":  # held out: scenes of seed 10,000, never in a training pool (seed 1)
+        batch = swap_batch(settings.eval_size, 10_000, settings.block, settings.min_gap)
+        outputs = model.eval()(batch.images)
+        return {
+            "loss": F.cross_entropy(outputs, batch.targets).item(),
+            "accuracy": (outputs.argmax(-1) == batch.targets).float().mean().item(),
+        }
+    if settings.task == "within" and not settings.landscape:
+        batch = moon_on_sky(settings.eval_size, 10_000, settings.patch_size)
+        outputs = model.eval()(batch.images)
+        right = where_predictions(outputs, settings.patch_size) == batch.targets  # (B, 2)
+        return {
+            "loss": _loss("within", outputs, batch.targets, settings.patch_size).item(),
+            "accuracy": right.all(-1).float().mean().item(),
+            "row_accuracy": right[:, 0].float().mean().item(),
+            "column_accuracy": right[:, 1].float().mean().item(),
+        }
     block = settings.block if settings.task == "scramble" else settings.patch_size
     return evaluate(model, settings.task, settings.eval_size, seed=10_000, block=block)
 
@@ -243,6 +351,20 @@ def load_encoder(seed: int) -> VisionTransformer:
     """The shipped masked-patch pre-trained encoder of ``seed`` (a 60-patch ViT, 16 outputs), eval mode."""
     saved = torch.load(encoder_path(seed), map_location="cpu", weights_only=True)
     model = replace(PRETRAIN, seed=seed).encoder()
+    model.load_state_dict(saved["state_dict"])
+    return model.eval()
+
+
+def sky_path(seed: int) -> Path:
+    """Where the rows-and-columns model of ``seed`` (:data:`ROWCOL`: the moon task on a plain sky) is shipped."""
+    return ASSETS / "checkpoints" / f"vit_sky_seed{seed}.pt"
+
+
+def load_sky(seed: int) -> VisionTransformer:
+    """The shipped rows-and-columns model of ``seed`` (a 60-patch ViT, 16 outputs), eval mode, on the CPU."""
+    non_negative_int("seed", seed)
+    saved = torch.load(sky_path(seed), map_location="cpu", weights_only=True)
+    model = build("vit", ROWCOL, seed)
     model.load_state_dict(saved["state_dict"])
     return model.eval()
 
@@ -415,6 +537,10 @@ def _job(job: tuple) -> list[dict]:
         if name == "cnn":  # DeiT learns from this CNN
             records.append({"part": "sweep", **run("deit", size, seed, SWEEP, device, teacher=model)[0]})
         return records
+    if kind == "sweep_long":  # the control: four times the steps on the largest pool
+        name, size, seed = job[1:]
+        record, _ = run(name, size, seed, replace(SWEEP, steps=LONG_STEPS), device)
+        return [{"part": kind, **record}]
     if kind == "pretrain_try":
         ratio, seed = job[1:]
         config = replace(PRETRAIN, seed=seed, mask_ratio=ratio, steps=TRIED_STEPS, device=device)
@@ -432,6 +558,9 @@ def _job(job: tuple) -> list[dict]:
         record["part"] = kind
         record["distances"] = [[round(v, 2) for v in row] for row in attention_distances(model).tolist()]
         record.update(rowcol_terms(model))
+        if kind == "rowcol":  # shipped: notebook 03 reads their position embeddings
+            sky_path(seed).parent.mkdir(parents=True, exist_ok=True)
+            torch.save({"settings": asdict(ROWCOL), "state_dict": model.state_dict()}, sky_path(seed))
         return [record]
     raise ValueError(f"unknown job {job!r}")
 
@@ -439,6 +568,7 @@ def _job(job: tuple) -> list[dict]:
 #: Rough relative cost of each job, to start the longest first.
 _COST = {
     "pretrain_long": 80,
+    "sweep_long": 8,
     "pretrain_try": 25,
     "pretrain": 40,
     "rowcol": 30,
@@ -459,6 +589,8 @@ def jobs_for(parts: list[str]) -> tuple[list[tuple], list[tuple]]:
         first += [("pretrain", s) for s in SEEDS]
     if "pretrain_tries" in parts:  # higher mask ratios, 5000 steps: settings tried for more local heads
         first += [("pretrain_try", ratio, s) for ratio in TRIED_MASK_RATIOS for s in SEEDS]
+    if "sweep_long" in parts:  # is the ViT's flat line the budget's doing? (not among the default parts)
+        second += [("sweep_long", "vit", max(SIZES), s) for s in SEEDS[:1]]
     if "pretrain_long" in parts:  # the fallback setting: twice the steps (beside the second wave)
         second += [("pretrain_long", s) for s in SEEDS]
     if "rowcol" in parts:
@@ -469,7 +601,6 @@ def jobs_for(parts: list[str]) -> tuple[list[tuple], list[tuple]]:
         first += [
             ("sweep", m, n, s) for m in MODELS if m not in ("deit", "vit_mpp") for n in SIZES for s in SEEDS
         ]
-        second += [("sweep", "vit_mpp", n, s) for n in SIZES for s in SEEDS]
 
     def cost(job: tuple) -> int:
         return _COST[job[1] if job[0] == "sweep" else job[0]]  # type: ignore[index]
@@ -500,8 +631,9 @@ def assemble(lines: str | Path, folder: Path = RESULTS) -> dict[str, Path]:
             "settings": asdict(SWEEP),
             "sizes": list(SIZES),
             "seeds": list(SEEDS),
-            "models": list(MODELS),
+            "models": [m for m in MODELS if m != "vit_mpp"],
             "runs": [],
+            "controls": [],
         },
         "masked_pretraining.json": {
             "settings": asdict(PRETRAIN),
@@ -523,6 +655,8 @@ def assemble(lines: str | Path, folder: Path = RESULTS) -> dict[str, Path]:
         part = record.pop("part")
         if part == "sweep":
             bodies["data_scale.json"]["runs"].append(record)
+        elif part == "sweep_long":
+            bodies["data_scale.json"]["controls"].append(record)
         elif part == "pretrain":
             bodies["masked_pretraining.json"]["pretraining"].append(record)
         elif part == "pretrain_try":
@@ -542,7 +676,7 @@ def assemble(lines: str | Path, folder: Path = RESULTS) -> dict[str, Path]:
             for key, value in body.items():
                 if isinstance(value, list) and not value and old.get(key):
                     body[key] = old[key]
-        for key in ("runs", "pretraining", "pretraining_tries", "pretraining_long", "finetune"):
+        for key in ("runs", "controls", "pretraining", "pretraining_tries", "pretraining_long", "finetune"):
             if key in body:
                 body[key].sort(
                     key=lambda r: (
@@ -602,7 +736,7 @@ def main(argv: list[str] | None = None) -> int:
         "--part",
         nargs="+",
         default=["pretrain", "finetune", "rowcol", "sweep"],
-        choices=["pretrain", "pretrain_tries", "pretrain_long", "finetune", "rowcol", "sweep"],
+        choices=["pretrain", "pretrain_tries", "pretrain_long", "finetune", "rowcol", "sweep", "sweep_long"],
     )
     p.add_argument("--jobs", type=int, default=2, help="worker processes (one CPU thread each on the CPU)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])

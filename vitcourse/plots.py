@@ -47,6 +47,7 @@ __all__ = [
     "show_matrix",
     "show_table_columns",
     "show_token_strip",
+    "show_data_scale",
 ]
 
 CMAP = "Purples_r"
@@ -1544,3 +1545,57 @@ def show_row_on_grid(picture: Array, row: Array, query: int, title: str = "", pa
     show_grid_values(weights[1:].reshape(grid), ax=axes[1], title=title, label="attention weight")
     axes[1].add_patch(Rectangle((q_col - 0.5, q_row - 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))
     return fig
+
+
+def show_data_scale(
+    runs: Sequence[dict],
+    models: dict[str, str],
+    ax: Axes | None = None,
+    x: str = "train_size",
+    chance: float | None = 0.5,
+    title: str = "",
+) -> Axes:
+    """Held-out accuracy against training-set size (or ``x``, another number each run stores), one line per model:
+    the mean over the runs (seeds) at each value, with a bar from the lowest to the highest seed.
+
+    Args:
+        runs: records as :mod:`vitcourse.datascale` stores them (``model``, ``accuracy`` and ``x`` in each).
+        models: the models to draw, name -> label, in the legend's order; each must have runs.
+        ax: the axes to draw on (a new figure when None).
+        x: the record's key for the horizontal axis, drawn on a log scale ("train_size" or "multiply_adds").
+        chance: a dotted line at this accuracy (None: none).
+        title: the axes title.
+
+    Returns:
+        The axes.
+    """
+    _axes(ax)
+    if isinstance(runs, str | dict) or not isinstance(runs, Sequence) or not runs:
+        raise TypeError("runs must be a non-empty list of run records (dicts), e.g. data_scale.json's 'runs'")
+    if not all(isinstance(r, dict) and {"model", "accuracy", x} <= set(r) for r in runs):
+        raise ValueError(f"every run must be a dict with 'model', 'accuracy' and {x!r}")
+    if not isinstance(models, dict) or not models:
+        raise TypeError("models must be a non-empty dict of model name -> label, e.g. {'vit': 'ViT'}")
+    missing = [m for m in models if not any(r["model"] == m for r in runs)]
+    if missing:
+        raise ValueError(f"models {missing} have no runs; the runs hold {sorted({r['model'] for r in runs})}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    markers = "osD^vP*X"
+    for k, (name, label) in enumerate(models.items()):
+        values = sorted({r[x] for r in runs if r["model"] == name})
+        acc = [[r["accuracy"] for r in runs if r["model"] == name and r[x] == v] for v in values]
+        mean = np.array([np.mean(a) for a in acc])
+        low = mean - np.array([min(a) for a in acc])
+        high = np.array([max(a) for a in acc]) - mean
+        ax.errorbar(values, mean, yerr=[low, high], marker=markers[k % len(markers)], capsize=3, label=label)
+    if chance is not None:
+        ax.axhline(chance, color="grey", ls=":", lw=1, label=f"chance ({chance:g})")
+    ax.set_xscale("log", base=2 if x == "train_size" else 10)
+    ax.set_xlabel({"train_size": "training images", "multiply_adds": "training multiply-adds"}.get(x, x))
+    ax.set_ylabel("held-out accuracy")
+    ax.set_title(
+        title or "held-out accuracy against training images (mean of the seeds; bars: lowest to highest)"
+    )
+    ax.legend(fontsize=8)
+    return ax
