@@ -725,14 +725,12 @@ plt.show()
 #
 # ### When the task asks for rows and columns
 #
-# The moon task's answer is a row and a column, yet two seeds of three learned no column code. What else could
-# they use? With the landscape in view, a patch's pixels and its neighbours' hint at where it sits, and the
-# trained tables hold much locality besides their rows. On a plain sky, nothing but the position embedding says
-# where the moon is, along either axis. So a second setting ships: the same model and task with the moon on a
-# plain sky, twice the steps (6,000), three seeds (`datascale.load_sky`). The figure shows each seed's two
-# *terms*: how much more alike two patches of one row, or of one column, are than their distance alone predicts
-# (a fit, explained in the Evidence). The dashed line is chance: the level that 95 in 100 smooth random codes
-# stay below.
+# The moon task's answer is a row and a column, yet two seeds of three learned no column code. With the
+# landscape in view, a patch's pixels also hint at where it sits; on a plain sky only the position embedding
+# says where the moon is. So a second setting ships: the moon on a plain sky, 6,000 steps, three seeds
+# (`datascale.load_sky`). The figure shows each seed's *terms*: how much more alike two patches of one row, or
+# of one column, are than their distance predicts (a fit, explained in the Evidence). Dashed: chance, the level
+# 95 in 100 smooth random codes stay below.
 
 # %% mystnb={"image": {"alt": "Two bar charts, rows and columns: for each of three seeds, the same-row or same-column term of the moon-task model with the landscape and of the model trained on a plain sky, against a dashed line at the smooth random codes' 95th percentile"}}
 stored_rowcol = json.loads((datascale.RESULTS / "rows_columns.json").read_text())
@@ -778,11 +776,10 @@ assert passed == {"with the landscape": [True, False, False], "on a plain sky": 
 assert all(t["same_row"] > chance_95["same_row"] for terms in setting_terms.values() for t in terms)
 
 # %% [markdown]
-# Every run has a row term beyond chance. On the plain sky, two seeds of three also have a column term beyond
-# chance and pass both line tests of the Evidence; with the landscape, one did. Seed 2 of the plain sky names
-# every moon's patch, yet its table holds no column code: a model can carry the column in a code these tests do
-# not look for. So a task that asks for both makes the paper's structure more likely here, not certain. The
-# ViT paper shows it for models trained on far more data (its Figure 7, centre).
+# Every run has a row term beyond chance. On the plain sky two seeds of three also have a column term beyond
+# chance and pass both line tests of the Evidence; with the landscape, one did. Seed 2 names every moon's patch
+# without a column code these tests can see. So asking for both makes the paper's structure more likely here,
+# not certain. The ViT paper shows it for models trained on far more data (its Figure 7, centre).
 #
 # ## 5. What the papers report (1 min)
 #

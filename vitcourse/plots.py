@@ -1592,7 +1592,11 @@ def show_data_scale(
     if chance is not None:
         ax.axhline(chance, color="grey", ls=":", lw=1, label=f"chance ({chance:g})")
     ax.set_xscale("log", base=2 if x == "train_size" else 10)
-    ax.set_xlabel({"train_size": "training images", "multiply_adds": "training multiply-adds"}.get(x, x))
+    if x == "train_size":  # the sizes themselves as ticks
+        shown = sorted({r[x] for r in runs if r["model"] in models})
+        ax.set_xticks(shown, [f"{v:,}" for v in shown])
+        ax.minorticks_off()
+    ax.set_xlabel({"train_size": "training scenes", "multiply_adds": "training multiply-adds"}.get(x, x))
     ax.set_ylabel("held-out accuracy")
     ax.set_title(
         title or "held-out accuracy against training images (mean of the seeds; bars: lowest to highest)"
