@@ -139,7 +139,8 @@ models: $(STAMP)
 # CPU, one thread each), sorted into vitcourse/assets/experiments/*.json; the pre-trained encoders go to
 # vitcourse/assets/checkpoints/vit_mpp_seed*.pt, the rows-and-columns models to vit_sky_seed*.pt. Then the
 # cheapest runs again on the CPU, for the tests. Time and device of the shipped results: book/pages/experiments.md.
-# PARTS picks the experiments (add pretrain_tries for the higher mask ratios that were tried).
+# PARTS picks the experiments (add pretrain_tries for the higher mask ratios that were tried, rowcol_short for
+# the plain-sky runs of 6,000 steps that notebook 03 shows beside the shipped ones).
 JOBS ?= 2
 PARTS ?= pretrain finetune rowcol sweep sweep_long
 EXPERIMENT_LOG ?= build/experiments.jsonl

@@ -1596,7 +1596,7 @@ def show_data_scale(
         shown = sorted({r[x] for r in runs if r["model"] in models})
         ax.set_xticks(shown, [f"{v:,}" for v in shown])
         ax.minorticks_off()
-    ax.set_xlabel({"train_size": "training scenes", "multiply_adds": "training multiply-adds"}.get(x, x))
+    ax.set_xlabel({"train_size": "training pictures", "multiply_adds": "training multiply-adds"}.get(x, x))
     ax.set_ylabel("held-out accuracy")
     ax.set_title(
         title or "held-out accuracy against training images (mean of the seeds; bars: lowest to highest)"
