@@ -637,14 +637,13 @@ assert 0.02 < products_b / total_b < 0.06  # about 4 %, the answer of Exercise 5
 #
 # ### The three answers, measured on the scenes
 #
-# A toy version of the ViT paper's Figure 3, which plots accuracy against the amount of training data. The
-# question: is the scene intact, or have two of its 10 × 10 squares, from different rows, traded places? Five
-# models learn from 64 to 4,096 pictures (each scene shown twice: intact, and with two squares swapped) and are
-# tested on 512 pictures of other scenes. A convolution can see the seam around a moved square. The sweep's
-# ViTs cut 10 × 10 patches on the squares' own grid, so each patch holds one square whole and no seam: the ViT
-# must learn which patch belongs in which row. The sweep's DeiT adds only the distillation token (it learns
-# from the small CNN's answers), none of DeiT's augmentation. The same budget for all: 600 steps of 64 images,
-# three seeds. Each point is the mean of the three seeds; its bar runs from the lowest seed to the highest.
+# A toy version of the ViT paper's Figure 3: accuracy against the amount of training data. The question: is the
+# scene intact, or have two of its 10 × 10 squares, from different rows, traded places? Five models learn from 64
+# to 4,096 pictures (each scene intact and swapped) and are tested on 512 pictures of other scenes. A convolution
+# can see the seam around a moved square. The sweep's ViTs cut 10 × 10 patches on the squares' own grid, so no
+# patch holds a seam: the ViT must learn which patch belongs in which row. The sweep's DeiT adds only the
+# distillation token, none of DeiT's augmentation. The same budget for all: 600 steps of 64 images. Each point is
+# the mean of three seeds; its bar runs from the lowest seed to the highest.
 
 # %% mystnb={"image": {"alt": "Held-out accuracy against the number of training pictures, 64 to 4,096 on a log scale, for five models, each point the mean of three seeds with a bar from the lowest to the highest"}}
 from vitcourse import datascale, plots
@@ -684,14 +683,13 @@ assert sweep_mean("t2t", 64) < 0.7 and sweep_mean("t2t", 1024) > 0.85  # T2T-ViT
 
 # %% [markdown]
 # Unlike in the ViT paper's Figure 3, where ViT overtakes the ResNets as the data grow, no curve here overtakes
-# another. The CNN and the ViT with a convolutional stem are right on more than nine pictures in ten from 64 on. T2T-ViT, whose first step reads overlapping windows of pixels, gains the most from data:
-# about 6 in 10 after 64 pictures, 9 in 10 after 1,024; at 4,096 one seed failed (0.55), pulling the mean to
-# 0.81. The ViT stays at chance at every size, and so does DeiT: learning from the CNN's answers did not lift
-# it off chance. The plain ViT does not even learn its training pictures: its training loss stays near ln 2, a
-# 50/50 guess on every picture, even on 64 pictures, and four times the steps did not change that (the
-# Evidence's control). So this is a failure to learn the task at all, a harsher failure than the paper's few
-# points lost on new images, and the figure cannot show the catching up that the paper found at 14 million
-# images.
+# another. The CNN and the ViT with a convolutional stem are right on more than nine pictures in ten from 64 on.
+# T2T-ViT, whose first step reads overlapping windows of pixels, gains the most from data: about 6 in 10 after 64
+# pictures, 9 in 10 after 1,024; at 4,096 one seed failed (0.55), pulling the mean to 0.81. The ViT stays at chance
+# at every size, and so does DeiT. The ViT does not even learn its training pictures: its training loss stays near
+# ln 2, a 50/50 guess, even on 64 pictures, and on 4,096 with four times the steps (the Evidence's control). That
+# is a harsher failure than the paper's few points lost on new images, and the figure cannot show the catching up
+# the paper found at 14 million images.
 # Seeds, compute and the control: [a data-scale sweep](#Evidence:-a-data-scale-sweep).
 #
 # ## 9. A block's parameters (3 min)
