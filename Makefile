@@ -138,7 +138,7 @@ models: $(STAMP)
 # (vitcourse/datascale.py): every run from its fixed seed in JOBS worker processes (CUDA when present, else the
 # CPU, one thread each), sorted into vitcourse/assets/experiments/*.json; the pre-trained encoders go to
 # vitcourse/assets/checkpoints/vit_mpp_seed*.pt, the rows-and-columns models to vit_sky_seed*.pt. Then the
-# cheapest runs again on the CPU, for the tests. Time and device of the shipped results: book/pages/experiments.md.
+# first steps of the cheapest sweep run and of pre-training on the CPU, which the tests re-run on any machine. Time and device of the shipped results: book/pages/experiments.md.
 # PARTS picks the experiments (add pretrain_tries for the higher mask ratios that were tried, rowcol_short for
 # the plain-sky runs of 6,000 steps that notebook 03 shows beside the shipped ones).
 JOBS ?= 2
@@ -148,7 +148,7 @@ experiments: $(STAMP)
 	mkdir -p $(dir $(EXPERIMENT_LOG)) && rm -f $(EXPERIMENT_LOG)
 	$(BIN)/python -m vitcourse.datascale --jobs $(JOBS) --out $(EXPERIMENT_LOG) --part $(PARTS)
 	$(BIN)/python -m vitcourse.datascale --assemble $(EXPERIMENT_LOG)
-	$(BIN)/python -m vitcourse.datascale --cpu-reference
+	$(BIN)/python -m vitcourse.datascale --first-steps
 
 clean-venv:
 	rm -rf $(VENV)

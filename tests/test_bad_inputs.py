@@ -6,12 +6,14 @@ asserts the exception type that value must raise and that the message names the 
 graceful refusal (a hint, never an exception) is swept the same way. The per-kind example counts add up to more
 than 2,000 bad inputs per run; every object built is tiny, so the sweep takes seconds.
 
-Four classes that used to reach torch's, numpy's or Python's own errors have a test of their own each:
+Six classes that used to reach torch's, numpy's or Python's own errors have a test of their own each:
 tensors that are not dense or hold no numbers (sparse, mkldnn, nested, quantized, meta), fed to every public
 callable that takes a tensor; sizes whose layer, model or intermediate tensor would exceed
 ``_validate.LARGEST_ALLOCATION`` elements, fed to everything that allocates from its arguments; arrays that are
-no picture or matrix, fed to every figure function; and paths a file or folder cannot be written to, given to
-every writer and command line.
+no picture or matrix, fed to every figure function; paths a file or folder cannot be written to, given to
+every writer and command line; tensors with an empty dimension, fed to every public callable that takes a
+tensor; and what a learner's object can raise inside a checker or ``require`` (from its call, its repr, its
+message, ``SystemExit``).
 """
 
 from __future__ import annotations
@@ -645,7 +647,7 @@ LAYOUTS = [
     case("count_macs", "images", lambda x: cost.count_macs(vit(), x), shape=(1, 1, 8, 8)),
     case("where_predictions", "outputs", train.where_predictions, shape=(2, 8)),
     case("to_tensor", "picture", data.to_tensor, shape=(6, 10)),
-    case("as_numpy", "x", plots.as_numpy, shape=(6, 10)),
+    case("as_numpy", "x", plots.as_numpy, shape=(6, 10), empty_ok=True),
     case("show_picture", "picture", lambda x: plots.show_picture(x, ax=axes()), shape=(6, 10)),
     case("show_matrix", "matrix", lambda x: plots.show_matrix(x, ax=axes()), shape=(3, 3)),
     case("show_table_columns", "table", lambda x: plots.show_table_columns(x, [0, 1], ax=axes()), shape=(4, 6)),
@@ -655,13 +657,13 @@ LAYOUTS = [
     case("show_similarity_grid", "sims", plots.show_similarity_grid, shape=(2, 2, 2, 2)),
     case("show_attention_on_picture", "picture", lambda x: plots.show_attention_on_picture(x, np.zeros((1, 2)), 5, 0), shape=(5, 10)),
     case("show_attention_on_picture", "weights", lambda x: plots.show_attention_on_picture(np.zeros((5, 10)), x, 5, 0), shape=(1, 2)),
-    case("draw_windows", "corners", lambda x: plots.draw_windows(axes(), x, 3), shape=(2, 2)),
+    case("draw_windows", "corners", lambda x: plots.draw_windows(axes(), x, 3), shape=(2, 2), empty_ok=True),
     case("show_learning_rate", "lrs", lambda x: plots.show_learning_rate(x, 1, ax=axes()), shape=(3,)),
     case("soft_split_frames", "picture", lambda x: plots.soft_split_frames(x, 3, 2, 1, 1), shape=(6, 8)),
     case("load_pretrained", "head.weight", lambda x: checkpoints.load_pretrained(vit(), _with_head(x), "timm"), shape=(1, 8)),
-    case("unwrap", "head.weight", lambda x: checkpoints.unwrap(_with_head(x)), shape=(1, 8), meta_ok=True),
-    case("from_timm_vit", "head.weight", lambda x: checkpoints.from_timm_vit(_with_head(x)), shape=(1, 8), meta_ok=True),
-    case("to_timm_vit", "head.weight", lambda x: checkpoints.to_timm_vit(_with_head(x), 1, 4), shape=(1, 8), meta_ok=True),
+    case("unwrap", "head.weight", lambda x: checkpoints.unwrap(_with_head(x)), shape=(1, 8), meta_ok=True, empty_ok=True),
+    case("from_timm_vit", "head.weight", lambda x: checkpoints.from_timm_vit(_with_head(x)), shape=(1, 8), meta_ok=True, empty_ok=True),
+    case("to_timm_vit", "head.weight", lambda x: checkpoints.to_timm_vit(_with_head(x), 1, 4), shape=(1, 8), meta_ok=True, empty_ok=True),
 ]  # fmt: skip
 
 NOT_DENSE = {  # a tensor of the given (dense, float32) values in another layout, or None where torch has none
@@ -810,12 +812,9 @@ def test_the_largest_presets_fit_under_the_limit() -> None:
 # never an IndexError from inside numpy or matplotlib.
 
 
-def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(d for d in shape if d != 1)
-
-
 def _picture_ok(shape: tuple[int, ...]) -> bool:
-    return len(_squeezed(shape)) == 2 and 0 not in shape
+    """(H, W), (1, H, W) or (1, 1, H, W), none empty: one picture, one channel (plots._image's rule)."""
+    return 2 <= len(shape) <= 4 and all(d == 1 for d in shape[:-2]) and 0 not in shape
 
 
 FIGURE_ARRAYS = [
@@ -1001,3 +1000,190 @@ def test_a_learner_function_that_calls_sys_exit_gets_a_hint(
     assert not verdict
     assert "SystemExit" in verdict.message
     assert "SystemExit" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Empty dimensions: a tensor with a 0 anywhere in its shape, fed to every callable of LAYOUTS (each tensor
+# parameter of the public API), is refused with a ValueError naming the parameter, never torch's RuntimeError
+# or an empty result. Not refused (empty_ok): as_numpy (a conversion, any shape), draw_windows (no windows: an
+# empty list to draw) and the state-dict converters (they rename keys and pass tensors through;
+# load_pretrained compares every shape with the model's).
+
+
+def _emptied(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    return [shape[:i] + (0,) + shape[i + 1 :] for i in range(len(shape))]
+
+
+@pytest.mark.parametrize(
+    "c", [c for c in LAYOUTS if not c.options.get("empty_ok")], ids=lambda c: f"{c.label}-{c.param}"
+)
+def test_tensors_with_an_empty_dimension_are_refused_naming_the_parameter(c: Case) -> None:
+    for shape in _emptied(c.options["shape"]):
+        try:
+            with pytest.raises(ValueError) as caught:
+                c.call(torch.zeros(shape))
+        finally:
+            plt.close("all")
+        message = str(caught.value)
+        assert c.param in message, f"{c.label}{shape}: the message does not name {c.param!r}: {message}"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tokens.patchify(torch.zeros(0, 1, 8, 8), 4),
+        lambda: tokens.soft_split(torch.zeros(1, 0, 8, 8), 3),
+        lambda: tokens.unsplit(torch.zeros(1, 9, 0), 6, 6, 3, 2, 1),
+        lambda: scenes.scramble_patches(torch.zeros(0, 1, 8, 8), 4, torch.Generator()),
+        lambda: position.cosine_similarity_grid(torch.zeros(4, 0), 2, 2),
+        lambda: position.cosine_similarity_grid(torch.zeros(1, 4, 0), 2, 2),
+    ],
+)
+def test_the_reported_empty_inputs_say_which_dimension_is_empty(call: Callable[[], object]) -> None:
+    with pytest.raises(
+        ValueError, match=r"empty in dimension \d: every dimension of .* needs at least one entry"
+    ):
+        call()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Generators: the package draws on the CPU; a generator on another device is refused naming the parameter.
+
+GENERATOR_CALLS = [
+    ("scramble_patches", lambda g: scenes.scramble_patches(torch.zeros(2, 1, 8, 8), 4, g)),
+    ("random_mask", lambda g: __import__("vitcourse.masked").masked.random_mask(2, 6, 0.5, g)),
+    ("smooth_random_embedding", lambda g: probes.smooth_random_embedding(2, 3, 1.0, 4, g)),
+]
+
+
+class _OffCpuGenerator(torch.Generator):
+    """Stands in for a generator on another device: torch 2.13 makes none on the meta device, and a CUDA one
+    needs a GPU (the test below uses a real one where there is)."""
+
+    device = torch.device("meta")
+
+
+@pytest.mark.parametrize(("label", "call"), GENERATOR_CALLS, ids=[g[0] for g in GENERATOR_CALLS])
+def test_a_generator_on_another_device_is_refused(label: str, call: Callable[[object], object]) -> None:
+    with pytest.raises(ValueError, match=r"generator is a generator on device meta.*torch\.Generator\(\)"):
+        call(_OffCpuGenerator())
+    if torch.cuda.is_available():
+        with pytest.raises(ValueError, match="generator is a generator on device cuda"):
+            call(torch.Generator(device="cuda"))
+    with pytest.raises(TypeError, match="generator must be a torch.Generator on the CPU"):
+        call(3)
+    assert call(torch.Generator().manual_seed(0)) is not None  # a CPU generator serves
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A model that does not fit the task, given to train.evaluate: a ValueError naming the model and what would fit.
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        torch.nn.Linear(3, 2),  # not a picture model: torch's matmul error inside
+        models.VisionTransformer(
+            (8, 8), 4, 1, num_classes=2, embed_dim=8, depth=1, num_heads=2
+        ),  # other size
+        models.VisionTransformer(
+            (60, 100), 20, 3, num_classes=2, embed_dim=8, depth=1, num_heads=2
+        ),  # 3 channels
+        torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(6000, 2)).to(torch.float64),  # another dtype
+    ],
+    ids=["linear", "other-size", "three-channels", "float64"],
+)
+def test_evaluate_names_a_model_that_does_not_fit_the_task(model: torch.nn.Module) -> None:
+    with pytest.raises(ValueError, match=r"model cannot take the 'scramble' task's images.*in_chans=1"):
+        train.evaluate(model, "scramble", size=4)
+
+
+def test_evaluate_names_outputs_that_are_not_real_numbers() -> None:
+    class Labels(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.zeros(1))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.zeros(len(x), 2, dtype=torch.long)
+
+    with pytest.raises(ValueError, match="model gives a tensor of dtype torch.int64 as outputs"):
+        train.evaluate(Labels(), "scramble", size=4)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Explorers take one 2-D picture: another rank is refused with the call that makes it 2-D.
+
+
+@pytest.mark.parametrize("shape", [(1, 60, 100), (1, 1, 60, 100), (3, 60, 100), (60, 1, 100), (60,)])
+def test_explorers_refuse_pictures_of_another_rank(shape: tuple[int, ...]) -> None:
+    from vitcourse import widgets
+
+    picture = np.zeros(shape, dtype=np.float32)
+    for build in (widgets.patch_explorer, widgets.soft_split_explorer, widgets.attention_explorer):
+        with pytest.raises(ValueError, match=r"picture must be a 2-D \(H, W\) array") as caught:
+            build(picture)
+        if shape in ((1, 60, 100), (1, 1, 60, 100)):
+            assert "picture.squeeze()" in str(caught.value)
+    plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# What a learner's object raises inside `require` (nbgrader's grading cells) becomes an AssertionError with the
+# exception's name: never the object's own exception, whatever it raises and from where.
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr fails")
+
+
+class _BadMessage(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("str fails")
+
+
+def _raises_bad_message(*args: object) -> object:
+    raise _BadMessage()
+
+
+def _learner_checker(*args: object) -> object:
+    raise ZeroDivisionError("learner code")
+
+
+def _exits_checker(*args: object) -> object:
+    sys.exit(3)
+
+
+@pytest.mark.parametrize(
+    ("checker", "answer", "name"),
+    [
+        (_learner_checker, 1, "ZeroDivisionError"),  # a callable that raises, given as the checker
+        (_exits_checker, 1, "SystemExit"),
+        (check.patch_number, _BadRepr(), None),  # an answer whose repr raises: a plain ✗
+        (check.patch_number, _raises_bad_message, None),
+    ],
+    ids=["raises", "sys-exit", "bad-repr", "bad-message"],
+)
+def test_require_turns_what_an_answer_raises_into_an_assertion(
+    checker: Callable, answer: object, name: str | None
+) -> None:
+    with pytest.raises(AssertionError) as caught:
+        check.require(checker, answer)
+    assert str(caught.value).startswith("✗")
+    if name:
+        assert name in str(caught.value)
+
+
+def test_require_names_a_checker_that_returns_no_verdict_even_when_its_repr_raises() -> None:
+    with pytest.raises(TypeError, match="checker must return a Verdict.*could not be shown"):
+        check.require(lambda *a: _BadRepr(), 1)
+    with pytest.raises(TypeError, match="checker must be a function of vitcourse.check.*could not be shown"):
+        check.require(_BadRepr(), 1)
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_checkers_survive_answers_whose_repr_or_message_raises(checker: Callable) -> None:
+    for answer in (_BadRepr(), _raises_bad_message):
+        verdict = checker(answer)
+        assert isinstance(verdict, check.Verdict) and verdict.message.startswith(("✓", "✗"))

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -55,15 +55,35 @@ def test_shipped_encoders_give_the_stored_distances(seed: int) -> None:
     assert measured.min() < probes.attention_distance_bounds(6, 10, 10)["uniform"] - 5
 
 
-def test_pretraining_rerun_matches_the_cpu_reference() -> None:
-    reference = _load("masked_pretraining.json")["cpu_reruns"][0]
-    steps = reference["steps"]
-    torch.set_num_threads(1)
-    done = masked.pretrain(replace(datascale.PRETRAIN, steps=steps, device="cpu"))
-    # the CPU record was made with this code on a CPU; other CPUs and torch builds round differently
+# The re-runs compare what holds on any machine (book/pages/testing.md): the pictures, the initial weights, the
+# multiply-adds, and the losses of the first REFERENCE_STEPS steps, which lie in the warm-up. Measured: another
+# thread count or oneDNN switched off moves those losses by at most 6e-7 of their value, while a learning rate
+# 10 % higher moves the sweep run's by 9e-3 and leaving out its flips by 0.38, far beyond LOSS_RTOL. (Weight decay
+# acts too slowly to show: without it the 30 losses move by 1.6e-5.)
+LOSS_RTOL = 1e-4
+
+
+def _same_start(measured: dict, stored: dict) -> None:
+    assert measured["steps"] == stored["steps"] == datascale.REFERENCE_STEPS
+    assert measured["pictures_sum"] == pytest.approx(stored["pictures_sum"], rel=1e-9)
+    for key in ("targets_sum", "initial_sum_of_squares"):
+        if key in stored:
+            assert measured[key] == pytest.approx(stored[key], rel=1e-6), key
     torch.testing.assert_close(
-        torch.tensor(done.losses), torch.tensor(reference["losses"]), atol=2e-3, rtol=0.05
+        torch.tensor(measured["losses"], dtype=torch.float64),
+        torch.tensor(stored["losses"], dtype=torch.float64),
+        rtol=LOSS_RTOL,
+        atol=0,
     )
+    # the comparison can fail: over these steps the stored losses move by far more than the tolerance
+    losses = torch.tensor(stored["losses"], dtype=torch.float64)
+    assert ((losses - losses[0]).abs() / losses[0]).max() > 100 * LOSS_RTOL
+
+
+def test_first_pretraining_steps_hold_on_any_machine() -> None:
+    stored = _load("masked_pretraining.json")["first_steps"][0]
+    torch.set_num_threads(1)
+    _same_start(datascale.first_pretraining_steps(stored["seed"]), stored)
 
 
 def test_chance_thresholds_are_notebook_03s() -> None:
@@ -97,21 +117,20 @@ def test_pipeline_runs_end_to_end(tmp_path: Path) -> None:
     assert {r["steps"] for r in sky["runs"]} == {3} and {r["steps"] for r in sky["shorter_runs"]} == {2}
 
 
-def test_cheapest_sweep_run_reruns_to_its_stored_numbers() -> None:
-    """The sweep's cheapest run (fewest multiply-adds), trained again here on the CPU with one thread."""
+def test_first_steps_of_the_cheapest_sweep_run_hold_on_any_machine() -> None:
+    """The sweep's cheapest run (fewest multiply-adds) started again on the CPU: its pictures, initial weights,
+    multiply-adds and first steps' losses are the recorded ones. Its end is not re-run: after 600 steps two
+    machines' runs can part by more than rounding (seen: held-out accuracy 0.57 against 0.61)."""
     body = _load("data_scale.json")
-    reference = body["cpu_reruns"][0]
+    stored = body["first_steps"][0]
     model, size, seed = datascale.cheapest_sweep_run(body["runs"])
-    assert (reference["model"], reference["train_size"], reference["seed"]) == (model, size, seed)
+    assert (stored["model"], stored["train_size"], stored["seed"]) == (model, size, seed)
     torch.set_num_threads(1)
-    record, _ = datascale.run(model, size, seed, datascale.SWEEP, "cpu")
-    # the same code on a CPU: the same run up to rounding (other CPUs and torch builds round differently)
-    assert abs(record["accuracy"] - reference["accuracy"]) <= 0.01
-    assert abs(record["loss"] - reference["loss"]) <= 0.02
-    assert record["multiply_adds"] == reference["multiply_adds"]
-    # and the stored run itself (made on another device) lands within a few scenes of the CPU's
-    stored = next(r for r in body["runs"] if (r["model"], r["train_size"], r["seed"]) == (model, size, seed))
-    assert abs(stored["accuracy"] - record["accuracy"]) <= 0.03
+    measured = datascale.first_steps(model, size, seed)
+    _same_start(measured, stored)
+    assert measured["forward_multiply_adds"] == stored["forward_multiply_adds"]
+    run = next(r for r in body["runs"] if (r["model"], r["train_size"], r["seed"]) == (model, size, seed))
+    assert run["forward_multiply_adds"] == measured["forward_multiply_adds"]  # the sweep's record: this model
 
 
 def test_swap_batch_swaps_two_squares_in_different_rows() -> None:
@@ -216,7 +235,8 @@ def test_rows_and_columns_setting_ships_its_recorded_runs() -> None:
     for r in runs:
         assert r["settings"] == asdict(datascale.ROWCOL)
         measured = datascale.rowcol_terms(datascale.load_sky(r["seed"]))
-        assert measured == {k: r[k] for k in measured}  # the shipped model is the recorded run
+        # the shipped model is the recorded run (terms stored to 4 decimals; another CPU rounds the sums apart)
+        assert measured == pytest.approx({k: r[k] for k in measured}, abs=2e-4)
         assert r["same_row"] > chance["same_row"] and r["accuracy"] > 0.95
         terms = r["same_column"] > chance["same_column"]
         passed.append(terms and r["far_row"] > r["diagonal"] and r["far_column"] > r["diagonal"])

@@ -262,9 +262,12 @@ def test_shipped_model_reproduces_its_stored_metrics(name: str) -> None:
     patch = shipped.config.patch_size if shipped.config.task in scenes.WHERE_TASKS else shipped.config.block
     again = train.evaluate(shipped.model, shipped.config.task, block=patch, **train.SHIPPED_EVAL)
     assert set(again) == set(shipped.metrics)
+    size = train.SHIPPED_EVAL["size"]
     for key, stored in shipped.metrics.items():
-        if "accuracy" in key:  # a count of right answers out of SHIPPED_EVAL["size"]: the same count
-            assert round(again[key] * 256) == round(stored * 256), key
+        if "accuracy" in key:  # a count of right answers out of SHIPPED_EVAL["size"]
+            # the same count up to one scene: another CPU moves the outputs by rounding (about 1e-6), which can
+            # flip only a scene whose two best outputs are that close
+            assert abs(round(again[key] * size) - round(stored * size)) <= 1, key
         else:
             assert again[key] == pytest.approx(stored, rel=1e-4, abs=1e-6), key
     assert {"device", "seconds", "torch"} <= set(shipped.info)

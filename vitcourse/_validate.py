@@ -8,8 +8,9 @@ module's private helper). One helper per kind of parameter:
 * real numbers: :func:`finite_float` (NaN and infinities refused, with an optional lower bound);
 * switches: :func:`flag` (only ``True``/``False``: the string ``"False"`` is truthy in Python);
 * named choices: :func:`choice`;
-* objects: :func:`instance_of` (a model where a model is expected, an Axes where an Axes is expected, ...);
-* tensors and images: :func:`dense_tensor`, :func:`tensor_of_rank`, :func:`real_tensor`, :func:`image_size`,
+* objects: :func:`instance_of` (a model where a model is expected, an Axes where an Axes is expected, ...),
+  :func:`cpu_generator` (a random-number generator on the CPU, where the package draws);
+* tensors and images: :func:`dense_tensor`, :func:`tensor_of_rank`, :func:`non_empty`, :func:`real_tensor`, :func:`image_size`,
   :func:`check_image`, :func:`check_tokens`;
 * sizes of what is about to be allocated: :func:`allocatable` (at most :data:`LARGEST_ALLOCATION` elements);
 * paths: :func:`writable_file`, :func:`writable_folder`.
@@ -51,10 +52,12 @@ __all__ = [
     "flag",
     "choice",
     "instance_of",
+    "cpu_generator",
     "LARGEST_ALLOCATION",
     "allocatable",
     "dense_tensor",
     "tensor_of_rank",
+    "non_empty",
     "real_tensor",
     "image_size",
     "check_image",
@@ -159,6 +162,26 @@ def instance_of(name: str, value: object, kind: type | tuple[type, ...], what: s
     raise TypeError(f"{name} must be {what}, got {_shown(value)}{hint}")
 
 
+def cpu_generator(name: str, value: object, *, optional: bool = False) -> torch.Generator | None:
+    """``value`` if it is a ``torch.Generator`` on the CPU (or None when ``optional``), else a TypeError or
+    ValueError naming ``name``. The package draws its random numbers on the CPU (the same draws on every machine)
+    and moves them afterwards, so a generator on another device (``torch.Generator(device="meta")``, a CUDA one)
+    cannot serve."""
+    if value is None and optional:
+        return None
+    what = "a torch.Generator on the CPU" + (" or None" if optional else "")
+    generator = instance_of(
+        name, value, torch.Generator, what, hint="; e.g. torch.Generator().manual_seed(0)"
+    )
+    device = generator.device  # type: ignore[attr-defined]
+    if device.type != "cpu":
+        raise ValueError(
+            f"{name} is a generator on device {device}, but the draws here are made on the CPU: pass "
+            f"torch.Generator().manual_seed(seed)"
+        )
+    return generator  # type: ignore[return-value]
+
+
 def _count(n: int) -> str:
     """A number of elements for a message: exact up to 10**15, else as a power of two."""
     return f"{n:,}" if n < 10**15 else f"about 2**{math.log2(n):.1f}"
@@ -221,14 +244,29 @@ def dense_tensor(name: str, x: torch.Tensor, *, shapes_only: bool = False) -> to
 def tensor_of_rank(
     name: str, x: object, rank: int, layout: str, *, shapes_only: bool = False
 ) -> torch.Tensor:
-    """Return ``x`` if it is a dense tensor with ``rank`` dimensions; ``layout`` (e.g. "(B, C, H, W)") goes in
-    the message. A meta tensor is refused unless ``shapes_only`` (see :func:`dense_tensor`)."""
+    """Return ``x`` if it is a dense tensor with ``rank`` dimensions, none of them empty (:func:`non_empty`);
+    ``layout`` (e.g. "(B, C, H, W)") goes in the message. A meta tensor is refused unless ``shapes_only`` (see
+    :func:`dense_tensor`)."""
     if not isinstance(x, torch.Tensor):
         extra = "; convert it with torch.from_numpy(...).float()" if isinstance(x, np.ndarray) else ""
         raise TypeError(f"{name} must be a torch.Tensor of shape {layout}, got {type(x).__name__}{extra}")
     dense_tensor(name, x, shapes_only=shapes_only)
     if x.ndim != rank:
         raise ValueError(f"{name} must have {rank} dimensions {layout}, got shape {tuple(x.shape)}")
+    return non_empty(name, x, layout)
+
+
+def non_empty(name: str, x: torch.Tensor | np.ndarray, layout: str) -> torch.Tensor | np.ndarray:
+    """``x`` if none of its dimensions is empty, else a ValueError naming ``name`` and the empty dimension.
+
+    One rule for the package: a batch of 0 images, a picture of 0 rows, tokens of length 0 are refused here,
+    instead of failing inside torch's unfold or giving an empty result."""
+    if 0 in x.shape:
+        empty = ", ".join(f"dimension {i}" for i, n in enumerate(x.shape) if n == 0)
+        raise ValueError(
+            f"{name} has shape {tuple(x.shape)}, empty in {empty}: every dimension of {layout} needs at least "
+            f"one entry"
+        )
     return x
 
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from ._validate import finite_float, non_negative_int, real_tensor
+from ._validate import finite_float, non_empty, non_negative_int, real_tensor
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -209,6 +209,7 @@ def to_tensor(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
     t = real_tensor("picture", picture).detach().to("cpu", torch.float32)
     if t.ndim != 2:
         raise ValueError(f"picture must have 2 dimensions (H, W), got shape {tuple(t.shape)}")
+    non_empty("picture", t, "(H, W)")
     return t[None, None]  # (1, 1, H, W)
 
 

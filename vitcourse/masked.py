@@ -30,7 +30,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._validate import choice, finite_float, instance_of, non_negative_int, positive_int, tensor_of_rank
+from ._validate import (
+    choice,
+    cpu_generator,
+    finite_float,
+    instance_of,
+    non_negative_int,
+    positive_int,
+    tensor_of_rank,
+)
 from .device import DEVICES, get_device
 from .models import VisionTransformer
 from .probes import mean_attention_distance
@@ -131,7 +139,7 @@ def random_mask(batch: int, tokens: int, ratio: float, generator: torch.Generato
     ratio = finite_float("ratio", ratio, 0, above=True)
     if ratio >= 1:
         raise ValueError(f"ratio must be in (0, 1): some tokens must stay visible, got {ratio}")
-    instance_of("generator", generator, torch.Generator, "a torch.Generator")
+    cpu_generator("generator", generator)
     count = max(1, round(ratio * tokens))
     order = torch.rand(batch, tokens, generator=generator).argsort(-1)
     return order < count  # the ranks below count: a random subset of that size
@@ -148,11 +156,16 @@ class PretrainResult:
     device: str = "cpu"
 
 
-def pretrain(config: PretrainConfig) -> PretrainResult:
-    """Pre-train a ViT encoder by masked patch prediction as ``config`` says (AdamW, warm-up then cosine)."""
+def pretrain(config: PretrainConfig, stop_after: int | None = None) -> PretrainResult:
+    """Pre-train a ViT encoder by masked patch prediction as ``config`` says (AdamW, warm-up then cosine).
+
+    ``stop_after`` ends the run after that many steps with the schedule of the full run (its first steps: what
+    :func:`vitcourse.datascale.first_steps` records)."""
     from .train import lr_factor, param_groups  # the supervised loop's schedule and groups
 
     instance_of("config", config, PretrainConfig, "a PretrainConfig")
+    if stop_after is not None:
+        positive_int("stop_after", stop_after)
     device = get_device(config.device)
     with torch.random.fork_rng(devices=[]):  # the mask token and decoder from their own stream of the seed
         torch.manual_seed(config.seed + 10_000)
@@ -167,7 +180,7 @@ def pretrain(config: PretrainConfig) -> PretrainResult:
     result = PretrainResult(model.encoder, config, device=device)
     start = time.perf_counter()
     model.train()
-    for _ in range(config.steps):
+    for _ in range(config.steps if stop_after is None else min(stop_after, config.steps)):
         index = torch.randint(len(pool), (config.batch_size,), generator=order).to(device)
         mask = random_mask(config.batch_size, n, config.mask_ratio, order).to(device)
         images = pool[index]

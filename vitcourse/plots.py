@@ -34,6 +34,7 @@ from ._validate import (
     finite_float,
     flag,
     instance_of,
+    non_empty,
     non_negative_int,
     positive_int,
 )
@@ -92,12 +93,16 @@ def _axes(ax: object, required: bool = False) -> Axes | None:
 
 
 def _image(x: object, name: str) -> np.ndarray:
-    """``x`` as a non-empty (H, W) array (a (1, H, W) or (1, 1, H, W) one is squeezed), else raise naming ``name``."""
-    img = as_numpy(x, name).squeeze()
+    """``x`` as a non-empty (H, W) array, else raise naming ``name``. A (1, H, W) or (1, 1, H, W) one (one picture,
+    one channel, as the models take it) loses its leading axes; H and W are never squeezed away, so a one-row
+    picture stays (1, W)."""
+    img = as_numpy(x, name)
+    if img.ndim in (3, 4) and img.shape[: img.ndim - 2] == (1,) * (img.ndim - 2):
+        img = img.reshape(img.shape[-2:])
     if img.ndim != 2 or img.size == 0:
         raise ValueError(
-            f"{name} must be a non-empty (H, W) array (a (1, H, W) or (1, 1, H, W) one is squeezed), got shape "
-            f"{tuple(np.shape(x))}"
+            f"{name} must be a non-empty (H, W) array (or (1, H, W), (1, 1, H, W): one picture, one channel), got "
+            f"shape {tuple(np.shape(x))}"
         )
     return img
 
@@ -489,6 +494,7 @@ def show_table_columns(
     m = as_numpy(table, "table")
     if m.ndim != 2:
         raise ValueError(f"table must be 2-D (rows, d), got shape {m.shape}")
+    non_empty("table", m, "(rows, d)")
     if isinstance(columns, str) or not isinstance(columns, Sequence | np.ndarray | torch.Tensor):
         raise TypeError(f"columns must be a sequence of column indices, got {type(columns).__name__}")
     index = np.asarray(columns).reshape(-1)

@@ -23,7 +23,15 @@ from typing import NamedTuple
 
 import torch
 
-from ._validate import choice, finite_float, positive_int, real_tensor, tensor_of_rank
+from ._validate import (
+    choice,
+    cpu_generator,
+    finite_float,
+    non_empty,
+    positive_int,
+    real_tensor,
+    tensor_of_rank,
+)
 from .position import cosine_similarity_grid
 
 __all__ = [
@@ -195,8 +203,7 @@ def smooth_random_embedding(
     length = finite_float("length", length, 0, above=True)
     if positive_int("dim", dim) % 2:
         raise ValueError(f"dim must be an even number >= 2 (cosine and sine pairs), got {dim}")
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    cpu_generator("generator", generator, optional=True)
     n = rows * cols
     centres = torch.stack([torch.arange(n) // cols, torch.arange(n) % cols], 1).double()  # (N, 2)
     directions = torch.randn(dim // 2, 2, generator=generator, dtype=torch.float64) / length  # (dim / 2, 2)
@@ -381,6 +388,7 @@ def attention_entropy(weights: torch.Tensor) -> torch.Tensor:
     real_tensor("weights", weights)  # dense, holding real floats: before the shape, which a nested one lacks
     if weights.ndim < 1:
         raise ValueError("weights must have at least one dimension (..., N), got a 0-d tensor")
+    non_empty("weights", weights, "(..., N)")
     w = weights.detach().float()
     return -(w * torch.log(w.clamp_min(1e-12))).sum(-1)
 

@@ -37,6 +37,7 @@ from ._validate import (
     allocatable,
     choice,
     common_divisors,
+    cpu_generator,
     flag,
     instance_of,
     listing,
@@ -166,9 +167,7 @@ def scramble_patches(images: torch.Tensor, block: int, generator: torch.Generato
     """
     tensor_of_rank("images", images, 4, "(B, C, H, W)")
     _check_block(images.shape[2], images.shape[3], positive_int("block", block))
-    instance_of(
-        "generator", generator, torch.Generator, "a torch.Generator, e.g. torch.Generator().manual_seed(0)"
-    )
+    cpu_generator("generator", generator)
     toks = patchify(images, block)  # (B, N, C*block*block)
     n = toks.shape[1]
     perms = []

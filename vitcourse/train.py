@@ -409,9 +409,27 @@ def evaluate(
     if parameter is None:
         raise ValueError("model has no parameters; pass a trained model")
     model.eval()
-    images = batch.images if getattr(model, "tokenizer", None) is None else fit_images(batch.images, model)
-    outputs = model(images.to(parameter.device)).float().cpu()
     wanted = {"scramble": 2, "moon": 1}.get(task) or sum(where_classes(block))
+    try:
+        images = (
+            batch.images if getattr(model, "tokenizer", None) is None else fit_images(batch.images, model)
+        )
+        outputs = model(images.to(parameter.device))
+    except (RuntimeError, ValueError, TypeError, IndexError) as err:  # torch's own words for a misfit
+        raise ValueError(
+            f"model cannot take the {task!r} task's images, of shape (B, 1, 60, 100): {err} -- pass a model built "
+            f"for one-channel 60 x 100 pictures (img_size=(60, 100), in_chans=1) with num_classes={wanted}"
+        ) from err
+    if not isinstance(outputs, torch.Tensor) or not outputs.is_floating_point():
+        kind = (
+            f"a tensor of dtype {outputs.dtype}"
+            if isinstance(outputs, torch.Tensor)
+            else type(outputs).__name__
+        )
+        raise ValueError(
+            f"model gives {kind} as outputs; task {task!r} needs a tensor of shape (B, {wanted}) of real numbers"
+        )
+    outputs = outputs.float().cpu()
     if outputs.ndim != 2 or outputs.shape[1] != wanted:
         raise ValueError(
             f"model gives outputs of shape {tuple(outputs.shape)}; task {task!r} needs (B, {wanted}): "

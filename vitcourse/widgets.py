@@ -85,15 +85,23 @@ class Impossible(ValueError):
 
 
 def _picture(picture: object, name: str = "picture") -> np.ndarray:
-    """A (H, W) float array from a tensor or array, or a TypeError/ValueError naming ``name``."""
+    """A (H, W) float array from a 2-D tensor or array, or a TypeError/ValueError naming ``name``.
+
+    Only a 2-D picture is drawn: a (1, H, W) or (1, 1, H, W) one is refused with the call that makes it 2-D, since
+    its first axes may as well be a batch or colour channels, and squeezing them would hide that.
+    """
     if not isinstance(picture, torch.Tensor | np.ndarray):
         raise TypeError(f"{name} must be a (H, W) numpy array or tensor, got {type(picture).__name__}")
-    img = plots.as_numpy(picture, name).squeeze()
-    if img.ndim != 2 or img.size == 0:
+    img = plots.as_numpy(picture, name)
+    if img.ndim != 2:
+        advice = ""
+        if img.ndim > 2 and img.shape[-2] and img.shape[-1] and math.prod(img.shape[:-2]) == 1:
+            advice = f"; for one picture with one channel pass {name}.squeeze() or {name}[{'0, ' * (img.ndim - 2)}...]"
         raise ValueError(
-            f"{name} must be a non-empty (H, W) array (a (1, H, W) or (1, 1, H, W) one is squeezed), "
-            f"got shape {tuple(picture.shape)}"
+            f"{name} must be a 2-D (H, W) array, one channel, got shape {tuple(img.shape)}{advice}"
         )
+    if img.size == 0:
+        raise ValueError(f"{name} must have at least one row and one column, got shape {tuple(img.shape)}")
     return img.astype(np.float32, copy=False)
 
 

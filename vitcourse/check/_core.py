@@ -137,13 +137,29 @@ def unexplained(what: str, got: str, nudge: str, pointer: str = "") -> Verdict:
     return say(False, " ".join(parts))
 
 
+def _error_text(err: BaseException) -> str:
+    """``Name: message`` of an exception, even when its own ``str()`` raises (a learner's object may)."""
+    try:
+        return f"{type(err).__name__}: {err}"
+    except Exception:  # noqa: BLE001 - the message is the learner's code; only its name is sure
+        return f"{type(err).__name__} (its message could not be shown)"
+
+
+def could_not_use(err: BaseException) -> str:
+    """What a learner reads when their answer raised inside a check: the exception, never a traceback."""
+    return f"the check could not use your answer ({_error_text(err)})."
+
+
 def never_raises(func: Callable[..., Verdict]) -> Callable[..., Verdict]:
+    """Wrap a checker so that whatever the learner's answer raises (when called, printed, compared, even
+    ``SystemExit``) becomes a ✗ with the exception's name, never a traceback."""
+
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Verdict:
         try:
             return func(*args, **kwargs)
         except (Exception, SystemExit) as err:  # a checker must help, not crash
-            return say(False, f"the check could not use your answer ({type(err).__name__}: {err}).")
+            return say(False, could_not_use(err))
 
     return wrapper
 
@@ -158,12 +174,16 @@ def require(checker: Callable[..., Verdict], *answers: object) -> None:
 
     Raises:
         TypeError: ``checker`` is not one of the course's checkers (a callable that returns a ``Verdict``).
-        AssertionError: the checker's verdict is ✗; the message is the checker's hint.
+        AssertionError: the checker's verdict is ✗ (the message is the checker's hint), or the answer raised
+            inside the checker (anything, ``SystemExit`` included; the message names the exception).
     """
     if not callable(checker):
         raise TypeError(f"checker must be a function of vitcourse.check, got {describe(checker)}.")
     with contextlib.redirect_stdout(io.StringIO()):
-        verdict = checker(*answers)
+        try:
+            verdict = checker(*answers)
+        except (Exception, SystemExit) as err:  # the learner's object raised: a failed answer, not a crash
+            raise AssertionError(f"{FAIL} {could_not_use(err)}") from None
     if not isinstance(verdict, Verdict):
         raise TypeError(
             f"checker must return a Verdict (use a function of vitcourse.check), got {describe(verdict)}."
@@ -173,11 +193,19 @@ def require(checker: Callable[..., Verdict], *answers: object) -> None:
 
 
 def describe(x: object) -> str:
-    if isinstance(x, torch.Tensor):
-        return f"a tensor of shape {tuple(x.shape)} and dtype {x.dtype}"
-    if isinstance(x, np.ndarray):
-        return f"a numpy array of shape {x.shape}"
-    return f"{type(x).__name__} {x!r}" if not callable(x) else f"the function {getattr(x, '__name__', x)!r}"
+    """A short description of a learner's answer for a hint; never raises, whatever the object's repr does."""
+    try:
+        if isinstance(x, torch.Tensor):
+            return f"a tensor of shape {tuple(x.shape)} and dtype {x.dtype}"
+        if isinstance(x, np.ndarray):
+            return f"a numpy array of shape {x.shape}"
+        if callable(x):
+            name = getattr(x, "__name__", None)
+            return f"the function {name!r}" if isinstance(name, str) else f"a callable {type(x).__name__}"
+        shown = repr(x)
+        return f"{type(x).__name__} {shown[:200] + ' ...' if len(shown) > 200 else shown}"
+    except (Exception, SystemExit):
+        return f"an object of type {type(x).__name__} (it could not be shown)"
 
 
 def _number(answer: object, what: str, kind: str) -> tuple[int | float | None, Verdict | None]:
