@@ -118,7 +118,7 @@ browser-if-present: $(STAMP)
 
 # JupyterLab + Chromium: every notebook run in the browser, every widget moved; screenshots in screenshots/.
 test-browser: $(STAMP)
-	VITCOURSE_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/browser -v -p no:cacheprovider
+	VITCOURSE_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/browser -v -p no:cacheprovider --durations=10
 
 # Re-run every notebook in place in a fresh kernel, on the CPU, so stored outputs are produced by the code.
 execute: sync
