@@ -49,15 +49,16 @@
 # tables that back each finding.
 #
 # Run the cells from top to bottom with **Shift + Enter**. The cells run in a *kernel*: the Python process
-# behind the notebook. If something looks odd, choose *Kernel → Restart Kernel and Run All Cells*.
+# behind the notebook. If something looks odd, choose *Kernel → Restart Kernel*, then run the cells again from the
+# top, one by one, down to where you were. Avoid *Run All Cells* while exercises are open: it also runs their
+# worked solutions, and the cells after an exercise then show its answer.
 #
 # **Exercises.** Each exercise says what kind it is: predict, explain, design, find the bug, read a figure, or
 # code. In your learner copy, an answer cell follows it with a placeholder: a name set to `None`, such as
 # `answer_regions = None`, or a function to complete. Fill it in, run the cell, then run the check cell below
 # it. After the check comes the worked solution, in a collapsed cell. Running it replaces your answer with the
-# solution's, so that the cells further down work either way. *Run All* checks your answer first and runs the
-# solution after it. In `notebooks/`, the worked solution sits in the collapsed answer cell itself, above the
-# check.
+# solution's, so that the cells further down work either way. In `notebooks/`, the worked solution sits in the
+# collapsed answer cell itself, above the check.
 #
 # **Hints.** A right answer prints ✓. A wrong answer that the check recognises gets the mistake named. Any other
 # wrong answer gets a hint in steps. First comes a nudge: which idea the exercise rests on. From the second try on,

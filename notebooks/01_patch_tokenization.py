@@ -185,8 +185,9 @@ else:
 # ## 2. One patch, one token (7 min)
 #
 # We follow one patch into a token: patch 12, the example of the series' ViT article (Callis, *Vision
-# Transformers, Explained*). The article cuts it out as `mountains[40:60, 20:40]` and chose it for its four
-# shades. The cell finds its place in the grid and counts the shades it holds in the picture in use.
+# Transformers, Explained*). The article cuts it out as `mountains[40:60, 20:40]`; in its picture the patch holds
+# four shades. Our rendition of the picture is drawn with fewer grey levels, so the count here can differ: the
+# cell finds the patch's place in the grid and counts the shades it holds in the picture in use.
 
 # %%
 number = 12

@@ -60,6 +60,12 @@ print(f"picture: H={H}, W={W}, C={C}")
 # %% [markdown]
 # ## 1. Counting the tokens (10 min)
 #
+# A soft split cuts the picture into square *windows* that overlap, and each window becomes one token. It has
+# three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how far a window moves
+# from one token to the next. The *padding* $p$ is the number of rows and columns of zeros added on each side.
+# This notebook's soft split uses $k = 20$, $s = 10$, $p = 5$: windows as large as ViT's patches, each starting
+# half a window after the last.
+#
 # First, why overlap helps, on the picture. The cell takes the 10 × 10 square just under the summit of the pale
 # mountain, found by `vitcourse.data.summit_square`. It counts the pieces that ViT's 20 × 20 patches cut it into, and
 # the windows of this notebook's soft split that hold it whole. Patches are numbered from 1, windows from 0.
@@ -76,11 +82,7 @@ print(f"windows of this notebook's soft split that hold it whole: {holds}")
 assert holds  # true wherever the square lies: section 3 shows why
 
 # %% [markdown]
-# A soft split has three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how
-# far a window moves from one token to the next. The *padding* $p$ is the number of rows and columns of zeros
-# added on each side.
-#
-# Along a side of $w$ pixels, the padded side has $w + 2p$. Windows start at $0, s, 2s, \dots$ and must end
+# Now the count. Along a side of $w$ pixels, the padded side has $w + 2p$. Windows start at $0, s, 2s, \dots$ and must end
 # inside, so the number of windows is
 #
 # $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$

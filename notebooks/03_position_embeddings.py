@@ -483,8 +483,9 @@ check.require(check.sinusoidal_function, fixed_table)
 # Notebook 05 builds that step.
 #
 # It starts as small random numbers: ViT's official code draws them from a normal distribution with mean 0 and
-# standard deviation 0.02. timm cuts the draws at ±2; `vitcourse` cuts them at ±0.04, **our own choice**. The
-# three starts, measured ([details](#Evidence:-details-left-out-of-the-text)):
+# standard deviation 0.02. timm calls `trunc_normal_(std=0.02)`, whose bounds ±2 are absolute, not in standard
+# deviations: at 100 standard deviations no draw ever reaches them, so in effect nothing is cut. `vitcourse` cuts
+# the draws at ±0.04 (two standard deviations), **our own choice**. The three starts, measured ([details](#Evidence:-details-left-out-of-the-text)):
 
 # %%
 torch.manual_seed(0)
@@ -743,7 +744,8 @@ stored_rowcol = json.loads((datascale.RESULTS / "rows_columns.json").read_text()
 chance_95 = stored_rowcol["chance_95th_percentile"]  # smooth random codes' 95th percentile (see the Evidence)
 sky_terms = [datascale.rowcol_terms(datascale.load_sky(seed)) for seed in range(3)]
 for t, run in zip(sky_terms, sorted(stored_rowcol["runs"], key=lambda r: r["seed"]), strict=True):
-    assert t == {k: run[k] for k in t}  # each shipped model is its recorded run
+    # each shipped model is its recorded run (terms stored to 4 decimals; another CPU may round the last apart)
+    assert all(abs(t[k] - run[k]) <= 2e-4 for k in t)
 setting_terms = {
     "with the landscape, 3,000 steps": [datascale.rowcol_terms(fine[n].model) for n in fine_names[:3]],
     "plain sky, 6,000 steps": sorted(stored_rowcol["shorter_runs"], key=lambda r: r["seed"]),
@@ -782,6 +784,12 @@ def rows_and_columns(t: dict) -> bool:
 
 passed = {setting: [rows_and_columns(t) for t in terms] for setting, terms in setting_terms.items()}
 print({setting: f"{sum(p)} of 3 seeds" for setting, p in passed.items()})
+for key in ("shorter_runs", "runs"):
+    plain_runs = sorted(stored_rowcol[key], key=lambda r: r["seed"])
+    print(
+        f"plain sky, {plain_runs[0]['steps']:,} steps: held-out accuracy (moon's row and column both right), "
+        f"seeds 0 1 2: " + " ".join(f"{r['accuracy']:.3f}" for r in plain_runs)
+    )
 assert list(passed.values()) == [[True, False, False], [True, True, False], [True, True, True]]
 assert all(t["same_row"] > chance_95["same_row"] for terms in setting_terms.values() for t in terms)
 assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["shorter_runs"])
@@ -789,7 +797,7 @@ assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["
 # %% [markdown]
 # Every run has a row term beyond chance. With 9,000 steps on the plain sky, all three seeds also have a column
 # term beyond chance and pass both line tests; with 6,000 steps two seeds did, with the landscape one. The
-# 6,000-step seed 2 names every held-out moon's patch (accuracy 1.0 in `rows_columns.json`) with a column term
+# 6,000-step seed 2 names every held-out moon's patch (accuracy 1.000, printed above) with a column term
 # below chance: a model can carry the column in a code these tests do not see. Its 9,000-step run starts from the
 # same weights and draws the same batches, but its learning rate decays over 9,000 steps, so it is a separate run,
 # not a continuation; it ended with both terms. Rows and columns stand out beyond locality, yet the fit explains
@@ -965,8 +973,9 @@ check.require(check.resize_control_design, answer_resize_control)
 #   depends only on their distance. A learned table starts as small random numbers.
 # - A claim about a trained model needs its control. Without a position embedding the 3 × 5 model still reads
 #   the moon's row from the pixels; mainly the column needs the embedding.
-# - On 60 patches, all three runs hold more along their rows than distance explains; only one also shows
-#   columns, and weakly: see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid).
+# - On 60 patches, every run holds more along its rows than distance explains. Columns show in 1 of 3 runs with
+#   the landscape and in 3 of 3 on a plain sky trained for 9,000 steps; what makes the difference is not shown:
+#   see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid).
 # - A learned table belongs to one patch grid. For another image size it is interpolated in 2-D, keeping the
 #   prediction token's row; shuffling its rows shows that it carries the model's sense of place.
 #

@@ -376,7 +376,7 @@ plt.show()
 # channels first. Here is a merge that passes a shape check but is wrong.
 #
 # The test below labels each entry of a small input: head $h$, token $t$, channel $c$ holds $100h + 10t + c$,
-# so 112 is head 1, token 1, channel 2. Read what each output token holds, then set `merge_bug` to the letter of
+# so 121 is head 1, token 2, channel 1. Read what each output token holds, then set `merge_bug` to the letter of
 # the statement that says what goes wrong and why.
 #
 # - **a.** Each token holds its own numbers, but the heads' channels are interleaved, one from each head in
@@ -876,8 +876,10 @@ check.require(check.attention_map_column, answer_query, picture)
 # are laid back on the patch grid. A *column* says something else: how much each query attends to one key, as
 # in the second question. A column need not sum to 1.
 #
-# The last lines say where the prediction token looks in each head of block 1 on this picture, and which
-# patches hold the most near-white pixels: the moon, in the course's picture.
+# The last lines say which patches hold the most near-white pixels (the moon, in the course's picture), what the
+# model answers on this picture, and where the prediction token looks in each head of block 1. The course picture
+# is not one of the random scenes the model was trained on, so its answer here is printed, not assumed: maps of a
+# model that misreads a picture say little about that picture.
 
 # %% mystnb={"image": {"alt": "The picture with the query patch outlined in cyan, beside a 3 by 5 map of that query's attention weights over the patches in the head asked about, values written in"}}
 asked_row = picture_maps[ask_block, ask_head, asked.query]  # (16,): one query's weights over the keys
@@ -913,6 +915,14 @@ print(
     + ", ".join(f"patch {p + 1}: {int(bright_counts[p])}" for p in brightest_patches)
 )
 moon_here = brightest_patches[0]  # 0-based: the patch with the most near-white pixels
+with torch.no_grad():
+    guess = train.where_predictions(vit(image).cpu())[0]  # (2,): 0-based patch row and column
+guessed_patch = int(guess[0]) * 5 + int(guess[1])  # 0-based
+print(
+    f"the model on the course picture: moon in patch row {int(guess[0]) + 1}, column {int(guess[1]) + 1} "
+    f"(patch {guessed_patch + 1}); " + ("right" if guessed_patch == moon_here else "not the moon's patch")
+)
+assert guessed_patch != moon_here  # what the text below says: it misreads the course picture
 for h in range(heads):
     top_patch = int(read_by_cls[h].argmax())  # 0-based
     print(
@@ -921,7 +931,10 @@ for h in range(heads):
     )
 
 # %% [markdown]
-# Where a head looks can change from picture to picture: compare heads 1 and 3 here with section 8's scene.
+# The model places the course picture's moon in the wrong patch. The picture is not one of the random scenes it
+# learned from, and it reads it wrongly: the maps above show how this model attends on a picture it misreads, not
+# how it finds a moon. Section 8's held-out scene, which it reads right, is the one to learn from. Where a head
+# looks can also change from picture to picture: compare heads 1 and 3 here with section 8's scene.
 
 # %% [markdown]
 # ## Summary
@@ -933,7 +946,8 @@ for h in range(heads):
 # - Heads are groups of channels that attend separately, glued back head 0 first, at no extra parameters. A
 #   layer costs $4ND^2 + 2N^2D$ multiply-adds.
 # - An attention map has one row per query and one column per key. Where a head looks does not show what the
-#   model uses; switching heads off does.
+#   model uses. Switching a head off shows whether the model needs it, in the one trained run measured; it does
+#   not show what the head does.
 #
 # **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) builds the whole ViT;
 # [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token length.

@@ -907,7 +907,8 @@ plt.show()
 # the parameters. Most of that quarter is the first token transformer. There, the attention products
 # $QK^\top$ and $AV$ cost $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens, far more than the linear layers.
 # The products grow with the square of the token count, the linear layers only in proportion to it. That is why the
-# official code also offers Performer token transformers, and why the token length inside the module stays small.
+# official code also offers Performer token transformers (Performer approximates attention at a cost that grows
+# only in proportion to the token count; section 6), and why the token length inside the module stays small.
 # Stage 3 has no token transformer: its cost is the linear projection.
 #
 # How the stages' shares change with the image size and the strides, with an explorer to try it: [more to
@@ -1214,6 +1215,10 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 # steps of 128 scenes, from seed 0. The task is to name which of the 6 × 10 cells of 10 pixels holds a small moon.
 # Only the tokenizer differs: a T2T module, with token transformers of width 16 and MLP ratio 1, against 10-pixel
 # patches. The cell loads both, with the ViT's two other seeds, and scores them on the same 256 held-out scenes.
+#
+# How far apart must two scores be to mean something? A test of $n$ scenes, each named right with probability
+# $p$, gets about $np$ right, give or take $\sqrt{np(1-p)}$ scenes from one draw of test scenes to another: the
+# *binomial standard error*. The cell prints the gap between the models in scenes beside it.
 
 # %%
 trained_t2t = train.load_shipped("t2t_within", "cpu")
@@ -1223,7 +1228,8 @@ held_out = scenes.make_batch(
     "within", train.SHIPPED_EVAL["size"], seed=train.SHIPPED_EVAL["seed"], block=t2t_cfg.patch_size
 )
 t2t_metrics = train.evaluate(trained_t2t.model, "within", block=t2t_cfg.patch_size, **train.SHIPPED_EVAL)
-assert round(t2t_metrics["accuracy"] * 256) == round(trained_t2t.metrics["accuracy"] * 256)
+# the stored count again, up to one scene (another CPU rounds the outputs differently; only a near-tie can flip)
+assert abs(round(t2t_metrics["accuracy"] * 256) - round(trained_t2t.metrics["accuracy"] * 256)) <= 1
 vit_accuracy = torch.tensor([v.metrics["accuracy"] for v in trained_vits])
 for name, shipped in (("t2t_within", trained_t2t), ("vit_within", trained_vits[0])):
     cfg = shipped.config

@@ -136,7 +136,8 @@ print(
 #
 # $$L = -\frac1B\sum_{b=1}^{B}\log\frac{e^{z_{b,y_b}}}{e^{z_{b,0}} + e^{z_{b,1}}}.$$
 #
-# A model that gives both labels probability 1/2 has the loss log 2 ≈ 0.693: the loss of guessing.
+# A model that gives both labels probability 1/2 has the loss ln 2 ≈ 0.693: the loss of guessing (ln is the
+# natural logarithm, the one the cross-entropy uses; every log in this notebook is natural).
 #
 # `loss.backward()` stores the gradient of the loss in `θ.grad` for every parameter θ, and `optimiser.step()`
 # moves every parameter. The **optimiser** here is **AdamW**. With learning rate η_k at step k and weight decay λ
@@ -375,9 +376,9 @@ answer_dip = None  # replace None with "i", "ii" or "iii"
 # model gives all three images of a scene one probability p of "scrambled". Their mean loss is
 # -(log(1 - p) + 2 log p) / 3, smallest at p = 2/3, where it is -(1/3 log 1/3 + 2/3 log 2/3) = 0.637; the best
 # accuracy is then 2/3. On the real set, one image of each label per scene, the same argument gives
-# -(log p + log(1 - p)) / 2, smallest at p = 1/2: log 2 = 0.693, and no mean over whole pairs can go lower.
+# -(log p + log(1 - p)) / 2, smallest at p = 1/2: ln 2 = 0.693, and no mean over whole pairs can go lower.
 answer_floor = 0.637
-# A training batch samples images, not pairs: where it holds more of one label, one p per scene can beat log 2.
+# A training batch samples images, not pairs: where it holds more of one label, one p per scene can beat ln 2.
 # The floor holds for every set of weights, so no step, with momentum or without, can cross it on whole pairs.
 answer_dip = "i"
 ### END SOLUTION
@@ -424,7 +425,7 @@ for kind, run in runs.items():
 # %% [markdown]
 # Without a position embedding the prediction token attends to a *set* of patches, and a scrambled scene has the
 # same set. So the output is the same for a scene and its scrambled copy, whatever the weights: exactly one of
-# the two answers is right, accuracy exactly 0.5. The held-out loss cannot go below log 2 ≈ 0.693, reached at
+# the two answers is right, accuracy exactly 0.5. The held-out loss cannot go below ln 2 ≈ 0.693, reached at
 # probability 1/2 for both images of a pair. A training batch draws images, not pairs, so its loss can dip lower.
 #
 # With either embedding the ViT learns the task. Which of the two did better is one seed's result, not a ranking of
@@ -444,7 +445,7 @@ print(
 )
 assert identical and runs["none"].metrics["accuracy"] == 0.5 and one_right == half
 at_floor = runs["none"].metrics["loss"] >= math.log(2) - 1e-4
-print(f"no position embedding: held-out loss at or above log 2 = {math.log(2):.4f}: {at_floor}")
+print(f"no position embedding: held-out loss at or above ln 2 = {math.log(2):.4f}: {at_floor}")
 assert at_floor
 for kind in ("sinusoidal", "learned"):
     learned_it = runs[kind].metrics["accuracy"] >= 0.8
@@ -456,10 +457,10 @@ print(f"the optimiser's learning rates equal the formula's at every step; at the
 assert lrs[-1] > 0
 
 # %% [markdown]
-# The blind model's loss stays near log 2, the loss of guessing: the thick pale band under the dotted line. A loss
+# The blind model's loss stays near ln 2, the loss of guessing: the thick pale band under the dotted line. A loss
 # curve need not fall steadily: the cell under the figure prints each run's largest rise.
 
-# %% mystnb={"image": {"alt": "Training loss against step for the three ViTs: the one without a position embedding stays on the chance line at log 2; the sinusoidal and learned ones fall towards 0, the learned one with a spike"}}
+# %% mystnb={"image": {"alt": "Training loss against step for the three ViTs: the one without a position embedding stays on the chance line at ln 2; the sinusoidal and learned ones fall towards 0, the learned one with a spike"}}
 fig, ax_loss = plt.subplots(figsize=(9, 4), layout="constrained")
 styles = {  # the blind run lies on the chance line: a thick pale band, with the dotted line drawn over it
     "none": dict(color="tab:blue", lw=4, alpha=0.45),
@@ -468,7 +469,7 @@ styles = {  # the blind run lies on the chance line: a thick pale band, with the
 }
 for kind, run in runs.items():
     ax_loss.plot(run.losses, label=kind, **styles[kind])
-ax_loss.axhline(math.log(2), color="black", ls=":", lw=1.5, zorder=4, label="chance (log 2)")
+ax_loss.axhline(math.log(2), color="black", ls=":", lw=1.5, zorder=4, label="chance (ln 2)")
 ax_loss.set_xlabel("training step")
 ax_loss.set_ylabel("cross-entropy loss")
 ax_loss.set_title("ViT on intact-or-scrambled: loss by kind of position embedding")
@@ -489,7 +490,7 @@ for kind, run in runs.items():
 blind = torch.tensor(runs["none"].losses)  # (steps,)
 k = int(blind.argmin())
 print(
-    f"no position embedding: lowest batch loss {blind[k]:.4f} at step {k}, against log 2 = {math.log(2):.4f}; "
+    f"no position embedding: lowest batch loss {blind[k]:.4f} at step {k}, against ln 2 = {math.log(2):.4f}; "
     f"held-out loss {runs['none'].metrics['loss']:.4f}"
 )
 
@@ -790,7 +791,7 @@ for ax, block in zip(axes, (20, 10), strict=True):
         spent = torch.arange(1, steps + 1) * bs * macs[m] / 1e9  # G multiply-adds so far
         ax.plot(spent, curves.mean(0), label=f"{name} ({steps} x {bs})", **look)
         ax.fill_between(spent, curves.min(0).values, curves.max(0).values, color=look["color"], alpha=0.15)
-    ax.axhline(math.log(2), color="grey", ls=":", lw=1, label="chance (log 2)")
+    ax.axhline(math.log(2), color="grey", ls=":", lw=1, label="chance (ln 2)")
     ax.set_xlabel("multiply-adds spent on training so far (G, forward passes)")
     ax.set_title(f"{block} x {block} blocks scrambled")
 axes[0].set_ylabel("training loss (mean of the seeds)")
@@ -1114,8 +1115,8 @@ print("control: rows-only score more than 0.1 below the claim's run")
 #
 # - **Same samples, seams on ViT's grid (20 × 20):** T2T-ViT is far ahead: its mean beats ViT's by more than the
 #   two standard deviations together. In the runs stored here this ViT is still on its *starting plateau* on
-#   every seed: the loss sits near log 2, where every run begins, before it starts to fall. Its accuracy is 0.5,
-#   and its black dashed curve stays near log 2 in the left panel; in the right panel it has begun to fall.
+#   every seed: the loss sits near ln 2, where every run begins, before it starts to fall. Its accuracy is 0.5,
+#   and its black dashed curve stays near ln 2 in the left panel; in the right panel it has begun to fall.
 # - **The position-blind T2T-ViT (20 × 20):** it solves the task without any position embedding, every seed at
 #   least 0.8, where a ViT without one is stuck at exactly 0.5. T2T-ViT's overlapping, zero-padded windows cross
 #   the block borders and the image's edge, which breaks the symmetry that holds a blind ViT at 0.5. Whether it
@@ -1631,7 +1632,7 @@ print(f"the control's rows-only score lies inside the range of the 100 random ta
 # the score is nearer to the start's, and inside the range of the random tables, as the claim predicted; both are
 # printed above. The claim survived a test that could have refuted it.
 #
-# But look at the last two columns: the control fitted nothing at all. Its training loss stayed at log 2 ≈ 0.693,
+# But look at the last two columns: the control fitted nothing at all. Its training loss stayed at ln 2 ≈ 0.693,
 # the loss of a guess, and its position embedding moved far less from its start than the claim run's did. So it
 # rules out "the images, the optimiser and the steps put the structure there by themselves", not "any learning
 # would have done it". A sharper comparison is a model that learned a *different* task; the shipped model below is

@@ -43,10 +43,25 @@ def test_table_output(short_report: dict, capsys) -> None:
     assert "fp32 GEMM 256^3" in out and out.count("of the GEMM") == 2
 
 
-def test_no_course_skips_the_course(capsys) -> None:
+def test_no_course_skips_the_course(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--no-course leaves the course part out and --gemm-size reaches the GEMM worker. The workers (measured by
+    the short run above) are replaced by a recorder: this test is about the options, not the timings."""
+    calls: list[dict] = []
+
+    def worker(**settings: object) -> dict:
+        calls.append(settings)
+        if settings["kind"] == "gemm":
+            return {"size": settings["gemm_size"], "dtype": "fp32", "s": 1.0, "gflops": 1.0}
+        return {"images_per_s": 1.0, "gflops": 1.0, "gflop_per_image": 1.0, "added_peak_bytes": 0}
+
+    monkeypatch.setattr(bench, "_run_worker", worker)
+    monkeypatch.setattr(
+        bench, "_course", lambda short: pytest.fail("the course part ran despite --no-course")
+    )
     assert bench.main(["--short", "--json", "--device", "cpu", "--no-course", "--gemm-size", "64"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["course"] is None and report["gemm"]["size"] == 64
+    assert [c["kind"] for c in calls] == ["gemm", "train", "train", "forward", "forward"]
 
 
 def test_negative_gemm_size_is_refused(capsys) -> None:

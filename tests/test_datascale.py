@@ -244,3 +244,27 @@ def test_rows_and_columns_setting_ships_its_recorded_runs() -> None:
     shorter = sorted(body["shorter_runs"], key=lambda r: r["seed"])
     assert [r["steps"] for r in shorter] == [datascale.SHORT_ROWCOL_STEPS] * 3 == [6000] * 3
     assert [r["same_column"] > chance["same_column"] for r in shorter] == [True, True, False]
+
+
+def test_show_data_scale_against_compute_keeps_each_size_apart() -> None:
+    """Against multiply-adds, sizes that share one budget are separate points: no bar spans two sizes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from vitcourse import plots
+
+    runs = [
+        {"model": "cnn", "train_size": n, "seed": s, "accuracy": a + 0.01 * s, "multiply_adds": 10**12}
+        for n, a in ((64, 0.6), (256, 0.9))
+        for s in (0, 1, 2)
+    ]
+    _, ax = plt.subplots()
+    plots.show_data_scale(runs, {"cnn": "CNN"}, ax=ax, x="multiply_adds")
+    line = ax.containers[0].lines[0]
+    assert line.get_ydata().tolist() == pytest.approx([0.61, 0.91])  # one point per size, the seeds' mean
+    assert line.get_xdata().tolist() == [10**12, 10**12] and line.get_linestyle() == "None"
+    bars = ax.containers[0].lines[2][0].get_segments()  # each bar: the lowest to the highest seed of one size
+    assert [(round(b[0][1], 3), round(b[1][1], 3)) for b in bars] == [(0.6, 0.62), (0.9, 0.92)]
+    plt.close("all")

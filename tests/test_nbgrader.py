@@ -10,11 +10,15 @@ nbgrader_config.py whose executor timeouts and code stub every step below uses);
   every exercise, with errors only in the exercise cells (the stubs) and their grading cells;
 - `nbgrader generate_feedback` writes a page per student and notebook.
 
-Autograding runs every notebook twice, once per student; the two students are graded side by side, each in its
-own copy of the course directory (one kernel thread each, so on two cores they do not slow each other). The
-untouched run is also the one run of the student copies: it checks that they run top to bottom with only the
-exercise cells failing (tests/test_classroom.py relies on it). A run that makes no progress fails within a
-minute, saying so (tests/process_tree.py's watchdog; book/pages/troubleshooting.md).
+The untouched copies are executed by nbgrader (its Execute step, its kernel and timeouts): the one run of the
+student copies, which checks that they run top to bottom with only the exercise cells failing
+(tests/test_classroom.py relies on it). The solutions are graded as handed in, with their stored outputs:
+autograde's ClearOutput and Execute steps are switched off for that student. Running the full notebooks is strict
+nbval's job (`make nbval`, every `make test`): it executes every notebook, solutions and grading cells included,
+in a fresh kernel and fails unless each output equals the stored one. So the outputs nbgrader grades here are
+those a fresh run gives, and each notebook is executed once less per `make test` (book/pages/testing.md). The
+two students are graded side by side, each in its own copy of the course directory. A run that makes no progress
+fails within a minute, saying so (tests/process_tree.py's watchdog; book/pages/troubleshooting.md).
 """
 
 from __future__ import annotations
@@ -114,6 +118,11 @@ def autograded(course: Path) -> dict[str, Path]:
     Each student gets a copy of the course directory (its own gradebook), so the two autogrades run at once.
     """
     handed_in = {"solutions": course / "source", "untouched": course / "release"}
+    # the solutions keep their stored outputs (strict nbval checks them against a fresh run): nothing re-executed
+    graded_as_handed_in = {
+        "solutions": ("--ClearOutput.enabled=False", "--Execute.enabled=False"),
+        "untouched": (),
+    }
     dirs = {}
     for student in STUDENTS:
         dirs[student] = course.parent / f"{course.name}-{student}"
@@ -122,7 +131,10 @@ def autograded(course: Path) -> dict[str, Path]:
             target = dirs[student] / "submitted" / student / path.stem
             target.mkdir(parents=True, exist_ok=True)
             shutil.copy(handed_in[student] / path.stem / path.name, target / path.name)
-    runs = [_Run(dirs[student], "autograde", "*", timeout=3600) for student in STUDENTS]
+    runs = [
+        _Run(dirs[student], "autograde", "*", *graded_as_handed_in[student], timeout=3600)
+        for student in STUDENTS
+    ]
     for run in runs:
         run.finish()
     return dirs
@@ -186,8 +198,12 @@ def test_solutions_get_full_marks(autograded: dict[str, Path], path: Path) -> No
     assert score == max_score, f"{path.name}: {score} of {max_score}; cells below full marks: " + str(
         {name: got for name, got in cells.items() if got[0] != got[1]}
     )
-    errors = _errors(autograded["solutions"] / "autograded" / "solutions" / path.stem / path.name)
+    graded = autograded["solutions"] / "autograded" / "solutions" / path.stem / path.name
+    errors = _errors(graded)
     assert errors == [], f"{path.name}: cells with an error (index, grade id, exception): {errors}"
+    # what was graded is the notebook's stored outputs, the ones strict nbval checks against a fresh run
+    stored = [c.outputs for c in nbformat.read(path, 4).cells if c.cell_type == "code"]
+    assert [c.outputs for c in nbformat.read(graded, 4).cells if c.cell_type == "code"] == stored, path.name
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -1562,7 +1562,9 @@ def show_data_scale(
     title: str = "",
 ) -> Axes:
     """Held-out accuracy against training-set size (or ``x``, another number each run stores), one line per model:
-    the mean over the runs (seeds) at each value, with a bar from the lowest to the highest seed.
+    the mean over the seeds of each setting, with a bar from the lowest to the highest seed. Against another
+    ``x`` the runs are grouped by training-set size too, so a bar never spans sizes; sizes that share one value
+    of ``x`` (one budget) are drawn as separate points at that value.
 
     Args:
         runs: records as :mod:`vitcourse.datascale` stores them (``model``, ``accuracy`` and ``x`` in each).
@@ -1588,13 +1590,24 @@ def show_data_scale(
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4))
     markers = "osD^vP*X"
+    # the seeds of one setting make a point and its bar: runs are grouped by x and, where x is not the size, by
+    # training-set size too (one budget can serve several sizes: then one column of points, one per size)
+    by_size = x != "train_size" and all("train_size" in r for r in runs)
     for k, (name, label) in enumerate(models.items()):
-        values = sorted({r[x] for r in runs if r["model"] == name})
-        acc = [[r["accuracy"] for r in runs if r["model"] == name and r[x] == v] for v in values]
+        mine = [r for r in runs if r["model"] == name]
+        keys = sorted({(r[x], r["train_size"] if by_size else 0) for r in mine})
+        acc = [
+            [r["accuracy"] for r in mine if (r[x], r["train_size"] if by_size else 0) == key] for key in keys
+        ]
         mean = np.array([np.mean(a) for a in acc])
         low = mean - np.array([min(a) for a in acc])
         high = np.array([max(a) for a in acc]) - mean
-        ax.errorbar(values, mean, yerr=[low, high], marker=markers[k % len(markers)], capsize=3, label=label)
+        values = [key[0] for key in keys]
+        shared = len(set(values)) < len(values)  # several sizes at one x: points, no line between them
+        ax.errorbar(
+            values, mean, yerr=[low, high], marker=markers[k % len(markers)], capsize=3, label=label,
+            ls="none" if shared else "-",
+        )  # fmt: skip
     if chance is not None:
         ax.axhline(chance, color="grey", ls=":", lw=1, label=f"chance ({chance:g})")
     ax.set_xscale("log", base=2 if x == "train_size" else 10)

@@ -178,6 +178,21 @@ def _triple(answer: object) -> tuple[int, int, int] | None:
     return values[0], values[1], values[2]
 
 
+def _triple_answer(answer: object, what: str) -> tuple[tuple[int, int, int] | None, Verdict | None]:
+    """(the answer as (channel, row, column), None), or (None, the ✗ that says why it is not one)."""
+    if answer is None:
+        return None, say(
+            False, f"{what}: the answer is still None; replace None with a tuple (channel, row, column)."
+        )
+    got = _triple(answer)
+    if got is None:
+        return None, say(
+            False,
+            f"{what}: expected a tuple (channel, row, column) of three whole numbers, got {describe(answer)}.",
+        )
+    return got, None
+
+
 @never_raises
 def token_position(answer: object) -> Verdict:
     """Exercise 01.3: which (channel, row, column) of a 16 x 16 RGB patch sits at position 500 of its token,
@@ -185,16 +200,9 @@ def token_position(answer: object) -> Verdict:
     p, c, position = 16, 3, 500
     what = "channel, row and column at position 500 of a 16 x 16 RGB token"
 
-    if answer is None:
-        return say(
-            False, f"{what}: the answer is still None; replace None with a tuple (channel, row, column)."
-        )
-    got = _triple(answer)
-    if got is None:
-        return say(
-            False,
-            f"{what}: expected a tuple (channel, row, column) of three whole numbers, got {describe(answer)}.",
-        )
+    got, refusal = _triple_answer(answer, what)
+    if refusal is not None:
+        return refusal
     channel, rest = divmod(position, p * p)
     expected = (channel, *divmod(rest, p))
     if got == expected:
@@ -248,16 +256,9 @@ def vit_pytorch_position(answer: object) -> Verdict:
     p, c, position = 16, 3, 500
     what = "channel, row and column at position 500 of a 16 x 16 RGB token in vit-pytorch's order"
 
-    if answer is None:
-        return say(
-            False, f"{what}: the answer is still None; replace None with a tuple (channel, row, column)."
-        )
-    got = _triple(answer)
-    if got is None:
-        return say(
-            False,
-            f"{what}: expected a tuple (channel, row, column) of three whole numbers, got {describe(answer)}.",
-        )
+    got, refusal = _triple_answer(answer, what)
+    if refusal is not None:
+        return refusal
     pixel, channel = divmod(position, c)
     expected = (channel, *divmod(pixel, p))
     if got == expected:
