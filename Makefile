@@ -10,7 +10,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 # Each notebook's py:percent text source (jupytext.toml): the file to edit and review.
 SOURCES   := $(NOTEBOOKS:.ipynb=.py)
 
-.PHONY: experiments lab learner relearn test unit-then-nbval unit nbval lint format sync execute models student book test-browser browser-if-present clean-venv help
+.PHONY: experiments lab learner relearn test unit nbval lint format sync execute models student book test-browser browser-if-present clean-venv help
 
 help:
 	@echo "make lab      - create .venv if needed, make learner copies of the notebooks in learner/ (once: your"
@@ -91,20 +91,17 @@ nbval: $(STAMP)
 # The browser suite needs Debian's Chromium (.ci/run installs it); without it, make test says so and goes on.
 CHROMIUM ?= /usr/bin/chromium
 
-# After ruff and the website build, two independent halves run side by side (-j2): the unit tests then strict
-# nbval, and the browser suite; each half's output is printed when it ends (--output-sync). Every process gets one
-# OpenMP thread (below), so the two halves share two cores without torch's threads spinning against each other.
+# After ruff and the website build, three independent parts run side by side (-j3): the unit tests, strict nbval
+# and the browser suite; each part's output is printed when it ends (--output-sync). Every process gets one
+# OpenMP thread (below), so the parts share two cores without torch's threads spinning against each other; the
+# browser suite spends much of its time waiting on the page, which the other two fill (book/pages/testing.md).
 test: lint book
-	$(MAKE) --no-print-directory -j2 --output-sync=recurse unit-then-nbval browser-if-present
-
-unit-then-nbval: $(STAMP)
-	$(MAKE) --no-print-directory unit
-	$(MAKE) --no-print-directory nbval
+	$(MAKE) --no-print-directory -j3 --output-sync=recurse unit nbval browser-if-present
 
 # One OpenMP thread per process for the checks and for `make execute`: two torch processes with two threads each
 # slow each other about tenfold on two cores (book/pages/troubleshooting.md), and strict nbval then compares
 # outputs made with the same setting as the stored ones. `make lab` keeps torch's default (all cores).
-test unit nbval unit-then-nbval test-browser browser-if-present execute models experiments: export OMP_NUM_THREADS := 1
+test unit nbval test-browser browser-if-present execute models experiments: export OMP_NUM_THREADS := 1
 
 # The course website (Sphinx + MyST-NB, see book/build.py): one page per notebook with its stored outputs, the
 # course map as home page, TEACHING.md and book/pages/ (the README's long sections), search; explorers as still

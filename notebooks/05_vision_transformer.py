@@ -684,16 +684,13 @@ assert all(sweep_mean(m, n) < 0.55 for m in ("vit", "deit") for n in sizes)  # V
 assert sweep_mean("t2t", 64) < 0.7 and sweep_mean("t2t", 1024) > 0.85  # T2T-ViT: gains the most from data
 
 # %% [markdown]
-# What this sweep measures is not how many pictures a ViT needs. A model that cannot fit even its training
-# pictures says nothing about that, and the ViT here cannot (below). It shows an optimisation failure that a
-# convolutional stem and T2T-ViT escape. Unlike in the ViT paper's Figure 3, where ViT overtakes the ResNets as
-# the data grow, no curve here overtakes another. The CNN and the ViT with a convolutional stem are right on more than nine pictures in ten from 64 on.
-# T2T-ViT, whose first step reads overlapping windows of pixels, gains the most from data: about 6 in 10 after 64
-# pictures, 9 in 10 after 1,024; at 4,096 one seed failed (0.55), pulling the mean to 0.81. The ViT stays at chance
-# at every size, and so does DeiT. The ViT does not even learn its training pictures: its training loss stays near
-# ln 2, a 50/50 guess, even on 64 pictures, and on 4,096 with four times the steps (the Evidence's control). That
-# is a harsher failure than the paper's few points lost on new images, and the figure cannot show the catching up
-# the paper found at 14 million images.
+# The CNN and the ViT with a convolutional stem are right on more than nine pictures in ten from 64 on. T2T-ViT,
+# whose first step reads overlapping windows, gains the most from data: about 6 in 10 after 64 pictures, 9 in 10
+# after 1,024; at 4,096 one seed failed (0.55), pulling the mean to 0.81. The ViT and the distillation token stay
+# at chance at every size. The ViT does not even learn its training pictures. Its training loss stays near ln 2,
+# a 50/50 guess, on 64 pictures and on 4,096 with four times the steps (the Evidence's control). A model
+# that cannot fit its training pictures says nothing about how many it needs. So this sweep is not the paper's
+# Figure 3: it shows an optimisation failure that a convolutional stem and T2T-ViT escape.
 # Seeds, compute and the control: [a data-scale sweep](#Evidence:-a-data-scale-sweep).
 #
 # ## 9. A block's parameters (3 min)
@@ -930,9 +927,9 @@ assert closest["then fine-tuned on the moon task"] < closest["moon task"] - 5  #
 #   Attention's two products win only when $N > 6D$: they are about 4 % of ViT-B/16's 17.6 G.
 # - With few built-in assumptions about images, ViT needed huge data sets. DeiT's recipe, a convolutional stem
 #   and T2T are three answers. On the swap task the convolutions learned from 64 pictures and T2T-ViT gained
-#   most from more; the ViT, with or without a distillation token, stayed at chance without fitting even its
-#   training pictures: an optimisation failure that a convolutional stem and T2T-ViT escape, not a measure of
-#   how much data a ViT needs.
+#   most from more. The ViT, with or without a distillation token, stayed at chance without fitting even its
+#   training pictures. That is an optimisation failure that a convolutional stem and T2T-ViT escape, not a
+#   measure of how much data a ViT needs.
 # - Inside `vit_within`: no local heads, and a distance near the uniform one does not mean even attention.
 #   Masked patch prediction brings most heads of blocks 2 to 4 closer, though none within half the uniform
 #   distance, and not block 1: the opposite of the ViT paper's trend with depth.
@@ -1397,8 +1394,8 @@ print(
 # ImageNet top-1 accuracy at the same flops and run time. To match the compute, they also removed one
 # transformer block. The cell runs a toy stem of that shape on the
 # picture: four 3 × 3 convolutions of stride 2 with ReLUs between, channel widths of our choosing, then 1 × 1
-# to D = 64. The data-scale sweep below uses another stem, `variants.ConvStem`, built to end on the same
-# 6 × 10 grid as the ViT's 10-pixel patches, so that the two models differ in their first layers only: a 3 × 3
+# to D = 64. The data-scale sweep below uses another stem, `variants.ConvStem`. It ends on the same 6 × 10 grid
+# as the ViT's 10-pixel patches, so the two models differ in their first layers only. Its layers: a 3 × 3
 # convolution of stride 2, a 3 × 3 of stride 1, a 5 × 5 of stride 5 (each with BatchNorm and a ReLU), then
 # 1 × 1. The cell runs it too.
 

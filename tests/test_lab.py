@@ -85,7 +85,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         JUPYTERLAB_WORKSPACES_DIR=str(work / "workspaces"),
         JUPYTER_RUNTIME_DIR=str(work / "runtime"),
     )
-    # `make lab` as a learner runs it, from a shell: not as a sub-make of `make test`, whose flags (-j2, output
+    # `make lab` as a learner runs it, from a shell: not as a sub-make of `make test`, whose flags (-j3, output
     # sync) would hold the recipe's messages back until JupyterLab ends.
     for name in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT", "MAKE_TERMERR"):
         env.pop(name, None)
