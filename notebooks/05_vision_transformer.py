@@ -46,11 +46,11 @@ from torch import nn
 
 import vitcourse
 from vitcourse import check, diagrams, load_mountains, probes, scenes, train, vit_listing
-from vitcourse.variants import ConvStem
 from vitcourse.blocks import EncoderBlock
 from vitcourse.cost import count_macs
 from vitcourse.models import VisionTransformer, count_parameters, create_model
 from vitcourse.position import learned_position_embedding
+from vitcourse.variants import ConvStem
 from vitcourse.vit_listing import ViTListing
 
 torch.manual_seed(0)
