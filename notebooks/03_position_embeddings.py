@@ -424,7 +424,8 @@ plt.show()
 # frequencies $\omega_m$ once, one per pair, and spreads them over the columns. It runs and has the right
 # shape. But it differs from `table_by_hand`, and its dot products are no longer constant along the diagonals
 # (printed). Find the bug, and say to yourself why it breaks the constant diagonals. Write the corrected function
-# as `fixed_table(n, d)` in the cell below the printout, then run the check.
+# as `fixed_table(n, d)` in the cell below the printout, then run the check. Fix the colleague's code: a
+# function that calls `table_by_hand` or the package's table does not pass.
 
 
 # %%

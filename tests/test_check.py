@@ -362,3 +362,56 @@ def test_an_unexplained_wrong_function_result_hides_the_expected_value(capsys) -
     x = torch.arange(6.0).reshape(2, 3)
     message = check_core.check_function(lambda t: t * 0 + 0.5, "double", [((x,), x * 2 + 0.25)]).message
     assert "differs at index" in message and "0.25" not in message
+
+
+# "Write it yourself" checks fail for the package's own function, however it is handed in: the function itself,
+# a wrapper that calls it, a lambda, a partial, or one that reaches it through a module attribute.
+def _package_patchify_cases() -> list:
+    import functools as ft
+
+    from vitcourse import tokens as tk
+
+    def wrapper(images, p):
+        return tk.patchify(images, p)
+
+    def with_unfold(images, p):
+        return torch.nn.functional.unfold(images, p, stride=p).transpose(1, 2)
+
+    return [tk.patchify, wrapper, lambda x, p: tk.patchify(x, p), ft.partial(tk.patchify), with_unfold]
+
+
+@pytest.mark.parametrize(
+    "func", _package_patchify_cases(), ids=["itself", "wrapper", "lambda", "partial", "F.unfold"]
+)
+def test_patchify_check_fails_for_the_package_version(func) -> None:
+    verdict = check.patchify_function(func)
+    assert not verdict and "write it yourself" in verdict.message
+
+
+def test_sinusoidal_check_fails_for_the_package_version() -> None:
+    from vitcourse import position
+
+    def table_by_hand(n, d):  # the notebook's own loop version, under its name
+        return position.sinusoidal_table(n, d)
+
+    for func in (position.sinusoidal_table, lambda n, d: position.sinusoidal_table(n, d), table_by_hand,
+                 lambda n, d: table_by_hand(n, d)):  # fmt: skip
+        verdict = check.sinusoidal_function(func)
+        assert not verdict and "write it yourself" in verdict.message
+
+
+def test_write_it_yourself_checks_pass_a_function_written_out() -> None:
+    def my_patchify(images, p):
+        b, c, h, w = images.shape
+        x = images.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 1, 3, 5)
+        return x.reshape(b, (h // p) * (w // p), c * p * p)
+
+    def fixed_table(n, d):
+        i = torch.arange(n, dtype=torch.float64)[:, None]
+        omega = 10000 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        angle = i * omega.repeat_interleave(2)[:d]
+        j = torch.arange(d)
+        return torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
+
+    assert check.patchify_function(my_patchify)
+    assert check.sinusoidal_function(fixed_table)

@@ -11,7 +11,9 @@ import torch
 from vitcourse import check
 
 
-def patchify(images: torch.Tensor, p: int, order: tuple[int, ...] = (0, 2, 4, 1, 3, 5)) -> torch.Tensor:
+def written_patchify(
+    images: torch.Tensor, p: int, order: tuple[int, ...] = (0, 2, 4, 1, 3, 5)
+) -> torch.Tensor:
     """Patches of ``(B, C, rows, p, cols, p)`` permuted to ``order`` and flattened; the default is right."""
     b, c, h, w = images.shape
     x = images.reshape(b, c, h // p, p, w // p, p).permute(*order)
@@ -26,7 +28,7 @@ VALUE_CHECKS = {
     check.vit_pytorch_position: (2, 10, 6),
 }
 FUNCTION_CHECKS = {
-    check.patchify_function: patchify,
+    check.patchify_function: written_patchify,
 }
 MISTAKES = [
     (check.count_growth, 2, "doubled the count once"),
@@ -67,11 +69,15 @@ MISTAKES = [
         lambda x, p: torch.zeros(1, 400, 15),
         "shape (1, 400, 15), expected (1, 15, 400)",
     ),
-    (check.patchify_function, lambda x, p: patchify(x, p) + (x.shape[1] == 3), "differs at index"),
-    (check.patchify_function, lambda x, p: patchify(x, p).numpy(), "numpy array"),
-    (check.patchify_function, lambda x, p: patchify(x, p).to("meta"), "meta device"),
-    (check.patchify_function, lambda x, p: patchify(x, p, (0, 4, 2, 1, 3, 5)), "column by column"),
-    (check.patchify_function, lambda x, p: patchify(x, p, (0, 2, 4, 3, 5, 1)), "(P, P, C)"),
-    (check.patchify_function, lambda x, p: patchify(x, p, (0, 2, 4, 1, 5, 3)), "each patch is transposed"),
+    (check.patchify_function, lambda x, p: written_patchify(x, p) + (x.shape[1] == 3), "differs at index"),
+    (check.patchify_function, lambda x, p: written_patchify(x, p).numpy(), "numpy array"),
+    (check.patchify_function, lambda x, p: written_patchify(x, p).to("meta"), "meta device"),
+    (check.patchify_function, lambda x, p: written_patchify(x, p, (0, 4, 2, 1, 3, 5)), "column by column"),
+    (check.patchify_function, lambda x, p: written_patchify(x, p, (0, 2, 4, 3, 5, 1)), "(P, P, C)"),
+    (
+        check.patchify_function,
+        lambda x, p: written_patchify(x, p, (0, 2, 4, 1, 5, 3)),
+        "each patch is transposed",
+    ),
     (check.patchify_function, lambda x, p: x.reshape(x.shape[0], -1, x.shape[1] * p * p), "reshape alone"),
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from vitcourse import check, position
+from vitcourse import check
 
 
 def sin_cos(angle: torch.Tensor, even_sin: bool = True) -> torch.Tensor:
@@ -79,7 +79,7 @@ MISTAKES = [
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="j")), "a frequency of its own"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d), even_sin=False), "swapped"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, power="2j")), "you doubled j"),
-    (check.sinusoidal_function, lambda n, d: position.sinusoidal_table(n, d).T, "transposed"),
+    (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d)).T, "transposed"),
     (check.sinusoidal_function, swapped_roles, "swapped roles"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, start=1)), "start at 1"),
     (check.sinusoidal_function, lambda n, d: sin_cos(angles(n, d, base=1000.0)), "powers of 1000"),

@@ -56,6 +56,7 @@ __all__ = [
     "as_tensor",
     "compare_tensors",
     "check_function",
+    "uses_any",
     "random_cases",
     "pair",
     "pairs",
@@ -411,6 +412,45 @@ def random_cases(
     return cases
 
 
+def uses_any(func: object, names: Sequence[str], originals: Sequence[object] = ()) -> str | None:
+    """The first of ``names`` that the learner's function is, wraps or calls, else None.
+
+    A "write it yourself" exercise must fail for the package's own function. This finds it three ways: ``func``
+    is one of ``originals`` (or a ``functools.partial`` of one); one of ``originals`` sits in its closure; or its
+    code, or any function nested in it, refers to one of ``names`` (a global, an attribute such as
+    ``tokens.patchify``, a closed-over name). Never raises.
+    """
+    try:
+        target = func
+        while isinstance(target, functools.partial):
+            target = target.func
+        for original in originals:
+            if target is original:
+                return getattr(original, "__name__", str(original))
+        code = getattr(target, "__code__", None)
+        if code is None:  # a callable object: the code of its __call__ method
+            code = getattr(type(target).__dict__.get("__call__"), "__code__", None)
+        for cell in getattr(target, "__closure__", None) or ():
+            try:
+                held = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            for original in originals:
+                if held is original:
+                    return getattr(original, "__name__", str(original))
+        stack = [code] if code is not None else []
+        while stack:
+            current = stack.pop()
+            referred = set(current.co_names) | set(current.co_freevars) | set(current.co_varnames)
+            for name in names:
+                if name in referred:
+                    return name
+            stack.extend(c for c in current.co_consts if hasattr(c, "co_names"))
+    except Exception:  # noqa: BLE001 - an odd object is simply not recognised
+        return None
+    return None
+
+
 def check_function(
     func: object,
     what: str,
@@ -420,6 +460,9 @@ def check_function(
     *,
     nudge: str = "",
     pointer: str = "",
+    forbidden: Sequence[str] = (),
+    forbidden_objects: Sequence[object] = (),
+    write_with: str = "",
 ) -> Verdict:
     """Call ``func(*args)`` for each case and compare with the expected result (tensor or plain value).
 
@@ -428,6 +471,10 @@ def check_function(
     case fails and the learner's result equals one of them, the verdict names that mistake instead of only
     pointing at the first entry that differs. A mismatch no known mistake explains says where the result differs
     (never the expected value) and climbs the hint ladder (``nudge``, then ``pointer``).
+
+    ``forbidden`` (names) and ``forbidden_objects`` (the functions themselves) are what a "write it yourself"
+    exercise must not call: a function that is, wraps or calls one of them fails, the verdict naming what it used
+    and what to write it with (``write_with``), before any case runs (:func:`uses_any`).
     """
     if func is None:
         return say(
@@ -435,6 +482,13 @@ def check_function(
         )
     if not callable(func):
         return say(False, f"{what}: pass the function itself (no parentheses), got {describe(func)}.")
+    used = uses_any(func, forbidden, forbidden_objects) if (forbidden or forbidden_objects) else None
+    if used is not None:
+        return say(
+            False,
+            f"{what}: your function uses `{used}`, which already does the job; the exercise asks you to write it "
+            f"yourself{', with ' + write_with if write_with else ''}.",
+        )
     for args, expected in cases:
         shown = ", ".join(describe(a) if isinstance(a, torch.Tensor) else repr(a) for a in args)
         try:

@@ -339,6 +339,9 @@ def patchify_function(func: object) -> Verdict:
         "your patchify",
         cases,
         mistakes=MISTAKES,
+        forbidden=("patchify", "unfold", "Unfold", "PatchTokenizer"),
+        forbidden_objects=(tokens.patchify, torch.nn.functional.unfold, torch.nn.Unfold),
+        write_with="reshape and permute",
         nudge="The tokens come patch row by patch row, and each token holds its patch channel by channel.",
         pointer=reread("All patches at once: reshape and permute"),
     )

@@ -196,6 +196,9 @@ def sinusoidal_function(func: object) -> Verdict:
         "your fixed sinusoidal table",
         cases,
         mistakes=mistakes,
+        forbidden=("sinusoidal_table", "table_by_hand", "sinusoidal_position_embedding"),
+        forbidden_objects=(position.sinusoidal_table,),
+        write_with="the colleague's tensor operations, one line changed",
         nudge="The distance-only similarity rests on the two columns of a pair, a sine and a cosine, sharing "
         "something; ask which frequency each of the colleague's columns gets.",
         pointer=reread("The sinusoidal table"),
