@@ -79,8 +79,10 @@ format: $(STAMP)
 sync: $(STAMP)
 	$(BIN)/jupytext --quiet --to ipynb --update $(SOURCES)
 
+# Two workers (pytest-xdist), a test file each at a time: nbgrader's autograde waits on its own subprocess while
+# the other worker goes on with the rest.
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q --durations=10
+	$(BIN)/python -m pytest tests -q -n 2 --dist loadfile --durations=10
 
 # Strict nbval: every stored output must come out the same. CUDA_VISIBLE_DEVICES is left alone so GPU
 # runners test the GPU path; MPLBACKEND is never set (figures would vanish from the outputs).
