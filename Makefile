@@ -93,11 +93,12 @@ nbval: $(STAMP)
 # The browser suite needs Debian's Chromium (.ci/run installs it); without it, make test says so and goes on.
 CHROMIUM ?= /usr/bin/chromium
 
-# After ruff and the website build, three independent parts run side by side (-j3): the unit tests, strict nbval
+# ruff and the website build side by side (-j2); then three independent parts run side by side (-j3): the unit tests, strict nbval
 # and the browser suite; each part's output is printed when it ends (--output-sync). Every process gets one
 # OpenMP thread (below), so the parts share two cores without torch's threads spinning against each other; the
 # browser suite spends much of its time waiting on the page, which the other two fill (book/pages/testing.md).
-test: lint book
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j2 --output-sync=recurse lint book
 	$(MAKE) --no-print-directory -j3 --output-sync=recurse unit nbval browser-if-present
 
 # One OpenMP thread per process for the checks and for `make execute`: two torch processes with two threads each
