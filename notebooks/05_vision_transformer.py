@@ -2041,16 +2041,18 @@ print(
 # **The same compute.** The budget is the same in images seen, not in arithmetic: a step of the convolutional
 # stem costs about twice a ViT's, and DeiT also runs its teacher on every image. The same runs against the
 # multiply-adds each spent in training (each training image costs about three forward passes: one forward and
-# about two for the backward pass; DeiT adds its teacher's forward; `datascale.multiply_adds` counts them with torch's `FlopCounterMode`):
+# about two for the backward pass; DeiT adds its teacher's forward; `datascale.multiply_adds` counts them with torch's `FlopCounterMode`).
+# Every size had the same budget, so each model's four training-set sizes stand in one column: one point per
+# size, the mean of its three seeds, with a bar from the lowest seed to the highest.
 
-# %% mystnb={"image": {"alt": "One point per model: the mean held-out accuracy of its twelve runs against the multiply-adds each run spent in training, on a log scale, with a bar from the lowest to the highest run"}}
+# %% mystnb={"image": {"alt": "One column per model at the multiply-adds each of its runs spent in training, on a log scale: four points, one per training-set size, each the mean held-out accuracy of three seeds with a bar from the lowest to the highest seed"}}
 fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")
 plots.show_data_scale(
     sweep["runs"],
     sweep_labels,
     ax=ax,
     x="multiply_adds",
-    title="the same runs against training multiply-adds",
+    title="the same runs against training multiply-adds (a column per model: its four sizes)",
 )
 ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
 plt.show()

@@ -733,6 +733,16 @@ def cheapest_sweep_run(runs: list[dict]) -> tuple[str, int, int]:
     return best["model"], best["train_size"], best["seed"]
 
 
+def _first_losses(losses: list[float], seconds: float, device: str) -> dict:
+    """The part every first-steps record shares: each step's loss (7 decimals), the seconds and where it ran."""
+    return {
+        "losses": [round(v, 7) for v in losses],
+        "seconds": round(seconds, 1),
+        "device": _where(device),
+        "torch": torch.__version__,
+    }
+
+
 def _sum_of_squares(model: nn.Module) -> float:
     return float(sum(p.detach().double().pow(2).sum() for p in model.parameters()))
 
@@ -771,10 +781,7 @@ def first_steps(
         "targets_sum": int(pool.targets.sum()),
         "initial_sum_of_squares": round(start, 6),
         "forward_multiply_adds": forward,
-        "losses": [round(v, 7) for v in losses],
-        "seconds": round(seconds, 1),
-        "device": _where(device),
-        "torch": torch.__version__,
+        **_first_losses(losses, seconds, device),
     }
 
 
@@ -790,10 +797,7 @@ def first_pretraining_steps(seed: int = 0, steps: int = REFERENCE_STEPS, device:
         "seed": seed,
         "steps": len(done.losses),
         "pictures_sum": round(float(pool.double().sum()), 6),
-        "losses": [round(v, 7) for v in done.losses],
-        "seconds": round(done.seconds, 1),
-        "device": _where(done.device),
-        "torch": torch.__version__,
+        **_first_losses(done.losses, done.seconds, done.device),
     }
 
 
