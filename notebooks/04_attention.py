@@ -559,7 +559,7 @@ assert counted == formula
 #
 # Compare the multiply-adds of the two matrix products, $QK^\top$ and weights @ V, with those of the two
 # linear layers, qkv and `proj`. From how many tokens $N$ on do the two products cost more than qkv and `proj`
-# together, for this layer? Set `threshold_tokens` to that whole number before the count runs.
+# together, for this layer? Set `threshold_tokens` to that whole number before you run the count after the check.
 
 # %%
 first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)

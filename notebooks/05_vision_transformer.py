@@ -220,8 +220,8 @@ assert distinct > 1
 #   \boldsymbol\beta, \qquad \mu = \frac{1}{D}\sum_{j=1}^{D} x_j,\quad
 #   \sigma^2 = \frac{1}{D}\sum_{j=1}^{D} (x_j - \mu)^2$$
 #
-# Most CNNs use BatchNorm instead, which takes its statistics over the *batch*, so one image's output depends
-# on the other images in its batch. The cell normalises item 0 alone and inside the batch of 13, with each
+# Most CNNs use BatchNorm instead, which in training takes its statistics over the *batch*, so one image's output
+# depends on the other images in its batch (at test time it uses averages stored during training). The cell normalises item 0 alone and inside the batch of 13, with each
 # norm. The small $\epsilon$ keeps the division safe; ViT uses $10^{-6}$.
 
 # %%
@@ -261,9 +261,9 @@ assert ln_same and not bn_same
 #
 # In pre-norm the path from input to output is a plain sum, so the gradient reaches every block through an
 # identity path, however deep the stack. Post-norm Transformers need a *learning-rate warm-up*: over the first
-# steps of training the learning rate climbs from near zero, and notebook 07 uses one. Pre-norm ones train
-# without it, as Xiong et al. showed in *On Layer Normalization in the Transformer Architecture*, ICML 2020,
-# Sections 3 and 4.
+# steps of training the learning rate climbs from near zero. Pre-norm ones *can* train without it, as Xiong et
+# al. showed in *On Layer Normalization in the Transformer Architecture*, ICML 2020, Sections 3 and 4; ViT and
+# notebook 07 still use one.
 #
 # The price: nothing normalises the sum itself, so its scale drifts through the blocks. The cell takes the 12
 # blocks of a fresh ViT at D = 768, started as section 6 describes. It prints the tokens' standard deviation
@@ -2064,8 +2064,8 @@ for name in sweep_labels:
     )
 
 # %% [markdown]
-# A run's multiply-adds do not depend on the pool's size, so each model's twelve runs stand at one point: their
-# mean, with a bar from the lowest to the highest run. Ranked by accuracy the models keep their order, and
+# A run's multiply-adds do not depend on the pool's size, so each model's runs stand in one column: one point per
+# training-set size, the mean of its three seeds, with a bar from the lowest seed to the highest. Ranked by accuracy the models keep their order, and
 # compute does not explain it: T2T-ViT spent the least and beats the ViT; DeiT spent more than the ViT for
 # nothing. The control below gives the ViT four times its budget, more than any run in the figure.
 #

@@ -415,3 +415,13 @@ def test_write_it_yourself_checks_pass_a_function_written_out() -> None:
 
     assert check.patchify_function(my_patchify)
     assert check.sinusoidal_function(fixed_table)
+
+
+def test_tokens_first_attention_check_fails_for_torchs_attention() -> None:
+    import torch.nn.functional as F
+
+    def through_sdpa(q, k, v):
+        return F.scaled_dot_product_attention(*(t.transpose(1, 2) for t in (q, k, v))).transpose(1, 2)
+
+    verdict = check.attention_function(through_sdpa)
+    assert not verdict and "write it yourself" in verdict.message

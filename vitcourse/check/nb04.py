@@ -263,6 +263,9 @@ def attention_function(func: object) -> Verdict:
         "your attention_tokens_first",
         cases,
         mistakes=mistakes,
+        forbidden=("scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward"),
+        forbidden_objects=(F.scaled_dot_product_attention, nn.MultiheadAttention, Attention),
+        write_with="matrix products and a softmax",
         nudge="The idea: in any layout, each head compares tokens with tokens, and each query's weights over the "
         "keys sum to 1.",
         pointer=reread("Several heads"),
