@@ -20,17 +20,17 @@ def written_patchify(
     return x.reshape(b, (h // p) * (w // p), c * p * p)
 
 
-VALUE_CHECKS = {
+VALUE_CHECKS: dict = {
     check.reusable_part: "E",
     check.count_growth: 4,
     check.patch_number: 22,
     check.token_position: (1, 15, 4),
     check.vit_pytorch_position: (2, 10, 6),
 }
-FUNCTION_CHECKS = {
+FUNCTION_CHECKS: dict = {
     check.patchify_function: written_patchify,
 }
-MISTAKES = [
+MISTAKES: list = [
     (check.count_growth, 2, "doubled the count once"),
     (check.count_growth, 1, "more of them fit"),
     (check.count_growth, 60, "new number of tokens"),

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from vitcourse import check
 
-VALUE_CHECKS = {
+VALUE_CHECKS: dict = {
     check.pixels_in_two_windows: 1400,
-    check.t2t_input_sides: (211, 226),
     check.pixel_in_tokens: {24, 25, 34, 35},
     check.pixel_position_entry: 312,
     check.same_position_choice: "no",
     check.paper_count_side: 74,
     check.unfold_count_side: 56,
-    check.plain_rebuild_channel0: (0, 10),
 }
-FUNCTION_CHECKS = {}
-MISTAKES = [
+FUNCTION_CHECKS: dict = {}
+MISTAKES: list = [
     (check.pixels_in_two_windows, 4500, "four windows"),
     (check.pixels_in_two_windows, 100, "covered by exactly one window"),
     (check.pixels_in_two_windows, 900, "top and bottom edges"),
@@ -27,16 +25,6 @@ MISTAKES = [
     (check.pixels_in_two_windows, 1500, "corner squares with the edge bands"),
     (check.pixels_in_two_windows, 1600, "twice"),
     (check.pixels_in_two_windows, 2400, "without the padding"),
-    (check.t2t_input_sides, (226, 211), "smaller side comes first"),
-    (check.t2t_input_sides, 211, "pair (smallest, largest), not one number"),
-    (check.t2t_input_sides, (224, 224), "not the only one"),
-    (check.t2t_input_sides, (211, 214), "only the first split's rounding"),
-    (check.t2t_input_sides, (239, 254), "without the padding"),
-    (check.t2t_input_sides, (196, 211), "rounded up"),
-    (check.t2t_input_sides, (217, 232), "wrong order"),
-    (check.t2t_input_sides, (211, 211), "one side twice"),
-    (check.t2t_input_sides, (211, 224), "paper's example, not the largest"),
-    (check.t2t_input_sides, (211.0, 226.5), "whole numbers"),
     (check.paper_count_side, 56, "the right count, nn.Unfold's"),
     (check.paper_count_side, 73, "one short"),
     (check.paper_count_side, 75, "rounds down"),
@@ -57,10 +45,4 @@ MISTAKES = [
     (check.pixel_position_entry, 162, "holds k pixels"),
     (check.pixel_position_entry, 302, "its position in token 25"),
     (check.same_position_choice, "yes", "compare the corners"),
-    (check.plain_rebuild_channel0, (10, 0), "where it should come from"),
-    (check.plain_rebuild_channel0, (0, 1), "not column by column"),
-    (check.plain_rebuild_channel0, (0, 6), "holds w values"),
-    (check.plain_rebuild_channel0, (1, 11), "from 0"),
-    (check.plain_rebuild_channel0, (0, 0, 59), "two whole numbers (token, entry)"),
-    (check.plain_rebuild_channel0, None, "two whole numbers (token, entry)"),
 ]

@@ -6,102 +6,47 @@ MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): eac
 
 from __future__ import annotations
 
+import torch
+
 from vitcourse import check
 
-VALUE_CHECKS = {
-    check.slides_token_count: 32,  # one row per batch slot; each gets its own image's gradient
-    check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
-    check.moon_only_distance_line: "uniform",
-    check.attention_share_choice: "4",
-    check.post_norm_drift_choice: "about 1.0",  # each post-norm block ends with a fresh LayerNorm: std 1  # 12 * 2 N² D / 17.58 G = 4.0 %: N = 197 is far below 6D
+
+def tokens_first(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, axis: int = -1
+) -> torch.Tensor:
+    """Attention for (B, N, heads, head_dim) inputs, written with einsum; returns (B, N, heads, head_dim)."""
+    p = torch.softmax(torch.einsum("bnhd,bmhd->bhnm", q, k) * scale, dim=axis)  # (B, heads, N, N)
+    return torch.einsum("bhnm,bmhd->bnhd", p, v)
+
+
+# Exercise 2, second part: the buggy merge puts the head axis last: output channel c * heads + h holds head h's
+# channel c, so head 2's channel 5 lands at 5 * 4 + 2.
+HEAD2_CHANNEL5 = 5 * 4 + 2
+
+
+# Exercise 3: the products cost more than qkv and proj when 2 N^2 c > 3 N L c + N c^2: N > (3 * 49 + 64) / 2 = 105.5.
+THRESHOLD_TOKENS = 106
+
+
+VALUE_CHECKS: dict = {
+    check.merge_bug_choice: "a",
+    check.merge_bug_channel: HEAD2_CHANNEL5,
+    check.cost_threshold_tokens: THRESHOLD_TOKENS,
 }
-
-
-def _post_norm(b, x):
-    x = b.norm1(x + b.attn(x))
-    return b.norm2(x + b.mlp(x))
-
-
-def _pre_norm(b, x):
-    x = x + b.attn(b.norm1(x))
-    return x + b.mlp(b.norm2(x))
-
-
-FUNCTION_CHECKS = {
-    check.post_norm_block_function: _post_norm,
-    check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
+FUNCTION_CHECKS: dict = {
+    check.attention_function: lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5),
 }
-MISTAKES = [
-    (check.zero_token_attention, 1 / 15, "a key is missing"),
-    (check.zero_token_attention, 1.0, "sum to 1"),
-    (check.zero_token_attention, 0.0, "never 0"),
-    (check.zero_token_attention, 0.25, "own weights"),
-    (check.zero_token_attention, 1 / 64, "length of a token"),
-    (check.slides_token_count, 1, "shared by the whole batch"),
-    (check.slides_token_count, 768, "entries of one token"),
-    (check.slides_token_count, 32 * 768, "every entry"),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x) + b.attn(x)),
-        "the given block",
-    ),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
-        "MLP step still",
-    ),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(x) + b.attn(x)),
-        "attention step still",
-    ),
-    (check.post_norm_block_function, _pre_norm, "pre-norm"),
-    (check.post_norm_block_function, lambda b, x: b.norm2(b.mlp(b.norm1(b.attn(x)))), "both residual"),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(b.attn(x))),
-        "first residual is missing",
-    ),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
-        "second residual is missing",
-    ),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(x + b.norm1(b.attn(x))),
-        "output only",
-    ),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(x + b.attn(x)),
-        "norm1 is missing",
-    ),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: b.norm1(y + b.mlp(y)))(b.norm2(x + b.attn(x))),
-        "swapped",
-    ),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(b.norm2(y))))(b.norm1(x + b.attn(b.norm1(x)))),
-        "un-normalised sum",
-    ),
-    (
-        check.post_norm_block_function,
-        lambda b, x: (lambda y: b.norm2(y + b.attn(y)))(b.norm1(x + b.mlp(x))),
-        "MLP runs before the attention",
-    ),
-    (check.mean_pool_function, lambda f: f[:, 1:].sum(dim=1) / f.shape[1], "the given function"),
-    (check.mean_pool_function, lambda f: f.mean(dim=1), "prediction token included"),
-    (check.mean_pool_function, lambda f: f[:, :-1].mean(dim=1), "token 0"),
-    (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=0), "over the batch"),
-    (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=-1), "token length D"),
-    (check.mean_pool_function, lambda f: f[:, 0], "prediction token itself"),
-    (check.mean_pool_function, lambda f: f[:, 1:].sum(dim=1), "sum"),
-    (check.post_norm_drift_choice, "about 1.4", "pre-norm stack's drift"),
-    (check.post_norm_drift_choice, "above 2", "last operation"),
-    (check.moon_only_distance_line, "itself", "averages over all of them"),
-    (check.moon_only_distance_line, "nearest", "every query patch"),
-    (check.moon_only_distance_line, "farthest", "moves from scene to scene"),
+MISTAKES: list = [
+    (check.merge_bug_choice, "b", "token digit 0"),
+    (check.merge_bug_choice, "c", "never wraps around"),
+    (check.merge_bug_choice, "d", "how a reshape reads the stored order"),
+    (check.merge_bug_choice, "E", "reversed head order"),
+    (check.merge_bug_choice, "reshape", "not one of the options"),
+    (check.merge_bug_channel, 37, "where the right merge puts it"),
+    (check.merge_bug_channel, 12, "small test's 2 heads"),
+    (check.merge_bug_channel, 13, "traded places"),
+    (check.merge_bug_channel, HEAD2_CHANNEL5 + 1, "count the channels from 0"),
+    (check.cost_threshold_tokens, 129, "64 channels in and out"),
+    (check.cost_threshold_tokens, 99, "49 channels in and out"),
+    (check.cost_threshold_tokens, 105, "not the same or less"),
 ]

@@ -15,7 +15,10 @@ import numpy as np
 from ..data import load_mountains
 from ._core import Verdict, describe, never_raises, reread, right, say, unexplained
 
-__all__ = ["bright_regions"]  # REGIONS and region_levels are imported from this module by name
+__all__ = [
+    "bright_regions",
+]
+
 
 # name -> (rows, columns) of a box inside the region, on the 60 x 100 picture
 REGIONS: dict[str, tuple[slice, slice]] = {
@@ -26,9 +29,13 @@ REGIONS: dict[str, tuple[slice, slice]] = {
     "right face": (slice(30, 39), slice(22, 31)),
     "ridges": (slice(44, 51), slice(30, 41)),
 }
+
+
 # A level this close to one half is hard to place on the colour bar. The course's picture has levels 0.15 apart:
 # 0.45 and 0.60 are this close, the ridges' 0.30 is not.
 NEAR = 0.12
+
+
 BRIGHT_NUDGE = (
     "The picture holds only a few grey levels, printed above the figure, and none is exactly one half."
 )

@@ -27,13 +27,14 @@ from ._core import (
 )
 
 __all__ = [
-    "reusable_part",
     "count_growth",
     "patch_number",
+    "patchify_function",
+    "reusable_part",
     "token_position",
     "vit_pytorch_position",
-    "patchify_function",
 ]
+
 
 H, W = 60, 100  # the course picture
 

@@ -6,7 +6,6 @@ answer, recognised on the same inputs and named.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -20,7 +19,6 @@ from ._core import (
     describe,
     int_answer,
     never_raises,
-    pair,
     reread,
     right,
     say,
@@ -28,14 +26,12 @@ from ._core import (
 )
 
 __all__ = [
-    "pixels_in_two_windows",
     "paper_count_side",
-    "unfold_count_side",
     "pixel_in_tokens",
     "pixel_position_entry",
+    "pixels_in_two_windows",
     "same_position_choice",
-    "plain_rebuild_channel0",
-    "t2t_input_sides",
+    "unfold_count_side",
 ]
 
 
@@ -96,92 +92,9 @@ def pixels_in_two_windows(answer: object) -> Verdict:
     )
 
 
-T2T_SPLITS = ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T module's three soft splits (kernel, stride, padding)
-T2T_GRID = 14  # the paper's final grid side (Section 3.3): 224 x 224 -> 14 x 14 tokens
-PAPER_SIDE = 224
-SIDES_NUDGE = "Every split rounds down, so more than one side gives the same count, at every split."
-
-
-def _split_side(n: int, k: int, s: int, p: int) -> int:
-    """Tokens along one side of length ``n`` (0 where no window fits), as ``vitcourse.tokens.count_tokens``."""
-    return tokens.count_tokens(n, n, k, s, p).rows if n + 2 * p >= k else 0
-
-
-@functools.cache
-def _sides_ending_as(grid: int, settings: tuple[tuple[int, int, int], ...], count=_split_side, top=1024):
-    """The (smallest, largest) square side below ``top`` that ``settings``, applied one after another with
-    ``count(n, k, s, p)`` per side, turn into a ``grid`` x ``grid`` token grid; None if there is none."""
-    sides = []
-    for side in range(1, top):
-        n = side
-        for k, s, p in settings:
-            n = count(n, k, s, p) if n > 0 else 0
-        if n == grid:
-            sides.append(side)
-    return (min(sides), max(sides)) if sides else None
-
-
-def _no_padding(n: int, k: int, s: int, p: int) -> int:
-    return (n - k) // s + 1 if n >= k else 0
-
-
-def _rounded_up(n: int, k: int, s: int, p: int) -> int:
-    return math.ceil((n + 2 * p - k) / s) + 1 if n + 2 * p >= k else 0
-
-
-@never_raises
-def t2t_input_sides(answer: object) -> Verdict:
-    """Exercise 02.5: the smallest and the largest square side that T2T-ViT's three soft splits turn into a
-    14 x 14 token grid, as the pair (smallest, largest); the paper's 224 is one of them."""
-    what = f"smallest and largest square side that end as {T2T_GRID} x {T2T_GRID}"
-    expected = _sides_ending_as(T2T_GRID, T2T_SPLITS)
-    if isinstance(answer, int | np.integer) and not isinstance(answer, bool):
-        return say(False, f"{what}: give the pair (smallest, largest), not one number.")
-    if not isinstance(answer, tuple | list) or len(answer) != 2:
-        return say(False, f"{what}: expected a pair (smallest, largest), got {describe(answer)}.")
-    got = pair(answer)
-    if got == expected:
-        return right(what)
-    if any(isinstance(v, float) for v in got):
-        return say(False, f"{what}: sides are whole numbers of pixels; give two ints.")
-    if not all(isinstance(v, int | np.integer) for v in got):
-        return say(False, f"{what}: expected a pair of whole numbers, got {describe(answer)}.")
-    first_slack = T2T_SPLITS[0][1] - 1  # the first split's rounding alone: stride - 1 more pixels
-    paper, first_only = (PAPER_SIDE, PAPER_SIDE), (expected[0], expected[0] + first_slack)
-    no_padding = _sides_ending_as(T2T_GRID, T2T_SPLITS, _no_padding)
-    rounded_up = _sides_ending_as(T2T_GRID, T2T_SPLITS, _rounded_up)
-    backwards = _sides_ending_as(T2T_GRID, T2T_SPLITS[::-1])
-    known = {
-        (expected[1], expected[0]): "the pair is (smallest, largest): the smaller side comes first.",
-        paper: "224 is the paper's side, but not the only one: every split rounds down, so several sides give "
-        "the same count at each split.",
-        first_only: "you let only the first split's rounding widen the range; the second and third splits round "
-        "down too, so each of them accepts more than one grid size.",
-        no_padding: "that is the range without the padding: each split pads every side with p zeros at both "
-        "ends before its windows slide.",
-        rounded_up: "you rounded up; a window that does not fit is not a token, so every split rounds down "
-        "(floor).",
-        backwards: "you ran the splits in the wrong order: the 7 x 7 split comes first, on the image, and the "
-        "two 3 x 3 splits follow on the token grids.",
-    }
-    if got in known and got != expected:
-        return say(False, f"{what}: {got} is not it: {known[got]}")
-    if got[0] == got[1]:
-        return say(
-            False,
-            f"{what}: {got} gives one side twice, but every split rounds down, so a whole range of sides ends "
-            "as the same grid; the exercise asks for both ends of that range.",
-        )
-    if got[1] == PAPER_SIDE:
-        return say(
-            False,
-            f"{what}: {got} is not it: 224 is the paper's example, not the largest side; the first split rounds "
-            "down, so slightly larger sides still give it the same first grid.",
-        )
-    return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Counting the tokens"))
-
-
 PAPER_SPLIT = (224, 7, 3, 2)  # Exercise 02.1 (b): side, kernel, the paper's S (an overlap), padding
+
+
 OVERLAP_NUDGE = (
     "This rests on what a window's step is: how far one window moves to reach its neighbour. Ask whether the "
     "paper's S is that step, or something else about neighbouring windows."
@@ -255,9 +168,17 @@ def _tokens_holding(row: int, col: int, h: int, w: int, k: int, s: int, p: int):
 
 
 PIXEL = (30, 47)  # the pixel of Exercise 02.3, (row, column) of the 60 x 100 picture
+
+
 PIXEL_SPLIT = (20, 10, 5)  # k, s, p
+
+
 PIXEL_TOKEN = 24  # Exercise 02.3 (b) asks for the pixel's position in this token
+
+
 PIXEL_NUDGE = "A window holds the pixel when both its rows and its columns reach it."
+
+
 PLACE_NUDGE = "Where the pixel sits in a token depends on that token's window corner."
 
 
@@ -358,41 +279,4 @@ def same_position_choice(answer: object) -> Verdict:
         wrong={
             "yes": "compare the corners of two windows that hold it: the pixel's row and column inside each."
         },
-    )
-
-
-@never_raises
-def plain_rebuild_channel0(answer: object) -> Verdict:
-    """Exercise 02.4 (predict, ``plain_rebuild``): on the picture's (1, 60, 400) tokens and its 6 x 10 grid,
-    which token and which entry of it does plain_rebuild put in channel 0 at grid row 1, column 0:
-    (token, entry)."""
-    n_tok, c, h, w = 60, 400, 6, 10
-    row, col = 1, 0  # the grid cell the exercise asks about
-    toks = torch.arange(n_tok * c).reshape(1, n_tok, c)  # entry value = token * c + entry
-    expected = divmod(int(toks.reshape(1, c, h, w)[0, 0, row, col]), c)
-    right_layout = divmod(int(toks.transpose(1, 2).reshape(1, c, h, w)[0, 0, row, col]), c)
-    column_major = divmod(col * h + row, c)  # the grid filled column by column
-    sides_swapped = divmod(row * h + col, c)  # a grid row taken as h values long
-    what = "the token and the entry that plain_rebuild puts in channel 0 at grid row 1, column 0"
-    if not isinstance(answer, tuple | list) or len(answer) != 2:
-        return say(False, f"{what}: expected two whole numbers (token, entry), got {describe(answer)}.")
-    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in answer):
-        return say(False, f"{what}: expected two whole numbers (token, entry), got {describe(answer)}.")
-    got = tuple(int(v) for v in answer)
-    if got == expected:
-        return right(what)
-    known = {
-        right_layout: "that is where it should come from; a reshape reads the (N, C) matrix in storage order.",
-        column_major: "the grid of a channel is filled row by row, not column by column.",
-        sides_swapped: "a grid row holds w values, one per token column, not h.",
-        (expected[0] + 1, expected[1] + 1): "count tokens and entries from 0.",
-    }
-    known.pop(expected, None)
-    if got in known:
-        return say(False, f"{what}: {got} is not it: {known[got]}")
-    return unexplained(
-        what,
-        f"{got} is not it.",
-        nudge="A reshape reads the values in the order they are stored, and fills the new shape in that order.",
-        pointer=reread("T2T's way: one pixel per token"),
     )

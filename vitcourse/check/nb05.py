@@ -1,392 +1,206 @@
-"""Exercise checkers for notebook 05 vision transformer."""
+"""Exercise checkers for notebook 04 attention."""
 
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
-from .. import probes, scenes
-from ..blocks import EncoderBlock
-from ..models import VisionTransformer
+from ..attention import Attention
+from ..cost import count_macs
+from ..tokens import count_tokens
 from ._core import (
     Mistake,
     Verdict,
     check_function,
     choice_answer,
-    float_answer,
     int_answer,
     never_raises,
-    random_cases,
     reread,
 )
 
 __all__ = [
-    "zero_token_attention",
-    "moon_only_distance_line",
-    "slides_token_count",
-    "post_norm_block_function",
-    "post_norm_drift_choice",
-    "mean_pool_function",
-    "attention_share_choice",
+    "attention_function",
+    "cost_threshold_tokens",
+    "merge_bug_channel",
+    "merge_bug_choice",
 ]
 
 
-#: Exercise 05.4: the picture model (D 64, 2 blocks, 4 heads) without a position embedding, its prediction token
-#: at zero, freshly initialised; the weight that token 0 gives to patch 12 in block 1, head 0.
-ZERO_TOKEN_PATCH, ZERO_TOKEN_HEAD = 12, 0
+# Exercise 2's statements about the buggy merge (the head axis moved last before the reshape), as the notebook
+# lists them.
+_MERGE_OPTIONS = ("a", "b", "c", "d", "e")
 
 
-def zero_token_weights() -> torch.Tensor:
-    """Block 1's attention weights (heads, N + 1, N + 1) of a fresh picture ViT with ``pos_embed="none"`` and a
-    zero prediction token, on a random 60 x 100 picture (the first row does not depend on the picture)."""
-    gen = torch.Generator().manual_seed(0)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(0)
-        model = VisionTransformer(embed_dim=64, depth=2, num_heads=4, pos_embed="none").eval()
-    with torch.no_grad():
-        model.cls_token.zero_()
-        image = torch.randn(1, 1, 60, 100, generator=gen)  # (1, 1, H, W)
-        return model.attention_weights(image, block=0)[0]  # (heads, N + 1, N + 1)
+_MERGE_RIGHT = "a"
+
+
+_MERGE_WRONG = {
+    "b": "every label of output token 0 has the token digit 0: each output token holds only its own token.",
+    "c": "a reshape never wraps around, and the printout shows every output token with the same pattern.",
+    "d": "the shape and the set of numbers are right, but a right set of numbers is not a right merge: reread "
+    "how a reshape reads the stored order (section 2).",
+    "e": "the labels do not show a reversed head order: the first digit of a label names its head.",
+}
 
 
 @never_raises
-def zero_token_attention(answer: object) -> Verdict:
-    """Exercise 05.4: the first block's weight from a zero prediction token (no position embedding) to patch 12."""
-    weights = zero_token_weights()
-    expected = float(weights[ZERO_TOKEN_HEAD, 0, ZERO_TOKEN_PATCH])
-    keys, heads, dim = weights.shape[-1], weights.shape[0], 64
-    return float_answer(
+def merge_bug_choice(answer: object) -> Verdict:
+    """Exercise 04.2 (find the bug): the letter of the statement, among a to e, that says what the buggy merge
+    ``o.permute(0, 2, 3, 1).reshape(b, n, h * d)`` of (B, heads, N, head_dim) does and why (each token keeps its
+    own numbers, but the head axis comes last, so the heads' channels interleave)."""
+    return choice_answer(
         answer,
-        expected,
-        "block 1's weight from the zero prediction token to patch 12",
-        nudge="The exercise rests on the values a fresh model's weights start from, and on what each step of "
-        "block 1 makes of a token of zeros.",
-        wrong=[
-            (
-                1 / (keys - 1),
-                "a key is missing from that count: the softmax runs over every key.",
-            ),
-            (1.0, "the weights of one query sum to 1 over all the keys; no single key takes all of it here."),
-            (0.0, "a softmax weight is never 0: exp(score) > 0 for every key, whatever the score."),
-            (
-                1 / heads,
-                "each head has its own weights; within one head, the query's weights are spread over the keys, "
-                "not over the heads.",
-            ),
-            (
-                1 / dim,
-                "D is the length of a token; the weights are spread over tokens, not over a token's entries.",
-            ),
-        ],
-        pointer=reread("How the weights start"),
+        _MERGE_RIGHT,
+        "the bug in the merge",
+        _MERGE_OPTIONS,
+        nudge="Each statement says what goes wrong and why; both must hold. The idea is the order of the axes "
+        "just before the reshape.",
+        pointer=reread("Queries, keys and values"),
+        wrong=_MERGE_WRONG,
     )
 
 
-def slides_tokens_after_one_step(batch_size: int = 32, dim: int = 16) -> int:
-    """How many different token vectors the lecture slides' per-slot prediction token holds after one step of
-    gradient descent on a batch of ``batch_size`` different images with equal targets (a toy head on token 0
-    plus the mean of the patch tokens)."""
-    gen = torch.Generator().manual_seed(0)
-    token = nn.Parameter(torch.ones(batch_size, 1, dim))  # (batch_size, 1, D): one row per batch slot
-    images = torch.randn(batch_size, 5, dim, generator=gen)  # (B, N, D)
-    readout, targets = torch.randn(dim, generator=gen), torch.zeros(batch_size)  # the same target everywhere
-    with torch.enable_grad():
-        with_token = torch.cat([token, images], dim=1)  # (B, N + 1, D)
-        out = (
-            with_token[:, 0] + with_token[:, 1:].mean(dim=1)
-        ) @ readout  # (B,): token 0 mixed, then the head
-        ((out - targets) ** 2).mean().backward()
-    with torch.no_grad():
-        token -= 0.1 * token.grad
-    return len(torch.unique(token.detach().flatten(1), dim=0))
+#: Exercise 04.2, second part: the walk-through's four heads, (B, heads, N, head_dim), glued by the buggy merge.
+MERGE_SHAPE = (4, 100, 16)
+
+
+#: ... and the head and channel asked about.
+MERGE_ASKED = (2, 5)
+
+
+def _channel_of(heads: int, head_dim: int, head: int = 1, channel: int = 0, buggy: bool = True) -> int:
+    """The output channel, counted from 0, that holds ``head``'s ``channel`` after the buggy merge (or the right
+    one): found by running the merge on labelled entries."""
+    labels = torch.arange(heads * head_dim).reshape(
+        1, heads, 1, head_dim
+    )  # entry = head * head_dim + channel
+    glued = labels.permute(0, 2, 3, 1) if buggy else labels.transpose(1, 2)  # (1, 1, ...)
+    glued = glued.reshape(1, 1, heads * head_dim)[0, 0]
+    return int((glued == head * head_dim + channel).nonzero()[0])
 
 
 @never_raises
-def slides_token_count(answer: object) -> Verdict:
-    """Exercise 05.1: the different token vectors of the slides' prediction token after one training step."""
-    expected = slides_tokens_after_one_step()
+def merge_bug_channel(answer: object) -> Verdict:
+    """Exercise 04.2, second part: with the buggy merge on the walk-through's 4 heads of 16 channels, the output
+    channel (counted from 0) that holds head 2's channel 5 (5 * 4 + 2 = 22)."""
+    heads, _, head_dim = MERGE_SHAPE
+    head, channel = MERGE_ASKED
+    found = _channel_of(heads, head_dim, head, channel)
+    right = _channel_of(heads, head_dim, head, channel, buggy=False)
+    wrong = {
+        right: "that is where the right merge puts it, after the earlier heads' channels; this merge orders "
+        "the channels differently.",
+        channel * 2 + head: "that would hold with the small test's 2 heads; here there are 4 heads.",
+        head * heads + channel: "head and channel have traded places: check which of the two varies fastest.",
+        found + 1: "count the channels from 0, as the printout of the small test does.",
+    }
     return int_answer(
         answer,
-        expected,
-        "different token vectors after one step",
-        nudge="The exercise rests on the shape of the slides' parameter and on what each part of a parameter "
-        "learns from.",
-        wrong={
-            1: "that is what one token shared by the whole batch would give; the slides' parameter is not one "
-            "vector.",
-            768: "that counts the entries of one token vector, not token vectors.",
-            32 * 768: "that counts every entry of the parameter, not its token vectors.",
-        },
-        pointer=reread("Token processing"),
+        found,
+        "the output channel asked for",
+        nudge="The idea is which axis varies fastest in the stored order just before the reshape.",
+        wrong=wrong,
+        pointer=reread("Queries, keys and values"),
     )
 
 
-def _pre_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    x = x + block.attn(block.norm1(x))  # (B, N, D)
-    return x + block.mlp(block.norm2(x))  # (B, N, D)
+def _first_stage(scale: int = 1) -> tuple[int, int, int]:
+    """T2T's first token transformer on a (60 scale) x (100 scale) picture: (tokens, input length, channels)."""
+    kernel, stride, padding = 7, 4, 2
+    return count_tokens(60 * scale, 100 * scale, kernel, stride, padding).total, kernel * kernel, 64
 
 
-def _post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    x = block.norm1(x + block.attn(x))  # (B, N, D)
-    return block.norm2(x + block.mlp(x))  # (B, N, D)
-
-
-def _given_post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """Exercise 05.2's block as given, with its bug in both steps."""
-    x = block.norm1(x) + block.attn(x)  # (B, N, D)
-    return x + block.norm2(block.mlp(x))  # (B, N, D)
-
-
-BLOCK_MISTAKES = [
-    Mistake(
-        _given_post_norm,
-        "that is the given block, unchanged: the bug is still in it.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
-        "the attention step is right now; the MLP step still does not follow the post-norm formula.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(x) + b.attn(x)),
-        "the MLP step is right now; the attention step still does not follow the post-norm formula.",
-    ),
-    Mistake(
-        _pre_norm,
-        "this is ViT's pre-norm, x + f(LN(x)); the exercise asks for post-norm: reread where 'Pre-norm and "
-        "post-norm' puts the norm.",
-    ),
-    Mistake(
-        lambda b, x: b.norm2(b.mlp(b.norm1(b.attn(x)))),
-        "both residual connections are missing; see 'Pre-norm and post-norm'.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(b.attn(x))),
-        "the first residual is missing: the attention step's sum has only one term.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
-        "the second residual is missing: the MLP step's sum has only one term.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(x + b.norm1(b.attn(x))),
-        "the norms act on each part's output only, x + LN(f(x)); in post-norm, what does the norm act on?",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(x + b.attn(x)),
-        "norm1 is missing: post-norm normalises after each residual, after the attention too.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: b.norm2(y + b.mlp(b.norm2(y))))(b.norm1(x + b.attn(b.norm1(x)))),
-        "each part normalises its input as well as the sum; in post-norm each part reads the un-normalised "
-        "sum, and the norm comes after the residual.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: b.norm1(y + b.mlp(y)))(b.norm2(x + b.attn(x))),
-        "norm1 and norm2 are swapped: norm1 follows the attention's residual, norm2 the MLP's.",
-    ),
-    Mistake(
-        lambda b, x: (lambda y: b.norm2(y + b.attn(y)))(b.norm1(x + b.mlp(x))),
-        "the MLP runs before the attention: attention comes first, then the MLP.",
-    ),
-]
-
-
-#: Exercise 05.2 (b): the options for the token std that leaves block 12 of a stack of fresh post-norm blocks.
-DRIFT_OPTIONS = ("about 1.0", "about 1.4", "above 2")
-
-
-def post_norm_stack_std(depth: int = 12, dim: int = 64, heads: int = 4) -> float:
-    """The std of the tokens that leave a stack of ``depth`` fresh post-norm blocks (the package's initialisation,
-    a fresh ``VisionTransformer``'s blocks), on random tokens: the section 4 drift cell with post-norm blocks."""
-    gen = torch.Generator().manual_seed(5)
-    with torch.random.fork_rng(devices=[]):  # the learner's random state is left as it was
-        torch.manual_seed(0)
-        model = VisionTransformer(embed_dim=dim, depth=depth, num_heads=heads).eval()
-    z = torch.randn(2, 17, dim, generator=gen)  # (2, N + 1, D)
-    with torch.no_grad():
-        for block in model.blocks:
-            z = _post_norm(block, z)
-    return z.std().item()
+def _cost_ratio(n: int, dim: int, chan: int) -> float:
+    """Multiply-adds of QK^T and weights @ V over those of qkv and proj, counted on the layer itself."""
+    layer = Attention(dim, chan=chan, num_heads=1, qkv_bias=False)
+    macs = count_macs(layer, torch.zeros(1, n, dim), depth=1)  # {"qkv": ..., "(model)": ..., "proj": ...}
+    return macs["(model)"] / (macs["qkv"] + macs["proj"])
 
 
 @never_raises
-def post_norm_drift_choice(answer: object) -> Verdict:
-    """Exercise 05.2 (b): about what std leaves block 12 when section 4's drift cell stacks fresh post-norm
-    blocks: one of ``DRIFT_OPTIONS``."""
-    std = post_norm_stack_std()
-    expected = min(DRIFT_OPTIONS, key=lambda o: abs(float(o.split()[-1]) - std))
-    return choice_answer(
+def cost_threshold_tokens(answer: object) -> Verdict:
+    """Exercise 04.3: the smallest token count N at which the two products of T2T's first token
+    transformer (49 -> 64 channels, one head, no qkv bias) cost more multiply-adds than qkv and proj together:
+    2 N^2 c > 3 N L c + N c^2, so N > (3 L + c) / 2 = 105.5, counted on the layer itself."""
+    _, dim, chan = _first_stage(1)
+    right = next(n for n in range(1, 10 * (dim + chan)) if _cost_ratio(n, dim, chan) > 1)
+    wrong = {
+        2 * chan + 1: "that would hold for a layer that keeps the token length, with 64 channels in and out; "
+        "this one reads 49 and gives 64.",
+        2 * dim + 1: "that would hold for a layer that keeps the token length, with 49 channels in and out; "
+        "this one reads 49 and gives 64.",
+        right - 1: "at that count the layers still cost more: the products must cost more, not the same or "
+        "less.",
+    }
+    return int_answer(
         answer,
-        expected,
-        "the std that leaves block 12 of a post-norm stack",
-        DRIFT_OPTIONS,
-        nudge="The exercise rests on which operation a post-norm block ends with, and what that operation does "
-        "to each token when it has just been initialised.",
-        pointer=reread("Pre-norm and post-norm"),
-        wrong={
-            "about 1.4": "that is the pre-norm stack's drift from section 4; a post-norm block ends differently.",
-            "above 2": "nothing in a post-norm block lets the sum grow from block to block; look at the last "
-            "operation of each block.",
-        },
+        right,
+        "the token count asked for",
+        nudge="The idea is which of the layer's costs depend on its input length and which on its channels.",
+        wrong=wrong,
+        pointer=reread("Weights and multiply-adds"),
     )
 
 
-class _ShortBlock(EncoderBlock):
-    """An EncoderBlock that a hint names in one line, not by its whole module tree."""
-
-    def __repr__(self) -> str:
-        return f"an EncoderBlock (D = {self.norm1.normalized_shape[0]}, {self.attn.num_heads} heads)"
-
-
-def _random_block(dim: int, heads: int, gen: torch.Generator) -> EncoderBlock:
-    """An encoder block whose LayerNorms are not the identity, so every wrong order gives other numbers."""
-    block = _ShortBlock(dim, heads).eval()
-    with torch.no_grad():
-        for p in block.parameters():
-            p.copy_(torch.randn(p.shape, generator=gen) * (0.3 if p.ndim > 1 else 0.5))
-        for norm in (block.norm1, block.norm2):
-            norm.weight.add_(1.0)
-    return block
+def _tokens_first(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, dim: int = -1
+) -> torch.Tensor:
+    """Attention for the (B, N, heads, head_dim) layout: each head over the tokens; softmax over ``dim`` of
+    the (B, heads, N, N) weights. Returns (B, N, heads, head_dim)."""
+    qh, kh, vh = (t.transpose(1, 2) for t in (q, k, v))  # each (B, heads, N, head_dim)
+    return torch.softmax(qh @ kh.transpose(-2, -1) * scale, dim=dim).matmul(vh).transpose(1, 2)
 
 
 @never_raises
-def post_norm_block_function(func: object) -> Verdict:
-    """Exercise 05: ``func(block, x)`` must be the post-norm forward pass, ``LN(x + f(x))`` for each part."""
-    gen = torch.Generator().manual_seed(7)
+def attention_function(func: object) -> Verdict:
+    """Exercise 04.4: ``func(q, k, v)`` for q, k, v of shape (B, N, heads, head_dim), tokens before heads,
+    returns attention of each head over the tokens, (B, N, heads, head_dim), as
+    ``F.scaled_dot_product_attention`` gives it on the (B, heads, N, head_dim) layout."""
+    gen = torch.Generator().manual_seed(2)
     cases = []
-    for b, n, d, heads in ((2, 5, 16, 4), (1, 16, 24, 3), (3, 4, 8, 2)):
-        block = _random_block(d, heads, gen)
-        x = torch.randn(b, n, d, generator=gen)
-        with torch.no_grad():
-            cases.append(((block, x), _post_norm(block, x)))
+    for shape in ((2, 10, 4, 16), (1, 7, 1, 64), (3, 5, 2, 3)):
+        q, k, v = (torch.randn(shape, generator=gen) for _ in range(3))
+        expected = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))
+        cases.append(((q, k, v), expected.transpose(1, 2)))
+    mistakes = [
+        Mistake(
+            lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5, dim=-1) @ v,
+            "you attended over the heads, not the tokens: in this layout the last two axes are (heads, head_dim), "
+            "so a product over the last two axes compares heads with heads.",
+        ),
+        Mistake(
+            lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** -0.5, dim=-2),
+            "softmax over the wrong axis: each query's weights over the keys must sum to 1.",
+        ),
+        Mistake(lambda q, k, v: _tokens_first(q, k, v, 1.0), "the scores are not scaled."),
+        Mistake(
+            lambda q, k, v: _tokens_first(q, k, v, 1 / q.shape[-1]),
+            "wrong scale: you divided by head_dim itself; section 4 says what the scale is.",
+        ),
+        Mistake(
+            lambda q, k, v: _tokens_first(q, k, v, (q.shape[2] * q.shape[-1]) ** -0.5),
+            "wrong scale: you took the full width (heads x head_dim); each head uses its own head_dim.",
+        ),
+        Mistake(
+            lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** 0.5),
+            "wrong scale: you multiplied by the square root of head_dim; the scale shrinks the scores.",
+        ),
+        Mistake(
+            lambda q, k, v: _tokens_first(q, k, v, q.shape[-1] ** -0.5).transpose(1, 2),
+            "the numbers are right but the layout is not: you returned (B, heads, N, head_dim); the result must "
+            "have the inputs' layout, (B, N, heads, head_dim).",
+        ),
+    ]
     return check_function(
         func,
-        "your post-norm block",
+        "your attention_tokens_first",
         cases,
-        mistakes=BLOCK_MISTAKES,
-        nudge="The exercise rests on where post-norm puts the norm, relative to the residual sum.",
-        pointer=reread("Pre-norm and post-norm"),
-    )
-
-
-POOL_MISTAKES = [
-    Mistake(
-        lambda f: f[:, 1:].sum(dim=1) / f.shape[1],
-        "that is the given function, unchanged: the bug is still in it.",
-    ),
-    Mistake(
-        lambda f: f.mean(dim=1),
-        "that averages every token, the prediction token included; mean pooling averages the patch tokens.",
-    ),
-    Mistake(
-        lambda f: f[:, :-1].mean(dim=1),
-        "that leaves out the last token; the prediction token is token 0.",
-    ),
-    Mistake(
-        lambda f: f[:, 0],
-        "that is the prediction token itself; the exercise asks for the mean of the others.",
-    ),
-    Mistake(
-        lambda f: f[:, 1:].mean(dim=0),
-        "the mean runs over the batch (dim 0): each image must keep its own vector; average over the tokens.",
-    ),
-    Mistake(
-        lambda f: f[:, 1:].mean(dim=-1),
-        "the mean runs over the token length D (the last dim): each image would keep one number, not a vector.",
-    ),
-    Mistake(
-        lambda f: f[:, 1:].sum(dim=1),
-        "that is the sum of the patch tokens; divide by their number to get the mean.",
-    ),
-]
-
-
-@never_raises
-def mean_pool_function(func: object) -> Verdict:
-    """Exercise 05: ``func(features)`` must average the patch tokens of (B, N + 1, D): result (B, D)."""
-    cases = random_cases(9, [((2, 16, 8),), ((3, 5, 12),), ((1, 197, 32),)], lambda f: f[:, 1:].mean(dim=1))
-    return check_function(
-        func,
-        "your mean pooling",
-        cases,
-        mistakes=POOL_MISTAKES,
-        nudge="The exercise rests on which tokens the features hold, and which of them mean pooling averages.",
-        pointer=reread("Prediction processing"),
-    )
-
-
-#: Exercise 05.6: the reference lines of the mean-attention-distance figure, on vit_within's 6 x 10 grid of
-#: 10 x 10 patches.
-DISTANCE_LINES = ("itself", "nearest", "uniform", "farthest")
-
-
-def moon_only_distance(n_scenes: int = 256, seed: int = 0) -> tuple[float, dict[str, float]]:
-    """The mean attention distance (pixels) of a head whose patch queries all attend only to the moon's patch, over
-    ``n_scenes`` "within" scenes, and the figure's reference lines on the same grid."""
-    patch, rows, cols = 10, 6, 10
-    batch = scenes.make_batch("within", n_scenes, seed=seed, block=patch)
-    moon = batch.targets[:, 0] * cols + batch.targets[:, 1]  # (n,): the moon's patch, counted from 0
-    weights = torch.zeros(n_scenes, rows * cols, rows * cols)  # (n, queries, keys)
-    weights[torch.arange(n_scenes), :, moon] = 1.0
-    distance = probes.mean_attention_distance(weights, rows, cols, patch).mean().item()
-    bounds = probes.attention_distance_bounds(rows, cols, patch)
-    return distance, {k: float(bounds[k]) for k in DISTANCE_LINES}
-
-
-@never_raises
-def moon_only_distance_line(answer: object) -> Verdict:
-    """Exercise 05.6: the reference line nearest the mean attention distance of a head that attends only to the
-    moon's patch."""
-    distance, lines = moon_only_distance()
-    expected = min(lines, key=lambda k: abs(lines[k] - distance))
-    return choice_answer(
-        answer,
-        expected,
-        "the line nearest a head that looks only at the moon",
-        DISTANCE_LINES,
-        nudge="The exercise rests on what the mean attention distance averages over: every query patch, and "
-        "every scene.",
-        wrong={
-            "itself": "only the moon's own patch sits at distance 0 from the moon; the other query patches are "
-            "far from it, and the distance averages over all of them.",
-            "nearest": "only a few query patches are the moon's neighbours; the distance averages over every "
-            "query patch, near the moon or not.",
-            "farthest": "the moon is far from some query patches and close to others, and it moves from scene "
-            "to scene; no query patch has it as its farthest patch in every scene.",
-        },
-        pointer=reread("How far the heads look"),
-    )
-
-
-#: Exercise 05.5: the options for the share of ViT-B/16's multiply-adds at 224 x 224 that attention's two
-#: products take, in per cent.
-SHARE_OPTIONS = ("4", "25", "50")
-
-
-def vit_b_attention_share() -> float:
-    """The share of ViT-B/16's multiply-adds at 224 x 224 (``count_macs``, on the meta device) that its 12 blocks'
-    two attention products, ``2 N^2 D`` each, take."""
-    from ..cost import count_macs
-    from ..models import create_model
-
-    with torch.device("meta"):
-        model = create_model("vit_base_patch16_224")
-        macs = count_macs(model, torch.empty(1, 3, 224, 224), depth=1)
-    n, d = model.num_patches + 1, model.embed_dim
-    return len(model.blocks) * 2 * n * n * d / sum(macs.values())
-
-
-@never_raises
-def attention_share_choice(answer: object) -> Verdict:
-    """Exercise 05.5: about what share of ViT-B/16's 17.6 G MACs attention's two products take."""
-    share = 100 * vit_b_attention_share()
-    expected = min(SHARE_OPTIONS, key=lambda o: abs(float(o) - share))
-    return choice_answer(
-        answer,
-        expected,
-        "the share of ViT-B/16's multiply-adds in attention's two products",
-        SHARE_OPTIONS,
-        nudge="The exercise rests on how one block's cost splits between attention's two products and its "
-        "linear layers, at ViT-B/16's number of tokens and width.",
-        pointer=reread("What a block costs"),
+        mistakes=mistakes,
+        forbidden=("scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward"),
+        forbidden_objects=(F.scaled_dot_product_attention, nn.MultiheadAttention, Attention),
+        write_with="matrix products and a softmax",
+        nudge="The idea: in any layout, each head compares tokens with tokens, and each query's weights over the "
+        "keys sum to 1.",
+        pointer=reread("Several heads"),
     )

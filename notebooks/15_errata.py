@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # 08 · Appendix: errata of the sources
+# # 08 · Appendix: errata of the sources  [FROM OLD 08; REWRITE]
 #
 # **Time:** about 45 minutes
 #

@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # 06 · Tokens-to-Token
+# # 06 · Tokens-to-Token  [FROM OLD 06; REWRITE]
 #
 # **Time:** about 60 minutes
 #
@@ -77,339 +77,7 @@ height, width = picture.shape
 image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 # %% [markdown]
-# ## 1. Which neighbourhoods a soft split keeps whole (7 min)
-#
-# Notebook 02 showed that a soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$
-# block of pixels whole in some window, wherever it lies. This needs windows that reach the image's edges. They
-# do on the picture, on the grids it rebuilds and on 224 × 224 images: see
-# [the edge check](#Evidence:-where-the-windows-reach-the-edges).
-#
-# What is new here is the comparison. The cell below tries every position of an $m \times m$ block and asks
-# whether some window holds it. It compares T2T's first split with ViT's patches of $P = 4$, a split with $s = k$
-# and $p = 0$. The two cut the picture into the same grid of tokens, so they can be compared token for token.
-
-
-# %%
-def whole_blocks(h: int, w: int, kernel: int, stride: int, padding: int, m: int) -> torch.Tensor:
-    """(h - m + 1, w - m + 1) booleans: is the m x m block with this top-left pixel inside some window?"""
-    # top-left (row, col) of every window, in the unpadded image's coordinates: (N, 2)
-    corners = torch.from_numpy(tokens.window_corners(h, w, kernel, stride, padding))
-    a, b = torch.arange(h - m + 1), torch.arange(w - m + 1)  # block top-left rows, columns
-    top, left = corners[:, :1], corners[:, 1:]  # (N, 1) each
-    rows_in = (top <= a) & (a + m <= top + kernel)  # (N, h - m + 1): window n holds the block's rows
-    cols_in = (left <= b) & (b + m <= left + kernel)  # (N, w - m + 1)
-    return (rows_in[:, :, None] & cols_in[:, None, :]).any(dim=0)  # (h - m + 1, w - m + 1)
-
-
-splits = {  # name: (h, w, k, s, p) of the image it splits: the two splits that give the same token grid
-    "T2T stage 1": (height, width, *T2T_STAGES[0]),
-    "ViT, P = 4": (height, width, 4, 4, 0),
-}
-block_sides = range(1, 8)  # m
-shares, grids = {}, {}
-for name, (h, w, k, s, p) in splits.items():
-    grids[name] = tokens.count_tokens(h, w, k, s, p)
-    shares[name] = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in block_sides]
-    largest = max(m for m in block_sides if shares[name][m - 1] == 1.0)
-    print(
-        f"{name}: (k, s, p) = ({k}, {s}, {p}) -> {grids[name].rows} x {grids[name].cols} = "
-        f"{grids[name].total} tokens of {k * k} pixels each; largest block always whole: {largest} x {largest}"
-    )
-    assert largest == k - s + 1
-t2t1, vit4 = grids["T2T stage 1"], grids["ViT, P = 4"]
-assert vit4 == t2t1  # the same token grid
-assert shares["ViT, P = 4"][4] == 0 and all(v == 1 for v in shares["T2T stage 1"][:4])
-share5 = shares["T2T stage 1"][4]
-print(f"T2T stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
-assert share5 == (3 / 4) ** 2
-
-# %% [markdown]
-# T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
-# blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole,
-# counted in grid cells rather than pixels.
-#
-# At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
-# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches,
-# such as notebook 01's $P = 20$, keep more blocks whole but give far fewer tokens. Overlap buys whole
-# neighbourhoods at a given number of tokens, at the price of tokens about 3 times longer: 49 entries against 16.
-# The other splits and the block counts: [more splits](#Evidence:-more-splits-and-the-block-counts).
-#
-# The right panel maps the 5 × 5 blocks of T2T's first split. The pattern repeats every $s = 4$ pixels: 1 top row
-# in 4, and 1 left column in 4, fits in no window, so $(3/4)^2 \approx 0.56$ of the positions are whole.
-
-# %% mystnb={"image": {"alt": "Two panels. Left: the share of m by m blocks kept whole in some token, for m from 2 to 7 pixels, for T2T's first soft split and for ViT patches of 4 pixels on the same 15 by 25 token grid; T2T keeps every block up to 4 by 4 whole and a falling share of larger ones, ViT a lower share from 2 by 2 on and no block of 5 or more. Right: a map over block top rows and left columns of which 5 by 5 blocks are whole in T2T's first split, a pattern that repeats every 4 pixels with one row and one column in four cut."}}
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), width_ratios=[1.0, 1.25], layout="constrained")
-fair = ("T2T stage 1", "ViT, P = 4")  # the two splits that give the same token grid, both in pixels
-for name, marker, above in zip(fair, ("o", "s"), (True, False), strict=True):
-    h, w, k, s, p = splits[name]
-    values = shares[name][1:]  # m = 2..7
-    axes[0].plot(
-        block_sides[1:],
-        values,
-        marker=marker,
-        label=f"{name}: (k, s, p) = ({k}, {s}, {p}), {grids[name].rows} x {grids[name].cols} tokens",
-    )
-    for m, v in zip(block_sides[1:], values, strict=True):  # T2T's shares above its line, ViT's below
-        axes[0].annotate(
-            f"{v:.0%}",
-            (m, v),
-            textcoords="offset points",
-            xytext=(0, 7 if above else -9),
-            ha="center",
-            va="bottom" if above else "top",
-            fontsize=8,
-        )
-axes[0].set_xticks(block_sides[1:])  # block sides are whole numbers of pixels
-axes[0].set_ylim(-0.12, 1.12)
-axes[0].yaxis.set_major_formatter(PercentFormatter(1.0))
-axes[0].set_xlabel("block side m (pixels)")
-axes[0].set_ylabel("m x m blocks whole in some token")
-axes[0].set_title(f"Same token grid ({t2t1.rows} x {t2t1.cols}): blocks kept whole")
-axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8)  # below: no line hidden
-h, w, k, s, p = splits["T2T stage 1"]
-colours = ListedColormap(["#f4d6a0", "#2b5c8a"])  # cut, whole
-axes[1].imshow(whole_blocks(h, w, k, s, p, 5)[:24, :40].int(), cmap=colours, vmin=0, vmax=1)
-axes[1].set_xlabel("block's left column (pixel)")
-axes[1].set_ylabel("block's top row (pixel)")
-axes[1].set_title(f"5 x 5 blocks, T2T stage 1 (k={k}, s={s}, p={p}): top-left 24 x 40 positions")
-axes[1].legend(
-    handles=[
-        Patch(color=colours(1), label="whole in some window"),
-        Patch(color=colours(0), label="cut by every window"),
-    ],
-    loc="upper left",
-    bbox_to_anchor=(1.01, 1.0),
-)
-plt.show()
-
-# %% [markdown]
-# ## 2. The token transformer (17 min)
-#
-# After the first soft split a token is a 7 × 7 window of one channel: length $\text{dim} = 49$. A *token
-# transformer* is an encoder block (notebook 05) whose attention also changes the token length, to
-# $\text{chan} = 64$ (T2T's `token_dim`). For tokens $X$ of shape $(N, \text{dim})$ and one head:
-#
-# $$[Q, K, V] = \mathrm{LN}(X)\, W_{qkv}, \qquad W_{qkv} \in \mathbb{R}^{\text{dim} \times 3\,\text{chan}}
-#   \ (\text{no bias}),$$
-#
-# $$Y = V + \mathrm{softmax}\!\left(Q K^\top \cdot \text{scale}\right) V\, W_{\text{proj}} + b_{\text{proj}},
-#   \qquad Z = Y + \mathrm{MLP}(\mathrm{LN}(Y)) .$$
-#
-# LN is a layer norm and MLP the encoder block's two-layer network, both from notebook 05. The softmax and the
-# scale are attention's, from notebook 04.
-#
-# **The skip.** An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$. The token
-# transformer's first residual adds $V$ instead. Exercise 1 asks why.
-#
-# The MLP keeps length 64: its hidden layer is 64 wide, an MLP ratio of 1. Its residual is the ordinary one.
-#
-# **The scale.** The official T2T code scales $QK^\top$ by $(\text{dim} / \text{heads})^{-1/2} = 49^{-1/2} = 1/7$,
-# from the input length, and so does `TokensToToken`. A bare `TokenTransformer` takes
-# $(\text{chan} / \text{heads})^{-1/2} = 1/8$ by default, so the cells below pass `qk_scale=dim ** -0.5`. The scale
-# changes no shape.
-
-# %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer that outputs 64 channels, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
-diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
-plt.show()
-
-# %% [markdown]
-# **Exercise 1 (find the bug).** A colleague wrote one head of a token transformer's attention, skip included.
-# It takes tokens `x` of shape (B, N, dim), already normalised, and the weights of the two linear layers as PyTorch
-# stores them. `w_qkv` has shape (3·chan, dim), with $Q$, $K$ and $V$ one after the other along its first axis,
-# and no bias. `w_proj` has shape (chan, chan) and `b_proj` shape (chan,). It should return $Y$ of the equation
-# above, of shape (B, N, chan). It runs on T2T's sizes and returns that shape, yet the cell below finds that it
-# disagrees with the package's attention holding the same weights.
-#
-# - (a) First, predict. The colleague's first try added the input `x` instead of `v`, as an encoder block does.
-#   On T2T's sizes, does that raise an error, run and give other numbers than the right skip, or run and give the
-#   same numbers? Set `answer_x_skip` to `"raises"`, `"runs, other numbers"` or `"runs, same numbers"`, and write
-#   down why the skip goes through $v$. Both are discussed after the exercise.
-# - (b) Then find the bug, and write the corrected `my_token_attention`. The check also names other usual slips.
-
-
-# %%
-def buggy_token_attention(
-    x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
-) -> torch.Tensor:
-    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
-    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N)
-    return (v + weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
-
-
-gen = torch.Generator().manual_seed(2)
-x_try = torch.randn(2, 10, 49, generator=gen)  # (B, N, dim)
-w_try = (torch.randn(192, 49, generator=gen) / 7, torch.randn(64, 64, generator=gen) / 8, torch.zeros(64))
-reference = Attention(49, 64, num_heads=1, qkv_bias=False, qk_scale=49**-0.5, v_skip=True, fused=False)
-with torch.no_grad():
-    reference.qkv.weight.copy_(w_try[0])
-    reference.proj.weight.copy_(w_try[1])
-    reference.proj.bias.copy_(w_try[2])
-    buggy_out = buggy_token_attention(x_try, *w_try, 49**-0.5)
-    print(
-        f"shape {tuple(buggy_out.shape)}; equals the package's attention: {torch.allclose(buggy_out, reference(x_try), atol=1e-5)}"
-    )
-
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "x_skip_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_x_skip = None  # replace None with "raises", "runs, other numbers" or "runs, same numbers"
-### BEGIN SOLUTION
-# x has length dim = 49 and the projected output length chan = 64: tensors of different lengths cannot be added.
-answer_x_skip = "raises"
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "x_skip_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.x_skip_choice(answer_x_skip)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "x_skip_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.x_skip_choice, answer_x_skip)
-### END HIDDEN TESTS
-
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "v_skip_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-def my_token_attention(
-    x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
-) -> torch.Tensor:
-    ### BEGIN SOLUTION
-    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
-    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N): each query's row sums to 1
-    out = (weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
-    return v + out  # the skip through v: x has length dim, v and out have length chan
-    ### END SOLUTION
-
-
-# %% nbgrader={"grade": false, "grade_id": "v_skip_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.v_skip_function(my_token_attention)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "v_skip_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.v_skip_function, my_token_attention)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 1: why the skip goes through v
-#
-# The colleague's first try, adding `x`, fails on T2T's sizes. The cell runs it on the exercise's tokens.
-
-# %%
-with torch.no_grad():
-    q_try, k_try, v_try = (x_try @ w_try[0].T).chunk(3, dim=-1)  # each (2, 10, 64)
-    mixed_try = torch.softmax(q_try @ k_try.transpose(-2, -1) * 49**-0.5, dim=-1) @ v_try  # (2, 10, 64)
-    out_try = mixed_try @ w_try[1].T + w_try[2]  # (2, 10, 64)
-    try:
-        x_try + out_try
-    except RuntimeError as err:
-        print(f"x {tuple(x_try.shape)} + output {tuple(out_try.shape)}: RuntimeError: {err}")
-
-# %% [markdown]
-# $X$ has length $\text{dim} = 49$ and the attention's output length $\text{chan} = 64$, so the two cannot be
-# added. $V$ already has length 64 and is a linear image of the normalised input, so T2T adds $V$ instead. With
-# several heads, $V$'s heads are first merged side by side.
-#
-# **The package's version** is `vitcourse.attention.Attention(dim, chan, num_heads, qkv_bias=False,
-# qk_scale=..., v_skip=True)`, the `attn` of every `TokenTransformer`. With one head it is exactly your function.
-# Below it runs on the walk-through's sizes: a batch of 13, 100 tokens of length 49, 64 channels, one head and an
-# MLP ratio of 1, as in the T2T module. The tokens are random normal numbers standing in for soft-split windows.
-# Each step is computed by hand from the module's own layers and compared with `TokenTransformer.forward`.
-
-# %%
-batch, n_tokens, dim, chan = 13, 100, 49, 64
-x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, 49)
-tt = TokenTransformer(dim, chan, num_heads=1, mlp_ratio=1.0, qk_scale=dim**-0.5).to(device).eval()
-with torch.no_grad():
-    h = tt.norm1(x)  # (B, N, 49)
-    attn_out, st = tt.attn.steps(h)  # every intermediate of the attention
-    print(f"input {tuple(x.shape)} -> norm1 {tuple(h.shape)}")
-    print(
-        f"q, k, v each {tuple(st.q.shape)}; scores {tuple(st.scores.shape)}; heads merged {tuple(st.merged.shape)}"
-    )
-    v_merged = st.v.transpose(1, 2).reshape(batch, n_tokens, chan)  # (B, N, 64): v with its heads merged
-    y = tt.attn.proj(st.merged) + v_merged  # (B, N, 64): the skip through v
-    print(f"proj(merged) + v -> {tuple(y.shape)}")
-    out = y + tt.mlp(tt.norm2(y))  # (B, N, 64)
-    print(f"+ MLP(norm2) -> {tuple(out.shape)}")
-    same = torch.allclose(y, attn_out, atol=1e-5) and torch.allclose(out, tt(x), atol=1e-5)
-print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:.4f} = 1/7")
-assert same and out.shape == (batch, n_tokens, chan)
-
-# %% [markdown]
-# **The parameter count, a worked example.** T2T-ViT for ImageNet reads RGB images of 224 × 224, so one 7 × 7
-# window holds three channels: a token of length 147. The cell reads the parameters of its *first* token
-# transformer off the full model, layer by layer. `create_model("t2t_vit_t_14")` builds the model that the paper
-# calls T2T-ViT$_t$-14. It is built on the *meta* device, which holds shapes but no numbers: enough to count.
-
-# %%
-with torch.device("meta"):  # shapes only: enough to count
-    t2t_rgb = create_model("t2t_vit_t_14")
-first = t2t_rgb.tokens_to_token.attention1
-rgb_counts, rgb_shapes = {}, {}
-print(f"first token transformer of t2t_vit_t_14 (RGB 224 x 224), input length {first.dim}:")
-for name, layer in first.named_modules():
-    n = sum(p.numel() for p in layer.parameters(recurse=False))  # this layer's own parameters
-    if n:
-        rgb_counts[name] = n
-        rgb_shapes[name] = [tuple(p.shape) for p in layer.parameters(recurse=False)]  # shown after Exercise 2
-        print(f"   {name:9s} {n:7,d}")
-print(f"   {'in all':9s} {sum(p.numel() for p in first.parameters()):7,d}")
-
-# %% [markdown]
-# Each row counts one layer's own parameters. A linear layer holds a weight matrix, output length by input length,
-# plus a bias where it has one. A LayerNorm holds a scale and a shift per entry of the token it normalises
-# (notebook 05).
-#
-# **Exercise 2 (predict).** The picture has one channel, so its windows give tokens of length 49, not 147. Which
-# rows of the table above hold fewer parameters for the one-channel block: `"qkv"`, `"norm1 and qkv"`,
-# `"norm1, qkv and proj"` or `"every layer"`? Before you answer, say why the rows you leave out keep their size.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "rgb_changed_layers_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_rgb_layers = None  # replace None with one of the four strings
-### BEGIN SOLUTION
-# norm1 normalises the incoming token (length dim) and qkv reads it. From qkv on, every layer reads and writes
-# length chan = 64, whatever the number of input channels: proj, norm2 and the MLP keep their size.
-answer_rgb_layers = "norm1 and qkv"
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "rgb_changed_layers_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.rgb_changed_layers_choice(answer_rgb_layers)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rgb_changed_layers_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.rgb_changed_layers_choice, answer_rgb_layers)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 2: one channel against three
-#
-# The one-channel block `tt` of the step-by-step cell, beside the RGB table, layer by layer, with each layer's
-# parameter shapes.
-
-# %%
-print(f"{'layer':9s} {'one channel':>11s} {'RGB':>7s}   shapes, one channel | RGB")
-for name, layer in tt.named_modules():
-    n = sum(p.numel() for p in layer.parameters(recurse=False))
-    if n:
-        shapes = [tuple(p.shape) for p in layer.parameters(recurse=False)]
-        print(
-            f"{name:9s} {n:11,d} {rgb_counts[name]:7,d}   {shapes} | {rgb_shapes[name]}"
-            f"{'   <- changes' if n != rgb_counts[name] else ''}"
-        )
-changed = [
-    n
-    for n, layer in tt.named_modules()
-    if n in rgb_counts and sum(p.numel() for p in layer.parameters(recurse=False)) != rgb_counts[n]
-]
-print(f"changed: {changed}")
-assert changed == ["norm1", "attn.qkv"]
-
-# %% [markdown]
-# Only norm1 and qkv read the incoming token. From qkv on, every layer reads and writes length chan = 64, so proj,
-# norm2 and the MLP do not depend on the number of input channels.
-
-# %% [markdown]
-# ## 3. Rebuilding an image from the picture's tokens (6 min)
+# ## 1. Rebuilding an image from the picture's tokens (6 min)
 #
 # Between two soft splits T2T lays the tokens back on their grid. Token $i$ of an $r \times c$ grid becomes pixel
 # $(i \,/\!/\, c,\ i \bmod c)$, and the token's entries become that pixel's channels (notebook 02).
@@ -494,7 +162,7 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# ## 4. The T2T module, stage by stage (10 min)
+# ## 2. The T2T module, stage by stage (10 min)
 #
 # With $I_1$ the image, stages $i = 1, 2$ compute
 #
@@ -629,7 +297,7 @@ assert through.all()
 # windows decide which pixels a token holds *before* any attention: that is T2T's bias toward local structure.
 
 # %% [markdown]
-# ## 5. The same module on the picture (9 min)
+# ## 3. The same module on the picture (9 min)
 #
 # `TokensToToken` works on any $H \times W$: its rebuild lays the tokens on the grid's rows and columns.
 
@@ -790,7 +458,7 @@ plt.show()
 # columns from `count_tokens` instead.
 
 # %% [markdown]
-# ## 6. T2T-ViT end to end (5 min)
+# ## 4. T2T-ViT end to end (5 min)
 #
 # T2T-ViT is the T2T module followed by the ViT body of notebook 05: the prediction token $x_{\text{class}}$, a
 # fixed sinusoidal position table (notebook 03), encoder blocks without qkv bias, a final norm and the head. Its
@@ -835,7 +503,7 @@ assert torch.isfinite(pred).all()
 # [Notebook 07](07_training_from_scratch.ipynb) compares the two by samples and by compute.
 
 # %% [markdown]
-# ## 7. Where the compute goes (6 min)
+# ## 5. Where the compute goes (6 min)
 #
 # The cell counts the multiply-adds of one forward pass of T2T-ViT$_t$-14 at 224 × 224 on the meta device.
 # `vitcourse.cost.count_macs` puts hooks on every linear layer and every attention product. **Published:** 6.1 G
@@ -932,116 +600,6 @@ plt.show()
 #
 # **Next:** [07 Training from scratch](07_training_from_scratch.ipynb) trains small ViTs and T2T-ViTs on scenes
 # drawn like the picture and looks at what they learn.
-
-# %% [markdown]
-# ## Evidence: where the windows reach the edges
-#
-# Section 1's rule needs windows at both edges of every side. The first window starts at $-p \le 0$; the last one
-# must end at or past the last pixel. When it does not, the last pixels lie in no window at all. On a side of 10
-# with $(k, s, p) = (7, 4, 2)$, the two windows cover rows $-2 \dots 4$ and $2 \dots 8$, and row 9 is in neither.
-# The first cell checks where the last window ends, for each stage, on the picture's sides, on 224, and on that
-# side of 10; the second tries every pixel of a 10 × 10 image.
-
-
-# %%
-def last_window_end(side: int, kernel: int, stride: int, padding: int) -> int:
-    """One past the last pixel the last window covers along a side (windows start at -padding)."""
-    n_windows = (side + 2 * padding - kernel) // stride + 1
-    return -padding + (n_windows - 1) * stride + kernel
-
-
-for side, stages in ((60, T2T_STAGES), (100, T2T_STAGES), (224, T2T_STAGES), (10, T2T_STAGES[:1])):
-    start, reach = side, []
-    for k, s, p in stages:  # each stage splits the side the previous one produced
-        end = last_window_end(side, k, s, p)
-        reach.append(end >= side)
-        print(
-            f"side {side:3d}, (k, s, p) = {(k, s, p)}: last window ends at {end}, reaches the edge: {end >= side}"
-        )
-        side = (side + 2 * p - k) // s + 1
-    assert all(reach) == (start != 10)  # only the 10-pixel side is left with pixels in no window
-
-# %%
-edge = whole_blocks(10, 10, 7, 4, 2, 1)  # single pixels of a 10 x 10 image, split with (7, 4, 2)
-print(
-    f"10 x 10 image, (7, 4, 2): row 9 in some window: {edge[9].any().item()}, column 9: {edge[:, 9].any().item()}"
-)
-assert not edge[9].any() and not edge[:, 9].any()
-
-# %% [markdown]
-# Along a side of $n$ pixels the windows end at $n + p - r$, with $r$ the remainder of $(n + 2p - k) / s$. So when
-# $r > p$ the last $r - p$ rows (and columns) fall in no window. The cell lists every square side that T2T's three
-# splits turn into the official 14 × 14 grid, with its three grids and the pixel rows that no stage-1 window
-# covers. On these sides stages 2 and 3 always reach their grid's edges; the cell checks it. It ends with the
-# heights and widths that give the picture's final 4 × 7 grid.
-
-# %%
-sides = [n for n in range(150, 300) if tokens.stage_grids(n, n)[-1].rows == 14]
-print(f"square sides giving a 14 x 14 grid: {sides[0]} to {sides[-1]} ({len(sides)} sides, 224 among them)")
-print(f"{'side':>4s}  grid side after stages 1, 2, 3   last pixel rows in no stage-1 window")
-dropped_at = []
-for n in sides:
-    grid_sides = [g.rows for g in tokens.stage_grids(n, n)]
-    k, s, p = T2T_STAGES[0]
-    dropped = max(0, n - last_window_end(n, k, s, p))
-    assert dropped == max(0, (n + 2 * p - k) % s - p)  # the rule above
-    for side_in, side_out, (k2, s2, p2) in zip(grid_sides, grid_sides[1:], T2T_STAGES[1:], strict=False):
-        assert (
-            last_window_end(side_in, k2, s2, p2) >= side_in and side_out == (side_in + 2 * p2 - k2) // s2 + 1
-        )
-    if dropped:
-        dropped_at.append(n)
-    print(f"{n:4d}  {' -> '.join(map(str, grid_sides)):31s}  {dropped}")
-print(f"sides whose last pixel row and column fall in no window: {dropped_at}")
-rows = [n for n in range(20, 120) if tokens.stage_grids(n, 100)[-1].rows == 4]
-cols = [n for n in range(50, 200) if tokens.stage_grids(60, n)[-1].cols == 7]
-print(f"heights giving 4 rows: {rows[0]} to {rows[-1]}; widths giving 7 columns: {cols[0]} to {cols[-1]}")
-assert 224 in sides and 60 in rows and 100 in cols and 224 not in dropped_at
-
-# %% [markdown]
-# ## Evidence: more splits and the block counts
-#
-# Section 1 compared the two splits that give the same token grid. The cell adds T2T's second split, which splits
-# the 15 × 25 grid that stage 1 rebuilds, and ViT's patches of $P = 20$ from notebook 01. Stage 2's blocks are
-# counted in grid cells, not in pixels: each cell is a stage-1 token, so stage 2 stays out of section 1's figure.
-# Then it counts, for each block side $m$, how many of the picture's $m \times m$ blocks each of section 1's splits
-# keeps whole.
-
-# %%
-more_splits = {  # stage 2 splits the grid stage 1 rebuilds
-    "T2T stage 1": splits["T2T stage 1"],
-    "ViT, P = 4": splits["ViT, P = 4"],
-    "T2T stage 2": (*tokens.count_tokens(height, width, *T2T_STAGES[0])[:2], *T2T_STAGES[1]),
-    "ViT, P = 20": (height, width, 20, 20, 0),
-}
-for name, (h, w, k, s, p) in more_splits.items():
-    unit = "grid cells" if name == "T2T stage 2" else "pixels"
-    more_grid = tokens.count_tokens(h, w, k, s, p)
-    found = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in block_sides]
-    largest = max(m for m in block_sides if found[m - 1] == 1.0)
-    print(
-        f"{name}: splits {h} x {w} {unit} with (k, s, p) = ({k}, {s}, {p}) -> {more_grid.rows} x "
-        f"{more_grid.cols} = {more_grid.total} tokens of {k * k} {unit} each (k * k)"
-    )
-    print(
-        "   share of positions where an m x m block is whole, m = 1..7: "
-        + "  ".join(f"{v:.2f}" for v in found)
-    )
-    print(f"   largest block always whole: {largest} x {largest} {unit}   (k - s + 1 = {k - s + 1})")
-    assert largest == k - s + 1
-vit20 = tokens.count_tokens(height, width, 20, 20, 0)
-print(
-    f"ViT with P = 20 makes {t2t1.total // vit20.total} times fewer tokens ({vit20.total} instead of {t2t1.total})"
-)
-length_ratio = (T2T_STAGES[0][0] / 4) ** 2  # T2T stage 1's token length over ViT P = 4's, per channel
-print(
-    f"on the same grid T2T stage 1's tokens are {length_ratio:.1f} times longer than ViT P = 4's: 49 entries against 16"
-)
-assert length_ratio == 49 / 16
-print(f"{'m':>3s} {'m x m blocks':>13s} {'whole, T2T stage 1':>19s} {'whole, ViT P = 4':>17s}")
-for m in block_sides[1:]:  # the picture's blocks at every position: (H - m + 1) x (W - m + 1) of them
-    counts = [int(whole_blocks(*splits[name], m).sum()) for name in ("T2T stage 1", "ViT, P = 4")]
-    print(f"{m:3d} {(height - m + 1) * (width - m + 1):13d} {counts[0]:19d} {counts[1]:17d}")
 
 # %% [markdown]
 # ## Evidence: identical windows give identical outputs
@@ -1276,75 +834,8 @@ assert t2t_metrics["accuracy"] < vit_accuracy.min()  # what the next paragraph s
 # pair cannot say how much of the gap is the seed or the test set. Nor is the task neutral: its answer cells are
 # exactly the ViT's 10-pixel patches, while the T2T-ViT's last grid is 4 × 7. Inside the T2T-ViT, the first token
 # transformer attends almost evenly to all the windows of the first soft split, trained or not ([the first token
-# transformer after training](#Evidence:-the-first-token-transformer-after-training)). Whatever the T2T module adds
+# transformer after training](13_inside_trained_models.ipynb#Evidence:-the-first-token-transformer-after-training)). Whatever the T2T module adds
 # in this model, it does not come from where that attention looks.
-
-# %% [markdown]
-# ## Evidence: the first token transformer after training
-#
-# How far does the trained T2T-ViT's first token transformer look? It attends over the 15 × 25 = 375 tokens of the
-# first soft split, windows whose centres lie 4 pixels apart. So notebook 05's mean attention distance applies with
-# a spacing of 4 pixels: 0 for a token that attends only to itself, 4 for one that attends only to the windows next
-# to it, and the uniform value for one that ignores where the windows are. Two more numbers: the weights' entropy
-# (notebook 04), whose largest value, log 375, belongs to uniform weights; and the weight on the windows that hold
-# part of the moon, against their share of all windows.
-#
-# The control is the same model before training (`train.build_model` of its settings: its starting weights), on the
-# same scenes. A hook on the token transformer's attention recomputes its weights step by step, as
-# `vitcourse.rollout` does.
-
-
-# %%
-def first_token_transformer(model: torch.nn.Module) -> torch.Tensor:
-    """The first token transformer's attention weights on the held-out scenes: (256, 375, 375), one head."""
-    module = model.tokens_to_token
-    kept = []
-    hook = module.attention1.attn.register_forward_hook(
-        lambda mod, args, out: kept.append(mod.steps(args[0])[1].weights)  # (B, 1 head, 375, 375)
-    )
-    try:
-        with torch.no_grad():
-            model(held_out.images)
-    finally:
-        hook.remove()
-    return kept[0][:, 0]
-
-
-first_grid = trained_t2t.model.tokens_to_token.grids[0]
-moon_pixels = (held_out.images == 1.0).float()  # (256, 1, 60, 100): only the moon is drawn at full brightness
-on_moon = F.unfold(moon_pixels, 7, padding=2, stride=4).sum(1) > 0  # (256, 375): windows holding moon pixels
-t2t_bounds = probes.attention_distance_bounds(first_grid.rows, first_grid.cols, 4)
-print(f"first soft split: {first_grid.rows} x {first_grid.cols} windows, centres 4 pixels apart")
-print("distance bounds (pixels): " + ", ".join(f"{k} {v:.1f}" for k, v in t2t_bounds.items()))
-print(f"uniform weights: entropy log {first_grid.total} = {math.log(first_grid.total):.3f}")
-print(f"windows holding moon pixels: {on_moon.float().mean():.3f} of all, on average")
-t2t_look = {}
-for name, net in (("trained", trained_t2t.model), ("untrained", train.build_model(t2t_cfg).eval())):
-    w = first_token_transformer(net)
-    t2t_look[name] = (
-        probes.mean_attention_distance(w, first_grid.rows, first_grid.cols, 4).mean().item(),
-        probes.attention_entropy(w).mean().item(),
-        (w * on_moon[:, None, :].float()).sum(-1).mean().item(),
-    )
-    distance, entropy, moon_share = t2t_look[name]
-    print(
-        f"first token transformer, {name:9s}: mean distance {distance:.1f} pixels, entropy {entropy:.3f}, "
-        f"weight on the moon's windows {moon_share:.3f}"
-    )
-
-# %%
-# what the next paragraph says: trained or not, the first token transformer attends about evenly
-trained_look, untrained_look = t2t_look["trained"], t2t_look["untrained"]
-assert abs(trained_look[0] - t2t_bounds["uniform"]) < 1.0 and trained_look[0] > 5 * t2t_bounds["nearest"]
-assert trained_look[1] > math.log(first_grid.total) - 0.02
-assert abs(trained_look[2] / on_moon.float().mean().item() - 1) < 0.1  # the moon's windows: their share
-
-# %% [markdown]
-# Trained or untrained, the first token transformer's attention is all but uniform: its entropy is within
-# 0.02 of the uniform value, its mean distance is the uniform one, and the windows that hold the moon get about
-# their share of the weight (all three averaged over the 375 queries). Each token of the first stage gets about the
-# same average of all 375 windows. What is local in this model's T2T module must come from elsewhere: the soft
-# splits' overlapping windows (section 1), the skip through $v$ and the MLPs, which this look does not separate.
 
 # %% [markdown]
 # ## Evidence: where the course departs from the articles and the official code

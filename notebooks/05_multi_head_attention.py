@@ -1,0 +1,650 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: all,-execution
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 04 · Attention, step by step  [FROM OLD 04; REWRITE]
+#
+# **Time:** about 60 minutes
+#
+# Attention lets every token take a weighted average of all the tokens. This notebook builds ViT's attention
+# layer one step at a time.
+#
+# By the end you can
+# 1. draw attention as a lookup: a query matched against keys, a softmax, a weighted sum of values;
+# 2. compute single-head attention by hand and name the shape after every step;
+# 3. explain why the scores are divided by $\sqrt{d_k}$;
+# 4. cut Q, K and V into heads, glue them back in the right order, and count a layer's weights and
+#    multiply-adds;
+# 5. check the package's attention against PyTorch's own;
+# 6. read an attention map, row by row and head by head.
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
+from torch import nn
+
+import vitcourse
+from vitcourse import check, load_mountains, plots, probes, scenes, tokens, train
+from vitcourse.attention import Attention, map_questions
+from vitcourse.cost import count_macs
+
+torch.manual_seed(0)
+device = vitcourse.get_device()
+
+
+def numbers(t: torch.Tensor, digits: int = 2) -> str:
+    """A 1-D tensor's entries, rounded, with no "-0.00" (a rounded zero prints without a sign)."""
+    return "  ".join(f"{round(float(value), digits) + 0.0:.{digits}f}" for value in t)
+
+
+# %% [markdown]
+# ## 1. Several heads (18 min)
+#
+# With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of head_dim $= D / h$ channels. Each
+# head computes its own attention weights over the same tokens, with $d_k$ = head_dim in the scale. Then the
+# $h$ outputs are put side by side again, head 0's channels first, and `proj` mixes them.
+
+# %% [markdown]
+# ### Exercise 2 (find the bug): a merge that mixes things up
+#
+# The heads' outputs, (B, heads, N, head_dim), must be glued back into (B, N, heads · head_dim), head 0's
+# channels first. Here is a merge that passes a shape check but is wrong.
+#
+# The test below labels each entry of a small input: head $h$, token $t$, channel $c$ holds $100h + 10t + c$,
+# so 121 is head 1, token 2, channel 1. Read what each output token holds, then set `merge_bug` to the letter of
+# the statement that says what goes wrong and why.
+#
+# - **a.** Each token holds its own numbers, but the heads' channels are interleaved, one from each head in
+#   turn: the head axis comes last before the reshape, so it varies fastest.
+# - **b.** Output token 0 holds head 0's channels of tokens 0 and 1: a reshape keeps the stored order, and there
+#   all of head 0's tokens come before head 1's.
+# - **c.** Only the last token is wrong: the reshape runs out of numbers and wraps around.
+# - **d.** Nothing is wrong: each output token holds its own token's numbers, every one of them once.
+# - **e.** Output token 0 holds token 0 of every head, but head 1 first: the permute reverses the heads.
+#
+# Then follow the bug to full size. Take 4 heads of 16 channels, glued by this merge into tokens of 64
+# channels. `proj` expects head 2's channel 5 at output channel 37. Which output channel, counted from 0, holds
+# it after this merge? Set `head2_channel5` to it.
+
+
+# %%
+def merge_heads_buggy(o: torch.Tensor) -> torch.Tensor:
+    """Should glue (B, heads, N, head_dim) into (B, N, heads * head_dim), head 0's channels first."""
+    b, h, n, d = o.shape
+    return o.permute(0, 2, 3, 1).reshape(b, n, h * d)  # (B, N, head_dim, heads) -> (B, N, heads * head_dim)
+
+
+labels = torch.tensor([[[100 * h + 10 * t + c for c in range(2)] for t in range(3)] for h in range(2)])[
+    None
+]  # (1, 2 heads, 3 tokens, 2 channels): each entry names its head, token and channel
+glued_buggy = merge_heads_buggy(labels)  # (1, 3, 4)
+print(f"input {tuple(labels.shape)} -> output {tuple(glued_buggy.shape)}: the shape is right")
+for t in range(3):
+    print(f"output token {t}: " + "  ".join(f"{value:03d}" for value in glued_buggy[0, t].tolist()))
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "merge_bug_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+merge_bug = None  # one of "a", "b", "c", "d", "e"
+head2_channel5 = None  # replace None with a channel number, counted from 0
+### BEGIN SOLUTION
+# Output token 0 reads 000 100 001 101: token 0 only, but head 0 and head 1 take turns. The permute puts the
+# head axis last, so in the stored order the head varies fastest, and the reshape keeps that order.
+merge_bug = "a"
+# After the permute a token's numbers are ordered (channel, head): output channel c * heads + h holds head h's
+# channel c. Head 2's channel 5 lands at 5 * 4 + 2.
+head2_channel5 = 5 * 4 + 2
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "merge_bug_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.merge_bug_choice(merge_bug)
+check.merge_bug_channel(head2_channel5)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.merge_bug_choice, merge_bug)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "merge_bug_channel-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.merge_bug_channel, head2_channel5)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 2: the merge, fixed
+#
+# A reshape only regroups numbers in their stored order. The buggy merge puts the head axis after the
+# channels, so the heads take turns channel by channel. The right merge, `transpose(1, 2)`, puts the head axis
+# before the channels, so each head's channels stay together.
+#
+# Both merges keep each token's own numbers, so a shape check passes. A test that knows where each head's
+# channels belong reveals the bug: the labels above, or a reference with the same weights (section 6).
+#
+# When does the bug matter? Trained from scratch, this merge would do no harm: it is a fixed reordering of the
+# channels, and `proj` would learn that order. It matters when weights come from another implementation: a
+# checkpoint, a library, or `nn.MultiheadAttention` in section 6.
+
+
+# %%
+def merge_heads(o: torch.Tensor) -> torch.Tensor:
+    """(B, heads, N, head_dim) -> (B, N, heads * head_dim), head 0's channels first."""
+    b, h, n, d = o.shape
+    return o.transpose(1, 2).reshape(b, n, h * d)  # (B, N, heads, head_dim) -> (B, N, heads * head_dim)
+
+
+glued_right = merge_heads(labels)
+for t in range(3):
+    print(f"output token {t}: " + "  ".join(f"{value:03d}" for value in glued_right[0, t].tolist()))
+for merge in (merge_heads_buggy, merge_heads):
+    assert (merge(labels)[0] % 100 // 10 == torch.arange(3)[:, None]).all()  # token t holds only token t
+
+head_labels = torch.arange(64).reshape(1, 4, 1, 16)  # (1, 4 heads, 1 token, 16): head * 16 + channel
+for name, merge in (("buggy", merge_heads_buggy), ("right", merge_heads)):
+    place = int((merge(head_labels)[0, 0] == 2 * 16 + 5).nonzero()[0])  # where head 2's channel 5 lands
+    print(f"4 heads of 16, {name} merge: head 2's channel 5 lands at output channel {place}")
+
+# %% [markdown]
+# With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
+
+# %% mystnb={"image": {"alt": "Four heat maps of attention weights, one per head, 20 query tokens by 20 key tokens, each head with its own pattern of bright keys"}}
+heads = 4
+head_dim = dim // heads
+with torch.no_grad():
+    q4, k4, v4 = (
+        qkv(x).reshape(batch, n_tokens, 3, heads, head_dim).permute(2, 0, 3, 1, 4)
+    )  # each (B, 4, N, 16)
+    w4 = (q4 @ k4.transpose(-2, -1) * head_dim**-0.5).softmax(-1)  # (B, 4, N, N)
+    o4 = w4 @ v4  # (B, 4, N, 16)
+    glued = merge_heads(o4)  # (B, N, 4, 16) -> (B, N, 64)
+    out4 = proj(glued)  # (B, N, 64)
+print(
+    f"head_dim {head_dim}: Q per head {tuple(q4.shape)}, weights {tuple(w4.shape)}, "
+    f"per-head output {tuple(o4.shape)}"
+)
+print(f"glued back: {tuple(glued.shape)}, projected: {tuple(out4.shape)}")
+
+fig, axes = plt.subplots(1, heads, figsize=(15, 3.5), layout="constrained")
+for h, ax in enumerate(axes):
+    plots.show_matrix(
+        w4[0, h, :show, :show].cpu(),
+        ax=ax,
+        title=f"head {h}: weights (20 of 100 keys)",
+        xlabel="key token",
+        ylabel="query token",
+        cmap="magma",
+        vmin=0,
+        vmax=float(w4[0, :, :show, :show].max()),  # one colour range for the four heads
+        colorbar=False,
+        aspect="equal",
+    )
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+fig.colorbar(axes[0].images[0], ax=axes, fraction=0.02, pad=0.02, label="attention weight")
+plt.show()
+
+# %% [markdown]
+# Each head has its own pattern over the same tokens: different groups of channels compare different things.
+#
+# ### Weights and multiply-adds
+#
+# Heads cost no extra parameters. There is one qkv layer, $3D^2 + 3D$ numbers with its bias, and one `proj`,
+# $D^2 + D$, whatever $h$ is. Only the reshape changes.
+
+# %%
+for h in (1, 4):
+    layer = Attention(dim, num_heads=h, qkv_bias=True)
+    n_qkv = sum(p.numel() for p in layer.qkv.parameters())
+    n_proj = sum(p.numel() for p in layer.proj.parameters())
+    print(
+        f"{h} head(s): qkv {n_qkv} = 3D^2 + 3D = {3 * dim**2 + 3 * dim}, proj {n_proj} = D^2 + D = {dim**2 + dim}"
+    )
+    assert n_qkv == 3 * dim**2 + 3 * dim and n_proj == dim**2 + dim
+
+# %% [markdown]
+# We count work in *multiply-adds*: an $a \times b$ matrix times a $b \times c$ one takes $abc$ of them, so a
+# linear layer on $N$ tokens takes $N L_\text{in} L_\text{out}$ ([what is counted](#Evidence:-what-a-multiply-add-counts)).
+#
+# So one attention layer on $N$ tokens costs $3ND^2$ for qkv, $N^2D$ for the scores $QK^\top$ over all heads,
+# another $N^2D$ for weights @ V, and $ND^2$ for `proj`: in total
+# $3ND^2 + N^2D + N^2D + ND^2 = 4ND^2 + 2N^2D$. `vitcourse.cost.count_macs` counts them during a real forward
+# pass:
+
+# %%
+layer = Attention(dim, num_heads=4, qkv_bias=True)
+counted = count_macs(layer, torch.zeros(1, n_tokens, dim), depth=1)  # one item
+formula = {"qkv": 3 * n_tokens * dim**2, "(model)": 2 * n_tokens**2 * dim, "proj": n_tokens * dim**2}
+for name, value in counted.items():
+    label = "QK^T and weights @ V" if name == "(model)" else name
+    print(f"{label:22s} counted {value:9,d}   formula {formula[name]:9,d}")
+print(
+    f"{'total':22s} counted {sum(counted.values()):9,d}   "
+    f"4ND^2 + 2N^2D = {4 * n_tokens * dim**2 + 2 * n_tokens**2 * dim:9,d}"
+)
+assert counted == formula
+
+# %% [markdown]
+# Notebook 05 adds the MLP and counts a whole encoder block.
+#
+# ### Exercise 3 (predict): the cost of a layer that changes the token length
+#
+# The formula above keeps the token length $D$; T2T's first token transformer (notebook 06) does not. It reads
+# the 7 × 7 = 49 pixels of each window of T2T's first soft split (notebook 02) and gives tokens of 64 channels,
+# with one head and no bias in qkv: `Attention(49, chan=64, num_heads=1, qkv_bias=False)` ([the official
+# code's version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)). The cell below counts the soft split's tokens.
+#
+# Compare the multiply-adds of the two matrix products, $QK^\top$ and weights @ V, with those of the two
+# linear layers, qkv and `proj`. From how many tokens $N$ on do the two products cost more than qkv and `proj`
+# together, for this layer? Set `threshold_tokens` to that whole number before you run the count after the check.
+
+# %%
+first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)
+print(
+    f"T2T's first soft split of the 60 x 100 picture: {first_split.rows} x {first_split.cols} = "
+    f"{first_split.total} tokens of length 49"
+)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "cost_threshold_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+threshold_tokens = None  # replace None with a whole number
+### BEGIN SOLUTION
+# qkv costs 3 N L c and proj N c^2: they grow with the token count N. The products cost 2 N^2 c: they grow with
+# its square. The products cost more when 2 N^2 c > 3 N L c + N c^2, that is
+# N > (3 L + c) / 2 = (147 + 64) / 2 = 105.5.
+# The formula 4 N D^2 + 2 N^2 D of a layer that keeps the length would say N > 2 D: it does not apply here.
+threshold_tokens = math.floor((3 * 49 + 64) / 2) + 1
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "cost_threshold_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.cost_threshold_tokens(threshold_tokens)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "cost_threshold_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.cost_threshold_tokens, threshold_tokens)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 3: the ratio grows with the tokens
+#
+# With $L$ the input length and $c$ the channels, qkv costs $3NLc$ and `proj` $Nc^2$, while the two products
+# cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. A picture twice as tall and twice
+# as wide, 120 × 200 pixels, gives about 4 times the tokens, so about 4 times the ratio. The ratio passes 1 when
+# $N > (3L + c)/2 = 105.5$, so from 106 tokens on; $N > 2D$ holds only for a layer that keeps the length.
+# Counted on the layer itself:
+
+# %%
+t2t_layer = Attention(49, chan=64, num_heads=1, qkv_bias=False)
+t2t_ratio = {}
+for height, width in ((60, 100), (120, 200)):
+    split_n = tokens.count_tokens(height, width, kernel=7, stride=4, padding=2).total
+    t2t_macs = count_macs(t2t_layer, torch.zeros(1, split_n, 49), depth=1)  # one item
+    t2t_ratio[height] = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
+    print(
+        f"{height} x {width}: {split_n:5,d} tokens; QK^T and weights @ V {t2t_macs['(model)']:13,d}, "
+        f"qkv + proj {t2t_macs['qkv'] + t2t_macs['proj']:11,d}; products / layers {t2t_ratio[height]:.3f}"
+    )
+print(f"the ratio grows {t2t_ratio[120] / t2t_ratio[60]:.2f} times")
+assert abs(t2t_ratio[120] / t2t_ratio[60] - 4) < 0.1
+for split_n in (105, 106):
+    t2t_macs = count_macs(t2t_layer, torch.zeros(1, split_n, 49), depth=1)
+    split_ratio = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
+    print(f"{split_n} tokens: products / layers {split_ratio:.3f}")
+    assert (split_ratio > 1) == (split_n == 106)
+
+# %% [markdown]
+# The same growth at a real model's sizes, ViT-B from 224 to 384 pixels, is worked out in [the
+# Evidence](#Evidence:-the-cost-of-ViT-B-at-a-larger-image-size).
+
+# %% [markdown]
+# ## 2. The package's attention, checked three ways (10 min)
+#
+# `vitcourse.attention.Attention` has two paths. `steps(x)` returns the output and every intermediate: `q`,
+# `k`, `v`, the scaled `scores`, the `weights`, the `heads` (weights @ V) and `merged`.
+#
+# The *fused* path, `forward`, makes one call for the scores, the softmax and weights @ V:
+# `F.scaled_dot_product_attention`, PyTorch's attention function. Its fastest routines never store the whole
+# N × N matrix of weights.
+#
+# We copy our weights in and compare: the step path with our hand-built heads, the fused path with the step
+# path, and both with PyTorch's `nn.MultiheadAttention`.
+
+# %%
+att = Attention(dim, num_heads=4, qkv_bias=True).to(device)
+mha = nn.MultiheadAttention(dim, 4, bias=True, batch_first=True).to(device)
+with torch.no_grad():
+    att.qkv.load_state_dict(qkv.state_dict())
+    att.proj.load_state_dict(proj.state_dict())
+    mha.in_proj_weight.copy_(qkv.weight)
+    mha.in_proj_bias.copy_(qkv.bias)
+    mha.out_proj.load_state_dict(proj.state_dict())
+    step_out, steps = att.steps(x)
+    fused_out = att(x)
+    sdpa_heads = F.scaled_dot_product_attention(steps.q, steps.k, steps.v)  # (B, heads, N, head_dim)
+    ref, ref_weights = mha(x, x, x, average_attn_weights=False)
+checks = {
+    "step path = our 4 heads by hand": torch.allclose(step_out, out4, atol=1e-5),
+    "fused path = step path": torch.allclose(fused_out, step_out, atol=1e-5),
+    "F.scaled_dot_product_attention = weights @ V": torch.allclose(sdpa_heads, steps.heads, atol=1e-5),
+    "nn.MultiheadAttention output = ours": torch.allclose(ref, step_out, atol=1e-5),
+    "nn.MultiheadAttention weights = ours": torch.allclose(ref_weights, steps.weights, atol=1e-5),
+}
+for name, t in steps._asdict().items():
+    print(f"steps.{name:8s} {tuple(t.shape)}")
+for name, ok in checks.items():
+    print(f"{name:46s} {ok}")
+assert all(checks.values())
+with torch.no_grad():
+    buggy_out = att.proj(merge_heads_buggy(steps.heads))  # Exercise 2's merge in place of the right one
+buggy_same = torch.allclose(ref, buggy_out, atol=1e-5)
+print(f"{'with the merge of Exercise 2: = nn.MultiheadAttention':46s} {buggy_same}")
+assert not buggy_same
+
+# %% [markdown]
+# ### Exercise 4 (code): attention with the tokens first
+#
+# Everything above keeps the heads before the tokens. Some libraries keep the tokens first: FlashAttention's
+# `flash_attn_func` takes q, k and v of shape (B, N, heads, head_dim).
+#
+# Write `attention_tokens_first(q, k, v)` for that layout. Each head attends over the tokens, with the scale
+# $1/\sqrt{\text{head\_dim}}$, and the result keeps the inputs' layout. Do not call
+# `F.scaled_dot_product_attention`: the check uses it as the reference.
+#
+# You may move the axes yourself, or use `torch.einsum`. It names each input's axes by letters and sums over
+# every letter that the output leaves out: `torch.einsum("ij,j->i", A, x)` is the matrix-vector product
+# `A @ x`.
+
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+def attention_tokens_first(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    # b batch, n query token, m key token, h head, d channel of a head
+    scores = torch.einsum("bnhd,bmhd->bhnm", q, k) / math.sqrt(q.shape[-1])  # (B, heads, N, N)
+    return torch.einsum("bhnm,bmhd->bnhd", scores.softmax(dim=-1), v)  # softmax over the keys m
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "attention_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.attention_function(attention_tokens_first)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_function, attention_tokens_first)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 3. Attention on the picture (4 min)
+#
+# Now the picture's 15 patch tokens, projected to 64 channels (notebook 01) and layer-normed, go through a
+# 4-head attention with random parameters. Each heat map shows one head's 15 weights for the query patch 8, on
+# the 3 × 5 patch grid.
+#
+# Random parameters know nothing of mountains, but the weights depend on the tokens' *content*. The picture's
+# tokens are very alike, by their mean cosine similarity (printed). Alike tokens give alike keys, so a query's
+# scores differ little, and a random head's weights stay closer to uniform than on unrelated tokens.
+
+# %%
+picture = load_mountains()
+image = vitcourse.to_tensor(picture).to(device)
+torch.manual_seed(0)
+embed = tokens.PatchTokenizer(picture.shape, 20, 1, 64).to(device)
+att_pic = Attention(64, num_heads=4, qkv_bias=True)
+nn.init.normal_(att_pic.qkv.weight, std=64**-0.5)  # drawn on the CPU, then moved
+att_pic = att_pic.to(device)
+query = 7  # patch 8, the middle of the picture
+with torch.no_grad():
+    picture_tokens = F.layer_norm(embed(image), (64,))  # (1, 15, 64)
+    _, pic_steps = att_pic.steps(picture_tokens)
+pic_weights = pic_steps.weights[0, :, query].cpu()  # (heads, 15)
+vs_uniform = pic_steps.weights[0].cpu() * 15  # (heads, 15, 15): every weight over the uniform 1/15
+print(
+    f"every row of every head: weights from {vs_uniform.min():.2f} to {vs_uniform.max():.2f} times the "
+    "uniform 1/15"
+)
+assert (pic_steps.weights > 0).all() and torch.allclose(
+    pic_steps.weights.sum(-1), torch.ones(1, 4, 15).to(device)
+)
+
+unit_tokens = F.normalize(picture_tokens[0], dim=-1)  # (15, 64)
+cosines = unit_tokens @ unit_tokens.T  # (15, 15)
+picture_cosine = cosines[~torch.eye(15, dtype=torch.bool, device=cosines.device)].mean().item()
+print(
+    f"the picture's 15 tokens: mean cosine similarity {picture_cosine:.2f} over the pairs of different tokens"
+)
+
+# %% mystnb={"image": {"alt": "The picture with its 15 patches and patch 8 outlined, beside four 3 by 5 heat maps, one per random head, giving patch 8's attention weight on each patch, values written in"}}
+grid = pic_weights.reshape(4, 3, 5)  # (heads, patch rows, patch columns)
+fig, axes = plt.subplots(1, 5, figsize=(17, 2.9), gridspec_kw={"width_ratios": [1.25, 1, 1, 1, 1]})
+plots.show_picture(picture, ax=axes[0], title="the picture, patches 1-15", colorbar=False)
+plots.draw_patch_grid(axes[0], 60, 100, 20)
+axes[0].add_patch(Rectangle((40, 20), 20, 20, fill=False, ec="cyan", lw=2.5))  # patch 8
+for h in range(4):
+    plots.show_grid_values(
+        grid[h], ax=axes[h + 1], title=f"head {h}: weights of patch 8", vmax=float(grid.max()), colorbar=False
+    )  # one colour range for the four heads
+    axes[h + 1].add_patch(
+        Rectangle((1.5, 0.5), 1, 1, fill=False, ec="cyan", lw=2.5)
+    )  # patch 8: row 2, column 3
+fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
+fig.suptitle("Random 4-head attention of patch 8 (outlined) over the 15 patches")
+plt.show()
+
+# %% [markdown]
+# How far the attention weights stray from uniform depends on how alike the tokens are, and identical patches
+# get identical weights ([random tokens beside the picture's
+# tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). To change the scale, a temperature and the
+# number of heads on the picture, try [the explorer](#Evidence:-more-to-try:-the-attention-explorer).
+
+# %% [markdown]
+# ## Evidence: what a multiply-add counts
+#
+# A multiply-add is one multiplication and the addition that accumulates it. A product of an $a \times b$ matrix
+# with a $b \times c$ one takes $abc$ of them: each of the $ac$ entries of the result sums $b$ products. So a
+# linear layer from length $L_\text{in}$ to length $L_\text{out}$, applied to $N$ tokens, an $N \times
+# L_\text{in}$ matrix, takes $N L_\text{in} L_\text{out}$. Its bias adds only additions, which the count leaves
+# out.
+
+# %% [markdown]
+# ## Evidence: the cost of ViT-B at a larger image size
+#
+# The count after Exercise 3 showed how the products-to-layers ratio grows on T2T's first layer. Here is the
+# same count at the sizes of a real model. ViT-B/16 is the ViT paper's Base model with patches of 16 × 16 pixels, and
+# notebook 05 lists its sizes. It cuts a 224 × 224 image into such patches, one token each, and puts the
+# prediction token in front (section 8). ViT-B/16 has 12 heads and $D$ = 768. The paper trains it
+# on 224 × 224 images, then a little more on 384 × 384 images (Dosovitskiy et al., 2021, Table 5).
+#
+# Every head compares every token with every token, so $QK^\top$ grows with the square of the token count:
+# from 197 to 577 tokens, that is $(577/197)^2 \approx 8.58$ times. The prediction token is one of those tokens.
+
+# %%
+entries = {}
+for side in (224, 384):
+    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1  # patches + the prediction token
+    entries[side] = 12 * n * n  # (heads, N, N) for one image
+    print(
+        f"{side} x {side}: {n} tokens; QK^T of one layer and one image: 12 x {n} x {n} = {entries[side]:,} entries"
+    )
+print(
+    f"growth: {entries[384] / entries[224]:.3f} times; pixels: {(384 / 224) ** 2:.3f} times; "
+    f"without the prediction token: {((384 // 16) ** 2 / (224 // 16) ** 2) ** 2:.3f} times"
+)
+
+# %% [markdown]
+# The multiply-adds of one layer follow: the linear layers grow with the tokens, the products with their square,
+# so their ratio grows as the token count does, as in Exercise 3.
+
+# %%
+d_base = 768  # ViT-B's token length
+macs = {}
+for side in (224, 384):
+    n = tokens.count_tokens(side, side, 16, 16, 0).total + 1
+    macs[side] = (4 * n * d_base**2, 2 * n * n * d_base)  # (qkv + proj, QK^T + weights @ V), one layer
+print(
+    "one layer, one image, from 224 x 224 to 384 x 384: "
+    f"qkv + proj grow {macs[384][0] / macs[224][0]:.3f} times, "
+    f"QK^T + weights @ V {macs[384][1] / macs[224][1]:.3f} times"
+)
+
+
+# %% [markdown]
+# ## Evidence: random tokens beside the picture tokens
+#
+# Section 7 says that how far random heads' weights stray from uniform depends on how alike the tokens are.
+# The statistic is each row's largest weight divided by the uniform 1/15, for the median row of the layer's 4
+# heads × 15 rows, averaged over 20 draws. How alike tokens are is measured by their mean cosine similarity
+# over all pairs (notebook 03).
+#
+# The same random layer runs on 15 random tokens made more and more alike: one shared random direction per
+# draw, plus noise for each token, layer-normed as the picture's tokens are. At mean cosine 0 they are
+# independent standard normal tokens. The last row uses random tokens as alike as the picture's.
+
+
+# %%
+def mean_cosine(t: torch.Tensor) -> torch.Tensor:
+    """(B, N, D) tokens -> (B,): each item's mean cosine similarity over its pairs of different tokens."""
+    unit = F.normalize(t, dim=-1)  # (B, N, D)
+    cos = unit @ unit.transpose(-2, -1)  # (B, N, N)
+    return cos[:, ~torch.eye(t.shape[1], dtype=torch.bool, device=t.device)].mean(-1)
+
+
+def median_over_uniform(t: torch.Tensor) -> tuple[float, float]:
+    """(B, 15, 64) tokens -> the median row's largest weight over the uniform 1/15 (mean over the items), and
+    the largest over every row and item."""
+    with torch.no_grad():
+        _, st = att_pic.steps(t.to(device))
+    rows = (st.weights.amax(-1) * 15).flatten(1).cpu()  # (B, heads * 15)
+    return rows.median(-1).values.mean().item(), rows.max().item()
+
+
+draws, token_gen = 20, torch.Generator().manual_seed(1)
+shared = torch.randn(draws, 1, 64, generator=token_gen)  # one shared direction per draw
+noise = torch.randn(draws, 15, 64, generator=token_gen)
+
+
+def alike_tokens(c: float) -> torch.Tensor:
+    """20 draws of 15 layer-normed random tokens whose mean cosine similarity is about ``c`` (0 <= c < 1)."""
+    return F.layer_norm(math.sqrt(c) * shared + math.sqrt(1 - c) * noise, (64,))  # (20, 15, 64)
+
+
+picture_alike = mean_cosine(picture_tokens).item()
+levels = [0.0, 0.5, 0.8, 0.95]
+compared = {"the picture's 15 tokens": picture_tokens}
+compared |= {f"random tokens, alikeness {c:.2f}": alike_tokens(c) for c in levels}
+compared["random tokens as alike as the picture's"] = alike_tokens(min(max(picture_alike, 0.0), 0.99))
+print(
+    "each row's largest weight over the uniform 1/15: the median row (mean over the draws) and the largest row"
+)
+print(f"{'tokens':42s} {'mean cosine':>11s} {'median row':>11s} {'largest row':>11s}")
+median_row = {}
+for name, t in compared.items():
+    median_row[name], largest = median_over_uniform(t)
+    cosine = round(mean_cosine(t).mean().item(), 2) + 0.0  # + 0.0: no "-0.00"
+    print(f"{name:42s} {cosine:11.2f} {median_row[name]:11.2f} {largest:11.2f}")
+sweep = [median_row[f"random tokens, alikeness {c:.2f}"] for c in levels]
+assert all(a > b for a, b in zip(sweep, sweep[1:], strict=False))  # more alike tokens, flatter weights
+matched, on_picture = (
+    median_row["random tokens as alike as the picture's"],
+    median_row["the picture's 15 tokens"],
+)
+print(
+    f"random tokens as alike as the picture's give a median row {matched:.2f}; the picture's tokens give "
+    f"{on_picture:.2f}, {abs(on_picture / matched - 1):.0%} {'above' if on_picture > matched else 'below'} it"
+)
+
+# %% [markdown]
+# On random tokens, the more alike they are, the closer to uniform the weights stay, at every level of the
+# sweep. The last line compares the picture's tokens with random tokens just as alike, so it places the
+# picture in use on that scale.
+#
+# **Identical patches, identical weights.** No position embedding is added in section 7, so two identical
+# patches give identical keys, and every query weighs them alike. The cell checks that by copying one patch
+# over another: the picture's two most alike patches, found by their mean pixel difference. It then prints
+# patch 8's weights on those two patches in the original picture, and their gap beside the gap between two
+# patches taken at random.
+
+# %%
+raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
+pixel_gaps = torch.cdist(raw_patches, raw_patches, p=1) / raw_patches.shape[1]  # (15, 15): mean |difference|
+pixel_gaps.fill_diagonal_(float("inf"))  # a patch is not compared with itself
+alike = sorted(divmod(int(pixel_gaps.argmin()), 15))  # 0-based indices of the two most alike patches
+pa, pb = alike[0] + 1, alike[1] + 1  # their patch numbers
+copied = raw_patches.clone()
+copied[alike[1]] = raw_patches[alike[0]]  # patch pb made an exact copy of patch pa
+with torch.no_grad():
+    _, copy_steps = att_pic.steps(F.layer_norm(embed.proj(copied[None].to(device)), (64,)))
+copy_weights = copy_steps.weights[0].cpu()  # (heads, 15, 15)
+copy_gap = (copy_weights[..., alike[0]] - copy_weights[..., alike[1]]).abs().max().item()
+print(
+    f"patch {pb} replaced by a copy of patch {pa}: every query's weights on the two differ by at most {copy_gap:.1e}"
+)
+assert copy_gap < 1e-5  # identical patches, identical weights: true of any picture
+
+gap = (raw_patches[alike[0]] - raw_patches[alike[1]]).abs()  # (400,), pixel by pixel
+print(
+    f"the picture's most alike patches: {pa} and {pb}; {(gap > 0).sum().item()} of {gap.numel()} pixels "
+    f"differ, mean difference {gap.mean():.4f}"
+)
+for h in range(4):
+    print(
+        f"head {h}: weight of patch 8 on patch {pa} {pic_weights[h, alike[0]]:.3f}, on patch {pb} "
+        f"{pic_weights[h, alike[1]]:.3f}; its weights range from {pic_weights[h].min():.3f} to "
+        f"{pic_weights[h].max():.3f}"
+    )
+alike_gap = (pic_weights[:, alike[0]] - pic_weights[:, alike[1]]).abs().mean()  # mean over the heads
+all_gaps = (pic_weights[:, :, None] - pic_weights[:, None, :]).abs()  # (heads, 15, 15): every pair of patches
+typical_gap = all_gaps.sum((1, 2)).mean() / (15 * 14)  # mean over the heads and the pairs of two patches
+print(
+    f"gap between the weights on patches {pa} and {pb}: {alike_gap:.4f} (mean over the heads), "
+    f"{alike_gap / typical_gap:.2f} times the gap between two patches taken at random ({typical_gap:.4f})"
+)
+
+
+# %% [markdown]
+# ## Evidence: more to try: the attention explorer
+#
+# An optional play with the attention of section 7.
+#
+# The explorer runs a seeded attention layer over the picture's 15 raw patches, tokens of length 400. It draws
+# the weights of up to 8 heads, with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform
+# weights. The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a *temperature* $T < 1$
+# sharpens them, $T > 1$ flattens them.
+#
+# **Predict, then play.** It starts with 4 heads, the scale $1/\sqrt{\text{head\_dim}}$ and $T$ = 1. Write
+# down your guesses, then try them.
+# 1. Drop the scale: set it to none. To roughly what mean entropy?
+# 2. At $T$ = 0.1 and at $T$ = 10: how close to one-hot, and how close to uniform?
+# 3. With 16 heads, each compares the tokens on 4 channels, with the scale 1/2. Close to the 4 heads' value, to
+#    uniform, or to one-hot?
+
+# %%
+from vitcourse import widgets
+
+widgets.attention_explorer(picture)
+
+# %% [markdown]
+# **After playing: the answers.**
+#
+# The explorer's text line for each setting:
+
+# %%
+for setting in [{}, {"scale": "none"}, {"temperature": 0.1}, {"temperature": 10.0}, {"heads": 16}]:
+    print(setting, "->", widgets.attention_view(picture, **setting)[1])
+assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be > 0
+
+

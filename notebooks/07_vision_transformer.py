@@ -1,0 +1,548 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: all,-execution
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 05 · The Vision Transformer  [FROM OLD 05; REWRITE]
+#
+# **Time:** about 60 minutes
+#
+# Notebooks 01 to 04 built tokens, positions and attention. A Vision Transformer, or ViT, puts them together
+# in three parts (Dosovitskiy et al., 2021):
+#
+# 1. **token processing**: patch tokens, a learned *prediction token* in front, the position embedding;
+# 2. **encoder blocks**: attention and an MLP, each after a layer norm and inside a residual connection;
+# 3. **prediction processing**: a final norm, then a linear head on the prediction token alone.
+#
+# By the end you can
+# 1. write ViT's four equations and point to the line of the whole model that implements each,
+# 2. say what LayerNorm normalises, why ViT puts it before each part, and what the MLP does,
+# 3. find a misplaced norm or a wrong pooling in someone else's code,
+# 4. work out what one encoder block costs and where its parameters sit,
+# 5. say why ViT needed huge data sets and name three answers to that,
+# 6. read how far a trained ViT's heads look, and say what a masked-patch objective changes there.
+
+# %%
+import copy
+import inspect
+import json
+import math
+
+import matplotlib.pyplot as plt
+import torch
+from IPython.display import display
+from torch import nn
+
+import vitcourse
+from vitcourse import check, diagrams, load_mountains, probes, scenes, train, vit_listing
+from vitcourse.blocks import EncoderBlock
+from vitcourse.cost import count_macs
+from vitcourse.models import VisionTransformer, count_parameters, create_model
+from vitcourse.position import learned_position_embedding
+from vitcourse.variants import ConvStem
+from vitcourse.vit_listing import ViTListing
+
+torch.manual_seed(0)
+device = vitcourse.get_device()
+
+# %% [markdown]
+# ## 1. Prediction processing (5 min)
+#
+# After the last block come a final layer norm and the head, on token 0 only. The article series predicts a
+# single number, so its head has one output. A classifier for *ImageNet*, the standard benchmark of about
+# 1.3 million photos in 1000 classes, has 1000 outputs.
+
+# %%
+norm = nn.LayerNorm(D, eps=1e-6).to(device)
+with torch.no_grad():
+    z_out = block(tokens_in[:2])  # (2, N + 1, D): the block of section 4's diagram, on two items
+    features = norm(z_out)  # (2, N + 1, D)
+    pred_token = features[:, 0]  # (2, D): y of equation (4)
+    single = nn.Linear(D, 1).to(device)(pred_token)  # (2, 1)
+    classes = nn.Linear(D, 1000).to(device)(pred_token)  # (2, 1000)
+print(f"norm {tuple(features.shape)} -> token 0 {tuple(pred_token.shape)}")
+print(f"-> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (1000 classes)")
+
+# %% [markdown]
+# ViT is **pre-trained** first, a long training on a large, general data set. It is then **fine-tuned**: the
+# training continues on the task one cares about, with a new head. The two phases use different heads: [the
+# sources and both heads](#Evidence:-the-head-in-pre-training-and-fine-tuning).
+#
+# The other common read-out is **mean pooling**: the head takes the average of the patch tokens instead of
+# token 0. The ViT paper's Appendix D.3 found both about equally good once each had its own learning rate.
+#
+# **Exercise 3 (find the bug).** This mean pooling takes the final features (B, N + 1, D), where token 0 is the
+# prediction token, and returns (B, D). It runs and gives the right shape, but its numbers are wrong. Write the
+# corrected version as `my_mean_pool`.
+
+
+# %%
+def buggy_mean_pool(features: torch.Tensor) -> torch.Tensor:
+    return features[:, 1:].sum(dim=1) / features.shape[1]  # (B, D)
+
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "mean_pool_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+def my_mean_pool(features: torch.Tensor) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    # The bug: the sum runs over the N patch tokens, but it is divided by N + 1, the count with token 0.
+    return features[:, 1:].mean(dim=1)  # (B, D): the patch tokens only, averaged over the tokens
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "mean_pool_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.mean_pool_function(my_mean_pool)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "mean_pool_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.mean_pool_function, my_mean_pool)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 2. The whole ViT on the picture (5 min)
+#
+# `vit` from section 1 is equations (1) to (4) with notebook 01's patch tokenizer in front. The cell runs it on
+# the picture.
+
+# %%
+picture = load_mountains()
+image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
+shipped = train.load_shipped("vit_where", device)
+trained = shipped.model  # the shipped ViT, trained to name the patch that holds the moon
+with torch.no_grad():
+    patches = vit.patch_embed.split(image)  # (1, N, P*P*C)
+    patch_tokens = vit.tokenize(image)  # (1, N, D)
+    embedded = vit.embed(image)  # (1, N + 1, D): equation (1)
+    feats = vit.forward_features(image)  # (1, N + 1, D): equations (2)-(4) before the head
+    prediction = vit(image)  # (1, 1)
+print(f"picture {tuple(image.shape)} -> patches {tuple(patches.shape)} -> tokens {tuple(patch_tokens.shape)}")
+print(f"-> with prediction token and positions {tuple(embedded.shape)}")
+print(
+    f"-> {len(vit.blocks)} blocks and the final norm {tuple(feats.shape)} -> head {tuple(prediction.shape)}"
+)
+total, trainable = count_parameters(vit)
+print(f"parameters: {total:,} (all trainable: {total == trainable})")
+assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
+
+# %% [markdown]
+# The cell also loaded the shipped ViT `vit_where`, with MLP ratio 2, trained to name the patch that holds the
+# moon. Where it looks on the picture: [the picture's moon and the shipped
+# model](#Evidence:-the-picture's-moon-and-the-shipped-model).
+#
+# ### How the weights start
+#
+# A fresh `VisionTransformer` starts every linear layer's weights from a normal distribution with standard
+# deviation 0.02, cut at ±0.04, and every bias at 0. Every LayerNorm starts as the identity: scale 1, shift 0.
+# The prediction token and the position embedding start from the same cut normal. Why 0.02: [how the weights
+# start](#Evidence:-how-the-weights-start).
+#
+# **Exercise 4 (predict).** Take a fresh picture model with D = 64 and 4 heads, built with `pos_embed="none"`
+# so that it has no position embedding, and set its prediction token to zero. In block 1, head 0, what weight
+# does the prediction token's query give to patch 12, which is token 12? Work it out from the starting values
+# and the LayerNorm formula; the cells after the heading below run it.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "zero_token_attention-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_zero_token = None  # replace None with a number
+### BEGIN SOLUTION
+# LayerNorm of an all-zero token is its shift beta = 0; with zero qkv biases the query is 0, so every score is
+# 0 and the softmax spreads the weight evenly over all N + 1 = 16 keys, the prediction token's own included.
+answer_zero_token = 1 / (15 + 1)
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "zero_token_attention-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.zero_token_attention(answer_zero_token)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "zero_token_attention-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.zero_token_attention, answer_zero_token)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 4: a zero token, step by step
+#
+# The run, along token 0, on the picture:
+
+# %%
+torch.manual_seed(0)
+no_position = VisionTransformer(embed_dim=64, depth=2, num_heads=4, pos_embed="none").to(device).eval()
+with torch.no_grad():
+    no_position.cls_token.zero_()
+    entering = no_position.embed(image)  # (1, N + 1, D): no position embedding is added
+    normed = no_position.blocks[0].norm1(entering)  # (1, N + 1, D)
+    q_k_v = no_position.blocks[0].attn.qkv(normed)  # (1, N + 1, 3D): q, k and v of every token
+    row0 = no_position.attention_weights(image, block=0)[0, :, 0]  # (heads, N + 1): token 0's weights
+print(f"token 0 entering block 1 is all zeros: {bool((entering[0, 0] == 0).all())}")
+print(f"after LayerNorm 1 (its shift, 0): all zeros: {bool((normed[0, 0] == 0).all())}")
+print(f"its q, k and v (the qkv bias, 0): all zeros: {bool((q_k_v[0, 0] == 0).all())}")
+print(f"token 0's weights, head 0, tokens 0 to {row0.shape[1] - 1}:", [round(w, 4) for w in row0[0].tolist()])
+print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(row0)))}")
+
+# %% [markdown]
+# A zero query scores 0 against every key, so the softmax spreads its weight evenly. With a position embedding,
+# token 0 would enter block 1 as row 0 of $\mathbf{E}_\text{pos}$ instead. ViT's official code starts its class
+# token at zero that way, and such a token still learns: [how the weights start](#Evidence:-how-the-weights-start).
+#
+# ## 3. What a block costs (6 min)
+#
+# **Exercise 5 (predict).** Attention is known for its $N^2$ cost: its two products, the scores $QK^\top$ and
+# the weights times $V$, grow with the square of the number of tokens. ViT-B/16 on 224 × 224 images has
+# N = 197 tokens, D = 768 and 12 blocks. Its published cost is **17.6 G** multiply-adds, from the T2T-ViT
+# paper's comparison table. What share of it do those two products take: about 4 %, 25 % or 50 %? Write your
+# first guess as the string `"4"`, `"25"` or `"50"`; the section works it out after the check.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_share_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_share = None  # replace None with "4", "25" or "50"
+### BEGIN SOLUTION
+# Per block the products cost 2N²D against 12ND² for the linear layers: a share of 2N / (12D + 2N).
+# With N = 197 and D = 768 that is 394 / 9610, about 4 %, because N is far below 6D = 4608.
+answer_share = "4"
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "attention_share_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.attention_share_choice(answer_share)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_share_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.attention_share_choice, answer_share)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 5: where a block's multiply-adds go
+#
+# Count the multiply-adds, or MACs, of one block on $N$ tokens of length $D$, the prediction token included.
+# A linear layer from length $a$ to length $b$ costs $a \cdot b$ per token.
+#
+# | step | multiply-adds |
+# |---|---|
+# | qkv: $D \to 3D$ for every token | $3ND^2$ |
+# | scores $QK^\top$: every pair of tokens, a dot product of length $D$, all heads together | $N^2 D$ |
+# | weights $\times V$: every token mixes $N$ values of length $D$ | $N^2 D$ |
+# | proj: $D \to D$ | $ND^2$ |
+# | MLP at ratio 4: $D \to 4D \to D$ | $8ND^2$ |
+# | **one block, ratio 4** | $\mathbf{12ND^2 + 2N^2D}$ |
+#
+# The count $12ND^2$ assumes ViT's MLP ratio of 4. With ratio $r$ the MLP costs $2rND^2$, so the course's
+# trained models, with $r = 2$, cost $8ND^2 + 2N^2D$ per block. Norms, GELU and softmax cost a few operations
+# per entry and are left out, here and by `vitcourse.cost.count_macs`.
+#
+# At ratio 4 the two products cost more than the linear layers once $2N^2D > 12ND^2$, that is once $N > 6D$.
+# For a small ViT, DeiT-S, described in section 8, with D = 384 and 16 × 16 patches, that takes a square image
+# of 768 pixels a side or more (48 × 48 patches).
+#
+# The cell checks the formula against `count_macs`, which adds up every linear layer and both products in a
+# forward pass, and counts DeiT-S one patch row on either side of the crossing: 752 and 768 pixels a side.
+
+# %%
+
+
+def macs_formula(n: int, d: int, mlp_ratio: float = 4.0) -> int:
+    """Multiply-adds of one encoder block on n tokens of length d: (4 + 2 r) n d² + 2 n² d."""
+    return int((4 + 2 * mlp_ratio) * n * d**2) + 2 * n**2 * d
+
+
+counted = count_macs(vit, image, depth=2)  # {"patch_embed.proj": ..., "blocks.0": ..., ...}
+n_picture = vit.num_patches + 1
+print(
+    f"picture model (ratio 4): formula {macs_formula(n_picture, vit.embed_dim):,}, counted {counted['blocks.0']:,}"
+)
+assert all(counted[f"blocks.{i}"] == macs_formula(n_picture, vit.embed_dim) for i in range(len(vit.blocks)))
+counted_trained = count_macs(trained, image, depth=2)["blocks.0"]
+print(
+    f"shipped vit_where (ratio 2): formula {macs_formula(n_picture, 64, 2.0):,}, counted {counted_trained:,}"
+)
+assert counted_trained == macs_formula(n_picture, 64, shipped.config.mlp_ratio)
+for side in (752, 768):  # 47 x 47 and 48 x 48 patches of 16 pixels
+    with torch.device("meta"):
+        deit_s = VisionTransformer(
+            img_size=side, patch_size=16, in_chans=3, embed_dim=384, depth=1, num_heads=6
+        )
+        macs = count_macs(deit_s, torch.empty(1, 3, side, side), depth=2)
+    n = deit_s.num_patches + 1
+    products = 2 * n * n * 384
+    print(
+        f"side {side}: N = {n}, attention products {products / 1e9:.3f} G, linear layers "
+        f"{(macs['blocks.0'] - products) / 1e9:.3f} G"
+    )
+    assert (products > macs["blocks.0"] - products) == (n > 6 * 384)  # the products win once N > 6D
+
+
+# %% [markdown]
+# ViT-B/16, part by part, on the `meta` device, with the answer to Exercise 5:
+
+# %%
+with torch.device("meta"):
+    vit_b = create_model("vit_base_patch16_224")
+    macs_b = count_macs(vit_b, torch.empty(1, 3, 224, 224), depth=1)  # {"patch_embed": ..., "blocks": ...}
+n_b, d_b = vit_b.num_patches + 1, vit_b.embed_dim
+total_b = sum(macs_b.values())
+print(f"ViT-B/16 at 224 x 224: N = {n_b} tokens, D = {d_b}, {len(vit_b.blocks)} blocks")
+for name, macs in macs_b.items():
+    print(f"  {name:12s} {macs / 1e9:7.3f} G MACs ({macs / total_b:6.1%})")
+print(f"  total        {total_b / 1e9:7.3f} G MACs, rounds to {total_b / 1e9:.1f} G (published: 17.6 G)")
+assert macs_b["blocks"] == len(vit_b.blocks) * macs_formula(n_b, d_b) and round(total_b / 1e9, 1) == 17.6
+share = 2 * n_b**2 * d_b / macs_formula(n_b, d_b)
+products_b = len(vit_b.blocks) * 2 * n_b**2 * d_b  # the two attention products of all 12 blocks
+print(f"the N²D terms are {share:.1%} of a block here, {products_b / total_b:.1%} of the whole model")
+assert 0.02 < products_b / total_b < 0.06  # about 4 %, the answer of Exercise 5
+
+# %% [markdown]
+# ## Evidence: the head in pre-training and fine-tuning
+#
+# The name *class token* comes from the [CLS] token that the language model BERT puts in front of every
+# sentence (Devlin et al., 2019).
+#
+# The ViT paper (Section 3.1) attaches a head to $\mathbf{z}_L^0$ in both phases, but not the same one: during
+# pre-training an MLP with one hidden layer, during fine-tuning a single linear layer. The article series says
+# so too, then uses a single linear layer, as T2T-ViT does. So does Chi Yeong Heo's lab report on timm's
+# ViT-B/16 ("Lab 5-1: Vision Transformer final-report"). The lecture slides name a "Classification Head" and
+# reproduce the paper's Figure 1 ("MLP Head") without saying which head each phase uses.
+#
+# The paper's sentence leaves the hidden layer's non-linearity out. The official code has it: a linear layer
+# named `pre_logits`, of width `representation_size`, followed by $\tanh$ (`vit_jax/models_vit.py`). Older
+# timm versions kept that layer for their ImageNet-21k weights. Current timm's ViT has no such layer, and its
+# weight loader notes that the latest ImageNet-21k and ImageNet-1k weights do not use it.
+#
+# For fine-tuning, the paper removes the pre-trained head and attaches a zero-initialised $D \times K$ layer,
+# $K$ being the new task's number of classes (Section 3.2). A zero head gives every class the same score, so
+# fine-tuning starts from a uniform prediction. The cell builds both heads at $D$ = 768 for 1000 classes, with
+# the hidden width equal to $D$, and applies them to the two prediction tokens of section 5.
+
+# %%
+n_classes = 1000
+pretrain_head = nn.Sequential(nn.Linear(D, D), nn.Tanh(), nn.Linear(D, n_classes)).to(device)  # hidden layer
+finetune_head = nn.Linear(D, n_classes).to(device)  # D x K
+nn.init.zeros_(finetune_head.weight)  # the paper's zero-initialised fine-tuning head
+nn.init.zeros_(finetune_head.bias)
+with torch.no_grad():
+    hidden = pretrain_head[1](pretrain_head[0](pred_token))  # (2, D): tanh keeps every entry in (-1, 1)
+    pre_out = pretrain_head[2](hidden)  # (2, K)
+    fine_logits = finetune_head(pred_token)  # (2, K)
+for name, head in (("pre-training", pretrain_head), ("fine-tuning", finetune_head)):
+    print(f"{name} head: {sum(p.numel() for p in head.parameters()):>9,} parameters")
+print(
+    f"pre-training: token {tuple(pred_token.shape)} -> hidden {tuple(hidden.shape)} -> {tuple(pre_out.shape)}"
+)
+print(f"  hidden entries within (-1, 1): {bool((hidden.abs() < 1).all())}")
+print(f"fine-tuning:  token {tuple(pred_token.shape)} -> {tuple(fine_logits.shape)}")
+probabilities = fine_logits.softmax(-1)  # (2, K)
+uniform = bool(torch.allclose(probabilities, torch.full_like(probabilities, 1 / n_classes)))
+print(f"  zero head: every score is 0: {bool((fine_logits == 0).all())}")
+print(f"  every class gets probability 1/{n_classes}: {uniform}")
+
+# %% [markdown]
+# ## Evidence: the picture's moon and the shipped model
+#
+# The shipped ViT `vit_where`, with D = 64, 2 blocks of 4 heads and MLP ratio 2, was trained to name the patch
+# that holds the moon. The cell runs it on the picture. It prints the patch on which a head of block 1 puts the
+# most of the prediction token's weight, and the patch the model names. Patches are numbered 1 to 15, row by
+# row.
+
+# %%
+n_rows_w, n_cols_w = scenes.where_classes(trained.patch_embed.patch_size)
+with torch.no_grad():
+    scores_w = trained(image)[0].cpu()  # the patch-row scores, then the patch-column scores
+    looks = trained.attention_weights(image, block=0)[0, :, 0, 1:].cpu()  # (heads, N): token 0 on the patches
+head_w, patch_w = divmod(int(looks.argmax()), looks.shape[1])
+named_w = int(scores_w[:n_rows_w].argmax()) * n_cols_w + int(scores_w[n_rows_w:].argmax()) + 1
+print(f"block 1: the largest weight is head {head_w}'s {looks[head_w, patch_w]:.2f}, on patch {patch_w + 1}")
+print(f"the model names patch {named_w}")
+
+# %% [markdown]
+# Where a head looks need not be what the model names: on the picture shipped with the course, the two patches
+# differ. The picture was not drawn the way the training scenes were, so this is the model on an image unlike
+# them.
+#
+# **Every block and head.** The explorer below, in a running kernel, fills each patch with the prediction
+# token's weight on it, for one block and one head. It writes each patch's number, 1 to 15 row by row. Blocks
+# count from 1, heads from 0.
+
+# %%
+from vitcourse import widgets
+
+widgets.model_attention_explorer(trained, picture)
+
+# %% [markdown]
+# **One view, for the record.** The same view of block 1, head 0, drawn once, so that it also shows where no
+# kernel runs.
+
+# %% mystnb={"image": {"alt": "The picture's 3 by 5 patches, each filled with the weight that the shipped ViT's prediction token gives it in block 1, head 0, with the patch numbers and weights written on them and the picture drawn as white outlines"}}
+view_fig, view_summary = widgets.model_attention_view(trained, picture, block=1, head=0)
+print(view_summary)
+display(view_fig)
+
+# %%
+n_blocks, n_heads = len(trained.blocks), trained.blocks[0].attn.num_heads
+assert view_fig is not None and view_summary.startswith("block 1, head 0:")
+assert widgets.model_attention_view(trained, picture, block=n_blocks, head=n_heads - 1)[0] is not None
+assert widgets.model_attention_view(trained, picture, block=n_blocks + 1)[0] is None  # no such block
+
+# %% [markdown]
+# The scenes `vit_where` was trained on each hold one moon, a disc of radius 5 to 8 pixels centred within 5
+# pixels of a patch's centre (`scenes.where_scene`). The picture was not drawn that way. The cell measures the
+# picture in use: how far its brightest pixels reach, whether the picture's edge cuts them, how they fall on
+# the 3 × 5 patches and which patch the model names. It measures the moons of the training scenes the same
+# way, and prints, for each block, the largest weight any head gives the patch with the most bright pixels.
+
+# %%
+pic = torch.as_tensor(picture, dtype=torch.float32)  # (H, W)
+patch_px = trained.patch_embed.patch_size
+n_rows, n_cols = scenes.where_classes(patch_px)
+with torch.no_grad():  # the patch-row scores, then the patch-column scores
+    scores = trained(pic[None, None].to(device))[0].cpu()
+named_row, named_col = int(scores[:n_rows].argmax()), int(scores[n_rows:].argmax())
+bright = pic >= 0.95 * pic.max()  # (H, W): the picture's brightest pixels
+rows_b, cols_b = torch.nonzero(bright, as_tuple=True)
+per_patch = bright.reshape(n_rows, patch_px, n_cols, patch_px).sum(dim=(1, 3))  # (3, 5): per patch
+edges = {"top": bright[0], "bottom": bright[-1], "left": bright[:, 0], "right": bright[:, -1]}
+cut_by = [name for name, line in edges.items() if line.any()]
+most = divmod(int(per_patch.argmax()), n_cols)
+moon_patch = most[0] * n_cols + most[1] + 1  # patches are numbered 1 to 15, row by row
+named_patch = named_row * n_cols + named_col + 1
+print(
+    f"{int(bright.sum())} brightest pixels (>= 95% of the maximum): rows {int(rows_b.min())} to "
+    f"{int(rows_b.max())}, columns {int(cols_b.min())} to {int(cols_b.max())}"
+)
+print(f"the picture's edge cuts them at: {', '.join(cut_by) if cut_by else 'no edge'}")
+print("how many fall in each patch (patch rows top to bottom, patch columns left to right):")
+for r in range(n_rows):
+    print("   " + " ".join(f"{int(v):4d}" for v in per_patch[r]))
+print(f"the most: patch row {most[0]}, column {most[1]} (patch {moon_patch}, patch rows and columns from 0)")
+print(
+    f"the model names patch row {named_row}, column {named_col} (patch {named_patch}), which holds "
+    f"{int(per_patch[named_row, named_col])} of them: "
+    + ("the patch with the most" if named_patch == moon_patch else "not the patch with the most")
+)
+pool = scenes.scene_pool("where", shipped.config.train_scenes, 1, patch_px)  # train.train's pool (seed 1)
+pool_bright = pool.images[:, 0] >= 0.95 * pool.images[:, 0].amax(dim=(1, 2), keepdim=True)  # (n, H, W)
+pool_cols = pool_bright.any(dim=1).sum(-1)  # (n,): how many columns each training moon spans
+pool_rows = pool_bright.any(dim=2).sum(-1)  # (n,): how many rows
+width, height = int(bright.any(dim=0).sum()), int(bright.any(dim=1).sum())
+print(
+    f"the picture's brightest pixels span {width} columns and {height} rows; the moons of the "
+    f"{len(pool_cols)} training scenes span {int(pool_cols.min())} to {int(pool_cols.max())} columns and "
+    f"{int(pool_rows.min())} to {int(pool_rows.max())} rows"
+)
+print(
+    f"wider than every training moon: {width > int(pool_cols.max())}; "
+    f"fewer rows than every training moon: {height < int(pool_rows.min())}"
+)
+with torch.no_grad():
+    on_moon = torch.stack(
+        [
+            trained.attention_weights(pic[None, None].to(device), block=b)[0, :, 0, moon_patch].cpu()
+            for b in range(n_blocks)
+        ]
+    )  # (blocks, heads): the prediction token's weight on that patch
+for b in range(n_blocks):
+    top_head = int(on_moon[b].argmax())
+    print(
+        f"block {b + 1}: the largest weight a head gives patch {moon_patch} is {on_moon[b, top_head]:.2f} "
+        f"(head {top_head})"
+    )
+
+# %% [markdown]
+# Where the printout says the picture's bright region is wider, or cut to fewer rows, than every training moon,
+# the explorer's maps show where the model looks on a moon unlike its training moons. They are not a picture of
+# how it finds the moons it was trained on.
+#
+# ## Evidence: how the weights start
+#
+# **Where 0.02 comes from.** It is a convention, not a number derived from the layer sizes. BERT's code draws
+# every weight matrix from a normal with std 0.02 cut at 2 std (`initializer_range` 0.02). ViT's official code
+# draws its position embedding from $\mathcal N(0, 0.02^2)$, with a comment that the value comes from BERT.
+# Its attention and MLP layers start *Xavier-uniform* (Glorot and Bengio, 2010): uniform weights with std
+# $\sqrt{2/(\text{fan}_\text{in} + \text{fan}_\text{out})}$, where the fan-in and fan-out are the layer's input
+# and output lengths. Its class token and its head start at zero. timm (`init_weights_vit_timm`) and the
+# official T2T-ViT code draw linear weights with `trunc_normal_(std=.02)`, biases at 0. That function's cut sits
+# at ±2 in absolute terms, 100 std, so in practice their draws are not truncated (notebook 03 measures it). The
+# cut at ±2 std is this package's choice, the same as BERT's. It drops the rare large draws and leaves a
+# slightly smaller std.
+#
+# **What a fixed std does.** A linear layer from $D$ to $D$ with weights of std $\sigma$, applied to a
+# LayerNorm'd token, gives outputs of std about $\sigma\sqrt{D}$. With a fixed $\sigma$, the wider the model,
+# the larger each layer's output. Xavier's std is $1/\sqrt{D}$ for a $D \to D$ layer, which keeps the output's
+# std near 1 at any width. The cell compares both at the picture model's width and at ViT-Base's. It also
+# measures how much one fresh block changes its input, $\lVert \text{block}(\mathbf z) - \mathbf z \rVert /
+# \lVert \mathbf z \rVert$.
+
+# %%
+qkv_weight = vit.blocks[0].attn.qkv.weight.detach().cpu()  # (3D, D), the picture model of section 1
+print(
+    f"picture model, qkv weights {tuple(qkv_weight.shape)}: "
+    f"mean {round(qkv_weight.mean().item(), 4) + 0.0:.4f}, std {qkv_weight.std().item():.4f}, "
+    f"min {qkv_weight.min().item():+.4f}, max {qkv_weight.max().item():+.4f}"
+)
+linears = [m for m in vit.modules() if isinstance(m, nn.Linear)]
+norms = [m for m in vit.modules() if isinstance(m, nn.LayerNorm)]
+print(
+    f"all {len(linears)} linear biases are 0: {all(bool((m.bias == 0).all()) for m in linears)}; "
+    f"all {len(norms)} LayerNorms start at scale 1, shift 0: "
+    f"{all(bool((m.weight == 1).all() and (m.bias == 0).all()) for m in norms)}"
+)
+columns = ("D", "weight std", "output std", "std·√D", "Xavier std", "Xavier output std", "block change")
+widths = (5, 10, 10, 8, 10, 17, 12)
+print(" ".join(f"{name:>{w}s}" for name, w in zip(columns, widths, strict=True)))
+changes = {}
+for width, n_heads_w in ((vit.embed_dim, 4), (768, 12)):
+    with torch.random.fork_rng(devices=[]):  # the draws do not disturb the notebook's random stream
+        torch.manual_seed(width)
+        fresh = VisionTransformer(embed_dim=width, depth=1, num_heads=n_heads_w).blocks[0].eval()
+        z = torch.randn(1, 197, width)  # (1, N, D)
+    layer = fresh.attn.proj  # a D -> D linear layer, as VisionTransformer starts it
+    with torch.no_grad():
+        sigma = layer.weight.std().item()
+        out_std = layer(nn.functional.layer_norm(z, (width,))).std().item()  # on LayerNorm'd tokens
+        change = ((fresh(z) - z).norm() / z.norm()).item()  # (B, N, D) in and out
+        xavier_layer = copy.deepcopy(layer)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(width)
+            nn.init.xavier_uniform_(xavier_layer.weight)  # std sqrt(2 / (fan_in + fan_out))
+        xavier_out = xavier_layer(nn.functional.layer_norm(z, (width,))).std().item()
+    xavier = (2 / (width + width)) ** 0.5  # Xavier's std for D -> D
+    changes[width] = change
+    print(
+        f"{width:5d} {sigma:10.4f} {out_std:10.3f} {sigma * width**0.5:8.3f} {xavier:10.4f} {xavier_out:17.3f} "
+        f"{change:12.1%}"
+    )
+assert changes[vit.embed_dim] < 0.05 < 0.2 < changes[768]  # what the text below says
+
+# %% [markdown]
+# With the package's fixed std, a layer's output std is about $\sigma\sqrt{D}$: the columns "output std" and
+# "std·√D" agree. One fresh block changes its input by about 2 % at D = 64 but by about 27 % at D = 768 (the
+# assertion checks both sides). Xavier-uniform weights keep the same layer's output std near 1 at both widths,
+# larger than the package's: at these widths std 0.02 starts every layer smaller than Xavier's rule would.
+#
+# **The prediction token's start.** ViT's official code starts the class token at zero; timm at
+# $\mathcal N(0, (10^{-6})^2)$, as good as zero; the official T2T-ViT code and the article series' ViT code like
+# the other weights; the article series' walk-through prepends a token of zeros. Zero is a fine start when
+# there is a position embedding: token 0 then enters block 1 as row 0 of $\mathbf E_\text{pos}$, and the token
+# still learns, because the gradient of a sum reaches each of its terms. The cell checks both on a copy of the
+# picture model.
+
+# %%
+zero_start = copy.deepcopy(vit)
+with torch.no_grad():
+    zero_start.cls_token.zero_()  # (1, 1, D) of zeros
+    first_input = zero_start.embed(image)  # (1, N + 1, D): what enters block 1
+print(
+    "token 0 entering block 1 equals row 0 of the position embedding: "
+    f"{torch.equal(first_input[0, 0], zero_start.pos_embed[0, 0])}"
+)
+zero_start(image).sum().backward()  # any loss will do
+print(
+    f"gradient reaching the zero prediction token is nonzero: {bool(zero_start.cls_token.grad.abs().sum() > 0)}"
+)
+

@@ -1,0 +1,112 @@
+"""Right answers for the checkers of notebook 08; tests/test_check.py runs the generic tests on them.
+
+VALUE_CHECKS: checker -> a right answer. FUNCTION_CHECKS: checker -> a right function.
+MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): each diagnosed mistake is tested.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from vitcourse import check
+
+
+# --- 06.1: one head of a token transformer's attention, skip through v ---
+def token_attention(x, w_qkv, w_proj, b_proj, scale):
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N)
+    return v + (weights @ v) @ w_proj.T + b_proj
+
+
+def _mixed(x, w_qkv, scale, axis=-1):
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)
+    return torch.softmax(q @ k.transpose(-2, -1) * scale, dim=axis) @ v, v
+
+
+def attention_without_skip(x, w_qkv, w_proj, b_proj, scale):
+    mixed, _ = _mixed(x, w_qkv, scale)
+    return mixed @ w_proj.T + b_proj
+
+
+def skip_before_projection(x, w_qkv, w_proj, b_proj, scale):
+    mixed, v = _mixed(x, w_qkv, scale)
+    return (mixed + v) @ w_proj.T + b_proj
+
+
+def skip_adds_x(x, w_qkv, w_proj, b_proj, scale):
+    mixed, _ = _mixed(x, w_qkv, scale)
+    return x + mixed @ w_proj.T + b_proj  # raises wherever dim != chan
+
+
+def softmax_over_queries(x, w_qkv, w_proj, b_proj, scale):
+    mixed, v = _mixed(x, w_qkv, scale, axis=-2)
+    return v + mixed @ w_proj.T + b_proj
+
+
+def unscaled(x, w_qkv, w_proj, b_proj, scale):
+    return token_attention(x, w_qkv, w_proj, b_proj, 1.0)
+
+
+def scale_divided(x, w_qkv, w_proj, b_proj, scale):
+    return token_attention(x, w_qkv, w_proj, b_proj, 1 / scale)
+
+
+def scale_from_chan(x, w_qkv, w_proj, b_proj, scale):
+    return token_attention(x, w_qkv, w_proj, b_proj, w_proj.shape[0] ** -0.5)
+
+
+def given_token_attention(x, w_qkv, w_proj, b_proj, scale):
+    """The notebook's given function, unchanged: v added before the projection."""
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)
+    return (v + weights @ v) @ w_proj.T + b_proj
+
+
+def skip_adds_x_where_it_fits(x, w_qkv, w_proj, b_proj, scale):
+    """Adds x where its length equals chan and v elsewhere: runs everywhere, wrong where dim == chan."""
+    mixed, v = _mixed(x, w_qkv, scale)
+    out = mixed @ w_proj.T + b_proj
+    return (x if x.shape[-1] == out.shape[-1] else v) + out
+
+
+VALUE_CHECKS: dict = {
+    check.t2t_input_sides: (211, 226),
+    check.plain_rebuild_channel0: (0, 10),
+    check.x_skip_choice: "raises",  # x has length 49 and the projected output 64
+    check.rgb_changed_layers_choice: "norm1 and qkv",
+}
+FUNCTION_CHECKS: dict = {
+    check.v_skip_function: token_attention,
+}
+MISTAKES: list = [
+    (check.t2t_input_sides, (226, 211), "smaller side comes first"),
+    (check.t2t_input_sides, 211, "pair (smallest, largest), not one number"),
+    (check.t2t_input_sides, (224, 224), "not the only one"),
+    (check.t2t_input_sides, (211, 214), "only the first split's rounding"),
+    (check.t2t_input_sides, (239, 254), "without the padding"),
+    (check.t2t_input_sides, (196, 211), "rounded up"),
+    (check.t2t_input_sides, (217, 232), "wrong order"),
+    (check.t2t_input_sides, (211, 211), "one side twice"),
+    (check.t2t_input_sides, (211, 224), "paper's example, not the largest"),
+    (check.t2t_input_sides, (211.0, 226.5), "whole numbers"),
+    (check.plain_rebuild_channel0, (10, 0), "where it should come from"),
+    (check.plain_rebuild_channel0, (0, 1), "not column by column"),
+    (check.plain_rebuild_channel0, (0, 6), "holds w values"),
+    (check.plain_rebuild_channel0, (1, 11), "from 0"),
+    (check.plain_rebuild_channel0, (0, 0, 59), "two whole numbers (token, entry)"),
+    (check.plain_rebuild_channel0, None, "two whole numbers (token, entry)"),
+    (check.v_skip_function, given_token_attention, "the given function, unchanged"),
+    (check.x_skip_choice, "runs, other numbers", "matching lengths"),
+    (check.x_skip_choice, "runs, same numbers", "different tensors"),
+    (check.v_skip_function, attention_without_skip, "the skip is missing"),
+    (check.v_skip_function, skip_before_projection, "before the projection"),
+    (check.v_skip_function, skip_adds_x, "adding the input x fails"),
+    (check.v_skip_function, skip_adds_x_where_it_fits, "you added x"),
+    (check.v_skip_function, softmax_over_queries, "wrong axis"),
+    (check.v_skip_function, unscaled, "not scaled"),
+    (check.v_skip_function, scale_divided, "you divided the scores"),
+    (check.v_skip_function, scale_from_chan, "chan ** -0.5"),
+    (check.rgb_changed_layers_choice, "qkv", "weight matrix"),
+    (check.rgb_changed_layers_choice, "norm1, qkv and proj", "proj reads"),
+    (check.rgb_changed_layers_choice, "every layer", "every layer follows"),
+]

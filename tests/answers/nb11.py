@@ -1,0 +1,38 @@
+"""Right answers for the checkers of notebook 11; tests/test_check.py runs the generic tests on them.
+
+VALUE_CHECKS: checker -> a right answer. FUNCTION_CHECKS: checker -> a right function.
+MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): each diagnosed mistake is tested.
+"""
+
+from __future__ import annotations
+
+from vitcourse import check
+
+VALUE_CHECKS: dict = {
+    check.no_position_loss_floor: 0.637,  # one probability for a scene's three images: p = 2/3 scrambled
+    check.no_position_batch_dip: "i",
+    check.seam_blocks_choice: "b",
+    check.seam_blocks_reason: "i",
+}
+FUNCTION_CHECKS: dict = {}
+MISTAKES: list = [
+    (check.no_position_loss_floor, 0.693, "single probability"),
+    (check.no_position_loss_floor, 0.667, "share of right answers"),
+    (check.no_position_loss_floor, 0.0, "different answers"),
+    (check.no_position_loss_floor, 0.918, "natural logarithm"),
+    (check.no_position_loss_floor, 0.405, "scrambled images alone"),
+    (check.no_position_loss_floor, 1.099, "intact image's loss alone"),
+    (check.no_position_loss_floor, 0.64, "three decimals"),
+    (check.no_position_loss_floor, 0.3, "sees its tokens as a set"),
+    (check.no_position_batch_dip, "ii", "batch order"),
+    (check.no_position_batch_dip, "iii", "momentum or without"),
+    (check.no_position_batch_dip, "iv", "not one of the options"),
+    (check.seam_blocks_choice, "a", "smaller than a patch"),
+    (check.seam_blocks_choice, "c", "what one 20 x 20 patch"),
+    (check.seam_blocks_choice, "D", "what the patch embedding"),
+    (check.seam_blocks_choice, "e", "not one of the options"),
+    (check.seam_blocks_reason, "ii", "its own weights"),
+    (check.seam_blocks_reason, " III ", "however large"),
+    (check.seam_blocks_reason, "iv", "nothing is averaged"),
+    (check.seam_blocks_reason, "b", "not one of the options"),
+]

@@ -1,0 +1,403 @@
+"""Exercise checkers for notebook 02 soft split.
+
+Right answers come from ``nn.Unfold`` (``F.unfold``) and the package; each ``Mistake`` is a typical wrong
+answer, recognised on the same inputs and named.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+
+import numpy as np
+import torch
+
+from .. import tokens
+from ..attention import Attention
+from ..blocks import TokenTransformer
+from ..models import T2T_STAGES
+from ._core import (
+    Mistake,
+    Verdict,
+    check_function,
+    choice_answer,
+    describe,
+    never_raises,
+    pair,
+    reread,
+    right,
+    say,
+    unexplained,
+)
+
+__all__ = [
+    "plain_rebuild_channel0",
+    "rgb_changed_layers_choice",
+    "t2t_input_sides",
+    "v_skip_function",
+    "x_skip_choice",
+]
+
+
+T2T_SPLITS = ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T module's three soft splits (kernel, stride, padding)
+
+
+T2T_GRID = 14  # the paper's final grid side (Section 3.3): 224 x 224 -> 14 x 14 tokens
+
+
+PAPER_SIDE = 224
+
+
+SIDES_NUDGE = "Every split rounds down, so more than one side gives the same count, at every split."
+
+
+def _split_side(n: int, k: int, s: int, p: int) -> int:
+    """Tokens along one side of length ``n`` (0 where no window fits), as ``vitcourse.tokens.count_tokens``."""
+    return tokens.count_tokens(n, n, k, s, p).rows if n + 2 * p >= k else 0
+
+
+@functools.cache
+def _sides_ending_as(grid: int, settings: tuple[tuple[int, int, int], ...], count=_split_side, top=1024):
+    """The (smallest, largest) square side below ``top`` that ``settings``, applied one after another with
+    ``count(n, k, s, p)`` per side, turn into a ``grid`` x ``grid`` token grid; None if there is none."""
+    sides = []
+    for side in range(1, top):
+        n = side
+        for k, s, p in settings:
+            n = count(n, k, s, p) if n > 0 else 0
+        if n == grid:
+            sides.append(side)
+    return (min(sides), max(sides)) if sides else None
+
+
+def _no_padding(n: int, k: int, s: int, p: int) -> int:
+    return (n - k) // s + 1 if n >= k else 0
+
+
+def _rounded_up(n: int, k: int, s: int, p: int) -> int:
+    return math.ceil((n + 2 * p - k) / s) + 1 if n + 2 * p >= k else 0
+
+
+@never_raises
+def t2t_input_sides(answer: object) -> Verdict:
+    """Exercise 02.5: the smallest and the largest square side that T2T-ViT's three soft splits turn into a
+    14 x 14 token grid, as the pair (smallest, largest); the paper's 224 is one of them."""
+    what = f"smallest and largest square side that end as {T2T_GRID} x {T2T_GRID}"
+    expected = _sides_ending_as(T2T_GRID, T2T_SPLITS)
+    if isinstance(answer, int | np.integer) and not isinstance(answer, bool):
+        return say(False, f"{what}: give the pair (smallest, largest), not one number.")
+    if not isinstance(answer, tuple | list) or len(answer) != 2:
+        return say(False, f"{what}: expected a pair (smallest, largest), got {describe(answer)}.")
+    got = pair(answer)
+    if got == expected:
+        return right(what)
+    if any(isinstance(v, float) for v in got):
+        return say(False, f"{what}: sides are whole numbers of pixels; give two ints.")
+    if not all(isinstance(v, int | np.integer) for v in got):
+        return say(False, f"{what}: expected a pair of whole numbers, got {describe(answer)}.")
+    first_slack = T2T_SPLITS[0][1] - 1  # the first split's rounding alone: stride - 1 more pixels
+    paper, first_only = (PAPER_SIDE, PAPER_SIDE), (expected[0], expected[0] + first_slack)
+    no_padding = _sides_ending_as(T2T_GRID, T2T_SPLITS, _no_padding)
+    rounded_up = _sides_ending_as(T2T_GRID, T2T_SPLITS, _rounded_up)
+    backwards = _sides_ending_as(T2T_GRID, T2T_SPLITS[::-1])
+    known = {
+        (expected[1], expected[0]): "the pair is (smallest, largest): the smaller side comes first.",
+        paper: "224 is the paper's side, but not the only one: every split rounds down, so several sides give "
+        "the same count at each split.",
+        first_only: "you let only the first split's rounding widen the range; the second and third splits round "
+        "down too, so each of them accepts more than one grid size.",
+        no_padding: "that is the range without the padding: each split pads every side with p zeros at both "
+        "ends before its windows slide.",
+        rounded_up: "you rounded up; a window that does not fit is not a token, so every split rounds down "
+        "(floor).",
+        backwards: "you ran the splits in the wrong order: the 7 x 7 split comes first, on the image, and the "
+        "two 3 x 3 splits follow on the token grids.",
+    }
+    if got in known and got != expected:
+        return say(False, f"{what}: {got} is not it: {known[got]}")
+    if got[0] == got[1]:
+        return say(
+            False,
+            f"{what}: {got} gives one side twice, but every split rounds down, so a whole range of sides ends "
+            "as the same grid; the exercise asks for both ends of that range.",
+        )
+    if got[1] == PAPER_SIDE:
+        return say(
+            False,
+            f"{what}: {got} is not it: 224 is the paper's example, not the largest side; the first split rounds "
+            "down, so slightly larger sides still give it the same first grid.",
+        )
+    return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Counting the tokens"))
+
+
+@never_raises
+def plain_rebuild_channel0(answer: object) -> Verdict:
+    """Exercise 02.4 (predict, ``plain_rebuild``): on the picture's (1, 60, 400) tokens and its 6 x 10 grid,
+    which token and which entry of it does plain_rebuild put in channel 0 at grid row 1, column 0:
+    (token, entry)."""
+    n_tok, c, h, w = 60, 400, 6, 10
+    row, col = 1, 0  # the grid cell the exercise asks about
+    toks = torch.arange(n_tok * c).reshape(1, n_tok, c)  # entry value = token * c + entry
+    expected = divmod(int(toks.reshape(1, c, h, w)[0, 0, row, col]), c)
+    right_layout = divmod(int(toks.transpose(1, 2).reshape(1, c, h, w)[0, 0, row, col]), c)
+    column_major = divmod(col * h + row, c)  # the grid filled column by column
+    sides_swapped = divmod(row * h + col, c)  # a grid row taken as h values long
+    what = "the token and the entry that plain_rebuild puts in channel 0 at grid row 1, column 0"
+    if not isinstance(answer, tuple | list) or len(answer) != 2:
+        return say(False, f"{what}: expected two whole numbers (token, entry), got {describe(answer)}.")
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in answer):
+        return say(False, f"{what}: expected two whole numbers (token, entry), got {describe(answer)}.")
+    got = tuple(int(v) for v in answer)
+    if got == expected:
+        return right(what)
+    known = {
+        right_layout: "that is where it should come from; a reshape reads the (N, C) matrix in storage order.",
+        column_major: "the grid of a channel is filled row by row, not column by column.",
+        sides_swapped: "a grid row holds w values, one per token column, not h.",
+        (expected[0] + 1, expected[1] + 1): "count tokens and entries from 0.",
+    }
+    known.pop(expected, None)
+    if got in known:
+        return say(False, f"{what}: {got} is not it: {known[got]}")
+    return unexplained(
+        what,
+        f"{got} is not it.",
+        nudge="A reshape reads the values in the order they are stored, and fills the new shape in that order.",
+        pointer=reread("T2T's way: one pixel per token"),
+    )
+
+
+TOKEN_DIM = 64  # T2T's token length inside the module (official code: token_dim=64)
+
+
+def _package_attention(
+    x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
+) -> torch.Tensor:
+    """The right answer: ``vitcourse.attention.Attention`` (one head, no qkv bias, ``v_skip=True``) holding
+    the given weights, on the step-by-step path."""
+    dim, chan = x.shape[-1], w_proj.shape[0]
+    attention = Attention(dim, chan, num_heads=1, qkv_bias=False, qk_scale=scale, v_skip=True, fused=False)
+    with torch.no_grad():
+        attention.qkv.weight.copy_(w_qkv)
+        attention.proj.weight.copy_(w_proj)
+        attention.proj.bias.copy_(b_proj)
+        return attention(x)
+
+
+def _pieces(
+    x: torch.Tensor, w_qkv: torch.Tensor, scale: float, axis: int = -1
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(weights @ v, v) for one head: the attention's mix before the projection, and v."""
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=axis)  # (B, N, N)
+    return weights @ v, v
+
+
+def _with_skip(
+    x: torch.Tensor,
+    w_qkv: torch.Tensor,
+    w_proj: torch.Tensor,
+    b_proj: torch.Tensor,
+    scale: float,
+    axis: int = -1,
+) -> torch.Tensor:
+    """The right computation with a chosen scale and softmax axis (to build the mistaken variants)."""
+    mixed, v = _pieces(x, w_qkv, scale, axis)
+    return v + mixed @ w_proj.T + b_proj
+
+
+def _given_token_attention(
+    x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
+) -> torch.Tensor:
+    """Exercise 06.1's function as given, with its bug."""
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N)
+    return (v + weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
+
+
+def _is_given(func: object) -> bool:
+    """Is ``func`` the given function itself, or a copy of its code under another name? (Its numbers equal
+    those of "v added before the projection" written another way, so the code tells the two apart.)"""
+    code = getattr(func, "__code__", None)
+    given = _given_token_attention.__code__
+    return getattr(func, "__name__", "") == "buggy_token_attention" or (
+        code is not None and code.co_code == given.co_code and code.co_names == given.co_names
+    )
+
+
+_GIVEN_UNCHANGED = "that is the given function, unchanged: the bug is still in it."
+
+
+V_SKIP_MISTAKES = [
+    Mistake(
+        lambda x, w_qkv, w_proj, b_proj, scale: _pieces(x, w_qkv, scale)[0] @ w_proj.T + b_proj,
+        "the skip is missing: the token transformer's attention adds v to its projected output (section 2, "
+        "why the skip goes through V).",
+    ),
+    Mistake(
+        lambda x, w_qkv, w_proj, b_proj, scale: sum(_pieces(x, w_qkv, scale)) @ w_proj.T + b_proj,
+        "you added v before the projection, so v went through proj too; the skip adds v to the projected "
+        "output, after proj.",
+    ),
+    Mistake(
+        lambda x, w_qkv, w_proj, b_proj, scale: x + _pieces(x, w_qkv, scale)[0] @ w_proj.T + b_proj,
+        "you added x, the input. That runs only when dim equals chan, as in this test; in T2T's first token "
+        f"transformer x has length dim = {T2T_STAGES[0][0] ** 2} and the output length chan = {TOKEN_DIM}, so x + "
+        "out raises a size error (section 2 says what T2T adds instead).",
+    ),
+    Mistake(
+        lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, scale, axis=-2),
+        "softmax over the wrong axis: each query's weights over the keys must sum to 1, and yours do not.",
+    ),
+    Mistake(
+        lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, 1.0),
+        "the scores are not scaled: the argument `scale` goes unused.",
+    ),
+    Mistake(
+        lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, 1 / scale),
+        "you divided the scores by `scale`; it is already the factor to multiply them by.",
+    ),
+    Mistake(
+        lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, w_proj.shape[0] ** -0.5),
+        "you scaled by chan ** -0.5 yourself; use the argument `scale` (T2T takes its scale from dim, not "
+        "chan: section 2, the scale).",
+    ),
+]
+
+
+_X_SKIP_RAISES = (
+    "adding the input x fails: x has length dim = {dim}, while q, k, v and the projected output have length "
+    "chan = {chan}, and tensors of different lengths cannot be added (section 2 says what T2T adds instead)."
+)
+
+
+def _v_skip_cases() -> list[tuple[tuple, torch.Tensor]]:
+    """Tokens and weights (seeded) for (batch, tokens, dim, chan, scale): dim == chan first (where adding x
+    runs, so that mistake is recognised), then T2T's sizes with T2T's scale, then others."""
+    gen = torch.Generator().manual_seed(6)
+    cases = []
+    for batch, n, dim, chan, scale in (
+        (2, 6, 8, 8, 8**-0.5),
+        (2, 10, 49, 64, 49**-0.5),
+        (1, 7, 12, 4, 0.3),
+        (3, 5, 9, 16, 0.5),
+    ):
+        x = torch.randn(batch, n, dim, generator=gen)
+        w_qkv = torch.randn(3 * chan, dim, generator=gen) * dim**-0.5  # q, k, v entries of about unit size
+        w_proj = torch.randn(chan, chan, generator=gen) * chan**-0.5
+        b_proj = 0.1 * torch.randn(chan, generator=gen)
+        args = (x, w_qkv, w_proj, b_proj, scale)
+        cases.append((args, _package_attention(*args)))
+    return cases
+
+
+@never_raises
+def v_skip_function(func: object) -> Verdict:
+    """Exercise 06.1: ``func(x, w_qkv, w_proj, b_proj, scale)``, one head of a token transformer's attention
+    with its skip through v, as ``Attention(dim, chan, 1, qkv_bias=False, qk_scale=scale, v_skip=True)``."""
+    what = "your token attention"
+    if callable(func) and _is_given(func):
+        return say(False, f"{what}: {_GIVEN_UNCHANGED} {reread('The token transformer')}")
+    cases = _v_skip_cases()
+    if callable(func):  # adding x where its length differs from chan raises: name that mistake
+        args = next(a for a, _ in cases if a[0].shape[-1] != a[2].shape[0])
+        dim, chan = args[0].shape[-1], args[2].shape[0]
+        try:
+            with torch.no_grad():
+                func(*args)
+        except RuntimeError as err:
+            sizes = {int(n) for n in re.findall(r"size of tensor \w \((\d+)\)", str(err))}
+            if sizes == {dim, chan}:
+                return say(False, f"{what}: {_X_SKIP_RAISES.format(dim=dim, chan=chan)}")
+        except Exception:  # any other failure is reported by check_function below
+            pass
+    return check_function(
+        func,
+        what,
+        cases,
+        mistakes=V_SKIP_MISTAKES,
+        nudge="The token transformer's attention: what its skip connection adds back, and at which point.",
+        pointer=reread("The token transformer"),
+    )
+
+
+X_SKIP_OPTIONS = ("raises", "runs, other numbers", "runs, same numbers")
+
+
+def x_skip_outcome() -> str:
+    """What adding the input x to the attention's projected output does in T2T's first token transformer (one
+    channel, a batch of 2 and 10 tokens): "raises" where the lengths differ, else whether the numbers change."""
+    dim, chan = T2T_STAGES[0][0] ** 2, TOKEN_DIM
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 10, dim, generator=gen)
+    w_qkv = torch.randn(3 * chan, dim, generator=gen) * dim**-0.5
+    w_proj, b_proj = torch.randn(chan, chan, generator=gen) * chan**-0.5, torch.zeros(chan)
+    mixed, _ = _pieces(x, w_qkv, dim**-0.5)
+    try:
+        with_x = x + mixed @ w_proj.T + b_proj
+    except RuntimeError:
+        return "raises"
+    same = torch.allclose(with_x, _package_attention(x, w_qkv, w_proj, b_proj, dim**-0.5))
+    return "runs, same numbers" if same else "runs, other numbers"
+
+
+@never_raises
+def x_skip_choice(answer: object) -> Verdict:
+    """Exercise 06.1 (predict): what the colleague's first try, adding the input x instead of v, does on T2T's
+    sizes: one of ``X_SKIP_OPTIONS``."""
+    return choice_answer(
+        answer,
+        x_skip_outcome(),
+        "what adding x does in T2T's first token transformer",
+        X_SKIP_OPTIONS,
+        nudge="Compare the length of the tokens that enter the token transformer with the length of its "
+        "attention's output.",
+        pointer=reread("The token transformer"),
+        wrong={
+            "runs, other numbers": "you expected the sum to run; a sum of two tensors needs matching lengths, "
+            "so compare the two lengths that section 2 gives.",
+            "runs, same numbers": "x and v are different tensors, so adding one or the other could not give the "
+            "same numbers even where it runs; and first check whether it runs at all.",
+        },
+    )
+
+
+RGB_LAYER_OPTIONS = ("qkv", "norm1 and qkv", "norm1, qkv and proj", "every layer")
+
+
+def _layers_that_grow() -> str:
+    """The option naming exactly the layers of T2T's first token transformer whose parameter count differs
+    between a one-channel and an RGB input, counted on the package's ``TokenTransformer``."""
+    kernel = T2T_STAGES[0][0]
+    blocks = [TokenTransformer(c * kernel * kernel, TOKEN_DIM, num_heads=1, mlp_ratio=1.0) for c in (1, 3)]
+    counts = [
+        {n: sum(p.numel() for p in m.parameters(recurse=False)) for n, m in b.named_modules()} for b in blocks
+    ]
+    grew = sorted({n.split(".")[-1] for n, c in counts[0].items() if c and c != counts[1][n]})
+    names = {
+        ("qkv",): "qkv",
+        ("norm1", "qkv"): "norm1 and qkv",
+        ("norm1", "proj", "qkv"): "norm1, qkv and proj",
+    }
+    return names.get(tuple(grew), "every layer")
+
+
+@never_raises
+def rgb_changed_layers_choice(answer: object) -> Verdict:
+    """Exercise 06.2: which layers of T2T's first token transformer hold more parameters on RGB windows than
+    on one-channel windows: one of ``RGB_LAYER_OPTIONS``."""
+    return choice_answer(
+        answer,
+        _layers_that_grow(),
+        "the layers whose count changes from one channel to RGB",
+        RGB_LAYER_OPTIONS,
+        nudge="Only a layer whose size depends on the length of the token coming into the block can change.",
+        pointer=reread("The token transformer"),
+        wrong={
+            "qkv": "you counted only the layers with a weight matrix; look at what every layer's size depends on.",
+            "norm1, qkv and proj": "you assumed proj reads the incoming token; check which length proj reads.",
+            "every layer": "you assumed every layer follows the input's channels; check the length each layer "
+            "reads and writes.",
+        },
+    )

@@ -1,0 +1,156 @@
+"""Exercise checkers for notebook 07 training from scratch.
+
+Each exercise asks for a prediction, an explanation, a bug or a design before the cell that shows the answer;
+the right values come from the same code the notebook runs (:func:`vitcourse.train.param_groups`,
+:func:`vitcourse.train.lr_factor`). Few-option questions come with a second check (a reason among several
+statements, a prediction among several, or a count), so that a guess does not pass. Every unexplained wrong
+answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), then a section to reread.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._core import (
+    Verdict,
+    choice_answer,
+    float_answer,
+    never_raises,
+    reread,
+)
+
+__all__ = [
+    "no_position_batch_dip",
+    "no_position_loss_floor",
+    "seam_blocks_choice",
+    "seam_blocks_reason",
+]
+
+
+@never_raises
+def no_position_loss_floor(answer: object) -> Verdict:
+    """Exercise 07.3, the floor: the lowest held-out loss (mean cross-entropy, natural log) the ViT without a
+    position embedding can reach, whatever its weights, on a held-out set that holds each scene once intact and
+    twice scrambled (two different scrambles)."""
+    third = 1 / 3  # the share of intact images in that set
+    return float_answer(
+        answer,
+        -(third * math.log(third) + (1 - third) * math.log(1 - third)),
+        "the lowest held-out loss without a position embedding",
+        nudge="Attention without a position embedding sees its tokens as a set (notebook 03); cross-entropy "
+        "charges each image for the probability it gives the image's own label.",
+        wrong=[
+            (
+                math.log(2),
+                "that is the floor when half of a scene's images are scrambled; here two of its three are: which "
+                "single probability of 'scrambled' suits all three images of a scene best?",
+            ),
+            (
+                2 / 3,
+                "that is a probability or a share of right answers; the question asks for the loss, the mean "
+                "cross-entropy.",
+            ),
+            (
+                0.0,
+                "a loss of 0 needs a confident right answer for both images of every pair, and their labels "
+                "differ: ask whether this model can give a scene and its scrambled copy different answers.",
+            ),
+            (
+                -(third * math.log2(third) + (1 - third) * math.log2(1 - third)),
+                "right idea, but in bits: PyTorch's cross-entropy uses the natural logarithm.",
+            ),
+            (
+                -math.log(1 - third),
+                "that is the loss of the scrambled images alone; the mean runs over all three images of a "
+                "scene, the intact one too.",
+            ),
+            (
+                -math.log(third),
+                "that is the intact image's loss alone; average it with the two scrambled ones.",
+            ),
+            (0.64, "close: give it to three decimals."),  # the right value rounded to two decimals
+        ],
+        rel=0.005,
+        pointer=reread("Position embeddings: none, sinusoidal, learned"),
+    )
+
+
+_DIP_OPTIONS = ("i", "ii", "iii")
+
+
+_DIP_WHY = {
+    "ii": "the batch order tells the model nothing about where a patch sits in an image: the tokens of each "
+    "image still reach attention as a set, whatever order the images come in.",
+    "iii": "the floor holds for every set of weights, so no step, with momentum or without, can carry a model "
+    "below it on whole pairs: ask what a training batch holds instead.",
+}
+
+
+@never_raises
+def no_position_batch_dip(answer: object) -> Verdict:
+    """Exercise 07.3, the surprise: why one training batch's loss of the blind ViT can fall below the floor
+    that holds for the held-out pairs (i to iii)."""
+    return choice_answer(
+        answer,
+        "i",
+        "why a training batch's loss can fall below the blind model's floor",
+        _DIP_OPTIONS,
+        nudge="The floor rests on a property of the held-out set; ask whether a training batch has it too.",
+        pointer=reread("The data: a fixed pool of scenes"),
+        wrong=_DIP_WHY,
+    )
+
+
+_SEAM_OPTIONS = ("a", "b", "c", "d")
+
+
+_SEAM_WHY = {
+    "a": "the blind model stays at chance by notebook 03's argument: what does that argument assume about the "
+    "two images' tokens? Does it still hold when a block is smaller than a patch?",
+    "c": "smaller blocks do not hide the scramble from a patch: look at what one 20 x 20 patch of a 10 x 10 "
+    "scramble contains.",
+    "d": "a position embedding is not the only way a ViT can see a scramble: look at what the patch embedding "
+    "receives.",
+}
+
+
+@never_raises
+def seam_blocks_choice(answer: object) -> Verdict:
+    """Exercise 07.4, the choice: what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps
+    P = 20 (a letter; :func:`seam_blocks_reason` checks the reason)."""
+    return choice_answer(
+        answer,
+        "b",
+        "scrambling 10 x 10 blocks for a ViT with 20 x 20 patches",
+        _SEAM_OPTIONS,
+        nudge="Think of what goes into one patch token when a block is smaller than a patch.",
+        pointer=reread("Moving the seams"),
+        wrong=_SEAM_WHY,
+    )
+
+
+_REASON_OPTIONS = ("i", "ii", "iii", "iv")
+
+
+_REASON_WHY = {
+    "ii": "a linear map gives every pixel of the patch its own weights: a quarter that lands in another corner "
+    "of the patch meets other weights, so the order inside a patch does matter.",
+    "iii": "attention without a position embedding is blind to any reordering of its tokens, however large "
+    "(notebook 03): a bigger shuffle is still a reordering.",
+    "iv": "the patch embedding reads every pixel of the patch with its own weight; nothing is averaged away, "
+    "and a block half the patch's side is still 100 pixels the embedding sees one by one.",
+}
+
+
+@never_raises
+def seam_blocks_reason(answer: object) -> Verdict:
+    """Exercise 07.4, the reason (i to iv) behind the choice of :func:`seam_blocks_choice`."""
+    return choice_answer(
+        answer,
+        "i",
+        "the reason for your choice about 10 x 10 blocks",
+        _REASON_OPTIONS,
+        nudge="Recall exactly what attention without a position embedding is blind to (notebook 03).",
+        pointer=reread("Moving the seams"),
+        wrong=_REASON_WHY,
+    )

@@ -1,0 +1,109 @@
+"""Exercise checkers for notebook 03 position embeddings."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from ._core import Verdict, choice_answer, int_answer, never_raises, reread
+
+__all__ = [
+    "control_axis_prediction",
+    "resize_control_design",
+    "stretched_corner_patch",
+]
+
+
+#: Exercise 03.4's statements: each makes a choice (row, column, neither) and gives a reason; "a" has both right.
+_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
+
+
+_CONTROL_WRONG = {
+    "b": "attention cannot see the order of its tokens: that is section 1's result, and the control has no "
+    "position embedding.",
+    "c": "the number of rows and columns sets how often a random guess is right, not what the pixels give away.",
+    "d": "being blind to the order of the tokens is not being blind to what each token shows.",
+    "e": "a slope shades the picture along both axes at once; ask instead what lies behind the moon as it moves "
+    "down a column, and as it moves along a row.",
+}
+
+
+@never_raises
+def control_axis_prediction(answer: object) -> Verdict:
+    """Exercise 03.4 (predict): the letter of the statement, among a to e, that says which the control without a
+    position embedding (``vit_where_nopos``) gets right more often, the moon's patch row, and why (it still sees
+    each patch's pixels, which plausibly change more from top to bottom than across)."""
+    return choice_answer(
+        answer,
+        "a",
+        "which the control reads more often, and why",
+        _CONTROL_OPTIONS,
+        nudge="Each statement makes a choice and gives a reason; both must hold. The idea is what a model "
+        "without a position embedding can still see: the pixels of each patch.",
+        pointer=reread("What a trained table looks like"),
+        wrong=_CONTROL_WRONG,
+    )
+
+
+def _stretched_corner(old: tuple[int, int] = (3, 5), new: tuple[int, int] = (6, 10)) -> int:
+    """The old patch (numbered from 1) whose row gets the largest weight in the new top-right row when the grid
+    rows are stretched as one sequence by linear interpolation (align_corners=False, as in the notebook)."""
+    n_old, n_new = old[0] * old[1], new[0] * new[1]
+    weights = F.interpolate(torch.eye(n_old)[None], size=n_new, mode="linear", align_corners=False)[0]
+    return int(weights[:, new[1] - 1].argmax()) + 1  # (n_old, n_new): column k holds new row k's weights
+
+
+@never_raises
+def stretched_corner_patch(answer: object) -> Verdict:
+    """Exercise 03.5 (predict): the 3 x 5 table stretched along the sequence to 60 rows and read onto a 6 x 10
+    grid; the old patch (1 to 15) the new top-right patch is most like (the one its row mostly comes from)."""
+    expected = _stretched_corner()
+    return int_answer(
+        answer,
+        expected,
+        "the old patch the stretched table's top-right corner is most like",
+        nudge="A stretch along the sequence knows where each row sits among the 15, not where its patch lies "
+        "in the picture.",
+        wrong={
+            5: "old patch 5 lies under the corner in the picture; a stretch along the sequence does not know the "
+            "picture.",
+            expected
+            - 1: "one patch short: check whether you counted the old patches from 0; they are numbered "
+            "from 1 here.",
+            10: "that is the patch of old row 9, as if the sequence were not stretched: 15 old rows are spread "
+            "over 60 new ones.",
+        },
+        pointer=reread("Resizing the table"),
+    )
+
+
+#: Exercise 03.6's comparisons, as the notebook lists them: each names a control and an expected result; "b" is
+#: the one that changes only where each of the table's rows sits.
+_RESIZE_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
+
+
+_RESIZE_CONTROL_WRONG = {
+    "a": "that measures the model at the size it was trained for; it takes nothing away from the carried table.",
+    "c": "a fresh table takes the place away, but it also changes the size and spread of the numbers added to "
+    "every token, so a drop could come from either. Which control keeps the same numbers?",
+    "d": "the naive stretch is a worse way to carry the table, not a table without place: much of the place "
+    "survives it, so it would not tell you what the place is worth.",
+    "e": "a model trained from scratch differs in every weight, so it cannot say what this model's table holds.",
+}
+
+
+@never_raises
+def resize_control_design(answer: object) -> Verdict:
+    """Exercise 03.6 (design a control): the letter of the comparison, among a to e, that shows the 2-D carried
+    table holds the model's sense of place: the same weights with the carried table's grid rows shuffled among
+    the patches, expected near chance (it changes only where each row sits)."""
+    return choice_answer(
+        answer,
+        "b",
+        "the control for the carried table",
+        _RESIZE_CONTROL_OPTIONS,
+        nudge="A good control changes one thing only, the thing the claim is about; ask what else each "
+        "comparison changes.",
+        pointer=reread("Resizing the table"),
+        wrong=_RESIZE_CONTROL_WRONG,
+    )

@@ -1,0 +1,233 @@
+"""Exercise checkers for notebook 04 attention."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+from torch import nn
+
+from .. import probes, scenes
+from ..attention import ClearestColumn, ClearestRow, map_questions
+from ..data import load_mountains, to_tensor
+from ._core import (
+    Verdict,
+    choice_answer,
+    int_answer,
+    never_raises,
+    reread,
+)
+
+__all__ = [
+    "attention_map_column",
+    "attention_map_reading",
+    "control_rows_prediction",
+    "control_run",
+    "moon_only_distance_line",
+]
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_vit() -> nn.Module:
+    """The course's shipped ViT (``vit_where``) on the CPU, loaded once."""
+    from ..train import load_shipped  # imported here: the training module is only needed by this checker
+
+    return load_shipped("vit_where", "cpu").model
+
+
+def _map_weights(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """The shipped ViT's attention weights on ``picture`` (60 x 100), every block: (blocks, heads, 16, 16)."""
+    vit = _shipped_vit()
+    image = to_tensor(picture).reshape(1, 1, *np.shape(picture)[-2:])  # (1, 1, H, W)
+    with torch.no_grad():
+        return torch.stack([vit.attention_weights(image, block=b)[0] for b in range(len(vit.blocks))])
+
+
+def _map_question(picture: np.ndarray | torch.Tensor) -> ClearestRow:
+    """Exercise 04.5's first question on ``picture``: the block, head and query patch whose row of the shipped ViT's
+    attention map is easiest to read (see :func:`vitcourse.attention.map_questions`); 0-based."""
+    return map_questions(_map_weights(picture), first=1)[0]
+
+
+@never_raises
+def attention_map_reading(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
+    """Exercise 04.5: which patch (1-15) the query patch asked for attends to most, in the block and head asked
+    for, read off the shipped ViT's attention maps on ``picture`` (default: the course picture)."""
+    found = _map_question(load_mountains() if picture is None else picture)
+    wrong: dict[int, str] = {}  # the first diagnosis of a number wins
+    wrong.setdefault(
+        found.column_reading,
+        "you read the column of the query patch, not its row: a column shows how much every query attends to one "
+        "key. Each query's weights over the keys run along its row.",
+    )
+    wrong.setdefault(
+        found.key - 1,
+        "the map's ticks are token numbers, and token p is patch p (token 0 is the prediction token): no need to "
+        "subtract 1.",
+    )
+    wrong.setdefault(
+        found.key + 1,
+        "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the number "
+        "written at the tick.",
+    )
+    wrong.setdefault(
+        found.query, "that is the query patch itself; the question asks which key it attends to most."
+    )
+    return int_answer(
+        answer,
+        found.key,
+        "the patch read off the map",
+        nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
+        wrong=wrong,
+        pointer=reread("Scores, softmax and the weighted sum"),
+    )
+
+
+def _column_question(picture: np.ndarray | torch.Tensor) -> ClearestColumn:
+    """Exercise 04.5's second question on ``picture``: in the same block and head, the patch whose column (as a
+    key) is easiest to read (see :func:`vitcourse.attention.map_questions`); token numbers, patch p = token p."""
+    return map_questions(_map_weights(picture), first=1)[1]
+
+
+@never_raises
+def attention_map_column(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
+    """Exercise 04.5, second part: in the same block and head, the query patch (1-15) that attends most to the
+    second patch asked about, read down that patch's column of the shipped ViT's map on ``picture`` (default:
+    the course picture)."""
+    column = _column_question(load_mountains() if picture is None else picture)
+    key, found, row_reading = column.key, column.query, column.row_reading
+    wrong: dict[int, str] = {}  # the first diagnosis of a number wins
+    wrong.setdefault(
+        row_reading,
+        "you read the patch's row, which holds its own weights over the keys. How much every query attends to "
+        "one key runs down that key's column.",
+    )
+    wrong.setdefault(
+        key, "that is the patch asked about; the question asks which query patch attends to it most."
+    )
+    wrong.setdefault(
+        found - 1,
+        "the map's ticks are token numbers, and token p is patch p (token 0 is the prediction token): no need to "
+        "subtract 1.",
+    )
+    wrong.setdefault(
+        found + 1,
+        "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the number "
+        "written at the tick.",
+    )
+    return int_answer(
+        answer,
+        found,
+        "the query patch read off the map",
+        nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
+        wrong=wrong,
+        pointer=reread("Scores, softmax and the weighted sum"),
+    )
+
+
+#: Exercise 05.6: the reference lines of the mean-attention-distance figure, on vit_within's 6 x 10 grid of
+#: 10 x 10 patches.
+DISTANCE_LINES = ("itself", "nearest", "uniform", "farthest")
+
+
+def moon_only_distance(n_scenes: int = 256, seed: int = 0) -> tuple[float, dict[str, float]]:
+    """The mean attention distance (pixels) of a head whose patch queries all attend only to the moon's patch, over
+    ``n_scenes`` "within" scenes, and the figure's reference lines on the same grid."""
+    patch, rows, cols = 10, 6, 10
+    batch = scenes.make_batch("within", n_scenes, seed=seed, block=patch)
+    moon = batch.targets[:, 0] * cols + batch.targets[:, 1]  # (n,): the moon's patch, counted from 0
+    weights = torch.zeros(n_scenes, rows * cols, rows * cols)  # (n, queries, keys)
+    weights[torch.arange(n_scenes), :, moon] = 1.0
+    distance = probes.mean_attention_distance(weights, rows, cols, patch).mean().item()
+    bounds = probes.attention_distance_bounds(rows, cols, patch)
+    return distance, {k: float(bounds[k]) for k in DISTANCE_LINES}
+
+
+@never_raises
+def moon_only_distance_line(answer: object) -> Verdict:
+    """Exercise 05.6: the reference line nearest the mean attention distance of a head that attends only to the
+    moon's patch."""
+    distance, lines = moon_only_distance()
+    expected = min(lines, key=lambda k: abs(lines[k] - distance))
+    return choice_answer(
+        answer,
+        expected,
+        "the line nearest a head that looks only at the moon",
+        DISTANCE_LINES,
+        nudge="The exercise rests on what the mean attention distance averages over: every query patch, and "
+        "every scene.",
+        wrong={
+            "itself": "only the moon's own patch sits at distance 0 from the moon; the other query patches are "
+            "far from it, and the distance averages over all of them.",
+            "nearest": "only a few query patches are the moon's neighbours; the distance averages over every "
+            "query patch, near the moon or not.",
+            "farthest": "the moon is far from some query patches and close to others, and it moves from scene "
+            "to scene; no query patch has it as its farthest patch in every scene.",
+        },
+        pointer=reread("How far the heads look"),
+    )
+
+
+_CONTROL_OPTIONS = ("a", "b", "c", "d", "e", "f")
+
+
+_CONTROL_WHY = {
+    "a": "another seed repeats the same task with other starting weights and another batch order: it tests "
+    "whether the structure is robust, but the task is in both runs, so it cannot tell whether the task is "
+    "what put the rows there.",
+    "b": "a ViT without a position embedding has no table to probe, and it cannot learn this task at all "
+    "(Exercise 3): its run says nothing about where the learned table's rows came from.",
+    "d": "more steps of the same task test whether the structure grows; the task is in both runs, so the "
+    "result cannot separate the task from the rest of training.",
+    "e": "that comparison is in the table already ('at the start'): it shows that training changed the table, "
+    "not which ingredient of training did it.",
+    "f": "the claim says what the scramble task does; it makes no prediction for a run that learns another task, "
+    "which may put structure of its own into the table, so no result of (f) contradicts it.",
+}
+
+
+@never_raises
+def control_run(answer: object) -> Verdict:
+    """Exercise 07.5, the choice: which candidate run could refute the claim that learning the task put the
+    row structure into the learned position embedding (a letter; :func:`control_rows_prediction` checks
+    the prediction)."""
+    return choice_answer(
+        answer,
+        "c",
+        "the control for the claim about the embedding's rows",
+        _CONTROL_OPTIONS,
+        nudge="A control can refute a claim only if the claim predicts its result: think of which ingredient of "
+        "training the claim credits.",
+        pointer=reread("Designing a control"),
+        wrong=_CONTROL_WHY,
+    )
+
+
+_ROWS_OPTIONS = ("start", "between", "claim", "negative")
+
+
+_ROWS_WHY = {
+    "claim": "that is the claim run's own score: the control takes away the one ingredient the claim "
+    "credits.",
+    "between": "halfway would mean that the images and the optimiser put part of the structure there by "
+    "themselves: that is a rival explanation, not what the claim predicts.",
+    "negative": "a score clearly below the start's would mean structure reversed, not missing: the claim "
+    "gives no cause for that.",
+}
+
+
+@never_raises
+def control_rows_prediction(answer: object) -> Verdict:
+    """Exercise 07.5, the prediction: what the claim predicts for the control run's rows-only score, as one of
+    "start", "between", "claim" or "negative" (:func:`control_run` checks the choice of run)."""
+    return choice_answer(
+        answer,
+        "start",
+        "the claim's prediction for the control's rows-only score",
+        _ROWS_OPTIONS,
+        nudge="A prediction follows from the claim alone: think of what the claim says the table owes to the "
+        "one ingredient it credits.",
+        pointer=reread("Designing a control"),
+        wrong=_ROWS_WHY,
+    )
