@@ -134,13 +134,13 @@ execute: sync
 models: $(STAMP)
 	$(BIN)/python -m vitcourse.train --shipped
 
-# The experiments behind notebook 05's data-scale and pre-training figures and 03's rows and columns
+# The experiments behind notebook 14's data-scale figure, 13's pre-training figures and 12's rows and columns
 # (vitcourse/datascale.py): every run from its fixed seed in JOBS worker processes (CUDA when present, else the
 # CPU, one thread each), sorted into vitcourse/assets/experiments/*.json; the pre-trained encoders go to
 # vitcourse/assets/checkpoints/vit_mpp_seed*.pt, the rows-and-columns models to vit_sky_seed*.pt. Then the
 # first steps of the cheapest sweep run and of pre-training on the CPU, which the tests re-run on any machine. Time and device of the shipped results: book/pages/experiments.md.
 # PARTS picks the experiments (add pretrain_tries for the higher mask ratios that were tried, rowcol_short for
-# the plain-sky runs of 6,000 steps that notebook 03 shows beside the shipped ones).
+# the plain-sky runs of 6,000 steps that notebook 12 shows beside the shipped ones).
 JOBS ?= 2
 PARTS ?= pretrain finetune rowcol sweep sweep_long
 EXPERIMENT_LOG ?= build/experiments.jsonl

@@ -45,8 +45,8 @@
 # The notebooks in `notebooks/` keep their outputs; the website shows them.
 #
 # Each notebook starts with its time and its goals. Its core is a few numbered sections, each with its own time,
-# closed by a summary. From notebook 02 on, "Evidence" sections follow the summary. They hold the controls and
-# tables that back each finding.
+# closed by a summary. In most notebooks, "Evidence" sections follow the summary. They hold the controls and
+# tables that back each finding; they are optional and do not count in the notebook's time.
 #
 # Run the cells from top to bottom with **Shift + Enter**. The cells run in a *kernel*: the Python process
 # behind the notebook. If something looks odd, choose *Kernel → Restart Kernel*, then run the cells again from the
@@ -256,7 +256,7 @@ print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
 #
 # The course uses the same symbols everywhere. Come back to this table whenever a symbol is unclear. The column
 # "our picture" gives the values of notebooks 01 and 02. The column "trained here" gives the small models that
-# notebooks 03 to 07 train and load: ViTs and one T2T-ViT. The last column gives ViT-B/16, the ViT paper's base
+# notebooks 10 to 14 train and load: ViTs and one T2T-ViT. The last column gives ViT-B/16, the ViT paper's base
 # model with 16 × 16 patches (Dosovitskiy et al. 2021, Table 1).
 #
 # | symbol | meaning | our picture | trained here | ViT-B/16 |
@@ -265,7 +265,7 @@ print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
 # | $C$ | channels of the image: 1 for grey, 3 for colour | 1 | 1 | 3 |
 # | $B$ | images in a batch | 1 | 128, or 64 to fine-tune | any |
 # | $P$ | side of a square patch, in pixels | 20 | ViT: 20 or 10 | 16 |
-# | $N$ | tokens before the prediction token; $HW/P^2$ for patches | 15 | ViT: 15 or 60, 240 to fine-tune; T2T-ViT: 28 | 196 |
+# | $N$ | tokens before the prediction token | 15 | ViT: 15 or 60, 240 to fine-tune; T2T-ViT: 28 | 196 |
 # | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | ViT: 400 or 100 | 768 |
 # | $D$ | model width: the length of every token inside the transformer | 768 | 64 | 768 |
 # | $\mathbf{E}$ | the learned projection of raw tokens to width $D$ | 400 × 768 | ViT: 400 × 64 or 100 × 64 | 768 × 768 |
@@ -282,13 +282,15 @@ print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
 #
 # A few notes on the table:
 #
-# - The prediction token is ViT's *class token*, `cls_token` in code. Notebook 05 adds it.
+# - The prediction token is ViT's *class token*, `cls_token` in code. Notebook 06 adds it.
 # - A patch grid is a sliding window with $k = s = P$ and $p = 0$. T2T-ViT's three soft splits use other windows;
-#   notebooks 02 and 06 explain them. The T2T-ViT paper's models use a token dim of 64.
+#   notebooks 02 and 08 explain them. The T2T-ViT paper's models use a token dim of 64.
 # - In code, lowercase `h` and `w` are often a height and a width, as in notebook 02. In formulas, $h$ counts
 #   heads.
-# - Patches are numbered from 1, row by row: patch 1 is top left. Tokens and windows are counted from 0, as in
-#   Python: token 0 comes from patch 1.
+# - **One counting rule:** patches, tokens, windows, blocks and heads are all counted from 0, as Python indexes,
+#   so that a label is the index you type: patch 0 is the top-left patch and `tokens[0]` is its token; `blocks[0]`
+#   is block 0. Patches and windows go row by row. Once the prediction token comes first (notebook 06), patch $i$
+#   sits at token $i + 1$.
 #
 # The next cell checks the sheet against the package. You need not read its code, only run it.
 
@@ -387,7 +389,7 @@ assert {"data", "tokens", "position", "attention", "blocks", "models", "train"} 
 # ## Summary
 #
 # - `make lab` opens your learner copies in `learner/`. They start with no outputs, and your work is kept.
-# - Each notebook states its time. From notebook 02 on, Evidence sections follow the summary.
+# - Each notebook states its time. Optional Evidence sections follow the summary.
 # - A hint first names the idea, then the section to reread. The worked solution is collapsed under each exercise.
 # - The picture is 60 × 100, one channel, values from 0 to 1.
 # - The notation sheet in section 5 lists every symbol with its values.

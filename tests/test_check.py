@@ -425,3 +425,13 @@ def test_tokens_first_attention_check_fails_for_torchs_attention() -> None:
 
     verdict = check.attention_function(through_sdpa)
     assert not verdict and "write it yourself" in verdict.message
+
+
+def test_the_warm_up_names_the_misreading_never_the_region(capsys) -> None:
+    """A near-miss in 00's warm-up gets the mistake named (a misreading near one half), not the region to fix."""
+    right = {"moon", "sky below the band", "left face", "right face"}
+    for wrong in (right | {"upper sky"}, right - {"sky below the band"}):
+        assert not check.bright_regions(wrong).ok
+        hint = capsys.readouterr().out.lower()
+        assert "half" in hint
+        assert "upper sky" not in hint and "sky below the band" not in hint, hint

@@ -19,7 +19,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 # cannot lose its exercises unnoticed.
 WITHOUT_EXERCISES = {
     "00_start_here": "the orientation: how to use the course, with at most one warm-up",
-    "08_errata": "an appendix: the errata of the sources",
+    "15_errata": "an appendix: the errata of the sources",
 }
 WITH_EXERCISES = [p for p in NOTEBOOKS if p.stem not in WITHOUT_EXERCISES]
 

@@ -226,7 +226,7 @@ def test_show_data_scale_draws_one_line_per_model_from_the_seeds() -> None:
 def test_rows_and_columns_setting_ships_its_recorded_runs() -> None:
     """The plain-sky setting (9,000 steps): each shipped model's embedding gives the stored terms; all three seeds
     have both terms beyond the smooth random codes' 95th percentile and pass both line tests. The shorter runs
-    (6,000 steps, recorded, not shipped) got there in seeds 0 and 1 only (as notebook 03 says)."""
+    (6,000 steps, recorded, not shipped) got there in seeds 0 and 1 only (as notebook 12 says)."""
     body = _load("rows_columns.json")
     chance = body["chance_95th_percentile"]
     runs = sorted(body["runs"], key=lambda r: r["seed"])

@@ -1,4 +1,4 @@
-"""The T2T diagrams of notebook 06: they return their Axes, and every shape they write is the model's own."""
+"""The T2T diagrams of notebooks 08 and 09: they return their Axes, and every shape they write is the model's own."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ViT diagrams (notebook 05): they return their Axes and carry the shapes a real model produces."""
+"""The ViT diagrams (notebooks 06 and 07): they return their Axes and carry the shapes a real model produces."""
 
 import matplotlib
 

@@ -7,7 +7,12 @@
 * at least 80 % of the course's exercises ask for a prediction, an explanation, a design, a bug to find or a
   figure to read (a code exercise is the rest), and every exercise names its kind;
 * no stored output or text between an exercise and the next heading states the exercise's right value, other
-  than the worked solution's own collapsed cell.
+  than the worked solution's own collapsed cell;
+* every notebook but the errata appendix is an hour-long unit: a first-time learner's minutes for its core (prose
+  at 180 words a minute, 0.75 min per code cell, 1 min per figure, 8 min per exercise) are at most 60, its stated
+  time lies within 15 % of them, and it holds at most 4 exercises;
+* the course's order: the notebooks before training (``10_training``) read no trained model and use none of the
+  training words in their core; training teaches them first.
 """
 
 from __future__ import annotations
@@ -99,7 +104,7 @@ def _anchor(heading: str) -> str:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_the_core_links_to_its_evidence(path: Path) -> None:
     core, evidence = split_core(_read(path).cells)
-    if path.name[:2] in {"03", "04", "05", "06", "07"}:
+    if path.name[:2] in {"03", "05", "06", "07", "09", "12", "13", "14"}:
         assert evidence, f"{path.name}: the findings' evidence belongs in a section headed 'Evidence ...'"
     if not evidence:
         return
@@ -289,3 +294,72 @@ def test_the_course_map_gives_each_notebooks_own_time() -> None:
     for name, row in linked.items():
         stated = _stated_minutes(ROOT / "notebooks" / name)
         assert _minutes_in(row) == stated, f"00's map gives {name} {_minutes_in(row)} min; it says {stated}"
+
+
+UNIT_MINUTES = 60
+STATED_TOLERANCE = 0.15
+MAX_EXERCISES = 4
+WORDS_A_MINUTE = 180
+_APPENDIX = "_errata"
+
+
+def learner_minutes(cells: list) -> tuple[float, int]:
+    """(minutes, exercises) of a notebook's core for a first-time learner, by the course's rule of thumb."""
+    core, _ = split_core(cells)
+    code = [c for c in core if c.cell_type == "code"]
+    figures = sum("image/png" in o.get("data", {}) for c in code for o in c.get("outputs", []))
+    exercises = sum("solution" in c.metadata.get("tags", []) for c in code)
+    return core_words(cells) / WORDS_A_MINUTE + 0.75 * len(code) + figures + 8 * exercises, exercises
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_unit_fits_an_hour_and_states_its_time(path: Path) -> None:
+    cells = _read(path).cells
+    minutes, exercises = learner_minutes(cells)
+    stated = int(_TIME.search(next(c for c in cells if c.cell_type == "markdown").source).group(1))
+    assert abs(stated - minutes) <= STATED_TOLERANCE * minutes, (
+        f"{path.name}: states {stated} min, the core takes a first-time learner about {minutes:.0f}"
+    )
+    if path.stem.endswith(_APPENDIX):
+        return
+    assert minutes <= UNIT_MINUTES, (
+        f"{path.name}: about {minutes:.0f} learner-minutes; a unit takes at most an hour"
+    )
+    assert exercises <= MAX_EXERCISES, f"{path.name}: {exercises} exercises (at most {MAX_EXERCISES})"
+
+
+def test_the_unit_rule_can_fail() -> None:
+    """The estimate counts what it says: 180 words, a code cell, a figure and an exercise."""
+    md = nbformat.v4.new_markdown_cell(" ".join(["word"] * 180))
+    code = nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["solution"]})
+    code.outputs = [nbformat.v4.new_output("display_data", data={"image/png": ""})]
+    evidence = nbformat.v4.new_markdown_cell("## Evidence: more\n\n" + " ".join(["word"] * 900))
+    assert learner_minutes([md, code, evidence]) == (1 + 0.75 + 1 + 8, 1)
+
+
+# Words that training teaches (notebook 10): a notebook before it must not lean on them in its core.
+TRAINING_WORDS = re.compile(
+    r"training loss|cross-entropy|\bln 2\b|AdamW|weight decay|fine-tun|pre-train|\bteacher\b", re.I
+)
+
+
+def _before_training() -> list[Path]:
+    first = next(p for p in NOTEBOOKS if p.stem.endswith("_training"))
+    return [p for p in NOTEBOOKS if "00" < p.name[:2] < first.name[:2]]
+
+
+@pytest.mark.parametrize("path", _before_training(), ids=lambda p: p.stem)
+def test_the_parts_come_before_training(path: Path) -> None:
+    core, _ = split_core(_read(path).cells)
+    found = sorted(
+        {
+            m.group(0).lower()
+            for c in core
+            if c.cell_type == "markdown"
+            for m in TRAINING_WORDS.finditer(c.source)
+        }
+    )
+    assert not found, f"{path.name}: its core leans on words that notebook 10 teaches: {found}"
+    readers = ("load_shipped", "load_checkpoint", "load_encoder", "load_sky")
+    loads = [c.source for c in core if c.cell_type == "code" and any(r in c.source for r in readers)]
+    assert not loads, f"{path.name}: its core reads a trained model before training is taught"

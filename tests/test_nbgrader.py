@@ -45,7 +45,7 @@ STUDENTS = ("solutions", "untouched")
 
 
 # The watchdog ends an nbgrader run when its whole process tree (nbgrader and the kernel) has used no CPU for
-# STALL_S seconds. There is no limit per cell: on a busy machine notebook 07's training cell alone passed 600 s
+# STALL_S seconds. There is no limit per cell: on a busy machine a training cell (notebooks 10 and 11) alone passed 600 s
 # while running all along, and a time limit cannot tell that from a stall.
 STALL_S = 60
 
@@ -63,7 +63,7 @@ class _Run:
         )  # this vitcourse
         env["JUPYTER_CONFIG_DIR"] = str(course / ".jupyter")  # no personal nbgrader settings
         # One thread per kernel: the test is about which cells pass and fail, and on a busy machine torch's
-        # OpenMP threads, oversubscribed, make notebook 07's training cells many times slower.
+        # OpenMP threads, oversubscribed, make the training notebooks' cells many times slower.
         env.setdefault("OMP_NUM_THREADS", "1")
         self.command, self.timeout = " ".join(["nbgrader", *args]), timeout
         self.proc = subprocess.Popen(

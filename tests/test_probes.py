@@ -316,7 +316,7 @@ def test_filter_components_agree_with_the_covariance_eigenvalues() -> None:
 
 
 def test_shipped_grid_model_shows_rows_and_columns_beyond_locality() -> None:
-    # the ViT of 60 patches that notebook 03 sets beside the ViT paper's Figure 7: both terms at least 0.1,
+    # the ViT of 60 patches that notebook 12 sets beside the ViT paper's Figure 7: both terms at least 0.1,
     # where embeddings of locality alone on the same grid stay below 0.04
     from vitcourse import train
 

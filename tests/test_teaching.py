@@ -31,11 +31,12 @@ def test_points_per_notebook_are_the_notebooks_own() -> None:
     """The points TEACHING.md lists are the sum of each notebook's graded cells' points (nbgrader metadata)."""
     import nbformat
 
-    listed = dict(re.findall(r"\b(0\d): (\d+)", TEACHING.split("Points per notebook:")[1].split("\n\n")[0]))
-    notebooks = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("0[0-9]_*.ipynb"))
+    listed = dict(re.findall(r"\b(\d\d): (\d+)", TEACHING.split("Points per notebook:")[1].split("\n\n")[0]))
+    notebooks = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     for path in notebooks:
         cells = nbformat.read(path, as_version=4).cells
         points = sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in cells)
+        assert path.name[:2] in listed or not points, f"{path.name}: {points} points, TEACHING.md lists none"
         if points:
             assert int(listed.get(path.name[:2], -1)) == points, (
                 f"{path.name}: {points} points, TEACHING.md says {listed.get(path.name[:2])}"

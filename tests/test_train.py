@@ -42,7 +42,7 @@ def test_bad_task_and_size() -> None:
         train.TrainConfig(model="cnn")
 
 
-# The ViT needs a few hundred steps to leave the scramble task's starting plateau (notebook 07 shows it), so
+# The ViT needs a few hundred steps to leave the scramble task's starting plateau (notebook 10 shows it), so
 # the tiny-budget check uses the tasks where every model's loss falls at once.
 @pytest.mark.parametrize(("model", "task"), [("vit", "moon"), ("t2t", "moon"), ("t2t", "scramble")])
 def test_training_reduces_the_loss(model: str, task: str) -> None:

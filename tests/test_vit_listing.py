@@ -1,4 +1,4 @@
-"""The one-listing ViT that notebook 05 prints is the package's VisionTransformer: same weights, same outputs."""
+"""The one-listing ViT that notebook 06 prints is the package's VisionTransformer: same weights, same outputs."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from vitcourse.vit_listing import ViTListing
 
 CONFIGS = [
     # (img_size, patch, chans, classes, D, depth, heads, mlp_ratio, batch)
-    ((60, 100), 20, 1, 1, 64, 2, 4, 4.0, 3),  # the picture model of notebook 05
+    ((60, 100), 20, 1, 1, 64, 2, 4, 4.0, 3),  # the picture model of notebooks 06 and 07
     ((60, 100), 10, 1, 8, 32, 3, 2, 2.0, 2),  # a 6 x 10 grid, MLP ratio 2 as the trained models use
     ((32, 48), 8, 3, 5, 48, 1, 6, 3.0, 4),  # three channels, a non-square picture, another ratio
     ((16, 16), 4, 2, 10, 24, 2, 1, 1.5, 1),  # one head, a hidden width that int() rounds down

@@ -284,19 +284,19 @@ def test_t2t_stages_view() -> None:
 def test_model_attention_view_reads_the_model() -> None:
     torch.manual_seed(0)
     model = models.VisionTransformer(embed_dim=32, depth=2, num_heads=2)
-    fig, summary = widgets.model_attention_view(model, PICTURE, block=2, head=1)  # blocks count from 1
+    fig, summary = widgets.model_attention_view(model, PICTURE, block=1, head=1)  # blocks count from 0
     expected = model.attention_weights(torch.as_tensor(PICTURE, dtype=torch.float32)[None, None], 1)[0, 1, 0]
-    assert summary.startswith("block 2, head 1:")
+    assert summary.startswith("block 1, head 1:")
     assert f"gives {expected[0]:.2f} of its attention to itself" in summary
     np.testing.assert_allclose(
         np.asarray(fig.axes[0].images[0].get_array()), expected[1:].reshape(3, 5).numpy(), rtol=1e-5
     )
     labels = [t.get_text() for t in fig.axes[0].texts]
-    assert labels[4] == f"5: {expected[5]:.2f}"  # each patch's number and weight written on it
-    assert widgets.model_attention_view(model, PICTURE, block=3)[0] is None
-    assert widgets.model_attention_view(model, PICTURE, block=0)[0] is None
+    assert labels[4] == f"4: {expected[5]:.2f}"  # each patch's index (token 5 holds patch 4) and weight
+    assert widgets.model_attention_view(model, PICTURE, block=2)[0] is None
+    assert widgets.model_attention_view(model, PICTURE, block=-1)[0] is None
     changes_with_each(
-        widgets.ModelAttentionDrawing(model, PICTURE), {"block": 1, "head": 0}, [{"block": 2}, {"head": 1}]
+        widgets.ModelAttentionDrawing(model, PICTURE), {"block": 0, "head": 0}, [{"block": 1}, {"head": 1}]
     )
     with pytest.raises(TypeError, match="model"):
         widgets.model_attention_view(torch.nn.Linear(2, 2), PICTURE)

@@ -113,7 +113,7 @@ c.CourseDirectory.course_id = "vitcourse"
 # The stub `make student` writes, so both routes give students the same notebooks.
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 
-# Autograding runs every notebook top to bottom. Each cell may take up to 10 minutes: notebook 07's training
+# Autograding runs every notebook top to bottom. Each cell may take up to 10 minutes: the training notebooks' training
 # cells take well under a minute on two free cores, but a server grading many submissions is seldom free.
 # A kernel gets 2 minutes to start.
 c.Execute.timeout = 600

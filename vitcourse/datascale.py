@@ -1,4 +1,4 @@
-"""What shapes what a ViT learns, measured at toy scale: the experiments behind notebooks 05 and 07.
+"""What shapes what a ViT learns, measured at toy scale: the experiments behind notebooks 12 to 14.
 
 Three experiments, each rebuilt from fixed seeds by ``make experiments`` (``python -m vitcourse.datascale``),
 results in ``vitcourse/assets/experiments/`` (one JSON record per run) and the pre-trained encoders in
@@ -18,7 +18,7 @@ results in ``vitcourse/assets/experiments/`` (one JSON record per run) and the p
 2. **Masked patch prediction** (the ViT paper's Figure 7 after pre-training, :mod:`vitcourse.masked`): three
    seeds, attention distances per block and head, before and after fine-tuning on the moon task ("within").
 3. **Rows and columns** (:data:`ROWCOL`): the moon task on a plain sky (:func:`moon_on_sky`), 9,000 steps,
-   three seeds: the position embedding's row and column terms and the line tests (notebook 03). Why this
+   three seeds: the position embedding's row and column terms and the line tests (notebook 12). Why this
    setting: the task's answer is a row and a column, and on a plain sky nothing but the position embedding says
    where the moon is. With the landscape in view the same task gave both in one seed of three (the shipped
    ``vit_within`` seeds, 3,000 steps). On the plain sky with 6,000 steps (``--part rowcol_short``, recorded as
@@ -460,7 +460,7 @@ def pretraining_macs() -> int:
     return 3 * counter.get_total_flops() // 2 * PRETRAIN.steps * PRETRAIN.batch_size
 
 
-# ---- rows and columns (notebook 03's tests on the 6 x 10 grid) ----
+# ---- rows and columns (notebook 12's tests on the 6 x 10 grid) ----
 
 GRID = (6, 10)
 
@@ -487,7 +487,7 @@ def line_means(embedding: torch.Tensor) -> dict[str, float]:
 
 
 def chance_thresholds(draws: int = 200, seed: int = 0) -> tuple[float, float]:
-    """The smooth random codes' 95th percentile of |same row| and |same column| (scales 1, 1.5, 2; notebook 03)."""
+    """The smooth random codes' 95th percentile of |same row| and |same column| (scales 1, 1.5, 2; notebook 12)."""
     gen = torch.Generator().manual_seed(seed)
     terms = []
     for length in (1.0, 1.5, 2.0):
@@ -573,7 +573,7 @@ def _job(job: tuple) -> list[dict]:
         record["part"] = kind
         record["distances"] = [[round(v, 2) for v in row] for row in attention_distances(model).tolist()]
         record.update(rowcol_terms(model))
-        if kind == "rowcol":  # shipped: notebook 03 reads their position embeddings
+        if kind == "rowcol":  # shipped: notebook 12 reads their position embeddings
             sky_path(seed).parent.mkdir(parents=True, exist_ok=True)
             torch.save({"settings": asdict(ROWCOL), "state_dict": model.state_dict()}, sky_path(seed))
         return [record]

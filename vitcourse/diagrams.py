@@ -118,7 +118,7 @@ def _legend(
 
 
 # ----------------------------------------------------------------------------------------------------------
-# ViT (notebook 05): vit_pipeline, encoder_block
+# ViT (notebooks 06 and 07): vit_pipeline, encoder_block
 
 
 def _times(shape: tuple[int, ...]) -> str:
@@ -350,7 +350,7 @@ def encoder_block(
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Tokens-to-Token (notebook 06): token_transformer, t2t_loop
+# Tokens-to-Token (notebooks 08 and 09): token_transformer, t2t_loop
 
 
 def _shape(*sizes: int | None) -> str:

@@ -196,7 +196,8 @@ def draw_patch_grid(
     color: str = "k",
     where: str = "centre",
 ) -> Axes:
-    """Overlay: draw the P x P patch grid over a picture on ``ax`` and number the patches 1, 2, ... row by row.
+    """Overlay: draw the P x P patch grid over a picture on ``ax`` and number the patches 0, 1, 2, ... row by row
+    (the course counts everything from 0, as Python indexes: the label is the index of the patch's token).
 
     ``numbers`` may instead give the label of each grid cell, row by row (e.g. the original number of each
     patch of a scrambled picture); ``False`` draws no labels. ``where`` puts each label in the centre of its
@@ -234,7 +235,7 @@ def draw_patch_grid(
     if numbers is False:
         return ax
     cells = [(r, c) for r in range(0, height - patch + 1, patch) for c in range(0, width - patch + 1, patch)]
-    labels = range(1, len(cells) + 1) if numbers is True else numbers
+    labels = range(len(cells)) if numbers is True else numbers
     box = {"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0}
     for (r, c), label in zip(cells, labels, strict=True):
         if where == "corner":
@@ -851,7 +852,7 @@ def show_similarity_grid(
             im = ax.imshow(s[r, c], cmap="RdBu_r", vmin=vmin, vmax=vmax)
             ax.set_xticks([])
             ax.set_yticks([])
-            ax.set_title(f"patch {r * cols + c + 1}", fontsize=8)
+            ax.set_title(f"patch {r * cols + c}", fontsize=8)
             if r == rows - 1:
                 ax.set_xlabel("patch column", fontsize=7)
             if c == 0:
@@ -1256,7 +1257,7 @@ def show_first_window_and_matrix(toks: Array, window: Array, pad: int, px: int =
     return fig
 
 
-# --- notebook 03: the permutation demo, the sinusoidal pairs and the resized table's nearest old patches ---
+# --- notebooks 03 and 12: the permutation demo, the sinusoidal pairs and the resized table's nearest old patches ---
 
 
 def show_swapped_weights(
@@ -1414,7 +1415,7 @@ def show_most_like_grid(most_like: dict[str, Array], place: Array, old_grid: tup
     return fig
 
 
-# --- notebook 04: a trained ViT's attention on a scene and on the picture ---
+# --- notebook 13: a trained ViT's attention on a scene and on the picture ---
 
 
 def show_cls_attention(scene: Array, cls_weights: Array, target: tuple[int, int], patch: int = 20) -> Figure:
@@ -1448,7 +1449,7 @@ def show_cls_attention(scene: Array, cls_weights: Array, target: tuple[int, int]
     for b in range(depth):
         for h in range(heads):
             ax = map_axes[b][h]
-            title = f"block {b + 1}, head {h}: itself {weights[b, h, 0]:.2f}"
+            title = f"block {b}, head {h}: itself {weights[b, h, 0]:.2f}"
             show_grid_values(
                 weights[b, h, 1:].reshape(grid), ax=ax, title=title, vmin=0, vmax=1, colorbar=False
             )
@@ -1503,7 +1504,7 @@ def show_attention_map(
         show_matrix(
             m[block, h],
             ax,
-            f"block {block + 1}, head {h}" if large else f"head {h}",
+            f"block {block}, head {h}" if large else f"head {h}",
             "key token" if large else "key",
             "query token" if large else "query",
             "magma",
@@ -1520,7 +1521,7 @@ def show_attention_map(
             ax.axvline(edge, color="white", lw=0.6, alpha=0.6)
     fig.colorbar(map_axes[0].images[0], ax=map_axes, fraction=0.03, pad=0.02, label="attention weight")
     fig.suptitle(
-        f"Shipped ViT, block {block + 1}: attention weights on the picture (token 0: the prediction token)"
+        f"Shipped ViT, block {block}: attention weights on the picture (token 0: the prediction token)"
     )
     return fig
 

@@ -1,4 +1,4 @@
-"""Measures of what a trained model learned: numbers to read beside the figures of notebook 07.
+"""Measures of what a trained model learned: numbers to read beside the figures of notebooks 12 and 13.
 
 * :func:`row_column_score`: does a position embedding know the patch grid's rows and columns?
 * :func:`similarity_by_distance`: its mean cosine similarity per distance on the grid, same row, same column

@@ -3,7 +3,7 @@
 The loop is plain PyTorch: AdamW (:func:`param_groups` says which parameters take weight decay), a linear
 warm-up then cosine decay of the learning rate (:func:`lr_factor`), and a batch sampled every step from a fixed
 pool of scenes (the pool is drawn once; the batch order comes from a per-run seed, so a run is repeatable), and
-a text progress bar. The notebook ``07_training_from_scratch`` uses exactly these functions.
+a text progress bar. The notebooks ``10_training`` and ``11_training_choices`` use exactly these functions.
 
 Command line (``python -m vitcourse.train --help``)::
 
@@ -80,7 +80,7 @@ MODELS = ("vit", "t2t")
 
 @dataclass
 class TrainConfig:
-    """Everything that defines a run; the defaults are the 200-step ViT runs of notebook 07.
+    """Everything that defines a run; the defaults are the 200-step ViT runs of notebooks 10 and 11.
 
     The defaults were chosen by trying seeds: with them the ViT leaves the scramble task's starting plateau
     (loss 0.693, accuracy 0.5) with every seed tried; with a smaller model or a higher learning rate the learned
@@ -508,15 +508,15 @@ _WITHIN_X2 = replace(_WITHIN, scale=2, start_from="vit_within", steps=200, batch
 
 SHIPPED_CONFIGS: dict[str, TrainConfig] = {
     # ViT on the "where" task (the moon's patch row and column): its learned position embedding and its
-    # attention are the ones notebooks 03, 04 and 05 show.
+    # attention are the ones notebooks 12 and 13 show.
     "vit_where": TrainConfig(task="where", steps=1500, batch_size=128, warmup=100, seed=0),
     # Its control: the same run with no position embedding. Whatever it still gets right about the moon's
-    # place, it read from the pixels (notebook 03 sets the two side by side).
+    # place, it read from the pixels (notebook 12 sets the two side by side).
     "vit_where_nopos": TrainConfig(
         pos_embed="none", task="where", steps=1500, batch_size=128, warmup=100, seed=0
     ),
     # A ViT on a grid of 60 patches (10-pixel patches, 6 x 10), 4 blocks, on the "within" task: the model whose
-    # position embedding, filters, attention distances and rollout notebooks 03, 04 and 05 set beside the ViT
+    # position embedding, filters, attention distances and rollout notebooks 12 and 13 set beside the ViT
     # paper's Figure 7. Seeds 1 and 2 give the spread of its numbers.
     "vit_within": _WITHIN,
     "vit_within_seed1": replace(_WITHIN, seed=1),
@@ -528,7 +528,7 @@ SHIPPED_CONFIGS: dict[str, TrainConfig] = {
     "vit_within_x2": _WITHIN_X2,
     # ... and its control: the same fine-tune with a freshly drawn table instead of the carried one.
     "vit_within_x2_newpos": replace(_WITHIN_X2, resize_pos=False),
-    # A T2T-ViT with the same body, embedding kind, task, steps and batches as vit_within: notebooks 06 and 07
+    # A T2T-ViT with the same body, embedding kind, task, steps and batches as vit_within: notebooks 09 and 14
     # look inside it and set it beside the ViT.
     "t2t_within": replace(_WITHIN, model="t2t"),
 }

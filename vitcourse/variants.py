@@ -15,7 +15,7 @@ small datasets and overtakes it only with large ones. Three later papers each ch
   5 x 5 convolution of stride 5 (total stride 10, the same 6 x 10 grid as the ViT's 10-pixel patches), then
   the 1 x 1 convolution. The paper also removes one transformer block to keep the compute equal; the sweep
   keeps the body the same and reports each model's multiply-adds instead.
-* **T2T-ViT** (Yuan et al., 2021): :class:`vitcourse.models.T2TViT`, built in notebook 06.
+* **T2T-ViT** (Yuan et al., 2021): :class:`vitcourse.models.T2TViT`, built in notebooks 08 and 09.
 
 :class:`SmallCNN` is the baseline: three 3 x 3 convolutions with BatchNorm, ReLU and max-pooling, a global
 average and a linear head (93,154 parameters; the sweep's ViT has 144,578).

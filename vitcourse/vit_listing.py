@@ -50,7 +50,7 @@ class ViTListing(nn.Module):
         self.head = nn.Linear(dim, num_classes)
 
     def attention(self, attn: nn.ModuleDict, x: torch.Tensor) -> torch.Tensor:
-        """Multi-head self-attention (notebook 04): (B, N + 1, D) -> (B, N + 1, D)."""
+        """Multi-head self-attention (notebooks 04 and 05): (B, N + 1, D) -> (B, N + 1, D)."""
         batch, n, dim = x.shape
         heads, head_dim = self.num_heads, dim // self.num_heads
         qkv = attn["qkv"](x).reshape(batch, n, 3, heads, head_dim)  # (B, N + 1, 3, heads, D / heads)

@@ -432,7 +432,7 @@ class PatchDrawing(Drawing):
             if shown:
                 r, c = divmod(i, count.cols)
                 text.set_position((c * patch + patch / 2, r * patch + patch / 2))
-                text.set_text(str(i + 1))
+                text.set_text(str(i))
         toks = patchify(self.tensor, patch)[0].numpy()  # (N, P*P): all H*W values, cheap to average
         note = _show_token_matrix(self.tokens, toks)
         self.ax_tok.set_title(f"token matrix {count.total} x {length}{note}", fontsize=10)
@@ -894,7 +894,7 @@ class AttentionDrawing(Drawing):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.attention = Attention(tokens.shape[-1], chan, num_heads=1, qkv_bias=True)
-            # as notebook 04 does: std 1/sqrt(D), so Q and K entries have variance about 1 (nn.Linear's default
+            # as notebook 05 does: std 1/sqrt(D), so Q and K entries have variance about 1 (nn.Linear's default
             # gives about 1/3, and then even T = 0.1 leaves the weights far from one-hot)
             nn.init.normal_(self.attention.qkv.weight, std=tokens.shape[-1] ** -0.5)
         with torch.no_grad():
@@ -1243,28 +1243,28 @@ class ModelAttentionDrawing(Drawing):
         self.dynamic = [self.overlay, self.outlines, self.grid, *self.labels, self.ax.title]
 
     def update(self, block: int, head: int) -> str:  # type: ignore[override]
-        if not 1 <= block <= self.blocks or not 0 <= head < self.heads:
+        if not 0 <= block < self.blocks or not 0 <= head < self.heads:
             raise Impossible(
-                f"This model has blocks 1-{self.blocks} and heads 0-{self.heads - 1}; block {block}, "
+                f"This model has blocks 0-{self.blocks - 1} and heads 0-{self.heads - 1}; block {block}, "
                 f"head {head} is not one of them."
             )
-        row = self.weights[block - 1, head]  # (N + 1,)
+        row = self.weights[block, head]  # (N + 1,)
         patches = row[1:]
         self.overlay.set_data(patches.reshape(self.rows, self.cols).numpy())
         for n, label in enumerate(self.labels):
-            label.set_text(f"{n + 1}: {patches[n]:.2f}")
+            label.set_text(f"{n}: {patches[n]:.2f}")
         self.ax.set_title(f"block {block}, head {head}: the prediction token's attention")
         best = int(patches.argmax())
         return (
             f"block {block}, head {head}: the prediction token gives {row[0]:.2f} of its attention to itself and "
-            f"{patches.sum():.2f} to the {patches.numel()} patches, the most to patch {best + 1} ({patches[best]:.2f})"
+            f"{patches.sum():.2f} to the {patches.numel()} patches, the most to patch {best} ({patches[best]:.2f})"
         )
 
 
 def model_attention_view(
-    model: VisionTransformer, picture: np.ndarray | torch.Tensor, block: int = 1, head: int = 0
+    model: VisionTransformer, picture: np.ndarray | torch.Tensor, block: int = 0, head: int = 0
 ) -> tuple[Figure | None, str]:
-    """The prediction token's attention in ``block`` (counted from 1), ``head`` (from 0) of a (trained) ViT.
+    """The prediction token's attention in ``block`` and ``head`` (both counted from 0) of a (trained) ViT.
 
     Returns:
         (figure, summary); the figure is None and the summary says why for a block or head the model lacks.
@@ -1279,7 +1279,7 @@ def model_attention_explorer(model: VisionTransformer, picture: np.ndarray | tor
         "model-attention explorer",
         drawing,
         {
-            "block": _slider("block", 1, 1, drawing.blocks),
+            "block": _slider("block", 0, 0, drawing.blocks - 1),
             "head": _slider("head", 0, 0, drawing.heads - 1),
         },
     )

@@ -17,7 +17,7 @@ VALUE_CHECKS: dict = {
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
     (check.bright_regions, RIGHT | {"upper sky"}, "colour-bar misreading"),
-    (check.bright_regions, RIGHT - {"sky below the band"}, "easy to miss"),
+    (check.bright_regions, RIGHT - {"sky below the band"}, "missing from your set"),
     (check.bright_regions, RIGHT | {"ridges"}, "none is exactly one half"),
     (check.bright_regions, RIGHT | {"clouds"}, "not one of the regions"),
     (check.bright_regions, None, "still None"),

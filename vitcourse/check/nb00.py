@@ -5,7 +5,8 @@ reading each region's colour off the colour bar. A region's level is the median 
 (``REGIONS``), computed from the picture in use (``load_mountains()``, which follows ``VITCOURSE_IMAGE``), so
 the warm-up holds for the course's picture and for the article series' crop alike. On the course's picture two
 regions lie one grey level from one half, on either side (the upper sky at 0.45, the sky below the dithered band
-at 0.60): the checker names those slips, region by region, and only for regions that close to one half.
+at 0.60): the checker names such a slip as a misreading near the middle of the colour bar, with how many regions
+it concerns, never which ones.
 """
 
 from __future__ import annotations
@@ -82,21 +83,21 @@ def bright_regions(answer: object) -> Verdict:
     extra, missing = names - expected, expected - names
     near = {n for n, v in levels.items() if abs(v - 0.5) <= NEAR}
     if (extra | missing) <= near:
+        # The mistake is named (a colour-bar misreading near one half), never the region: which one it is stays
+        # the learner's to find.
         parts = []
         if extra:
-            parts.append("a colour-bar misreading." if len(extra) == 1 else "colour-bar misreadings.")
-            parts += [
-                f"{name.capitalize()}: its colour sits just below the middle of the bar, a shade darker than "
-                "one half."
-                for name in sorted(extra)
-            ]
+            parts.append(
+                f"{len(extra)} of the regions you chose {'is' if len(extra) == 1 else 'are'} a shade darker than "
+                "one half: a colour-bar misreading near the middle of the bar."
+            )
         if missing:
-            intro = "one region is easy to miss." if len(missing) == 1 else "some regions are easy to miss."
-            parts.append(intro.capitalize() if parts else intro)
-            parts += [
-                f"{name.capitalize()}: its colour sits just above the middle of the bar, a shade lighter than "
-                "one half."
-                for name in sorted(missing)
-            ]
+            parts.append(
+                f"{len(missing)} region{'' if len(missing) == 1 else 's'} a shade lighter than one half "
+                f"{'is' if len(missing) == 1 else 'are'} missing from your set."
+            )
+        parts.append(
+            "Compare the regions near the middle of the bar with the grey levels printed above the figure."
+        )
         return say(False, f"{what}: this is not it: " + " ".join(parts))
     return unexplained(what, "this is not it.", nudge=BRIGHT_NUDGE, pointer=reread("The picture"))
