@@ -16,7 +16,7 @@
 # %% [markdown]
 # # 00 · Start here
 #
-# **Time:** about 25 minutes
+# **Time:** about 30 minutes
 #
 # Welcome to **vitcourse**. The course builds a Vision Transformer, a *ViT*, piece by piece, on one small picture.
 #
@@ -97,7 +97,7 @@ device = vitcourse.get_device()
 #
 # Two more sources appear where they are used: Chi Yeong Heo's lab report on timm's ViT-B/16, and the survey by
 # Han et al. that the slides quote. Where the course departs from a source, the notebook says why. The appendix
-# [08 Errata of the sources](08_errata.ipynb) lists the sources' slips, each with a line of code that shows it.
+# [15 Errata of the sources](15_errata.ipynb) lists the sources' slips, each with a line of code that shows it.
 
 # %% [markdown]
 # ## 3. Your device (2 min)
@@ -261,11 +261,11 @@ print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
 #
 # | symbol | meaning | our picture | trained here | ViT-B/16 |
 # |---|---|---|---|---|
-# | $H$, $W$ | image height and width, in pixels | 60, 100 | 60, 100; 120, 200 to fine-tune | 224, 224 |
+# | $H$, $W$ | image height and width, in pixels | 60, 100 | 60, 100 | 224, 224 |
 # | $C$ | channels of the image: 1 for grey, 3 for colour | 1 | 1 | 3 |
-# | $B$ | images in a batch | 1 | 128, or 64 to fine-tune | any |
+# | $B$ | images in a batch | 1 | 128 | any |
 # | $P$ | side of a square patch, in pixels | 20 | ViT: 20 or 10 | 16 |
-# | $N$ | tokens before the prediction token | 15 | ViT: 15 or 60, 240 to fine-tune; T2T-ViT: 28 | 196 |
+# | $N$ | tokens before the prediction token | 15 | ViT: 15 or 60; T2T-ViT: 28 | 196 |
 # | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | ViT: 400 or 100 | 768 |
 # | $D$ | model width: the length of every token inside the transformer | 768 | 64 | 768 |
 # | $\mathbf{E}$ | the learned projection of raw tokens to width $D$ | 400 × 768 | ViT: 400 × 64 or 100 × 64 | 768 × 768 |
@@ -277,7 +277,7 @@ print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
 # | MLP ratio | the MLP's hidden width divided by $D$ | — | 2 | 4 |
 # | $L$ | encoder blocks, one after another | — | 2 or 4 | 12 |
 # | prediction token | one extra learned token; the head reads the prediction from it | — | 1 | 1 |
-# | $N + 1$ | tokens with the prediction token | — | ViT: 16 or 61, 241 to fine-tune; T2T-ViT: 29 | 197 |
+# | $N + 1$ | tokens with the prediction token | — | ViT: 16 or 61; T2T-ViT: 29 | 197 |
 # | $\mathbf{E}_\text{pos}$ | the position embedding: one row of length $D$ per token | — | $(N + 1) \times 64$ | 197 × 768 |
 #
 # A few notes on the table:
@@ -313,15 +313,15 @@ print("ViT-B/16:", b16)
 assert b16 == {"D": 768, "h": 12, "d_k": 64, "MLP ratio": 4, "L": 12, "N": 196, "P^2 C": 768}
 assert tokens.count_tokens(224, 224, 16, 16, 0).total == 196  # a patch grid: k = s = P, p = 0
 
-shipped = train.SHIPPED_CONFIGS
+# The models trained from scratch (notebook 12 also uses one at another size).
+shipped = {name: c for name, c in train.SHIPPED_CONFIGS.items() if c.start_from is None}
 trained = {
     "D": sorted({c.embed_dim for c in shipped.values()}),
     "h": sorted({c.num_heads for c in shipped.values()}),
     "MLP ratio": sorted({c.mlp_ratio for c in shipped.values()}),
     "L": sorted({c.depth for c in shipped.values()}),
     "P": sorted({c.patch_size for c in shipped.values() if c.model == "vit"}),
-    "B": sorted({c.batch_size for c in shipped.values() if c.start_from is None}),
-    "B to fine-tune": sorted({c.batch_size for c in shipped.values() if c.start_from is not None}),
+    "B": sorted({c.batch_size for c in shipped.values()}),
 }
 print("trained here:", trained)
 assert trained == {
@@ -331,7 +331,6 @@ assert trained == {
     "L": [2, 4],
     "P": [10, 20],
     "B": [128],
-    "B to fine-tune": [64],
 }
 assert models.T2T_STAGES == ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T-ViT trained here uses them too
 assert any(c.model == "t2t" for c in shipped.values())
@@ -350,7 +349,6 @@ for (kind, size_p, size), n in tokens_before.items():
 assert tokens_before == {
     ("vit", 20, (60, 100)): 15,
     ("vit", 10, (60, 100)): 60,
-    ("vit", 10, (120, 200)): 240,
     ("t2t", None, (60, 100)): 28,
 }
 assert {c.token_dim for c in shipped.values() if c.model == "t2t"} == {16}
@@ -363,15 +361,22 @@ print("the notation sheet agrees with the package (asserted)")
 #
 # | notebook | what you learn | time |
 # |---|---|---|
-# | [00 Start here](00_start_here.ipynb) | how the course works, the picture, the notation | about 25 minutes |
-# | [01 Patch tokenization](01_patch_tokenization.ipynb) | ViT's patches: cut, flatten, project | about 55 minutes |
-# | [02 Soft split](02_soft_split.ipynb) | T2T's overlapping windows; rebuilding images from tokens | about 60 minutes |
-# | [03 Position embeddings](03_position_embeddings.ipynb) | why attention cannot see order, and how to tell it | about 60 minutes |
-# | [04 Attention](04_attention.ipynb) | attention as a lookup, one head then many | about 60 minutes |
-# | [05 Vision Transformer](05_vision_transformer.ipynb) | the encoder block and the whole ViT | about 60 minutes |
-# | [06 Tokens-to-Token](06_tokens_to_token.ipynb) | the T2T module and T2T-ViT | about 60 minutes |
-# | [07 Training from scratch](07_training_from_scratch.ipynb) | training small ViTs and T2T-ViTs; what they learn | about 60 minutes |
-# | [08 Errata of the sources](08_errata.ipynb) | the slips of the sources | about 45 minutes |
+# | [00 Start here](00_start_here.ipynb) | how the course works, the sources, the picture, the notation, the counting rule | about 30 minutes |
+# | [01 Patch tokenization](01_patch_tokenization.ipynb) | patches: cut, flatten in `nn.Unfold`'s order, project | about 55 minutes |
+# | [02 Soft split: overlapping patches](02_soft_split.ipynb) | overlapping windows: padding, counting, coverage, a soft split and back | about 60 minutes |
+# | [03 Position embeddings](03_position_embeddings.ipynb) | why attention cannot see order; sinusoidal and learned tables | about 55 minutes |
+# | [04 Attention: one head, step by step](04_attention.ipynb) | one head: a lookup, Q, K and V, softmax, why 1/√d_k | about 50 minutes |
+# | [05 Multi-head attention](05_multi_head_attention.ipynb) | several heads, their cost, checked against PyTorch | about 55 minutes |
+# | [06 The encoder block](06_encoder_block.ipynb) | ViT's equations and listing; tokens in; LayerNorm, GELU, pre-norm | about 55 minutes |
+# | [07 The whole Vision Transformer](07_vision_transformer.ipynb) | the prediction token and head; the whole ViT; a block's cost | about 45 minutes |
+# | [08 T2T's soft split and the token transformer](08_t2t_soft_split.ipynb) | T2T's soft splits; what they keep whole; the token transformer | about 55 minutes |
+# | [09 Tokens-to-Token: the module and T2T-ViT](09_tokens_to_token.ipynb) | the T2T module stage by stage; T2T-ViT; where the compute goes | about 55 minutes |
+# | [10 Training a ViT](10_training.ipynb) | a training loop: cross-entropy, ln 2, AdamW, weight decay, schedule | about 50 minutes |
+# | [11 Training choices: position embeddings and seams](11_training_choices.ipynb) | no, sinusoidal or learned position table; the scramble's seams | about 50 minutes |
+# | [12 Trained position tables](12_trained_position_tables.ipynb) | what a trained table holds; resizing it for a larger image | about 55 minutes |
+# | [13 Inside trained models](13_inside_trained_models.ipynb) | heads, attention distance, rollout; masked pre-training | about 60 minutes |
+# | [14 What shapes a ViT](14_what_shapes_a_vit.ipynb) | the amount of data; convolutions, distillation, T2T | about 50 minutes |
+# | [15 Appendix: errata of the sources](15_errata.ipynb) | appendix: the sources' slips, each shown by a cell | about 50 minutes |
 #
 # Each notebook builds one part of the `vitcourse` package. The cell lists the notebooks and the package's modules.
 

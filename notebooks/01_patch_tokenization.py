@@ -18,21 +18,22 @@
 #
 # **Time:** about 55 minutes
 #
+# Before this: [notebook 00](00_start_here.ipynb), which shows the picture and the course's one counting rule.
+#
 # A transformer works on a *sequence of tokens*. A token is one vector, one item of the sequence. In a language
 # model, a token stands for a word or a piece of a word. A Vision Transformer, *ViT*, makes its tokens from an
 # image in the simplest way there is. It cuts the image into square patches. It flattens each patch into a vector.
 # Then it projects every vector to the model width $D$, the length every token keeps inside the transformer.
 #
 # By the end you can
-# 1. say how many patches an image makes and how long each token is,
+# 1. say how many patches an image makes, how long each token is, and what changes when the image grows,
 # 2. cut the picture into patches and flatten them in the same order as PyTorch's `nn.Unfold`,
 # 3. say where any pixel of any channel lands in a token,
 # 4. cut a whole batch into tokens with a reshape, a permute and a final reshape,
-# 5. explain why "Unfold + Linear" and a strided `Conv2d` are the same operation.
+# 5. project the tokens to width $D$, and say why that is a strided convolution.
 #
-# Two ways of counting run through this notebook. Patches are numbered from 1, row by row, as the article series
-# does: patch 1 is top left. Tokens are indexed from 0, as Python does. So token 0 comes from patch 1, and token
-# $i$ from patch $i + 1$.
+# Patches are counted from 0, row by row, as Python indexes them: patch 0 is top left, and patch $i$ becomes
+# token $i$.
 
 # %%
 import matplotlib.pyplot as plt
@@ -52,7 +53,7 @@ B, C, H, W = image.shape
 print(f"image batch: B={B}, C={C}, H={H}, W={W}")
 
 # %% [markdown]
-# ## 1. How many patches? (8 min)
+# ## 1. How many patches? (15 min)
 #
 # Cut an image of $H \times W$ pixels into square patches of $P \times P$ pixels. If $P$ divides both sides,
 # there are $H/P$ rows of patches and $W/P$ patches in each row. That makes
@@ -77,22 +78,16 @@ print(f"{rows} rows x {cols} columns = N = {N} patches, each a token of length P
 assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 
 # %% [markdown]
-# Large models are usually trained twice. First they are *pre-trained*: trained on a large data set. Then they
-# are *fine-tuned*: trained further on a smaller task, often on larger images. The ViT paper keeps the patch
-# size when the images grow (Section 3.2).
+# Two learned parts of a ViT depend on the tokens. The *projection* $E$ maps every token, a vector of length
+# $P^2 C$, to a vector of length $D$ (section 6). The *position table* holds one learned vector of length $D$ for
+# each token position; it tells the model where a token came from (notebook 03).
 #
-# Two learned parts of a ViT touch the tokens. One is the projection $E$, a matrix of $P^2 C$ rows and $D$
-# columns that maps every token to the model width $D$ (section 6). The other is a *position table*: one learned
-# vector of length $D$ per token position, added to the token at that position (notebook 03). Notebook 05 adds
-# one more row, for the prediction token; that row does not grow with the picture.
+# **Exercise 1 (predict).** A ViT has learned its weights on 60 × 100 pictures, one channel, with $P = 20$. We
+# now want to use it on pictures of twice the resolution, 120 × 200, with $P = 20$ kept.
 #
-# **Exercise 1 (predict).** A model is trained on the 60 × 100 picture with $P = 20$. Then it is fine-tuned on
-# the same picture at twice the resolution, 120 × 200, one channel, with $P = 20$ kept.
-#
-# - (a) Which learned part can it keep unchanged? Set `answer_reusable` to `"E"`, `"position table"`,
-#   `"both"` or `"neither"`.
-# - (b) The other part needs more rows. By what factor does the number of tokens, the table's rows for the
-#   patches, grow? Set `answer_count_factor`.
+# - (a) Which learned part can it keep as it is? Set `answer_reusable` to `"E"`, `"position table"`, `"both"`
+#   or `"neither"`.
+# - (b) By what factor does the number of tokens grow? Set `answer_count_factor`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "reusable_part-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_reusable = None  # replace None with your answer to (a)
@@ -123,10 +118,9 @@ check.require(check.count_growth, answer_count_factor)
 # %% [markdown]
 # ### After Exercise 1: what the larger picture changes
 #
-# The cell counts the tokens of the larger picture with `vitcourse.tokens.count_tokens`. Notebook 02 explains
-# that function. It prints the shapes of $E$ and of the position table for a model width of $D = 64$. It also
-# tries the other choice: patches grown to 40 × 40, which keep the count. Then the figure shows the picture's own
-# grid, with every patch numbered.
+# The cell counts the tokens of the larger picture and prints the shapes of $E$ and of the position table for a
+# model width of $D = 64$. It also tries the other choice: patches grown to 40 × 40. Then the figure shows the
+# picture's own grid, with every patch numbered.
 
 # %%
 D_example = 64  # a model width, for the shapes only
@@ -139,28 +133,31 @@ for size, way in ((20, "P kept"), (40, "N kept")):
         f"{2 * H} x {2 * W}, P = {size} ({way}): {grown.rows} x {grown.cols} = {grown.total} tokens of length "
         f"{size**2 * C}; E {size**2 * C} x {D_example}, table {grown.total} x {D_example}"
     )
+print(
+    f"with P kept, the number of tokens grows by a factor of {tokens.count_tokens(2 * H, 2 * W, P, P, 0).total // N}"
+)
 
-# %% mystnb={"image": {"alt": "The picture cut into 15 patches of 20 by 20 pixels, 3 rows by 5 columns, numbered 1 to 15 row by row"}}
+# %% mystnb={"image": {"alt": "The picture cut into 15 patches of 20 by 20 pixels, 3 rows by 5 columns, numbered 0 to 14 row by row"}}
 fig, ax = plt.subplots(figsize=(7, 4))
-plots.show_picture(picture, ax=ax, title=f"The picture cut into {N} patches of {P} x {P}")
+plots.show_picture(picture, ax=ax, title=f"The picture cut into {N} patches of {P} x {P}, numbered from 0")
 plots.draw_patch_grid(ax, H, W, P)
 plt.show()
 
 # %% [markdown]
-# The larger picture with the same patches makes more tokens, not longer ones. So $E$ fits as it is, and the
-# position table needs four times the rows for the patches; notebook 03 shows how it is resized. Growing the patches instead
-# keeps the count and makes each token longer: then $E$ would no longer fit.
+# With the same patches, the larger picture makes more tokens, not longer ones. So $E$ fits as it is, and the
+# position table needs more rows. The ViT paper does this when it moves to larger images: it keeps the patch size
+# and resizes the table (Section 3.2); notebook 12 shows how. Growing the patches instead keeps the count and
+# makes each token longer: then $E$ would no longer fit.
 #
 # Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two
-# patches is cut in two. A shape over a corner where four patches meet is cut in four. The next cell shows it on
-# the pale mountain. `vitcourse.data.pale_mountain` takes the mountain as the pixels of 0.7 or brighter,
-# leaving out the moon: the bright region that touches the top edge.
+# patches is cut in two, and a shape over a corner where four patches meet is cut in four. The next cell shows it
+# on the pale mountain, the pixels of 0.7 or brighter without the moon (`vitcourse.data.pale_mountain`).
 
 
 # %%
 def patch_of(row: int, col: int) -> int:
-    """The number (from 1, row by row) of the P x P patch that holds pixel (row, col)."""
-    return (row // P) * cols + col // P + 1
+    """The number (from 0, row by row) of the P x P patch that holds pixel (row, col)."""
+    return (row // P) * cols + col // P
 
 
 mountain = pale_mountain(picture)  # (H, W): 0.7 or brighter, the moon left out
@@ -182,27 +179,25 @@ else:
     print("no pixel of 0.7 or brighter outside the moon in this picture")
 
 # %% [markdown]
-# ## 2. One patch, one token (7 min)
+# ## 2. One patch, one token (13 min)
 #
-# We follow one patch into a token: patch 12, the example of the series' ViT article (Callis, *Vision
-# Transformers, Explained*). The article cuts it out as `mountains[40:60, 20:40]`; in its picture the patch holds
-# four shades. Our rendition of the picture is drawn with fewer grey levels, so the count here can differ: the
-# cell finds the patch's place in the grid and counts the shades it holds in the picture in use.
+# We follow one patch into a token: the example of the series' ViT article (Callis, *Vision Transformers,
+# Explained*), cut out there as `mountains[40:60, 20:40]`. The article counts from 1 and calls it patch 12;
+# counted from 0 it is patch 11. The cell finds its place in the grid and counts the shades it holds in our
+# rendition of the picture.
 
 # %%
-number = 12
-r, c = divmod(number - 1, cols)  # patch row and column, counted from 0
+number = 11
+r, c = divmod(number, cols)  # patch row and column, counted from 0
 patch = image[0, 0, r * P : (r + 1) * P, c * P : (c + 1) * P]  # (P, P)
 token = patch.reshape(-1)  # (P*P,): row after row of the patch
-print(f"patch {number}: patch row {r + 1} of {rows}, patch column {c + 1} of {cols} (counted from 1)")
+print(f"patch {number}: patch row {r}, patch column {c}")
 print(f"pixels: rows {r * P}-{(r + 1) * P - 1}, columns {c * P}-{(c + 1) * P - 1} (both ends included)")
 print(f"patch shape {tuple(patch.shape)}")
-print(
-    f"its token: shape {tuple(token.shape)}; shades in this rendition of the picture: {len(token.unique())}"
-)
+print(f"its token: shape {tuple(token.shape)}; shades in it: {len(token.unique())}")
 
 
-# %% mystnb={"image": {"alt": "Patch 12 as a 20 by 20 square of pixels above its token, a strip of 400 values in which each row of the patch follows the previous one"}}
+# %% mystnb={"image": {"alt": "Patch 11 as a 20 by 20 square of pixels above its token, a strip of 400 values in which each row of the patch follows the previous one"}}
 # Each of the token's entries gets exactly 2 screen pixels across, so that no entry is drawn wider than another.
 plots.show_patch_and_token(patch, token, name=f"patch {number}", px=2)
 plt.show()
@@ -211,16 +206,16 @@ plt.show()
 # The token is the patch read like a book, one row of $P$ pixels after another. The white lines in the strip
 # mark where one row of the patch ends and the next begins.
 #
-# Patches need not be square. `nn.Unfold` and `nn.Conv2d` also take a `kernel_size` of `(height, width)`. A
+# Patches need not be square: `nn.Unfold` and `nn.Conv2d` also take a `kernel_size` of `(height, width)`. A
 # colleague extends `patch_of` to patches of `patch_h` rows by `patch_w` columns. The cell tests it on square
 # patches, where it agrees with `patch_of` on every pixel.
 
 
 # %%
 def patch_of_rect(row: int, col: int, patch_h: int, patch_w: int) -> int:
-    """The number (from 1, row by row) of the patch_h x patch_w patch that holds pixel (row, col)."""
+    """The number (from 0, row by row) of the patch_h x patch_w patch that holds pixel (row, col)."""
     per_row = W // patch_h  # patches in one row of patches
-    return (row // patch_h) * per_row + col // patch_w + 1
+    return (row // patch_h) * per_row + col // patch_w
 
 
 agrees = all(patch_of_rect(r_, c_, P, P) == patch_of(r_, c_) for r_ in range(H) for c_ in range(W))
@@ -228,7 +223,7 @@ print(f"patch_of_rect agrees with patch_of on all {H * W} pixels for {P} x {P} p
 
 # %% [markdown]
 # **Exercise 2 (find the bug).** `patch_of_rect` passes the test above, yet it is wrong. Find the bug. Then cut the
-# picture into patches of 10 rows × 20 columns, numbered from 1, row by row. Which patch really holds the pixel
+# picture into patches of 10 rows × 20 columns, numbered from 0, row by row. Which patch really holds the pixel
 # at row 45, column 30? Pixel rows and columns count from 0, as in the tensor. Set `answer_number`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_number-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -236,7 +231,7 @@ answer_number = None  # replace None with your answer
 ### BEGIN SOLUTION
 # The bug: a row of patches holds W // patch_w patches (one per patch width across), not W // patch_h.
 # Fixed: patch row 45 // 10, patch column 30 // 20, and 100 // 20 patches in each row of patches.
-answer_number = (45 // 10) * (100 // 20) + 30 // 20 + 1
+answer_number = (45 // 10) * (100 // 20) + 30 // 20
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "patch_number-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -249,10 +244,10 @@ check.require(check.patch_number, answer_number)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 3. All fifteen tokens (7 min)
+# ## 3. All fifteen tokens (4 min)
 #
 # Cut every patch the same way, in the order of their numbers, and stack the tokens. The result is the *token
-# matrix*, one row per token. We build it with a plain loop. Then we compare it with PyTorch's `nn.Unfold`.
+# matrix*, one row per token. We build it with a plain loop, then compare it with PyTorch's `nn.Unfold`.
 # `nn.Unfold` slides a window of `kernel_size` pixels over the image, `stride` pixels at a time. It returns one
 # column per window, so we transpose to get one row per token.
 
@@ -269,7 +264,7 @@ print(f"tokens by hand:  {tuple(by_hand.shape)}")
 unfolded = nn.Unfold(kernel_size=P, stride=P)(image)  # (B, C*P*P, N): one column per patch
 print(f"nn.Unfold:       {tuple(unfolded.shape)} -> transposed {tuple(unfolded.transpose(1, 2).shape)}")
 assert torch.equal(by_hand, unfolded.transpose(1, 2))
-assert torch.equal(by_hand[0, number - 1], token)
+assert torch.equal(by_hand[0, number], token)
 assert torch.equal(tokens.patchify(image, P), by_hand)  # the package's version, used from here on
 print("the loop, nn.Unfold and vitcourse.tokens.patchify give the same tokens (asserted)")
 
@@ -281,7 +276,7 @@ plots.show_token_matrix_exact(
     by_hand[0],
     title=f"The token matrix: {N} tokens x {length} values",
     xlabel=f"position in the token ({P} positions = one row of the patch)",
-    ylabel="token index (patch number - 1)",
+    ylabel="token (= patch number)",
     px=2,
     row_px=16,
     xstep=2 * P,
@@ -289,16 +284,15 @@ plots.show_token_matrix_exact(
 plt.show()
 
 # %% [markdown]
-# Each row of the matrix is one patch read row by row. So a feature of the picture becomes a pattern along the
-# rows. The cell finds two of them. First, the tokens that hold the brightest pixels, the moon in the course's
-# picture. Second, where the rows of the dithered band land in the tokens. As in notebook 00, they are the rows in
-# which most pixels differ from their right-hand neighbour.
+# Each row of the matrix is one patch read row by row, so a feature of the picture becomes a pattern along the
+# rows. The cell finds two: the tokens that hold the brightest pixels, the moon, and where the rows of the
+# dithered band of notebook 00 land in the tokens.
 
 # %%
 bright = (by_hand[0] == by_hand.max()).sum(dim=1)  # (N,) brightest entries in each token
 holding = bright.nonzero().flatten().tolist()
-print("tokens (from 0) holding the brightest value, their patches (from 1), and how many such entries:")
-print("  " + ", ".join(f"token {t} (patch {t + 1}): {int(bright[t])}" for t in holding))
+print("tokens holding the brightest value, and how many such entries:")
+print("  " + ", ".join(f"token {t}: {int(bright[t])}" for t in holding))
 differs = picture[:, 1:] != picture[:, :-1]  # (H, W - 1): each pixel against its right-hand neighbour
 band = (differs.mean(axis=1) > 0.5).nonzero()[0]  # rows of the dithered band
 if band.size == 0:
@@ -306,15 +300,13 @@ if band.size == 0:
 for patch_row in sorted(set((band // P).tolist())):
     inside = band[band // P == patch_row] - patch_row * P  # the band's rows, counted inside the patch
     first, last = inside.min() * P, (inside.max() + 1) * P - 1
-    tokens_here = list(range(patch_row * cols, (patch_row + 1) * cols))
     print(
         f"band rows {band[band // P == patch_row].min()}-{band[band // P == patch_row].max()}: tokens "
-        f"{tokens_here[0]}-{tokens_here[-1]} (patches {tokens_here[0] + 1}-{tokens_here[-1] + 1}), "
-        f"positions {first}-{last} in each"
+        f"{patch_row * cols}-{(patch_row + 1) * cols - 1}, positions {first}-{last} in each"
     )
 
 # %% [markdown]
-# ## 4. Tokens with several channels (7 min)
+# ## 4. Tokens with several channels (5 min)
 #
 # A colour image has three channels: red, green and blue. Each token then holds *all* channels of its patch.
 # `nn.Unfold` keeps the channels apart. It stores the $P^2$ values of channel 0 row by row, then those of
@@ -322,76 +314,48 @@ for patch_row in sorted(set((band // P).tolist())):
 # `'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'` of Phil Wang's `vit-pytorch` puts the channels innermost:
 # $(P, P, C)$. einops is a library that rearranges tensor axes by name.
 #
-# **Exercise 3 (predict).** ViT-B/16 is the ViT paper's base model. It works on colour images with 16 × 16
-# patches, so each of its tokens holds 3 · 16 · 16 values. The two orders above disagree at position 500 of a
-# token. Which pixel does each order put there?
+# Where does a pixel land? Take ViT-B/16, the ViT paper's base model: colour images and 16 × 16 patches. In the
+# order $(C, P, P)$, each channel fills $16 \cdot 16$ positions before the next begins, and each row of the patch
+# fills 16. So position $q$ of a token holds channel $q \,//\, 256$, and the rest, $q \bmod 256$, splits into a row
+# and a column with `divmod(·, 16)`. In the order $(P, P, C)$, each pixel keeps its three channels together:
+# position $q$ holds channel $q \bmod 3$ of pixel $q \,//\, 3$, which splits into a row and a column the same way.
 #
-# - (a) In a token made by `nn.Unfold`: set `answer_position`.
-# - (b) In a token made by `vit-pytorch`'s pattern: set `answer_vit_pytorch`.
-#
-# Give both as tuples `(channel, row, column)` of the patch, each counted from 0: channel 0 is red, and row 0 is
-# the patch's top row.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "token_position-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_position = None  # replace None with your answer to (a): a tuple (channel, row, column)
-answer_vit_pytorch = None  # (b), also (channel, row, column)
-### BEGIN SOLUTION
-# (a) (C, P, P): every channel fills 16 * 16 positions before the next begins, then 16 positions per row
-channel_, within = divmod(500, 16 * 16)
-answer_position = (channel_, *divmod(within, 16))
-# (b) (P, P, C): every pixel holds its 3 channels together, and the pixels run row by row
-pixel_, channel_ = divmod(500, 3)
-answer_vit_pytorch = (channel_, *divmod(pixel_, 16))
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "token_position-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.token_position(answer_position)
-check.vit_pytorch_position(answer_vit_pytorch)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "token_position-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.token_position, answer_position)
-### END HIDDEN TESTS
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "vit_pytorch_position-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.vit_pytorch_position, answer_vit_pytorch)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 3: a token decoded
-#
-# Now run it. The cell makes a colour image of 32 × 32 pixels whose every value *encodes its own place*:
-# channel × 10000 + row × 100 + column. `nn.Unfold` cuts it into 16 × 16 patches. Decoding the values of the first
-# token shows where each pixel went. Then the cell lays out the same first patch in vit-pytorch's order, and
-# decodes that token too. The same position holds different pixels, which is why section 7's weights must
-# be in the token's own order.
+# The cell works this out for position 500, then checks it. It makes a colour image of 32 × 32 pixels whose every
+# value *encodes its own place*: channel × 10000 + row × 100 + column. It cuts the top-left patch into a token in
+# each order and decodes a few positions.
 
 # %%
+q = 500
+channel_, within = divmod(q, 16 * 16)
+by_formula = {"(C, P, P)": (channel_, *divmod(within, 16))}
+pixel_, channel_ = divmod(q, 3)
+by_formula["(P, P, C)"] = (channel_, *divmod(pixel_, 16))
 ch_, row_, col_ = torch.meshgrid(torch.arange(3), torch.arange(32), torch.arange(32), indexing="ij")
 codes = (ch_ * 10000 + row_ * 100 + col_).float().unsqueeze(0)  # (1, 3, 32, 32)
-first_token = nn.Unfold(kernel_size=16, stride=16)(codes)[0, :, 0].long()  # (3*16*16,)
-print(f"token length {first_token.numel()}")
-first_patch = codes[0, :, :16, :16]  # (C, P, P): the top-left patch
-pp_token = (
-    first_patch.permute(1, 2, 0).flatten().long()
-)  # (P, P, C): the channels innermost, as in vit-pytorch
-for position in (0, 1, 15, 16, 255, 256, 500, 767):
-    value, pp_value = int(first_token[position]), int(pp_token[position])
-    print(
-        f"position {position:3d}: nn.Unfold channel {value // 10000}, row {value // 100 % 100}, "
-        f"column {value % 100}; vit-pytorch channel {pp_value // 10000}, row {pp_value // 100 % 100}, "
-        f"column {pp_value % 100}"
-    )
+orders = {
+    "(C, P, P)": nn.Unfold(kernel_size=16, stride=16)(codes)[0, :, 0].long(),  # (3*16*16,): nn.Unfold
+    "(P, P, C)": codes[0, :, :16, :16].permute(1, 2, 0).flatten().long(),  # (16*16*3,): vit-pytorch's order
+}
+print(f"token length {orders['(C, P, P)'].numel()}")
+for order, first_token in orders.items():
+    decoded = []
+    for position in (0, 1, 16, 256, q):
+        v = int(first_token[position])  # channel * 10000 + row * 100 + column
+        decoded.append(f"{position}: ({v // 10000}, {v // 100 % 100}, {v % 100})")
+    print(f"{order}, position: (channel, row, column)  " + "; ".join(decoded))
+    v = int(first_token[q])
+    assert (v // 10000, v // 100 % 100, v % 100) == by_formula[order]
+print(f"position {q} by the formulas: {by_formula}, as decoded (asserted)")
 
 # %% [markdown]
-# ## 5. All patches at once: reshape and permute (13 min)
+# The same position holds different pixels in the two orders. So the weights that project a token must be laid
+# out in the token's own order, as section 6 does.
 #
-# The loop above cuts one patch at a time. A reshape and a permute can cut all of them at once. A reshape can
-# split one axis into two. A permute can reorder axes. Here is the idea on a 4 × 6 grid of the numbers 0 to 23,
-# cut into patches of 2 rows × 3 columns. Each number is its place in reading order.
+# ## 5. All patches at once: reshape and permute (12 min)
+#
+# The loop in section 3 cuts one patch at a time. A reshape and a permute can cut all of them at once. A reshape
+# can split one axis into two. A permute can reorder axes. Here is the idea on a 4 × 6 grid of the numbers 0 to
+# 23, cut into patches of 2 rows × 3 columns. Each number is its place in reading order.
 
 # %%
 grid = torch.arange(24).reshape(4, 6)  # (rows, columns)
@@ -415,7 +379,7 @@ print("nn.Unfold with 2 x 3 windows gives the same patches (asserted)")
 # Without the permute, the flattened rows would be runs of consecutive pixels, not patches. The permute brings the
 # two patch axes to the front, so each patch's own pixels end up together.
 #
-# **Exercise 4 (code).** Write `my_patchify(images, P)`. It turns a whole batch of shape `(B, C, H, W)` into tokens
+# **Exercise 3 (code).** Write `my_patchify(images, P)`. It turns a whole batch of shape `(B, C, H, W)` into tokens
 # of shape `(B, N, C·P·P)`, in the same order as `nn.Unfold`. Use reshape and permute only: no loop and no
 # `nn.Unfold`. Now a batch axis and a channel axis come along, and each token must hold its patch in the order
 # $(C, P, P)$. Write a shape comment beside each step. The check compares your function with `nn.Unfold` on four
@@ -442,7 +406,7 @@ check.require(check.patchify_function, my_patchify)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 6. Projecting the tokens (5 min)
+# ## 6. Projecting the tokens (4 min)
 #
 # A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map $E$, a matrix of
 # $P^2 C$ rows and $D$ columns, projects every token to the model width $D$. ViT-B/16 uses $D = 768$ (ViT paper,
@@ -469,24 +433,54 @@ print(f"learned weights: {P * P * C} x {D} + {D} = {P * P * C * D + D:,}; the mo
 assert n_params == P * P * C * D + D
 
 # %% [markdown]
-# ## 7. Unfold + Linear is a strided convolution (6 min)
+# The same map is a convolution. A `Conv2d` with `kernel_size = stride = P` looks at each patch exactly once, and
+# each of its $D$ filters takes a weighted sum of the patch's pixels, plus a bias: the dot products of $E$. With
+# the linear weight reshaped to the filters' shape `(D, C, P, P)`, which keeps the token's order $(C, P, P)$, the
+# convolution gives the same tokens. timm, torchvision and the official ViT code all write the patch embedding
+# this way. [The check, with the lecture slides' ViT-B/16 example](#Evidence:-the-patch-embedding-as-a-convolution),
+# runs it.
+
+# %% [markdown]
+# ## 7. Play: choose the patch size (2 min)
 #
-# A `Conv2d` with `kernel_size = stride = P` looks at each patch exactly once. For each of its $D$ filters it
-# computes a weighted sum of the patch's pixels, plus a bias. A filter is one set of $C \times P \times P$
-# weights. These are the same dot products as the linear map above.
+# Only patch sizes that divide both 60 and 100 are allowed; the cell lists them. Pick one in the drop-down and
+# watch the grid, the token count and the token matrix change (this needs a running kernel). Small patches make
+# many short tokens; large patches make few long ones. Where the token matrix has more entries than its panel has
+# room for, each drawn cell is the mean of a few neighbouring entries; the title says how many.
+# [Its text line for every size](#Evidence:-the-explorer-for-every-patch-size) is printed at the end.
+
+# %%
+sizes = widgets.valid_patch_sizes(H, W)
+print(f"patch sizes that divide {H} and {W}: {sizes}")
+
+# %% mystnb={"image": {"alt": "A drop-down of patch sizes with the picture, its patch grid and the token matrix for the chosen size"}}
+display(widgets.patch_explorer(picture))
+
+# %% [markdown]
+# ## Summary
 #
-# A convolution weight has the shape `(D, C, P, P)`: filter, channel, row, column. Row $d$ of the linear weight holds
-# its numbers in the token's order, $(C, P, P)$. So reshaping it to `(D, C, P, P)` puts every weight on the pixel
-# it multiplies. With the weights in another order, the pairing would be wrong. The cell shows that too, with each
-# filter transposed.
+# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches. Each patch flattens into a token of length
+#   $P^2 C$.
+# - On the picture, $P = 20$ gives 15 tokens of length 400. Projected to width 768, they form a tensor of shape
+#   `(1, 15, 768)`.
+# - A larger image with the same patches gives more tokens, not longer ones: $E$ still fits, the position table
+#   does not.
+# - `nn.Unfold` stores a token channel by channel, each channel row by row: the order $(C, P, P)$.
+# - A reshape, a permute and a final reshape cut a whole batch into patches.
+# - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens.
+# - Patches do not overlap, so a shape that crosses a patch border is cut apart.
 #
-# The convolution's output is a *feature map*: one $D$-vector per patch, laid out on the patch grid. Flattening
-# the grid and moving $D$ last gives the tokens. On a GPU the cell turns off TF32, a faster but less precise
-# number format that convolutions may use, so that both sides compute in full float32.
+# **Next:** [02 Soft split](02_soft_split.ipynb) lets the windows overlap, the first idea of Tokens-to-Token.
+
+# %% [markdown]
+# ## Evidence: the patch embedding as a convolution
 #
-# This convolution is how the widely used implementations write the patch embedding. timm, a library of vision
-# models, does it in its `PatchEmbed`. torchvision does it in its `VisionTransformer`, and the official ViT code in
-# its `embedding` layer.
+# Section 6 says that Unfold + Linear is a strided convolution. The cell copies the linear weight, reshaped to
+# `(D, C, P, P)`, into a `Conv2d` and compares the tokens. Then it transposes each filter: with the weights in
+# another order than the token's, the pairing of weights and pixels is wrong and the tokens differ. The
+# convolution's output is a *feature map*, one $D$-vector per patch on the patch grid; flattening the grid and
+# moving $D$ last gives the tokens. On a GPU the cell turns off TF32, a faster but less precise number format that
+# convolutions may use, so that both sides compute in full float32.
 
 # %%
 conv = nn.Conv2d(C, D, kernel_size=P, stride=P).to(device)
@@ -507,7 +501,7 @@ assert gap < 1e-5 and wrong_gap > 0.1
 # %% [markdown]
 # The lecture slides work this through for ViT-B/16 in their Part 3. A 224 × 224 colour image and 16 × 16 patches
 # give a feature map of 768 × 14 × 14. It flattens into 196 tokens of width 768. The slides print the input as
-# "224 x 244 x 3", a slip: the code beside it sets 224 × 224 ([08 Errata, §5.1](08_errata.ipynb)). The cell
+# "224 x 244 x 3", a slip: the code beside it sets 224 × 224 ([notebook 15, §5.1](15_errata.ipynb)). The cell
 # computes it. Here 768 is both $D$ and, by coincidence, the token length 3 · 16².
 
 # %%
@@ -524,21 +518,10 @@ print(
 )
 
 # %% [markdown]
-# ## 8. Play: choose the patch size (2 min)
+# ## Evidence: the explorer for every patch size
 #
-# Only patch sizes that divide both 60 and 100 are allowed. The cell computes the list. Pick one in the drop-down
-# and watch the grid, the token count and the token matrix change. The drop-down needs a running kernel. Small
-# patches make many short tokens; large patches make few long ones.
-#
-# Where the token matrix has more entries than its panel has room for, each drawn cell is the mean of a few
-# neighbouring entries. The title says how many.
-
-# %%
-sizes = widgets.valid_patch_sizes(H, W)
-print(f"patch sizes that divide {H} and {W}: {sizes}")
-
-# %% mystnb={"image": {"alt": "A drop-down of patch sizes with the picture, its patch grid and the token matrix for the chosen size"}}
-display(widgets.patch_explorer(picture))
+# The drop-down of section 7 prints one line per choice. The cell prints that line for every allowed size, checks
+# its count against `count_tokens`, and shows what the explorer says for a size that does not divide the picture.
 
 # %%
 for size in sizes:
@@ -549,18 +532,3 @@ for size in sizes:
     print(summary)
 print(widgets.patch_view(picture, 7)[1])
 assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W, 20, 20, 0)  # Exercise 1 (b)
-
-# %% [markdown]
-# ## Summary
-#
-# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches. Each patch flattens into a token of length
-#   $P^2 C$.
-# - On the picture, $P = 20$ gives 15 tokens of length 400. Projected to width 768, they form a tensor of shape
-#   `(1, 15, 768)`.
-# - A larger image with the same patches gives more tokens, not longer ones.
-# - `nn.Unfold` stores a token channel by channel, each channel row by row: the order $(C, P, P)$.
-# - A reshape, a permute and a final reshape cut a whole batch into patches.
-# - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens.
-# - Patches do not overlap, so a shape that crosses a patch border is cut apart.
-#
-# **Next:** [02 Soft split](02_soft_split.ipynb) lets the windows overlap, the first idea of Tokens-to-Token.

@@ -18,23 +18,22 @@
 #
 # **Time:** about 60 minutes
 #
-# ViT's patches never overlap, so whatever crosses a patch border is cut apart. The Tokens-to-Token model,
-# *T2T*, starts instead with a **soft split**. Its windows overlap their neighbours. The picture is padded with
-# zeros around its border, so that the windows at the edge fit.
+# Before this: [notebook 01](01_patch_tokenization.ipynb), which cuts the picture into patches.
 #
-# T2T-ViT is a ViT whose patch cutting is replaced by a T2T module. The module soft-splits the image three times.
-# Between the splits, a small transformer works on the tokens, and the tokens are laid back onto an image
-# (Yuan et al. 2021, Fig. 4 and Section 3.3). Here we take one split apart. Notebook 06 builds the whole module.
+# ViT's patches never overlap, so whatever crosses a patch border is cut apart. The Tokens-to-Token model,
+# *T2T*, starts instead with a **soft split**: windows that overlap their neighbours, on a picture padded with
+# zeros so that the windows at the edge fit. T2T-ViT soft-splits the image three times, with a small transformer
+# between the splits (Yuan et al. 2021, Fig. 4 and Section 3.3). Here we take one split apart; notebook 08
+# chains three, and notebook 09 builds the whole module.
 #
 # By the end you can
 # 1. count the tokens a sliding window makes, from its kernel, stride and padding,
 # 2. translate the T2T paper's $S$ into a stride,
 # 3. say how many windows hold each pixel, and where the padding lands inside a token,
 # 4. build a soft split from padding and strided windows, and follow one pixel into every token that holds it,
-# 5. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
+# 5. put the tokens back in place with `F.fold`, and say when every pixel comes back.
 #
-# On counting: windows and tokens are counted from 0, as in Python, and window $i$ becomes token $i$. ViT's
-# patches keep their numbers from notebook 01, which start at 1.
+# Windows are counted from 0, row by row, like ViT's patches, and window $i$ becomes token $i$.
 
 # %%
 import math
@@ -44,6 +43,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from IPython.display import Image, display
+from matplotlib.patches import Rectangle
 from torch import nn
 
 import vitcourse
@@ -58,7 +58,7 @@ _, C, H, W = image.shape
 print(f"picture: H={H}, W={W}, C={C}")
 
 # %% [markdown]
-# ## 1. Counting the tokens (10 min)
+# ## 1. Counting the tokens (17 min)
 #
 # A soft split cuts the picture into square *windows* that overlap, and each window becomes one token. It has
 # three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how far a window moves
@@ -66,15 +66,18 @@ print(f"picture: H={H}, W={W}, C={C}")
 # This notebook's soft split uses $k = 20$, $s = 10$, $p = 5$: windows as large as ViT's patches, each starting
 # half a window after the last.
 #
-# First, why overlap helps, on the picture. The cell takes the 10 × 10 square just under the summit of the pale
-# mountain, found by `vitcourse.data.summit_square`. It counts the pieces that ViT's 20 × 20 patches cut it into, and
-# the windows of this notebook's soft split that hold it whole. Patches are numbered from 1, windows from 0.
+# First, why overlap helps. The cell takes the 10 × 10 square just under the summit of the pale mountain
+# (`vitcourse.data.summit_square`). It counts the pieces that ViT's 20 × 20 patches cut it into, and the windows
+# of this soft split that hold it whole.
 
 # %%
 peak = summit_square(picture, side=10)  # (top, left, height, width): the square under the summit
 top, left, side, _ = peak
 print(f"the square under the summit: rows {top} to {top + side - 1}, columns {left} to {left + side - 1}")
-cut = tokens.patches_meeting(peak, W, 20)  # ViT's 20 x 20 patches that hold part of it, numbered from 1
+# ViT's 20 x 20 patches (numbered from 0, row by row) that hold part of it
+cut = sorted(
+    {(r // 20) * (W // 20) + c // 20 for r in range(top, top + side) for c in range(left, left + side)}
+)
 pieces = f"cut it into {len(cut)} pieces" if len(cut) > 1 else "leave it whole"
 print(f"ViT's 20 x 20 patches {pieces}: patches {cut}")
 holds = tokens.windows_holding(peak, H, W, 20, 10, 5)  # kernel 20, stride 10, padding 5; counted from 0
@@ -87,13 +90,12 @@ assert holds  # true wherever the square lies: section 3 shows why
 #
 # $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$
 #
-# This is the formula of `nn.Unfold` without its *dilation*, which T2T does not use; the section
-# [windows with dilation](#Evidence:-windows-with-dilation) checks it. The tokens form a grid of
-# $n_{rows} \times n_{cols}$.
+# This is `nn.Unfold`'s formula without *dilation*, which T2T does not use
+# ([windows with dilation](#Evidence:-windows-with-dilation)). The tokens form a grid of $n_{rows} \times n_{cols}$.
 #
 # The article series sets $s = \lceil k/2 \rceil$ and $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token Vision
 # Transformers, Explained*). Neither the T2T paper nor its code states this rule, but it reproduces the official
-# code's two settings. The cell checks that. Then it lists the window starts for $k = 20$, in the picture's own
+# code's two settings, as the cell checks. Then it lists the window starts for $k = 20$ in the picture's own
 # coordinates, where the padding begins at $-p$.
 
 # %%
@@ -136,14 +138,13 @@ print(f"paper_count{(H, W, k, paper_s, p)} = {paper_count(H, W, k, paper_s, p)}"
 print(f"nn.Unfold's count: {(by_unfold.rows, by_unfold.cols)}")
 
 # %% [markdown]
-# **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong. The paper writes $S = 3$
-# for its first split, where the official code's stride is 4: the first cell of this section printed it.
+# **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong.
 #
 # - (a) What does the paper's $S$ measure? Find the line of `paper_count` that misreads it, and say the bug in a
 #   one-line comment in the answer cell.
 # - (b) The paper's first split of a 224 × 224 image has kernel 7, $S = 3$ and padding 2. Predict how many
 #   tokens per side `paper_count` returns for it, and how many per side `nn.Unfold` makes with the official
-#   stride. Set `answer_paper` and `answer_unfold`.
+#   code's settings for kernel 7. Set `answer_paper` and `answer_unfold`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "paper_count_side-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 # (a) the bug: replace this line with it
@@ -176,14 +177,13 @@ check.require(check.unfold_count_side, answer_unfold)
 # %% [markdown]
 # ### After Exercise 1: the paper's convention
 #
-# Here, as in `nn.Unfold`, $s$ is the stride. The T2T paper uses $s$ for something else: the *overlap*, the
-# number of pixels two neighbouring windows share. The paper's stride is $k$ minus its overlap. So its
-# $S = [3, 1, 1]$ with kernels 7, 3, 3 are the strides 4, 2, 2 of the official code. The paper's Eq. 3 writes the count per side as
-# $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$, with its $s$ the overlap. The cell runs both counts on the paper's
-# first split and checks the right one against `nn.Unfold`.
+# In `nn.Unfold`, $s$ is the stride. The T2T paper's $s$ is the *overlap*: the pixels two neighbouring windows
+# share. The stride is $k$ minus the overlap, so the paper's $S = [3, 1, 1]$ with kernels 7, 3, 3 are the
+# official code's strides 4, 2, 2. The paper's Eq. 3 counts $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ per side,
+# with its $s$ the overlap. The cell runs both counts on the paper's first split.
 #
-# The test above could not catch the bug. On the picture's split the kernel is twice the stride, so the overlap
-# $k - s$ equals the stride. Moving a window by the overlap then moves it by the stride.
+# The test above could not catch the bug: on the picture's split the kernel is twice the stride, so the overlap
+# $k - s$ equals the stride.
 
 # %%
 buggy = paper_count(224, 224, 7, 3, 2)
@@ -195,39 +195,50 @@ print(f"the picture's split: stride s = {s}, overlap k - s = {k - s}; paper_coun
 assert paper_s == k - s == s  # the one case where moving by the overlap is moving by the stride
 
 # %% [markdown]
-# ## 2. The padded picture and its windows (4 min)
+# ## 2. The padded picture and its windows (3 min)
 #
 # Padding adds $p$ rows of zeros above and below, and $p$ columns left and right. The figure keeps the picture's
-# own pixel coordinates. So the padding shows at negative coordinates and beyond the last row and column. The
-# dashed white line is the picture's border.
+# own pixel coordinates, so the padding lies at negative coordinates and beyond the last row and column, outside
+# the dashed white border.
 #
-# Drawing all 60 windows at once would only show a grid. So the figure shows window 0, shaded orange, and its two
-# neighbours on the token grid, outlined in cyan: window 1, next along its row, and window 10, first of the next
-# row. The hatched strips are what window 0 shares with each neighbour: $k - s = 10$ columns with window 1, and
-# 10 rows with window 10.
+# All 60 windows at once would only show a grid, so the figure shows two: window 0, shaded orange, and window 1,
+# next along its row, outlined in cyan. They share the $k - s$ columns where the cyan outline crosses the orange
+# square. Window 10, first in the next row, shares rows with window 0 the same way.
 
-# %% mystnb={"image": {"alt": "The padded picture in its own pixel coordinates, with window 0 shaded orange in the top-left corner and its neighbours, windows 1 and 10, outlined in cyan; the strips they share are hatched"}}
+
+# %% mystnb={"image": {"alt": "The padded picture in its own pixel coordinates, with window 0 shaded orange in the top-left corner and window 1 outlined in cyan, overlapping it by 10 columns; the picture's border is dashed"}}
+def show_windows(filled: int, outlined: list[int], title: str, square: tuple | None = None) -> None:
+    """The zero-padded picture in its own coordinates with its border dashed white; window ``filled`` shaded
+    orange, the windows ``outlined`` outlined cyan, and an optional (top, left, height, width) square dotted."""
+    _, ax = plt.subplots(figsize=(7.5, 4.2))
+    plots.show_picture(F.pad(image, (p, p, p, p))[0, 0], ax=ax, title=title, extent_offset=-p)
+    ax.add_patch(Rectangle((0, 0), W, H, fill=False, ec="white", ls="--", lw=1.2))  # the picture's border
+    row, col = corners[filled]
+    ax.add_patch(Rectangle((col, row), k, k, fc=plots.WINDOW_COLOUR, alpha=0.5, ec=plots.WINDOW_COLOUR, lw=2))
+    for n in outlined:
+        row, col = corners[n]
+        ax.add_patch(Rectangle((col, row), k, k, fill=False, ec=plots.NEIGHBOUR_COLOUR, lw=2))
+    if square is not None:
+        row, col, rows_, cols_ = square
+        ax.add_patch(Rectangle((col, row), cols_, rows_, fill=False, ec="white", ls=":", lw=2.6))
+    ax.set_xlim(-p, W + p)  # the padded picture, and no margin around it
+    ax.set_ylim(H + p, -p)
+    plt.show()
+
+
 padded = F.pad(image, (p, p, p, p))  # (1, 1, H + 2p, W + 2p)
 print(f"padded picture: {tuple(padded.shape[-2:])}, rows {-p} to {H + p - 1}, columns {-p} to {W + p - 1}")
 corners = tokens.window_corners(H, W, k, s, p)  # (N, 2) top-left (row, col) of every window
 grid = tokens.count_tokens(H, W, k, s, p)
-fig, ax = plt.subplots(figsize=(7.5, 4.2))
-plots.show_window_and_neighbours(
-    picture,
-    k,
-    s,
-    p,
-    index=0,
-    ax=ax,
-    title=f"window 0 of {len(corners)} and its neighbours ({k} x {k}, stride {s}, padding {p})",
+show_windows(
+    0, [1], f"window 0 (orange) and window 1 (cyan) of {len(corners)}: {k} x {k}, stride {s}, padding {p}"
 )
-plt.show()
 shown = [0, 1, grid.cols]
 print(f"window corners (row, col): {[tuple(int(v) for v in corners[i]) for i in shown]} (windows {shown})")
 print(f"columns window 0 shares with window 1: {corners[1][1]} to {corners[0][1] + k - 1} ({k - s} columns)")
 
 # %% [markdown]
-# ## 3. How many windows hold each pixel? (8 min)
+# ## 3. How many windows hold each pixel? (14 min)
 #
 # In ViT every pixel belongs to exactly one token. With overlapping windows, a pixel can belong to several.
 #
@@ -277,61 +288,47 @@ plots.show_counts(
 plt.show()
 
 # %% [markdown]
-# Three quarters of the pixels, the inner block, lie in four windows. A band along each edge lies in two. The
-# four corner squares lie in one. Along one side $k = 2s$, so away from the ends every pixel lies in exactly two
-# windows. Near the ends only one window reaches it. A pixel's count is the product of its row's count and its
-# column's count, so no pixel lies in exactly three windows.
+# Three quarters of the pixels lie in four windows, a band along each edge in two, the corner squares in one.
+# Along one side $k = 2s$, so every row (or column) lies in two windows, except near the ends, where one reaches
+# it. A pixel's count is its row's count times its column's, so no pixel lies in exactly three.
 #
 # Overlap does not mean that nothing is cut any more. Take a shape of length $L$ along one side. A window of side
 # $k$ can hold it at $k - L + 1$ different offsets. Windows start every $s$ pixels. So some window catches the
 # shape wherever it sits if and only if $k - L + 1 \ge s$, that is $L \le k - s + 1$. This holds as long as the
-# windows reach both edges of the image. On the picture they do, and section 7 gives the condition.
+# windows reach both edges of the image, which on the picture they do (section 7 gives the condition).
 #
-# So the largest square that stays whole wherever it lies is $(k - s + 1) \times (k - s + 1)$.
-# [A brute-force check](#Evidence:-the-largest-square-kept-whole) tries every place of every square size, for
-# this split and for T2T's two settings. Notebook 06 measures how often larger squares are cut, and compares
-# ViT's patches.
+# So the largest square that stays whole wherever it lies is $(k - s + 1) \times (k - s + 1)$:
+# [a brute-force check](#Evidence:-the-largest-square-kept-whole) tries every place of every size. Notebook 08
+# compares this with ViT's patches.
 
 
 # %% [markdown]
 # ## 4. All the windows, one after another (3 min)
 #
-# The animation shows the windows in the order the tokens come out: row by row, left to right. It plays two
-# frames per second and loops. Window $i$, which becomes token $i$, is tinted orange. Its neighbours on the token
-# grid are outlined in cyan. The caption gives the window's rows and columns in the picture's coordinates. The
-# first frame is window 0, top left; the last is window 59, bottom right.
-# [The frames, read back from the GIF](#Evidence:-the-frames-of-the-animation) confirm these settings.
-#
-# Below the loop, one frame stands still: the first window that holds the square under the summit whole. The
-# square is dotted.
+# The animation shows the windows in the order the tokens come out, row by row, two frames per second, looping
+# ([read back from the GIF](#Evidence:-the-frames-of-the-animation)). Window $i$, which becomes token $i$, is
+# tinted orange, its neighbours on the token grid are outlined in cyan, and the caption gives its rows and
+# columns. Below the loop, one window stands still: the first that holds the square under the summit (dotted)
+# whole.
 
 # %% mystnb={"image": {"alt": "An animation of the 60 windows one after another, row by row, each tinted orange on the padded picture with its neighbours outlined in cyan"}}
 gif = plots.soft_split_animation(picture, k, s, p, scale=4, frames_per_second=2)  # built in memory, no file
 display(Image(data=gif, format="gif"))
 
-# %% mystnb={"image": {"alt": "One frame held still: the first window that holds the 10 by 10 square under the summit whole, with the square dotted"}}
+# %% mystnb={"image": {"alt": "The first window that holds the 10 by 10 square under the summit whole, shaded orange on the padded picture, with the square dotted"}}
 still = holds[0]  # the first window that holds the square under the summit whole
 top, left = corners[still]
-fig, ax = plt.subplots(figsize=(7.5, 4.2))
-plots.show_window_and_neighbours(
-    picture,
-    k,
-    s,
-    p,
-    index=still,
-    ax=ax,
-    title=f"frame {still} held still: window {still}, rows {top} to {top + k - 1}, columns {left} to {left + k - 1}",
-    mark=peak,  # the square under the summit, found at the top of the notebook
-    mark_label="the 10 x 10 square under the summit",
+title = (
+    f"window {still}, rows {top} to {top + k - 1}, columns {left} to {left + k - 1}, and the square (dotted)"
 )
-plt.show()
+show_windows(still, [], title, square=peak)  # peak: the square under the summit, found at the top
 
 # %% [markdown]
-# ## 5. The first token: where the padding shows (5 min)
+# ## 5. The first token: where the padding shows (4 min)
 #
 # The first window starts in the padding, above and left of the picture. Every entry of its token that falls in
-# the padding is a zero that carries no picture. The cell finds the window's corner and counts those entries.
-# Then it draws the first window beside the whole token matrix, one row per token.
+# the padding is a zero that carries no picture. The cell counts those entries, then draws the first window
+# beside the whole token matrix, one row per token.
 
 # %% mystnb={"image": {"alt": "Left, the first window as a 20 by 20 square whose top five rows and left five columns are padding zeros; right, the token matrix of 60 tokens by 400 values in two halves"}}
 toks = tokens.soft_split(image, k, s, p)  # (1, N, C*k*k)
@@ -357,14 +354,14 @@ assert (round(extent.width), round(extent.height)) == (3 * toks.shape[2] // 2, 3
 plt.show()
 
 # %% [markdown]
-# The token matrix has a pattern. Some rows start or end with a dark run. Some have short dark runs at a regular
-# spacing. Where the picture's pixels alternate, in the dithered band's rows printed above, the matrix shows fine
-# vertical hatching. That hatching is in the data, not a drawing artefact.
+# Some rows of the matrix start or end with a dark run; some have short dark runs at a regular spacing. Where
+# the picture's pixels alternate, in the dithered band's rows printed above, the matrix shows fine vertical
+# hatching: it is in the data, not a drawing artefact.
 #
-# Many dark runs are padding zeros, but dark pixels of the picture look the same. To tell them apart, the cell
-# splits an image of ones, where only the padding gives zeros. It prints the padding entries of each token on the
-# token grid. The windows of the top row of the grid begin with $p = 5$ padding rows, that is 100 entries. Those of
-# the left column begin each of their rows with 5 padding columns.
+# Many dark runs are padding, but dark pixels of the picture look the same. To tell them apart, the cell splits an
+# image of ones, where only the padding gives zeros, and prints each token's padding entries on the token grid.
+# The top row of windows begins with $p = 5$ padding rows, 100 entries; the left column begins each row with
+# 5 padding columns.
 
 # %%
 from_padding = tokens.soft_split(torch.ones_like(image), k, s, p)[0] == 0  # (N, k*k): True in the padding
@@ -378,21 +375,19 @@ print(
 )
 
 # %% [markdown]
-# ## 6. A soft split by hand (6 min)
+# ## 6. A soft split by hand (14 min)
 #
-# `nn.Unfold` hides the sliding. `Tensor.unfold(dim, size, step)` shows it on one axis at a time. It cuts that
-# axis into windows and puts the window axis last:
+# `nn.Unfold` hides the sliding. `Tensor.unfold(dim, size, step)` shows it on one axis at a time: it cuts that
+# axis into windows and puts the window axis last. A soft split is then three steps. Pad. Cut both spatial axes
+# into windows. Put the window axes before the channel axis and flatten. This is `nn.Unfold`'s order: windows row
+# by row, and inside a token, channel by channel, each window row by row. The cell shows `Tensor.unfold` on ten
+# numbers, then checks the soft split against `nn.Unfold` on the picture.
+
 
 # %%
 print(torch.arange(10).unfold(0, 4, 3))  # windows of 4 along axis 0, starting every 3
 
-# %% [markdown]
-# A soft split is then three steps. Pad. Cut both spatial axes into windows. Put the window axes before the
-# channel axis and flatten. This is the order of `nn.Unfold`: windows row by row, and inside a token, channel by
-# channel, each window row by row. The cell checks it against `nn.Unfold` on the picture.
 
-
-# %%
 def by_hand(images: torch.Tensor, k: int, s: int, p: int) -> torch.Tensor:
     """A soft split from F.pad and Tensor.unfold: (B, C, H, W) -> (B, N, C*k*k) in nn.Unfold's order."""
     x = F.pad(images, (p, p, p, p))  # (B, C, H + 2p, W + 2p)
@@ -411,28 +406,24 @@ assert torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2))
 # $k = 20$, $s = 10$, $p = 5$. The window starts are printed in section 1.
 #
 # - (a) Which tokens hold the pixel? Set `answer_tokens` to a set of tokens, counted from 0.
-# - (b) At which position of token 24 does it lie, counted from 0? Set `answer_position`.
-# - (c) Does it sit at the same position in every token that holds it? Set `answer_same` to `"yes"` or `"no"`.
+# - (b) Of these, take the token with the smallest number. At which position of that token does the pixel lie,
+#   counted from 0? Set `answer_position`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "pixel_in_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_tokens = None  # replace None with your answer to (a): a set of tokens
 answer_position = None  # (b)
-answer_same = None  # (c)
 ### BEGIN SOLUTION
 # (a) Rows: the windows start at -5, 5, 15, 25, 35; row 30 lies in those at 15 and 25, token rows 2 and 3.
 # Columns: starts -5, 5, ..., 85; column 47 lies in those at 35 and 45, token columns 4 and 5.
 # Token = 10 * token row + token column.
 answer_tokens = {24, 25, 34, 35}
-# (b) token 24's window starts at row 15, column 35: the pixel is at its row 15, column 12
+# (b) the smallest, token 24: its window starts at row 15, column 35, so the pixel is at its row 15, column 12
 answer_position = 15 * 20 + 12
-# (c) each window has its own corner, so the pixel sits at a different place in each
-answer_same = "no"
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "pixel_in_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.pixel_in_tokens(answer_tokens)
 check.pixel_position_entry(answer_position)
-check.same_position_choice(answer_same)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "pixel_in_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -444,12 +435,6 @@ check.require(check.pixel_in_tokens, answer_tokens)
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.pixel_position_entry, answer_position)
-### END HIDDEN TESTS
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "same_position_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.same_position_choice, answer_same)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -471,19 +456,17 @@ for n, pos in hits:
 assert len(hits) == int(cover[30, 47])  # one token per window that covers the pixel
 
 # %% [markdown]
-# ## 7. Back in place (5 min)
+# ## 7. Back in place (3 min)
 #
-# Every window knows where it came from, so the tokens can be put back. `F.fold` puts them back and *adds* the
-# copies where windows overlap. Write $c(i, j)$ for the number of windows that cover pixel $(i, j)$, the heat map
+# Every window knows where it came from, so the tokens can be put back. `F.fold` does it and *adds* the copies
+# where windows overlap. Write $c(i, j)$ for the number of windows that cover pixel $(i, j)$, the heat map
 # of section 3. Then
 #
 # $$\operatorname{fold}(t)(i, j) = c(i, j)\, x(i, j), \qquad
 # \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j).$$
 #
-# So `vitcourse.tokens.unsplit` divides by the coverage. On this picture every pixel is covered, so the picture
-# comes back.
-#
-# That holds for this picture, not for every size. Take $s \le k$ and $p < k$. Along a side of length $w$, the last
+# So `vitcourse.tokens.unsplit` divides by the coverage, and the picture comes back. That needs every pixel
+# covered, which holds for this picture, not for every size. Take $s \le k$ and $p < k$. Along a side of length $w$, the last
 # window stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side. The padded side ends in $p$
 # zeros, so only when $r > p$ do the last $r - p$ rows or columns of the picture lie in no window. `unsplit`
 # returns 0 there. [Four square sizes](#Evidence:-when-every-pixel-is-covered) check this condition.
@@ -502,37 +485,29 @@ assert gap < 1e-6
 # %% [markdown]
 # ## 8. Play: kernel, stride, padding (2 min)
 #
-# Move the sliders to see three windows on the padded picture, in the colours of the figures above. The sliders
-# need a running kernel. The title gives the token grid's size, and the token matrix is drawn beside it. A
-# stride larger than the kernel leaves pixels between windows that no token sees; the text line says so.
+# Move the sliders (they need a running kernel) to see three windows on the padded picture, in the colours of the
+# animation, the token grid's size and the token matrix. A stride larger than the kernel leaves pixels that no
+# token sees; the text line says so ([for six settings](#Evidence:-the-explorer-for-six-settings)).
 
 # %% mystnb={"image": {"alt": "Sliders for kernel, stride and padding with three windows on the padded picture and the token matrix"}}
 display(widgets.soft_split_explorer(picture))
 
-# %%
-for setting in [(20, 10, 5), (7, 4, 2), (3, 2, 1), (20, 20, 0), (1, 1, 0), (80, 10, 5)]:
-    fig, summary = widgets.soft_split_view(picture, *setting)
-    if fig is not None:
-        plt.close(fig)
-    print(summary)
-assert widgets.soft_split_view(picture, 80, 10, 5)[0] is None
-
 # %% [markdown]
 # ## Summary
 #
-# - A sliding window makes $\lfloor (w + 2p - k)/s \rfloor + 1$ tokens along each side.
-# - The rule $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$ reproduces T2T's official settings. On the
-#   picture it gives 6 × 10 = 60 overlapping tokens of length 400.
+# - A sliding window makes $\lfloor (w + 2p - k)/s \rfloor + 1$ tokens along each side. With the rule
+#   $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$, which gives T2T's official settings, the picture makes
+#   6 × 10 = 60 overlapping tokens of length 400.
 # - The T2T paper gives the overlap, not the stride: the stride is $k$ minus the overlap.
-# - Most pixels of the picture lie in four windows, the edges in fewer.
-# - Wherever it lies, a square stays whole in some window only up to $(k - s + 1) \times (k - s + 1)$.
+# - Most pixels lie in four windows, the edges in fewer. A square stays whole wherever it lies only up to
+#   $(k - s + 1) \times (k - s + 1)$.
 # - A soft split is padding plus strided windows, flattened in the order $(C, k, k)$.
-# - Tokens can go back in place: fold, then divide by the coverage. That recovers every pixel only if every pixel
-#   is covered: for $s \le k$ and $p < k$, when $(w + 2p - k) \bmod s \le p$ on both sides.
-# - T2T instead lays the tokens onto their token grid as many-channel pixels, and splits again.
+# - Fold, then divide by the coverage, puts the tokens back in place, provided every pixel is covered: for
+#   $s \le k$ and $p < k$, when $(w + 2p - k) \bmod s \le p$ on both sides.
 #
 # **Next:** [03 Position embeddings](03_position_embeddings.ipynb). Attention does not know where a token came
-# from. How do we tell it?
+# from. How do we tell it? The soft split returns in [notebook 08](08_t2t_soft_split.ipynb): T2T lays the tokens
+# on their grid as an image with many channels, and splits again.
 
 # %% [markdown]
 # ## Evidence: the largest square kept whole
@@ -616,3 +591,17 @@ assert n_frames == len(corners) and meta["duration"] == 500 and meta["loop"] == 
 last_top, last_left = corners[-1]  # the span the last frame's caption names
 print(f"last window: rows {last_top} to {last_top + k - 1}, columns {last_left} to {last_left + k - 1}")
 
+
+# %% [markdown]
+# ## Evidence: the explorer for six settings
+#
+# The sliders of section 8 print one text line per setting. The cell prints it for T2T's three settings, ViT's
+# patches, single pixels and a kernel larger than the picture, which the explorer refuses.
+
+# %%
+for setting in [(20, 10, 5), (7, 4, 2), (3, 2, 1), (20, 20, 0), (1, 1, 0), (80, 10, 5)]:
+    fig, summary = widgets.soft_split_view(picture, *setting)
+    if fig is not None:
+        plt.close(fig)
+    print(summary)
+assert widgets.soft_split_view(picture, 80, 10, 5)[0] is None

@@ -16,23 +16,25 @@
 # %% [markdown]
 # # 03 · Position embeddings
 #
-# **Time:** about 60 minutes
+# **Before this:** notebook 01 (the picture cut into 15 patch tokens).
+#
+# **Time:** about 55 minutes
 #
 # By the end you can
 # 1. explain why attention cannot see the order of its tokens, and what that means for a model's prediction,
 # 2. build the sinusoidal position table from its formula, and say why its similarities depend on distance only,
-# 3. say what a learned position table is, how it starts, and what a trained model's table looks like,
-# 4. carry a learned table to another image size.
+# 3. say what a learned position table is and how it starts,
+# 4. say what the papers report about the kinds of table.
 #
-# After patch tokenization the picture is a list of 15 tokens. A transformer compares every token with every
-# other through **attention**, which has no notion of where a token came from. A **position embedding** gives
-# it one: one vector per token slot, added to the tokens.
+# After patch tokenization the picture is a list of 15 tokens, token 0 to token 14, read row by row. A
+# transformer compares every token with every other through **attention**, which has no notion of where a token
+# came from. A **position embedding** gives it one: one vector per token slot, added to the tokens.
 #
-# Notebook 04 builds attention in full; a sketch is enough here. The **Evidence** sections at the end hold the
-# controls behind each claim about trained models.
+# Notebook 04 builds attention in full; a sketch of it is enough here, and section 1 gives one. What a table
+# looks like once a model has learned it comes after training, in notebook 12. The **Evidence** sections at the
+# end hold the details and the checks behind the text.
 
 # %%
-import json
 import math
 
 import matplotlib.pyplot as plt
@@ -41,7 +43,7 @@ import torch
 import torch.nn.functional as F
 
 import vitcourse
-from vitcourse import check, datascale, load_mountains, plots, position, probes, resolution, tokens, train
+from vitcourse import check, load_mountains, plots, position, tokens
 from vitcourse.models import VisionTransformer
 
 
@@ -60,22 +62,23 @@ grid = tokens.count_tokens(H, W, P, P, 0)
 print(f"picture {H} x {W}, patches of {P}: {grid.rows} x {grid.cols} = {grid.total} tokens")
 
 # %% [markdown]
-# ## 1. Order is invisible to attention (12 min)
+# ## 1. Order is invisible to attention (14 min)
 #
 # Take the 15 patch tokens, shuffle their order with a fixed seed, and put them back on the grid in the new
-# order. To a person the result is obviously broken. The numbers say which original patch landed where.
+# order. To a person the result is obviously broken. The numbers say which original patch landed where; a patch's
+# number is the index of its token, counted from 0 as Python counts.
 
 # %% mystnb={"image": {"alt": "The picture cut into 15 patches, and beside it the same picture with its 15 patches shuffled; each shuffled patch is labelled with the number of the original patch it shows"}}
 patches = tokens.patchify(image, P)  # (1, N, P*P)
 perm = torch.randperm(grid.total, generator=torch.Generator().manual_seed(3))
 scrambled = tokens.unsplit(patches[:, perm], H, W, P, P, 0)  # (1, 1, H, W): token i of it is patch perm[i]
-print("original patch now in each place:", (perm + 1).tolist())
+print("original patch now in each place:", perm.tolist())
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 3.6))
 plots.show_picture(picture, ax=ax1, title="original", colorbar=False)
 plots.draw_patch_grid(ax1, H, W, P)
 plots.show_picture(scrambled[0, 0], ax=ax2, title="patches scrambled (seed 3)")
-plots.draw_patch_grid(ax2, H, W, P, numbers=(perm + 1).tolist())
+plots.draw_patch_grid(ax2, H, W, P, numbers=perm.tolist())
 plt.show()
 
 # %% [markdown]
@@ -132,18 +135,18 @@ check.require(check.permuted_weights_function, predict_weights)
 #
 # ### The proof, on the picture's tokens
 #
-# The demo uses a **layer norm**, which notebook 05 builds. At its core it subtracts each token's own mean and
+# The demo uses a **layer norm**, which notebook 06 builds. At its core it subtracts each token's own mean and
 # divides by its own standard deviation.
 #
 # The picture's 15 layer-normed tokens get random query, key and value matrices of width 16. Then tokens 0 and 2,
-# patches 1 and 3, trade places. In the figure, rows are queries and columns are keys; red marks the two tokens
-# that move. The right panel shows what the proof says is zero.
+# the top-left patch and the one two places to its right, trade places. In the figure, rows are queries and
+# columns are keys; red marks the two tokens that move. The right panel shows what the proof says is zero.
 
 # %% mystnb={"image": {"alt": "Three 15 by 15 heat maps of attention weights, query token by key token: the weights in picture order, the weights after tokens 0 and 2 trade places, in which rows 0 and 2 and columns 0 and 2 have traded places, and their difference from the reordered old weights, black everywhere"}}
 patch_tokens = patches[0]  # (15, 400): the tokens this demo uses
 # (15, 400): each token with mean 0 and variance 1, except a patch of one shade only, which becomes all zeros
 x = F.layer_norm(patch_tokens, (P * P,))
-one_shade = [t + 1 for t in range(grid.total) if patch_tokens[t].unique().numel() == 1]  # patch numbers
+one_shade = [t for t in range(grid.total) if patch_tokens[t].unique().numel() == 1]  # patch (token) indices
 print("patches of one shade only:", one_shade)
 gen = torch.Generator().manual_seed(0)
 d_k = 16
@@ -198,8 +201,8 @@ plt.show()
 #
 # A ViT puts one extra learned token in front of the patch tokens, the **prediction token**; most code calls it
 # the **class token**. Its output alone becomes the prediction. The cell below uses a small ViT with random
-# weights, built in notebook 05. Besides attention it has layer norms and an **MLP**, a small network. Both act
-# on each token alone, so the whole stack of blocks is permutation-equivariant too.
+# weights, built in notebook 07. Besides attention it has layer norms and an **MLP**, a small network (notebook
+# 06 builds both). Both act on each token alone, so the whole stack of blocks is permutation-equivariant too.
 #
 # Scrambling the patches leaves the prediction token in front, so its output stays the same. Without a position
 # embedding, a model gives **the same prediction for the picture and for its scrambled version**. With a learned
@@ -228,7 +231,7 @@ assert blind_same and not seeing_same
 
 
 # %% [markdown]
-# ## 2. The sinusoidal table (16 min)
+# ## 2. The sinusoidal table (25 min)
 #
 # The original Transformer (Vaswani et al., 2017, "Attention Is All You Need", Section 3.5) uses a fixed table,
 # and T2T-ViT does too. For token slot $i$ and entry $j$ of a token of length $d$:
@@ -272,7 +275,7 @@ assert abs(small[3, 201] - math.cos(0.03)) < 1e-6
 
 # %% [markdown]
 # A real model needs one row per token plus one for the prediction token. The figure draws the table the article
-# series draws for T2T-ViT: 175 tokens plus the prediction token, 176 rows of length 768 (notebook 06 counts
+# series draws for T2T-ViT: 175 tokens plus the prediction token, 176 rows of length 768 (notebook 09 counts
 # the tokens). Top left: four pairs of columns as curves, a sine and a cosine each; the waves get longer from pair
 # to pair. Top right: every 8th column from about 200 on, as a heat map; the waves keep slowing across the table.
 # Below: four columns as curves; column 600 barely leaves 0.
@@ -330,33 +333,48 @@ plt.show()
 # the cosine similarity is the dot product divided by $d/2$.
 #
 # **Exercise 2 (predict, from the figure).** Before the next cell: slots 0 and 175 are the two rows of the
-# 176 × 768 table farthest apart. What is their cosine similarity, and why? Use the sum above and the figure of
-# the table, not a calculator. Pick the statement whose value and reason both hold:
+# 176 × 768 table farthest apart. Use the sum above and the figure of the table, not a calculator.
 #
-# - **a.** About 0, like two random vectors: 175 slots apart, the rows have nothing left in common.
-# - **b.** About 0.4: the fast pairs, whose waves last a few slots, have all come round in step by slot 175.
-# - **c.** About 0.4: the slow pairs, with waves far longer than 175 slots, have barely turned and add nearly 1
-#   each; the fast pairs' terms take both signs and mostly cancel.
-# - **d.** About 0.9: every row has the same length, $\sqrt{d/2}$, so all the rows of the table stay alike.
-# - **e.** About −0.5: slots 0 and 175 sit at opposite ends of the table, so their rows point opposite ways.
+# (a) Which statement explains what their cosine similarity is made of? Set `answer_far` to its letter.
+#
+# - **a.** The rows are like two random vectors: 175 slots apart, they have nothing left in common.
+# - **b.** The fast pairs, whose waves last a few slots, have all come round in step by slot 175.
+# - **c.** The slow pairs, with waves far longer than 175 slots, have barely turned and add nearly 1 each; the fast
+#   pairs' terms take both signs and mostly cancel.
+# - **d.** Every row has the same length, $\sqrt{d/2}$, so all the rows of the table stay alike.
+# - **e.** Slots 0 and 175 sit at opposite ends of the table, so their rows point opposite ways.
+#
+# (b) Estimate the cosine similarity itself, to within 0.1, and set `estimate_far` to it. Your statement says
+# which pairs' terms count; the figure says roughly how many of the 384 pairs those are.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "far_slots_similarity-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_far = None  # replace None with a letter, "a" to "e"
+estimate_far = None  # replace None with a number
 ### BEGIN SOLUTION
 # The sum has one term cos(175 * omega_m) per pair of columns. The pairs from about the middle of the table on
 # have waves far longer than 175 slots: in the heat map their sines rise slowly and never complete a wave, and
-# from about column 560 on they barely leave 0. Their terms stay close to 1. The fast pairs' terms take both signs and mostly cancel. About 170 of the 384 pairs have turned by less
-# than a radian at slot 175, so the similarity lands near 170 / 384, about 0.4.
+# from about column 560 on they barely leave 0. Their terms stay close to 1. The fast pairs' terms take both signs
+# and mostly cancel. A pair has turned by less than a radian at slot 175 when omega_m < 1 / 175, that is when
+# 10000 ** (2m / 768) > 175: from m = 216 on, the last 168 of the 384 pairs. Each adds nearly 1, so the sum is a
+# little under 168, and the cosine (the sum divided by 384) a little under 168 / 384 = 0.44.
 answer_far = "c"
+estimate_far = 0.4
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "far_slots_similarity-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.far_slots_similarity(answer_far)
+check.far_slots_value(estimate_far)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "far_slots_similarity-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.far_slots_similarity, answer_far)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "far_slots_value-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.far_slots_value, estimate_far)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -413,7 +431,7 @@ plt.show()
 # [more to try](#Evidence:-more-to-try:-the-position-explorer).
 #
 # The table's distance is a *1-D* notion. In the picture's 15-row table, slots 4 and 5 are neighbours. Yet patch
-# 5, slot 4, ends the top row on the right, and patch 6, slot 5, starts the middle row on the left. The table
+# 4, slot 4, ends the top row on the right, and patch 5, slot 5, starts the middle row on the left. The table
 # does not know the patch grid; a model must learn what slot distance means in 2-D.
 #
 # The table is *added*: token $i$ becomes token $i$ plus row $i$ of the table. What that does to two nearly
@@ -476,12 +494,12 @@ check.require(check.sinusoidal_function, fixed_table)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 3. Learned position embeddings (5 min)
+# ## 3. Learned position embeddings (6 min)
 #
 # ViT does not fix the table. It makes it a parameter $\mathbf{E}_\text{pos}$ of shape (1, N + 1, D), one row per
 # slot, and learns it with everything else. Row 0 belongs to the prediction token. It is added to the tokens
 # just as the sinusoidal table is (ViT's equation 1, in [details](#Evidence:-details-left-out-of-the-text)).
-# Notebook 05 builds that step.
+# Notebook 06 builds that step.
 #
 # It starts as small random numbers: ViT's official code draws them from a normal distribution with mean 0 and
 # standard deviation 0.02. timm calls `trunc_normal_(std=0.02)`, whose bounds ±2 are absolute, not in standard
@@ -507,9 +525,10 @@ print(
 )
 
 # %% [markdown]
-# Before training, random vectors of length 768 are nearly orthogonal: their cosine similarities are close to 0.
-# Each small map below is one patch's similarity with every patch, drawn in that patch's place on the grid. The
-# prediction token's row has no place on the grid and is left out.
+# At the start the rows are random vectors, and random vectors of length 768 are nearly orthogonal: their cosine
+# similarities are close to 0. Each small map below is one patch's similarity with every patch, drawn in that
+# patch's place on the grid; the maps are numbered like the patches, from 0. The prediction token's row has no
+# place on the grid and is left out.
 
 # %% mystnb={"image": {"alt": "A 3 by 5 grid of small maps, one per patch, each showing the cosine similarity of that patch's untrained position vector with every patch by patch row and patch column: 1 at the patch itself and close to 0 everywhere else"}}
 sims = position.cosine_similarity_grid(learned, grid.rows, grid.cols)  # (3, 5, 3, 5): row 0 of the 16 dropped
@@ -520,54 +539,44 @@ print(
     f"largest |value| {off_diagonal.abs().max():.3f}"
 )
 plots.show_similarity_grid(
-    sims, title="learned position embedding before training: cosine similarity of each patch with all"
+    sims, title="learned position embedding at its start: cosine similarity of each patch with all"
 )
 plt.show()
 
 # %% [markdown]
-# Every run has a row term beyond chance. With 9,000 steps on the plain sky, all three seeds also have a column
-# term beyond chance and pass both line tests; with 6,000 steps two seeds did, with the landscape one. The
-# 6,000-step seed 2 names every held-out moon's patch (accuracy 1.000, printed above) with a column term
-# below chance: a model can carry the column in a code these tests do not see. Its 9,000-step run starts from the
-# same weights and draws the same batches, but its learning rate decays over 9,000 steps, so it is a separate run,
-# not a continuation; it ended with both terms. Rows and columns stand out beyond locality, yet the fit explains
-# only 8 to 16 % of the similarities (R²): most of the table is neither. What these runs do not show is a cause.
-# With three seeds per setting, 1, 2 and 3 of 3 differ by one seed each. The landscape was not trained for 9,000
-# steps. And the 9,000-step setting was kept after shorter and other tries fell short (listed in
-# `vitcourse/datascale.py`). The ViT paper shows the structure for models trained on far more data (its Figure 7,
-# centre).
+# Nothing in such a start knows the patch grid: in the map of patch 7 its neighbours are no brighter than the far
+# corners. Whatever the rows come to hold, the model must put there itself. A learned table can also hold what a sinusoidal one
+# cannot: it is not bound to depend on distance only. Notebook 12 reads the tables that small models learned on
+# the picture's world, after notebook 10 has shown how a model learns.
 #
-# ## 4. What the papers report (1 min)
+# ## 4. What the papers report (3 min)
 #
-# - The **ViT paper** compared no position embedding with 1-D learned, 2-D learned and relative embeddings. All
-#   three did better than none, and differed little among themselves.
-# - The **T2T-ViT paper** (Yuan et al., 2021) adds a fixed sinusoidal table, which never trains.
+# Does the kind of table matter? The papers that introduced these tables asked:
 #
-# See [the papers' words](#Evidence:-the-papers-words).
-
-# %% [markdown]
-# ### After Exercise 6: the controls, run
+# - The original Transformer (Vaswani et al., 2017) tried a learned table beside its sinusoidal one and found
+#   nearly identical results. It kept the sinusoids because a formula gives a row for any slot, so it can reach
+#   sequences longer than any it had met.
+# - The **ViT paper** (Dosovitskiy et al., 2021) compared no position embedding with 1-D learned, 2-D learned
+#   and relative embeddings. All three did far better than none, and differed little among themselves. ViT
+#   learns its table.
+# - The **T2T-ViT paper** (Yuan et al., 2021) adds a fixed sinusoidal table, which never changes.
 #
-# Before any fine-tuning, the model with the carried table keeps part of its skill: it names the patch of 0.43
-# of the moons. With the carried rows shuffled among the patches it scores 0.03, and with a fresh table 0.02:
-# near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. See
-# [the resized table before and after fine-tuning](12_trained_position_tables.ipynb#Evidence:-the-resized-table-before-and-after-fine-tuning).
+# So *some* position embedding matters a great deal, and which one matters little. See
+# [the papers' words](#Evidence:-the-papers-words).
 #
 # ## Summary
 #
 # - Attention is permutation-equivariant: reordering the tokens reorders the outputs. A model that reads a
 #   prediction token is then blind to the order of the patches.
-# - A position embedding, added to the tokens, fixes that. In the sinusoidal table, the similarity of two rows
-#   depends only on their distance. A learned table starts as small random numbers.
-# - A claim about a trained model needs its control. Without a position embedding the 3 × 5 model still reads
-#   the moon's row from the pixels; mainly the column needs the embedding.
-# - On 60 patches, every run holds more along its rows than distance explains. Columns show in 1 of 3 runs with
-#   the landscape and in 3 of 3 on a plain sky trained for 9,000 steps; what makes the difference is not shown:
-#   see [the evidence](12_trained_position_tables.ipynb#Evidence:-rows-and-columns-on-the-60-patch-grid).
-# - A learned table belongs to one patch grid. For another image size it is interpolated in 2-D, keeping the
-#   prediction token's row; shuffling its rows shows that it carries the model's sense of place.
+# - A position embedding, one row per token slot added to the tokens, fixes that.
+# - In the sinusoidal table each pair of columns is a sine and a cosine of one frequency, so the similarity of two
+#   rows depends only on their distance; a vectorised version must give both columns of a pair the same
+#   frequency.
+# - A learned table is a parameter, one row per slot; it starts as small random numbers, nearly orthogonal.
+# - The papers found any position embedding far better than none, with little difference between kinds.
 #
-# **Next:** [04 Attention](04_attention.ipynb) builds single-head and multi-head attention step by step.
+# **Next:** [04 Attention](04_attention.ipynb) builds the attention sketched in section 1, step by step. What
+# learned tables hold after training is in [12 Trained position tables](12_trained_position_tables.ipynb).
 
 # %% [markdown]
 # ## Evidence: the article series demo of permutation
@@ -620,40 +629,17 @@ assert torch.equal(scores_int_swapped, scores_int[order][:, order]) and torch.eq
 assert torch.allclose(weights_int_swapped @ v_int[order], (weights_int @ v_int)[order])
 
 # %% [markdown]
-# Read the tables against their controls. The locality-only embeddings get terms below a thousandth: the fit does
-# not mistake locality for rows and columns. The smooth random codes show how large the terms come out by chance:
-# 0.11 to 0.14 at their 95th percentile, and the rougher ones at scale 0.5 no more (printed). Against that:
-#
-# - **The shipped model (seed 0)** has a row term far beyond any smooth random code and a column term beyond
-#   their 95th percentile (about 3 in 100 of them reach it, printed). It also passes both line tests: patches far
-#   apart in one row, and in one column, are more alike than diagonal neighbours, which locality, even stretched,
-#   cannot give. Smooth random codes at the three scales above never pass both. Rougher ones (scale 0.5,
-#   rougher than the trained tables by the mean cosine of direct neighbours, a harsher control) pass in about a third of the draws, but by seed 0's margin only in a few in 100
-#   (printed). That is row and column structure of the kind the ViT paper's Figure 7 shows, in this run; the
-#   evidence for the columns is the weaker of the two.
-# - **Seeds 1 and 2** have row terms beyond every smooth random code too, but column terms well within chance,
-#   and both fail the column test. On the row test seed 1 fails and seed 2 ties with its diagonal neighbours
-#   (printed). For them the row term can be read as similarity that reaches further along the rows than across
-#   them; whether there is a row code as well, these tests cannot tell.
-#
-# So the same settings gave the paper's structure in one run of three. The course kept these settings because
-# seed 0 reached a column term of 0.1. The course website's page on the shipped models
-# (`book/pages/shipped_models.md`) lists the runs tried on the way, none of which did. That run is a selected
-# run, not a typical one: with about 3 in 100 smooth random codes reaching its column term, one such
-# run among the eight or so tried is not far from what chance alone could give. The fit's $R^2$ is low for all
-# three (0.25 to 0.38): much of what these tables hold is neither locality nor rows and columns, and the terms
-# describe only the part the fit explains. Why the rows come out stronger than the columns these runs do not say;
-# the grid has 6 rows of 10 patches and 10 columns of 6.
-#
 # ## Evidence: the papers words
 #
+# - **"Attention Is All You Need"** (Vaswani et al., 2017, Section 3.5) also tried learned positional embeddings
+#   and found that the two versions gave nearly identical results (its Table 3, row E). It chose the sinusoidal
+#   version because it may let the model extrapolate to sequences longer than those it met while learning. The
+#   article series quotes the same finding and adds that varying lengths are likely less of a concern for images.
 # - The **ViT paper** compared no position embedding with 1-D learned, 2-D learned and relative embeddings
 #   (Appendix D.4, Table 8, ViT-B/16). All three kinds did better than none, and they differed little among
 #   themselves. The paper speculates that at the patch level the grid is small (14 × 14 rather than 224 × 224
-#   pixels), so the spatial layout is equally easy to learn whichever way positions are given. It reports the
-#   row and column structure of Section 4.5 and Figure 7 (centre) for ViT-L/32, trained on far larger data sets
-#   with far larger models than this course's; the course's tables are 64 numbers per slot, learned on one small
-#   task.
+#   pixels), so the spatial layout is equally easy to learn whichever way positions are given. What its learned
+#   tables hold (its Section 4.5 and Figure 7, centre) is the subject of notebook 12.
 # - The **T2T-ViT paper** (Yuan et al., 2021, Section 3.2, the T2T-ViT backbone) adds a position embedding $E$ to
 #   the prediction token and the T2T tokens, $[t_\text{cls}; T_f] + E$, and names $E$ a sinusoidal position
 #   embedding. The official code (`models/t2t_vit.py`) stores it as a parameter that does not train:
@@ -663,27 +649,6 @@ assert torch.allclose(weights_int_swapped @ v_int[order], (weights_int @ v_int)[
 # - The **prediction token** is what everyone else calls the **class token**, from a language model called BERT
 #   whose first token is `[CLS]`; `cls_token` in the code of timm, of the article series and of `vitcourse`.
 #
-# ## Evidence: interpolation kernels
-#
-# The ViT paper's words (Dosovitskiy et al., 2021, Section 3.2, "Fine-tuning and higher resolution") are a "2D
-# interpolation of the pre-trained position embeddings, according to their location in the original image". It
-# names no kernel. ViT's official code (`vit_jax/checkpoint.py`) zooms the grid with
-# `scipy.ndimage.zoom(..., order=1)`, a linear interpolation, and handles square grids only. Bicubic is timm's
-# choice (`resample_abs_pos_embed` in `timm/layers/pos_embed.py`), and this course's: `F.interpolate` with
-# `mode="bicubic", align_corners=False`, so each new patch takes its value from the old patches around its
-# centre. timm also passes `antialias=True` by default. Anti-aliasing matters when a grid shrinks: each new value
-# then averages over all the old values it covers, so that detail finer than the new grid is smoothed away instead
-# of turning into false patterns. With it, PyTorch's bicubic also weights the neighbours differently, so the
-# numbers differ a little even when enlarging:
-
-# %%
-timm_like_resize = position.resize_position_embedding(trained, old_grid, new_grid, antialias=True)
-print(
-    f"with antialias=True (timm's default): largest difference {(timm_like_resize - resized_2d).abs().max():.3f}, "
-    f"against entries up to {resized_2d.abs().max():.3f}"
-)
-
-# %% [markdown]
 # ## Evidence: adding the table to the tokens
 #
 # The table is *added*: token $i$ becomes token $i$ plus row $i$ of the table. Here the 15 × 400 table goes onto
@@ -709,10 +674,7 @@ print(
     f"to {with_position.max():.2f}"
 )
 differing = int((raw[first] != raw[second]).sum())
-print(
-    f"most alike: patches {first + 1} and {second + 1} (tokens {first} and {second}); "
-    f"{differing} of {P * P} pixels differ"
-)
+print(f"most alike: patches {first} and {second}; {differing} of {P * P} pixels differ")
 print(
     f"distance between their tokens: {before:.2f} before, {after:.2f} after adding the table; "
     f"the two table rows alone: {rows_apart:.2f}"
@@ -734,7 +696,7 @@ for ax, values, name, (low, high), cmap, label in (
         shown_entries,
         ax=ax,
         title=name,
-        ylabel="token index (patch number - 1)",
+        ylabel="token index (= patch number)",
         vmin=low,
         vmax=high,
         cmap=cmap,
@@ -770,7 +732,7 @@ ax4.plot(entries, raw[first] - raw[second], "-", color="k", lw=1.2, label="befor
 ax4.axhline(0, color="grey", lw=0.6)
 ax4.set_xlabel("entry j of the token (all 400)")
 ax4.set_ylabel(f"token {first} - token {second}")
-ax4.set_title(f"difference between the tokens of patches {first + 1} and {second + 1} (marked above)")
+ax4.set_title(f"difference between the tokens of patches {first} and {second} (marked above)")
 ax4.legend(loc="upper right", fontsize=8)
 fig.suptitle(
     "adding the sinusoidal table to the picture's tokens (first 100 of the 400 entries in the heat maps)"
@@ -817,9 +779,6 @@ assert "repeat every 26.5 positions" in widgets.position_view()[1]  # pair 60 (t
 assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in a 5-row table
 
 # %% [markdown]
-#
-
-# %% [markdown]
 # A smaller base makes every wave shorter, so neighbouring positions drift apart faster: with base 100, position
 # 11 is less like position 10 than with 10000 (printed).
 
@@ -827,11 +786,11 @@ assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in
 # ## Evidence: details left out of the text
 #
 # - **The layer norm of section 1** divides by $\sqrt{\text{variance} + \epsilon}$, with a small $\epsilon$, so
-#   that it never divides by 0. Notebook 05 adds the layer norm's learned scale and shift.
+#   that it never divides by 0. Notebook 06 adds the layer norm's learned scale and shift.
 # - **The T2T walk-through**: T2T-ViT projects its tokens to a length $D$ of 256 to 512 in the T2T-ViT paper's
 #   named models, and 768 in the official code's default and in the article series' walk-through. The series'
 #   400 × 100 input is a random single-channel array standing in for a rectangular grayscale image, not a picture;
-#   notebook 06 repeats that walk-through. The ViT paper's model names: B for Base, L for Large, H for Huge.
+#   notebook 09 repeats that walk-through. The ViT paper's model names: B for Base, L for Large, H for Huge.
 # - **The heat map of the table**: two drawn neighbours, 8 columns apart, have slightly different frequencies.
 #   Where the waves are short, they drift more than a quarter wave apart by the last slot, and the heat map fills
 #   with fringes (moiré) that come from drawing every 8th column, not from the table. The heat map starts at the
@@ -858,7 +817,8 @@ assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in
 #   + \mathbf{E}_\text{pos}, \qquad \mathbf{E}_\text{pos} \in \mathbb{R}^{(N+1) \times D}.$$
 #
 #   $\mathbf{x}_\text{class}$ is the prediction token, which gets row 0 of $\mathbf{E}_\text{pos}$;
-#   $\mathbf{x}_p^i$ is patch $i$ flattened to a row of $P^2 C$ pixels, and $\mathbf{E}$ is a $P^2 C \times D$
+#   $\mathbf{x}_p^i$ is patch $i$ flattened to a row of $P^2 C$ pixels (the paper counts from 1, so its
+#   $\mathbf{x}_p^1$ is the course's patch 0), and $\mathbf{E}$ is a $P^2 C \times D$
 #   matrix, the `nn.Linear` of notebook 01 that turns each flattened patch into a token.
 # - **How a learned table starts**: ViT's official code uses
 #   `AddPositionEmbs(posemb_init=nn.initializers.normal(stddev=0.02))` in `vit_jax/models_vit.py`, with no
@@ -866,18 +826,6 @@ assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in
 #   default. `vitcourse` cuts at ±0.04, two standard deviations. Cutting drops the draws farthest from 0 (their
 #   share is printed in section 3), the ones that add most to the spread, so the standard deviation falls from 0.02
 #   to about 0.0176 (measured there). The course has not measured whether this cut changes what training finds.
-# - **The 3 × 5 model** is `vit_where`, its control `vit_where_nopos`; `make models` re-trains both from a fixed
-#   seed, and `vitcourse.train.load_shipped` loads them with their held-out accuracy, measured on 256 scenes
-#   drawn with their own seed; the notebook evaluates on the CPU, where those numbers were measured. Its moon,
-#   of radius 5 to 8 pixels, sits anywhere in the frame, centred within 5 pixels of its patch's centre in each
-#   direction, so it can spill into the neighbouring patches. Which pixels
-#   give the row away, the pair of models does not say; plausibly the sky above and the ridges below the moon.
-# - **The 60-patch model** is `vit_within`, task `"within"`: a moon of radius 2.5 to 4 pixels drawn wholly inside
-#   one of the 60 patches, anywhere in the frame; 6 row classes and 10 column classes. Its control is
-#   `vit_within_nopos`, its other seeds `vit_within_seed1` and `vit_within_seed2`. The small moon sits wholly
-#   inside one patch and gives away little about its place.
-# - **The resize** in `vitcourse.position.resize_position_embedding` calls
-#   `F.interpolate(..., mode="bicubic", align_corners=False)` on the grid laid out as a $D$-channel image.
 
 # %% [markdown]
 # The heat map's first column, found from its rule: drawn neighbours, 8 columns apart, may drift at most a

@@ -14,36 +14,31 @@
 # ---
 
 # %% [markdown]
-# # 04 · Attention, step by step
+# # 04 · Attention: one head, step by step
 #
-# **Time:** about 60 minutes
+# **Time:** about 50 minutes
+#
+# **Before this:** [notebook 03](03_position_embeddings.ipynb), whose section 1 gives attention in one paragraph.
 #
 # Attention lets every token take a weighted average of all the tokens. This notebook builds ViT's attention
-# layer one step at a time.
+# layer with one head, one step at a time; notebook 05 cuts it into several heads.
 #
 # By the end you can
-# 1. draw attention as a lookup: a query matched against keys, a softmax, a weighted sum of values;
-# 2. compute single-head attention by hand and name the shape after every step;
-# 3. explain why the scores are divided by $\sqrt{d_k}$;
-# 4. cut Q, K and V into heads, glue them back in the right order, and count a layer's weights and
-#    multiply-adds;
-# 5. check the package's attention against PyTorch's own;
-# 6. read an attention map, row by row and head by head.
+# 1. draw attention as a lookup: a query matched against keys, a softmax, a weighted sum of values, and say
+#    what a longer query does to the weights;
+# 2. write single-head attention from Q, K and V yourself, and name the shape after every step of ViT's layer;
+# 3. explain why the scores are divided by $\sqrt{d_k}$, with a number.
 
 # %%
 import math
 
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
-from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 from torch import nn
 
 import vitcourse
-from vitcourse import check, load_mountains, plots, probes, scenes, tokens, train
-from vitcourse.attention import Attention, map_questions
-from vitcourse.cost import count_macs
+from vitcourse import check, plots
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
@@ -55,12 +50,12 @@ def numbers(t: torch.Tensor, digits: int = 2) -> str:
 
 
 # %% [markdown]
-# ## 1. Attention as a lookup (5 min)
+# ## 1. Attention as a lookup (24 min)
 #
 # A Python dictionary is a lookup. You give it a key, and it returns the value stored under that key.
 #
 # Attention is a soft lookup. A *query* is compared with every *key*, and each comparison gives a *score*. A
-# softmax, as in notebook 03, turns the scores into *weights*: positive numbers that sum to 1. The result is
+# softmax, as in notebook 03's paragraph on attention, turns the scores into *weights*: positive numbers that sum to 1. The result is
 # the weighted sum of the *values*, one value per key: a key that matches well counts most.
 #
 # The softmax of scores $s_j$ gives the weights $w_j = e^{s_j} / \sum_l e^{s_l}$.
@@ -69,7 +64,7 @@ def numbers(t: torch.Tensor, digits: int = 2) -> str:
 # is the dot product $q \cdot k_j$ divided by $\sqrt{d}$; section 4 says why. We make the query point the way
 # key 2 does. Key 2 matches best here, but a dot product also rewards long keys.
 
-# %%
+# %% mystnb={"image": {"alt": "Attention as a lookup: one query of 4 numbers above 4 keys; bars give each key's weight with its score, the largest for key 2, whose key row and value row are outlined; the 4 values on the right with their weighted sum above them"}}
 lookup_gen = torch.Generator().manual_seed(10)
 lookup_keys = torch.randn(4, 4, generator=lookup_gen)  # (4 keys, d = 4), key j in row j
 lookup_values = torch.randn(4, 3, generator=lookup_gen)  # (4 values, length 3): value j belongs to key j
@@ -82,49 +77,92 @@ print(f"weights: {numbers(lookup_weights)}  (sum {lookup_weights.sum():.2f})")
 print(f"output : {numbers(lookup_out)}")
 print(f"the largest weight goes to key {int(lookup_weights.argmax())}")
 assert int(lookup_weights.argmax()) == 2 and abs(lookup_weights.sum() - 1) < 1e-6
-
-# %% [markdown]
-# The same numbers as a figure, drawn by `plots.show_attention_lookup`. Read it from left to right: the query
-# above the keys, the weights that the comparisons give, and the values, with the output above them. The best
-# match, key 2, is outlined, and so is its value.
-
-# %% mystnb={"image": {"alt": "Attention as a lookup: one query of 4 numbers above 4 keys; bars give each key's weight with its score, the largest for key 2, whose key row and value row are outlined; the 4 values on the right with their weighted sum above them"}}
-plots.show_attention_lookup(lookup_query, lookup_keys, lookup_values)
+plots.show_attention_lookup(lookup_query, lookup_keys, lookup_values)  # the same numbers, as a figure
 plt.show()
 
 # %% [markdown]
+# The figure, drawn by `plots.show_attention_lookup`, shows the same numbers. Read it from left to right: the
+# query above the keys, the weights that the comparisons give, and the values, with the output above them. The
+# best match, key 2, is outlined, and so is its value.
+#
 # The output is not any one value: it is a blend, pulled towards the value of the best match. Another query
 # would give other weights, so another blend.
 #
-# In a transformer, every token makes a query, a key and a value, and does this lookup over all the tokens at
+# ### Exercise 1 (predict): a longer query
+#
+# Make the query 3 times longer, pointing the same way: `3 * lookup_query`. The keys and the values stay as they
+# are. What weight does key 2, the best match, get now? Work it out from the scores printed above, then set
+# `longer_weight` to that weight, to two decimals or better.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "longer_query_weight-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+longer_weight = None  # replace None with a number
+### BEGIN SOLUTION
+# A score is a dot product with the query, so a query 3 times longer gives 3 times every score: the gaps between
+# the scores grow 3 times too, and the softmax gives still more of the weight to the best key, never all of it.
+longer_weight = (3 * lookup_scores).softmax(dim=0)[2].item()
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "longer_query_weight-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.longer_query_weight(longer_weight)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "longer_query_weight-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.longer_query_weight, longer_weight)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### All the queries at once
+#
+# Exercise 1 showed that the weights depend on the query's length, not only on its direction. Now from one query
+# to many: in a transformer, every token makes a query, a key and a value, and does this lookup over all the tokens at
 # once. Stack the tokens as the rows of $X$, with $Q = XW_q$, $K = XW_k$ and $V = XW_v$:
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V.$$
 #
 # The softmax runs over each row, that is over the keys, and $d_k$ is the length of a query. We build ViT's
-# standard layer; notebook 06 builds T2T's variant: see [how the two differ](#Evidence:-the-walk-through-and-its-sources).
+# standard layer; notebook 08 builds T2T's variant: see [how the two differ](#Evidence:-the-walk-through-and-its-sources).
 #
-# ## 2. Queries, keys and values (5 min)
+# ### Exercise 2 (code): the formula, written out
 #
-# Our walk-through: a batch of 13 items, each 100 tokens of length $D$ = 64. Inside a transformer block,
-# attention reads tokens that a *layer norm* has just normalised to mean 0 and variance 1 (notebook 05).
-# Standard normal tokens have about the same statistics, so we use those.
+# Write `single_head_attention(q, k, v)`, which computes the formula above. q has shape
+# (n_queries, $d_k$), one query per row; k is (n_keys, $d_k$) and v (n_keys, $d_v$). It returns one output per
+# query: (n_queries, $d_v$). The numbers of queries and keys may differ, and so may $d_k$ and $d_v$.
+#
+# Use matrix products and a softmax: the check refuses ready-made attention (PyTorch's
+# `scaled_dot_product_attention` and `nn.MultiheadAttention`, the package's `Attention`). To try it first: the lookup above is the case of one
+# query, so `single_head_attention(lookup_query[None], lookup_keys, lookup_values)` should give `lookup_out` as
+# a row (`[None]` makes the query a matrix of one row).
 
-# %%
-batch, n_tokens, dim = 13, 100, 64
-x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(42)).to(device)  # (B, N, D)
-print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
-token_means, token_vars = x.mean(-1), x.var(-1, unbiased=False)  # (B, N) each: over each token's D entries
-print(
-    f"per token: mean from {token_means.min():.2f} to {token_means.max():.2f}, "
-    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (a fresh layer norm gives 0 and 1, up to its eps)"
-)
-assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.max() < 1.75
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "single_head_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+def single_head_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    scores = q @ k.T / math.sqrt(q.shape[-1])  # (n_queries, n_keys): query i against key j at row i, column j
+    weights = scores.softmax(dim=-1)  # softmax over the keys: each row sums to 1
+    return weights @ v  # (n_queries, d_v): row i mixes the values with the weights of query i
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "single_head_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.single_head_function(single_head_attention)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "single_head_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.single_head_function, single_head_attention)
+### END HIDDEN TESTS
 
 # %% [markdown]
+# ## 2. Queries, keys and values (4 min)
+#
+# Our walk-through: a batch of 13 items, each 100 tokens of length $D$ = 64. Inside a transformer block,
+# attention reads tokens that a *layer norm* has just normalised to mean 0 and variance 1 (notebook 06).
+# Standard normal tokens have about the same statistics, so we use those.
+#
 # One linear layer, `qkv`, maps each token to $3D$ numbers, which are split into q, k and v.
 #
-# A layer can run several *heads*: groups of head_dim channels, each with its own attention (section 5). Here
+# A layer can run several *heads*: groups of head_dim channels, each with its own attention (notebook 05). Here
 # there is one head, but we keep a *head axis* of size 1, so that the same code works for several.
 #
 # We draw the weights with standard deviation $1/\sqrt{D}$, so that q and k have variance about 1
@@ -137,7 +175,17 @@ assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.
 # The heads go before the tokens, so that a product over the last two axes compares tokens within each head.
 
 # %%
-torch.manual_seed(0)
+batch, n_tokens, dim = 13, 100, 64
+x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(42)).to(device)  # (B, N, D)
+print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
+token_means, token_vars = x.mean(-1), x.var(-1, unbiased=False)  # (B, N) each: over each token's D entries
+print(
+    f"per token: mean from {token_means.min():.2f} to {token_means.max():.2f}, "
+    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (a fresh layer norm gives 0 and 1, up to its eps)"
+)
+assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.max() < 1.75
+
+torch.manual_seed(0)  # the layer qkv, then q, k and v
 qkv = nn.Linear(dim, dim * 3)
 nn.init.normal_(qkv.weight, std=dim**-0.5)  # drawn on the CPU, then moved: the same numbers on every device
 nn.init.zeros_(qkv.bias)
@@ -155,11 +203,15 @@ print(f"Q, K, V each {tuple(q.shape)}  (batch, heads, tokens, channels)")
 print(f"variance of the entries of q: {q.var().item():.2f}, of k: {k.var().item():.2f}")
 
 # %% [markdown]
-# ## 3. Scores, softmax and the weighted sum (8 min)
+# ## 3. Scores, softmax and the weighted sum (17 min)
 #
-# Each query is compared with every key by a dot product. $QK^\top$ has one row per query token and one column
-# per key token. The scores are multiplied by $d_k^{-1/2}$, and a softmax over each row turns them into weights
-# that sum to 1 over the keys.
+# This is Exercise 2's formula, with a batch axis and a head axis in front of the tokens. $QK^\top$ has one row
+# per query token and one column per key token. The scores are multiplied by $d_k^{-1/2}$, and a softmax over
+# each row turns them into weights that sum to 1 over the keys.
+#
+# Each token's output is then its row of weights times the values: a weighted average of the 100 value vectors.
+# The heads are glued back side by side; with one head, that just drops the head axis. A last linear layer,
+# `proj`, mixes the channels.
 
 # %%
 scale = head_dim**-0.5
@@ -168,13 +220,7 @@ with torch.no_grad():
     weights = (scores * scale).softmax(dim=-1)  # (B, heads, N, N): softmax over the keys
 print(f"QK^T: {tuple(scores.shape)}, scale = {head_dim}^-0.5 = {scale}, weights: {tuple(weights.shape)}")
 
-# %% [markdown]
-# Each token's output is its row of weights times the values: a weighted average of the 100 value vectors.
-# The heads are then glued back side by side; with one head, that just drops the head axis. A last linear
-# layer, `proj`, mixes the channels.
-
-# %%
-with torch.no_grad():
+with torch.no_grad():  # each token's output: its row of weights times the values
     mixed_values = weights @ v  # (B, heads, N, head_dim)
     merged = mixed_values[:, 0]  # (B, N, head_dim) = (B, N, D): with one head, merging drops the head axis
     out = proj(merged)  # (B, N, D)
@@ -219,7 +265,7 @@ print(
 )
 
 # %% [markdown]
-# ### Exercise 1 (predict): what does the scale do?
+# ### Exercise 3 (predict): what does the scale do?
 #
 # The *entropy* of a row of weights, $H = -\sum_j a_{ij} \ln a_{ij}$, measures how evenly the row shares its
 # weight. It is $\ln 100$ for a uniform row over 100 keys. It is 0 for a *one-hot* row, which puts all its
@@ -275,7 +321,7 @@ check.require(check.scaled_weight_ratio, weight_ratio)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: the entropies and a weight ratio, measured
+# ### After Exercise 3: the entropies and a weight ratio, measured
 #
 # The mean row entropy, in *nats*: the unit of entropy measured with the natural logarithm $\ln$.
 # `torch.special.entr(p)` is $-p \ln p$, with the value 0 where a weight is 0. Then two keys of one row whose
@@ -319,16 +365,18 @@ print(f"a gap of 8: unscaled e^8 = {math.exp(8):.0f}, scaled e^(8 / 8) = {math.e
 # ## 4. Why divide by √d_k (4 min)
 #
 # Take q and k whose entries are independent, with mean 0 and variance 1. Their dot product
-# $q \cdot k = \sum_{c=1}^{d_k} q_c k_c$ is a sum of $d_k$ products of variance 1. So its variance is $d_k$.
+# $q \cdot k = \sum_{c=0}^{d_k - 1} q_c k_c$ is a sum of $d_k$ products of variance 1. So its variance is $d_k$.
 #
-# Scores that far apart push the softmax towards a one-hot row, and then training can barely move the row.
-# Training follows the *gradient* of the *loss*, which measures how wrong the model is. Every gradient passes
-# through the softmax's derivative, $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$, with
-# $\delta_{jl}$ = 1 when $j = l$, else 0. When every weight is near 0 or 1, this is near 0.
+# Scores that far apart push the softmax towards a one-hot row, and then learning can barely move the row.
+# A model learns by nudging its parameters along *gradients*: rates of change passed backwards through every
+# step of the computation. Every gradient that reaches q and k passes through the softmax's derivative,
+# $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$, with $\delta_{jl}$ = 1 when $j = l$, else 0. When
+# every weight is near 0 or 1, this is near 0.
 #
-# Dividing by $\sqrt{d_k}$ brings the variance back to 1, whatever the head size. Measured on random pairs:
+# Dividing by $\sqrt{d_k}$ brings the variance back to 1, whatever the head size. Below: measured on random
+# pairs, then on our walk-through, then for one query over 100 keys with $d_k$ = 256.
 
-# %%
+# %% mystnb={"image": {"alt": "Bar chart of one query's weights over 100 keys with d_k 256: unscaled, one red bar takes most of the weight; scaled, the blue bars are spread over many keys"}}
 gen = torch.Generator().manual_seed(0)
 pairs = 10_000
 print(f"{pairs:,} random pairs (q, k) with unit-variance entries")
@@ -338,12 +386,6 @@ for d_k in (4, 16, 64, 256, 1024):
     dots = (qs * ks).sum(-1)
     print(f"{d_k:4d} {dots.var():10.1f} {dots.var() / d_k:14.2f} {(dots / math.sqrt(d_k)).var():20.2f}")
     assert abs(dots.var() / d_k - 1) < 0.1
-
-# %% [markdown]
-# Our walk-through agrees: its scores have variance close to $d_k$ = 64, and its scaled scores close to 1.
-# Below, one query over 100 keys with $d_k$ = 256. Without the scale, one key takes most of the weight.
-
-# %% mystnb={"image": {"alt": "Bar chart of one query's weights over 100 keys with d_k 256: unscaled, one red bar takes most of the weight; scaled, the blue bars are spread over many keys"}}
 print(
     f"walk-through: var(QK^T) = {scores_cpu.var().item():.1f}, "
     f"var(QK^T / 8) = {(scores_cpu * scale).var().item():.2f}"
@@ -363,20 +405,25 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# Our walk-through agrees: its scores have variance close to $d_k$ = 64, and its scaled scores close to 1. With
+# $d_k$ = 256 and no scale, one key takes most of the weight.
+#
 # ## Summary
 #
 # - Attention is a soft lookup: a query is scored against every key, a softmax makes the weights, and the
-#   output is the weighted sum of the values.
-# - Q, K and V come from one linear layer; `proj` mixes the result's channels.
-# - The scale $d_k^{-1/2}$ keeps the scores' variance near 1 and the rows away from one-hot.
-# - Heads are groups of channels that attend separately, glued back head 0 first, at no extra parameters. A
-#   layer costs $4ND^2 + 2N^2D$ multiply-adds.
-# - An attention map has one row per query and one column per key. Where a head looks does not show what the
-#   model uses. Switching a head off shows whether the model needs it, in the one trained run measured; it does
-#   not show what the head does.
+#   output is the weighted sum of the values. A score is a dot product, so a longer query in the same direction
+#   gives sharper weights.
+# - For all the queries at once, $\text{softmax}(QK^\top / \sqrt{d_k})\,V$: one row of weights per query, the
+#   softmax over the keys, and the scale set by the length of the queries and keys, not of the values.
+# - Q, K and V come from one linear layer, `qkv`; a reshape and a permute give each its own tensor,
+#   (batch, heads, tokens, channels). The weights form a tokens × tokens matrix per item, each row summing to 1;
+#   `proj` mixes the output's channels.
+# - For unit-variance q and k of length $d_k$, the dot product $q \cdot k$ has variance $d_k$. The scale
+#   $d_k^{-1/2}$ brings it back to 1 and keeps the rows away from one-hot: a gap $g$ between two scores becomes
+#   a weight ratio $e^{g / \sqrt{d_k}}$.
 #
-# **Next:** [05 Vision Transformer](05_vision_transformer.ipynb) builds the whole ViT;
-# [06 Tokens-to-Token](06_tokens_to_token.ipynb) adapts this layer to change the token length.
+# **Next:** [05 Multi-head attention](05_multi_head_attention.ipynb) cuts this layer into several heads, counts
+# its cost, checks the package's attention against PyTorch's and runs it on the picture.
 
 # %% [markdown]
 # ## Evidence: the walk-through and its sources
@@ -384,12 +431,12 @@ plt.show()
 # **The article's walk-through.** The attention article's walk-through uses the same batch, token count and
 # channels as ours, but its tokens have length 49: the 7 × 7 pixels of a window of T2T's first soft split. Its
 # layer reads them into 64 channels and adds $v$ to its output, a skip connection: that is T2T's variant, which
-# notebook 06 builds. Ours start at length 64 and stay at 64, the standard layer.
+# notebook 08 builds. Ours start at length 64 and stay at 64, the standard layer.
 #
-# The official T2T-ViT code (Yuan et al.) builds T2T's first token transformer, the layer of Exercise 3, as
+# The official T2T-ViT code (Yuan et al.) builds T2T's first token transformer, the layer of notebook 05's Exercise 2, as
 # `Token_transformer(dim=in_chans * 7 * 7, in_dim=token_dim, num_heads=1, mlp_ratio=1.0)` with `token_dim` 64
-# and its qkv bias off by default. Notebook 06 adds T2T's skip through $v$ and compares the two codes' scale
-# factors; neither changes the multiply-adds that Exercise 3 counts.
+# and its qkv bias off by default. Notebook 08 adds T2T's skip through $v$ and compares the two codes' scale
+# factors; neither changes the multiply-adds that notebook 05's Exercise 2 counts.
 
 # %%
 article = {"batch": 13, "tokens": 100, "token length": 7 * 7, "channels": 64}  # the article's walk-through
@@ -434,4 +481,3 @@ print(
 )
 print(f"control, weights @ (values of another item): {control.std().item():.2f}")
 assert mixed_values.std() > 1.1 * predicted_std and abs(control.std() / predicted_std - 1) < 0.05
-

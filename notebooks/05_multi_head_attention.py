@@ -14,21 +14,26 @@
 # ---
 
 # %% [markdown]
-# # 04 · Attention, step by step  [FROM OLD 04; REWRITE]
+# # 05 · Multi-head attention
 #
-# **Time:** about 60 minutes
+# **Time:** about 55 minutes
 #
-# Attention lets every token take a weighted average of all the tokens. This notebook builds ViT's attention
-# layer one step at a time.
+# **Before this:** [notebook 04](04_attention.ipynb), which builds attention with one head.
+#
+# One head compares the tokens on all their channels at once. A layer with several *heads* cuts the channels
+# into groups, and each group attends on its own: one head can follow one kind of likeness, another head
+# another. This notebook cuts notebook 04's layer into heads, checks the package's attention three ways, and
+# runs it on the picture.
 #
 # By the end you can
-# 1. draw attention as a lookup: a query matched against keys, a softmax, a weighted sum of values;
-# 2. compute single-head attention by hand and name the shape after every step;
-# 3. explain why the scores are divided by $\sqrt{d_k}$;
-# 4. cut Q, K and V into heads, glue them back in the right order, and count a layer's weights and
-#    multiply-adds;
-# 5. check the package's attention against PyTorch's own;
-# 6. read an attention map, row by row and head by head.
+# 1. cut Q, K and V into heads and glue them back head 0 first, and find the bug in a merge that passes a
+#    shape check;
+# 2. write multi-head attention as the sources do, $\text{Concat}(\text{head}_0, \dots)\,W^O$, and name the
+#    slice of our weights that each matrix is;
+# 3. count a layer's weights and multiply-adds, and find from how many tokens on the $N \times N$ products cost
+#    more than the linear layers;
+# 4. check the package's attention against PyTorch's, and write attention for a tokens-first layout;
+# 5. read the picture's attention maps head by head, and say why random heads stay close to uniform there.
 
 # %%
 import math
@@ -41,28 +46,42 @@ from matplotlib.ticker import MaxNLocator
 from torch import nn
 
 import vitcourse
-from vitcourse import check, load_mountains, plots, probes, scenes, tokens, train
-from vitcourse.attention import Attention, map_questions
+from vitcourse import check, load_mountains, plots, tokens
+from vitcourse.attention import Attention
 from vitcourse.cost import count_macs
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
 
+# %% [markdown]
+# ## 1. Several heads (28 min)
+#
+# We start again from notebook 04's walk-through: 13 items of 100 tokens of length $D$ = 64, and the same
+# layers `qkv` and `proj`, drawn with the same seeds.
 
-def numbers(t: torch.Tensor, digits: int = 2) -> str:
-    """A 1-D tensor's entries, rounded, with no "-0.00" (a rounded zero prints without a sign)."""
-    return "  ".join(f"{round(float(value), digits) + 0.0:.{digits}f}" for value in t)
-
+# %%
+batch, n_tokens, dim = 13, 100, 64
+x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(42)).to(device)  # (B, N, D)
+torch.manual_seed(0)
+qkv = nn.Linear(dim, dim * 3)
+nn.init.normal_(qkv.weight, std=dim**-0.5)  # drawn on the CPU, then moved: the same numbers on every device
+nn.init.zeros_(qkv.bias)
+qkv = qkv.to(device)
+proj = nn.Linear(dim, dim).to(device)
+show = 20  # the figures show the first 20 tokens
+print(f"x: {tuple(x.shape)}, qkv: {dim} -> {3 * dim}, proj: {dim} -> {dim}")
 
 # %% [markdown]
-# ## 1. Several heads (18 min)
-#
 # With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of head_dim $= D / h$ channels. Each
 # head computes its own attention weights over the same tokens, with $d_k$ = head_dim in the scale. Then the
 # $h$ outputs are put side by side again, head 0's channels first, and `proj` mixes them.
+#
+# Notebook 04's reshape already has a head axis: `reshape(batch, n_tokens, 3, heads, head_dim)` reads a
+# token's $3D$ numbers as block (q, k or v), then head, then channel. So cutting into heads is that same
+# reshape with more than one head. Gluing the heads back is where a mistake can hide.
 
 # %% [markdown]
-# ### Exercise 2 (find the bug): a merge that mixes things up
+# ### Exercise 1 (find the bug): a merge that mixes things up
 #
 # The heads' outputs, (B, heads, N, head_dim), must be glued back into (B, N, heads · head_dim), head 0's
 # channels first. Here is a merge that passes a shape check but is wrong.
@@ -128,18 +147,18 @@ check.require(check.merge_bug_channel, head2_channel5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: the merge, fixed
+# ### After Exercise 1: the merge, fixed
 #
 # A reshape only regroups numbers in their stored order. The buggy merge puts the head axis after the
 # channels, so the heads take turns channel by channel. The right merge, `transpose(1, 2)`, puts the head axis
 # before the channels, so each head's channels stay together.
 #
 # Both merges keep each token's own numbers, so a shape check passes. A test that knows where each head's
-# channels belong reveals the bug: the labels above, or a reference with the same weights (section 6).
+# channels belong reveals the bug: the labels above, or a reference with the same weights (section 2).
 #
 # When does the bug matter? Trained from scratch, this merge would do no harm: it is a fixed reordering of the
 # channels, and `proj` would learn that order. It matters when weights come from another implementation: a
-# checkpoint, a library, or `nn.MultiheadAttention` in section 6.
+# checkpoint, a library, or `nn.MultiheadAttention` in section 2.
 
 
 # %%
@@ -202,6 +221,40 @@ plt.show()
 # %% [markdown]
 # Each head has its own pattern over the same tokens: different groups of channels compare different things.
 #
+# ### The sources' notation
+#
+# The lecture slides quote PyTorch's documentation of `nn.MultiheadAttention`, which writes the layer as
+#
+# $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
+# \text{head}_i = \text{Attention}(QW_i^Q, KW_i^K, VW_i^V).$$
+#
+# In self-attention $Q$, $K$ and $V$ are all the tokens $X$. Each head has its own $D \times \text{head\_dim}$
+# matrices $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`. The sources
+# number the heads from 1; we count from 0, as Python indexes. Where are the $W_i$ in our code? `nn.Linear`
+# computes $x W^\top + b$, and `qkv.weight` has $3D$ rows: the q block, then the k block, then the v block,
+# each cut head by head. So head $h$'s $W_h^Q$ is rows $h \cdot \text{head\_dim}$ to
+# $(h + 1) \cdot \text{head\_dim}$ of the q block, transposed. The cell checks that for head 2.
+
+# %%
+h, rows = 2, slice(2 * head_dim, 3 * head_dim)  # head 2's rows inside each block of qkv.weight
+w_q, w_k, w_v = qkv.weight.detach().chunk(3)  # each (D, D): the q, k and v blocks
+b_q, b_k, b_v = qkv.bias.detach().chunk(3)  # each (D,)
+with torch.no_grad():
+    q_h = x @ w_q[rows].T + b_q[rows]  # (B, N, head_dim): X W_2^Q
+    k_h = x @ w_k[rows].T + b_k[rows]
+    v_h = x @ w_v[rows].T + b_v[rows]
+    head_2 = ((q_h @ k_h.transpose(-2, -1)) * head_dim**-0.5).softmax(-1) @ v_h  # (B, N, head_dim)
+    concat = torch.cat([o4[:, i] for i in range(heads)], dim=-1)  # (B, N, D): Concat(head_0, ..., head_3)
+print(
+    f"W_2^Q: rows {rows.start}-{rows.stop - 1} of qkv.weight's q block, transposed: {tuple(w_q[rows].T.shape)}"
+)
+print(f"head 2 from its own matrices = head 2 of the reshape: {torch.allclose(head_2, o4[:, 2], atol=1e-5)}")
+print(
+    f"Concat(heads) = merge_heads: {torch.equal(concat, glued)}; W^O = proj.weight.T {tuple(proj.weight.T.shape)}"
+)
+assert torch.allclose(head_2, o4[:, 2], atol=1e-5) and torch.equal(concat, glued)
+
+# %% [markdown]
 # ### Weights and multiply-adds
 #
 # Heads cost no extra parameters. There is one qkv layer, $3D^2 + 3D$ numbers with its bias, and one `proj`,
@@ -240,14 +293,16 @@ print(
 assert counted == formula
 
 # %% [markdown]
-# Notebook 05 adds the MLP and counts a whole encoder block.
+# Notebook 06 adds the MLP to make an encoder block, and notebook 07 counts a whole block's cost.
 #
-# ### Exercise 3 (predict): the cost of a layer that changes the token length
+# ### Exercise 2 (predict): the cost of a layer that changes the token length
 #
-# The formula above keeps the token length $D$; T2T's first token transformer (notebook 06) does not. It reads
-# the 7 × 7 = 49 pixels of each window of T2T's first soft split (notebook 02) and gives tokens of 64 channels,
-# with one head and no bias in qkv: `Attention(49, chan=64, num_heads=1, qkv_bias=False)` ([the official
-# code's version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)). The cell below counts the soft split's tokens.
+# The formula above keeps the token length $D$; T2T's first token transformer (notebook 08) does not. Its soft
+# split cuts the picture into windows of 7 × 7 pixels (kernel 7, stride 4, padding 2). The layer reads each
+# window's 49 pixels and gives tokens of 64 channels, with one head and no bias in qkv:
+# `Attention(49, chan=64, num_heads=1, qkv_bias=False)` ([the official code's
+# version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)). The cell below counts the soft
+# split's tokens.
 #
 # Compare the multiply-adds of the two matrix products, $QK^\top$ and weights @ V, with those of the two
 # linear layers, qkv and `proj`. From how many tokens $N$ on do the two products cost more than qkv and `proj`
@@ -280,7 +335,7 @@ check.require(check.cost_threshold_tokens, threshold_tokens)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: the ratio grows with the tokens
+# ### After Exercise 2: the ratio grows with the tokens
 #
 # With $L$ the input length and $c$ the channels, qkv costs $3NLc$ and `proj` $Nc^2$, while the two products
 # cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. A picture twice as tall and twice
@@ -312,7 +367,7 @@ for split_n in (105, 106):
 # Evidence](#Evidence:-the-cost-of-ViT-B-at-a-larger-image-size).
 
 # %% [markdown]
-# ## 2. The package's attention, checked three ways (10 min)
+# ## 2. The package's attention, checked three ways (16 min)
 #
 # `vitcourse.attention.Attention` has two paths. `steps(x)` returns the output and every intermediate: `q`,
 # `k`, `v`, the scaled `scores`, the `weights`, the `heads` (weights @ V) and `merged`.
@@ -323,6 +378,11 @@ for split_n in (105, 106):
 #
 # We copy our weights in and compare: the step path with our hand-built heads, the fused path with the step
 # path, and both with PyTorch's `nn.MultiheadAttention`.
+#
+# `nn.MultiheadAttention` keeps the three matrices packed in one `in_proj_weight`, rows q, then k, then v: the
+# same layout as our `qkv.weight`, so the copy goes row for row. $W^O$ is its `out_proj`. Two defaults differ
+# from ours. With `batch_first=False`, the default, it expects (tokens, batch, D), so we pass
+# `batch_first=True`. And it returns the weights averaged over the heads, unless `average_attn_weights=False`.
 
 # %%
 att = Attention(dim, num_heads=4, qkv_bias=True).to(device)
@@ -336,13 +396,17 @@ with torch.no_grad():
     step_out, steps = att.steps(x)
     fused_out = att(x)
     sdpa_heads = F.scaled_dot_product_attention(steps.q, steps.k, steps.v)  # (B, heads, N, head_dim)
-    ref, ref_weights = mha(x, x, x, average_attn_weights=False)
+    ref, ref_weights = mha(x, x, x, average_attn_weights=False)  # (B, N, D), (B, heads, N, N)
+    _, mean_weights = mha(x, x, x)  # the default: (B, N, N), averaged over the heads
 checks = {
     "step path = our 4 heads by hand": torch.allclose(step_out, out4, atol=1e-5),
     "fused path = step path": torch.allclose(fused_out, step_out, atol=1e-5),
     "F.scaled_dot_product_attention = weights @ V": torch.allclose(sdpa_heads, steps.heads, atol=1e-5),
     "nn.MultiheadAttention output = ours": torch.allclose(ref, step_out, atol=1e-5),
     "nn.MultiheadAttention weights = ours": torch.allclose(ref_weights, steps.weights, atol=1e-5),
+    "its default weights = the mean over our heads": torch.allclose(
+        mean_weights, steps.weights.mean(1), atol=1e-5
+    ),
 }
 for name, t in steps._asdict().items():
     print(f"steps.{name:8s} {tuple(t.shape)}")
@@ -350,13 +414,13 @@ for name, ok in checks.items():
     print(f"{name:46s} {ok}")
 assert all(checks.values())
 with torch.no_grad():
-    buggy_out = att.proj(merge_heads_buggy(steps.heads))  # Exercise 2's merge in place of the right one
+    buggy_out = att.proj(merge_heads_buggy(steps.heads))  # Exercise 1's merge in place of the right one
 buggy_same = torch.allclose(ref, buggy_out, atol=1e-5)
-print(f"{'with the merge of Exercise 2: = nn.MultiheadAttention':46s} {buggy_same}")
+print(f"{'with the merge of Exercise 1: = nn.MultiheadAttention':46s} {buggy_same}")
 assert not buggy_same
 
 # %% [markdown]
-# ### Exercise 4 (code): attention with the tokens first
+# ### Exercise 3 (code): attention with the tokens first
 #
 # Everything above keeps the heads before the tokens. Some libraries keep the tokens first: FlashAttention's
 # `flash_attn_func` takes q, k and v of shape (B, N, heads, head_dim).
@@ -389,14 +453,14 @@ check.require(check.attention_function, attention_tokens_first)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 3. Attention on the picture (4 min)
+# ## 3. Attention on the picture (6 min)
 #
 # Now the picture's 15 patch tokens, projected to 64 channels (notebook 01) and layer-normed, go through a
-# 4-head attention with random parameters. Each heat map shows one head's 15 weights for the query patch 8, on
+# 4-head attention with random parameters. Each heat map shows one head's 15 weights for the query patch 7, on
 # the 3 × 5 patch grid.
 #
 # Random parameters know nothing of mountains, but the weights depend on the tokens' *content*. The picture's
-# tokens are very alike, by their mean cosine similarity (printed). Alike tokens give alike keys, so a query's
+# tokens are very alike, by their mean cosine similarity (notebook 03; printed below). Alike tokens give alike keys, so a query's
 # scores differ little, and a random head's weights stay closer to uniform than on unrelated tokens.
 
 # %%
@@ -407,7 +471,7 @@ embed = tokens.PatchTokenizer(picture.shape, 20, 1, 64).to(device)
 att_pic = Attention(64, num_heads=4, qkv_bias=True)
 nn.init.normal_(att_pic.qkv.weight, std=64**-0.5)  # drawn on the CPU, then moved
 att_pic = att_pic.to(device)
-query = 7  # patch 8, the middle of the picture
+query = 7  # patch 7, the middle of the picture (row 1, column 2 of the 3 x 5 grid)
 with torch.no_grad():
     picture_tokens = F.layer_norm(embed(image), (64,))  # (1, 15, 64)
     _, pic_steps = att_pic.steps(picture_tokens)
@@ -428,21 +492,21 @@ print(
     f"the picture's 15 tokens: mean cosine similarity {picture_cosine:.2f} over the pairs of different tokens"
 )
 
-# %% mystnb={"image": {"alt": "The picture with its 15 patches and patch 8 outlined, beside four 3 by 5 heat maps, one per random head, giving patch 8's attention weight on each patch, values written in"}}
+# %% mystnb={"image": {"alt": "The picture with its 15 patches numbered 0 to 14 and patch 7 outlined, beside four 3 by 5 heat maps, one per random head, giving patch 7's attention weight on each patch, values written in"}}
 grid = pic_weights.reshape(4, 3, 5)  # (heads, patch rows, patch columns)
 fig, axes = plt.subplots(1, 5, figsize=(17, 2.9), gridspec_kw={"width_ratios": [1.25, 1, 1, 1, 1]})
-plots.show_picture(picture, ax=axes[0], title="the picture, patches 1-15", colorbar=False)
+plots.show_picture(picture, ax=axes[0], title="the picture, patches 0-14", colorbar=False)
 plots.draw_patch_grid(axes[0], 60, 100, 20)
-axes[0].add_patch(Rectangle((40, 20), 20, 20, fill=False, ec="cyan", lw=2.5))  # patch 8
+axes[0].add_patch(Rectangle((40, 20), 20, 20, fill=False, ec="cyan", lw=2.5))  # patch 7
 for h in range(4):
     plots.show_grid_values(
-        grid[h], ax=axes[h + 1], title=f"head {h}: weights of patch 8", vmax=float(grid.max()), colorbar=False
+        grid[h], ax=axes[h + 1], title=f"head {h}: weights of patch 7", vmax=float(grid.max()), colorbar=False
     )  # one colour range for the four heads
     axes[h + 1].add_patch(
         Rectangle((1.5, 0.5), 1, 1, fill=False, ec="cyan", lw=2.5)
-    )  # patch 8: row 2, column 3
+    )  # patch 7: row 1, column 2
 fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
-fig.suptitle("Random 4-head attention of patch 8 (outlined) over the 15 patches")
+fig.suptitle("Random 4-head attention of patch 7 (outlined) over the 15 patches")
 plt.show()
 
 # %% [markdown]
@@ -450,6 +514,24 @@ plt.show()
 # get identical weights ([random tokens beside the picture's
 # tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). To change the scale, a temperature and the
 # number of heads on the picture, try [the explorer](#Evidence:-more-to-try:-the-attention-explorer).
+
+# %% [markdown]
+# ## Summary
+#
+# - Several heads cut the $D$ channels of q, k and v into groups of head_dim $= D/h$; each head attends on its
+#   own, with $d_k$ = head_dim in the scale. The outputs are glued back head 0 first, and `proj` ($W^O$) mixes
+#   them. A merge in the wrong order passes a shape check; labelled entries or a reference with the same
+#   weights catch it.
+# - Heads cost no extra parameters. A layer that keeps the token length costs $4ND^2 + 2N^2D$ multiply-adds;
+#   the two $N \times N$ products grow with the square of the token count and win once there are enough tokens.
+# - The package's `Attention` gives the same numbers as the heads built by hand, as
+#   `F.scaled_dot_product_attention` and as `nn.MultiheadAttention` with the same weights.
+# - An attention map has one row per query and one column per key. Random heads on the picture stay closer to
+#   uniform than on unrelated tokens, because the picture's tokens are alike: a map of random heads shows how
+#   alike the tokens are, not what a model has learned. Notebook 13 reads the heads of a trained model.
+#
+# **Next:** [06 The encoder block](06_encoder_block.ipynb) puts this attention into ViT's encoder block, with a
+# layer norm and an MLP.
 
 # %% [markdown]
 # ## Evidence: what a multiply-add counts
@@ -463,10 +545,10 @@ plt.show()
 # %% [markdown]
 # ## Evidence: the cost of ViT-B at a larger image size
 #
-# The count after Exercise 3 showed how the products-to-layers ratio grows on T2T's first layer. Here is the
+# The count after Exercise 2 showed how the products-to-layers ratio grows on T2T's first layer. Here is the
 # same count at the sizes of a real model. ViT-B/16 is the ViT paper's Base model with patches of 16 × 16 pixels, and
-# notebook 05 lists its sizes. It cuts a 224 × 224 image into such patches, one token each, and puts the
-# prediction token in front (section 8). ViT-B/16 has 12 heads and $D$ = 768. The paper trains it
+# notebook 07 counts its cost. It cuts a 224 × 224 image into such patches, one token each, and puts the
+# prediction token in front (notebook 06). ViT-B/16 has 12 heads and $D$ = 768. The paper trains it
 # on 224 × 224 images, then a little more on 384 × 384 images (Dosovitskiy et al., 2021, Table 5).
 #
 # Every head compares every token with every token, so $QK^\top$ grows with the square of the token count:
@@ -487,7 +569,7 @@ print(
 
 # %% [markdown]
 # The multiply-adds of one layer follow: the linear layers grow with the tokens, the products with their square,
-# so their ratio grows as the token count does, as in Exercise 3.
+# so their ratio grows as the token count does, as in Exercise 2.
 
 # %%
 d_base = 768  # ViT-B's token length
@@ -505,7 +587,7 @@ print(
 # %% [markdown]
 # ## Evidence: random tokens beside the picture tokens
 #
-# Section 7 says that how far random heads' weights stray from uniform depends on how alike the tokens are.
+# Section 3 says that how far random heads' weights stray from uniform depends on how alike the tokens are.
 # The statistic is each row's largest weight divided by the uniform 1/15, for the median row of the layer's 4
 # heads × 15 rows, averaged over 20 draws. How alike tokens are is measured by their mean cosine similarity
 # over all pairs (notebook 03).
@@ -572,18 +654,18 @@ print(
 # sweep. The last line compares the picture's tokens with random tokens just as alike, so it places the
 # picture in use on that scale.
 #
-# **Identical patches, identical weights.** No position embedding is added in section 7, so two identical
+# **Identical patches, identical weights.** No position embedding is added in section 3, so two identical
 # patches give identical keys, and every query weighs them alike. The cell checks that by copying one patch
 # over another: the picture's two most alike patches, found by their mean pixel difference. It then prints
-# patch 8's weights on those two patches in the original picture, and their gap beside the gap between two
+# patch 7's weights on those two patches in the original picture, and their gap beside the gap between two
 # patches taken at random.
 
 # %%
 raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
 pixel_gaps = torch.cdist(raw_patches, raw_patches, p=1) / raw_patches.shape[1]  # (15, 15): mean |difference|
 pixel_gaps.fill_diagonal_(float("inf"))  # a patch is not compared with itself
-alike = sorted(divmod(int(pixel_gaps.argmin()), 15))  # 0-based indices of the two most alike patches
-pa, pb = alike[0] + 1, alike[1] + 1  # their patch numbers
+alike = sorted(divmod(int(pixel_gaps.argmin()), 15))  # the indices of the two most alike patches
+pa, pb = alike  # their patch numbers, counted from 0 as the indices are
 copied = raw_patches.clone()
 copied[alike[1]] = raw_patches[alike[0]]  # patch pb made an exact copy of patch pa
 with torch.no_grad():
@@ -602,7 +684,7 @@ print(
 )
 for h in range(4):
     print(
-        f"head {h}: weight of patch 8 on patch {pa} {pic_weights[h, alike[0]]:.3f}, on patch {pb} "
+        f"head {h}: weight of patch 7 on patch {pa} {pic_weights[h, alike[0]]:.3f}, on patch {pb} "
         f"{pic_weights[h, alike[1]]:.3f}; its weights range from {pic_weights[h].min():.3f} to "
         f"{pic_weights[h].max():.3f}"
     )
@@ -618,7 +700,7 @@ print(
 # %% [markdown]
 # ## Evidence: more to try: the attention explorer
 #
-# An optional play with the attention of section 7.
+# An optional play with the attention of section 3.
 #
 # The explorer runs a seeded attention layer over the picture's 15 raw patches, tokens of length 400. It draws
 # the weights of up to 8 heads, with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform
@@ -646,5 +728,3 @@ widgets.attention_explorer(picture)
 for setting in [{}, {"scale": "none"}, {"temperature": 0.1}, {"temperature": 10.0}, {"heads": 16}]:
     print(setting, "->", widgets.attention_view(picture, **setting)[1])
 assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be > 0
-
-

@@ -14,60 +14,60 @@
 # ---
 
 # %% [markdown]
-# # 05 · The Vision Transformer  [FROM OLD 05; REWRITE]
+# # 07 · The whole Vision Transformer
 #
-# **Time:** about 60 minutes
+# **Time:** about 45 minutes
 #
-# Notebooks 01 to 04 built tokens, positions and attention. A Vision Transformer, or ViT, puts them together
-# in three parts (Dosovitskiy et al., 2021):
+# **Before this:** [notebook 06](06_encoder_block.ipynb), which builds the tokens and the encoder block.
 #
-# 1. **token processing**: patch tokens, a learned *prediction token* in front, the position embedding;
-# 2. **encoder blocks**: attention and an MLP, each after a layer norm and inside a residual connection;
-# 3. **prediction processing**: a final norm, then a linear head on the prediction token alone.
+# Notebook 06 built the first two of ViT's three steps: token processing and the encoder blocks. This notebook
+# adds the third, prediction processing, runs the whole model on the picture, and counts what it costs.
 #
 # By the end you can
-# 1. write ViT's four equations and point to the line of the whole model that implements each,
-# 2. say what LayerNorm normalises, why ViT puts it before each part, and what the MLP does,
-# 3. find a misplaced norm or a wrong pooling in someone else's code,
-# 4. work out what one encoder block costs and where its parameters sit,
-# 5. say why ViT needed huge data sets and name three answers to that,
-# 6. read how far a trained ViT's heads look, and say what a masked-patch objective changes there.
+# 1. turn the last block's tokens into a prediction, with the prediction token or with mean pooling, and find
+#    the bug in someone else's pooling,
+# 2. run the whole ViT on the picture and follow the shape at every step,
+# 3. say how a fresh ViT's weights start, and work out what a fresh block's attention does with a token of
+#    zeros,
+# 4. count what one encoder block costs, and say when attention's $N^2$ products outweigh its linear layers.
 
 # %%
 import copy
-import inspect
-import json
-import math
 
-import matplotlib.pyplot as plt
 import torch
-from IPython.display import display
 from torch import nn
 
 import vitcourse
-from vitcourse import check, diagrams, load_mountains, probes, scenes, train, vit_listing
+from vitcourse import check, load_mountains
 from vitcourse.blocks import EncoderBlock
 from vitcourse.cost import count_macs
 from vitcourse.models import VisionTransformer, count_parameters, create_model
-from vitcourse.position import learned_position_embedding
-from vitcourse.variants import ConvStem
-from vitcourse.vit_listing import ViTListing
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
+picture = load_mountains()
+image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
+# notebook 06's picture model: D = 64, 2 blocks of 4 heads, MLP ratio 4, 15 patches of 20 x 20, one output
+vit = VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
 
 # %% [markdown]
-# ## 1. Prediction processing (5 min)
+# ## 1. Prediction processing (12 min)
 #
-# After the last block come a final layer norm and the head, on token 0 only. The article series predicts a
-# single number, so its head has one output. A classifier for *ImageNet*, the standard benchmark of about
-# 1.3 million photos in 1000 classes, has 1000 outputs.
+# After the last block come a final layer norm, equation (4), and the head, on token 0 only. The article series
+# predicts a single number, so its head has one output. A classifier for *ImageNet*, the standard benchmark of
+# about 1.3 million photos in 1000 classes, has 1000 outputs.
+#
+# The cell takes notebook 06's walk-through sizes: two items of 175 tokens of length D = 768 with the prediction
+# token in front, through one encoder block of 12 heads.
 
 # %%
+batch, n_tokens, D = 2, 175, 768
+tokens_in = torch.randn(batch, n_tokens + 1, D, generator=torch.Generator().manual_seed(1)).to(device)
+block = EncoderBlock(D, num_heads=12, mlp_ratio=4.0).to(device).eval()
 norm = nn.LayerNorm(D, eps=1e-6).to(device)
 with torch.no_grad():
-    z_out = block(tokens_in[:2])  # (2, N + 1, D): the block of section 4's diagram, on two items
-    features = norm(z_out)  # (2, N + 1, D)
+    z_out = block(tokens_in)  # (B, N + 1, D): the last block's output
+    features = norm(z_out)  # (B, N + 1, D)
     pred_token = features[:, 0]  # (2, D): y of equation (4)
     single = nn.Linear(D, 1).to(device)(pred_token)  # (2, 1)
     classes = nn.Linear(D, 1000).to(device)(pred_token)  # (2, 1000)
@@ -75,14 +75,13 @@ print(f"norm {tuple(features.shape)} -> token 0 {tuple(pred_token.shape)}")
 print(f"-> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (1000 classes)")
 
 # %% [markdown]
-# ViT is **pre-trained** first, a long training on a large, general data set. It is then **fine-tuned**: the
-# training continues on the task one cares about, with a new head. The two phases use different heads: [the
-# sources and both heads](#Evidence:-the-head-in-pre-training-and-fine-tuning).
+# The ViT paper does not always use this single linear layer: at one stage of its recipe the head has a hidden
+# layer ([the paper's two heads](#Evidence:-the-paper's-two-heads)).
 #
 # The other common read-out is **mean pooling**: the head takes the average of the patch tokens instead of
 # token 0. The ViT paper's Appendix D.3 found both about equally good once each had its own learning rate.
 #
-# **Exercise 3 (find the bug).** This mean pooling takes the final features (B, N + 1, D), where token 0 is the
+# **Exercise 1 (find the bug).** This mean pooling takes the final features (B, N + 1, D), where token 0 is the
 # prediction token, and returns (B, D). It runs and gives the right shape, but its numbers are wrong. Write the
 # corrected version as `my_mean_pool`.
 
@@ -110,16 +109,12 @@ check.require(check.mean_pool_function, my_mean_pool)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 2. The whole ViT on the picture (5 min)
+# ## 2. The whole ViT on the picture (14 min)
 #
-# `vit` from section 1 is equations (1) to (4) with notebook 01's patch tokenizer in front. The cell runs it on
-# the picture.
+# `vit`, notebook 06's picture model, is equations (1) to (4) with notebook 01's patch tokenizer in front. The
+# cell runs it on the picture, one step at a time.
 
 # %%
-picture = load_mountains()
-image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
-shipped = train.load_shipped("vit_where", device)
-trained = shipped.model  # the shipped ViT, trained to name the patch that holds the moon
 with torch.no_grad():
     patches = vit.patch_embed.split(image)  # (1, N, P*P*C)
     patch_tokens = vit.tokenize(image)  # (1, N, D)
@@ -136,9 +131,8 @@ print(f"parameters: {total:,} (all trainable: {total == trainable})")
 assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 
 # %% [markdown]
-# The cell also loaded the shipped ViT `vit_where`, with MLP ratio 2, trained to name the patch that holds the
-# moon. Where it looks on the picture: [the picture's moon and the shipped
-# model](#Evidence:-the-picture's-moon-and-the-shipped-model).
+# Its one output is a number from fresh weights: it means nothing yet. Training (notebook 10) gives the weights
+# their meaning, and notebook 13 looks at what a trained ViT makes of the picture.
 #
 # ### How the weights start
 #
@@ -147,10 +141,10 @@ assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 # The prediction token and the position embedding start from the same cut normal. Why 0.02: [how the weights
 # start](#Evidence:-how-the-weights-start).
 #
-# **Exercise 4 (predict).** Take a fresh picture model with D = 64 and 4 heads, built with `pos_embed="none"`
-# so that it has no position embedding, and set its prediction token to zero. In block 1, head 0, what weight
-# does the prediction token's query give to patch 12, which is token 12? Work it out from the starting values
-# and the LayerNorm formula; the cells after the heading below run it.
+# **Exercise 2 (predict).** Take a fresh picture model with D = 64 and 4 heads, built with `pos_embed="none"`
+# so that it has no position embedding, and set its prediction token to zero. In block 0, head 0, what weight
+# does the prediction token's query give to token 12, which holds patch 11? Work it out from the starting values
+# and the LayerNorm formula of notebook 06; the cells after the heading below run it.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "zero_token_attention-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_zero_token = None  # replace None with a number
@@ -170,7 +164,7 @@ check.require(check.zero_token_attention, answer_zero_token)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 4: a zero token, step by step
+# ### After Exercise 2: a zero token, step by step
 #
 # The run, along token 0, on the picture:
 
@@ -183,35 +177,50 @@ with torch.no_grad():
     normed = no_position.blocks[0].norm1(entering)  # (1, N + 1, D)
     q_k_v = no_position.blocks[0].attn.qkv(normed)  # (1, N + 1, 3D): q, k and v of every token
     row0 = no_position.attention_weights(image, block=0)[0, :, 0]  # (heads, N + 1): token 0's weights
-print(f"token 0 entering block 1 is all zeros: {bool((entering[0, 0] == 0).all())}")
-print(f"after LayerNorm 1 (its shift, 0): all zeros: {bool((normed[0, 0] == 0).all())}")
+print(f"token 0 entering block 0 is all zeros: {bool((entering[0, 0] == 0).all())}")
+print(f"after norm1 (its shift, 0): all zeros: {bool((normed[0, 0] == 0).all())}")
 print(f"its q, k and v (the qkv bias, 0): all zeros: {bool((q_k_v[0, 0] == 0).all())}")
 print(f"token 0's weights, head 0, tokens 0 to {row0.shape[1] - 1}:", [round(w, 4) for w in row0[0].tolist()])
 print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(row0)))}")
 
 # %% [markdown]
 # A zero query scores 0 against every key, so the softmax spreads its weight evenly. With a position embedding,
-# token 0 would enter block 1 as row 0 of $\mathbf{E}_\text{pos}$ instead. ViT's official code starts its class
+# token 0 would enter block 0 as row 0 of $\mathbf{E}_\text{pos}$ instead. ViT's official code starts its class
 # token at zero that way, and such a token still learns: [how the weights start](#Evidence:-how-the-weights-start).
 #
-# ## 3. What a block costs (6 min)
+# ## 3. What a block costs (14 min)
 #
-# **Exercise 5 (predict).** Attention is known for its $N^2$ cost: its two products, the scores $QK^\top$ and
+# Notebook 05 counted the multiply-adds of one attention layer. An encoder block adds the MLP, with ViT's ratio
+# of 4.
+#
+# **Exercise 3 (predict).** Attention is known for its $N^2$ cost: its two products, the scores $QK^\top$ and
 # the weights times $V$, grow with the square of the number of tokens. ViT-B/16 on 224 × 224 images has
-# N = 197 tokens, D = 768 and 12 blocks. Its published cost is **17.6 G** multiply-adds, from the T2T-ViT
-# paper's comparison table. What share of it do those two products take: about 4 %, 25 % or 50 %? Write your
-# first guess as the string `"4"`, `"25"` or `"50"`; the section works it out after the check.
+# N = 197 tokens, D = 768 and 12 blocks at MLP ratio 4. Its published cost is **17.6 G** multiply-adds, from
+# the T2T-ViT paper's comparison table.
+#
+# - (a) What share of it do those two products take: about 4 %, 25 % or 50 %? Set `answer_share` to the string
+#   `"4"`, `"25"` or `"50"`.
+# - (b) At how many tokens N would one of ViT-B's blocks spend exactly as much on the two products as on all
+#   its linear layers, the MLP's included? Set `answer_tie_tokens` to a whole number.
+#
+# The section works both out after the check.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_share_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_share = None  # replace None with "4", "25" or "50"
+answer_tie_tokens = None  # replace None with a whole number
 ### BEGIN SOLUTION
-# Per block the products cost 2N²D against 12ND² for the linear layers: a share of 2N / (12D + 2N).
-# With N = 197 and D = 768 that is 394 / 9610, about 4 %, because N is far below 6D = 4608.
+# (b) The linear layers cost 3ND² (qkv) + ND² (proj) + 8ND² (the MLP, D to 4D and back) = 12ND²; the two
+# products cost 2N²D. They are equal when 2N²D = 12ND², that is N = 6D = 4608.
+answer_tie_tokens = 6 * 768
+# (a) The share of the products in a block is 2N²D / (12ND² + 2N²D) = 2N / (12D + 2N). With N = 197 and
+# D = 768 that is 394 / 9610, about 4 %: N is far below the tie of (b). The patch embedding and the head add a
+# little, so the share of the whole model is about 4 % too.
 answer_share = "4"
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "attention_share_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.attention_share_choice(answer_share)
+check.block_cost_tie_tokens(answer_tie_tokens)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_share_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -219,8 +228,14 @@ check.attention_share_choice(answer_share)
 check.require(check.attention_share_choice, answer_share)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "block_cost_tie_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.block_cost_tie_tokens, answer_tie_tokens)
+### END HIDDEN TESTS
+
 # %% [markdown]
-# ### After Exercise 5: where a block's multiply-adds go
+# ### After Exercise 3: where a block's multiply-adds go
 #
 # Count the multiply-adds, or MACs, of one block on $N$ tokens of length $D$, the prediction token included.
 # A linear layer from length $a$ to length $b$ costs $a \cdot b$ per token.
@@ -234,13 +249,14 @@ check.require(check.attention_share_choice, answer_share)
 # | MLP at ratio 4: $D \to 4D \to D$ | $8ND^2$ |
 # | **one block, ratio 4** | $\mathbf{12ND^2 + 2N^2D}$ |
 #
-# The count $12ND^2$ assumes ViT's MLP ratio of 4. With ratio $r$ the MLP costs $2rND^2$, so the course's
-# trained models, with $r = 2$, cost $8ND^2 + 2N^2D$ per block. Norms, GELU and softmax cost a few operations
+# The count $12ND^2$ assumes ViT's MLP ratio of 4. With ratio $r$ the MLP costs $2rND^2$, so the models trained
+# from notebook 10 on, with $r = 2$, cost $8ND^2 + 2N^2D$ per block. Norms, GELU and softmax cost a few operations
 # per entry and are left out, here and by `vitcourse.cost.count_macs`.
 #
-# At ratio 4 the two products cost more than the linear layers once $2N^2D > 12ND^2$, that is once $N > 6D$.
-# For a small ViT, DeiT-S, described in section 8, with D = 384 and 16 × 16 patches, that takes a square image
-# of 768 pixels a side or more (48 × 48 patches).
+# At ratio 4 the two products cost more than the linear layers once $2N^2D > 12ND^2$, that is once $N > 6D$:
+# 4,608 tokens for ViT-B, far above its 197. For a smaller ViT, DeiT-S (Touvron et al., 2021), with D = 384, 6
+# heads and 16 × 16 patches, $6D$ = 2,304 tokens takes a square image of 768 pixels a side or more (48 × 48
+# patches).
 #
 # The cell checks the formula against `count_macs`, which adds up every linear layer and both products in a
 # forward pass, and counts DeiT-S one patch row on either side of the crossing: 752 and 768 pixels a side.
@@ -259,11 +275,11 @@ print(
     f"picture model (ratio 4): formula {macs_formula(n_picture, vit.embed_dim):,}, counted {counted['blocks.0']:,}"
 )
 assert all(counted[f"blocks.{i}"] == macs_formula(n_picture, vit.embed_dim) for i in range(len(vit.blocks)))
-counted_trained = count_macs(trained, image, depth=2)["blocks.0"]
-print(
-    f"shipped vit_where (ratio 2): formula {macs_formula(n_picture, 64, 2.0):,}, counted {counted_trained:,}"
-)
-assert counted_trained == macs_formula(n_picture, 64, shipped.config.mlp_ratio)
+with torch.device("meta"):  # the layout of the models trained from notebook 10 on
+    ratio_2 = VisionTransformer(embed_dim=64, depth=2, num_heads=4, mlp_ratio=2.0)
+    counted_ratio_2 = count_macs(ratio_2, torch.empty(1, 1, 60, 100), depth=2)["blocks.0"]
+print(f"fresh model, ratio 2: formula {macs_formula(n_picture, 64, 2.0):,}, counted {counted_ratio_2:,}")
+assert counted_ratio_2 == macs_formula(n_picture, 64, 2.0)
 for side in (752, 768):  # 47 x 47 and 48 x 48 patches of 16 pixels
     with torch.device("meta"):
         deit_s = VisionTransformer(
@@ -280,7 +296,7 @@ for side in (752, 768):  # 47 x 47 and 48 x 48 patches of 16 pixels
 
 
 # %% [markdown]
-# ViT-B/16, part by part, on the `meta` device, with the answer to Exercise 5:
+# ViT-B/16, part by part, on the `meta` device, with the answers to Exercise 3:
 
 # %%
 with torch.device("meta"):
@@ -296,13 +312,33 @@ assert macs_b["blocks"] == len(vit_b.blocks) * macs_formula(n_b, d_b) and round(
 share = 2 * n_b**2 * d_b / macs_formula(n_b, d_b)
 products_b = len(vit_b.blocks) * 2 * n_b**2 * d_b  # the two attention products of all 12 blocks
 print(f"the N²D terms are {share:.1%} of a block here, {products_b / total_b:.1%} of the whole model")
-assert 0.02 < products_b / total_b < 0.06  # about 4 %, the answer of Exercise 5
+print(f"one block's products equal its linear layers at N = 6D = {6 * d_b:,} tokens")
+assert 0.02 < products_b / total_b < 0.06  # about 4 %, the answer of Exercise 3 (a)
+assert macs_formula(6 * d_b, d_b) == 2 * (2 * (6 * d_b) ** 2 * d_b)  # (b): the products are half the block
 
 # %% [markdown]
-# ## Evidence: the head in pre-training and fine-tuning
+# ## Summary
+#
+# - Prediction processing is a final LayerNorm and a linear head on token 0. Mean pooling averages the patch
+#   tokens instead, token 0 left out, and divides by their number.
+# - The whole ViT takes the picture (1, 1, 60, 100) to 15 patches, 16 tokens of length 64, two blocks that keep
+#   that shape, and one output.
+# - A fresh ViT starts its linear weights at std 0.02, its biases at 0 and its LayerNorms as the identity. A
+#   token of zeros therefore asks a query of zeros, and its attention weights are even over all the keys.
+# - One block costs $12ND^2 + 2N^2D$ multiply-adds at MLP ratio 4 and holds $12D^2 + 13D$ parameters.
+#   Attention's two products win only when $N > 6D$: they are about 4 % of ViT-B/16's 17.6 G.
+#
+# **Next:** [08 T2T's soft split](08_t2t_soft_split.ipynb) replaces the patch cut with overlapping soft splits
+# and small token transformers. The sections below hold the evidence behind the findings above.
+
+# %% [markdown]
+# ## Evidence: the paper's two heads
 #
 # The name *class token* comes from the [CLS] token that the language model BERT puts in front of every
 # sentence (Devlin et al., 2019).
+#
+# The ViT paper trains in two stages (notebook 10 teaches training). **Pre-training** is a long training on a
+# large, general data set; **fine-tuning** continues the training on the task one cares about, with a new head.
 #
 # The ViT paper (Section 3.1) attaches a head to $\mathbf{z}_L^0$ in both phases, but not the same one: during
 # pre-training an MLP with one hidden layer, during fine-tuning a single linear layer. The article series says
@@ -318,7 +354,7 @@ assert 0.02 < products_b / total_b < 0.06  # about 4 %, the answer of Exercise 5
 # For fine-tuning, the paper removes the pre-trained head and attaches a zero-initialised $D \times K$ layer,
 # $K$ being the new task's number of classes (Section 3.2). A zero head gives every class the same score, so
 # fine-tuning starts from a uniform prediction. The cell builds both heads at $D$ = 768 for 1000 classes, with
-# the hidden width equal to $D$, and applies them to the two prediction tokens of section 5.
+# the hidden width equal to $D$, and applies them to the two prediction tokens of section 1.
 
 # %%
 n_classes = 1000
@@ -343,121 +379,6 @@ print(f"  zero head: every score is 0: {bool((fine_logits == 0).all())}")
 print(f"  every class gets probability 1/{n_classes}: {uniform}")
 
 # %% [markdown]
-# ## Evidence: the picture's moon and the shipped model
-#
-# The shipped ViT `vit_where`, with D = 64, 2 blocks of 4 heads and MLP ratio 2, was trained to name the patch
-# that holds the moon. The cell runs it on the picture. It prints the patch on which a head of block 1 puts the
-# most of the prediction token's weight, and the patch the model names. Patches are numbered 1 to 15, row by
-# row.
-
-# %%
-n_rows_w, n_cols_w = scenes.where_classes(trained.patch_embed.patch_size)
-with torch.no_grad():
-    scores_w = trained(image)[0].cpu()  # the patch-row scores, then the patch-column scores
-    looks = trained.attention_weights(image, block=0)[0, :, 0, 1:].cpu()  # (heads, N): token 0 on the patches
-head_w, patch_w = divmod(int(looks.argmax()), looks.shape[1])
-named_w = int(scores_w[:n_rows_w].argmax()) * n_cols_w + int(scores_w[n_rows_w:].argmax()) + 1
-print(f"block 1: the largest weight is head {head_w}'s {looks[head_w, patch_w]:.2f}, on patch {patch_w + 1}")
-print(f"the model names patch {named_w}")
-
-# %% [markdown]
-# Where a head looks need not be what the model names: on the picture shipped with the course, the two patches
-# differ. The picture was not drawn the way the training scenes were, so this is the model on an image unlike
-# them.
-#
-# **Every block and head.** The explorer below, in a running kernel, fills each patch with the prediction
-# token's weight on it, for one block and one head. It writes each patch's number, 1 to 15 row by row. Blocks
-# count from 1, heads from 0.
-
-# %%
-from vitcourse import widgets
-
-widgets.model_attention_explorer(trained, picture)
-
-# %% [markdown]
-# **One view, for the record.** The same view of block 1, head 0, drawn once, so that it also shows where no
-# kernel runs.
-
-# %% mystnb={"image": {"alt": "The picture's 3 by 5 patches, each filled with the weight that the shipped ViT's prediction token gives it in block 1, head 0, with the patch numbers and weights written on them and the picture drawn as white outlines"}}
-view_fig, view_summary = widgets.model_attention_view(trained, picture, block=1, head=0)
-print(view_summary)
-display(view_fig)
-
-# %%
-n_blocks, n_heads = len(trained.blocks), trained.blocks[0].attn.num_heads
-assert view_fig is not None and view_summary.startswith("block 1, head 0:")
-assert widgets.model_attention_view(trained, picture, block=n_blocks, head=n_heads - 1)[0] is not None
-assert widgets.model_attention_view(trained, picture, block=n_blocks + 1)[0] is None  # no such block
-
-# %% [markdown]
-# The scenes `vit_where` was trained on each hold one moon, a disc of radius 5 to 8 pixels centred within 5
-# pixels of a patch's centre (`scenes.where_scene`). The picture was not drawn that way. The cell measures the
-# picture in use: how far its brightest pixels reach, whether the picture's edge cuts them, how they fall on
-# the 3 × 5 patches and which patch the model names. It measures the moons of the training scenes the same
-# way, and prints, for each block, the largest weight any head gives the patch with the most bright pixels.
-
-# %%
-pic = torch.as_tensor(picture, dtype=torch.float32)  # (H, W)
-patch_px = trained.patch_embed.patch_size
-n_rows, n_cols = scenes.where_classes(patch_px)
-with torch.no_grad():  # the patch-row scores, then the patch-column scores
-    scores = trained(pic[None, None].to(device))[0].cpu()
-named_row, named_col = int(scores[:n_rows].argmax()), int(scores[n_rows:].argmax())
-bright = pic >= 0.95 * pic.max()  # (H, W): the picture's brightest pixels
-rows_b, cols_b = torch.nonzero(bright, as_tuple=True)
-per_patch = bright.reshape(n_rows, patch_px, n_cols, patch_px).sum(dim=(1, 3))  # (3, 5): per patch
-edges = {"top": bright[0], "bottom": bright[-1], "left": bright[:, 0], "right": bright[:, -1]}
-cut_by = [name for name, line in edges.items() if line.any()]
-most = divmod(int(per_patch.argmax()), n_cols)
-moon_patch = most[0] * n_cols + most[1] + 1  # patches are numbered 1 to 15, row by row
-named_patch = named_row * n_cols + named_col + 1
-print(
-    f"{int(bright.sum())} brightest pixels (>= 95% of the maximum): rows {int(rows_b.min())} to "
-    f"{int(rows_b.max())}, columns {int(cols_b.min())} to {int(cols_b.max())}"
-)
-print(f"the picture's edge cuts them at: {', '.join(cut_by) if cut_by else 'no edge'}")
-print("how many fall in each patch (patch rows top to bottom, patch columns left to right):")
-for r in range(n_rows):
-    print("   " + " ".join(f"{int(v):4d}" for v in per_patch[r]))
-print(f"the most: patch row {most[0]}, column {most[1]} (patch {moon_patch}, patch rows and columns from 0)")
-print(
-    f"the model names patch row {named_row}, column {named_col} (patch {named_patch}), which holds "
-    f"{int(per_patch[named_row, named_col])} of them: "
-    + ("the patch with the most" if named_patch == moon_patch else "not the patch with the most")
-)
-pool = scenes.scene_pool("where", shipped.config.train_scenes, 1, patch_px)  # train.train's pool (seed 1)
-pool_bright = pool.images[:, 0] >= 0.95 * pool.images[:, 0].amax(dim=(1, 2), keepdim=True)  # (n, H, W)
-pool_cols = pool_bright.any(dim=1).sum(-1)  # (n,): how many columns each training moon spans
-pool_rows = pool_bright.any(dim=2).sum(-1)  # (n,): how many rows
-width, height = int(bright.any(dim=0).sum()), int(bright.any(dim=1).sum())
-print(
-    f"the picture's brightest pixels span {width} columns and {height} rows; the moons of the "
-    f"{len(pool_cols)} training scenes span {int(pool_cols.min())} to {int(pool_cols.max())} columns and "
-    f"{int(pool_rows.min())} to {int(pool_rows.max())} rows"
-)
-print(
-    f"wider than every training moon: {width > int(pool_cols.max())}; "
-    f"fewer rows than every training moon: {height < int(pool_rows.min())}"
-)
-with torch.no_grad():
-    on_moon = torch.stack(
-        [
-            trained.attention_weights(pic[None, None].to(device), block=b)[0, :, 0, moon_patch].cpu()
-            for b in range(n_blocks)
-        ]
-    )  # (blocks, heads): the prediction token's weight on that patch
-for b in range(n_blocks):
-    top_head = int(on_moon[b].argmax())
-    print(
-        f"block {b + 1}: the largest weight a head gives patch {moon_patch} is {on_moon[b, top_head]:.2f} "
-        f"(head {top_head})"
-    )
-
-# %% [markdown]
-# Where the printout says the picture's bright region is wider, or cut to fewer rows, than every training moon,
-# the explorer's maps show where the model looks on a moon unlike its training moons. They are not a picture of
-# how it finds the moons it was trained on.
-#
 # ## Evidence: how the weights start
 #
 # **Where 0.02 comes from.** It is a convention, not a number derived from the layer sizes. BERT's code draws
@@ -479,7 +400,7 @@ for b in range(n_blocks):
 # \lVert \mathbf z \rVert$.
 
 # %%
-qkv_weight = vit.blocks[0].attn.qkv.weight.detach().cpu()  # (3D, D), the picture model of section 1
+qkv_weight = vit.blocks[0].attn.qkv.weight.detach().cpu()  # (3D, D), notebook 06's picture model
 print(
     f"picture model, qkv weights {tuple(qkv_weight.shape)}: "
     f"mean {round(qkv_weight.mean().item(), 4) + 0.0:.4f}, std {qkv_weight.std().item():.4f}, "
@@ -528,7 +449,7 @@ assert changes[vit.embed_dim] < 0.05 < 0.2 < changes[768]  # what the text below
 # **The prediction token's start.** ViT's official code starts the class token at zero; timm at
 # $\mathcal N(0, (10^{-6})^2)$, as good as zero; the official T2T-ViT code and the article series' ViT code like
 # the other weights; the article series' walk-through prepends a token of zeros. Zero is a fine start when
-# there is a position embedding: token 0 then enters block 1 as row 0 of $\mathbf E_\text{pos}$, and the token
+# there is a position embedding: token 0 then enters block 0 as row 0 of $\mathbf E_\text{pos}$, and the token
 # still learns, because the gradient of a sum reaches each of its terms. The cell checks both on a copy of the
 # picture model.
 
@@ -536,13 +457,12 @@ assert changes[vit.embed_dim] < 0.05 < 0.2 < changes[768]  # what the text below
 zero_start = copy.deepcopy(vit)
 with torch.no_grad():
     zero_start.cls_token.zero_()  # (1, 1, D) of zeros
-    first_input = zero_start.embed(image)  # (1, N + 1, D): what enters block 1
+    first_input = zero_start.embed(image)  # (1, N + 1, D): what enters block 0
 print(
-    "token 0 entering block 1 equals row 0 of the position embedding: "
+    "token 0 entering block 0 equals row 0 of the position embedding: "
     f"{torch.equal(first_input[0, 0], zero_start.pos_embed[0, 0])}"
 )
 zero_start(image).sum().backward()  # any loss will do
 print(
     f"gradient reaching the zero prediction token is nonzero: {bool(zero_start.cls_token.grad.abs().sum() > 0)}"
 )
-

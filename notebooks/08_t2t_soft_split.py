@@ -14,55 +14,74 @@
 # ---
 
 # %% [markdown]
-# # 02 · Soft split: overlapping patches  [FROM OLD 02; REWRITE]
+# # 08 · T2T's soft split and the token transformer
 #
-# **Time:** about 60 minutes
+# **Time:** about 55 minutes
 #
-# ViT's patches never overlap, so whatever crosses a patch border is cut apart. The Tokens-to-Token model,
-# *T2T*, starts instead with a **soft split**. Its windows overlap their neighbours. The picture is padded with
-# zeros around its border, so that the windows at the edge fit.
+# Before this: [notebook 02](02_soft_split.ipynb) (the soft split) and [notebook 06](06_encoder_block.ipynb)
+# (the encoder block).
 #
-# T2T-ViT is a ViT whose patch cutting is replaced by a T2T module. The module soft-splits the image three times.
-# Between the splits, a small transformer works on the tokens, and the tokens are laid back onto an image
-# (Yuan et al. 2021, Fig. 4 and Section 3.3). Here we take one split apart. Notebook 06 builds the whole module.
+# ViT cuts the picture into patches once, as in notebook 01. T2T-ViT (Yuan et al., 2021) replaces that cut with
+# a *T2T module* that works in stages. It soft-splits the image into overlapping windows, lets a small *token
+# transformer* work on the tokens, lays the tokens back onto an image, and splits again: three splits in all
+# (the paper's Fig. 4 and Section 3.3).
 #
-# By the end you can
-# 1. count the tokens a sliding window makes, from its kernel, stride and padding,
-# 2. translate the T2T paper's $S$ into a stride,
-# 3. say how many windows hold each pixel, and where the padding lands inside a token,
-# 4. build a soft split from padding and strided windows, and follow one pixel into every token that holds it,
-# 5. rebuild a picture from tokens in two ways: back in place, and T2T's way, one pixel per token.
+# Why bother? The T2T paper works with ImageNet, the standard benchmark of about 1.3 million labelled
+# photographs in 1,000 classes. Trained on ImageNet alone, ViT trails convolutional networks of the same size.
+# The paper blames in part the patch split, which it says cannot model local structure such as edges and lines
+# between neighbouring pixels. Overlapping windows keep small neighbourhoods of the image whole inside a token.
+# That is an *inductive bias* toward local structure: an assumption about images that the model holds from the
+# start instead of learning it from data. With it, the paper reports T2T-ViT matching or beating ViT and ResNets
+# of similar size.
 #
-# On counting: windows and tokens are counted from 0, as in Python, and window $i$ becomes token $i$. ViT's
-# patches keep their numbers from notebook 01, which start at 1.
+# This notebook takes the module's pieces one at a time; [notebook 09](09_tokens_to_token.ipynb) puts them
+# together.
+#
+# **By the end you can**
+# 1. lay tokens onto their grid T2T's way, one pixel per token, and spot a reshape that scrambles them;
+# 2. follow an image's side through T2T's three soft splits, and say which sides end as the same grid;
+# 3. compare how many neighbourhoods overlapping windows and plain patches keep whole at the same token count;
+# 4. explain why a token transformer's skip connection adds $v$, and find the bug in one head of its attention.
+#
+# The setup cell repeats notebook 02's soft split of the picture with $k = 20$: 60 tokens of length 400 on a
+# 6 × 10 grid.
 
 # %%
-import math
-
-import imageio.v3 as iio
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
-from IPython.display import Image, display
-from torch import nn
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
+from matplotlib.ticker import PercentFormatter
 
 import vitcourse
-from vitcourse import check, load_mountains, plots, tokens, widgets
-from vitcourse.data import summit_square
+from vitcourse import check, diagrams, load_mountains, plots, tokens
+from vitcourse.attention import Attention
+from vitcourse.blocks import TokenTransformer
+from vitcourse.models import T2T_STAGES
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
 picture = load_mountains()
 image = vitcourse.to_tensor(picture)  # (1, 1, H, W)
 _, C, H, W = image.shape
-print(f"picture: H={H}, W={W}, C={C}")
+height, width = H, W
+k = 20  # notebook 02's kernel, with T2T's rule for the stride and the padding
+s, p = tokens.t2t_stride_padding(k)  # (10, 5)
+grid = tokens.count_tokens(H, W, k, s, p)  # 6 x 10 windows
+toks = tokens.soft_split(image, k, s, p)  # (1, 60, 400): token i is window i
+padded = F.pad(image, (p, p, p, p))  # (1, 1, H + 2p, W + 2p)
+starts_down = list(range(-p, H + p - k + 1, s))  # top rows of the windows
+starts_across = list(range(-p, W + p - k + 1, s))  # left columns of the windows
+print(f"picture: H={H}, W={W}, C={C}; (k, s, p) = ({k}, {s}, {p})")
+print(f"tokens {tuple(toks.shape)} on a {grid.rows} x {grid.cols} grid")
 
 # %% [markdown]
-# ## 1. T2T's way: one pixel per token (7 min)
+# ## 1. T2T's way: one pixel per token (15 min)
 #
-# Between its splits, T2T does not put the tokens back in place. The tokens sit on a grid of
-# $n_{rows} \times n_{cols}$. T2T lays each token on its grid cell as one *pixel*, whose channels are the
-# token's entries. Token $i$ goes to row $\lfloor i / n_{cols} \rfloor$ and column $i \bmod n_{cols}$. In the
+# Notebook 02 put the tokens back in place, each window onto its own pixels. Between its splits, T2T does
+# something else. The tokens sit on a grid of $n_{rows} \times n_{cols}$. T2T lays each token on its grid cell as
+# one *pixel*, whose channels are the token's entries. Token $i$ goes to row $\lfloor i / n_{cols} \rfloor$ and column $i \bmod n_{cols}$. In the
 # model, a transformer first changes the tokens; here we lay down the raw tokens to see the layout.
 #
 # A colleague writes this step as one reshape. Its output has the right shape:
@@ -78,11 +97,11 @@ def plain_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
 print(f"{tuple(toks.shape)} -> {tuple(plain_rebuild(toks, grid.rows, grid.cols).shape)}")
 
 # %% [markdown]
-# **Exercise 4 (predict).** `plain_rebuild` gives the right shape but the wrong image. Take the picture's tokens,
+# **Exercise 1 (predict).** `plain_rebuild` gives the right shape but the wrong image. Take the picture's tokens,
 # `(1, 60, 400)`, laid onto the 6 × 10 grid. Look at channel 0 of the output, at grid row 1, column 0. Which
 # token, and which entry of it, land there? Answer `(token, entry)`, both counted from 0, as `answer_channel0`.
-# Then think how you would fix it for *any* $h \times w$; the fix is under "After Exercise 4". The official T2T
-# code takes a square root here, so it only works for square grids.
+# Then think how you would fix it for *any* $h \times w$; the fix is under "After Exercise 1". The official T2T
+# code takes a square root here, so it only works for square grids (notebook 09 shows what that does).
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_channel0 = None  # replace None with (token, entry)
@@ -105,7 +124,7 @@ check.require(check.plain_rebuild_channel0, answer_channel0)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 4: the tokens as a many-channel image
+# ### After Exercise 1: the tokens as a many-channel image
 #
 # A plain reshape reads the $(N, C)$ token matrix row by row. So it fills channel 0 with the first $h \cdot w$
 # entries of token 0, here entries 0 to 59. The token axis has to move behind the channel axis before it is
@@ -174,11 +193,11 @@ for ch in channels:
     )
 
 # %% [markdown]
-# ## 2. Three splits in a row (10 min)
+# ## 2. Three splits in a row (13 min)
 #
 # T2T-ViT's module splits three times. It soft-splits the image with $(k, s, p) = (7, 4, 2)$. It lays the tokens
 # onto their grid, one pixel each. It soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and
-# soft-splits once more with $(3, 2, 1)$. Notebook 06 adds a small transformer before each laying-down. It changes
+# soft-splits once more with $(3, 2, 1)$. Notebook 09 adds a small transformer before each laying-down. It changes
 # the tokens' channels, not the grid.
 #
 # The cell runs the three splits on the picture. The channels grow, because each token of a split becomes a pixel
@@ -206,11 +225,11 @@ growth = [after // before for before, after in zip(lengths, lengths[1:], strict=
 print(f"after the first split, raw lengths grow {growth[0]}-fold, then {growth[1]}-fold")
 print(
     f"in the T2T-ViT paper the later splits see {token_dim} channels, "
-    f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 06)"
+    f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 09)"
 )
 
 # %% [markdown]
-# **Exercise 5 (predict).** The paper's 224 × 224 input ends as a 14 × 14 grid of tokens, as the paper says too
+# **Exercise 2 (predict).** The paper's 224 × 224 input ends as a 14 × 14 grid of tokens, as the paper says too
 # (Section 3.3). It is not the only square side that does, since every split rounds down. Which is the
 # *smallest* square side, and which the *largest*, that T2T-ViT's three splits turn into a 14 × 14 grid? Answer
 # with the pair `(smallest, largest)` as `answer_sides`. Think it through on paper before you reach for a loop.
@@ -238,7 +257,7 @@ check.require(check.t2t_input_sides, answer_sides)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 5: every side tried
+# ### After Exercise 2: every side tried
 #
 # The cell runs the three splits on every square side from 1 to 400 and keeps the sides that end as 14 × 14.
 
@@ -254,70 +273,7 @@ assert ends_14 == list(range(ends_14[0], ends_14[-1] + 1))  # one unbroken range
 print(f"square sides that end as 14 x 14: {ends_14[0]} to {ends_14[-1]}, {len(ends_14)} sides")
 
 # %% [markdown]
-# # 06 · Tokens-to-Token  [FROM OLD 06; REWRITE]
-#
-# **Time:** about 60 minutes
-#
-# ViT cuts an image into tokens in one go, as in notebook 01. The Tokens-to-Token module, T2T, does it in stages:
-#
-# 1. **soft split** the image into overlapping windows, as in notebook 02,
-# 2. pass the tokens through a small **token transformer**, which also shortens them,
-# 3. **rebuild** an image from the tokens, one pixel per token, as in notebook 02,
-# 4. repeat, and after the last soft split project the tokens to the model's length $D$.
-#
-# Why bother? The T2T paper (Yuan et al., 2021) works with ImageNet, the standard benchmark of about 1.3 million
-# labelled photographs in 1,000 classes. Trained from scratch on ImageNet alone, ViT trails convolutional networks
-# of the same size. The paper blames in part the patch split, which it says cannot model local structure such as
-# edges and lines between neighbouring pixels. Overlapping windows keep small neighbourhoods of the image whole
-# inside a token. That is an *inductive bias* toward local structure: an assumption about images that the model
-# holds from the start instead of learning it from data (notebook 05, section 8). With it, the paper reports
-# T2T-ViT matching or beating ViT and ResNets of similar size.
-#
-# The walk-through sizes come from the article *Tokens-to-Token Vision Transformers, Explained* in Skylar Jean
-# Callis's series *Vision Transformers Explained*. Where the course departs from it and from the official code:
-# [the departures](09_tokens_to_token.ipynb#Evidence:-where-the-course-departs-from-the-articles-and-the-official-code).
-#
-# **By the end you can**
-# 1. compare how many neighbourhoods overlapping windows and plain patches keep whole at the same token count;
-# 2. find the bug in a token transformer's attention, and explain why its skip connection goes through $v$;
-# 3. follow the T2T module stage by stage, and say which pixels one of its tokens is built from;
-# 4. predict when a rebuild that assumes a square grid fails loudly, and when it scrambles the tokens silently;
-# 5. run T2T-ViT end to end and say where its compute goes.
-
-# %%
-import dataclasses
-import math
-
-import matplotlib.pyplot as plt
-import torch
-import torch.nn.functional as F
-from matplotlib.colors import ListedColormap
-from matplotlib.patches import Patch
-from matplotlib.ticker import PercentFormatter
-
-import vitcourse
-from vitcourse import check, diagrams, load_mountains, plots, probes, scenes, tokens, train
-from vitcourse.attention import Attention
-from vitcourse.blocks import TokenTransformer
-from vitcourse.checkpoints import load_pretrained
-from vitcourse.cost import count_macs
-from vitcourse.models import (
-    T2T_STAGES,
-    T2TViT,
-    TokensToToken,
-    VisionTransformer,
-    count_parameters,
-    create_model,
-)
-
-torch.manual_seed(0)
-device = vitcourse.get_device()
-picture = load_mountains()
-height, width = picture.shape
-image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
-
-# %% [markdown]
-# ## 3. Which neighbourhoods a soft split keeps whole (7 min)
+# ## 3. Which neighbourhoods a soft split keeps whole (4 min)
 #
 # Notebook 02 showed that a soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$
 # block of pixels whole in some window, wherever it lies. This needs windows that reach the image's edges. They
@@ -426,7 +382,7 @@ plt.show()
 # ## 4. The token transformer (17 min)
 #
 # After the first soft split a token is a 7 × 7 window of one channel: length $\text{dim} = 49$. A *token
-# transformer* is an encoder block (notebook 05) whose attention also changes the token length, to
+# transformer* is an encoder block (notebook 06) whose attention also changes the token length, to
 # $\text{chan} = 64$ (T2T's `token_dim`). For tokens $X$ of shape $(N, \text{dim})$ and one head:
 #
 # $$[Q, K, V] = \mathrm{LN}(X)\, W_{qkv}, \qquad W_{qkv} \in \mathbb{R}^{\text{dim} \times 3\,\text{chan}}
@@ -435,11 +391,13 @@ plt.show()
 # $$Y = V + \mathrm{softmax}\!\left(Q K^\top \cdot \text{scale}\right) V\, W_{\text{proj}} + b_{\text{proj}},
 #   \qquad Z = Y + \mathrm{MLP}(\mathrm{LN}(Y)) .$$
 #
-# LN is a layer norm and MLP the encoder block's two-layer network, both from notebook 05. The softmax and the
+# LN is a layer norm and MLP the encoder block's two-layer network, both from notebook 06. The softmax and the
 # scale are attention's, from notebook 04.
 #
-# **The skip.** An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$. The token
-# transformer's first residual adds $V$ instead. Exercise 1 asks why.
+# **The skip.** An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$. That cannot work
+# here. $X$ has length 49 and the attention's output length 64, and tensors of different lengths cannot be
+# added; the cell below the diagram tries it. $V$ already has length 64, and it is a linear image of the
+# normalised input. So T2T adds $V$ instead. With several heads, $V$'s heads are first merged side by side.
 #
 # The MLP keeps length 64: its hidden layer is 64 wide, an MLP ratio of 1. Its residual is the ordinary one.
 #
@@ -452,26 +410,36 @@ plt.show()
 diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
 plt.show()
 
+# %%
+x_demo = torch.randn(2, 10, 49, generator=torch.Generator().manual_seed(2))  # (B, N, dim), already normalised
+no_skip = Attention(49, 64, num_heads=1, qkv_bias=False, qk_scale=49**-0.5)  # the attention alone, no skip
+with torch.no_grad():
+    out_demo = no_skip(x_demo)  # (2, 10, 64)
+    try:
+        x_demo + out_demo  # an encoder block's skip
+    except RuntimeError as err:
+        print(f"x {tuple(x_demo.shape)} + output {tuple(out_demo.shape)}: RuntimeError: {err}")
+
 # %% [markdown]
-# **Exercise 1 (find the bug).** A colleague wrote one head of a token transformer's attention, skip included.
+# **Exercise 3 (find the bug).** A colleague wrote one head of a token transformer's attention, skip included.
 # It takes tokens `x` of shape (B, N, dim), already normalised, and the weights of the two linear layers as PyTorch
-# stores them. `w_qkv` has shape (3·chan, dim), with $Q$, $K$ and $V$ one after the other along its first axis,
-# and no bias. `w_proj` has shape (chan, chan) and `b_proj` shape (chan,). It should return $Y$ of the equation
-# above, of shape (B, N, chan). It runs on T2T's sizes and returns that shape, yet the cell below finds that it
+# stores them. `w_qkv` has shape (3·chan, dim): the rows for $Q$, then those for $K$, then those for $V$, and no
+# bias. `w_proj` has shape (chan, chan) and `b_proj` shape (chan,). It should return $Y$ of the equation above,
+# of shape (B, N, chan). It runs on T2T's sizes and returns that shape, yet the cell below finds that it
 # disagrees with the package's attention holding the same weights.
 #
-# - (a) First, predict. The colleague's first try added the input `x` instead of `v`, as an encoder block does.
-#   On T2T's sizes, does that raise an error, run and give other numbers than the right skip, or run and give the
-#   same numbers? Set `answer_x_skip` to `"raises"`, `"runs, other numbers"` or `"runs, same numbers"`, and write
-#   down why the skip goes through $v$. Both are discussed after the exercise.
-# - (b) Then find the bug, and write the corrected `my_token_attention`. The check also names other usual slips.
+# Find the bug, and write a corrected `my_token_attention` with matrix products and `torch.softmax`, not with the
+# package's `Attention`. The check also names other usual slips.
 
 
 # %%
 def buggy_token_attention(
     x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
 ) -> torch.Tensor:
-    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    chan = w_proj.shape[0]
+    q = x @ w_qkv[:chan].T  # (B, N, chan)
+    k = x @ w_qkv[chan : 2 * chan].T  # (B, N, chan)
+    v = x @ w_qkv[2 * chan :].T  # (B, N, chan)
     weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N)
     return (v + weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
 
@@ -490,31 +458,16 @@ with torch.no_grad():
     )
 
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "x_skip_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_x_skip = None  # replace None with "raises", "runs, other numbers" or "runs, same numbers"
-### BEGIN SOLUTION
-# x has length dim = 49 and the projected output length chan = 64: tensors of different lengths cannot be added.
-answer_x_skip = "raises"
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "x_skip_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.x_skip_choice(answer_x_skip)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "x_skip_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.x_skip_choice, answer_x_skip)
-### END HIDDEN TESTS
-
-
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "v_skip_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 def my_token_attention(
     x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
 ) -> torch.Tensor:
     ### BEGIN SOLUTION
-    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
-    weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N): each query's row sums to 1
-    out = (weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
+    # The bug: the colleague adds v before the projection, so v goes through proj too. The skip adds v to the
+    # projected output, after proj.
+    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan): the rows of w_qkv in three blocks
+    attn = (q @ k.transpose(-2, -1) * scale).softmax(dim=-1)  # (B, N, N): each query's row sums to 1
+    out = (attn @ v) @ w_proj.T + b_proj  # (B, N, chan)
     return v + out  # the skip through v: x has length dim, v and out have length chan
     ### END SOLUTION
 
@@ -529,24 +482,10 @@ check.require(check.v_skip_function, my_token_attention)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: why the skip goes through v
+# ### After Exercise 3: the package's token transformer
 #
-# The colleague's first try, adding `x`, fails on T2T's sizes. The cell runs it on the exercise's tokens.
-
-# %%
-with torch.no_grad():
-    q_try, k_try, v_try = (x_try @ w_try[0].T).chunk(3, dim=-1)  # each (2, 10, 64)
-    mixed_try = torch.softmax(q_try @ k_try.transpose(-2, -1) * 49**-0.5, dim=-1) @ v_try  # (2, 10, 64)
-    out_try = mixed_try @ w_try[1].T + w_try[2]  # (2, 10, 64)
-    try:
-        x_try + out_try
-    except RuntimeError as err:
-        print(f"x {tuple(x_try.shape)} + output {tuple(out_try.shape)}: RuntimeError: {err}")
-
-# %% [markdown]
-# $X$ has length $\text{dim} = 49$ and the attention's output length $\text{chan} = 64$, so the two cannot be
-# added. $V$ already has length 64 and is a linear image of the normalised input, so T2T adds $V$ instead. With
-# several heads, $V$'s heads are first merged side by side.
+# The colleague's function adds $v$ before the projection, so $v$ passes through $W_{\text{proj}}$ too. The
+# equation adds $V$ to the projected output.
 #
 # **The package's version** is `vitcourse.attention.Attention(dim, chan, num_heads, qkv_bias=False,
 # qk_scale=..., v_skip=True)`, the `attn` of every `TokenTransformer`. With one head it is exactly your function.
@@ -575,83 +514,27 @@ print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:
 assert same and out.shape == (batch, n_tokens, chan)
 
 # %% [markdown]
-# **The parameter count, a worked example.** T2T-ViT for ImageNet reads RGB images of 224 × 224, so one 7 × 7
-# window holds three channels: a token of length 147. The cell reads the parameters of its *first* token
-# transformer off the full model, layer by layer. `create_model("t2t_vit_t_14")` builds the model that the paper
-# calls T2T-ViT$_t$-14. It is built on the *meta* device, which holds shapes but no numbers: enough to count.
-
-# %%
-with torch.device("meta"):  # shapes only: enough to count
-    t2t_rgb = create_model("t2t_vit_t_14")
-first = t2t_rgb.tokens_to_token.attention1
-rgb_counts, rgb_shapes = {}, {}
-print(f"first token transformer of t2t_vit_t_14 (RGB 224 x 224), input length {first.dim}:")
-for name, layer in first.named_modules():
-    n = sum(p.numel() for p in layer.parameters(recurse=False))  # this layer's own parameters
-    if n:
-        rgb_counts[name] = n
-        rgb_shapes[name] = [tuple(p.shape) for p in layer.parameters(recurse=False)]  # shown after Exercise 2
-        print(f"   {name:9s} {n:7,d}")
-print(f"   {'in all':9s} {sum(p.numel() for p in first.parameters()):7,d}")
-
-# %% [markdown]
-# Each row counts one layer's own parameters. A linear layer holds a weight matrix, output length by input length,
-# plus a bias where it has one. A LayerNorm holds a scale and a shift per entry of the token it normalises
-# (notebook 05).
+# ## Summary
 #
-# **Exercise 2 (predict).** The picture has one channel, so its windows give tokens of length 49, not 147. Which
-# rows of the table above hold fewer parameters for the one-channel block: `"qkv"`, `"norm1 and qkv"`,
-# `"norm1, qkv and proj"` or `"every layer"`? Before you answer, say why the rows you leave out keep their size.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "rgb_changed_layers_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_rgb_layers = None  # replace None with one of the four strings
-### BEGIN SOLUTION
-# norm1 normalises the incoming token (length dim) and qkv reads it. From qkv on, every layer reads and writes
-# length chan = 64, whatever the number of input channels: proj, norm2 and the MLP keep their size.
-answer_rgb_layers = "norm1 and qkv"
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "rgb_changed_layers_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.rgb_changed_layers_choice(answer_rgb_layers)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rgb_changed_layers_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.rgb_changed_layers_choice, answer_rgb_layers)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 2: one channel against three
+# - Between its splits, T2T lays each token on its grid cell as one pixel whose channels are the token's entries.
+#   A plain reshape gives the right shape and the wrong image: the token axis must move behind the channels first.
+# - Each soft split rounds down, so a whole range of input sides ends as the same grid. T2T-ViT's three splits
+#   turn the paper's 224 × 224 input into a 14 × 14 grid; each split multiplies the channels by $k^2$.
+# - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole in
+#   some token, wherever its windows reach the image's edges: 4 × 4 for T2T's first split. At the same token grid,
+#   non-overlapping patches keep far fewer blocks whole.
+# - A token transformer is an encoder block whose attention changes the token length, 49 to 64 in the first
+#   stage. Its first residual adds $v$, which already has the output length. Its scale comes from the input
+#   length, $1/7$.
 #
-# The one-channel block `tt` of the step-by-step cell, beside the RGB table, layer by layer, with each layer's
-# parameter shapes.
+# **Next:** [09 Tokens-to-Token](09_tokens_to_token.ipynb) puts these pieces together: the T2T module stage by
+# stage, on the picture, and T2T-ViT end to end.
 
-# %%
-print(f"{'layer':9s} {'one channel':>11s} {'RGB':>7s}   shapes, one channel | RGB")
-for name, layer in tt.named_modules():
-    n = sum(p.numel() for p in layer.parameters(recurse=False))
-    if n:
-        shapes = [tuple(p.shape) for p in layer.parameters(recurse=False)]
-        print(
-            f"{name:9s} {n:11,d} {rgb_counts[name]:7,d}   {shapes} | {rgb_shapes[name]}"
-            f"{'   <- changes' if n != rgb_counts[name] else ''}"
-        )
-changed = [
-    n
-    for n, layer in tt.named_modules()
-    if n in rgb_counts and sum(p.numel() for p in layer.parameters(recurse=False)) != rgb_counts[n]
-]
-print(f"changed: {changed}")
-assert changed == ["norm1", "attn.qkv"]
-
-# %% [markdown]
-# Only norm1 and qkv read the incoming token. From qkv on, every layer reads and writes length chan = 64, so proj,
-# norm2 and the MLP do not depend on the number of input channels.
 
 # %% [markdown]
 # ## Evidence: the fixed rebuild on a grid that is not square
 #
-# Section 8's `fixed_rebuild` moves the token axis behind the channels before the reshape. The cell checks it
+# Section 1's `fixed_rebuild` moves the token axis behind the channels before the reshape. The cell checks it
 # against `vitcourse.tokens.rebuild_image` on random tokens laid onto a 3 × 7 grid.
 
 # %%
@@ -661,7 +544,7 @@ print("fixed_rebuild equals vitcourse.tokens.rebuild_image on a 3 x 7 grid of 5-
 # %% [markdown]
 # ## Evidence: where the windows reach the edges
 #
-# Section 1's rule needs windows at both edges of every side. The first window starts at $-p \le 0$; the last one
+# Section 3's rule needs windows at both edges of every side. The first window starts at $-p \le 0$; the last one
 # must end at or past the last pixel. When it does not, the last pixels lie in no window at all. On a side of 10
 # with $(k, s, p) = (7, 4, 2)$, the two windows cover rows $-2 \dots 4$ and $2 \dots 8$, and row 9 is in neither.
 # The first cell checks where the last window ends, for each stage, on the picture's sides, on 224, and on that
@@ -726,10 +609,10 @@ assert 224 in sides and 60 in rows and 100 in cols and 224 not in dropped_at
 # %% [markdown]
 # ## Evidence: more splits and the block counts
 #
-# Section 1 compared the two splits that give the same token grid. The cell adds T2T's second split, which splits
+# Section 3 compared the two splits that give the same token grid. The cell adds T2T's second split, which splits
 # the 15 × 25 grid that stage 1 rebuilds, and ViT's patches of $P = 20$ from notebook 01. Stage 2's blocks are
-# counted in grid cells, not in pixels: each cell is a stage-1 token, so stage 2 stays out of section 1's figure.
-# Then it counts, for each block side $m$, how many of the picture's $m \times m$ blocks each of section 1's splits
+# counted in grid cells, not in pixels: each cell is a stage-1 token, so stage 2 stays out of section 3's figure.
+# Then it counts, for each block side $m$, how many of the picture's $m \times m$ blocks each of section 3's splits
 # keeps whole.
 
 # %%
@@ -767,4 +650,3 @@ print(f"{'m':>3s} {'m x m blocks':>13s} {'whole, T2T stage 1':>19s} {'whole, ViT
 for m in block_sides[1:]:  # the picture's blocks at every position: (H - m + 1) x (W - m + 1) of them
     counts = [int(whole_blocks(*splits[name], m).sum()) for name in ("T2T stage 1", "ViT, P = 4")]
     print(f"{m:3d} {(height - m + 1) * (width - m + 1):13d} {counts[0]:19d} {counts[1]:17d}")
-

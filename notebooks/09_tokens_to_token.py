@@ -14,49 +14,38 @@
 # ---
 
 # %% [markdown]
-# # 06 · Tokens-to-Token  [FROM OLD 06; REWRITE]
+# # 09 · Tokens-to-Token: the module and T2T-ViT
 #
-# **Time:** about 60 minutes
+# **Time:** about 55 minutes
 #
-# ViT cuts an image into tokens in one go, as in notebook 01. The Tokens-to-Token module, T2T, does it in stages:
+# Before this: [notebook 08](08_t2t_soft_split.ipynb) (T2T's soft split and the token transformer).
 #
-# 1. **soft split** the image into overlapping windows, as in notebook 02,
+# Notebook 08 took the T2T module apart. Here it is put together. The module turns an image into tokens in stages:
+#
+# 1. **soft split** the image into overlapping windows,
 # 2. pass the tokens through a small **token transformer**, which also shortens them,
-# 3. **rebuild** an image from the tokens, one pixel per token, as in notebook 02,
+# 3. **rebuild** an image from the tokens, one pixel per token,
 # 4. repeat, and after the last soft split project the tokens to the model's length $D$.
 #
-# Why bother? The T2T paper (Yuan et al., 2021) works with ImageNet, the standard benchmark of about 1.3 million
-# labelled photographs in 1,000 classes. Trained from scratch on ImageNet alone, ViT trails convolutional networks
-# of the same size. The paper blames in part the patch split, which it says cannot model local structure such as
-# edges and lines between neighbouring pixels. Overlapping windows keep small neighbourhoods of the image whole
-# inside a token. That is an *inductive bias* toward local structure: an assumption about images that the model
-# holds from the start instead of learning it from data (notebook 05, section 8). With it, the paper reports
-# T2T-ViT matching or beating ViT and ResNets of similar size.
-#
-# The walk-through sizes come from the article *Tokens-to-Token Vision Transformers, Explained* in Skylar Jean
-# Callis's series *Vision Transformers Explained*. Where the course departs from it and from the official code:
+# T2T-ViT is this module followed by a ViT's body. The walk-through sizes come from the article *Tokens-to-Token
+# Vision Transformers, Explained* in Skylar Jean Callis's series *Vision Transformers Explained*. Where the course
+# departs from it and from the official code:
 # [the departures](#Evidence:-where-the-course-departs-from-the-articles-and-the-official-code).
 #
 # **By the end you can**
-# 1. compare how many neighbourhoods overlapping windows and plain patches keep whole at the same token count;
-# 2. find the bug in a token transformer's attention, and explain why its skip connection goes through $v$;
-# 3. follow the T2T module stage by stage, and say which pixels one of its tokens is built from;
-# 4. predict when a rebuild that assumes a square grid fails loudly, and when it scrambles the tokens silently;
-# 5. run T2T-ViT end to end and say where its compute goes.
+# 1. follow the T2T module stage by stage, and say which pixels one of its tokens is built from;
+# 2. predict when a rebuild that assumes a square grid fails loudly, and when it scrambles the tokens silently;
+# 3. count what the input's channels change in a token transformer's parameters;
+# 4. run T2T-ViT end to end and say where its compute goes.
 
 # %%
-import dataclasses
 import math
 
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
-from matplotlib.colors import ListedColormap
-from matplotlib.patches import Patch
-from matplotlib.ticker import PercentFormatter
 
 import vitcourse
-from vitcourse import check, diagrams, load_mountains, plots, probes, scenes, tokens, train
+from vitcourse import check, diagrams, load_mountains, plots, tokens
 from vitcourse.attention import Attention
 from vitcourse.blocks import TokenTransformer
 from vitcourse.checkpoints import load_pretrained
@@ -77,92 +66,7 @@ height, width = picture.shape
 image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 # %% [markdown]
-# ## 1. Rebuilding an image from the picture's tokens (6 min)
-#
-# Between two soft splits T2T lays the tokens back on their grid. Token $i$ of an $r \times c$ grid becomes pixel
-# $(i \,/\!/\, c,\ i \bmod c)$, and the token's entries become that pixel's channels (notebook 02).
-#
-# After the first split of the picture each token holds a 7 × 7 window. So channel $j$ of the rebuilt image holds,
-# for every window, the pixel at offset $(j \,/\!/\, 7,\ j \bmod 7)$ inside it: a copy of the picture sampled every
-# 4 pixels. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`. The windows start at $-2$, so channel 0
-# has padding zeros along its top row and left column. Channel 48 has them along its bottom row and right column,
-# since the last windows reach one pixel into the padding.
-#
-# The token transformer's output, with random weights here, is rebuilt the same way. Its first LayerNorm works on
-# each token alone and removes the window's mean and scale. So every *flat* window, one grey level throughout,
-# becomes the same vector whatever its brightness, and gets the same output. The cell checks it. Windows that hold
-# the same pattern get the same output too: the sky's dithered band shows as runs of identical cells ([counted in
-# the evidence](#Evidence:-identical-windows-give-identical-outputs)).
-
-# %%
-grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
-torch.manual_seed(0)
-tt_pic = TokenTransformer(49, 64, qk_scale=49**-0.5).to(device).eval()
-with torch.no_grad():
-    toks = tokens.soft_split(image, *T2T_STAGES[0])  # (1, 375, 49)
-    raw = tokens.rebuild_image(toks, grid1.rows, grid1.cols)  # (1, 49, 15, 25)
-    tt_out = tt_pic(toks)  # (1, 375, 64)
-    mixed = tokens.rebuild_image(tt_out, grid1.rows, grid1.cols)  # (1, 64, 15, 25)
-print(f"picture {tuple(image.shape)} -> tokens {tuple(toks.shape)} -> rebuilt {tuple(raw.shape)}")
-print(f"after the token transformer: rebuilt {tuple(mixed.shape)}")
-centre = raw[0, 24].cpu()
-print(f"channel 24 equals picture[1::4, 1::4]: {torch.equal(centre, image[0, 0, 1::4, 1::4].cpu())}")
-assert torch.equal(centre, image[0, 0, 1::4, 1::4].cpu())
-pads = {  # the border of channels 0 and 48 that comes from padding, as (channel, rows, columns)
-    "channel 0, top row": raw[0, 0, 0],
-    "channel 0, left column": raw[0, 0, :, 0],
-    "channel 48, bottom row": raw[0, 48, -1],
-    "channel 48, right column": raw[0, 48, :, -1],
-}
-for where, values in pads.items():
-    print(f"{where}: all zeros (padding): {bool((values == 0).all())}")
-    assert (values == 0).all()
-flat = toks[0].amax(dim=-1) == toks[0].amin(dim=-1)  # (375,): windows of one grey level
-flat_out = tt_out[0, flat]  # (number of flat windows, 64)
-one_vector = bool(torch.allclose(flat_out, flat_out[:1].expand_as(flat_out), atol=1e-5))
-print(
-    f"flat windows: {int(flat.sum())} of {flat.numel()}; their outputs are one and the same vector: {one_vector}"
-)
-assert one_vector
-
-# %% mystnb={"image": {"alt": "Two rows of panels on the 15 by 25 grid of the picture's first soft split, axes grid row and grid column. Top: channels 0, 24 and 48 of the rebuilt tokens, each a copy of the picture sampled every 4 pixels, with zero padding along two borders of channels 0 and 48, beside the 60 by 100 picture itself, sharing one brightness colour bar. Bottom: four channels of a random token transformer's output rebuilt on the same grid, sharing one colour bar, flat areas of the picture giving one colour and edges giving others."}}
-fig, axes = plt.subplots(2, 4, figsize=(13.5, 5.2), layout="constrained")
-for ax, ch in zip(axes[0], (0, 24, 48), strict=False):  # same colours and range as the picture's colorbar
-    plots.show_matrix(
-        raw[0, ch].cpu(),
-        ax=ax,
-        title=f"channel {ch}: offset ({ch // 7}, {ch % 7})",
-        xlabel="grid column",
-        ylabel="grid row",
-        vmin=0,
-        vmax=1,
-        colorbar=False,
-        aspect="equal",
-    )
-plots.show_picture(picture, ax=axes[0, 3], title="the picture, 60 x 100", colorbar=False)
-fig.colorbar(axes[0, 3].images[0], ax=axes[0, :], label="brightness", shrink=0.9)
-low, high = mixed[0, :4].min().item(), mixed[0, :4].max().item()  # one colour scale for the bottom row
-for ax, ch in zip(axes[1], range(4), strict=True):
-    plots.show_matrix(
-        mixed[0, ch].cpu(),
-        ax=ax,
-        title=f"token transformer, channel {ch}",
-        xlabel="grid column",
-        ylabel="grid row",
-        cmap="viridis",
-        vmin=low,
-        vmax=high,
-        colorbar=False,
-        aspect="equal",
-    )
-fig.colorbar(axes[1, 0].images[0], ax=axes[1, :], label="output (random weights)", shrink=0.9)
-fig.suptitle(
-    "The picture's tokens rebuilt on the 15 x 25 grid (top: soft split; bottom: after a token transformer)"
-)
-plt.show()
-
-# %% [markdown]
-# ## 2. The T2T module, stage by stage (10 min)
+# ## 1. The T2T module, stage by stage (16 min)
 #
 # With $I_1$ the image, stages $i = 1, 2$ compute
 #
@@ -175,7 +79,9 @@ plt.show()
 # The diagram and the next cell follow the running example of the T2T article: a batch of 13 one-channel images
 # of 400 × 100 random numbers. The article picks 13 because a prime will not be mistaken for another size. The
 # module ends where the *ViT body* begins: the prediction token, the position table, the encoder blocks, the final
-# norm and the head (section 6).
+# norm and the head (section 3). Between two splits, the tokens are laid back on their grid as in notebook 08;
+# what the picture's tokens look like there, before and after a token transformer, is in [the picture's tokens
+# rebuilt](#Evidence:-the-picture's-tokens-rebuilt,-before-and-after-a-token-transformer).
 
 # %% mystnb={"image": {"alt": "Diagram of the T2T module on a batch of 13 one-channel images of 400 by 100: soft split 7, 4, 2 into 2500 tokens of length 49, token transformer to 64 channels, rebuild to a 100 by 25 grid, soft split 3, 2, 1 into 650 tokens of length 576, token transformer, rebuild to 50 by 13, soft split 3, 2, 1 into 175 tokens of length 576, and a linear layer to length 768."}}
 diagrams.t2t_loop(height=400, width=100, batch=13)
@@ -215,7 +121,7 @@ with torch.no_grad():
 print(" -> ".join(map(str, counts)) + " tokens; the module's own forward gives the same result")
 
 # %% [markdown]
-# **Exercise 3 (predict, then run).** Section 1 counted the blocks that *one* split keeps whole. Now follow all
+# **Exercise 1 (predict, then run).** Notebook 08 counted the blocks that *one* split keeps whole. Now follow all
 # three. One final token is a 3 × 3 window of the second rebuilt grid. Each cell of that grid is a 3 × 3 window of
 # the first rebuilt grid, and each cell of that one a 7 × 7 window of the image. Leave the token transformers aside
 # and follow only the windows: how many pixels wide is the square of the image that one final token's windows
@@ -241,7 +147,7 @@ check.require(check.t2t_window_side, answer_window_side)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: which pixels one token holds
+# ### After Exercise 1: which pixels one token holds
 #
 # The cell below runs the three soft splits and the two rebuilds alone, with no token transformer between them, on
 # a blank 400 × 100 image. It takes one final token away from the edges and asks autograd which pixels the token
@@ -271,12 +177,12 @@ print(
 print(f"neighbouring final tokens start {apart} pixels apart (the product of the strides)")
 assert len(rows) == len(cols) and int(reached.sum()) == len(rows) * len(cols)
 assert rows.max() - rows.min() + 1 == len(rows) and cols.max() - cols.min() + 1 == len(cols)  # one square
-# notebook 05's toy stem: four 3 x 3 convolutions of stride 2 (the 1 x 1 adds none)
+# notebook 14's toy stem: four 3 x 3 convolutions of stride 2 (the 1 x 1 adds none)
 stem_side, stem_step = 1, 1
 for _ in range(4):
     stem_side, stem_step = stem_side + (3 - 1) * stem_step, stem_step * 2
 print(
-    f"notebook 05's convolutional stem: each position sees {stem_side} x {stem_side} pixels, one every {stem_step}"
+    f"notebook 14's convolutional stem: each position sees {stem_side} x {stem_side} pixels, one every {stem_step}"
 )
 assert (stem_side, stem_step) == (len(rows), apart)
 one = images[:1].clone().requires_grad_(True)  # (1, 1, H, W), the module's own input
@@ -289,15 +195,15 @@ assert through.all()
 
 # %% [markdown]
 # One final token is built from a square about twice as wide as the distance between neighbouring tokens, so
-# neighbouring tokens share pixels: section 1's overlap, compounded over three splits. Notebook 05's toy
-# convolutional stem, four 3 × 3 convolutions of stride 2, gives squares of the same size, 31 pixels, on a grid
-# with the same step, 16 pixels.
+# neighbouring tokens share pixels: the soft split's overlap, compounded over three splits. The toy convolutional stem
+# of notebook 14, four 3 × 3 convolutions of stride 2, gives squares of the same size, 31 pixels, on a grid with the
+# same step, 16 pixels.
 #
 # Through the token transformers, though, every pixel reaches every token, since their attention is global. The
 # windows decide which pixels a token holds *before* any attention: that is T2T's bias toward local structure.
 
 # %% [markdown]
-# ## 3. The same module on the picture (9 min)
+# ## 2. The same module on the picture (18 min)
 #
 # `TokensToToken` works on any $H \times W$: its rebuild lays the tokens on the grid's rows and columns.
 
@@ -309,10 +215,6 @@ with torch.no_grad():
 print("grids after each split:", [f"{g.rows} x {g.cols} = {g.total}" for g in t2t_pic.grids])
 print(f"picture {tuple(image.shape)} -> tokens {tuple(out_pic.shape)}")
 assert out_pic.shape[1] == t2t_pic.grids[-1].total
-
-# %% mystnb={"image": {"alt": "Diagram of the T2T module on the 60 by 100 picture, batch 1: soft split 7, 4, 2 into 375 tokens on a 15 by 25 grid, token transformer, rebuild, soft split 3, 2, 1 into 104 tokens on an 8 by 13 grid, token transformer, rebuild, soft split 3, 2, 1 into 28 tokens on a 4 by 7 grid, and a linear layer to length 768."}}
-diagrams.t2t_loop(height=height, width=width, batch=1)  # batch 1: the picture alone, as in the cell above
-plt.show()
 
 # %% [markdown]
 # The official T2T code rebuilds differently. Between two stages it takes the grid's side as the square root of
@@ -328,7 +230,7 @@ def official_rebuild(toks: torch.Tensor) -> torch.Tensor:
 
 
 # %% [markdown]
-# **Exercise 4 (predict).** What does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each
+# **Exercise 2 (predict).** What does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each
 # of these one-channel inputs? Answer each with `"works"` (every token lands in its own place), `"raises"` (the
 # reshape fails with an error) or `"scrambles"` (it runs, but tokens land in the wrong places):
 #
@@ -336,12 +238,14 @@ def official_rebuild(toks: torch.Tensor) -> torch.Tensor:
 # - (b) an image of 60 × 62;
 # - (c) an image of 36 × 64.
 #
-# Work from the grid of tokens each input makes, and from what a reshape needs in order to run.
+# Work from the grid of tokens each input makes, and from what a reshape needs in order to run. Give also the
+# number of tokens $N$ that stage 1 makes from each input, (a), (b) and (c) in order, as `answer_sqrt_tokens`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "sqrt_rebuild_picture-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_sqrt_picture = None  # replace None with "works", "raises" or "scrambles"
 answer_sqrt_60x62 = None
 answer_sqrt_36x64 = None
+answer_sqrt_tokens = None  # replace None with (N for (a), N for (b), N for (c))
 ### BEGIN SOLUTION
 # A reshape runs when the new shape holds as many entries as the tensor: side * side must equal N.
 # (a) 15 x 25 = 375 tokens; int(sqrt(375)) = 19 and 19 * 19 = 361: the reshape raises.
@@ -350,12 +254,14 @@ answer_sqrt_36x64 = None
 answer_sqrt_picture = "raises"
 answer_sqrt_60x62 = "works"
 answer_sqrt_36x64 = "scrambles"
+answer_sqrt_tokens = (15 * 25, 15 * 15, 9 * 16)  # each side: floor((n + 2 * 2 - 7) / 4) + 1 windows
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "sqrt_rebuild_picture-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.sqrt_rebuild_picture(answer_sqrt_picture)
 check.sqrt_rebuild_60x62(answer_sqrt_60x62)
 check.sqrt_rebuild_36x64(answer_sqrt_36x64)
+check.sqrt_rebuild_token_counts(answer_sqrt_tokens)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "sqrt_rebuild_picture-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -375,8 +281,14 @@ check.require(check.sqrt_rebuild_60x62, answer_sqrt_60x62)
 check.require(check.sqrt_rebuild_36x64, answer_sqrt_36x64)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "sqrt_rebuild_token_counts-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.sqrt_rebuild_token_counts, answer_sqrt_tokens)
+### END HIDDEN TESTS
+
 # %% [markdown]
-# ### After Exercise 4: a silent scramble
+# ### After Exercise 2: a silent scramble
 #
 # The cell runs both rebuilds on each input's first-split tokens. To see where every token lands, it rebuilds the
 # tokens' own index numbers, $0, 1, \dots, N - 1$, rather than their contents, so the comparison does not depend on
@@ -458,11 +370,11 @@ plt.show()
 # columns from `count_tokens` instead.
 
 # %% [markdown]
-# ## 4. T2T-ViT end to end (5 min)
+# ## 3. T2T-ViT end to end (15 min)
 #
-# T2T-ViT is the T2T module followed by the ViT body of notebook 05: the prediction token $x_{\text{class}}$, a
-# fixed sinusoidal position table (notebook 03), encoder blocks without qkv bias, a final norm and the head. Its
-# LayerNorms use eps $10^{-5}$, PyTorch's default, where notebook 05's ViT used $10^{-6}$. Only the first of ViT's
+# T2T-ViT is the T2T module followed by the ViT body of notebook 07: the prediction token $x_{\text{class}}$, a fixed
+# sinusoidal position table (notebook 03), encoder blocks without qkv bias, a final norm and the head. Its LayerNorms
+# use eps $10^{-5}$, PyTorch's default, where the course's ViT (notebook 06) used $10^{-6}$. Only the first of ViT's
 # equations changes:
 #
 # $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
@@ -498,17 +410,93 @@ assert torch.isfinite(pred).all()
 # The presets of every official size, at 224 × 224 × 3 with 1000 classes, match the official code's parameter
 # counts, all and trainable: [the official sizes](#Evidence:-the-official-sizes).
 #
-# The course also ships a trained T2T-ViT. How it compares with three ViTs trained the same way, and why one seed
-# and this task cannot settle it, is in [a trained T2T-ViT](#Evidence:-a-trained-T2T-ViT).
-# [Notebook 07](07_training_from_scratch.ipynb) compares the two by samples and by compute.
+# How T2T-ViT and ViT compare once they have learned a task comes after training, in
+# [notebook 14](14_what_shapes_a_vit.ipynb).
 
 # %% [markdown]
-# ## 5. Where the compute goes (6 min)
+# **The first token transformer, counted.** T2T-ViT for ImageNet reads RGB images of 224 × 224, so one 7 × 7
+# window holds three channels: a token of length 147. The cell reads the parameters of the *first* token
+# transformer of `create_model("t2t_vit_t_14")`, the model that the paper calls T2T-ViT$_t$-14, layer by layer.
+# It is built on the *meta* device, which holds shapes but no numbers: enough to count. Each row counts one
+# layer's own parameters. A linear layer holds a weight matrix, output length by input length, plus a bias where
+# it has one. A LayerNorm holds a scale and a shift per entry of the token it normalises (notebook 06).
+
+# %%
+with torch.device("meta"):  # shapes only: enough to count
+    t2t_rgb = create_model("t2t_vit_t_14")
+first_rgb = t2t_rgb.tokens_to_token.attention1
+rgb_counts, rgb_shapes = {}, {}
+print(f"first token transformer of t2t_vit_t_14 (RGB 224 x 224), input length {first_rgb.dim}:")
+for name, layer in first_rgb.named_modules():
+    n = sum(p.numel() for p in layer.parameters(recurse=False))  # this layer's own parameters
+    if n:
+        rgb_counts[name] = n
+        rgb_shapes[name] = [tuple(p.shape) for p in layer.parameters(recurse=False)]  # shown after Exercise 3
+        print(f"   {name:9s} {n:7,d}")
+print(f"   {'in all':9s} {sum(p.numel() for p in first_rgb.parameters()):7,d}")
+
+# %% [markdown]
+# **Exercise 3 (predict).** The picture has one channel, so the first token transformer of `model`, the T2T-ViT
+# above, reads tokens of length 49, not 147. It is otherwise built like the RGB one: 64 channels, one head, no qkv
+# bias, an MLP ratio of 1. How many parameters *fewer* does it hold than the RGB one? Answer with a whole number,
+# `answer_rgb_fewer`. First decide which rows of the table depend on the incoming token's length, and why the
+# others do not.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "rgb_fewer_parameters-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_rgb_fewer = None  # replace None with a whole number
+### BEGIN SOLUTION
+# Only norm1 and qkv read the incoming token. norm1 holds a scale and a shift per entry: 2 per entry fewer.
+# qkv maps each entry to 3 x 64 values, with no bias: 3 x 64 weights per entry fewer. From qkv on, every layer
+# reads and writes length 64, whatever the number of input channels.
+fewer_entries = 147 - 49
+answer_rgb_fewer = 2 * fewer_entries + 3 * 64 * fewer_entries
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "rgb_fewer_parameters-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.rgb_fewer_parameters(answer_rgb_fewer)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rgb_fewer_parameters-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.rgb_fewer_parameters, answer_rgb_fewer)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 3: one channel against three
+#
+# The one-channel block of `model` beside the RGB table, layer by layer, with each layer's parameter shapes.
+
+# %%
+first_one = model.tokens_to_token.attention1  # the picture's T2T-ViT: one input channel
+print(f"{'layer':9s} {'one channel':>11s} {'RGB':>7s}   shapes, one channel | RGB")
+for name, layer in first_one.named_modules():
+    n = sum(p.numel() for p in layer.parameters(recurse=False))
+    if n:
+        shapes = [tuple(p.shape) for p in layer.parameters(recurse=False)]
+        print(
+            f"{name:9s} {n:11,d} {rgb_counts[name]:7,d}   {shapes} | {rgb_shapes[name]}"
+            f"{'   <- changes' if n != rgb_counts[name] else ''}"
+        )
+changed = [
+    n
+    for n, layer in first_one.named_modules()
+    if n in rgb_counts and sum(p.numel() for p in layer.parameters(recurse=False)) != rgb_counts[n]
+]
+fewer = sum(p.numel() for p in first_rgb.parameters()) - sum(p.numel() for p in first_one.parameters())
+print(f"changed: {changed}; the one-channel block holds {fewer:,} parameters fewer")
+assert changed == ["norm1", "attn.qkv"]
+
+# %% [markdown]
+# Only norm1 and qkv read the incoming token. From qkv on, every layer reads and writes length 64, so proj,
+# norm2 and the MLP do not depend on the number of input channels.
+
+# %% [markdown]
+# ## 4. Where the compute goes (4 min)
 #
 # The cell counts the multiply-adds of one forward pass of T2T-ViT$_t$-14 at 224 × 224 on the meta device.
 # `vitcourse.cost.count_macs` puts hooks on every linear layer and every attention product. **Published:** 6.1 G
 # multiply-adds for T2T-ViT$_t$-14 at 224 × 224 (Yuan et al., ICCV 2021, Tables 3 and 7). Its encoder blocks use
-# the preset's MLP ratio of 3, not the 4 that notebook 05's count of $12 \cdot N \cdot D^2$ assumes.
+# the preset's MLP ratio of 3, not the 4 that notebook 07's count of $12 \cdot N \cdot D^2$ assumes.
 
 # %%
 with torch.device("meta"):
@@ -575,9 +563,9 @@ plt.show()
 # the parameters. Most of that quarter is the first token transformer. There, the attention products
 # $QK^\top$ and $AV$ cost $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens, far more than the linear layers.
 # The products grow with the square of the token count, the linear layers only in proportion to it. That is why the
-# official code also offers Performer token transformers (Performer approximates attention at a cost that grows
-# only in proportion to the token count; section 6), and why the token length inside the module stays small.
-# Stage 3 has no token transformer: its cost is the linear projection.
+# official code also offers Performer token transformers, and why the token length inside the module stays small.
+# Performer approximates attention at a cost that grows only in proportion to the token count ([the official
+# sizes](#Evidence:-the-official-sizes)). Stage 3 has no token transformer: its cost is the linear projection.
 #
 # How the stages' shares change with the image size and the strides, with an explorer to try it: [more to
 # try](#Evidence:-more-to-try).
@@ -585,33 +573,115 @@ plt.show()
 # %% [markdown]
 # ## Summary
 #
-# - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole in
-#   some token, wherever its windows reach the image's edges. That is 4 × 4 for T2T's first split and 2 × 2 for
-#   the later ones. At the same token grid, non-overlapping patches keep far fewer blocks whole.
-# - A token transformer is an encoder block that changes the token length. Its first residual adds $v$, which
-#   already has the output length. Its attention is global; the local mixing comes from the soft splits around
-#   it.
 # - The T2T module alternates soft split, token transformer and rebuild, and ends with a linear layer. One final
 #   token's windows cover a square of the image about twice as wide as the distance between neighbouring tokens.
+#   The token transformers' attention is global; the local mixing comes from the soft splits around them.
 # - A rebuild must take the grid's rows and columns from the token-count formula. The official square root raises
 #   where the token count is not a square number, and silently scrambles a non-square grid where it is.
-# - T2T-ViT's parameter counts equal the official code's. Most of its multiply-adds are in the encoder blocks; the
-#   first T2T stage takes most of the rest.
+# - T2T-ViT is the T2T module followed by a ViT body. Only the layers that read the incoming token, norm1 and qkv
+#   of the first token transformer, depend on the input's channels.
+# - Most of T2T-ViT's multiply-adds are in the encoder blocks; the first T2T stage takes most of the rest, in its
+#   attention products, which grow with the square of the token count.
 #
-# **Next:** [07 Training from scratch](07_training_from_scratch.ipynb) trains small ViTs and T2T-ViTs on scenes
-# drawn like the picture and looks at what they learn.
+# **Next:** [10 Training](10_training.ipynb). Every model so far has had random weights. Notebook 10 teaches how
+# a model learns its weights from examples.
+
+# %% [markdown]
+# ## Evidence: the picture's tokens rebuilt, before and after a token transformer
+#
+# Between two soft splits T2T lays the tokens back on their grid. Token $i$ of an $r \times c$ grid becomes pixel
+# $(i \,/\!/\, c,\ i \bmod c)$, and the token's entries become that pixel's channels (notebook 08, section 1).
+#
+# After the first split of the picture each token holds a 7 × 7 window. So channel $j$ of the rebuilt image holds,
+# for every window, the pixel at offset $(j \,/\!/\, 7,\ j \bmod 7)$ inside it: a copy of the picture sampled every
+# 4 pixels. The centre channel, $j = 24$, is exactly `picture[1::4, 1::4]`. The windows start at $-2$, so channel 0
+# has padding zeros along its top row and left column. Channel 48 has them along its bottom row and right column,
+# since the last windows reach one pixel into the padding.
+#
+# The token transformer's output, with random weights here, is rebuilt the same way. Its first LayerNorm works on
+# each token alone and removes the window's mean and scale. So every *flat* window, one grey level throughout,
+# becomes the same vector whatever its brightness, and gets the same output. The cell checks it. Windows that hold
+# the same pattern get the same output too: the sky's dithered band shows as runs of identical cells ([counted in
+# the next section](#Evidence:-identical-windows-give-identical-outputs)).
+
+# %%
+grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
+torch.manual_seed(0)
+tt_pic = TokenTransformer(49, 64, qk_scale=49**-0.5).to(device).eval()
+with torch.no_grad():
+    toks = tokens.soft_split(image, *T2T_STAGES[0])  # (1, 375, 49)
+    raw = tokens.rebuild_image(toks, grid1.rows, grid1.cols)  # (1, 49, 15, 25)
+    tt_out = tt_pic(toks)  # (1, 375, 64)
+    mixed = tokens.rebuild_image(tt_out, grid1.rows, grid1.cols)  # (1, 64, 15, 25)
+print(f"picture {tuple(image.shape)} -> tokens {tuple(toks.shape)} -> rebuilt {tuple(raw.shape)}")
+print(f"after the token transformer: rebuilt {tuple(mixed.shape)}")
+centre = raw[0, 24].cpu()
+print(f"channel 24 equals picture[1::4, 1::4]: {torch.equal(centre, image[0, 0, 1::4, 1::4].cpu())}")
+assert torch.equal(centre, image[0, 0, 1::4, 1::4].cpu())
+pads = {  # the border of channels 0 and 48 that comes from padding, as (channel, rows, columns)
+    "channel 0, top row": raw[0, 0, 0],
+    "channel 0, left column": raw[0, 0, :, 0],
+    "channel 48, bottom row": raw[0, 48, -1],
+    "channel 48, right column": raw[0, 48, :, -1],
+}
+for where, values in pads.items():
+    print(f"{where}: all zeros (padding): {bool((values == 0).all())}")
+    assert (values == 0).all()
+flat = toks[0].amax(dim=-1) == toks[0].amin(dim=-1)  # (375,): windows of one grey level
+flat_out = tt_out[0, flat]  # (number of flat windows, 64)
+one_vector = bool(torch.allclose(flat_out, flat_out[:1].expand_as(flat_out), atol=1e-5))
+print(
+    f"flat windows: {int(flat.sum())} of {flat.numel()}; their outputs are one and the same vector: {one_vector}"
+)
+assert one_vector
+
+# %% mystnb={"image": {"alt": "Two rows of panels on the 15 by 25 grid of the picture's first soft split, axes grid row and grid column. Top: channels 0, 24 and 48 of the rebuilt tokens, each a copy of the picture sampled every 4 pixels, with zero padding along two borders of channels 0 and 48, beside the 60 by 100 picture itself, sharing one brightness colour bar. Bottom: four channels of a random token transformer's output rebuilt on the same grid, sharing one colour bar, flat areas of the picture giving one colour and edges giving others."}}
+fig, axes = plt.subplots(2, 4, figsize=(13.5, 5.2), layout="constrained")
+for ax, ch in zip(axes[0], (0, 24, 48), strict=False):  # same colours and range as the picture's colorbar
+    plots.show_matrix(
+        raw[0, ch].cpu(),
+        ax=ax,
+        title=f"channel {ch}: offset ({ch // 7}, {ch % 7})",
+        xlabel="grid column",
+        ylabel="grid row",
+        vmin=0,
+        vmax=1,
+        colorbar=False,
+        aspect="equal",
+    )
+plots.show_picture(picture, ax=axes[0, 3], title="the picture, 60 x 100", colorbar=False)
+fig.colorbar(axes[0, 3].images[0], ax=axes[0, :], label="brightness", shrink=0.9)
+low, high = mixed[0, :4].min().item(), mixed[0, :4].max().item()  # one colour scale for the bottom row
+for ax, ch in zip(axes[1], range(4), strict=True):
+    plots.show_matrix(
+        mixed[0, ch].cpu(),
+        ax=ax,
+        title=f"token transformer, channel {ch}",
+        xlabel="grid column",
+        ylabel="grid row",
+        cmap="viridis",
+        vmin=low,
+        vmax=high,
+        colorbar=False,
+        aspect="equal",
+    )
+fig.colorbar(axes[1, 0].images[0], ax=axes[1, :], label="output (random weights)", shrink=0.9)
+fig.suptitle(
+    "The picture's tokens rebuilt on the 15 x 25 grid (top: soft split; bottom: after a token transformer)"
+)
+plt.show()
 
 # %% [markdown]
 # ## Evidence: identical windows give identical outputs
 #
-# Section 3 said that windows holding the same pattern get the same output. The sky's dithered band is a
+# The evidence above said that windows holding the same pattern get the same output. The sky's dithered band is a
 # checkerboard that repeats every 2 pixels, and 2 divides the stride 4. So along a grid row, every window that
 # holds only the band and the plain sky around it holds exactly the same pattern. The cell finds the band's pixel
 # rows, where neighbouring pixels alternate along most of the row, groups each grid row's windows by content, and
 # checks that each repeated pattern gets one output. The counts are those of the picture in use.
 
 # %%
-with torch.no_grad():  # section 3's tokens of the picture and its token transformer's output
+with torch.no_grad():  # the picture's tokens and the token transformer's output, as above
     pic_toks = tokens.soft_split(image, *T2T_STAGES[0])  # (1, 375, 49)
     pic_out = tt_pic(pic_toks)  # (1, 375, 64)
 changes = (image[0, 0, :, 1:] != image[0, 0, :, :-1]).float().mean(dim=1)  # (60,): share of pixel changes
@@ -694,7 +764,7 @@ print("every preset matches its reference count, all and trainable")
 #   0.1 M it happens to equal the published counts of the Performer models (the paper's Table 4: T2T-ViT-7 4.3 M,
 #   T2T-ViT-12 6.9 M).
 #
-# The multiply-adds of section 7, 6.1 G for T2T-ViT$_t$-14, are cited from the same Table 3 and from Table 7.
+# The multiply-adds of section 4, 6.1 G for T2T-ViT$_t$-14, are cited from the same Table 3 and from Table 7.
 #
 # The presets' MLP ratios are the official ones: 2 for sizes 7, 10 and 12, and 3 for 14, 19 and 24.
 
@@ -705,7 +775,7 @@ print("every preset matches its reference count, all and trainable")
 #
 # The explorer below, in a running kernel, takes a one-channel $H \times W$ image and each stage's kernel, stride
 # and padding. It draws the three token grids beside each stage's share of the module's multiply-adds, with the
-# widths of T2T-ViT$_t$-14. With one input channel, stage 1 costs less than in section 7's RGB table. It starts at
+# widths of T2T-ViT$_t$-14. With one input channel, stage 1 costs less than in section 4's RGB table. It starts at
 # 224 × 224 with T2T's three stages.
 #
 # **Predict, then play.** Write down your guesses, then try them.
@@ -743,7 +813,9 @@ print(
     f"stage 1's cost grows {growth:.1f} times, stage 2's {growth2:.1f} times"
 )
 print(f"2. stride 8: the total falls {fall:.1f} times; the largest share is still stage {largest}'s")
-covered = whole_blocks(224, 224, 7, 8, 2, 1)  # (224, 224): is each pixel in some window?
+covered = torch.zeros(224, 224, dtype=torch.bool)  # is each pixel in some window?
+for top, left in tokens.window_corners(224, 224, 7, 8, 2):  # each window's top-left pixel
+    covered[max(top, 0) : top + 7, max(left, 0) : left + 7] = True
 print(f"   stride 8 > kernel 7: {1 - covered.float().mean().item():.1%} of the pixels lie in no window")
 assert share2["448"] < share2["224"] and growth2 < growth
 assert 12 < growth < 16 and fall > 10 and largest == 1 and not covered.all()
@@ -755,87 +827,14 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 
 # %% [markdown]
 # Stage 2's share falls. Both stages get 4 times the tokens, but their costs grow differently. Stage 1's cost is
-# mostly attention products (notebook 04, "Weights and multiply-adds" and Exercise 3), which grow with the square of the token count: close to
-# 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more. They grow only 4 times, and stage 2's
-# cost grows less than stage 1's.
+# mostly attention products (notebook 05, "Weights and multiply-adds"), which grow with the square of the token count:
+# close to 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more. They grow only 4 times, and stage
+# 2's cost grows less than stage 1's.
 #
-# A stride of 8 gives stage 1 a quarter of the tokens and makes every later grid smaller too, so the total falls more than tenfold. Stage 1 still costs the most. The stride is now
-# larger than the kernel, which leaves gaps, as notebook 02 showed: the printed share of pixels falls in no
-# window. The last lines check the explorer's formula against the hooks of section 7.
-
-# %% [markdown]
-# ## Evidence: a trained T2T-ViT
-#
-# Sections 2 to 7 ran untrained weights. The course ships a trained T2T-ViT, `t2t_within`, made by `make models`
-# with the same settings and task as the 60-patch ViT `vit_within` of notebooks 03 to 05. The body is the
-# same: $D$ = 64, 4 blocks of 4 heads, and an MLP ratio of 2, as in every model this course trains. Its position embedding is
-# learned, as in `vit_within`, unlike the official T2T-ViT's fixed table of section 6. Both were trained for 3000
-# steps of 128 scenes, from seed 0. The task is to name which of the 6 × 10 cells of 10 pixels holds a small moon.
-# Only the tokenizer differs: a T2T module, with token transformers of width 16 and MLP ratio 1, against 10-pixel
-# patches. The cell loads both, with the ViT's two other seeds, and scores them on the same 256 held-out scenes.
-#
-# How far apart must two scores be to mean something? A test of $n$ scenes, each named right with probability
-# $p$, gets about $np$ right, give or take $\sqrt{np(1-p)}$ scenes from one draw of test scenes to another: the
-# *binomial standard error*. The cell prints the gap between the models in scenes beside it.
-
-# %%
-trained_t2t = train.load_shipped("t2t_within", "cpu")
-trained_vits = [train.load_shipped(n, "cpu") for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")]
-t2t_cfg = trained_t2t.config
-held_out = scenes.make_batch(
-    "within", train.SHIPPED_EVAL["size"], seed=train.SHIPPED_EVAL["seed"], block=t2t_cfg.patch_size
-)
-t2t_metrics = train.evaluate(trained_t2t.model, "within", block=t2t_cfg.patch_size, **train.SHIPPED_EVAL)
-# the stored count again, up to one scene (another CPU rounds the outputs differently; only a near-tie can flip)
-assert abs(round(t2t_metrics["accuracy"] * 256) - round(trained_t2t.metrics["accuracy"] * 256)) <= 1
-vit_accuracy = torch.tensor([v.metrics["accuracy"] for v in trained_vits])
-for name, shipped in (("t2t_within", trained_t2t), ("vit_within", trained_vits[0])):
-    cfg = shipped.config
-    print(
-        f"{name}: D = {cfg.embed_dim}, {cfg.depth} blocks of {cfg.num_heads} heads, MLP ratio {cfg.mlp_ratio:g}, "
-        f"{cfg.pos_embed} position embedding; {cfg.steps} steps x {cfg.batch_size} scenes, seed {cfg.seed}; "
-        f"{shipped.model.num_patches} tokens into its body, {count_parameters(shipped.model)[1]:,} trainable"
-    )
-tt1 = trained_t2t.model.tokens_to_token.attention1  # the first of its two token transformers
-print(
-    f"t2t_within's token transformers: width {t2t_cfg.token_dim}, "
-    f"MLP ratio {tt1.mlp.fc1.out_features / tt1.mlp.fc1.in_features:g}"
-)
-last_grid = trained_t2t.model.tokens_to_token.grids[-1]
-cells = (height // trained_vits[0].config.patch_size, width // trained_vits[0].config.patch_size)
-print(
-    f"the task's answer cells: {cells[0]} x {cells[1]}, one per ViT patch; "
-    f"T2T-ViT's last token grid: {last_grid.rows} x {last_grid.cols}"
-)
-same_settings = dataclasses.replace(trained_vits[0].config, model=t2t_cfg.model) == t2t_cfg
-assert same_settings  # only the tokenizer differs, as the text says
-print("held-out accuracy (row and column both right) on 256 scenes:")
-print(f"  T2T-ViT (seed 0)  {t2t_metrics['accuracy']:.3f}")
-print(
-    f"  ViT, seeds 0 1 2  {' '.join(f'{a:.3f}' for a in vit_accuracy.tolist())}  "
-    f"(mean {vit_accuracy.mean():.3f} +- {vit_accuracy.std():.3f})"
-)
-n_eval = train.SHIPPED_EVAL["size"]
-t2t_right = round(t2t_metrics["accuracy"] * n_eval)
-vit_right = [round(a * n_eval) for a in vit_accuracy.tolist()]
-gap = min(vit_right) - t2t_right
-binomial_se = math.sqrt(n_eval * t2t_metrics["accuracy"] * (1 - t2t_metrics["accuracy"]))  # in scenes
-print(
-    f"scenes right of {n_eval}: T2T-ViT {t2t_right}, ViTs {' '.join(map(str, vit_right))}; gap to the weakest "
-    f"ViT {gap} scenes, binomial standard error about {binomial_se:.1f} scenes"
-)
-assert 0.5 < gap / binomial_se < 2  # what the next paragraph says: about one standard error
-
-assert t2t_metrics["accuracy"] < vit_accuracy.min()  # what the next paragraph says
-
-# %% [markdown]
-# The T2T-ViT names the moon's cell less often than each of the three ViTs, but only by a few scenes: the gap to
-# the weakest ViT is about one binomial standard error of a 256-scene test. It is also one T2T-ViT seed, so this
-# pair cannot say how much of the gap is the seed or the test set. Nor is the task neutral: its answer cells are
-# exactly the ViT's 10-pixel patches, while the T2T-ViT's last grid is 4 × 7. Inside the T2T-ViT, the first token
-# transformer attends almost evenly to all the windows of the first soft split, trained or not ([the first token
-# transformer after training](13_inside_trained_models.ipynb#Evidence:-the-first-token-transformer-after-training)). Whatever the T2T module adds
-# in this model, it does not come from where that attention looks.
+# A stride of 8 gives stage 1 a quarter of the tokens and makes every later grid smaller too, so the total falls more
+# than tenfold. Stage 1 still costs the most. The stride is now larger than the kernel, which leaves gaps, as notebook
+# 02 showed: the printed share of pixels falls in no window. The last lines check the explorer's formula against the
+# hooks of section 4.
 
 # %% [markdown]
 # ## Evidence: where the course departs from the articles and the official code
@@ -843,8 +842,8 @@ assert t2t_metrics["accuracy"] < vit_accuracy.min()  # what the next paragraph s
 # The article series and the official T2T-ViT code agree on the T2T module's layers: the T2T article's
 # `Tokens2Token` builds both token transformers with 1 head and an MLP ratio of 1.0, as the official code does and
 # as this course does. Only that article's stand-alone token-transformer walk-through uses 4 heads and a ratio of
-# 1.5 (4 heads because they divide the 64 channels, the article says; section 2 runs the walk-through with the
-# module's 1 head and 1.0). What does differ (each bullet says where it is shown):
+# 1.5 (4 heads because they divide the 64 channels, the article says; notebook 08's section 4 runs the
+# walk-through with the module's 1 head and 1.0). What does differ (each bullet says where it is shown):
 #
 # - **The token transformers' scale.** The articles' attention module scales $QK^\top$ by
 #   $(\text{chan} / \text{heads})^{-1/2}$ unless given a scale, and their T2T module gives none: $64^{-1/2} = 1/8$.
@@ -854,13 +853,13 @@ assert t2t_metrics["accuracy"] < vit_accuracy.min()  # what the next paragraph s
 #   are (measured at both stages by the second cell below).
 # - **The articles' "ViT".** Their ViT backbone (the ViT article's, which the T2T article reuses) adds a *fixed*
 #   sinusoidal position table and builds 1 head by default. The ViT paper learns its position embedding, and ViT-B
-#   has 12 heads (notebook 05); the fixed table is T2T-ViT's choice (notebook 03). In `vitcourse`,
+#   has 12 heads (notebook 07); the fixed table is T2T-ViT's choice (notebook 03). In `vitcourse`,
 #   `VisionTransformer` learns its table and `T2TViT` keeps a fixed one. The third cell below shows both, and a
 #   `VisionTransformer` given the articles' two settings; the articles' own code is not run here.
 # - **Their encoder blocks add $v$ too.** The articles' encoder block uses the same attention module as their
 #   token transformer, which always adds $v$, so each of their encoder blocks computes $X + (V + \text{the
 #   attention's output})$. Neither ViT's encoder blocks nor the official T2T-ViT's add $v$; the course's
-#   `EncoderBlock` does not either (notebook 05). The fourth cell runs one block of section 6's model both ways.
+#   `EncoderBlock` does not either (notebook 06). The fourth cell runs one block of section 3's model both ways.
 # - **`count_tokens`'s order.** The articles' `count_tokens(w, h, k, s, p)` takes the width first and returns
 #   `(new_w, new_h, total)`, width first: an easy swap on a picture that is wider than it is tall.
 #   `vitcourse.tokens.count_tokens(height, width, k, s, p)` returns a named `TokenCount(rows, cols, total)`
@@ -876,15 +875,15 @@ assert t2t_metrics["accuracy"] < vit_accuracy.min()  # what the next paragraph s
 #   models whose token transformers use ordinary attention, as built here. Official checkpoints of those load
 #   into them with `vitcourse.checkpoints.load_pretrained`; this notebook downloads nothing, so the load is not
 #   run here: the course's test `tests/test_checkpoints.py` writes out the official key names and shapes and
-#   loads them. The official `t2t_vit_14` (and 7, 10, 12, 19, 24) is the Performer variant (section 6), whose
+#   loads them. The official `t2t_vit_14` (and 7, 10, 12, 19, 24) is the Performer variant (section 4), whose
 #   token blocks have other parameters and keys (`kqv`, `w`); the course does not build it, so
 #   `create_model("t2t_vit_14")` is refused with a message that names `t2t_vit_t_14`, and a Performer checkpoint
 #   is refused by `load_pretrained`, saying so (last cell of this section). The official code has the sizes 7,
 #   10 and 12 only as Performer models; the course's transformer-token models of those sizes are
 #   `t2t_vit_t_7/10/12`, named by the same rule, and no official checkpoint exists for them.
 # - **Any image size.** The official code rebuilds with $\sqrt{N}$, which is right on square grids only
-#   (Exercise 4); `vitcourse` uses the grid's rows and columns (the articles changed the official code for
-#   non-square images too). Sections 4 and 5 ran the module on 400 × 100 and on the picture's 60 × 100.
+#   (Exercise 2); `vitcourse` uses the grid's rows and columns (the articles changed the official code for
+#   non-square images too). Sections 1 and 2 ran the module on 400 × 100 and on the picture's 60 × 100.
 #
 # First the heads and the MLP ratio: the heads change no parameter count, the MLP ratio does.
 
@@ -898,15 +897,15 @@ for heads, ratio, who in (
     print(f"token transformer 49 -> 64, {heads} head(s), MLP ratio {ratio}: {n:,} parameters ({who})")
 
 # %% [markdown]
-# The two scales, on section 4's module and a copy of it with the articles' scales (the same random initial
-# weights), both fed the same tokens: two images of section 4's batch at stage 1, and the tokens section 4's
+# The two scales, on section 1's module and a copy of it with the articles' scales (the same random initial
+# weights), both fed the same tokens: two images of section 1's batch at stage 1, and the tokens section 1's
 # module makes from them at stage 2. How peaked the weights are is measured by each query's largest attention
 # weight, averaged over the queries, in units of the uniform weight $1/N$ (1 would mean every query spreads its
 # weight evenly over all $N$ tokens).
 
 # %%
 articles_t2t = TokensToToken((H, W), in_chans=1, embed_dim=768, official_scale=False).to(device).eval()
-articles_t2t.load_state_dict(t2t.state_dict())  # section 4's weights: only the scales differ
+articles_t2t.load_state_dict(t2t.state_dict())  # section 1's weights: only the scales differ
 with torch.no_grad():
     stage_tokens = [t2t.soft_split0(images[:2])]  # stage 1's tokens, (2, 2500, 49)
     first_grid = t2t.grids[0]
@@ -957,9 +956,9 @@ print(f"vitcourse: count_tokens(height={height}, width={width}, 7, 4, 2) -> {gri
 print(f"the articles' order (new_w, new_h, total) would be ({grid.cols}, {grid.rows}, {grid.total})")
 
 # %% [markdown]
-# The articles' encoder block, built from the first block of section 6's model: the same weights, with the
+# The articles' encoder block, built from the first block of section 3's model: the same weights, with the
 # attention's skip through $v$ switched on (`v_skip=True`, as in a token transformer). Both run on the picture's
-# 29 tokens from section 6. The cell checks that after the attention the two differ by exactly $v$, and measures
+# 29 tokens from section 3. The cell checks that after the attention the two differ by exactly $v$, and measures
 # how much that changes the block's output.
 
 # %%
@@ -996,6 +995,7 @@ for heads in (1, 4):
         print(f"{heads} heads: RuntimeError: {err}")
 four_heads = TokenTransformer(49, 64, num_heads=4, qk_scale=49**-0.5).to(device).eval()
 with torch.no_grad():
+    x = torch.randn(13, 100, 49, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, dim)
     print(f"vitcourse, 4 heads: {tuple(x.shape)} -> {tuple(four_heads(x).shape)}")
 
 # %% [markdown]

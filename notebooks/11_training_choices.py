@@ -14,18 +14,23 @@
 # ---
 
 # %% [markdown]
-# # 07 · Training from scratch  [FROM OLD 07; REWRITE]
+# # 11 · Training choices: position embeddings and seams
 #
-# **Time:** about 60 minutes
+# **Time:** about 50 minutes
 #
-# Until now every model had random weights. Here we train small ViTs and T2T-ViTs from scratch, on scenes drawn by
-# our own code, and measure what they learned.
+# Before this: notebook 10 (the data, the loss and the training loop).
+#
+# Notebook 03 showed that attention cannot see the order of its tokens, and built two position tables that give
+# it one: the fixed sinusoidal table and a learned one. Notebook 10 built the loop that trains a small ViT on
+# intact or scrambled scenes. Here we use that loop to ask what the tables are for: we train the same ViT with no
+# position embedding, with the sinusoidal table and with a learned one, then change the task so that the answer
+# changes.
 #
 # By the end you can
-# 1. write a training loop in plain PyTorch: a loss, AdamW with weight decay, a warm-up and a decay;
-# 2. predict what a ViT without position embeddings can and cannot learn;
-# 3. compare ViT and T2T-ViT fairly, at equal samples or at equal multiply-adds;
-# 4. measure what a trained model learned, and design the control that could refute a claim about it.
+# 1. predict what a ViT without a position embedding can and cannot learn on this task, down to its lowest
+#    possible loss and what it answers for a scene's two images;
+# 2. read three runs' training and held-out losses, and say what one seed's run does and does not show;
+# 3. explain why moving the scramble's seams inside the patches lets even a ViT without positions beat chance.
 #
 # **What is reproducible.** Everything is seeded, but a run's rounding depends on the hardware, the PyTorch build
 # and the threads, so trained numbers can differ on another machine. Cells that print them begin with
@@ -33,7 +38,7 @@
 # here" marks one run's details: the CPU run in `notebooks/` and on the website. Your learner copy shows your own
 # runs; where a stored detail is asserted and your run settled otherwise, the assertion fails and says so.
 #
-# The Evidence sections after the Summary are optional, about 20 more minutes.
+# The Evidence sections after the Summary are optional, about 2 more minutes.
 
 # %%
 import math
@@ -43,14 +48,16 @@ import torch
 import torch.nn.functional as F
 
 import vitcourse
-from vitcourse import check, cost, load_mountains, plots, position, probes, scenes, tokens, train
+from vitcourse import check, load_mountains, plots, scenes, train
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
 defaults = train.TrainConfig(device=device)  # the settings of every run below unless a cell says otherwise
+held_out = scenes.make_batch("scramble", size=256, seed=10_000, block=defaults.block)  # notebook 10's set
+half = len(held_out.targets) // 2  # 128 scenes: the intact images first, then their scrambled copies
 
 # %% [markdown]
-# ## 1. Position embeddings: none, sinusoidal, learned (10 min)
+# ## 1. Position embeddings: none, sinusoidal, learned (30 min)
 #
 # On **ImageNet**, a benchmark of about 1.3 million photos in 1000 classes, the ViT paper's model without a
 # position embedding was only a little worse ([the paper's table](#Evidence:-position-embeddings-in-the-ViT-paper)):
@@ -58,9 +65,10 @@ defaults = train.TrainConfig(device=device)  # the settings of every run below u
 #
 # Our task is built the other way round: an intact scene and its scrambled copy hold the same patches. We train
 # three ViTs that differ only in the position embedding: none, the fixed sinusoidal table of notebook 03, and a
-# learned one. Each trains for 200 steps of 64 images, with one seed: one run per kind, not an average.
+# learned one. Each trains with notebook 10's loop for 200 steps of 64 images, with one seed: one run per kind,
+# not an average.
 #
-# **Exercise 3 (predict, then explain).** (a) Whatever its weights, the ViT *without* a position embedding cannot
+# **Exercise 1 (predict, then explain).** (a) Whatever its weights, the ViT *without* a position embedding cannot
 # push its held-out loss below some floor. Suppose the held-out set held each scene once intact and *twice*
 # scrambled, with two different scrambles. What is the lowest held-out loss the blind ViT could reach on it? Give
 # the number to three decimals. The loss is the mean cross-entropy over the held-out images, natural logarithm.
@@ -104,7 +112,7 @@ check.require(check.no_position_batch_dip, answer_dip)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: the three runs
+# ### After Exercise 1: the three runs
 #
 # The *last training loss* is the loss of the last step's batch of 64 pool images. The *held-out loss* is the mean
 # over the 256 held-out images: the number to compare between runs.
@@ -127,6 +135,33 @@ for kind, run in runs.items():
     )
 
 # %% [markdown]
+# **Exercise 2 (predict).** The held-out set holds 128 scenes, each once intact and once scrambled, and the table
+# gives the held-out accuracy of the ViT without a position embedding. For how many of the 128 scenes does that
+# ViT give the scene's two images the same answer, both "intact" or both "scrambled"? Give a whole number: it
+# does not depend on the run.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "blind_pairs_same_answer-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_same = None  # replace None with a whole number
+### BEGIN SOLUTION
+# Without positions the model sees a scene and its scrambled copy as the same set of tokens, so it gives them the
+# same output and the same answer: in every scene, all 128. Their labels differ, so that answer is right for
+# exactly one of the two images. That is why the accuracy is exactly one half, not one half on average, as two
+# coin tosses per scene would give.
+answer_same = 128
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "blind_pairs_same_answer-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.blind_pairs_same_answer(answer_same)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "blind_pairs_same_answer-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.blind_pairs_same_answer, answer_same)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 2: exactly chance
+#
 # Without a position embedding the prediction token attends to a *set* of patches, and a scrambled scene has the
 # same set. So the output is the same for a scene and its scrambled copy, whatever the weights: exactly one of
 # the two answers is right, accuracy exactly 0.5. The held-out loss cannot go below ln 2 ≈ 0.693, reached at
@@ -136,7 +171,6 @@ for kind, run in runs.items():
 # the two kinds. The next cell checks what holds on every machine.
 
 # %%
-half = len(held_out.targets) // 2
 with torch.no_grad():
     blind_out = runs["none"].model(held_out.images.to(device)).cpu()  # (256, 2): intact first, then scrambled
 identical = torch.allclose(blind_out[:half], blind_out[half:], rtol=0, atol=1e-6)
@@ -156,8 +190,11 @@ for kind in ("sinusoidal", "learned"):
     print(f"{kind}: held-out accuracy at least 0.8: {learned_it}")
     assert learned_it
 lrs = runs["learned"].lrs  # the learning rate each step used, read from the optimiser
-assert all(r.lrs == lrs for r in runs.values()) and all(map(math.isclose, lrs, right_rates))
-print(f"the optimiser's learning rates equal the formula's at every step; at the last step: {lrs[-1]:.2e}")
+formula = [defaults.lr * train.lr_factor(k, defaults.warmup, defaults.steps) for k in range(defaults.steps)]
+assert all(r.lrs == lrs for r in runs.values()) and all(map(math.isclose, lrs, formula))
+print(
+    f"the optimiser's learning rates equal notebook 10's formula at every step; at the last step: {lrs[-1]:.2e}"
+)
 assert lrs[-1] > 0
 
 # %% [markdown]
@@ -199,12 +236,12 @@ print(
 )
 
 # %% [markdown]
-# ## 2. Moving the seams (8 min)
+# ## 2. Moving the seams (16 min)
 #
 # A scramble's **seams** are the borders between its shuffled blocks: the lines where the picture jumps from one
 # place of the scene to another. With 20 × 20 blocks they lie exactly on the borders of the ViT's patches.
 #
-# **Exercise 4 (predict, then run).** Keep the ViT's 20 × 20 patches, but let the scramble shuffle **10 × 10**
+# **Exercise 3 (predict, then run).** Keep the ViT's 20 × 20 patches, but let the scramble shuffle **10 × 10**
 # blocks instead. Which is true? Answer with a letter, and with the number, i to iv, of the reason that makes it
 # true.
 #
@@ -251,7 +288,7 @@ check.require(check.seam_blocks_reason, answer_seams_reason)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 4: seams inside the patches
+# ### After Exercise 3: seams inside the patches
 #
 # With 20 × 20 blocks every patch of the scramble is a whole patch of the intact picture, moved. With 10 × 10
 # blocks a patch joins four blocks from different places: the seams lie *inside* the patches. The cell under the
@@ -341,9 +378,24 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 # else, is not tested here.
 
 # %% [markdown]
+# ## Summary
+#
+# - Without a position embedding a ViT sees a scene's patches as a set, and a scrambled scene has the same set: it
+#   gives both the same output, so it gets exactly one image of every scene right. Its held-out accuracy is
+#   exactly chance, not chance on average, and its held-out loss at least ln 2. A
+#   training batch draws images, not pairs, so its loss can dip lower.
+# - With the sinusoidal or the learned table the same ViT learns the task. Which of the two did better is one
+#   seed's result, not a ranking.
+# - Once the seams fall inside the patches, the patch tokens themselves change, and even the ViT without positions
+#   beats chance.
+#
+# Next: notebook 12 looks at what a trained position table holds, and carries it to another image size. To train
+# for longer, see [the commands](#Evidence:-longer-runs-from-the-command-line).
+
+# %% [markdown]
 # ## Evidence: position embeddings in the ViT paper
 #
-# Section 3 cites the ViT paper's Appendix D.4, Table 8. Its models were pre-trained on a larger data set, then
+# Section 1 cites the ViT paper's Appendix D.4, Table 8. Its models were pre-trained on a larger data set, then
 # evaluated on ImageNet by 5-shot linear evaluation: a linear classifier fitted on the frozen features of 5 images
 # per class. The kinds of position embedding differed little. The model without one was worse but far above
 # chance, about 0.61 against about 0.64.

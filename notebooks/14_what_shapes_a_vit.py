@@ -14,50 +14,57 @@
 # ---
 
 # %% [markdown]
-# # 05 · The Vision Transformer  [FROM OLD 05; REWRITE]
+# # 14 · What shapes a ViT
 #
-# **Time:** about 60 minutes
+# **Time:** about 50 minutes
 #
-# Notebooks 01 to 04 built tokens, positions and attention. A Vision Transformer, or ViT, puts them together
-# in three parts (Dosovitskiy et al., 2021):
+# Before this: notebooks [10](10_training.ipynb) and [11](11_training_choices.ipynb) (training), and
+# [09](09_tokens_to_token.ipynb) (T2T-ViT).
 #
-# 1. **token processing**: patch tokens, a learned *prediction token* in front, the position embedding;
-# 2. **encoder blocks**: attention and an MLP, each after a layer norm and inside a residual connection;
-# 3. **prediction processing**: a final norm, then a linear head on the prediction token alone.
+# A ViT assumes little about images, so it has to learn from data what a convolution is built to know. This
+# notebook asks what that costs, with the answers the field found (more data, DeiT's training and distillation, a
+# convolutional stem, T2T's soft splits), and measures two of them on the course's own scenes. The runs are
+# small and few, and each result says exactly what it does not show. A later revision of the course will
+# rework these experiments; the numbers here are the ones its runs stored.
 #
 # By the end you can
-# 1. write ViT's four equations and point to the line of the whole model that implements each,
-# 2. say what LayerNorm normalises, why ViT puts it before each part, and what the MLP does,
-# 3. find a misplaced norm or a wrong pooling in someone else's code,
-# 4. work out what one encoder block costs and where its parameters sit,
-# 5. say why ViT needed huge data sets and name three answers to that,
-# 6. read how far a trained ViT's heads look, and say what a masked-patch objective changes there.
+# 1. say why ViT needed huge data sets, and name three answers to that;
+# 2. read a data-scale figure by its means and by its seeds' bars, and say why a model that never fits its
+#    training pictures says nothing about how many it needs, so the course's sweep is not the paper's Figure 3;
+# 3. compare ViT and T2T-ViT fairly, at equal samples or at equal multiply-adds, and work out the steps or the
+#    batch that match two runs' compute;
+# 4. say what a small run on toy scenes can and cannot show about ImageNet.
+#
+# **What is reproducible.** Section 2 trains small models here. Everything is seeded, but a run's rounding
+# depends on the hardware, the PyTorch build and the threads, so trained numbers can differ on another machine.
+# Cells that print them begin with `# NBVAL_IGNORE_OUTPUT`; the cell after each asserts, with margins, what the
+# text claims. "In the run stored here" marks one run's details: the CPU run in `notebooks/` and on the website.
+#
+# The Evidence sections after the Summary are optional, about 20 more minutes.
 
 # %%
-import copy
-import inspect
 import json
 import math
 
 import matplotlib.pyplot as plt
 import torch
-from IPython.display import display
 from torch import nn
 
 import vitcourse
-from vitcourse import check, diagrams, load_mountains, probes, scenes, train, vit_listing
-from vitcourse.blocks import EncoderBlock
-from vitcourse.cost import count_macs
-from vitcourse.models import VisionTransformer, count_parameters, create_model
+from vitcourse import check, cost, datascale, load_mountains, plots, scenes, tokens, train
+from vitcourse.models import VisionTransformer
 from vitcourse.position import learned_position_embedding
 from vitcourse.variants import ConvStem
-from vitcourse.vit_listing import ViTListing
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
+defaults = train.TrainConfig(device=device)  # the training settings of notebook 10
+pool = scenes.scene_pool(task=defaults.task, size=defaults.train_scenes, seed=1, block=defaults.block)
+picture = load_mountains()
+image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 # %% [markdown]
-# ## 1. ViT and the amount of data (5 min)
+# ## 1. ViT and the amount of data (28 min)
 #
 # A CNN builds two assumptions about images into every layer. *Locality*: a pixel interacts with its neighbours
 # first. *Translation equivariance*: the same filter works everywhere. ViT keeps very little of that, as its
@@ -67,8 +74,8 @@ device = vitcourse.get_device()
 #
 # What a model does not assume, it has to learn from data. Trained on ImageNet alone, ViT came out a few points
 # below ResNets, a family of CNNs, of similar size. Pre-trained on the 14M images of ImageNet-21k it matched
-# them, and on the 303M images of JFT-300M it beat them, as the ViT paper's Sections 4.1 and 4.3 report. Three
-# answers followed:
+# them, and on the 303M images of JFT-300M, a proprietary Google data set, it beat them, as the ViT paper's
+# Sections 4.1 and 4.3 report. Three answers followed:
 #
 # 1. **Train it better.** DeiT (Touvron et al., 2021) trains ViT on ImageNet alone, with strong augmentation
 #    and regularisation and a *distillation token*: one more token, trained to match the predictions of an
@@ -76,7 +83,7 @@ device = vitcourse.get_device()
 # 2. **Give it a convolutional start.** Xiao et al. (2021) replace the patch split by a few small
 #    convolutions, a *convolutional stem*, and the ViT trains far more reliably.
 # 3. **Build the tokens step by step.** Tokens-to-Token ViT (Yuan et al., 2021) makes tokens from overlapping
-#    windows, in stages: notebook 06.
+#    windows, in stages: notebooks [08](08_t2t_soft_split.ipynb) and [09](09_tokens_to_token.ipynb).
 #
 # The details: [the recipes, with a distillation token and a stem run on the
 # picture](#Evidence:-DeiT,-a-convolutional-stem-and-T2T).
@@ -93,9 +100,8 @@ device = vitcourse.get_device()
 # the mean of three seeds; its bar runs from the lowest seed to the highest.
 
 # %% mystnb={"image": {"alt": "Held-out accuracy against the number of training pictures, 64 to 4,096 on a log scale, for five models, each point the mean of three seeds with a bar from the lowest to the highest"}}
-from vitcourse import datascale, plots
 
-sweep = json.loads((datascale.RESULTS / "data_scale.json").read_text())
+sweep = json.loads((datascale.RESULTS / datascale.FILES["sweep"]).read_text())  # the stored runs
 sweep_labels = {
     "cnn": "small CNN",
     "convstem": "ViT with a convolutional stem",
@@ -110,75 +116,154 @@ plots.show_data_scale(
 ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
 plt.show()
 
+# %% [markdown]
+# ### Exercise 1 (read a figure): T2T-ViT's line
+#
+# Read T2T-ViT's line (green diamonds) in the figure, to about 0.03 of held-out accuracy, a fraction from 0 to 1
+# as on the axis.
+#
+# (a) By how much does its mean, the plotted point, rise from 64 training pictures to 1,024? Set `answer_rise`.
+#
+# (b) On 4,096 pictures, what held-out accuracy did its lowest seed reach? Set `answer_lowest`.
 
-def sweep_mean(model: str, size: int) -> float:
-    """The mean held-out accuracy of ``model``'s three seeds at ``size`` training pictures."""
-    return sum(r["accuracy"] for r in sweep["runs"] if r["model"] == model and r["train_size"] == size) / 3
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "sweep_t2t_rise-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_rise = None  # replace None with a number read off the figure
+answer_lowest = None  # replace None with a number read off the figure
+### BEGIN SOLUTION
+t2t_seeds = {  # training-set size: T2T-ViT's held-out accuracy, one per seed
+    n: [r["accuracy"] for r in sweep["runs"] if r["model"] == "t2t" and r["train_size"] == n]
+    for n in sweep["sizes"]
+}
+answer_rise = sum(t2t_seeds[1024]) / 3 - sum(t2t_seeds[64]) / 3  # each point is the mean of three seeds
+answer_lowest = min(t2t_seeds[4096])  # the lower end of the bar: the lowest seed
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "sweep_t2t_rise-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.sweep_t2t_rise(answer_rise)
+check.sweep_lowest_seed(answer_lowest)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "sweep_t2t_rise-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.sweep_t2t_rise, answer_rise)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "sweep_lowest_seed-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.sweep_lowest_seed, answer_lowest)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 1: the numbers behind the figure
+#
+# The cell prints each model's mean held-out accuracy at each size, T2T-ViT's seeds one by one, and each model's
+# training loss over its last 100 steps, the mean of its seeds: how well it fits the pictures it trains on.
 
 
-sizes = sweep["sizes"]
-print(f"{'mean of 3 seeds':32s}" + "".join(f"{n:>8d}" for n in sizes) + "   training pictures")
-for name, label in sweep_labels.items():
-    print(f"{label:32s}" + "".join(f"{sweep_mean(name, n):8.3f}" for n in sizes))
-budget = sweep["settings"]
+# %%
+def sweep_mean(model: str, size: int, key: str = "accuracy") -> float:
+    """The mean of ``key`` over ``model``'s seeds at ``size`` training pictures, in the stored sweep."""
+    found = [r[key] for r in sweep["runs"] if r["model"] == model and r["train_size"] == size]
+    return sum(found) / len(found)
+
+
+sizes, sweep_settings = sweep["sizes"], sweep["settings"]
+header = "".join(f"{n:>8d}" for n in sizes) + "   training pictures"
+for key, what in (("accuracy", "held-out accuracy"), ("train_loss_last100", "training loss")):
+    print(f"{what + ', mean of 3 seeds':42s}" + header)
+    for name, label in sweep_labels.items():
+        print(f"  {label:40s}" + "".join(f"{sweep_mean(name, n, key):8.3f}" for n in sizes))
+for n in sizes:
+    found = [r["accuracy"] for r in sweep["runs"] if r["model"] == "t2t" and r["train_size"] == n]
+    print(f"T2T-ViT on {n:5,d} pictures, held-out accuracy by seed: " + " ".join(f"{a:.3f}" for a in found))
+print(f"a 50/50 guess on every picture has a loss of ln 2 = {math.log(2):.3f}")
 print(
-    f"every model: {budget['steps']} steps of {budget['batch_size']}; held out: {budget['eval_size']} pictures"
+    f"every model: {sweep_settings['steps']} steps of {sweep_settings['batch_size']}; held out: "
+    f"{sweep_settings['eval_size']} pictures"
 )
 assert all(sweep_mean(m, n) > 0.9 for m in ("cnn", "convstem") for n in sizes)  # convolutions: from 64 on
 assert all(sweep_mean(m, n) < 0.55 for m in ("vit", "deit") for n in sizes)  # ViT and DeiT: chance throughout
 assert sweep_mean("t2t", 64) < 0.7 and sweep_mean("t2t", 1024) > 0.85  # T2T-ViT: gains the most from data
+assert sweep_mean("t2t", 4096) < sweep_mean("t2t", 1024)  # one failed seed pulls the mean down
+assert all(
+    abs(sweep_mean(m, n, "train_loss_last100") - math.log(2)) < 0.01 for m in ("vit", "deit") for n in sizes
+)
+assert sweep_mean("t2t", 64, "train_loss_last100") < 0.05  # T2T-ViT fits its 64 pictures
 
 # %% [markdown]
-# # 07 · Training from scratch  [FROM OLD 07; REWRITE]
-#
-# **Time:** about 60 minutes
-#
-# Until now every model had random weights. Here we train small ViTs and T2T-ViTs from scratch, on scenes drawn by
-# our own code, and measure what they learned.
-#
-# By the end you can
-# 1. write a training loop in plain PyTorch: a loss, AdamW with weight decay, a warm-up and a decay;
-# 2. predict what a ViT without position embeddings can and cannot learn;
-# 3. compare ViT and T2T-ViT fairly, at equal samples or at equal multiply-adds;
-# 4. measure what a trained model learned, and design the control that could refute a claim about it.
-#
-# **What is reproducible.** Everything is seeded, but a run's rounding depends on the hardware, the PyTorch build
-# and the threads, so trained numbers can differ on another machine. Cells that print them begin with
-# `# NBVAL_IGNORE_OUTPUT`; the cell after each asserts, with margins, what the text claims. "In the run stored
-# here" marks one run's details: the CPU run in `notebooks/` and on the website. Your learner copy shows your own
-# runs; where a stored detail is asserted and your run settled otherwise, the assertion fails and says so.
-#
-# The Evidence sections after the Summary are optional, about 20 more minutes.
-
-# %%
-import math
-
-import matplotlib.pyplot as plt
-import torch
-import torch.nn.functional as F
-
-import vitcourse
-from vitcourse import check, cost, load_mountains, plots, position, probes, scenes, tokens, train
-
-torch.manual_seed(0)
-device = vitcourse.get_device()
-defaults = train.TrainConfig(device=device)  # the settings of every run below unless a cell says otherwise
+# The CNN and the ViT with a convolutional stem are right on more than nine pictures in ten from 64 on. T2T-ViT,
+# whose first step reads overlapping windows, gains the most from data, from about 6 in 10 after 64 pictures to 9
+# in 10 after 1,024. At 4,096 one of its three seeds failed, and that seed alone pulls the mean below the mean at
+# 1,024: a mean hides such a run, the bar shows it. The ViT and the distillation token stay at chance at every
+# size, and their training loss stays near ln 2, the loss of a 50/50 guess (notebook 10). On 64 pictures
+# T2T-ViT's training loss is near 0 while it gets only about 6 held-out pictures in 10 right: it learns those
+# pictures by heart.
 
 # %% [markdown]
-# ## 2. ViT or T2T-ViT, trained from scratch (13 min)
+# ### Exercise 2 (explain): the ViT's flat line
+#
+# (a) What do the ViT's runs say about how many pictures it needs? Set `answer_flat` to a letter.
+#
+# - (a) It needs more than 4,096 pictures to learn this task.
+# - (b) It learns its training pictures by heart and cannot carry that over to new ones.
+# - (c) Nothing: it does not fit even the pictures it trains on.
+# - (d) No ViT whose patches lie on the squares' grid can tell an intact scene from a swapped one.
+#
+# (b) To back your answer: with the pool of 256 pictures, how many times, on average, did the ViT draw each of
+# them in its training? Set `answer_passes`.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "vit_flat_line-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_flat = None  # replace None with "a", "b", "c" or "d"
+answer_passes = None  # replace None with a number
+### BEGIN SOLUTION
+answer_flat = "c"  # a training loss of ln 2 is a 50/50 guess on the pictures it trained on
+answer_passes = sweep_settings["steps"] * sweep_settings["batch_size"] / 256  # all it drew, over the pool
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "vit_flat_line-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.vit_flat_line(answer_flat)
+check.vit_flat_line_passes(answer_passes)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "vit_flat_line-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.vit_flat_line, answer_flat)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "vit_flat_line_passes-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.vit_flat_line_passes, answer_passes)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 2: an optimisation failure
+#
+# The ViT drew each picture of a small pool many times over and still did not fit them. Its training loss stayed
+# that of a 50/50 guess on every pool, from 64 pictures to 4,096, where T2T-ViT fitted the smallest pool almost
+# perfectly. Four times the steps on 4,096 pictures did not help either (the Evidence's control). A model that
+# cannot fit its training pictures says nothing about how many it needs. So this sweep is not the paper's Figure
+# 3: it shows an optimisation failure that a convolutional stem and T2T-ViT escape. Seeds, compute and the
+# control: [a data-scale sweep](#Evidence:-a-data-scale-sweep).
+
+# %% [markdown]
+# ## 2. ViT or T2T-ViT, trained from scratch (18 min)
 #
 # The T2T paper claims that soft splits and token transformers help a model trained from scratch without a huge
 # data set. "Better" can mean two things, each with its own comparison.
 #
 # - **Sample efficiency: the same samples.** Both models train for 30 steps of 32 images.
 # - **Compute efficiency: the same multiply-adds.** With this small body T2T-ViT spends about 6 times a ViT's
-#   multiply-adds per image, counted by `vitcourse.cost.count_macs`. A ViT can spend that as 6 times more steps,
-#   or as 6 times larger batches in 30 steps. Both runs are here.
+#   multiply-adds per image, counted by `vitcourse.cost.count_macs`. A ViT can be given the same multiply-adds
+#   in more steps, or in larger batches over the same 30 steps. Both runs are here.
 # - **A position-blind T2T-ViT.** Some of T2T's overlapping 7 × 7 windows straddle a seam of a 20 × 20 scramble,
 #   where no ViT patch does. A T2T-ViT *without* a position embedding tests whether its windows alone see it.
 #
-# The bodies are the same: width 64, 2 blocks, 4 heads, MLP ratio 2. Every setting runs seeds 0, 1 and 2 on
-# 20 × 20 scrambles; three also run on 10 × 10 ones, two of them with seed 0 only.
+# The task is notebook 10's: is the scene intact, or are its blocks scrambled? With 20 × 20 blocks the seams lie
+# on the ViT's patch borders; with 10 × 10 blocks they lie inside its patches (notebook 11, section 2). The bodies
+# are the same: width 64, 2 blocks, 4 heads, MLP ratio 2. Every setting runs seeds 0, 1 and 2 on 20 × 20
+# scrambles; three also run on 10 × 10 ones, two of them with seed 0 only.
 
 # %%
 t2t_steps, batch, seeds = 30, 32, (0, 1, 2)
@@ -186,8 +271,8 @@ budget = dict(warmup=10, device=device)
 models = {
     m: train.build_model(train.TrainConfig(model=m, pos_embed="sinusoidal", **budget)) for m in ("vit", "t2t")
 }
-sizes = {m: vitcourse.count_parameters(net)[0] for m, net in models.items()}
-print(f"parameters: ViT {sizes['vit']:,}, T2T-ViT {sizes['t2t']:,}")
+n_params = {m: vitcourse.count_parameters(net)[0] for m, net in models.items()}
+print(f"parameters: ViT {n_params['vit']:,}, T2T-ViT {n_params['t2t']:,}")
 for m, net in models.items():
     print(
         f"{m}: body embed_dim {net.embed_dim}, depth {len(net.blocks)}, MLP hidden "
@@ -211,7 +296,52 @@ macs = {m: sum(parts.values()) for m, parts in macs_by_part.items()}
 for m, parts in macs_by_part.items():
     print(f"{m} multiply-adds per image by part: " + ", ".join(f"{k} {v:,}" for k, v in parts.items()))
 ratio = macs["t2t"] / macs["vit"]
-print(f"multiply-adds per image: ViT {macs['vit']:,}, T2T-ViT {macs['t2t']:,} ({ratio:.1f} x)")
+print(f"multiply-adds per image: ViT {macs['vit']:,}, T2T-ViT {macs['t2t']:,} ({ratio:.2f} x)")
+
+# %% [markdown]
+# ### Exercise 3 (predict): the same multiply-adds
+#
+# T2T-ViT trains for 30 steps of 32 images. A ViT run at matched compute spends the same multiply-adds in all.
+# From the counts printed above:
+#
+# (a) how many steps of 32 images may the ViT take? Set `answer_steps`.
+#
+# (b) Or, keeping T2T-ViT's 30 steps, how many images may each of the ViT's batches hold? Set `answer_batch`.
+#
+# Give whole numbers, rounded at the end.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "matched_compute_steps-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_steps = None  # replace None with a whole number
+answer_batch = None  # replace None with a whole number
+### BEGIN SOLUTION
+per_image = macs["t2t"] / macs["vit"]  # T2T-ViT's multiply-adds per image, in ViT images
+answer_steps = round(t2t_steps * per_image)  # the cheaper model takes more steps of the same batch
+answer_batch = round(batch * per_image)  # or larger batches in the same number of steps
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "matched_compute_steps-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.matched_compute_steps(answer_steps, t2t_steps, batch)
+check.matched_compute_batch(answer_batch, t2t_steps, batch)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "matched_compute_steps-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.matched_compute_steps, answer_steps, t2t_steps, batch)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "matched_compute_batch-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.matched_compute_batch, answer_batch, t2t_steps, batch)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 3: five settings
+#
+# The cell works out both matched runs and lists the five settings: each one's steps, batch, multiply-adds and
+# samples. Both ViT runs at matched compute spend T2T-ViT's multiply-adds to within 1 %.
+
+# %%
 vit_steps, vit_batch = round(t2t_steps * ratio), round(batch * ratio)
 print(
     f"matched compute: ViT steps = {t2t_steps} x {ratio:.4f} = {t2t_steps * ratio:.2f}, rounded to {vit_steps}; "
@@ -339,7 +469,24 @@ plt.show()
 # So per sample T2T-ViT learned more. Per multiply-add, a ViT given more steps did at least as well, with a far
 # lower held-out loss in the runs stored here (0.04 against 0.44). Which matters depends on what is scarce. The
 # margins and limits are in [the seed table's evidence](#Evidence:-ViT-against-T2T-ViT-over-seeds); the long
-# shipped runs make the same comparison in [the shipped long runs](#Evidence:-the-shipped-long-runs).
+# shipped runs make the same comparison in [a trained T2T-ViT](#Evidence:-a-trained-T2T-ViT).
+
+# %% [markdown]
+# ## Summary
+#
+# - ViT builds in almost none of a convolution's assumptions, so it must learn them from data: on ImageNet
+#   alone it trailed ResNets, with far more pre-training data it beat them. DeiT's recipe and distillation, a
+#   convolutional stem, and T2T's soft splits are three answers.
+# - On the course's scenes the plain ViT of the sweep never fitted its training pictures, at any size: that is an
+#   optimisation failure, not the paper's data curve. A convolutional stem and T2T-ViT escaped it.
+# - Read a data-scale figure by its seeds too: one failed T2T-ViT seed pulls its mean on the largest set below
+#   its mean on a smaller one.
+# - Say which efficiency a comparison measures, and run it over seeds. Per sample, in 30 steps on this task,
+#   T2T-ViT learned more, even without positions. Matched compute means the same steps × images × multiply-adds
+#   per image; per multiply-add spent as more steps, ViT did at least as well.
+# - None of this tests ImageNet or the papers' model sizes.
+#
+# **Next:** [15 Errata](15_errata.ipynb), the slips in the sources, one cell each; or the Evidence below.
 
 # %% [markdown]
 # ## Evidence: DeiT, a convolutional stem and T2T
@@ -352,7 +499,7 @@ plt.show()
 # smoothing. The names, one line each:
 #
 # - *cosine schedule*: the learning rate falls from its peak towards zero along half a cosine wave (notebook
-#   07's training does the same);
+#   10's training does the same);
 # - *RandAugment*: each image gets a few image operations (rotation, contrast, shear, ...) drawn at random;
 # - *Mixup*: two images are blended pixel by pixel, and their labels in the same proportion;
 # - *CutMix*: a rectangle cut from one image is pasted into another, and the labels are mixed by its area;
@@ -375,30 +522,40 @@ plt.show()
 
 # %%
 torch.manual_seed(0)
-dist_token = nn.Parameter(torch.zeros(1, 1, vit.embed_dim))  # (1, 1, D): a second learned token
-pos_two = learned_position_embedding(vit.num_patches + 2, vit.embed_dim)  # (1, N + 2, D): one row more
-head_dist = nn.Linear(vit.embed_dim, vit.head.out_features)  # the distillation token's own head
+small_vit = (
+    VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
+)  # untrained, on the picture
+dist_token = nn.Parameter(torch.zeros(1, 1, small_vit.embed_dim))  # (1, 1, D): a second learned token
+pos_two = learned_position_embedding(
+    small_vit.num_patches + 2, small_vit.embed_dim
+)  # (1, N + 2, D): one row more
+head_dist = nn.Linear(small_vit.embed_dim, small_vit.head.out_features)  # the distillation token's own head
 dist_token, pos_two, head_dist = dist_token.to(device), pos_two.to(device), head_dist.to(device)
 with torch.no_grad():
-    tokens_pic = vit.tokenize(image)  # (1, N, D)
-    two_tokens = torch.cat([vit.cls_token, dist_token], dim=1).expand(image.shape[0], -1, -1)  # (B, 2, D)
+    tokens_pic = small_vit.tokenize(image)  # (1, N, D)
+    two_tokens = torch.cat([small_vit.cls_token, dist_token], dim=1).expand(
+        image.shape[0], -1, -1
+    )  # (B, 2, D)
     z_dist = torch.cat([two_tokens, tokens_pic], dim=1) + pos_two  # (1, N + 2, D)
-    for blk in vit.blocks:
+    for blk in small_vit.blocks:
         z_dist = blk(z_dist)  # (1, N + 2, D)
-    z_dist = vit.norm(z_dist)
-    out_class, out_dist = vit.head(z_dist[:, 0]), head_dist(z_dist[:, 1])  # token 0 and token 1, (1, 1) each
+    z_dist = small_vit.norm(z_dist)
+    out_class, out_dist = (
+        small_vit.head(z_dist[:, 0]),
+        head_dist(z_dist[:, 1]),
+    )  # token 0 and token 1, (1, 1) each
     at_test = (out_class + out_dist) / 2  # (1, 1)
 extra = (
     dist_token.numel()
-    + (pos_two.numel() - vit.pos_embed.numel())
+    + (pos_two.numel() - small_vit.pos_embed.numel())
     + sum(p.numel() for p in head_dist.parameters())
 )
 print(f"tokens {tuple(tokens_pic.shape)} + class and distillation tokens -> {tuple(z_dist.shape)}")
 print(f"class head on token 0 {tuple(out_class.shape)}, distillation head on token 1 {tuple(out_dist.shape)}")
 print(f"at test time, their mean {tuple(at_test.shape)}")
 print(
-    f"parameters added: {extra:,} (token {dist_token.numel()}, position row {vit.embed_dim}, "
-    f"head {extra - 2 * vit.embed_dim})"
+    f"parameters added: {extra:,} (token {dist_token.numel()}, position row {small_vit.embed_dim}, "
+    f"head {extra - 2 * small_vit.embed_dim})"
 )
 
 # %% [markdown]
@@ -419,11 +576,11 @@ print(
 
 # %%
 torch.manual_seed(0)
-stem_layers, c_in = [], vit.patch_embed.in_chans
+stem_layers, c_in = [], small_vit.patch_embed.in_chans
 for c_out in (8, 16, 32, 64):  # channel widths: our choice
     stem_layers += [nn.Conv2d(c_in, c_out, kernel_size=3, stride=2, padding=1), nn.ReLU()]
     c_in = c_out
-stem_layers.append(nn.Conv2d(c_in, vit.embed_dim, kernel_size=1))  # to the token length D
+stem_layers.append(nn.Conv2d(c_in, small_vit.embed_dim, kernel_size=1))  # to the token length D
 stem = nn.Sequential(*stem_layers).to(device).eval()
 x_stem = image  # (1, C, H, W)
 print(f"convolutional stem on the picture {tuple(image.shape[-2:])}:")
@@ -438,7 +595,9 @@ with torch.no_grad():
 stem_tokens = x_stem.flatten(2).transpose(1, 2)  # (1, C, rows, cols) -> (1, rows * cols, D)
 print(f"  -> tokens {tuple(stem_tokens.shape)}")
 H, W = image.shape[-2:]
-sweep_stem = ConvStem((H, W), vit.patch_embed.in_chans, 64).to(device).eval()  # the sweep's stem, D = 64
+sweep_stem = (
+    ConvStem((H, W), small_vit.patch_embed.in_chans, 64).to(device).eval()
+)  # the sweep's stem, D = 64
 x_sweep = image  # (1, C, H, W)
 print(f"the sweep's stem (variants.ConvStem) on the picture {tuple(image.shape[-2:])}:")
 with torch.no_grad():
@@ -458,7 +617,7 @@ assert sweep_tokens.shape[1] == (H // 10) * (W // 10)
 # ImageNet and beat ResNets there. Its paper blames two things. A plain patch split cannot model local structure
 # such as edges and lines between neighbouring pixels, so the model needs many training images to learn it. And ViT's attention backbone
 # is redundant: with a fixed compute budget and limited training images, its features come out less rich than
-# they could be. T2T answers the first with overlapping windows, built step by step (notebook 06), and the
+# they could be. T2T answers the first with overlapping windows, built step by step (notebooks 08 and 09), and the
 # second with a deeper, narrower backbone.
 #
 # **The course's own models** learn from scratch, with no pre-training, no data augmentation and no
@@ -467,6 +626,7 @@ assert sweep_tokens.shape[1] == (H // 10) * (W // 10)
 # DeiT's recipe, a convolutional stem or T2T fare on ImageNet, where all the results above were measured.
 
 # %%
+shipped = train.load_shipped("vit_where", device)
 cfg = shipped.config
 print(
     f"shipped ViT: D {cfg.embed_dim}, {cfg.depth} blocks of {cfg.num_heads} heads, MLP ratio {cfg.mlp_ratio:g}, "
@@ -490,7 +650,7 @@ print(
 # model of [the figure](#The-three-answers,-measured-on-the-scenes) from fixed seeds: a pool of training scenes
 # (`datascale.swap_batch`, seed 1: half intact, half the same scenes swapped), batches of 64 drawn from it with
 # a random horizontal flip, AdamW at 1e-3 with 50 warm-up steps and cosine decay, weight decay 0.05. The
-# held-out scenes come from seed 10,000. The four transformers (`vitcourse.variants` and notebook 06) share the
+# held-out scenes come from seed 10,000. The four transformers (`vitcourse.variants` and notebook 09) share the
 # ViT's body (D 64, 4 blocks of 4 heads, MLP ratio 2); the small CNN is three 3 × 3 convolutions with
 # max-pooling, a global average and a linear head. DeiT learns from the CNN of its own seed and pool. The first
 # task tried, every square of the scene shuffled, did not separate the models: every one was right almost
@@ -593,7 +753,7 @@ assert sweep["controls"][0]["multiply_adds"] > max(r["multiply_adds"] for r in s
 # %% [markdown]
 # ## Evidence: ViT against T2T-ViT over seeds
 #
-# This section backs the findings of section 5. The cell under the seed table asserts each bullet below, with
+# This section backs the findings of section 2. The cell under the seed table asserts each bullet below, with
 # margins measured against the spread of the seeds, so that it holds on a CPU and on a GPU although the runs
 # follow other trajectories there.
 #
@@ -626,7 +786,7 @@ assert sweep["controls"][0]["multiply_adds"] > max(r["multiply_adds"] for r in s
 #
 # The multiply-adds are counted for forward passes. The backward pass costs about twice the forward in both
 # models, so the ratio holds for training as a whole. The ratio of 6 belongs to tiny bodies: at T2T-ViT_t-14's
-# size the T2T module is about a quarter of the multiply-adds (notebook 06).
+# size the T2T module is about a quarter of the multiply-adds (notebook 09).
 #
 # T2T-ViT's held-out loss stays high next to its accuracy: it is right but unsure. The next cell prints its
 # geometric-mean probability for the right label, exp(−loss). The schedule brought the learning rate to almost 0
@@ -658,56 +818,114 @@ print(
 # feeds 28 tokens to its body against ViT's 15. Three seeds give a rough spread, not a confidence interval. And
 # one toy task with runs of about 9 G multiply-adds says nothing about the T2T paper's setting, much larger
 # models trained on ImageNet for many epochs.
+
+# %% [markdown]
+# ## Evidence: a trained T2T-ViT
 #
-# ## Evidence: the shipped long runs
+# Section 2's runs are short enough to train here. The course also ships a trained T2T-ViT, `t2t_within`, made by
+# `make models` with the same settings and task as the 60-patch ViT `vit_within` (notebooks 12 and 13 look inside
+# them). The body is the same: $D$ = 64, 4 blocks of 4 heads, and an MLP ratio of 2, as in every model this course
+# trains. Its position embedding is learned, as in `vit_within`, unlike the official T2T-ViT's fixed table
+# (notebook 09). Both were trained for 3000 steps of 128 scenes, from seed 0; the ViT also ran seeds 1 and 2. The
+# task is to name which of the 6 × 10 cells of 10 pixels holds a small moon. Only the tokenizer differs: a T2T
+# module, with token transformers of width 16 and MLP ratio 1, against 10-pixel patches. The cell loads the four
+# runs and scores the T2T-ViT again on the 256 held-out scenes that every shipped run was scored on.
 #
-# The comparison above used runs short enough to train here. The course also ships two long runs on one task
-# (`make models`; notebooks 03 to 06 look inside them): `vit_within`, with 10-pixel patches and 60 tokens, and
-# `t2t_within`, with the T2T module and 28 tokens. They share the body ($D$ = 64, 4 blocks, 4 heads, MLP ratio
-# 2), the kind of position embedding (learned, one table each), 3000 steps of 128 scenes and seed 0; the ViT
-# also runs seeds 1 and 2. The task is to name which of 60 cells holds a small moon. The table puts the two on both
-# axes: the samples each saw and the multiply-adds each spent, per image, forward pass, counted by
-# `vitcourse.cost.count_macs`; training costs about three times the forward pass in both.
+# How far apart must two scores be to mean something? A test of $n$ scenes, each named right with probability
+# $p$, gets about $np$ right, give or take $\sqrt{np(1-p)}$ scenes from one draw of test scenes to another: the
+# *binomial standard error*. The cell prints the gap between the models in scenes beside it.
 
 # %%
-long_runs = {
-    "ViT": [train.load_shipped(n) for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")],
-    "T2T-ViT": [train.load_shipped("t2t_within")],
-}
+import dataclasses
+
+trained_t2t = train.load_shipped("t2t_within", "cpu")
+trained_vits = [train.load_shipped(n, "cpu") for n in ("vit_within", "vit_within_seed1", "vit_within_seed2")]
+t2t_cfg = trained_t2t.config
+t2t_metrics = train.evaluate(trained_t2t.model, "within", block=t2t_cfg.patch_size, **train.SHIPPED_EVAL)
+# the stored count again, up to one scene (another CPU rounds the outputs differently; only a near-tie can flip)
+assert abs(round(t2t_metrics["accuracy"] * 256) - round(trained_t2t.metrics["accuracy"] * 256)) <= 1
+vit_accuracy = torch.tensor([v.metrics["accuracy"] for v in trained_vits])
+for name, shipped_run in (("t2t_within", trained_t2t), ("vit_within", trained_vits[0])):
+    cfg = shipped_run.config
+    print(
+        f"{name}: D = {cfg.embed_dim}, {cfg.depth} blocks of {cfg.num_heads} heads, MLP ratio {cfg.mlp_ratio:g}, "
+        f"{cfg.pos_embed} position embedding; {cfg.steps} steps x {cfg.batch_size} scenes, seed {cfg.seed}; "
+        f"{shipped_run.model.num_patches} tokens into its body, "
+        f"{vitcourse.count_parameters(shipped_run.model)[1]:,} trainable"
+    )
+tt1 = trained_t2t.model.tokens_to_token.attention1  # the first of its two token transformers
+print(
+    f"t2t_within's token transformers: width {t2t_cfg.token_dim}, "
+    f"MLP ratio {tt1.mlp.fc1.out_features / tt1.mlp.fc1.in_features:g}"
+)
+last_grid = trained_t2t.model.tokens_to_token.grids[-1]
+height, width = picture.shape
+cells = (height // trained_vits[0].config.patch_size, width // trained_vits[0].config.patch_size)
+print(
+    f"the task's answer cells: {cells[0]} x {cells[1]}, one per ViT patch; "
+    f"T2T-ViT's last token grid: {last_grid.rows} x {last_grid.cols}"
+)
+same_settings = dataclasses.replace(trained_vits[0].config, model=t2t_cfg.model) == t2t_cfg
+assert same_settings  # only the tokenizer differs, as the text says
+print("held-out accuracy (row and column both right) on 256 scenes:")
+print(f"  T2T-ViT (seed 0)  {t2t_metrics['accuracy']:.3f}")
+print(
+    f"  ViT, seeds 0 1 2  {' '.join(f'{a:.3f}' for a in vit_accuracy.tolist())}  "
+    f"(mean {vit_accuracy.mean():.3f} +- {vit_accuracy.std():.3f})"
+)
+n_eval = train.SHIPPED_EVAL["size"]
+t2t_right = round(t2t_metrics["accuracy"] * n_eval)
+vit_right = [round(a * n_eval) for a in vit_accuracy.tolist()]
+gap = min(vit_right) - t2t_right
+binomial_se = math.sqrt(n_eval * t2t_metrics["accuracy"] * (1 - t2t_metrics["accuracy"]))  # in scenes
+print(
+    f"scenes right of {n_eval}: T2T-ViT {t2t_right}, ViTs {' '.join(map(str, vit_right))}; gap to the weakest "
+    f"ViT {gap} scenes, binomial standard error about {binomial_se:.1f} scenes"
+)
+assert 0.5 < gap / binomial_se < 2  # what the last paragraph says: about one standard error
+assert t2t_metrics["accuracy"] < vit_accuracy.min()  # what the last paragraph says
+
+# %% [markdown]
+# Two axes compare the runs: the samples each saw and the multiply-adds each spent, per image, forward pass,
+# counted by `vitcourse.cost.count_macs`; training costs about three times the forward pass in both.
+
+# %%
+long_runs = {"ViT": trained_vits, "T2T-ViT": [trained_t2t]}
 long_macs = {
     name: sum(cost.count_macs(shipped_runs[0].model, torch.zeros(1, 1, 60, 100), depth=2).values())
     for name, shipped_runs in long_runs.items()
 }
-long_accuracy = {
-    name: torch.tensor([r.metrics["accuracy"] for r in shipped_runs])
-    for name, shipped_runs in long_runs.items()
-}
 print(
     f"{'model':8s} {'seeds':>5s} {'samples':>8s} {'MLP ratio':>9s} {'mult-adds per image':>20s} "
-    f"{'G mult-adds, all samples':>25s} {'held-out accuracy':>18s}"
+    f"{'G mult-adds, all samples':>25s}"
 )
+long_samples = {}
 for name, shipped_runs in long_runs.items():
     cfg = shipped_runs[0].config
-    samples = cfg.steps * cfg.batch_size
-    acc = long_accuracy[name]
-    shown = f"{acc.mean():.3f} +- {acc.std():.3f}" if len(acc) > 1 else f"{acc.item():.3f}"
+    long_samples[name] = cfg.steps * cfg.batch_size
     print(
-        f"{name:8s} {len(shipped_runs):5d} {samples:8,d} {cfg.mlp_ratio:9g} {long_macs[name]:20,d} "
-        f"{samples * long_macs[name] / 1e9:25.1f} {shown:>18s}"
+        f"{name:8s} {len(shipped_runs):5d} {long_samples[name]:8,d} {cfg.mlp_ratio:9g} {long_macs[name]:20,d} "
+        f"{long_samples[name] * long_macs[name] / 1e9:25.1f}"
     )
-print(
-    "held-out accuracy of each run: "
-    + "; ".join(f"{n} {[round(a, 3) for a in acc.tolist()]}" for n, acc in long_accuracy.items())
-)
 long_ratio = long_macs["T2T-ViT"] / long_macs["ViT"]
 print(f"T2T-ViT spends {long_ratio:.2f} times the ViT's multiply-adds per image")
-
-# %%
-# what the next paragraph says
-vit_long, t2t_long = long_accuracy["ViT"], long_accuracy["T2T-ViT"]
-assert long_runs["ViT"][0].config.steps * long_runs["ViT"][0].config.batch_size == (
-    long_runs["T2T-ViT"][0].config.steps * long_runs["T2T-ViT"][0].config.batch_size
-)  # the same samples
+assert long_samples["ViT"] == long_samples["T2T-ViT"]  # the same samples
 assert 1.0 < long_ratio < 1.2  # multiply-adds within 20 %
-assert t2t_long.item() < vit_long.min().item()  # T2T-ViT's one run below every ViT seed
 
+# %% [markdown]
+# The T2T-ViT names the moon's cell less often than each of the three ViTs, but only by a few scenes: the gap to
+# the weakest ViT is about one binomial standard error of a 256-scene test. Here the two axes nearly coincide. The
+# runs saw the same 384,000 samples, and T2T-ViT's multiply-adds per image are only about a tenth above the ViT's:
+# its body reads 28 tokens where the ViT's reads 60, which makes up for most of what its T2T module costs. So this
+# pair compares the two at equal samples and at almost equal compute at once.
+#
+# That does not say that T2T-ViT is worse here. It is one T2T-ViT seed, so this pair cannot say how much of the gap
+# is the seed or the test set; the ViT's own seeds differ by 0.04. Nor is the task neutral: its answer cells are
+# exactly the ViT's 10-pixel patches, while the T2T-ViT's last grid is 4 × 7. Inside the T2T-ViT, the first token
+# transformer attends almost evenly to all the windows of the first soft split, trained or not ([the first token
+# transformer after
+# training](13_inside_trained_models.ipynb#Evidence:-the-first-token-transformer-after-training)), so whatever
+# the T2T module adds in this model does not come from where that attention looks. It does say that on this task,
+# at this budget, the T2T module gave no visible advantage, unlike the 20 × 20 scrambles of section 2 at equal
+# samples; at equal compute the ViT caught up there too. The paper's claim is about ImageNet from scratch; these
+# runs test neither that data nor that size.

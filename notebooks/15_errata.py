@@ -14,48 +14,52 @@
 # ---
 
 # %% [markdown]
-# # 08 · Appendix: errata of the sources  [FROM OLD 08; REWRITE]
+# # 15 · Appendix: errata of the sources
 #
-# **Time:** about 45 minutes
+# **Time:** about 50 minutes
 #
-# The course grew from two pieces of teaching material. Both are good guides, and both contain slips. This
-# appendix lists each slip: what the source says, what is right, and what the course does instead.
+# **Before this:** notebooks 01–09, which build what these entries correct.
+#
+# The course grew from five pieces of teaching material. All are useful guides, and all contain slips. This
+# appendix lists each slip: what the source says, what is right, and why it matters.
 #
 # By the end you can
 #
-# - name each slip in the article series and in the lecture slides, and say what the course does instead;
+# - name each slip in the article series, the lecture slides, the MyViT equations, the preprint notes and the
+#   lab report, and say what is right instead;
 # - tell a slip from a deliberate difference between a source and the official code;
 # - read how each entry is checked, with a cell of a few lines, so you can check the next slip the same way.
 #
 # There are no exercises here. Read an entry when a source and the course disagree, or read them all in order.
 # The Evidence sections after the Summary quote each source's own lines and hold the longer checks: optional,
-# about 25 more minutes.
+# about 40 more minutes.
 
 # %% [markdown]
 # ## Reading this appendix (3 min)
 #
-# - **The article series "Vision Transformers Explained"** by Skylar Jean Callis. Its four articles appeared in
-#   *Towards Data Science* in February 2024: "Vision Transformers, Explained", "Attention for Vision
-#   Transformers, Explained", "Position Embeddings for Vision Transformers, Explained" and "Tokens-to-Token
-#   Vision Transformers, Explained". Each builds its model in PyTorch. Three of them use a 60 × 100 crop of Luis
-#   Zuno's pixel-art *Mountain at Dusk*. The course redraws that picture as its own.
+# - **The article series "Vision Transformers Explained"** by Skylar Jean Callis, four articles in *Towards Data
+#   Science*, February 2024: on ViT, attention, position embeddings and Tokens-to-Token. Each builds its model in
+#   PyTorch. Three use a 60 × 100 crop of Luis Zuno's pixel-art *Mountain at Dusk*, which the course redraws.
 # - **The lecture slides "ViT (Vision Transformer)"**. They set the ViT paper's equations beside short PyTorch
 #   snippets: `nn.Conv2d` patching, the class token, `nn.LayerNorm` and `nn.MultiheadAttention`.
+# - **Three short write-ups of the ViT paper.** The equations of *MyViT*, a small ViT simplified from timm's. Notes
+#   on the ViT preprint. Chi Yeong Heo's "Lab 5-1: Vision Transformer final-report" on timm's ViT-B/16. timm is a
+#   widely used PyTorch library of image models.
 #
 # Where the sources, the papers and the official code disagree, the course follows the papers and their code.
-# The ViT paper is *An Image is Worth 16x16 Words: Transformers for Image Recognition at Scale*, by Dosovitskiy
-# et al., ICLR 2021. The articles cite its 2020 arXiv preprint. Its official code is
-# `google-research/vision_transformer`. The T2T-ViT paper is *Tokens-to-Token ViT: Training Vision Transformers
-# from Scratch on ImageNet*, by Yuan et al., ICCV 2021. ImageNet, in that title, is a public collection of about
-# 1.3 million labelled photos in 1,000 classes. Its official code is `yitu-opensource/T2T-ViT`.
+# The ViT paper is *An Image is Worth 16x16 Words* by Dosovitskiy et al., ICLR 2021; the articles cite its 2020
+# arXiv preprint. Its official code is `google-research/vision_transformer`. The T2T-ViT paper is
+# *Tokens-to-Token ViT: Training Vision Transformers from Scratch on ImageNet* by Yuan et al., ICCV 2021; its
+# official code is `yitu-opensource/T2T-ViT`. ImageNet is a public collection of about 1.3 million labelled photos
+# in 1,000 classes.
 #
-# Entries marked *a difference, not a slip* are code that runs but departs from the official code. That matters
-# when you compare numbers. The course's own departures from the articles are explained where they come up, in
-# notebooks 03, 05 and 06.
+# Entries marked *a difference, not a slip* are code that runs but departs from the official code, which matters
+# when you compare numbers. The course's own departures from the articles are explained where they come up: the
+# permutation demo in notebook 03, the encoder block in notebook 06, the T2T parts in notebooks 08 and 09.
 #
-# Each entry has a short cell that shows it. A cell that meets an error catches it and prints the error's type,
-# so the notebook runs from top to bottom. Each entry links to its evidence at the end of the notebook: the
-# source's own lines, the comparison with the official code, and longer checks.
+# Most entries have a short cell. A cell that meets an error catches it and prints the error's type, so the
+# notebook runs from top to bottom. Each entry links to its evidence after the Summary: the source's own lines,
+# the comparison with the paper or the official code, and longer checks.
 
 # %%
 import contextlib
@@ -204,8 +208,7 @@ print(f"vitcourse: {vit.num_patches} patches from the tokenizer, position table 
 # %% [markdown]
 # ### 1.6 The encoder block also adds v
 #
-# The series uses one `Attention` module everywhere. That module always adds its values $\mathbf{v}$ to its
-# output. This skip belongs to T2T's token transformer, where the token length changes. The article's encoder
+# The series' one `Attention` module always adds its values $\mathbf{v}$ to its output. This skip belongs to T2T's token transformer, where the token length changes. The article's encoder
 # block then adds its input as well. So each block computes $\mathbf{z} + \mathbf{v} + \text{attention}$. ViT's
 # equation 2 has one residual and no $\mathbf{v}$. In `vitcourse` the skip through $\mathbf{v}$ is a switch:
 # off in `EncoderBlock`, on in `TokenTransformer`. The cell checks that the extra term is exactly $\mathbf{v}$.
@@ -264,8 +267,8 @@ with torch.no_grad():
 # The paragraph under `ViT_Model` names a setting `Encoding_hidden_channel_mul`. The signature above it spells it
 # `Encoding_hidden_chan_mul`, and Python refuses the other name. The setting is the MLP ratio: the MLP's hidden
 # width as a multiple of the token length. Its default, 4, is ViT's. `vitcourse` calls it `mlp_ratio`, as timm
-# does. timm is a widely used PyTorch library of image models. Every model this course trains uses an MLP ratio
-# of 2. [Evidence 1.9](#Evidence-1.9:-the-misspelt-setting)
+# does. Every model this course trains uses an MLP ratio of 2.
+# [Evidence 1.9](#Evidence-1.9:-the-misspelt-setting)
 
 
 # %%
@@ -413,10 +416,9 @@ plt.show()
 # ### 3.2 `astype(int)`, then `/ 255`
 #
 # The article casts the picture's tokens to integers and divides them by 255. It reads the pixels from
-# `gray_mountains`, a name it never defines. The picture it loads, `mountains`, holds values between 0 and 1.
-# If `gray_mountains` is that picture, the cast turns every pixel below 1 into 0, and a pixel of exactly 1
-# into 1. After the division, almost nothing of the picture is left. A picture already in [0, 1] needs neither
-# step. The article's next cell then uses `position_mountains`, another name it never defines.
+# `gray_mountains`, a name it never defines. If that is the picture it loads, `mountains`, with values in [0, 1],
+# the cast turns every pixel below 1 into 0. After the division almost nothing of the picture is left. A picture
+# already in [0, 1] needs neither step. The next cell uses `position_mountains`, also never defined.
 # [Evidence 3.2](#Evidence-3.2:-the-cast)
 
 # %%
@@ -489,7 +491,16 @@ scores = q @ k.T  # the first A: one score per pair of tokens
 print(f"A = Q K^T: {tuple(scores.shape)}; A V: {tuple((scores @ v).shape)}")
 
 # %% [markdown]
-# ## 4. "Tokens-to-Token Vision Transformers, Explained" (10 min)
+# ### 3.6 "Congruent with the results in [1]"
+#
+# The article says that the ViT paper's finding, a position embedding helps and its kind matters little, "is
+# congruent with the results in [1] that a position embedding is beneficial". [1] is *Attention Is All You Need*.
+# That paper compared a sinusoidal and a learned table, "nearly identical results" as the article itself says,
+# and trained no model without one. It supports only the second half of the claim. There is no cell;
+# [Evidence 3.6](#Evidence-3.6:-what-the-Transformer-paper-compared) quotes both papers.
+
+# %% [markdown]
+# ## 4. "Tokens-to-Token Vision Transformers, Explained" (11 min)
 #
 # The T2T article builds the soft split, the token transformer and the Tokens-to-Token module. It walks a batch of
 # 13 one-channel 400 × 100 images through the module. It ends with the complete T2T-ViT.
@@ -679,7 +690,7 @@ for who, per_head in (
     print(f"{who + ',':33s} {heads} heads: {result}")
 
 # %% [markdown]
-# ## 5. The lecture slides "ViT (Vision Transformer)" (6 min)
+# ## 5. The lecture slides "ViT (Vision Transformer)" (9 min)
 #
 # The slides set the ViT paper's equations beside PyTorch snippets for ViT-B/16: ViT-Base with 16 × 16 patches,
 # on 224 × 224 colour images.
@@ -703,7 +714,8 @@ for h, w in ((224, 224), (224, 244)):
 # ViT-B/16 that is 197 rows, while $P^2 = 256$. [Evidence 5.2](#Evidence-5.2:-the-shape-of-the-table)
 
 # %%
-vit_b16 = VisionTransformer(224, patch_size=16, in_chans=3, depth=1)  # ViT-B/16's sizes, one block is enough
+# ViT-B/16's sizes for ImageNet's 1000 classes; one block is enough here
+vit_b16 = VisionTransformer(224, patch_size=16, in_chans=3, depth=1, num_classes=1000)
 print(f"N = {vit_b16.num_patches}, P^2 = {16**2}, position embedding {tuple(vit_b16.pos_embed.shape)}")
 
 # %% [markdown]
@@ -750,11 +762,10 @@ print(f"one (1, 1, 768) token, expanded: {tuple(z0.shape)}")
 # %% [markdown]
 # ### 5.5 `MyPermute`, `block_out_permute` and tables that start from ones
 #
-# The slides use a layer `MyPermute` and a tensor `block_out_permute` that they never define. PyTorch has no
-# such layer. `MyPermute` stands for a small module of your own that calls `x.permute(0, 2, 1)`.
-# `block_out_permute` stands for the patch embedding's output, of shape `(B, 196, 768)`. The slides also start
-# the class token and the position table from ones. That runs, so this part is a difference, not a slip. But
-# all 197 rows of the table start equal, so at first the table tells no position from another.
+# The slides use a layer `MyPermute` and a tensor `block_out_permute` that they never define, and PyTorch has
+# neither. They stand for a small module that calls `x.permute(0, 2, 1)` and for the patch embedding's output,
+# `(B, 196, 768)`. The slides also start the class token and the position table from ones: a difference, not a
+# slip, since it runs. But all 197 rows of the table start equal, so at first it tells no position from another.
 # [Evidence 5.5](#Evidence-5.5:-the-undefined-names-and-the-ones)
 
 
@@ -779,6 +790,157 @@ with torch.no_grad():
 print(f"block_out_permute: {tuple(block_out_permute.shape)}")
 
 # %% [markdown]
+# ### 5.6 Equation 4 as $\mathbf{z} = \text{LN}(\mathbf{z}^0)$
+#
+# One slide writes equation 4 as $\mathbf{z} = \text{LN}(\mathbf{z}^0)$. The paper, the lab report and the other
+# slides write $\mathbf{y} = \text{LN}(\mathbf{z}_L^0)$: the layer norm of token 0 in the last block's output.
+# Without the $L$, the slide does not say which block's output is read, and it reuses the sequence's name
+# $\mathbf{z}$. The cell shows why the block matters: before any block, token 0 is the same for every image.
+# [Evidence 5.6](#Evidence-5.6:-equation-4)
+
+# %%
+torch.manual_seed(0)
+small = (
+    VisionTransformer((height, width), patch_size=20, embed_dim=64, depth=2, num_heads=4).to(device).eval()
+)
+two_images = torch.cat([image, image.flip(-1)])  # (2, 1, 60, 100): the picture and its mirror image
+with torch.no_grad():
+    z = small.embed(two_images)  # z_0: (2, 16, 64)
+    before_blocks = small.norm(z[:, 0])  # LN of token 0 before any block: (2, 64)
+    for blk in small.blocks:  # block 0 gives z_1, block 1 gives z_2 = z_L (the paper counts blocks from 1)
+        z = blk(z)
+    y = small.norm(z[:, 0])  # y = LN(z_L^0): (2, 64)
+    same_as_model = torch.allclose(y, small.forward_features(two_images)[:, 0], atol=1e-6)
+print(f"y = LN(z_L^0) is what the model's head reads: {same_as_model}")
+print(f"token 0 before any block, normalised: the same for both images: {torch.allclose(*before_blocks)}")
+print(f"y: the same for both images: {torch.allclose(*y, atol=1e-5)}")
+
+# %% [markdown]
+# ### 5.7 "Self attention was proposed in 1706.03762"
+#
+# A slide says that self-attention "was proposed in" arXiv 1706.03762, *Attention Is All You Need*. That paper
+# itself says that attention was older: the best translation models of the time already used it, and so did
+# earlier work with self-attention. What it proposed is the *Transformer*, a model built on attention alone,
+# without recurrence or convolution, with the scaled dot-product and multi-head attention of notebooks 04 and 05.
+# No cell can show a date;
+# [Evidence 5.7](#Evidence-5.7:-what-1706.03762-proposed) gives the lines.
+
+# %% [markdown]
+# ### 5.8 $d_q = d_k = d_v = d_{model} = 512$
+#
+# The slide that quotes the survey gives queries, keys and values the length $d_q = d_k = d_v = d_{model} = 512$.
+# That is the width of the base Transformer of *Attention Is All You Need*, not ViT-B/16's 768. And each head's
+# queries, keys and values have length $d_{model}/h$, as the lab report writes; the scores are divided by the
+# square root of that. [Evidence 5.8](#Evidence-5.8:-the-width-of-a-head)
+
+# %%
+torch.manual_seed(0)
+for name, d_model, h in (("base Transformer", 512, 8), ("ViT-B/16", 768, 12)):
+    heads_attn = Attention(d_model, num_heads=h)
+    torch_heads = nn.MultiheadAttention(d_model, h).head_dim
+    print(
+        f"{name:16s}: d_model = {d_model}, h = {h}: d_k = d_v = {heads_attn.head_dim} per head "
+        f"(nn.MultiheadAttention: {torch_heads}), scale 1/sqrt({heads_attn.head_dim})"
+    )
+with torch.no_grad():
+    _, steps_b16 = heads_attn.steps(torch.randn(1, 197, 768))  # ViT-B/16: 197 tokens of length 768
+print(f"ViT-B/16's queries: {tuple(steps_b16.q.shape)} = (batch, heads, tokens, d_k)")
+for d in (64, 768):
+    weights = torch.softmax(steps_b16.q @ steps_b16.k.transpose(-2, -1) / d**0.5, dim=-1)
+    print(
+        f"weights with scale 1/sqrt({d}) equal the module's: {torch.allclose(weights, steps_b16.weights, atol=1e-6)}"
+    )
+
+# %% [markdown]
+# ### 5.9 `torchvision.ops.MLP` beside "two layers with a GELU"
+#
+# Two slides quote the signature of `torchvision.ops.MLP`, whose `activation_layer` defaults to `nn.ReLU`. One
+# adds the ViT paper's sentence: "The MLP contains two layers with a GELU non-linearity". Built with its defaults,
+# that MLP puts a ReLU between its two layers; ViT's needs `activation_layer=nn.GELU`. With the same weights, the
+# two differ wherever a hidden value is negative. The course does not install torchvision; the cell stacks its
+# layers. [Evidence 5.9](#Evidence-5.9:-the-MLP's-activation)
+
+
+# %%
+def torchvision_style_mlp(activation: type[nn.Module]) -> nn.Sequential:
+    """The layers torchvision.ops.MLP(768, [3072, 768]) stacks, with the activation given (default nn.ReLU)."""
+    return nn.Sequential(
+        nn.Linear(768, 3072), activation(), nn.Dropout(0.0), nn.Linear(3072, 768), nn.Dropout(0.0)
+    )
+
+
+torch.manual_seed(0)
+relu_mlp, gelu_mlp = torchvision_style_mlp(nn.ReLU), torchvision_style_mlp(nn.GELU)
+gelu_mlp.load_state_dict(relu_mlp.state_dict())  # the same weights; only the activation differs
+tokens_in = torch.randn(1, 197, 768)  # ViT-B/16's 197 tokens
+with torch.no_grad():
+    hidden = relu_mlp[0](tokens_in)  # (1, 197, 3072), before the activation
+    same_output = torch.allclose(relu_mlp(tokens_in), gelu_mlp(tokens_in), atol=1e-5)
+print(
+    f"hidden values below 0, which ReLU sets to 0 and GELU does not: {(hidden < 0).float().mean().item():.0%}"
+)
+print(f"the same output with the same weights: {same_output}")
+print(f"vitcourse's MLP in an encoder block: {EncoderBlock(768, num_heads=12).mlp.act}")
+
+# %% [markdown]
+# ## 6. The MyViT equations, the preprint notes and the lab report (4 min)
+#
+# Each copies the ViT paper's four equations (notebook 06). The slips are in the letters for block, token and
+# patch.
+#
+# ### 6.1 MyViT's missing subscripts
+#
+# The MyViT equations write $\mathbf{x}{p}$, $\mathbf{z}{0}$ and $\mathrm{SA}{1}$ for $\mathbf{x}_p$,
+# $\mathbf{z}_0$ and $\mathrm{SA}_1$: without the underscore, the subscript prints beside its letter. The output,
+# $\mathrm{LN}(\mathbf{z}^{0}{L})$, loses the block $L$. With the subscripts back, the equations are right. Not
+# slips: MyViT's $N$ counts the tokens, $N' + 1$, where the paper's counts patches; its heads
+# $\mathrm{SA}_1 \dots \mathrm{SA}_h$ are the course's heads 0 to $h - 1$. The cell checks the shapes on 5.6's ViT.
+# [Evidence 6.1](#Evidence-6.1:-the-MyViT-equations)
+
+# %%
+n_patches = height * width // 20**2  # MyViT's N' = H W / P^2
+with torch.no_grad():
+    z_0 = small.embed(image)  # (1, N, D)
+    attn0 = small.blocks[0].attn  # block 0's attention
+    q_heads = attn0.steps(small.blocks[0].norm1(z_0))[1].q  # (1, h, N, d)
+    y_picture = small.forward_features(image)[0, 0]  # y = LN(z_L^0)
+print(f"N' = {n_patches} patches, N = N' + 1 = {n_patches + 1} tokens; z_0: {tuple(z_0.shape[1:])} = (N, D)")
+print(
+    f"h = {attn0.num_heads} heads, numbered 0 to {attn0.num_heads - 1}; q per head: {tuple(q_heads.shape[2:])} = (N, D / h)"
+)
+print(f"y: {tuple(y_picture.shape)} = (D,)")
+
+# %% [markdown]
+# ### 6.2 The preprint notes: a second equation (2), and $z_0$ with two meanings
+#
+# The notes number the output equation, $\mathbf{y} = LN(z_0^{(L)})$, (2) again; the paper's is (4). And their
+# subscript changes meaning: in equation (1) $z_0$ is the whole input sequence, in $z_0^{(L)}$ the 0 is token 0.
+# The paper writes $\mathbf{z}_L^0$: block below, token above. The patches are garbled too: $\mathbf{x}_1^{pE}$
+# for the paper's $\mathbf{x}_p^1\mathbf{E}$, its patch 1, the course's patch 0. The cell prints both things
+# called $z_0$. [Evidence 6.2](#Evidence-6.2:-the-preprint-notes)
+
+# %%
+with torch.no_grad():
+    z_last = small.blocks(z_0)  # z_L: the output of the last block, small.blocks[1]
+print(f"z_0 of equation (1), the input sequence: {tuple(z_0.shape[1:])} = (N, D)")
+print(f"the 0 of z_0^(L), token 0 of the last block's output: {tuple(z_last[0, 0].shape)} = (D,)")
+
+# %% [markdown]
+# ### 6.3 The lab report's "MLP head"
+#
+# The lab report calls its last step "Classification using the MLP head", then describes the head of timm's
+# ViT-B/16 as "a linear transformation" from 768 to 1000 numbers. One linear layer is not a multi-layer
+# perceptron. The paper's "MLP Head" has a hidden layer during pre-training only, as the report's own section 2
+# says. The name matters when you count parameters or load weights. [Evidence 6.3](#Evidence-6.3:-the-head)
+
+# %%
+head_layers = [m for m in vit_b16.head.modules() if isinstance(m, nn.Linear)]
+print(
+    f"ViT-B/16's head: {len(head_layers)} linear layer, {head_layers[0].in_features} -> "
+    f"{head_layers[0].out_features}, {sum(p.numel() for p in vit_b16.head.parameters()):,} parameters"
+)
+
+# %% [markdown]
 # ## Summary
 #
 # The slips fall into a few kinds.
@@ -787,14 +949,16 @@ print(f"block_out_permute: {tuple(block_out_permute.shape)}")
 # - Code that fails as written: 1.1, 1.2, 1.5, 3.2, 4.1, 4.2, 4.3 and 5.5.
 # - Code that works only by luck: 1.3, whose float count nothing reads, and 2.1, whose sizes happen to match.
 # - Words, names or shapes written wrong: 1.8, 1.9, 2.2, 2.3, 3.3, 3.5, 5.1, 5.2 and 5.3.
-# - Code, figures or claims that do not match what they describe: 1.6, 1.10, 2.4, 3.1, 3.4, 4.8, 4.9 and 5.4.
+# - Equations copied with the wrong letters, numbers or sizes: 5.6, 5.8, 6.1 and 6.2.
+# - Code, figures or claims that do not match what they describe: 1.6, 1.10, 2.4, 3.1, 3.4, 4.8, 4.9, 5.4, 5.9
+#   and 6.3.
+# - Claims about a paper that the paper does not support: 3.6 and 5.7.
 # - Differences from the official code, not slips: 1.7, 4.5 and the start from ones in 5.5.
 # - A trap, not a slip: 4.4.
 #
-# If you meet another slip, check it the way this appendix does. Find the smallest cell that shows what the source
-# says and what happens instead. Print shapes and counts rather than trust a printed output. Compare with the
-# paper's equations and the official code. The course's own notebooks are held to the same rule. Every output
-# you read was made by the code above it, and the tests re-run every notebook to keep it so.
+# To check another slip, find the smallest cell that shows what the source says and what happens instead. Print
+# shapes and counts rather than trust a printed output, and compare with the paper and the official code. The
+# tests hold the course's own outputs to the same rule by re-running every notebook.
 
 # %% [markdown]
 # ## Evidence: the Vision Transformers article
@@ -1002,7 +1166,7 @@ print(f"the official block, transcribed, equals vitcourse's EncoderBlock: {same}
 #
 # **The comparison.** `torch.nn.MultiheadAttention` computes standard multi-head attention. Its output has the
 # width of its input, `embed_dim`, and it adds no $\mathbf{v}$. The article's module adds $\mathbf{v}$ and can
-# change the token length. Notebook 04 checks `vitcourse`'s attention against PyTorch's class. The cell runs it
+# change the token length. Notebook 05 checks `vitcourse`'s attention against PyTorch's class. The cell runs it
 # on the 2 images of 16 tokens of length 64 from entry 1.6.
 
 # %%
@@ -1115,6 +1279,23 @@ print(f"ViT without position embedding: the same prediction for the scrambled pi
 # **The comparison.** The first $A$ is $N \times N$; the second is $N \times d$, as long as the tokens. An
 # equation that reads $A \cdot V = A$ says that multiplying by $V$ leaves $A$ as it was. The cell in 3.5 prints
 # the two shapes, `(4, 4)` and `(4, 9)`.
+#
+# ### Evidence 3.6: what the Transformer paper compared
+#
+# **The source.** Section *Position Embeddings in Literature*. On *Attention Is All You Need*: "they use a fixed
+# sinusoidal positional embedding. They note that they experimented with a learned positional embedding, but
+# observed 'nearly identical results.'" On the ViT paper, after its ablation of no, 1-D, 2-D and relative
+# embeddings: "This is congruent with the results in [1] that a position embedding is beneficial, though the
+# exact embedding chosen is of little consequence." The article's reference [1] is Vaswani et al. (2017),
+# arXiv 1706.03762.
+#
+# **The comparison.** *Attention Is All You Need* gives its sinusoidal encoding in section 3.5 and adds that
+# learned positional embeddings "produced nearly identical results (see Table 3 row (E))". Every variant in that
+# table has a position encoding of one kind or the other; none leaves it out. So the paper supports "the exact
+# embedding chosen is of little consequence". On whether an embedding helps it gives an argument, not a result:
+# a model with no recurrence and no convolution needs some information about the order of the tokens. The
+# comparison with no embedding at all is the ViT paper's Appendix D.4, which
+# [notebook 11](11_training_choices.ipynb#Evidence:-position-embeddings-in-the-ViT-paper) quotes.
 #
 # ## Evidence: the Tokens-to-Token article
 #
@@ -1255,8 +1436,8 @@ for form, buffer in (("final split's line ", final_line), ("second split's line"
 #
 # ## Evidence: the lecture slides
 #
-# The slides are "ViT (Vision Transformer)". Entry 5.3 comes from their part 2, *A Bit More Detail*; the others
-# come from part 3, *Selected Implementation Details*.
+# The slides are "ViT (Vision Transformer)". Entries 5.3 and 5.6 to 5.9 come from their part 2, *A Bit More
+# Detail*; the others come from part 3, *Selected Implementation Details*.
 #
 # ### Evidence 5.1: the image size
 #
@@ -1300,7 +1481,7 @@ for form, buffer in (("final split's line ", final_line), ("second split's line"
 #
 # **The comparison.** ViT's official code creates a `(1, 1, D)` token and tiles it over the batch. timm and
 # `vitcourse` expand theirs. With the slides' shape the model holds `batch_size` different tokens. Each is
-# trained only by the images in its slot of the batch. Notebook 05 shows this in full, where it builds the
+# trained only by the images in its slot of the batch. Notebook 06 shows this in full, where it builds the
 # prediction token. The cell counts the parameters of both tokens.
 
 # %%
@@ -1325,3 +1506,129 @@ from_ones = torch.ones(1, 197, 768)
 from_normal = torch.randn(1, 197, 768, generator=torch.Generator().manual_seed(0)) * 0.02
 for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
     print(f"position table from {name:12s}: distinct rows {start[0].unique(dim=0).shape[0]} of 197")
+
+# %% [markdown]
+# ### Evidence 5.6: equation 4
+#
+# **The source.** Part 2 shows the paper's four equations on several slides. On one, the one that goes on with the
+# paper's sentence "We use standard learnable 1D position embeddings ...", the last line reads
+# $\mathbf{z} = \text{LN}(\mathbf{z}^0) \quad (4)$. The slides before and after it read
+# $\mathbf{y} = \text{LN}(\mathbf{z}_L^0) \quad (4)$, as the paper and the lab report do.
+#
+# **The comparison.** In the paper, the subscript of $\mathbf{z}$ counts blocks and the superscript picks a
+# token: $\mathbf{z}_L^0$ is token 0 of the output of the last of the $L$ blocks. The paper counts those blocks
+# from 1; the course counts them from 0, so $\mathbf{z}_L$ comes out of `model.blocks[L - 1]`. The prediction
+# token enters as $\mathbf{z}_0^0 = \mathbf{x}_\text{class}$, the same learned vector for every image, plus row 0
+# of the position table, also the same for every image. Only the blocks let it gather the patches. The cell in
+# 5.6 shows that the normalised token 0 before the blocks is the same for the picture and its mirror image, and
+# that $\mathbf{y}$ is not.
+#
+# ### Evidence 5.7: what 1706.03762 proposed
+#
+# **The source.** The part 2 slide on self-attention begins "Self attention was proposed in
+# https://arxiv.org/pdf/1706.03762". The article series dates transformers from that paper: "Since their
+# introduction in 2017 with Attention is All You Need". The attention article examines "dot-product (equivalently
+# multiplicative) attention as defined in Attention is All You Need". The lab report: "The ViT employs the
+# transformer encoder architecture proposed in [2]. This encoder utilizes an attention mechanism called 'Scaled
+# Dot-Product Attention'".
+#
+# **The comparison.** *Attention Is All You Need* says itself what came before. Its abstract: "The dominant
+# sequence transduction models are based on complex recurrent or convolutional neural networks that include an
+# encoder and a decoder. The best performing models also connect the encoder and decoder through an attention
+# mechanism." Its background section: "Self-attention, sometimes called intra-attention is an attention mechanism
+# relating different positions of a single sequence in order to compute a representation of the sequence.
+# Self-attention has been used successfully in a variety of tasks", with references. What it claims as new is the
+# architecture: "the Transformer is the first transduction model relying entirely on self-attention to compute
+# representations of its input and output without using sequence-aligned RNNs or convolution". Its scaled
+# dot-product attention divides the scores by $\sqrt{d_k}$, which notebook 04 explains, and it runs several such
+# heads in parallel, which notebook 05 builds.
+#
+# ### Evidence 5.8: the width of a head
+#
+# **The source.** The part 2 slide headed "Following text was taken from https://arxiv.org/pdf/2012.12556", the
+# survey *A Survey on Vision Transformer*, section 2.1 *Self-Attention*: "the input vector is first transformed
+# into three different vectors: the query vector q, the key vector k and the value vector v with dimension
+# $d_q = d_k = d_v = d_{model} = 512$". The lab report, section 3.3.2, quoting *Attention Is All You Need*:
+# "the dimensions are set as $d_k = d_v = d_{model}/h = 64$" for ViT-B/16's $h$ = 12 heads.
+#
+# **The comparison.** The quoted section describes a single self-attention, where q, k and v can have the
+# length $d_{model}$. But 512 is the width of the base Transformer, which *Attention Is All You Need* runs with 8 heads,
+# and there each head's q, k and v have length 512 / 8 = 64. ViT-B/16 has $D$ = 768 and 12 heads: again 64 per
+# head. The slides' own code uses ViT-B/16's 768. The cell in 5.8 builds attention at both sizes and shows that
+# the weights use $1/\sqrt{64}$, not $1/\sqrt{768}$.
+#
+# ### Evidence 5.9: the MLP's activation
+#
+# **The source.** Two part 2 slides titled *MLP* show the paper's four equations beside the signature
+# `torchvision.ops.MLP(in_channels: int, hidden_channels: List[int], norm_layer = None, activation_layer =
+# <class 'torch.nn.modules.activation.ReLU'>, inplace = None, bias: bool = True, dropout: float = 0.0)`. Under the
+# first one: "The MLP contains two layers with a GELU non-linearity."
+#
+# **The comparison.** `torchvision.ops.MLP` builds, for each hidden width, a linear layer, the norm if given, the
+# activation and a dropout, then a last linear layer and a dropout. With `hidden_channels=[3072, 768]` that is
+# ViT-B's two layers, with a ReLU between them unless told otherwise. torchvision's own ViT builds its MLP block as
+# `MLP(in_dim, [mlp_dim, in_dim], activation_layer=nn.GELU, ...)`. The ViT paper, timm, the official code and
+# `vitcourse` use GELU; [notebook 06](06_encoder_block.ipynb#Evidence:-GELU-against-ReLU) compares the two
+# functions. The cell below measures how far the two MLPs of 5.9 are apart on the same tokens, against the size of
+# the output itself.
+
+# %%
+with torch.no_grad():
+    relu_out, gelu_out = relu_mlp(tokens_in), gelu_mlp(tokens_in)
+gap = ((relu_out - gelu_out).norm() / gelu_out.norm()).item()
+print(
+    f"difference between the ReLU and the GELU outputs, relative to the GELU output (norms): {fixed(gap, 1)}"
+)
+
+# %% [markdown]
+# ## Evidence: the MyViT equations, the preprint notes and the lab report
+#
+# ### Evidence 6.1: the MyViT equations
+#
+# **The source.** The MyViT equations ("MyViT is simplified version of rwightman/pytorch-image-models"). The
+# definitions: $N' = H \cdot W / P^2$, "the number of patches", and $N = N' + 1$, "the Transformer's sequence
+# length". The input reads `\mathbf{x}{p} \in \mathbb{R}^{N' \times (P^2 \cdot C)}`; the embedding
+# `\mathbf{z}{0} = [\mathbf{x}{class}\ ;\ \mathbf{x}{p}\mathbf{E}]+\mathbf{E}{pos}`; the blocks
+# `\mathbf{z'}{l} = \mathrm{MSA}(~\mathrm{LN}(\mathbf{z}{l-1}))+\mathbf{z}{l-1}`; the output
+# `\mathbf{y} = \mathrm{LN}(\mathbf{z}^{0}{L})`, with $\mathbf{y} \in \mathbb{R}^{D}$. The attention part: $d = D/h$,
+# $\mathbf{U}_{qkv} \in \mathbb{R}^{D \times (3 \cdot d)}$, q, k and v in $\mathbb{R}^{N \times d}$, and
+# `\mathrm{MSA}(\mathbf{z}) = [\mathrm{SA}{1}(\mathbf{z}) ; \mathrm{SA}{2}(\mathbf{z}) ; \cdots ; \mathrm{SA}{h}(\mathbf{z})] \mathbf{U}_{msa}`.
+# A few subscripts keep their underscore, such as $\mathbf{z}_{l}$ and $\mathbf{U}_{msa}$.
+#
+# **The comparison.** In LaTeX, `\mathbf{z}{0}` is a bold z followed by a 0 at full size: the subscript is lost,
+# and $\mathbf{z}^{0}{L}$ reads as token 0 of $\mathbf{z}$, then an $L$. The paper's forms are $\mathbf{x}_p$,
+# $\mathbf{E}_{pos}$, $\mathbf{z}_0$, $\mathbf{z}'_\ell$, $\mathrm{SA}_1$ and $\mathbf{z}_L^0$. The shapes are
+# right: one head's $\mathbf{U}_{qkv}$ is $D \times 3d$, the paper's $D \times 3D_h$ with $D_h = D/h$, and the
+# $h$ heads side by side make the $D \times 3D$ weight of a qkv layer. The cell in 6.1 prints them for the picture.
+#
+# ### Evidence 6.2: the preprint notes
+#
+# **The source.** The notes on the ViT preprint. The embedding:
+# $z_0 = [\mathbf{x}_{\text{class}}, \mathbf{x}_1^{pE}, \mathbf{x}_2^{pE}, \dots, \mathbf{x}_N^{pE}] + E_{\text{pos}}$,
+# followed by "where x_i^E are the patch embeddings", then the label (1). The blocks:
+# $z'^{(\ell)} = \text{MSA}(\text{LN}(z^{(\ell-1)})) + z^{(\ell-1)}$, labelled (2), and
+# $z^{(\ell)} = \text{MLP}(\text{LN}(z'^{(\ell)})) + z'^{(\ell)}$, labelled (3). The output:
+# $\mathbf{y} = LN(z_0^{(L)})$, labelled (2) again.
+#
+# **The comparison.** The paper's equations are numbered (1) to (4), and its output equation is
+# $\mathbf{y} = \text{LN}(\mathbf{z}_L^0)$. In the notes' own notation, equation (1)'s $z_0$ would be $z^{(0)}$,
+# the sequence before the first block. The patch embeddings are written two ways, $\mathbf{x}_1^{pE}$ and
+# $x_i^E$; the paper writes $\mathbf{x}_p^1 \mathbf{E}$, patch 1 flattened, times $\mathbf{E}$. The paper counts
+# patches from 1; the course counts them from 0, so its patch 0 is the paper's $\mathbf{x}_p^1$ and, once the
+# prediction token comes first, token 1. The notes' other sentences are right: the head has "one hidden layer at
+# pre-training time" and is "a single linear layer at fine-tuning time", and "The MLP contains two layers with a
+# GELU non-linearity."
+#
+# ### Evidence 6.3: the head
+#
+# **The source.** The lab report, section 3 (the list of steps): "Classification using the MLP head ... The first
+# output token from the transformer encoder is passed through a multi-layer perceptron (MLP) head". Section 3.4:
+# "In the 'vit_base_patch16_224' model, the MLP head applies a linear transformation that maps the input dimension
+# of 768 to the output dimension of 1000". Section 2: "an MLP with one hidden layer during pre-training, replaced by
+# a single linear layer in fine-tuning, is applied to $\mathbf{z}_L^0$".
+#
+# **The comparison.** A multi-layer perceptron has at least one hidden layer between its input and its output.
+# The head the report describes has none: 768 × 1000 weights and 1000 biases, as the cell in 6.3 counts.
+# [Notebook 07](07_vision_transformer.ipynb#Evidence:-the-paper's-two-heads) builds both of
+# the paper's heads. The report's section 2 has it right; only the name "MLP head", taken from the paper's
+# Figure 1, stayed.

@@ -435,3 +435,12 @@ def test_the_warm_up_names_the_misreading_never_the_region(capsys) -> None:
         hint = capsys.readouterr().out.lower()
         assert "half" in hint
         assert "upper sky" not in hint and "sky below the band" not in hint, hint
+
+
+def test_a_one_entry_tensor_or_array_counts_as_its_number(capsys) -> None:
+    """A learner's number may come as a one-entry tensor or array (a result not yet turned into a float)."""
+    right = VALUE_CHECKS[check.scaled_weight_ratio]
+    for wrapped in (torch.tensor(right), torch.tensor([right]), np.array(right), np.array([[right]])):
+        assert check.scaled_weight_ratio(wrapped).ok, wrapped
+    assert not check.scaled_weight_ratio(torch.tensor([right, right])).ok
+    capsys.readouterr()

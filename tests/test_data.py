@@ -47,7 +47,7 @@ def test_picture_composition() -> None:
     img = data.load_mountains()
     assert img[0, 45:56].min() >= 0.9 and img[0, 50] == 1.0  # the moon, cut by the top edge near the middle
     assert img[-1, 0] == 0.0 and img[-1, -1] == 0.0  # darkest ground in both bottom corners
-    assert len(np.unique(img[40:60, 20:40])) >= 3  # patch 12 holds several shades
+    assert len(np.unique(img[40:60, 20:40])) >= 3  # patch 11 (the article's patch 12) holds several shades
     sky = img[20:24, 60:90]
     assert set(np.unique(sky).tolist()) == {0.45, 0.6}  # the dithered checkerboard band
     assert img[35, 5] > img[35, 95]  # pale mountain on the left, dark ridge on the right

@@ -30,10 +30,8 @@ def test_windows_holding_and_patches_meeting_agree_with_brute_force() -> None:
         ]
         assert tokens.windows_holding(square, h, w, k, s, p) == brute
         cells = {
-            (r // 20) * (w // 20) + c // 20 + 1
-            for r in range(top, top + rows)
-            for c in range(left, left + cols)
+            (r // 20) * (w // 20) + c // 20 for r in range(top, top + rows) for c in range(left, left + cols)
         }
         assert tokens.patches_meeting(square, w, 20) == sorted(cells)
-    assert tokens.patches_meeting((15, 15, 10, 10), w, 20) == [1, 2, 6, 7]
+    assert tokens.patches_meeting((15, 15, 10, 10), w, 20) == [0, 1, 5, 6]
     assert tokens.windows_holding((14, 14, 12, 12), h, w, k, s, p) == []  # 12 > k - s + 1: can be cut

@@ -82,7 +82,7 @@ def test_picture_patches() -> None:
     x = data.to_tensor(data.load_mountains())
     t = tokens.patchify(x, 20)
     assert t.shape == (1, 15, 400)
-    # patch 12 (numbered from 1, row by row) is rows 40-60, columns 20-40
+    # patch 11 (the article's patch 12; numbered from 0, row by row) is rows 40-60, columns 20-40
     torch.testing.assert_close(t[0, 11], x[0, 0, 40:60, 20:40].reshape(-1))
     tok = tokens.PatchTokenizer((60, 100), 20, 1, 768)
     assert tok(x).shape == (1, 15, 768)

@@ -215,8 +215,8 @@ def _course(short: bool) -> dict:
         "attention": (widgets.AttentionDrawing(picture), vit, {"heads": [8, 16, 2, 1], "scale": ["none"],
                                                                "temperature": [1.12, 1.26, 1.41, 1.58]}),
         "T2T stages": (widgets.T2TStagesDrawing(), t2t, {key: range(value + 1, value + 4) for key, value in t2t.items()}),
-        "model attention": (widgets.ModelAttentionDrawing(model, picture), {"block": 1, "head": 0},
-                            {"block": [2], "head": [1, 2, 3]}),
+        "model attention": (widgets.ModelAttentionDrawing(model, picture), {"block": 0, "head": 0},
+                            {"block": [1], "head": [1, 2, 3]}),
     }  # fmt: skip
     explorers, slowest, revisits = {}, {}, {}
     for name, (drawing, base, walks) in cases.items():

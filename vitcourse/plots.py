@@ -1360,7 +1360,7 @@ def show_table_column_curves(
 
 def show_most_like_grid(most_like: dict[str, Array], place: Array, old_grid: tuple[int, int]) -> Figure:
     """Multi-panel: for each way of resizing a position table, the new grid with each new patch labelled and
-    coloured by the old patch (1, 2, ...) its vector is most like; red boxes mark misses, black lines the old
+    coloured by the old patch (0, 1, ...) its vector is most like; red boxes mark misses, black lines the old
     patches' borders.
 
     Args:
@@ -1399,7 +1399,7 @@ def show_most_like_grid(most_like: dict[str, Array], place: Array, old_grid: tup
         )
         for r in range(rows):
             for c in range(cols):
-                ax.text(c, r, str(int(best[r, c]) + 1), ha="center", va="center", fontsize=9)
+                ax.text(c, r, str(int(best[r, c])), ha="center", va="center", fontsize=9)
                 if best[r, c] != target[r, c]:  # a miss: most like an old patch somewhere else
                     ax.add_patch(Rectangle((c - 0.42, r - 0.42), 0.84, 0.84, fill=False, ec="red", lw=2))
         for k in range(old_rows + 1):  # the old patches' borders
@@ -1407,7 +1407,7 @@ def show_most_like_grid(most_like: dict[str, Array], place: Array, old_grid: tup
         for k in range(old_cols + 1):
             ax.axvline(k * cols / old_cols - 0.5, color="k", lw=2)
     fig.suptitle(
-        f"the {rows} x {cols} grid: each new patch labelled and coloured by the old patch (1-{total}) it is most "
+        f"the {rows} x {cols} grid: each new patch labelled and coloured by the old patch (0-{total - 1}) it is most "
         f"like\n(red box: not the old patch at its place; black lines: the borders of the old {old_rows} x "
         f"{old_cols} patches)"
     )
@@ -1493,7 +1493,7 @@ def show_attention_map(
         max(len(rest), 1), 3 if rest else 2, width_ratios=[1.6, 2.3, 0.8][: 3 if rest else 2]
     )
     picture_ax = fig.add_subplot(grid_spec[:, 0])
-    show_picture(img, ax=picture_ax, title="the picture: token p is patch p", colorbar=False)
+    show_picture(img, ax=picture_ax, title="the picture: patch p is token p + 1", colorbar=False)
     draw_patch_grid(picture_ax, img.shape[0], img.shape[1], patch)
     top = float(m[block].max())  # one colour range for every head of the block
     map_axes = [fig.add_subplot(grid_spec[:, 1])] + [
@@ -1523,34 +1523,6 @@ def show_attention_map(
     fig.suptitle(
         f"Shipped ViT, block {block}: attention weights on the picture (token 0: the prediction token)"
     )
-    return fig
-
-
-def show_row_on_grid(picture: Array, row: Array, query: int, title: str = "", patch: int = 20) -> Figure:
-    """Multi-panel: the picture with query patch ``query`` (1, 2, ... row by row) outlined in cyan, beside that
-    query's weights over the patches laid back on the patch grid, values written in.
-
-    Args:
-        picture: (H, W).
-        row: (1 + patches,): the query's weights over the prediction token and the patches.
-        query: the query patch, counted from 1.
-        title: the map's title.
-
-    Returns:
-        The figure.
-    """
-    img = _image(picture, "picture")
-    weights = as_numpy(row, "row").reshape(-1)
-    patch = positive_int("patch", patch)
-    grid = (img.shape[0] // patch, img.shape[1] // patch)
-    query = _index("query", query - 1, grid[0] * grid[1], "patches") + 1
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.2), gridspec_kw={"width_ratios": [1.25, 1]})
-    show_picture(img, ax=axes[0], title=f"query patch {query} (outlined)", colorbar=False)
-    draw_patch_grid(axes[0], img.shape[0], img.shape[1], patch)
-    q_row, q_col = divmod(query - 1, grid[1])  # 0-based place of the query patch on the grid
-    axes[0].add_patch(Rectangle((q_col * patch, q_row * patch), patch, patch, fill=False, ec="cyan", lw=2.5))
-    show_grid_values(weights[1:].reshape(grid), ax=axes[1], title=title, label="attention weight")
-    axes[1].add_patch(Rectangle((q_col - 0.5, q_row - 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))
     return fig
 
 

@@ -416,13 +416,13 @@ def windows_holding(
 
 
 def patches_meeting(square: tuple[int, int, int, int], width: int, patch_size: int) -> list[int]:
-    """The non-overlapping ``patch_size`` patches (numbered from 1, row by row, as ViT's) of an image ``width``
-    pixels wide that hold part of the rectangle ``square = (top, left, rows, cols)``."""
+    """The non-overlapping ``patch_size`` patches (numbered from 0, row by row, as the course counts) of an image
+    ``width`` pixels wide that hold part of the rectangle ``square = (top, left, rows, cols)``."""
     top, left, rows, cols = square
     per_row = width // patch_size
     return sorted(
         {
-            (r // patch_size) * per_row + c // patch_size + 1
+            (r // patch_size) * per_row + c // patch_size
             for r in range(top, top + rows)
             for c in range(left, left + cols)
         }

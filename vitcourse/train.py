@@ -80,7 +80,7 @@ MODELS = ("vit", "t2t")
 
 @dataclass
 class TrainConfig:
-    """Everything that defines a run; the defaults are the 200-step ViT runs of notebooks 10 and 11.
+    """Everything that defines a run; the defaults are the 200-step ViT runs of notebook 11.
 
     The defaults were chosen by trying seeds: with them the ViT leaves the scramble task's starting plateau
     (loss 0.693, accuracy 0.5) with every seed tried; with a smaller model or a higher learning rate the learned

@@ -2,7 +2,7 @@
 
 It is the model of ``vitcourse.models.VisionTransformer`` with a learned position embedding. The parameters
 have the same names, so ``ViTListing(...).load_state_dict(vit.state_dict())`` gives the same outputs
-(``tests/test_vit_listing.py`` checks it). Notebook 05 prints this file.
+(``tests/test_vit_listing.py`` checks it). Notebook 06 prints this file.
 """
 
 import torch

@@ -1175,7 +1175,7 @@ class ModelAttentionDrawing(Drawing):
 
     Each patch is filled with its weight (one colour scale for every block and head) and the weight is written
     on it with the patch's number; the picture is drawn as white outlines over it, so the picture's brightness
-    does not mix with the weights' colours. Blocks count from 1, as the notebooks do; heads from 0.
+    does not mix with the weights' colours. Blocks and heads count from 0, as the notebooks do.
     """
 
     def __init__(self, model: VisionTransformer, picture: np.ndarray | torch.Tensor) -> None:

@@ -8,18 +8,85 @@ from __future__ import annotations
 
 import math
 
+import torch
+
 from vitcourse import check
 
-# Exercise 1, second part: unscaled scores 8 apart, scale 1/sqrt(64): weight ratio exp(8 / 8).
+# Exercise 1: section 1's lookup (seed 10, four keys of length 4, the query 1.5 times key 2), the query made 3 times
+# longer: every score is multiplied by 3, and key 2's weight is the softmax of the tripled scores.
+_gen = torch.Generator().manual_seed(10)
+_KEYS = torch.randn(4, 4, generator=_gen).double()
+_SCORES = _KEYS @ (1.5 * _KEYS[2]) / math.sqrt(4)
+
+
+def _weight(factor: float, scores: torch.Tensor = _SCORES) -> float:
+    return float((factor * scores).softmax(dim=0)[2])
+
+
+LONGER_WEIGHT = _weight(3)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float | None = None, axis: int = -1):
+    """Exercise 2: single-head attention for q (n_queries, d_k), k (n_keys, d_k), v (n_keys, d_v)."""
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    return torch.softmax(q @ k.transpose(-2, -1) * scale, dim=axis) @ v
+
+
+def attention_by_einsum(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Exercise 2 written another way: einsum, and the softmax by hand."""
+    scores = torch.einsum("id,jd->ij", q, k) / math.sqrt(k.shape[1])
+    weights = scores.exp() / scores.exp().sum(dim=1, keepdim=True)
+    return torch.einsum("ij,jc->ic", weights, v)
+
+
+# Exercise 3, second part: unscaled scores 8 apart, scale 1/sqrt(64): weight ratio exp(8 / 8).
 WEIGHT_RATIO = math.exp(8 / math.sqrt(64))
 
 
 VALUE_CHECKS: dict = {
+    check.longer_query_weight: LONGER_WEIGHT,
     check.entropy_prediction: "b",
     check.scaled_weight_ratio: WEIGHT_RATIO,
 }
-FUNCTION_CHECKS: dict = {}
+FUNCTION_CHECKS: dict = {
+    check.single_head_function: attention,
+}
 MISTAKES: list = [
+    (check.longer_query_weight, _weight(1), "as it was"),  # the weight before: "the direction is the same"
+    (check.longer_query_weight, 0.25, "four equal scores"),
+    (check.longer_query_weight, 1.0, "never 0"),
+    (check.longer_query_weight, _weight(3, _SCORES * math.sqrt(4)), "square root of d"),  # scores not divided
+    (check.longer_query_weight, _weight(1 / 3), "3 times shorter"),
+    (check.longer_query_weight, _weight(math.sqrt(3)), "not by its square root"),
+    (check.longer_query_weight, 3 * _weight(1), "between 0 and 1"),  # the weight multiplied by 3
+    (check.longer_query_weight, -0.2, "between 0 and 1"),
+    (check.single_head_function, lambda q, k, v: attention(q, k, v, axis=0), "wrong axis"),
+    (check.single_head_function, lambda q, k, v: attention(q, k, v, scale=1.0), "not scaled"),
+    (check.single_head_function, lambda q, k, v: attention(q, k, v, scale=1 / q.shape[-1]), "d_k itself"),
+    (check.single_head_function, lambda q, k, v: attention(q, k, v, scale=v.shape[-1] ** -0.5), "the values"),
+    (check.single_head_function, lambda q, k, v: attention(q, k, v, scale=q.shape[-1] ** 0.5), "shrinks"),
+    (
+        check.single_head_function,
+        lambda q, k, v: torch.softmax(q @ k.T, dim=-1) / math.sqrt(q.shape[-1]) @ v,
+        "after the softmax",
+    ),
+    (check.single_head_function, lambda q, k, v: q @ k.T / math.sqrt(q.shape[-1]) @ v, "without a softmax"),
+    (
+        check.single_head_function,
+        lambda q, k, v: (q @ k.T / math.sqrt(q.shape[-1])).softmax(-1),
+        "returned the weights",
+    ),
+    (
+        check.single_head_function,
+        lambda q, k, v: (q @ k.T / math.sqrt(q.shape[-1])).softmax(-1).T @ v,
+        "transposed",
+    ),
+    (
+        check.single_head_function,
+        lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v),
+        "write it yourself",
+    ),
+    (check.single_head_function, torch.nn.functional.scaled_dot_product_attention, "write it yourself"),
     (check.entropy_prediction, "a", "not of its scores"),
     (check.entropy_prediction, "c", "not one multiplied into them"),
     (check.entropy_prediction, "d", "not q and k"),

@@ -19,12 +19,12 @@ def tokens_first(
     return torch.einsum("bhnm,bmhd->bnhd", p, v)
 
 
-# Exercise 2, second part: the buggy merge puts the head axis last: output channel c * heads + h holds head h's
+# Exercise 1, second part: the buggy merge puts the head axis last: output channel c * heads + h holds head h's
 # channel c, so head 2's channel 5 lands at 5 * 4 + 2.
 HEAD2_CHANNEL5 = 5 * 4 + 2
 
 
-# Exercise 3: the products cost more than qkv and proj when 2 N^2 c > 3 N L c + N c^2: N > (3 * 49 + 64) / 2 = 105.5.
+# Exercise 2: the products cost more than qkv and proj when 2 N^2 c > 3 N L c + N c^2: N > (3 * 49 + 64) / 2 = 105.5.
 THRESHOLD_TOKENS = 106
 
 

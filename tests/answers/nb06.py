@@ -21,7 +21,9 @@ def _pre_norm(b, x):
 
 VALUE_CHECKS: dict = {
     check.slides_token_count: 32,  # one row per batch slot; each gets its own image's gradient
-    check.post_norm_drift_choice: "about 1.0",  # each post-norm block ends with a fresh LayerNorm: std 1  # 12 * 2 N² D / 17.58 G = 4.0 %: N = 197 is far below 6D
+    check.slides_token_count_one_image: 1,  # equal rows, equal images, equal targets: equal gradients
+    check.post_norm_drift_choice: "about 1.0",  # each post-norm block ends with a fresh LayerNorm: std 1
+    check.post_norm_scaled_ratio: 0.1,  # the last LayerNorm sets every token's std to 1: 1 out for 10 in
 }
 FUNCTION_CHECKS: dict = {
     check.post_norm_block_function: _post_norm,
@@ -82,6 +84,11 @@ MISTAKES: list = [
         lambda b, x: (lambda y: b.norm2(y + b.attn(y)))(b.norm1(x + b.mlp(x))),
         "MLP runs before the attention",
     ),
+    (check.slides_token_count_one_image, 32, "32 different images"),
+    (check.slides_token_count_one_image, 0, "at least one"),
+    (check.slides_token_count_one_image, 768, "entries of one token"),
     (check.post_norm_drift_choice, "about 1.4", "pre-norm stack's drift"),
     (check.post_norm_drift_choice, "above 2", "last operation"),
+    (check.post_norm_scaled_ratio, 1.0, "input's scale"),
+    (check.post_norm_scaled_ratio, 10.0, "multiplies the scale"),
 ]

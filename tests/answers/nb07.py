@@ -10,7 +10,8 @@ from vitcourse import check
 
 VALUE_CHECKS: dict = {
     check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
-    check.attention_share_choice: "4",
+    check.attention_share_choice: "4",  # 12 * 2 N² D / 17.58 G = 4.1 %: N = 197 is far below the tie
+    check.block_cost_tie_tokens: 4608,  # 2 N² D = 12 N D² at N = 6 D
 }
 FUNCTION_CHECKS: dict = {
     check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
@@ -28,4 +29,7 @@ MISTAKES: list = [
     (check.mean_pool_function, lambda f: f[:, 1:].mean(dim=-1), "token length D"),
     (check.mean_pool_function, lambda f: f[:, 0], "prediction token itself"),
     (check.mean_pool_function, lambda f: f[:, 1:].sum(dim=1), "sum"),
+    (check.block_cost_tie_tokens, 1536, "qkv and proj"),
+    (check.block_cost_tie_tokens, 3072, "MLP as one layer"),
+    (check.block_cost_tie_tokens, 9216, "two products"),
 ]

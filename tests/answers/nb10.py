@@ -9,6 +9,7 @@ from __future__ import annotations
 from vitcourse import check
 
 VALUE_CHECKS: dict = {
+    check.confident_loss: 0.105,  # -ln 0.9: each held-out image pays for the right label's probability
     check.decay_choice: "ad",  # the two weight matrices among the five tensors
     check.decay_reason: "i",
     check.schedule_bug_line: 3,  # the cosine's progress forgets to subtract the warm-up
@@ -16,6 +17,20 @@ VALUE_CHECKS: dict = {
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
+    (check.confident_loss, -0.105, "minus sign"),
+    (check.confident_loss, 0.0458, "base 10"),
+    (check.confident_loss, 0.046, "base 10"),
+    (check.confident_loss, 0.152, "base 2"),
+    (check.confident_loss, 2.303, "wrong label"),
+    (check.confident_loss, 1.204, "averages the charges of both labels"),
+    (check.confident_loss, 0.325, "entropy"),
+    (check.confident_loss, 0.1, "probability left for the wrong label"),
+    (check.confident_loss, 0.9, "a probability, not a loss"),
+    (check.confident_loss, 0.0, "probability 1"),
+    (check.confident_loss, 0.693, "loss of a guess"),
+    (check.confident_loss, 26.97, "sum over the held-out images"),
+    (check.confident_loss, 0.11, "three decimals"),
+    (check.confident_loss, 0.5, "which logarithm"),
     (check.decay_choice, "ade", "does not train"),
     (check.decay_choice, "abd", "does it mix the features"),
     (check.decay_choice, "acd", "second part of the exercise"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from vitcourse import check
 
 VALUE_CHECKS: dict = {
+    check.blind_pairs_same_answer: 128,  # a scene and its scrambled copy: one set of tokens, one output
     check.no_position_loss_floor: 0.637,  # one probability for a scene's three images: p = 2/3 scrambled
     check.no_position_batch_dip: "i",
     check.seam_blocks_choice: "b",
@@ -16,6 +17,11 @@ VALUE_CHECKS: dict = {
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
+    (check.blind_pairs_same_answer, 64, "independent coin tosses"),
+    (check.blind_pairs_same_answer, 0, "tells every scene's two images apart"),
+    (check.blind_pairs_same_answer, 256, "counts images"),
+    (check.blind_pairs_same_answer, 100, "what the model without positions receives"),
+    (check.blind_pairs_same_answer, 0.5, "not a whole number"),
     (check.no_position_loss_floor, 0.693, "single probability"),
     (check.no_position_loss_floor, 0.667, "share of right answers"),
     (check.no_position_loss_floor, 0.0, "different answers"),

@@ -12,8 +12,9 @@ from vitcourse import check, load_mountains, to_tensor, train
 
 
 def _map_reading() -> tuple[int, int, int, int, int, int]:
-    """Exercise 5 on the course picture, worked out independently of the checker, token numbers: the first
-    question's (key, query, column reading) and the second's (column, its query, its row reading). In each head,
+    """Exercise 13.1 on the course picture, worked out independently of the checker, token numbers (patch p is
+    token p + 1): the first question's (key, query, column reading) and the second's (column, its query, its row
+    reading). In each head,
     the clearest row and the clearest column apart from it; the head where the less clear of the two is clearest."""
     vit = train.load_shipped("vit_where", "cpu").model
     image = to_tensor(load_mountains())  # (1, 1, 60, 100)
@@ -52,26 +53,32 @@ def _map_reading() -> tuple[int, int, int, int, int, int]:
 KEY, QUERY, COLUMN, COLUMN_KEY, COLUMN_QUERY, COLUMN_ROW = _map_reading()
 
 
+CORNER = 55.96  # a moon-only head on one scene with the moon in patch 0: mean of 10 * |centre - (0, 0)|, 60 patches
+
 VALUE_CHECKS: dict = {
     check.attention_map_reading: KEY,
     check.attention_map_column: COLUMN_QUERY,
     check.moon_only_distance_line: "uniform",
+    check.moon_corner_distance: CORNER,
     check.control_run: "c",
     check.control_rows_prediction: "start",
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
-    (check.attention_map_reading, COLUMN, "column of the query patch"),
-    (check.attention_map_reading, KEY - 1, "no need to subtract 1"),
+    (check.attention_map_reading, COLUMN, "column of the query token"),
+    (check.attention_map_reading, KEY - 1, "patch number"),
     (check.attention_map_reading, KEY + 1, "counted the ticks from 1"),
-    (check.attention_map_reading, QUERY, "the query patch itself"),
-    (check.attention_map_column, COLUMN_ROW, "you read the patch's row"),
-    (check.attention_map_column, COLUMN_KEY, "the patch asked about"),
-    (check.attention_map_column, COLUMN_QUERY - 1, "no need to subtract 1"),
+    (check.attention_map_reading, QUERY, "the query token itself"),
+    (check.attention_map_column, COLUMN_ROW, "you read the token's row"),
+    (check.attention_map_column, COLUMN_KEY, "the token asked about"),
+    (check.attention_map_column, COLUMN_QUERY - 1, "patch number"),
     (check.attention_map_column, COLUMN_QUERY + 1, "counted the ticks from 1"),
     (check.moon_only_distance_line, "itself", "averages over all of them"),
     (check.moon_only_distance_line, "nearest", "every query patch"),
     (check.moon_only_distance_line, "farthest", "moves from scene to scene"),
+    (check.moon_corner_distance, CORNER / 10, "in patches"),
+    (check.moon_corner_distance, 42.04, "uniform line"),
+    (check.moon_corner_distance, 0.0, "on itself"),
     (check.control_run, "a", "robust"),
     (check.control_run, "B", "no table to probe"),
     (check.control_run, "d", "whether the structure grows"),

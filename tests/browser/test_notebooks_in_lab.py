@@ -113,9 +113,9 @@ EXPLORERS = [
     Explorer("01_patch_tokenization.ipynb", "P = 20: 3 x 5 = 15 tokens of length 400", "", str),
     Explorer("02_soft_split.ipynb", "kernel 20, stride 10, padding 5", "kernel", lambda v: f"kernel {v},"),
     Explorer("03_position_embeddings.ipynb", "table 176 x 768, base 10000", "position i", lambda v: f"position {v} has"),
-    Explorer("04_attention.ipynb", "scale 0.25, T = 1: 4 heads", "temperature T", lambda v: f"T = {float(v):.3g}:"),
-    Explorer("05_vision_transformer.ipynb", "block 1, head 0:", "head", lambda v: f"head {v}:"),
-    Explorer("06_tokens_to_token.ipynb", "224 x 224: tokens per stage 56 x 56 = 3136", "image W", lambda v: f"x {v}:"),
+    Explorer("05_multi_head_attention.ipynb", "scale 0.25, T = 1: 4 heads", "temperature T", lambda v: f"T = {float(v):.3g}:"),
+    Explorer("09_tokens_to_token.ipynb", "224 x 224: tokens per stage 56 x 56 = 3136", "image W", lambda v: f"x {v}:"),
+    Explorer("13_inside_trained_models.ipynb", "block 0, head 0:", "head", lambda v: f"head {v}:"),
 ]  # fmt: skip
 
 # Installs (once per explorer) a recorder on the explorer's element: `arm()` forgets the last measurement; the

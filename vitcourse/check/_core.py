@@ -211,7 +211,8 @@ def describe(x: object) -> str:
 
 def _number(answer: object, what: str, kind: str) -> tuple[int | float | None, Verdict | None]:
     """The learner's answer as a plain finite number, or None and a verdict that says why it is not one."""
-    if isinstance(answer, torch.Tensor | np.ndarray) and np.size(answer) == 1:
+    one = answer.numel() == 1 if isinstance(answer, torch.Tensor) else np.size(answer) == 1
+    if isinstance(answer, torch.Tensor | np.ndarray) and one:
         answer = answer.item()
     if answer is None:
         return None, say(False, f"{what}: the answer is still None; replace None with a number.")

@@ -15,7 +15,6 @@ import torch.nn.functional as F
 from .. import tokens
 from ._core import (
     Verdict,
-    choice_answer,
     describe,
     int_answer,
     never_raises,
@@ -30,7 +29,6 @@ __all__ = [
     "pixel_in_tokens",
     "pixel_position_entry",
     "pixels_in_two_windows",
-    "same_position_choice",
     "unfold_count_side",
 ]
 
@@ -120,8 +118,8 @@ def paper_count_side(answer: object) -> Verdict:
         "the tokens per side paper_count returns for the paper's first split",
         nudge="paper_count keeps its bug: predict what the function as written returns.",
         wrong={
-            fixed: "that is the right count, nn.Unfold's; the question asks what paper_count returns, bug and all.",
-            _side_count(n, k, overlap, p, plus_one=False): "one short: check the + 1 and the padding.",
+            fixed: "paper_count keeps its bug: predict what it returns as written, line by line.",
+            _side_count(n, k, overlap, p, plus_one=False): "check the + 1 and the padding in the formula.",
             _side_count(n, k, overlap, p, ceil=True): "paper_count divides with //, which rounds down.",
             expected**2: "that is the number of tokens; the question asks for the tokens per side.",
         },
@@ -144,8 +142,11 @@ def unfold_count_side(answer: object) -> Verdict:
         wrong={
             _side_count(
                 n, k, overlap, p
-            ): "that is what paper_count returns, bug and all; nn.Unfold moves each window by its stride.",
-            _side_count(n, k, k - overlap, p, plus_one=False): "one short: check the + 1 and the padding.",
+            ): "you moved the windows by the paper's S, as paper_count does; nn.Unfold moves each window by its "
+            "stride.",
+            _side_count(
+                n, k, k - overlap, p, plus_one=False
+            ): "check the + 1 and the padding in the formula.",
             _side_count(
                 n, k, k - overlap, p, ceil=True
             ): "a window that does not fit is not a token: round down.",
@@ -171,9 +172,6 @@ PIXEL = (30, 47)  # the pixel of Exercise 02.3, (row, column) of the 60 x 100 pi
 
 
 PIXEL_SPLIT = (20, 10, 5)  # k, s, p
-
-
-PIXEL_TOKEN = 24  # Exercise 02.3 (b) asks for the pixel's position in this token
 
 
 PIXEL_NUDGE = "A window holds the pixel when both its rows and its columns reach it."
@@ -233,17 +231,16 @@ def pixel_in_tokens(answer: object) -> Verdict:
 
 @never_raises
 def pixel_position_entry(answer: object) -> Verdict:
-    """Exercise 02.3 (b) (predict): at which position of token 24 does pixel (30, 47) lie (k 20, s 10, p 5)?"""
+    """Exercise 02.3 (b) (predict): at which position of the first token that holds pixel (30, 47), the one with
+    the smallest number, does the pixel lie (k 20, s 10, p 5)?"""
     k, s, p = PIXEL_SPLIT
     row, col = PIXEL
-    what = f"the position of pixel {PIXEL} in token {PIXEL_TOKEN}"
+    what = f"the position of pixel {PIXEL} in the first token that holds it"
     places = dict(_tokens_holding(row, col, H, W, k, s, p))
-    expected = places[PIXEL_TOKEN]
+    first = min(places)  # the token the question asks about; never named in a hint, as it answers part (a)
+    expected = places[first]
     cols = tokens.count_tokens(H, W, k, s, p).cols
-    top, left = (
-        (PIXEL_TOKEN // cols) * s,
-        (PIXEL_TOKEN % cols) * s,
-    )  # the corner as if without the padding shift
+    top, left = (first // cols) * s, (first % cols) * s  # the corner as if without the padding shift
     r, c = divmod(expected, k)
     wrong = {
         (row - top) * k
@@ -254,29 +251,13 @@ def pixel_position_entry(answer: object) -> Verdict:
         r * s + c: "a row of the window holds k pixels, not s.",
     }
     for n, q in places.items():
-        if n != PIXEL_TOKEN:
+        if n != first:
             wrong.setdefault(
-                q, f"that is its position in token {n}; the question asks about token {PIXEL_TOKEN}."
+                q,
+                "that is its position in another token that holds it; the question asks about the one with "
+                "the smallest number.",
             )
     wrong.pop(expected, None)
     return int_answer(
         answer, expected, what, nudge=PLACE_NUDGE, wrong=wrong, pointer=reread("A soft split by hand")
-    )
-
-
-@never_raises
-def same_position_choice(answer: object) -> Verdict:
-    """Exercise 02.3 (c) (predict): does pixel (30, 47) sit at the same position in every token that holds it?"""
-    k, s, p = PIXEL_SPLIT
-    places = {q for _, q in _tokens_holding(*PIXEL, H, W, k, s, p)}
-    return choice_answer(
-        answer,
-        "yes" if len(places) == 1 else "no",
-        f"whether pixel {PIXEL} sits at the same position in every token that holds it",
-        ["yes", "no"],
-        nudge=PLACE_NUDGE,
-        pointer=reread("A soft split by hand"),
-        wrong={
-            "yes": "compare the corners of two windows that hold it: the pixel's row and column inside each."
-        },
     )

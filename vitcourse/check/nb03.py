@@ -8,10 +8,11 @@ import torch
 import torch.nn.functional as F
 
 from .. import position
-from ._core import Mistake, Verdict, check_function, choice_answer, never_raises, reread
+from ._core import Mistake, Verdict, check_function, choice_answer, float_answer, never_raises, reread
 
 __all__ = [
     "far_slots_similarity",
+    "far_slots_value",
     "permuted_weights_function",
     "sinusoidal_function",
 ]
@@ -75,7 +76,7 @@ def permuted_weights_function(func: object) -> Verdict:
     )
 
 
-#: Exercise 03.2's statements, as the notebook lists them: each gives a value and a reason; "c" has both right.
+#: Exercise 03.2(a)'s statements, as the notebook lists them: each says what the similarity is made of; "c" is right.
 _FAR_OPTIONS = ("a", "b", "c", "d", "e")
 
 
@@ -98,19 +99,55 @@ def _far_similarity(n: int = 176, d: int = 768) -> float:
 
 @never_raises
 def far_slots_similarity(answer: object) -> Verdict:
-    """Exercise 03.2 (predict, from the figure): the letter of the statement, among a to e, that gives the cosine
-    similarity of slots 0 and 175 of the 176 x 768 sinusoidal table (about 0.4) with the right reason (the slow
-    pairs barely turn over 175 slots and add nearly 1 each; the fast pairs' terms mostly cancel)."""
+    """Exercise 03.2(a) (predict, from the figure): the letter of the statement, among a to e, that says what the
+    cosine similarity of slots 0 and 175 of the 176 x 768 sinusoidal table is made of (the slow pairs barely turn
+    over 175 slots and add nearly 1 each; the fast pairs' terms mostly cancel)."""
     assert 0.3 < _far_similarity() < 0.5  # the value the right statement names
     return choice_answer(
         answer,
         "c",
         "the cosine similarity of slots 0 and 175",
         _FAR_OPTIONS,
-        nudge="Each statement gives a value and a reason; both must hold. The idea is the sum of cosines, one term "
-        "per pair of columns, with frequencies from fast to very slow.",
+        nudge="The idea is the sum of cosines, one term per pair of columns, with frequencies from fast to very "
+        "slow.",
         pointer=reread("What the table offers: similarity depends on distance"),
         wrong=_FAR_WRONG,
+    )
+
+
+@never_raises
+def far_slots_value(answer: object) -> Verdict:
+    """Exercise 03.2(b) (predict, from the figure): an estimate of the cosine similarity of slots 0 and 175 of the
+    176 x 768 sinusoidal table (0.377), right within 0.1. The solution's estimate, about 0.4, counts the pairs
+    that have turned by less than a radian at slot 175 (168 of 384) as adding 1 each and the rest as 0."""
+    value = _far_similarity()
+    return float_answer(
+        answer,
+        value,
+        "your estimate of the cosine similarity of slots 0 and 175",
+        nudge="The cosine is the mean of the pairs' terms; ask which pairs' terms are still close to 1 at slot 175, "
+        "and what share of the pairs they are.",
+        wrong=(
+            (
+                0.0,
+                "that is what two random vectors give; these rows are not random, and their slow pairs agree.",
+            ),
+            (
+                1.0,
+                "that would make the two rows nearly one; equal lengths say nothing about the angle between two "
+                "different rows, and only the pairs that have barely turned still agree.",
+            ),
+            (
+                -1.0,
+                "rows at the two ends of the table do not point opposite ways; most slow pairs still agree.",
+            ),
+            (
+                -0.5,
+                "rows at the two ends of the table do not point opposite ways; most slow pairs still agree.",
+            ),
+        ),
+        rel=0.1 / value,
+        pointer=reread("What the table offers: similarity depends on distance"),
     )
 
 

@@ -1,4 +1,4 @@
-"""Exercise checkers for notebook 04 attention."""
+"""Exercise checkers for notebook 05 multi-head attention."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-# Exercise 2's statements about the buggy merge (the head axis moved last before the reshape), as the notebook
+# Exercise 1's statements about the buggy merge (the head axis moved last before the reshape), as the notebook
 # lists them.
 _MERGE_OPTIONS = ("a", "b", "c", "d", "e")
 
@@ -39,14 +39,14 @@ _MERGE_WRONG = {
     "b": "every label of output token 0 has the token digit 0: each output token holds only its own token.",
     "c": "a reshape never wraps around, and the printout shows every output token with the same pattern.",
     "d": "the shape and the set of numbers are right, but a right set of numbers is not a right merge: reread "
-    "how a reshape reads the stored order (section 2).",
+    "how a reshape reads the stored order (the start of section 1).",
     "e": "the labels do not show a reversed head order: the first digit of a label names its head.",
 }
 
 
 @never_raises
 def merge_bug_choice(answer: object) -> Verdict:
-    """Exercise 04.2 (find the bug): the letter of the statement, among a to e, that says what the buggy merge
+    """Exercise 05.1 (find the bug): the letter of the statement, among a to e, that says what the buggy merge
     ``o.permute(0, 2, 3, 1).reshape(b, n, h * d)`` of (B, heads, N, head_dim) does and why (each token keeps its
     own numbers, but the head axis comes last, so the heads' channels interleave)."""
     return choice_answer(
@@ -56,12 +56,12 @@ def merge_bug_choice(answer: object) -> Verdict:
         _MERGE_OPTIONS,
         nudge="Each statement says what goes wrong and why; both must hold. The idea is the order of the axes "
         "just before the reshape.",
-        pointer=reread("Queries, keys and values"),
+        pointer=reread("Several heads"),
         wrong=_MERGE_WRONG,
     )
 
 
-#: Exercise 04.2, second part: the walk-through's four heads, (B, heads, N, head_dim), glued by the buggy merge.
+#: Exercise 05.1, second part: the walk-through's four heads, (B, heads, N, head_dim), glued by the buggy merge.
 MERGE_SHAPE = (4, 100, 16)
 
 
@@ -82,7 +82,7 @@ def _channel_of(heads: int, head_dim: int, head: int = 1, channel: int = 0, bugg
 
 @never_raises
 def merge_bug_channel(answer: object) -> Verdict:
-    """Exercise 04.2, second part: with the buggy merge on the walk-through's 4 heads of 16 channels, the output
+    """Exercise 05.1, second part: with the buggy merge on the walk-through's 4 heads of 16 channels, the output
     channel (counted from 0) that holds head 2's channel 5 (5 * 4 + 2 = 22)."""
     heads, _, head_dim = MERGE_SHAPE
     head, channel = MERGE_ASKED
@@ -101,7 +101,7 @@ def merge_bug_channel(answer: object) -> Verdict:
         "the output channel asked for",
         nudge="The idea is which axis varies fastest in the stored order just before the reshape.",
         wrong=wrong,
-        pointer=reread("Queries, keys and values"),
+        pointer=reread("Several heads"),
     )
 
 
@@ -120,7 +120,7 @@ def _cost_ratio(n: int, dim: int, chan: int) -> float:
 
 @never_raises
 def cost_threshold_tokens(answer: object) -> Verdict:
-    """Exercise 04.3: the smallest token count N at which the two products of T2T's first token
+    """Exercise 05.2: the smallest token count N at which the two products of T2T's first token
     transformer (49 -> 64 channels, one head, no qkv bias) cost more multiply-adds than qkv and proj together:
     2 N^2 c > 3 N L c + N c^2, so N > (3 L + c) / 2 = 105.5, counted on the layer itself."""
     _, dim, chan = _first_stage(1)
@@ -154,7 +154,7 @@ def _tokens_first(
 
 @never_raises
 def attention_function(func: object) -> Verdict:
-    """Exercise 04.4: ``func(q, k, v)`` for q, k, v of shape (B, N, heads, head_dim), tokens before heads,
+    """Exercise 05.3: ``func(q, k, v)`` for q, k, v of shape (B, N, heads, head_dim), tokens before heads,
     returns attention of each head over the tokens, (B, N, heads, head_dim), as
     ``F.scaled_dot_product_attention`` gives it on the (B, heads, N, head_dim) layout."""
     gen = torch.Generator().manual_seed(2)
@@ -176,7 +176,7 @@ def attention_function(func: object) -> Verdict:
         Mistake(lambda q, k, v: _tokens_first(q, k, v, 1.0), "the scores are not scaled."),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, 1 / q.shape[-1]),
-            "wrong scale: you divided by head_dim itself; section 4 says what the scale is.",
+            "wrong scale: you divided by head_dim itself; notebook 04's section 4 says what the scale is.",
         ),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, (q.shape[2] * q.shape[-1]) ** -0.5),

@@ -1,4 +1,4 @@
-"""Exercise checkers for notebook 05 vision transformer."""
+"""Exercise checkers for notebook 06, the encoder block."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ._core import (
     Verdict,
     check_function,
     choice_answer,
+    float_answer,
     int_answer,
     never_raises,
     reread,
@@ -20,17 +21,21 @@ from ._core import (
 __all__ = [
     "post_norm_block_function",
     "post_norm_drift_choice",
+    "post_norm_scaled_ratio",
     "slides_token_count",
+    "slides_token_count_one_image",
 ]
 
 
-def slides_tokens_after_one_step(batch_size: int = 32, dim: int = 16) -> int:
+def slides_tokens_after_one_step(batch_size: int = 32, dim: int = 16, one_image: bool = False) -> int:
     """How many different token vectors the lecture slides' per-slot prediction token holds after one step of
-    gradient descent on a batch of ``batch_size`` different images with equal targets (a toy head on token 0
-    plus the mean of the patch tokens)."""
+    gradient descent on a batch of ``batch_size`` images with equal targets (a toy head on token 0 plus the mean
+    of the patch tokens): different images, or with ``one_image`` the same image in every slot."""
     gen = torch.Generator().manual_seed(0)
     token = nn.Parameter(torch.ones(batch_size, 1, dim))  # (batch_size, 1, D): one row per batch slot
     images = torch.randn(batch_size, 5, dim, generator=gen)  # (B, N, D)
+    if one_image:
+        images = images[:1].expand(batch_size, -1, -1).clone()  # (B, N, D): image 0 in every slot
     readout, targets = torch.randn(dim, generator=gen), torch.zeros(batch_size)  # the same target everywhere
     with torch.enable_grad():
         with_token = torch.cat([token, images], dim=1)  # (B, N + 1, D)
@@ -45,7 +50,8 @@ def slides_tokens_after_one_step(batch_size: int = 32, dim: int = 16) -> int:
 
 @never_raises
 def slides_token_count(answer: object) -> Verdict:
-    """Exercise 05.1: the different token vectors of the slides' prediction token after one training step."""
+    """Exercise 06.1 (a): the different token vectors of the slides' prediction token after one step of gradient
+    descent on 32 different images."""
     expected = slides_tokens_after_one_step()
     return int_answer(
         answer,
@@ -63,6 +69,27 @@ def slides_token_count(answer: object) -> Verdict:
     )
 
 
+@never_raises
+def slides_token_count_one_image(answer: object) -> Verdict:
+    """Exercise 06.1 (b): the same step, with one image copied into all 32 slots: how many different token vectors
+    then."""
+    expected = slides_tokens_after_one_step(one_image=True)
+    return int_answer(
+        answer,
+        expected,
+        "different token vectors after one step on one image in every slot",
+        nudge="The exercise rests on what sets two rows of the parameter apart: where they start, and what each "
+        "row's gradient is computed from.",
+        wrong={
+            32: "that is the count for 32 different images; here every slot holds the same image and the same "
+            "target, and the rows start equal: what could make two rows move differently?",
+            0: "a parameter of this shape holds at least one token vector.",
+            768: "that counts the entries of one token vector, not token vectors.",
+        },
+        pointer=reread("Token processing"),
+    )
+
+
 def _pre_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
     x = x + block.attn(block.norm1(x))  # (B, N, D)
     return x + block.mlp(block.norm2(x))  # (B, N, D)
@@ -74,7 +101,7 @@ def _post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 
 def _given_post_norm(block: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """Exercise 05.2's block as given, with its bug in both steps."""
+    """Exercise 06.2's block as given, with its bug in both steps."""
     x = block.norm1(x) + block.attn(x)  # (B, N, D)
     return x + block.norm2(block.mlp(x))  # (B, N, D)
 
@@ -133,34 +160,39 @@ BLOCK_MISTAKES = [
 ]
 
 
-#: Exercise 05.2 (b): the options for the token std that leaves block 12 of a stack of fresh post-norm blocks.
+#: Exercise 06.3 (a): the options for the token std that leaves the last block (block 11) of a stack of 12 fresh
+#: post-norm blocks.
 DRIFT_OPTIONS = ("about 1.0", "about 1.4", "above 2")
 
 
-def post_norm_stack_std(depth: int = 12, dim: int = 64, heads: int = 4) -> float:
-    """The std of the tokens that leave a stack of ``depth`` fresh post-norm blocks (the package's initialisation,
-    a fresh ``VisionTransformer``'s blocks), on random tokens: the section 4 drift cell with post-norm blocks."""
+def post_norm_stack_stds(
+    depth: int = 12, dim: int = 64, heads: int = 4, scale: float = 1.0
+) -> tuple[float, float]:
+    """The std of the tokens that enter and that leave a stack of ``depth`` fresh post-norm blocks (the package's
+    initialisation, a fresh ``VisionTransformer``'s blocks), on random tokens multiplied by ``scale``: section
+    4's drift cell with post-norm blocks."""
     gen = torch.Generator().manual_seed(5)
     with torch.random.fork_rng(devices=[]):  # the learner's random state is left as it was
         torch.manual_seed(0)
         model = VisionTransformer(embed_dim=dim, depth=depth, num_heads=heads).eval()
-    z = torch.randn(2, 17, dim, generator=gen)  # (2, N + 1, D)
+    z = scale * torch.randn(2, 17, dim, generator=gen)  # (2, N + 1, D)
+    std_in = z.std().item()
     with torch.no_grad():
         for block in model.blocks:
             z = _post_norm(block, z)
-    return z.std().item()
+    return std_in, z.std().item()
 
 
 @never_raises
 def post_norm_drift_choice(answer: object) -> Verdict:
-    """Exercise 05.2 (b): about what std leaves block 12 when section 4's drift cell stacks fresh post-norm
-    blocks: one of ``DRIFT_OPTIONS``."""
-    std = post_norm_stack_std()
+    """Exercise 06.3 (a): about what std leaves the last block, block 11, when section 4's drift cell stacks 12
+    fresh post-norm blocks: one of ``DRIFT_OPTIONS``."""
+    std = post_norm_stack_stds()[1]
     expected = min(DRIFT_OPTIONS, key=lambda o: abs(float(o.split()[-1]) - std))
     return choice_answer(
         answer,
         expected,
-        "the std that leaves block 12 of a post-norm stack",
+        "the std that leaves block 11 of a post-norm stack",
         DRIFT_OPTIONS,
         nudge="The exercise rests on which operation a post-norm block ends with, and what that operation does "
         "to each token when it has just been initialised.",
@@ -170,6 +202,38 @@ def post_norm_drift_choice(answer: object) -> Verdict:
             "above 2": "nothing in a post-norm block lets the sum grow from block to block; look at the last "
             "operation of each block.",
         },
+    )
+
+
+#: Exercise 06.3 (b): the factor by which the tokens entering block 0 are multiplied.
+SCALE_UP = 10.0
+
+
+@never_raises
+def post_norm_scaled_ratio(answer: object) -> Verdict:
+    """Exercise 06.3 (b): with the tokens entering block 0 multiplied by ``SCALE_UP``, the std that leaves block 11
+    of the 12 fresh post-norm blocks divided by the std that enters block 0."""
+    std_in, std_out = post_norm_stack_stds(scale=SCALE_UP)
+    return float_answer(
+        answer,
+        std_out / std_in,
+        "the std leaving block 11 over the std entering block 0, for an input 10 times larger",
+        nudge="The exercise rests on what the last operation of a post-norm block does to a token, whatever its "
+        "scale on the way in.",
+        wrong=[
+            (
+                1.0,
+                "that passes the input's scale through the stack unchanged, as a pre-norm stack nearly does; "
+                "look at what each post-norm block does last.",
+            ),
+            (
+                SCALE_UP,
+                "that multiplies the scale by 10 on the way out as well; the ratio compares the std that leaves "
+                "with the std that enters.",
+            ),
+        ],
+        rel=0.05,
+        pointer=reread("Pre-norm and post-norm"),
     )
 
 
@@ -193,7 +257,7 @@ def _random_block(dim: int, heads: int, gen: torch.Generator) -> EncoderBlock:
 
 @never_raises
 def post_norm_block_function(func: object) -> Verdict:
-    """Exercise 05: ``func(block, x)`` must be the post-norm forward pass, ``LN(x + f(x))`` for each part."""
+    """Exercise 06.2: ``func(block, x)`` must be the post-norm forward pass, ``LN(x + f(x))`` for each part."""
     gen = torch.Generator().manual_seed(7)
     cases = []
     for b, n, d, heads in ((2, 5, 16, 4), (1, 16, 24, 3), (3, 4, 8, 2)):

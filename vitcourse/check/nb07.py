@@ -1,4 +1,4 @@
-"""Exercise checkers for notebook 05 vision transformer."""
+"""Exercise checkers for notebook 07, the whole Vision Transformer."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from ._core import (
     check_function,
     choice_answer,
     float_answer,
+    int_answer,
+    known_mistakes,
     never_raises,
     random_cases,
     reread,
@@ -18,18 +20,19 @@ from ._core import (
 
 __all__ = [
     "attention_share_choice",
+    "block_cost_tie_tokens",
     "mean_pool_function",
     "zero_token_attention",
 ]
 
 
-#: Exercise 05.4: the picture model (D 64, 2 blocks, 4 heads) without a position embedding, its prediction token
-#: at zero, freshly initialised; the weight that token 0 gives to patch 12 in block 1, head 0.
-ZERO_TOKEN_PATCH, ZERO_TOKEN_HEAD = 12, 0
+#: Exercise 07.2: the picture model (D 64, 2 blocks, 4 heads) without a position embedding, its prediction token
+#: at zero, freshly initialised; the weight that token 0 gives to token 12 (patch 11) in block 0, head 0.
+ZERO_TOKEN_KEY, ZERO_TOKEN_HEAD = 12, 0
 
 
 def zero_token_weights() -> torch.Tensor:
-    """Block 1's attention weights (heads, N + 1, N + 1) of a fresh picture ViT with ``pos_embed="none"`` and a
+    """Block 0's attention weights (heads, N + 1, N + 1) of a fresh picture ViT with ``pos_embed="none"`` and a
     zero prediction token, on a random 60 x 100 picture (the first row does not depend on the picture)."""
     gen = torch.Generator().manual_seed(0)
     with torch.random.fork_rng(devices=[]):
@@ -43,16 +46,16 @@ def zero_token_weights() -> torch.Tensor:
 
 @never_raises
 def zero_token_attention(answer: object) -> Verdict:
-    """Exercise 05.4: the first block's weight from a zero prediction token (no position embedding) to patch 12."""
+    """Exercise 07.2: block 0's weight from a zero prediction token (no position embedding) to token 12."""
     weights = zero_token_weights()
-    expected = float(weights[ZERO_TOKEN_HEAD, 0, ZERO_TOKEN_PATCH])
+    expected = float(weights[ZERO_TOKEN_HEAD, 0, ZERO_TOKEN_KEY])
     keys, heads, dim = weights.shape[-1], weights.shape[0], 64
     return float_answer(
         answer,
         expected,
-        "block 1's weight from the zero prediction token to patch 12",
+        "block 0's weight from the zero prediction token to token 12",
         nudge="The exercise rests on the values a fresh model's weights start from, and on what each step of "
-        "block 1 makes of a token of zeros.",
+        "block 0 makes of a token of zeros.",
         wrong=[
             (
                 1 / (keys - 1),
@@ -108,7 +111,7 @@ POOL_MISTAKES = [
 
 @never_raises
 def mean_pool_function(func: object) -> Verdict:
-    """Exercise 05: ``func(features)`` must average the patch tokens of (B, N + 1, D): result (B, D)."""
+    """Exercise 07.1: ``func(features)`` must average the patch tokens of (B, N + 1, D): result (B, D)."""
     cases = random_cases(9, [((2, 16, 8),), ((3, 5, 12),), ((1, 197, 32),)], lambda f: f[:, 1:].mean(dim=1))
     return check_function(
         func,
@@ -120,7 +123,7 @@ def mean_pool_function(func: object) -> Verdict:
     )
 
 
-#: Exercise 05.5: the options for the share of ViT-B/16's multiply-adds at 224 x 224 that attention's two
+#: Exercise 07.3 (a): the options for the share of ViT-B/16's multiply-adds at 224 x 224 that attention's two
 #: products take, in per cent.
 SHARE_OPTIONS = ("4", "25", "50")
 
@@ -140,7 +143,7 @@ def vit_b_attention_share() -> float:
 
 @never_raises
 def attention_share_choice(answer: object) -> Verdict:
-    """Exercise 05.5: about what share of ViT-B/16's 17.6 G MACs attention's two products take."""
+    """Exercise 07.3 (a): about what share of ViT-B/16's 17.6 G MACs attention's two products take."""
     share = 100 * vit_b_attention_share()
     expected = min(SHARE_OPTIONS, key=lambda o: abs(float(o) - share))
     return choice_answer(
@@ -150,5 +153,55 @@ def attention_share_choice(answer: object) -> Verdict:
         SHARE_OPTIONS,
         nudge="The exercise rests on how one block's cost splits between attention's two products and its "
         "linear layers, at ViT-B/16's number of tokens and width.",
+        pointer=reread("What a block costs"),
+    )
+
+
+def block_tie_tokens(dim: int = 768, mlp_ratio: float = 4.0) -> int:
+    """The number of tokens N at which one encoder block's two attention products cost exactly as many multiply-adds
+    as all its linear layers (qkv, proj and the MLP), counted by ``count_macs`` on the meta device."""
+    from ..blocks import EncoderBlock
+    from ..cost import count_macs
+
+    with torch.device("meta"):
+        block = EncoderBlock(dim, num_heads=12, mlp_ratio=mlp_ratio)
+        macs = {n: count_macs(block, torch.empty(1, n, dim), depth=2) for n in (1, 2)}
+    products = {n: macs[n]["attn"] for n in macs}  # at depth 2, "attn" holds only its own two products
+    per_token = sum(macs[1].values()) - products[1]  # the linear layers' multiply-adds for one token
+    per_pair = products[2] // 4  # the products' multiply-adds per pair of tokens (they grow with N squared)
+    return per_token // per_pair
+
+
+@never_raises
+def block_cost_tie_tokens(answer: object) -> Verdict:
+    """Exercise 07.3 (b): at how many tokens one ViT-B block (D 768, MLP ratio 4) spends as much on attention's two
+    products as on all its linear layers."""
+    tie = block_tie_tokens()
+    d = 768
+    return int_answer(
+        answer,
+        tie,
+        "the number of tokens at which a ViT-B block's products cost as much as its linear layers",
+        nudge="The exercise rests on which layers of an encoder block are linear, and how each one's cost grows "
+        "with the number of tokens.",
+        wrong=known_mistakes(
+            [
+                (
+                    2 * d,
+                    "that is where one attention layer's products tie with its own qkv and proj (notebook 05); "
+                    "a block has more linear layers than those.",
+                ),
+                (
+                    4 * d,
+                    "that counts the MLP as one layer, or at ratio 2; ViT's MLP has two layers at ratio 4.",
+                ),
+                (
+                    12 * d,
+                    "that counts one of attention's two products; the scores and the weighted sum of the "
+                    "values both grow with the square of the tokens.",
+                ),
+            ],
+            tie,
+        ),
         pointer=reread("What a block costs"),
     )

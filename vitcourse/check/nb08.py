@@ -1,7 +1,7 @@
-"""Exercise checkers for notebook 02 soft split.
+"""Exercise checkers for notebook 08, T2T's soft split and the token transformer.
 
-Right answers come from ``nn.Unfold`` (``F.unfold``) and the package; each ``Mistake`` is a typical wrong
-answer, recognised on the same inputs and named.
+Right answers come from the package (``vitcourse.tokens``, ``vitcourse.attention.Attention``); each ``Mistake`` or
+``known`` entry is a typical wrong answer, recognised on the same inputs and named.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from ._core import (
     Mistake,
     Verdict,
     check_function,
-    choice_answer,
     describe,
     never_raises,
     pair,
@@ -33,10 +32,8 @@ from ._core import (
 
 __all__ = [
     "plain_rebuild_channel0",
-    "rgb_changed_layers_choice",
     "t2t_input_sides",
     "v_skip_function",
-    "x_skip_choice",
 ]
 
 
@@ -81,7 +78,7 @@ def _rounded_up(n: int, k: int, s: int, p: int) -> int:
 
 @never_raises
 def t2t_input_sides(answer: object) -> Verdict:
-    """Exercise 02.5: the smallest and the largest square side that T2T-ViT's three soft splits turn into a
+    """Exercise 08.2: the smallest and the largest square side that T2T-ViT's three soft splits turn into a
     14 x 14 token grid, as the pair (smallest, largest); the paper's 224 is one of them."""
     what = f"smallest and largest square side that end as {T2T_GRID} x {T2T_GRID}"
     expected = _sides_ending_as(T2T_GRID, T2T_SPLITS)
@@ -128,12 +125,12 @@ def t2t_input_sides(answer: object) -> Verdict:
             f"{what}: {got} is not it: 224 is the paper's example, not the largest side; the first split rounds "
             "down, so slightly larger sides still give it the same first grid.",
         )
-    return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Counting the tokens"))
+    return unexplained(what, f"{got} is not it.", nudge=SIDES_NUDGE, pointer=reread("Three splits in a row"))
 
 
 @never_raises
 def plain_rebuild_channel0(answer: object) -> Verdict:
-    """Exercise 02.4 (predict, ``plain_rebuild``): on the picture's (1, 60, 400) tokens and its 6 x 10 grid,
+    """Exercise 08.1 (predict, ``plain_rebuild``): on the picture's (1, 60, 400) tokens and its 6 x 10 grid,
     which token and which entry of it does plain_rebuild put in channel 0 at grid row 1, column 0:
     (token, entry)."""
     n_tok, c, h, w = 60, 400, 6, 10
@@ -210,8 +207,11 @@ def _with_skip(
 def _given_token_attention(
     x: torch.Tensor, w_qkv: torch.Tensor, w_proj: torch.Tensor, b_proj: torch.Tensor, scale: float
 ) -> torch.Tensor:
-    """Exercise 06.1's function as given, with its bug."""
-    q, k, v = (x @ w_qkv.T).chunk(3, dim=-1)  # each (B, N, chan)
+    """Exercise 08.3's function as given, with its bug."""
+    chan = w_proj.shape[0]
+    q = x @ w_qkv[:chan].T  # (B, N, chan)
+    k = x @ w_qkv[chan : 2 * chan].T  # (B, N, chan)
+    v = x @ w_qkv[2 * chan :].T  # (B, N, chan)
     weights = torch.softmax(q @ k.transpose(-2, -1) * scale, dim=-1)  # (B, N, N)
     return (v + weights @ v) @ w_proj.T + b_proj  # (B, N, chan)
 
@@ -232,8 +232,8 @@ _GIVEN_UNCHANGED = "that is the given function, unchanged: the bug is still in i
 V_SKIP_MISTAKES = [
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: _pieces(x, w_qkv, scale)[0] @ w_proj.T + b_proj,
-        "the skip is missing: the token transformer's attention adds v to its projected output (section 2, "
-        "why the skip goes through V).",
+        "the skip is missing: the token transformer's attention adds v to its projected output (section "
+        '"The token transformer", the skip).',
     ),
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: sum(_pieces(x, w_qkv, scale)) @ w_proj.T + b_proj,
@@ -244,7 +244,7 @@ V_SKIP_MISTAKES = [
         lambda x, w_qkv, w_proj, b_proj, scale: x + _pieces(x, w_qkv, scale)[0] @ w_proj.T + b_proj,
         "you added x, the input. That runs only when dim equals chan, as in this test; in T2T's first token "
         f"transformer x has length dim = {T2T_STAGES[0][0] ** 2} and the output length chan = {TOKEN_DIM}, so x + "
-        "out raises a size error (section 2 says what T2T adds instead).",
+        'out raises a size error (the section "The token transformer" says what T2T adds instead).',
     ),
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, scale, axis=-2),
@@ -261,14 +261,15 @@ V_SKIP_MISTAKES = [
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: _with_skip(x, w_qkv, w_proj, b_proj, w_proj.shape[0] ** -0.5),
         "you scaled by chan ** -0.5 yourself; use the argument `scale` (T2T takes its scale from dim, not "
-        "chan: section 2, the scale).",
+        'chan: the section "The token transformer", the scale).',
     ),
 ]
 
 
 _X_SKIP_RAISES = (
     "adding the input x fails: x has length dim = {dim}, while q, k, v and the projected output have length "
-    "chan = {chan}, and tensors of different lengths cannot be added (section 2 says what T2T adds instead)."
+    'chan = {chan}, and tensors of different lengths cannot be added (the section "The token transformer" '
+    "says what T2T adds instead)."
 )
 
 
@@ -292,10 +293,20 @@ def _v_skip_cases() -> list[tuple[tuple, torch.Tensor]]:
     return cases
 
 
+FORBIDDEN_ATTENTION = (  # what already computes attention: a "write it yourself" answer must not call it
+    "Attention",
+    "TokenTransformer",
+    "scaled_dot_product_attention",
+    "MultiheadAttention",
+    "multi_head_attention_forward",
+)
+
+
 @never_raises
 def v_skip_function(func: object) -> Verdict:
-    """Exercise 06.1: ``func(x, w_qkv, w_proj, b_proj, scale)``, one head of a token transformer's attention
-    with its skip through v, as ``Attention(dim, chan, 1, qkv_bias=False, qk_scale=scale, v_skip=True)``."""
+    """Exercise 08.3 (find the bug): ``func(x, w_qkv, w_proj, b_proj, scale)``, one head of a token transformer's
+    attention with its skip through v, as ``Attention(dim, chan, 1, qkv_bias=False, qk_scale=scale, v_skip=True)``,
+    written with matrix products and a softmax: the package's attention, or torch's, fails."""
     what = "your token attention"
     if callable(func) and _is_given(func):
         return say(False, f"{what}: {_GIVEN_UNCHANGED} {reread('The token transformer')}")
@@ -319,85 +330,7 @@ def v_skip_function(func: object) -> Verdict:
         mistakes=V_SKIP_MISTAKES,
         nudge="The token transformer's attention: what its skip connection adds back, and at which point.",
         pointer=reread("The token transformer"),
-    )
-
-
-X_SKIP_OPTIONS = ("raises", "runs, other numbers", "runs, same numbers")
-
-
-def x_skip_outcome() -> str:
-    """What adding the input x to the attention's projected output does in T2T's first token transformer (one
-    channel, a batch of 2 and 10 tokens): "raises" where the lengths differ, else whether the numbers change."""
-    dim, chan = T2T_STAGES[0][0] ** 2, TOKEN_DIM
-    gen = torch.Generator().manual_seed(3)
-    x = torch.randn(2, 10, dim, generator=gen)
-    w_qkv = torch.randn(3 * chan, dim, generator=gen) * dim**-0.5
-    w_proj, b_proj = torch.randn(chan, chan, generator=gen) * chan**-0.5, torch.zeros(chan)
-    mixed, _ = _pieces(x, w_qkv, dim**-0.5)
-    try:
-        with_x = x + mixed @ w_proj.T + b_proj
-    except RuntimeError:
-        return "raises"
-    same = torch.allclose(with_x, _package_attention(x, w_qkv, w_proj, b_proj, dim**-0.5))
-    return "runs, same numbers" if same else "runs, other numbers"
-
-
-@never_raises
-def x_skip_choice(answer: object) -> Verdict:
-    """Exercise 06.1 (predict): what the colleague's first try, adding the input x instead of v, does on T2T's
-    sizes: one of ``X_SKIP_OPTIONS``."""
-    return choice_answer(
-        answer,
-        x_skip_outcome(),
-        "what adding x does in T2T's first token transformer",
-        X_SKIP_OPTIONS,
-        nudge="Compare the length of the tokens that enter the token transformer with the length of its "
-        "attention's output.",
-        pointer=reread("The token transformer"),
-        wrong={
-            "runs, other numbers": "you expected the sum to run; a sum of two tensors needs matching lengths, "
-            "so compare the two lengths that section 2 gives.",
-            "runs, same numbers": "x and v are different tensors, so adding one or the other could not give the "
-            "same numbers even where it runs; and first check whether it runs at all.",
-        },
-    )
-
-
-RGB_LAYER_OPTIONS = ("qkv", "norm1 and qkv", "norm1, qkv and proj", "every layer")
-
-
-def _layers_that_grow() -> str:
-    """The option naming exactly the layers of T2T's first token transformer whose parameter count differs
-    between a one-channel and an RGB input, counted on the package's ``TokenTransformer``."""
-    kernel = T2T_STAGES[0][0]
-    blocks = [TokenTransformer(c * kernel * kernel, TOKEN_DIM, num_heads=1, mlp_ratio=1.0) for c in (1, 3)]
-    counts = [
-        {n: sum(p.numel() for p in m.parameters(recurse=False)) for n, m in b.named_modules()} for b in blocks
-    ]
-    grew = sorted({n.split(".")[-1] for n, c in counts[0].items() if c and c != counts[1][n]})
-    names = {
-        ("qkv",): "qkv",
-        ("norm1", "qkv"): "norm1 and qkv",
-        ("norm1", "proj", "qkv"): "norm1, qkv and proj",
-    }
-    return names.get(tuple(grew), "every layer")
-
-
-@never_raises
-def rgb_changed_layers_choice(answer: object) -> Verdict:
-    """Exercise 06.2: which layers of T2T's first token transformer hold more parameters on RGB windows than
-    on one-channel windows: one of ``RGB_LAYER_OPTIONS``."""
-    return choice_answer(
-        answer,
-        _layers_that_grow(),
-        "the layers whose count changes from one channel to RGB",
-        RGB_LAYER_OPTIONS,
-        nudge="Only a layer whose size depends on the length of the token coming into the block can change.",
-        pointer=reread("The token transformer"),
-        wrong={
-            "qkv": "you counted only the layers with a weight matrix; look at what every layer's size depends on.",
-            "norm1, qkv and proj": "you assumed proj reads the incoming token; check which length proj reads.",
-            "every layer": "you assumed every layer follows the input's channels; check the length each layer "
-            "reads and writes.",
-        },
+        forbidden=FORBIDDEN_ATTENTION,
+        forbidden_objects=(Attention, TokenTransformer),
+        write_with="matrix products and torch.softmax",
     )

@@ -1,4 +1,4 @@
-"""Exercise checkers for notebook 06 tokens-to-token.
+"""Exercise checkers for notebook 09, Tokens-to-Token: the module and T2T-ViT.
 
 Each right answer is computed by package code (``vitcourse.attention.Attention``,
 ``vitcourse.blocks.TokenTransformer``, ``vitcourse.tokens``, ``vitcourse.models.T2T_STAGES``);
@@ -12,14 +12,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
+from ..blocks import TokenTransformer
 from ..models import T2T_STAGES
 from ..tokens import count_tokens
-from ._core import Verdict, choice_answer, int_answer, never_raises, reread
+from ._core import Verdict, choice_answer, describe, int_answer, never_raises, reread, right, say, unexplained
 
 __all__ = [
+    "rgb_fewer_parameters",
     "sqrt_rebuild_36x64",
     "sqrt_rebuild_60x62",
     "sqrt_rebuild_picture",
+    "sqrt_rebuild_token_counts",
     "t2t_window_side",
 ]
 
@@ -49,7 +54,7 @@ def _window_side_one_stride(stages: Stages, which: str) -> int:
 
 @never_raises
 def t2t_window_side(answer: object) -> Verdict:
-    """Exercise 06.3: pixels across the square of the image one final token's windows cover (T2T's three
+    """Exercise 09.1: pixels across the square of the image one final token's windows cover (T2T's three
     soft splits, token transformers left aside, a token away from the edges)."""
     kernels = [k for k, _, _ in T2T_STAGES]
     strides = 1
@@ -149,17 +154,104 @@ def _sqrt_check(answer: object, which: str) -> Verdict:
 
 @never_raises
 def sqrt_rebuild_picture(answer: object) -> Verdict:
-    """Exercise 06.4 (a): "works", "raises" or "scrambles": the official square-root rebuild on the 60 x 100 picture."""
+    """Exercise 09.2 (a): "works", "raises" or "scrambles": the official square-root rebuild on the 60 x 100 picture."""
     return _sqrt_check(answer, "picture")
 
 
 @never_raises
 def sqrt_rebuild_60x62(answer: object) -> Verdict:
-    """Exercise 06.4 (b): "works", "raises" or "scrambles": the official square-root rebuild on a 60 x 62 input."""
+    """Exercise 09.2 (b): "works", "raises" or "scrambles": the official square-root rebuild on a 60 x 62 input."""
     return _sqrt_check(answer, "60x62")
 
 
 @never_raises
 def sqrt_rebuild_36x64(answer: object) -> Verdict:
-    """Exercise 06.4 (c): "works", "raises" or "scrambles": the official square-root rebuild on a 36 x 64 input."""
+    """Exercise 09.2 (c): "works", "raises" or "scrambles": the official square-root rebuild on a 36 x 64 input."""
     return _sqrt_check(answer, "36x64")
+
+
+def _stage1_tokens(
+    height: int, width: int, kernel: int, stride: int, padding: int, rounding=math.floor
+) -> int:
+    """Tokens of a split of ``height`` x ``width`` with ``rounding`` in the per-side count (floor is right)."""
+    rows = rounding((height + 2 * padding - kernel) / stride) + 1
+    cols = rounding((width + 2 * padding - kernel) / stride) + 1
+    return rows * cols
+
+
+@never_raises
+def sqrt_rebuild_token_counts(answer: object) -> Verdict:
+    """Exercise 09.2, the number behind the three outcomes: the tokens stage 1, the soft split (7, 4, 2), makes
+    from the 60 x 100 picture, a 60 x 62 image and a 36 x 64 image, as (N_a, N_b, N_c)."""
+    what = "the tokens stage 1 makes from each of the three inputs"
+    sizes = list(SQRT_INPUTS.values())
+    expected = tuple(count_tokens(h, w, *T2T_STAGES[0]).total for h, w in sizes)
+    if not isinstance(answer, tuple | list) or len(answer) != len(sizes):
+        return say(False, f"{what}: expected three whole numbers (N_a, N_b, N_c), got {describe(answer)}.")
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in answer):
+        return say(False, f"{what}: expected three whole numbers (N_a, N_b, N_c), got {describe(answer)}.")
+    got = tuple(int(v) for v in answer)
+    if got == expected:
+        return right(what)
+    k, s, p = T2T_STAGES[0]
+    known = {
+        tuple(_stage1_tokens(h, w, k, s, 0) for h, w in sizes): "that is without the padding: stage 1 pads "
+        "every side with 2 zeros before its windows slide.",
+        tuple(_stage1_tokens(h, w, k, s, p, math.ceil) for h, w in sizes): "you rounded up; a window that "
+        "does not fit is not a token, so the count per side rounds down.",
+        tuple(_stage1_tokens(h, w, k, k, 0) for h, w in sizes): "those are non-overlapping 7 x 7 patches; "
+        "stage 1's windows overlap.",
+        tuple(_stage1_tokens(h, w, k, s, p) - 1 for h, w in sizes): "count every token, not the last index: "
+        "tokens are numbered from 0, so N is one more than the last token's number.",
+    }
+    known.pop(expected, None)
+    if got in known:
+        return say(False, f"{what}: {got} is not it: {known[got]}")
+    return unexplained(
+        what,
+        f"{got} is not it.",
+        nudge="Count the windows along each side with the soft split's formula, then multiply.",
+        pointer=_SQRT_POINTER,
+    )
+
+
+RGB_CHANNELS = 3  # T2T-ViT for ImageNet reads RGB images
+
+
+def _first_block_parameters(in_chans: int) -> int:
+    """Parameters of T2T's first token transformer on windows of ``in_chans`` channels (the package's)."""
+    kernel = T2T_STAGES[0][0]
+    block = TokenTransformer(in_chans * kernel * kernel, 64, num_heads=1, mlp_ratio=1.0)
+    return sum(p.numel() for p in block.parameters())
+
+
+@never_raises
+def rgb_fewer_parameters(answer: object) -> Verdict:
+    """Exercise 09.3 (predict): how many parameters fewer T2T's first token transformer holds on one-channel
+    windows (tokens of length 49) than on RGB windows (length 147), counted on the package's ``TokenTransformer``
+    (64 channels, one head, no qkv bias, MLP ratio 1)."""
+    one, rgb = _first_block_parameters(1), _first_block_parameters(RGB_CHANNELS)
+    kernel = T2T_STAGES[0][0]
+    extra = (RGB_CHANNELS - 1) * kernel * kernel  # entries per token that RGB adds
+    qkv_only = 3 * 64 * extra
+    wrong = {
+        -(rgb - one): "the question asks how many *fewer*: give a positive number.",
+        qkv_only: "you counted qkv alone; another layer also reads the incoming token.",
+        qkv_only + extra: "a LayerNorm holds two numbers per entry of the token it normalises, a scale and a "
+        "shift.",
+        64 * extra + 2 * extra: "qkv makes three vectors from each token, q, k and v, each of length 64.",
+        qkv_only + 2 * extra + 64 * extra: "you counted proj too; proj reads the attention's output, whose "
+        "length does not depend on the input's channels.",
+        (RGB_CHANNELS - 1) * one: "you took the RGB block as three copies of the one-channel one; only the "
+        "layers that read the incoming token grow.",
+        rgb: "that is the RGB block's whole count; the question asks for the difference.",
+        one: "that is the one-channel block's whole count; the question asks for the difference.",
+    }
+    return int_answer(
+        answer,
+        rgb - one,
+        "how many parameters fewer the one-channel first token transformer holds",
+        nudge="Only a layer whose size depends on the length of the token coming into the block can change.",
+        wrong=wrong,
+        pointer=reread("T2T-ViT end to end"),
+    )

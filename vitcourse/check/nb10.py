@@ -1,18 +1,21 @@
-"""Exercise checkers for notebook 07 training from scratch.
+"""Exercise checkers for notebook 10, training a ViT.
 
-Each exercise asks for a prediction, an explanation, a bug or a design before the cell that shows the answer;
-the right values come from the same code the notebook runs (:func:`vitcourse.train.param_groups`,
-:func:`vitcourse.train.lr_factor`). Few-option questions come with a second check (a reason among several
+Each exercise asks for a prediction, an explanation or a bug before the cell that shows the answer; the right
+values come from the same code the notebook runs (:func:`vitcourse.train.param_groups`,
+:func:`vitcourse.train.lr_factor`) or, for the loss, from the natural logarithm. Few-option questions come with a second check (a reason among several
 statements, a prediction among several, or a count), so that a guess does not pass. Every unexplained wrong
 answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), then a section to reread.
 """
 
 from __future__ import annotations
 
+import math
+
 from .. import train
 from ._core import (
     Verdict,
     choice_answer,
+    float_answer,
     int_answer,
     never_raises,
     reread,
@@ -22,6 +25,7 @@ from ._core import (
 )
 
 __all__ = [
+    "confident_loss",
     "decay_choice",
     "decay_reason",
     "schedule_bug_effect",
@@ -29,11 +33,75 @@ __all__ = [
 ]
 
 
-#: Exercise 07.1's model: the default ViT with the fixed sinusoidal table.
+#: Exercise 10.1: the probability a trained ViT gives the right label on every held-out image.
+_SURE = 0.9
+
+
+@never_raises
+def confident_loss(answer: object) -> Verdict:
+    """Exercise 10.1: the held-out loss (mean cross-entropy, natural log) of a ViT that gives the right label
+    probability 0.9 on every held-out image of the two-label task."""
+    return float_answer(
+        answer,
+        -math.log(_SURE),
+        "the held-out loss of a model sure of the right label at 0.9",
+        nudge="Think of what cross-entropy charges one image: which label's probability it reads, and which "
+        "logarithm PyTorch's loss uses.",
+        wrong=[
+            (math.log(_SURE), "a loss is never below 0: you dropped the minus sign in front of the log."),
+            (
+                -math.log10(_SURE),
+                "that uses the logarithm in base 10; PyTorch's cross-entropy uses the natural one.",
+            ),
+            (0.046, "that uses the logarithm in base 10; PyTorch's cross-entropy uses the natural one."),
+            (
+                -math.log2(_SURE),
+                "that uses the logarithm in base 2, bits; PyTorch's cross-entropy uses the natural one.",
+            ),
+            (
+                -math.log(1 - _SURE),
+                "that charges the probability of the wrong label; cross-entropy reads the right label's.",
+            ),
+            (
+                -(math.log(_SURE) + math.log(1 - _SURE)) / 2,
+                "that averages the charges of both labels; cross-entropy charges each image for its right label "
+                "only.",
+            ),
+            (
+                -(_SURE * math.log(_SURE) + (1 - _SURE) * math.log(1 - _SURE)),
+                "that weighs both labels' logs by their probabilities, the prediction's entropy; cross-entropy "
+                "charges the right label only.",
+            ),
+            (
+                1 - _SURE,
+                "that is the probability left for the wrong label, not a loss: cross-entropy takes a log.",
+            ),
+            (_SURE, "that is a probability, not a loss: cross-entropy takes a log."),
+            (
+                0.0,
+                "a loss of 0 needs probability 1 for the right label on every image; accuracy counts only which "
+                "logit is the larger.",
+            ),
+            (
+                math.log(2),
+                "that is the loss of a guess, probability one half for each label; this model is surer.",
+            ),
+            (
+                -256 * math.log(_SURE),
+                "that is the sum over the held-out images; the held-out loss is their mean.",
+            ),
+            (0.11, "close: give it to three decimals."),  # the right value rounded to two decimals
+        ],
+        rel=0.005,
+        pointer=reread("The loss: cross-entropy, and ln 2 for a guess"),
+    )
+
+
+#: Exercise 10.2's model: the default ViT with the fixed sinusoidal table.
 _SINUSOIDAL = train.TrainConfig(pos_embed="sinusoidal")
 
 
-#: Exercise 07.1's five tensors, by letter.
+#: Exercise 10.2's five tensors, by letter.
 _DECAY_TENSORS = {
     "a": "patch_embed.proj.weight",
     "b": "blocks.0.attn.qkv.bias",
@@ -59,7 +127,7 @@ _COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 def _decayed_letters() -> str:
-    """The letters of Exercise 07.1 whose tensor is in the weight-decay group of train.param_groups."""
+    """The letters of Exercise 10.2 whose tensor is in the weight-decay group of train.param_groups."""
     model = train.build_model(_SINUSOIDAL)
     decayed = {id(p) for p in train.param_groups(model, _SINUSOIDAL.weight_decay)[0]["params"]}
     named = dict(model.named_parameters())
@@ -68,7 +136,7 @@ def _decayed_letters() -> str:
 
 @never_raises
 def decay_choice(answer: object) -> Verdict:
-    """Exercise 07.1, the choice: which of five tensors of the ViT with the fixed sinusoidal table AdamW should
+    """Exercise 10.2, the choice: which of five tensors of the ViT with the fixed sinusoidal table AdamW should
     pull towards 0, as a string of letters such as ``"bd"`` (:func:`decay_reason` checks the reason)."""
     what = "the tensors that take weight decay"
     options = sorted(_DECAY_TENSORS)
@@ -100,7 +168,7 @@ def decay_choice(answer: object) -> Verdict:
         f"{answer!r} is not it: {', and '.join(counts)}.",
         nudge="Ask of each tensor whether a pull towards 0 makes the model simpler, or takes away something "
         "the model needs.",
-        pointer=reread("The training loop"),
+        pointer=reread("The optimiser: AdamW and weight decay"),
     )
 
 
@@ -116,25 +184,25 @@ _REASON_WHY_DECAY = {
 
 @never_raises
 def decay_reason(answer: object) -> Verdict:
-    """Exercise 07.1, the reason (i to iv) a LayerNorm scale is left out of weight decay."""
+    """Exercise 10.2, the reason (i to iv) a LayerNorm scale is left out of weight decay."""
     return choice_answer(
         answer,
         "i",
         "why a LayerNorm scale takes no weight decay",
         ("i", "ii", "iii", "iv"),
         nudge="Think of the value a LayerNorm scale starts at, and of what it does to the features it scales.",
-        pointer=reread("The training loop"),
+        pointer=reread("The optimiser: AdamW and weight decay"),
         wrong=_REASON_WHY_DECAY,
     )
 
 
-#: Exercise 07.2: the progress of line 3 forgets to subtract the warm-up (the other lines match the formula).
+#: Exercise 10.3: the progress of line 3 forgets to subtract the warm-up (the other lines match the formula).
 _BUGGY_LINE = 3
 
 
 @never_raises
 def schedule_bug_line(answer: object) -> Verdict:
-    """Exercise 07.2, the line: which of the four numbered lines of the buggy schedule holds the bug."""
+    """Exercise 10.3, the line: which of the four numbered lines of the buggy schedule holds the bug."""
     return int_answer(
         answer,
         _BUGGY_LINE,
@@ -145,7 +213,7 @@ def schedule_bug_line(answer: object) -> Verdict:
             2: "the warm-up line climbs linearly to the peak at the end of the warm-up, as the formula says.",
             4: "that line is the formula's cosine term as it stands.",
         },
-        pointer=reread("The training loop"),
+        pointer=reread("The schedule and the loop"),
     )
 
 
@@ -159,7 +227,7 @@ _EFFECT_WHY = {
 
 @never_raises
 def schedule_bug_effect(answer: object) -> Verdict:
-    """Exercise 07.2, the effect (a to d): what the buggy schedule's learning rate does."""
+    """Exercise 10.3, the effect (a to d): what the buggy schedule's learning rate does."""
     return choice_answer(
         answer,
         "b",
@@ -167,6 +235,6 @@ def schedule_bug_effect(answer: object) -> Verdict:
         ("a", "b", "c", "d"),
         nudge="Reread the sentence under the schedule formula: where should the cosine's angle reach pi? What "
         "does a clock that runs ahead do to that?",
-        pointer=reread("The training loop"),
+        pointer=reread("The schedule and the loop"),
         wrong=_EFFECT_WHY,
     )

@@ -1,10 +1,8 @@
-"""Exercise checkers for notebook 07 training from scratch.
+"""Exercise checkers for notebook 11, training choices: position embeddings and seams.
 
-Each exercise asks for a prediction, an explanation, a bug or a design before the cell that shows the answer;
-the right values come from the same code the notebook runs (:func:`vitcourse.train.param_groups`,
-:func:`vitcourse.train.lr_factor`). Few-option questions come with a second check (a reason among several
-statements, a prediction among several, or a count), so that a guess does not pass. Every unexplained wrong
-answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), then a section to reread.
+Each exercise asks for a prediction or an explanation before the cell that shows the answer. Few-option
+questions come with a second check (a number or a reason among several statements), so that a guess does not
+pass. Every unexplained wrong answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), then a section to reread.
 """
 
 from __future__ import annotations
@@ -15,11 +13,13 @@ from ._core import (
     Verdict,
     choice_answer,
     float_answer,
+    int_answer,
     never_raises,
     reread,
 )
 
 __all__ = [
+    "blind_pairs_same_answer",
     "no_position_batch_dip",
     "no_position_loss_floor",
     "seam_blocks_choice",
@@ -29,7 +29,7 @@ __all__ = [
 
 @never_raises
 def no_position_loss_floor(answer: object) -> Verdict:
-    """Exercise 07.3, the floor: the lowest held-out loss (mean cross-entropy, natural log) the ViT without a
+    """Exercise 11.1, the floor: the lowest held-out loss (mean cross-entropy, natural log) the ViT without a
     position embedding can reach, whatever its weights, on a held-out set that holds each scene once intact and
     twice scrambled (two different scrambles)."""
     third = 1 / 3  # the share of intact images in that set
@@ -88,7 +88,7 @@ _DIP_WHY = {
 
 @never_raises
 def no_position_batch_dip(answer: object) -> Verdict:
-    """Exercise 07.3, the surprise: why one training batch's loss of the blind ViT can fall below the floor
+    """Exercise 11.1, the surprise: why one training batch's loss of the blind ViT can fall below the floor
     that holds for the held-out pairs (i to iii)."""
     return choice_answer(
         answer,
@@ -96,8 +96,33 @@ def no_position_batch_dip(answer: object) -> Verdict:
         "why a training batch's loss can fall below the blind model's floor",
         _DIP_OPTIONS,
         nudge="The floor rests on a property of the held-out set; ask whether a training batch has it too.",
-        pointer=reread("The data: a fixed pool of scenes"),
+        pointer=reread("Position embeddings: none, sinusoidal, learned"),
         wrong=_DIP_WHY,
+    )
+
+
+#: Exercise 11.2: the held-out set's scenes, each once intact and once scrambled (seed 10000, 256 images).
+_HELD_OUT_SCENES = 128
+
+
+@never_raises
+def blind_pairs_same_answer(answer: object) -> Verdict:
+    """Exercise 11.2: for how many of the held-out set's scenes the ViT without a position embedding gives both
+    images (intact, scrambled) the same answer, whatever its weights."""
+    return int_answer(
+        answer,
+        _HELD_OUT_SCENES,
+        "held-out scenes whose two images the blind ViT answers alike",
+        nudge="Ask what the model without positions receives for a scene's intact image and for its scrambled "
+        "copy.",
+        wrong={
+            _HELD_OUT_SCENES
+            // 2: "that is what two independent coin tosses per scene would give on average: "
+            "are the blind model's answers for a scene's two images independent?",
+            0: "that would mean it tells every scene's two images apart: can it, without positions?",
+            _HELD_OUT_SCENES * 2: "that counts images; the question counts scenes.",
+        },
+        pointer=reread("Position embeddings: none, sinusoidal, learned"),
     )
 
 
@@ -116,7 +141,7 @@ _SEAM_WHY = {
 
 @never_raises
 def seam_blocks_choice(answer: object) -> Verdict:
-    """Exercise 07.4, the choice: what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps
+    """Exercise 11.3, the choice: what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps
     P = 20 (a letter; :func:`seam_blocks_reason` checks the reason)."""
     return choice_answer(
         answer,
@@ -144,7 +169,7 @@ _REASON_WHY = {
 
 @never_raises
 def seam_blocks_reason(answer: object) -> Verdict:
-    """Exercise 07.4, the reason (i to iv) behind the choice of :func:`seam_blocks_choice`."""
+    """Exercise 11.3, the reason (i to iv) behind the choice of :func:`seam_blocks_choice`."""
     return choice_answer(
         answer,
         "i",

@@ -1,25 +1,27 @@
-"""Exercise checkers for notebook 03 position embeddings."""
+"""Exercise checkers for notebook 12 trained position tables."""
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 
-from ._core import Verdict, choice_answer, int_answer, never_raises, reread
+from ._core import Verdict, choice_answer, float_answer, int_answer, never_raises, reread
 
 __all__ = [
     "control_axis_prediction",
+    "resize_control_accuracy",
     "resize_control_design",
+    "scrambled_predictions",
     "stretched_corner_patch",
 ]
 
 
-#: Exercise 03.4's statements: each makes a choice (row, column, neither) and gives a reason; "a" has both right.
+#: Exercise 12.1(a)'s statements: each makes a choice (row, column, neither) and gives a reason; "a" has both right.
 _CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
 
 
 _CONTROL_WRONG = {
-    "b": "attention cannot see the order of its tokens: that is section 1's result, and the control has no "
+    "b": "attention cannot see the order of its tokens: that is notebook 03's section 1, and the control has no "
     "position embedding.",
     "c": "the number of rows and columns sets how often a random guess is right, not what the pixels give away.",
     "d": "being blind to the order of the tokens is not being blind to what each token shows.",
@@ -30,7 +32,7 @@ _CONTROL_WRONG = {
 
 @never_raises
 def control_axis_prediction(answer: object) -> Verdict:
-    """Exercise 03.4 (predict): the letter of the statement, among a to e, that says which the control without a
+    """Exercise 12.1(a) (predict): the letter of the statement, among a to e, that says which the control without a
     position embedding (``vit_where_nopos``) gets right more often, the moon's patch row, and why (it still sees
     each patch's pixels, which plausibly change more from top to bottom than across)."""
     return choice_answer(
@@ -46,17 +48,17 @@ def control_axis_prediction(answer: object) -> Verdict:
 
 
 def _stretched_corner(old: tuple[int, int] = (3, 5), new: tuple[int, int] = (6, 10)) -> int:
-    """The old patch (numbered from 1) whose row gets the largest weight in the new top-right row when the grid
+    """The old patch (numbered from 0) whose row gets the largest weight in the new top-right row when the grid
     rows are stretched as one sequence by linear interpolation (align_corners=False, as in the notebook)."""
     n_old, n_new = old[0] * old[1], new[0] * new[1]
     weights = F.interpolate(torch.eye(n_old)[None], size=n_new, mode="linear", align_corners=False)[0]
-    return int(weights[:, new[1] - 1].argmax()) + 1  # (n_old, n_new): column k holds new row k's weights
+    return int(weights[:, new[1] - 1].argmax())  # (n_old, n_new): column k holds new row k's weights
 
 
 @never_raises
 def stretched_corner_patch(answer: object) -> Verdict:
-    """Exercise 03.5 (predict): the 3 x 5 table stretched along the sequence to 60 rows and read onto a 6 x 10
-    grid; the old patch (1 to 15) the new top-right patch is most like (the one its row mostly comes from)."""
+    """Exercise 12.2 (predict): the 3 x 5 table stretched along the sequence to 60 rows and read onto a 6 x 10
+    grid; the old patch (0 to 14) the new top-right patch is most like (the one its row mostly comes from)."""
     expected = _stretched_corner()
     return int_answer(
         answer,
@@ -65,27 +67,27 @@ def stretched_corner_patch(answer: object) -> Verdict:
         nudge="A stretch along the sequence knows where each row sits among the 15, not where its patch lies "
         "in the picture.",
         wrong={
-            5: "old patch 5 lies under the corner in the picture; a stretch along the sequence does not know the "
-            "picture.",
+            4: "that old patch lies under the corner in the picture; a stretch along the sequence does not know "
+            "the picture.",
             expected
-            - 1: "one patch short: check whether you counted the old patches from 0; they are numbered "
-            "from 1 here.",
-            10: "that is the patch of old row 9, as if the sequence were not stretched: 15 old rows are spread "
-            "over 60 new ones.",
+            + 1: "one patch off: check whether you counted the old patches from 1; the course counts them from 0, "
+            "as Python indexes.",
+            9: "that is the old patch with the new row's own index, as if the sequence were not stretched: 15 old "
+            "rows are spread over 60 new ones.",
         },
         pointer=reread("Resizing the table"),
     )
 
 
-#: Exercise 03.6's comparisons, as the notebook lists them: each names a control and an expected result; "b" is
-#: the one that changes only where each of the table's rows sits.
+#: Exercise 12.3(a)'s comparisons, as the notebook lists them: "b" is the one that changes only where each of the
+#: table's rows sits.
 _RESIZE_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
 
 
 _RESIZE_CONTROL_WRONG = {
     "a": "that measures the model at the size it was trained for; it takes nothing away from the carried table.",
     "c": "a fresh table takes the place away, but it also changes the size and spread of the numbers added to "
-    "every token, so a drop could come from either. Which control keeps the same numbers?",
+    "every token, so it changes more than one thing.",
     "d": "the naive stretch is a worse way to carry the table, not a table without place: much of the place "
     "survives it, so it would not tell you what the place is worth.",
     "e": "a model trained from scratch differs in every weight, so it cannot say what this model's table holds.",
@@ -94,7 +96,7 @@ _RESIZE_CONTROL_WRONG = {
 
 @never_raises
 def resize_control_design(answer: object) -> Verdict:
-    """Exercise 03.6 (design a control): the letter of the comparison, among a to e, that shows the 2-D carried
+    """Exercise 12.3(a) (design a control): the letter of the comparison, among a to e, that shows the 2-D carried
     table holds the model's sense of place: the same weights with the carried table's grid rows shuffled among
     the patches, expected near chance (it changes only where each row sits)."""
     return choice_answer(
@@ -106,4 +108,48 @@ def resize_control_design(answer: object) -> Verdict:
         "comparison changes.",
         pointer=reread("Resizing the table"),
         wrong=_RESIZE_CONTROL_WRONG,
+    )
+
+
+@never_raises
+def resize_control_accuracy(answer: object) -> Verdict:
+    """Exercise 12.3(b) (design a control): the accuracy (row and column both right) expected from the control if
+    the carried table is all that tells the model where each patch lies: chance on the old 6 x 10 grid's labels,
+    1/60, right within 10 %."""
+    return float_answer(
+        answer,
+        1 / 60,
+        "the accuracy you expect from the control",
+        nudge="If nothing tells the model where the patches lie, what is left is a guess; ask how many answers "
+        "the task's labels allow.",
+        wrong=(
+            (1 / 240, "the larger scenes have more patches, but the labels are still those of the old grid."),
+            (1 / 6, "that is a guess of the row alone; the accuracy counts row and column both right."),
+            (1 / 10, "that is a guess of the column alone; the accuracy counts row and column both right."),
+            (0.0, "a guess is right now and then; with nothing to go on the model still guesses."),
+            (1 / 15, "that is the 3 x 5 model's grid; this is the 60-patch model."),
+        ),
+        rel=0.1,
+        pointer=reread("Resizing the table"),
+    )
+
+
+@never_raises
+def scrambled_predictions(answer: object) -> Verdict:
+    """Exercise 12.1(b) (predict): how many different predictions the control without a position embedding gives
+    across all the reorderings of one scene's 15 patches: one, since it cannot see the order of its tokens."""
+    return int_answer(
+        answer,
+        1,
+        "how many different predictions the control gives across the reorderings",
+        nudge="The reorderings all hold the same patch tokens, only in another order; ask what notebook 03 showed "
+        "a model without a position embedding does with the order.",
+        wrong={
+            15: "that counts the places the moon's patch can land; ask whether the control can see where it landed.",
+            3: "that counts the rows the moon's patch can land in; ask whether the control can see where it landed.",
+            5: "that counts the columns the moon's patch can land in; ask whether the control can see where it "
+            "landed.",
+            0: "the control gives a prediction for every picture; the question is how many different ones.",
+        },
+        pointer=reread("What a trained table looks like"),
     )

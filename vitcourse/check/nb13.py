@@ -1,4 +1,4 @@
-"""Exercise checkers for notebook 04 attention."""
+"""Exercise checkers for notebook 13, inside trained models."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from ..data import load_mountains, to_tensor
 from ._core import (
     Verdict,
     choice_answer,
+    float_answer,
     int_answer,
+    known_mistakes,
     never_raises,
     reread,
 )
@@ -24,6 +26,7 @@ __all__ = [
     "attention_map_reading",
     "control_rows_prediction",
     "control_run",
+    "moon_corner_distance",
     "moon_only_distance_line",
 ]
 
@@ -45,88 +48,93 @@ def _map_weights(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
 
 
 def _map_question(picture: np.ndarray | torch.Tensor) -> ClearestRow:
-    """Exercise 04.5's first question on ``picture``: the block, head and query patch whose row of the shipped ViT's
-    attention map is easiest to read (see :func:`vitcourse.attention.map_questions`); 0-based."""
+    """Exercise 13.1's first question on ``picture``: the block, head and query token whose row of the shipped
+    ViT's attention map is easiest to read (see :func:`vitcourse.attention.map_questions`); token numbers, patch p
+    = token p + 1."""
     return map_questions(_map_weights(picture), first=1)[0]
 
 
 @never_raises
 def attention_map_reading(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
-    """Exercise 04.5: which patch (1-15) the query patch asked for attends to most, in the block and head asked
-    for, read off the shipped ViT's attention maps on ``picture`` (default: the course picture)."""
+    """Exercise 13.1: which token the query token asked for attends to most, in the block and head asked for, read
+    off the shipped ViT's attention maps on ``picture`` (default: the course picture). Token numbers as on the
+    map's axes: token 0 is the prediction token and token p + 1 is patch p."""
     found = _map_question(load_mountains() if picture is None else picture)
-    wrong: dict[int, str] = {}  # the first diagnosis of a number wins
-    wrong.setdefault(
-        found.column_reading,
-        "you read the column of the query patch, not its row: a column shows how much every query attends to one "
-        "key. Each query's weights over the keys run along its row.",
-    )
-    wrong.setdefault(
-        found.key - 1,
-        "the map's ticks are token numbers, and token p is patch p (token 0 is the prediction token): no need to "
-        "subtract 1.",
-    )
-    wrong.setdefault(
-        found.key + 1,
-        "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the number "
-        "written at the tick.",
-    )
-    wrong.setdefault(
-        found.query, "that is the query patch itself; the question asks which key it attends to most."
+    wrong = known_mistakes(
+        [
+            (
+                found.column_reading,
+                "you read the column of the query token, not its row: a column shows how much every query "
+                "attends to one key. Each query's weights over the keys run along its row.",
+            ),
+            (
+                found.key - 1,
+                "that is the key's patch number; the question asks for its token number, as on the map's axes: "
+                "token 0 is the prediction token, so patch p is token p + 1.",
+            ),
+            (
+                found.key + 1,
+                "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the "
+                "number written at the tick.",
+            ),
+            (found.query, "that is the query token itself; the question asks which key it attends to most."),
+        ],
+        found.key,
     )
     return int_answer(
         answer,
         found.key,
-        "the patch read off the map",
+        "the token read off the map",
         nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
         wrong=wrong,
-        pointer=reread("Scores, softmax and the weighted sum"),
+        pointer=reread("Where a trained model's heads look"),
     )
 
 
 def _column_question(picture: np.ndarray | torch.Tensor) -> ClearestColumn:
-    """Exercise 04.5's second question on ``picture``: in the same block and head, the patch whose column (as a
-    key) is easiest to read (see :func:`vitcourse.attention.map_questions`); token numbers, patch p = token p."""
+    """Exercise 13.1's second question on ``picture``: in the same block and head, the token whose column (as a
+    key) is easiest to read (see :func:`vitcourse.attention.map_questions`); token numbers, patch p = token p + 1."""
     return map_questions(_map_weights(picture), first=1)[1]
 
 
 @never_raises
 def attention_map_column(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
-    """Exercise 04.5, second part: in the same block and head, the query patch (1-15) that attends most to the
-    second patch asked about, read down that patch's column of the shipped ViT's map on ``picture`` (default:
-    the course picture)."""
+    """Exercise 13.1, second part: in the same block and head, the query token (1-15, a patch) that attends most
+    to the second token asked about, read down that token's column of the shipped ViT's map on ``picture``
+    (default: the course picture)."""
     column = _column_question(load_mountains() if picture is None else picture)
-    key, found, row_reading = column.key, column.query, column.row_reading
-    wrong: dict[int, str] = {}  # the first diagnosis of a number wins
-    wrong.setdefault(
-        row_reading,
-        "you read the patch's row, which holds its own weights over the keys. How much every query attends to "
-        "one key runs down that key's column.",
-    )
-    wrong.setdefault(
-        key, "that is the patch asked about; the question asks which query patch attends to it most."
-    )
-    wrong.setdefault(
-        found - 1,
-        "the map's ticks are token numbers, and token p is patch p (token 0 is the prediction token): no need to "
-        "subtract 1.",
-    )
-    wrong.setdefault(
-        found + 1,
-        "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the number "
-        "written at the tick.",
+    wrong = known_mistakes(
+        [
+            (
+                column.row_reading,
+                "you read the token's row, which holds its own weights over the keys. How much every query "
+                "attends to one key runs down that key's column.",
+            ),
+            (column.key, "that is the token asked about; the question asks which query attends to it most."),
+            (
+                column.query - 1,
+                "that is the query's patch number; the question asks for its token number, as on the map's axes: "
+                "token 0 is the prediction token, so patch p is token p + 1.",
+            ),
+            (
+                column.query + 1,
+                "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the "
+                "number written at the tick.",
+            ),
+        ],
+        column.query,
     )
     return int_answer(
         answer,
-        found,
-        "the query patch read off the map",
+        column.query,
+        "the query token read off the map",
         nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
         wrong=wrong,
-        pointer=reread("Scores, softmax and the weighted sum"),
+        pointer=reread("Where a trained model's heads look"),
     )
 
 
-#: Exercise 05.6: the reference lines of the mean-attention-distance figure, on vit_within's 6 x 10 grid of
+#: Exercise 13.2: the reference lines of the mean-attention-distance figure, on vit_within's 6 x 10 grid of
 #: 10 x 10 patches.
 DISTANCE_LINES = ("itself", "nearest", "uniform", "farthest")
 
@@ -146,7 +154,7 @@ def moon_only_distance(n_scenes: int = 256, seed: int = 0) -> tuple[float, dict[
 
 @never_raises
 def moon_only_distance_line(answer: object) -> Verdict:
-    """Exercise 05.6: the reference line nearest the mean attention distance of a head that attends only to the
+    """Exercise 13.2 (a): the reference line nearest the mean attention distance of a head that attends only to the
     moon's patch."""
     distance, lines = moon_only_distance()
     expected = min(lines, key=lambda k: abs(lines[k] - distance))
@@ -169,6 +177,43 @@ def moon_only_distance_line(answer: object) -> Verdict:
     )
 
 
+def moon_corner_distance_value() -> float:
+    """The mean attention distance (pixels) of a moon-only head on one scene whose moon is in patch 0, the top-left
+    corner of vit_within's 6 x 10 grid of 10 x 10 patches."""
+    weights = torch.zeros(1, 60, 60)  # (1 scene, query patches, key patches)
+    weights[0, :, 0] = 1.0
+    return probes.mean_attention_distance(weights, 6, 10, 10).item()
+
+
+@never_raises
+def moon_corner_distance(answer: object) -> Verdict:
+    """Exercise 13.2 (b): the mean attention distance, in pixels, of a head whose patch queries all attend only to
+    patch 0, on one scene of vit_within's grid."""
+    expected = moon_corner_distance_value()
+    bounds = probes.attention_distance_bounds(6, 10, 10)
+    return float_answer(
+        answer,
+        expected,
+        "the moon-only head's distance on one scene",
+        nudge="The exercise rests on what the weights hold: one row per query patch, each putting its whole "
+        "weight on the moon's patch, and the distance averaged over the query patches.",
+        wrong=[
+            (expected / 10, "that is the distance in patches; the function and the question count pixels."),
+            (
+                float(bounds["uniform"]),
+                "that is the uniform line, an average over many scenes; this is one scene.",
+            ),
+            (
+                probes.mean_attention_distance(torch.eye(60)[None], 6, 10, 10).item(),
+                "those weights put each query on itself; the head puts every query on the moon's patch, patch 0: "
+                "a column of the weights, not the diagonal.",
+            ),
+        ],
+        rel=0.01,
+        pointer=reread("How far the heads look"),
+    )
+
+
 _CONTROL_OPTIONS = ("a", "b", "c", "d", "e", "f")
 
 
@@ -177,7 +222,7 @@ _CONTROL_WHY = {
     "whether the structure is robust, but the task is in both runs, so it cannot tell whether the task is "
     "what put the rows there.",
     "b": "a ViT without a position embedding has no table to probe, and it cannot learn this task at all "
-    "(Exercise 3): its run says nothing about where the learned table's rows came from.",
+    "(notebook 11): its run says nothing about where the learned table's rows came from.",
     "d": "more steps of the same task test whether the structure grows; the task is in both runs, so the "
     "result cannot separate the task from the rest of training.",
     "e": "that comparison is in the table already ('at the start'): it shows that training changed the table, "
@@ -189,7 +234,7 @@ _CONTROL_WHY = {
 
 @never_raises
 def control_run(answer: object) -> Verdict:
-    """Exercise 07.5, the choice: which candidate run could refute the claim that learning the task put the
+    """Exercise 13.3, the choice: which candidate run could refute the claim that learning the task put the
     row structure into the learned position embedding (a letter; :func:`control_rows_prediction` checks
     the prediction)."""
     return choice_answer(
@@ -219,7 +264,7 @@ _ROWS_WHY = {
 
 @never_raises
 def control_rows_prediction(answer: object) -> Verdict:
-    """Exercise 07.5, the prediction: what the claim predicts for the control run's rows-only score, as one of
+    """Exercise 13.3, the prediction: what the claim predicts for the control run's rows-only score, as one of
     "start", "between", "claim" or "negative" (:func:`control_run` checks the choice of run)."""
     return choice_answer(
         answer,
