@@ -34,7 +34,9 @@
 # %%
 import copy
 
+import matplotlib.pyplot as plt
 import torch
+from matplotlib.ticker import MaxNLocator
 from torch import nn
 
 import vitcourse
@@ -129,6 +131,34 @@ print(
 total, trainable = count_parameters(vit)
 print(f"parameters: {total:,} (all trainable: {total == trainable})")
 assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
+
+# %% [markdown]
+# The figure draws what the printout lists: each step's tensor for the one picture, one row per token and one
+# column per entry. The rows of the patches and of the tokens are the 15 patches in order; from equation (1) on,
+# row 0 is the prediction token. The colours are the values, on each panel's own scale.
+
+# %% mystnb={"image": {"alt": "Five panels: the picture; its 15 patches as a 15 by 400 matrix; the 15 tokens of length 64; the 16 tokens with the prediction token and the positions; the 16 tokens after the two blocks and the final norm, each panel titled with its shape"}}
+steps = {
+    "patches": patches[0],
+    "tokens": patch_tokens[0],
+    "+ prediction token\nand positions: eq. (1)": embedded[0],
+    "after the blocks\nand the final norm": feats[0],
+}
+fig, axes = plt.subplots(1, 5, figsize=(17, 3.4), gridspec_kw={"width_ratios": [1.4, 1.4, 1, 1, 1]})
+axes[0].imshow(picture, cmap="gray", vmin=0, vmax=1)
+axes[0].set_title(f"the picture {tuple(image.shape[-2:])}")
+axes[0].set_xlabel("column (pixels)")
+axes[0].set_ylabel("row (pixels)")
+for ax, (name, values) in zip(axes[1:], steps.items(), strict=True):
+    shown = ax.imshow(values.cpu(), aspect="auto", cmap="RdBu_r", interpolation="nearest")
+    ax.set_title(f"{name} {tuple(values.shape)}", fontsize=10)
+    ax.set_xlabel("entry")
+    ax.set_ylabel("token")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.colorbar(shown, ax=ax, fraction=0.05)
+fig.suptitle("One picture through the untrained picture model, step by step")
+fig.tight_layout()
+plt.show()
 
 # %% [markdown]
 # Its one output is a number from fresh weights: it means nothing yet. Training (notebook 10) gives the weights
@@ -315,6 +345,27 @@ print(f"the N²D terms are {share:.1%} of a block here, {products_b / total_b:.1
 print(f"one block's products equal its linear layers at N = 6D = {6 * d_b:,} tokens")
 assert 0.02 < products_b / total_b < 0.06  # about 4 %, the answer of Exercise 3 (a)
 assert macs_formula(6 * d_b, d_b) == 2 * (2 * (6 * d_b) ** 2 * d_b)  # (b): the products are half the block
+
+# %% [markdown]
+# The figure draws the two parts of one ViT-B block against the number of tokens, from the formula the cell
+# above checked against `count_macs`: the linear layers grow like $N$, the two products like $N^2$.
+
+# %% mystnb={"image": {"alt": "Log-log plot of one ViT-B block's multiply-adds against the number of tokens: the linear layers as a straight line of slope 1, the two attention products as a line of slope 2, crossing at 4,608 tokens; a dotted line marks ViT-B/16's 197 tokens at 224 by 224, far left of the crossing"}}
+n_range = torch.logspace(1, 5, 200)  # 10 to 100,000 tokens
+linear_part = 12 * n_range * d_b**2  # qkv, proj and the MLP at ratio 4
+products_part = 2 * n_range**2 * d_b  # the scores and the weights times V
+fig, ax = plt.subplots(figsize=(7.5, 4.2))
+ax.loglog(n_range, linear_part, label="linear layers: $12ND^2$")
+ax.loglog(n_range, products_part, label="the two attention products: $2N^2D$")
+ax.axvline(n_b, color="0.4", ls=":", label=f"ViT-B/16 at 224 x 224: N = {n_b}")
+ax.axvline(6 * d_b, color="k", ls="--", label=f"N = 6D = {6 * d_b:,}: equal")
+ax.set_xlabel("tokens N (prediction token included)")
+ax.set_ylabel("multiply-adds of one block")
+ax.set_title(f"One ViT-B block (D = {d_b}, MLP ratio 4): where the multiply-adds go")
+ax.legend(fontsize=9)
+plt.show()
+tie = int(6 * d_b)
+assert abs(12 * tie * d_b**2 - 2 * tie**2 * d_b) == 0  # the lines cross at N = 6D
 
 # %% [markdown]
 # ## Summary
