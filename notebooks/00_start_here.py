@@ -173,8 +173,9 @@ check.require(check.bright_regions, answer_regions)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: what the picture holds
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # The first cell prints each region's level: the median of a small box of its pixels. The second prints the
 # share of all pixels brighter than one half. Then it measures five things to look for: the bright moon at the
 # top edge, a *dithered* band in the sky, the pale mountain on the left, the dark ridges, and the darkest

@@ -116,8 +116,9 @@ check.require(check.count_growth, answer_count_factor)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: what the larger picture changes
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # The cell counts the tokens of the larger picture and prints the shapes of $E$ and of the position table for a
 # model width of $D = 64$. It also tries the other choice: patches grown to 40 × 40. Then the figure shows the
 # picture's own grid, with every patch numbered.

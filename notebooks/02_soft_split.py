@@ -175,8 +175,9 @@ check.require(check.unfold_count_side, answer_unfold)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: the paper's convention
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # In `nn.Unfold`, $s$ is the stride. The T2T paper's $s$ is the *overlap*: the pixels two neighbouring windows
 # share. The stride is $k$ minus the overlap, so the paper's $S = [3, 1, 1]$ with kernels 7, 3, 3 are the
 # official code's strides 4, 2, 2. The paper's Eq. 3 counts $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ per side,
@@ -266,8 +267,9 @@ check.require(check.pixels_in_two_windows, answer_two)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: the coverage map
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # The cell counts, for every pixel, the windows that cover it. It adds 1 inside each window. The figure then draws
 # the counts as a heat map.
 
@@ -438,8 +440,9 @@ check.require(check.pixel_position_entry, answer_position)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: one pixel, followed
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # The cell splits an image that is 1 at pixel (30, 47) and 0 elsewhere. The 1 shows up once in every token that
 # holds the pixel, at the pixel's place in that window. Each window has its own corner, so the place differs
 # from token to token.

@@ -118,8 +118,9 @@ check.require(check.permuted_weights_function, predict_weights)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: the proof
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # Reorder the tokens with a permutation: new token $r$ is old token $\pi(r)$. With the permutation matrix $\Pi$,
 # whose row $r$ is the unit vector $e_{\pi(r)}$, that is $X' = \Pi X$. Then
 #
@@ -378,8 +379,9 @@ check.require(check.far_slots_value, estimate_far)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: the dot products
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # The cell checks that each of the 176 diagonals of the dot products is constant. It then splits the similarity
 # of slots 0 and 175 into its slow and its fast pairs.
 

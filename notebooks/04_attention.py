@@ -321,8 +321,9 @@ check.require(check.scaled_weight_ratio, weight_ratio)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: the entropies and a weight ratio, measured
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # The mean row entropy, in *nats*: the unit of entropy measured with the natural logarithm $\ln$.
 # `torch.special.entr(p)` is $-p \ln p$, with the value 0 where a weight is 0. Then two keys of one row whose
 # scores lie about 8 apart: the ratio of their weights, beside $e$ raised to the gap between their scores.

@@ -147,8 +147,9 @@ check.require(check.merge_bug_channel, head2_channel5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: the merge, fixed
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # A reshape only regroups numbers in their stored order. The buggy merge puts the head axis after the
 # channels, so the heads take turns channel by channel. The right merge, `transpose(1, 2)`, puts the head axis
 # before the channels, so each head's channels stay together.
@@ -335,8 +336,9 @@ check.require(check.cost_threshold_tokens, threshold_tokens)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: the ratio grows with the tokens
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # With $L$ the input length and $c$ the channels, qkv costs $3NLc$ and `proj` $Nc^2$, while the two products
 # cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. A picture twice as tall and twice
 # as wide, 120 × 200 pixels, gives about 4 times the tokens, so about 4 times the ratio. The ratio passes 1 when

@@ -196,8 +196,9 @@ check.require(check.slides_token_count_one_image, answer_one_image)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: one token per slot
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # The run: one step of plain gradient descent on 32 different images, then on one image in every slot, then a
 # batch of 13. A toy head reads token 0 plus the mean of the patch tokens, a stand-in for attention's mixing,
 # with the same target in every slot.
@@ -413,8 +414,9 @@ check.require(check.post_norm_scaled_ratio, answer_scaled_ratio)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: post-norm does not drift
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # The drift cell again, with the same 12 fresh blocks run in post-norm order: add, then normalise. Then once
 # more with the tokens entering block 0 ten times larger, in both orders.
 

@@ -194,8 +194,9 @@ check.require(check.zero_token_attention, answer_zero_token)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: a zero token, step by step
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # The run, along token 0, on the picture:
 
 # %%
@@ -265,8 +266,9 @@ check.require(check.block_cost_tie_tokens, answer_tie_tokens)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: where a block's multiply-adds go
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # Count the multiply-adds, or MACs, of one block on $N$ tokens of length $D$, the prediction token included.
 # A linear layer from length $a$ to length $b$ costs $a \cdot b$ per token.
 #

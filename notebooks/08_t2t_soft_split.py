@@ -124,8 +124,9 @@ check.require(check.plain_rebuild_channel0, answer_channel0)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: the tokens as a many-channel image
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # A plain reshape reads the $(N, C)$ token matrix row by row. So it fills channel 0 with the first $h \cdot w$
 # entries of token 0, here entries 0 to 59. The token axis has to move behind the channel axis before it is
 # split into rows and columns. The cell shows it and checks the fix against the package on the picture.
@@ -257,8 +258,9 @@ check.require(check.t2t_input_sides, answer_sides)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: every side tried
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # The cell runs the three splits on every square side from 1 to 400 and keeps the sides that end as 14 × 14.
 
 # %%
@@ -482,8 +484,9 @@ check.require(check.v_skip_function, my_token_attention)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: the package's token transformer
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # The colleague's function adds $v$ before the projection, so $v$ passes through $W_{\text{proj}}$ too. The
 # equation adds $V$ to the projected output.
 #

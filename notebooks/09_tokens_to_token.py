@@ -147,8 +147,9 @@ check.require(check.t2t_window_side, answer_window_side)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: which pixels one token holds
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # The cell below runs the three soft splits and the two rebuilds alone, with no token transformer between them, on
 # a blank 400 × 100 image. It takes one final token away from the edges and asks autograd which pixels the token
 # depends on. It backpropagates the sum of the token's entries to the image; a pixel the token does not use gets a
@@ -288,8 +289,9 @@ check.require(check.sqrt_rebuild_token_counts, answer_sqrt_tokens)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: a silent scramble
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # The cell runs both rebuilds on each input's first-split tokens. To see where every token lands, it rebuilds the
 # tokens' own index numbers, $0, 1, \dots, N - 1$, rather than their contents, so the comparison does not depend on
 # what the image shows. Each input is cut from the picture's top-left corner.
@@ -462,8 +464,9 @@ check.require(check.rgb_fewer_parameters, answer_rgb_fewer)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: one channel against three
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # The one-channel block of `model` beside the RGB table, layer by layer, with each layer's parameter shapes.
 
 # %%

@@ -249,8 +249,9 @@ check.require(check.decay_reason, answer_decay_reason)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: the two groups
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # `train.param_groups` follows timm's rule. Every parameter with fewer than 2 dims, the biases and LayerNorm
 # scales and shifts, goes into a group with λ = 0. So do the names in `model.no_weight_decay()`: the prediction
 # token and the position embedding. Leaving those two out is timm's and DeiT's convention, not a rule that
@@ -385,8 +386,9 @@ check.require(check.schedule_bug_effect, answer_bug_effect)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: both schedules drawn
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # The figure draws the schedule of the formula, which every run in notebook 11 uses, and the buggy one.
 
 # %% mystnb={"image": {"alt": "Learning rate against training step: both schedules climb over 15 warm-up steps to the peak; the right one then falls smoothly to near 0 at step 199, the buggy one reaches 0 before the end and climbs again"}}

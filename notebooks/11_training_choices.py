@@ -112,8 +112,9 @@ check.require(check.no_position_batch_dip, answer_dip)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: the three runs
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # The *last training loss* is the loss of the last step's batch of 64 pool images. The *held-out loss* is the mean
 # over the 256 held-out images: the number to compare between runs.
 
@@ -160,8 +161,9 @@ check.require(check.blind_pairs_same_answer, answer_same)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: exactly chance
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # Without a position embedding the prediction token attends to a *set* of patches, and a scrambled scene has the
 # same set. So the output is the same for a scene and its scrambled copy, whatever the weights: exactly one of
 # the two answers is right, accuracy exactly 0.5. The held-out loss cannot go below ln 2 ≈ 0.693, reached at
@@ -288,8 +290,9 @@ check.require(check.seam_blocks_reason, answer_seams_reason)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: seams inside the patches
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # With 20 × 20 blocks every patch of the scramble is a whole patch of the intact picture, moved. With 10 × 10
 # blocks a patch joins four blocks from different places: the seams lie *inside* the patches. The cell under the
 # figure counts the scramble's patches that are also patches of the intact picture.

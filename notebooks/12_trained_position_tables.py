@@ -131,8 +131,9 @@ check.require(check.scrambled_predictions, answer_scrambles)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: what the control reads
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # The cell evaluates both models on the same 256 held-out scenes. Chance is the accuracy of a random guess: a
 # row 1 time in 3, a column 1 time in 5.
 
@@ -615,8 +616,9 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: the controls, run
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # Before any fine-tuning, the model with the carried table keeps part of its skill: it names the patch of 0.43
 # of the moons. With the carried rows shuffled among the patches it scores 0.03, and with a fresh table 0.02:
 # near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. The numbers are

@@ -176,8 +176,9 @@ check.require(check.attention_map_column, answer_query, picture)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: the numbers behind the map, and what the model answers
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # A query's row holds its weights over the 16 keys, which sum to 1; a *column*, how much each query attends to
 # one key, need not. The cell prints the first question's row, then which patches hold the moon's near-white
 # pixels, what the model answers on this picture (not one of its training scenes), and where the prediction
@@ -346,8 +347,9 @@ check.require(check.moon_corner_distance, answer_corner)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: what the distance cannot see
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # The cell measures a moon-only head on one scene per moon patch, and over the 256 held-out scenes.
 
 # %%
@@ -682,8 +684,9 @@ check.require(check.control_rows_prediction, answer_control_rows)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: the shuffled-label run
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # The control reuses notebook 10's training loop with one change: it reads the pool's labels in a random order,
 # still half intact and half scrambled. Everything else is the claim's run. The held-out set keeps its true
 # labels.

@@ -155,8 +155,9 @@ check.require(check.sweep_lowest_seed, answer_lowest)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 1: the numbers behind the figure
-#
+# ### After Exercise 1
+
+# %% [markdown]
 # The cell prints each model's mean held-out accuracy at each size, T2T-ViT's seeds one by one, and each model's
 # training loss over its last 100 steps, the mean of its seeds: how well it fits the pictures it trains on.
 
@@ -238,8 +239,9 @@ check.require(check.vit_flat_line_passes, answer_passes)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2: an optimisation failure
-#
+# ### After Exercise 2
+
+# %% [markdown]
 # The ViT drew each picture of a small pool many times over and still did not fit them. Its training loss stayed
 # that of a 50/50 guess on every pool, from 64 pictures to 4,096, where T2T-ViT fitted the smallest pool almost
 # perfectly. Four times the steps on 4,096 pictures did not help either (the Evidence's control). A model that
@@ -336,8 +338,9 @@ check.require(check.matched_compute_batch, answer_batch, t2t_steps, batch)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3: five settings
-#
+# ### After Exercise 3
+
+# %% [markdown]
 # The cell works out both matched runs and lists the five settings: each one's steps, batch, multiply-adds and
 # samples. Both ViT runs at matched compute spend T2T-ViT's multiply-adds to within 1 %.
 

@@ -444,3 +444,35 @@ def test_a_one_entry_tensor_or_array_counts_as_its_number(capsys) -> None:
         assert check.scaled_weight_ratio(wrapped).ok, wrapped
     assert not check.scaled_weight_ratio(torch.tensor([right, right])).ok
     capsys.readouterr()
+
+
+def _module_alias(target):
+    """A learner's way round a static check: the package's function bound to another name, called at run time."""
+    namespace = {"target": target}
+    exec("hidden = target\ndef answer(*args):\n    return hidden(*args)", namespace)  # noqa: S102
+    return namespace["answer"]
+
+
+def test_write_it_yourself_checks_catch_what_runs_not_only_what_is_written(capsys) -> None:
+    """Each "write it yourself" check refuses the package's or torch's function reached at run time: through an
+    alias made outside the function, ``getattr``, or a private helper of the package."""
+    import torch.nn.functional as F
+
+    from vitcourse import position, tokens, widgets
+    from vitcourse.check import nb05
+
+    refused = [
+        (check.patchify_function, _module_alias(tokens.patchify)),
+        (check.patchify_function, lambda x, p: F.pixel_unshuffle(x, p).flatten(2).transpose(1, 2)),
+        (check.sinusoidal_function, _module_alias(position.sinusoidal_table)),
+        (check.sinusoidal_function, lambda n, d: torch.from_numpy(widgets._table(n, d, 10000.0).copy())),
+        (check.single_head_function, _module_alias(F.scaled_dot_product_attention)),
+        (check.single_head_function, lambda q, k, v: F.scaled_dot_product_attention(q, k, v)),
+        (check.attention_function, lambda q, k, v, *rest: nb05._tokens_first(q, k, v, q.shape[-1] ** -0.5)),
+    ]
+    for checker, answer in refused:
+        assert not checker(answer).ok, checker.__name__
+        assert "yourself" in capsys.readouterr().out, checker.__name__
+    for checker, answer in FUNCTION_CHECKS.items():  # the right answers, written by hand, still pass
+        assert checker(answer).ok, checker.__name__
+    capsys.readouterr()

@@ -70,6 +70,7 @@ def test_the_test_sees_the_exercises() -> None:
 # --- The learner's copy (`make lab`): no stored output, worked solutions collapsed after the check, no grading.
 
 from vitcourse.classroom import (  # noqa: E402
+    COLLAPSED_HEADING,
     LEARNER_STUB,
     SOLUTION_HEADER,
     build_learner,
@@ -212,3 +213,62 @@ def test_a_learner_copy_runs_top_to_bottom_without_an_answer(tmp_path: Path) -> 
     for cell in checks:
         text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
         assert text.startswith("✗"), f"an unanswered exercise must not pass: {cell.source!r} printed {text!r}"
+
+
+def test_the_worked_solution_drops_every_placeholder_it_replaces() -> None:
+    """A second answer's placeholder (``b = None  # (b)``) does not stay in the worked solution."""
+    nb = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_code_cell(
+        "a = None  # replace None with a number\nb = None  # (b)\n### BEGIN SOLUTION\na = 1\nb = None or 2\n"
+        "### END SOLUTION"
+    )
+    answer.metadata = {
+        "jupyter": {"source_hidden": True},
+        "nbgrader": {"grade_id": "x-answer", "solution": True},
+    }
+    nb.cells = [answer]
+    worked = [c for c in learner_notebook(nb).cells if "worked-solution" in c.metadata.get("tags", [])]
+    assert len(worked) == 1
+    body = worked[0].source.split(SOLUTION_HEADER, 1)[1]
+    assert "b = None  # (b)" not in body and "a = None" not in body
+    assert "a = 1" in body and "b = None or 2" in body  # the solution's own lines stay, even one naming None
+
+
+_AFTER = re.compile(r"^#{1,6} After Exercise (\d+)")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_what_follows_an_exercise_is_a_bare_heading_and_opens_collapsed(path: Path) -> None:
+    """After an exercise's check, the next words are a heading (its "After Exercise N" section, a new section)
+    or the next exercise; an "After Exercise N" heading says nothing more (a title could give the answer); and
+    the learner copy opens each such section collapsed."""
+    cells = _cells(path)
+    for index, cell in enumerate(cells):
+        if not (
+            cell.cell_type == "code" and "-check" in cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        ):
+            continue
+        after = next(
+            c for c in cells[index + 1 :] if not (c.cell_type == "code" and has_hidden_tests(c.source))
+        )
+        first = after.source.lstrip().splitlines()[0] if after.source.strip() else ""
+        assert after.cell_type == "markdown" and (first.startswith("#") or first.startswith("**Exercise")), (
+            f"{path.name}, cell {index}: an exercise's check is followed by {first[:60]!r}, not by a heading"
+        )
+    headings = [
+        c.source.lstrip().splitlines()[0]
+        for c in cells
+        if c.cell_type == "markdown" and _AFTER.match(c.source.lstrip())
+    ]
+    for heading in headings:
+        assert re.fullmatch(r"#{2,4} After Exercise \d+", heading), (
+            f"{path.name}: {heading!r} says more than its number"
+        )
+    alone = [c.source.strip() for c in cells if c.cell_type == "markdown" and _AFTER.match(c.source.lstrip())]
+    assert alone == headings, (
+        f"{path.name}: an After Exercise heading shares its cell (JupyterLab folds only cells)"
+    )
+    copy = _learner(path)
+    collapsed = [c for c in copy.cells if c.metadata.get(COLLAPSED_HEADING)]
+    assert len(collapsed) == len(headings)
+    assert all(_AFTER.match(c.source.lstrip()) for c in collapsed)

@@ -187,6 +187,9 @@ def test_release_is_the_make_student_copy(course: Path, path: Path) -> None:
         if r_cell.cell_type == "code":
             assert r_cell.outputs == [] and r_cell.execution_count is None, f"{path.name} cell {index}"
             assert "source_hidden" not in r_cell.metadata.get("jupyter", {}), f"{path.name} cell {index}"
+        else:  # an "After Exercise N" section opens folded in both
+            key = classroom.COLLAPSED_HEADING
+            assert r_cell.metadata.get(key) == s_cell.metadata.get(key), f"{path.name} cell {index}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -38,7 +38,9 @@ the notebook top to bottom checks the learner's answer first and only then runs 
 build on; the grading cells are gone. The answer cell keeps only what stands outside the solution block (the
 placeholder, a function's signature): a block at the top level becomes a comment, an indented one a stub that
 raises ``NotImplementedError`` when the function is called (the checker says "not written yet"), so that a run
-of the whole notebook never stops at an exercise.
+of the whole notebook never stops at an exercise. What follows an exercise sits under a heading "After Exercise
+N", which the copy opens collapsed (JupyterLab's ``jp-MarkdownHeadingCollapsed``): the answer, worked through,
+stays folded away until the learner has tried and clicks it open.
 
 A copy is made once and never overwritten: ``make lab`` skips every notebook that has a copy, so a learner's
 work survives the next ``make lab`` (and a course update). ``python -m vitcourse.classroom --learner --rebuild
@@ -90,6 +92,9 @@ __all__ = [
     "SOLUTION_HEADER",
     "learner_notebook",
     "build_learner",
+    "AFTER_EXERCISE",
+    "COLLAPSED_HEADING",
+    "collapse_after_exercises",
     "nbgrader_course",
     "main",
 ]
@@ -168,12 +173,33 @@ def strip_solutions(source: str, where: str = "cell") -> str:
     return "\n".join(out)
 
 
+AFTER_EXERCISE = re.compile(r"^#{1,6} After Exercise \d+\b")
+"""The heading that opens what follows an exercise: its answer worked through, the cells that show it."""
+
+COLLAPSED_HEADING = "jp-MarkdownHeadingCollapsed"
+"""The cell metadata with which JupyterLab opens a heading collapsed (the cells under it hidden until a click)."""
+
+
+def collapse_after_exercises(nb: nbformat.NotebookNode) -> int:
+    """Collapse every "After Exercise N" section of ``nb`` in place; returns how many. In JupyterLab such a
+    heading shows with the cells under it folded away, so what follows an exercise, its answer included, stays
+    out of sight until the learner opens it. (The heading is a cell of its own in every notebook: JupyterLab
+    folds the cells under a heading, not the rest of the heading's own cell; a test checks it.)"""
+    collapsed = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and AFTER_EXERCISE.match(cell.source.lstrip()):
+            cell.metadata[COLLAPSED_HEADING] = True
+            collapsed += 1
+    return collapsed
+
+
 def student_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
     """A student copy of ``nb``: solutions stubbed, hidden tests removed, every output and execution count
     cleared.
 
     Exercise and grading cells are un-collapsed (their ``jupyter.source_hidden`` flag is dropped) so students see
-    the stub; in the full notebooks both are collapsed, so nothing gives an answer away before a try.
+    the stub; in the full notebooks both are collapsed, so nothing gives an answer away before a try. Every
+    "After Exercise N" section opens collapsed (:func:`collapse_after_exercises`).
     """
     student = nbformat.from_dict(nb)
     for index, cell in enumerate(student.cells):
@@ -184,6 +210,7 @@ def student_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbfor
         if has_solution(cell.source) or has_hidden_tests(cell.source):
             _uncollapse(cell)  # the stub in view; a grading cell keeps only its comment line
             cell.source = strip_solutions(cell.source, f"{name}, cell {index}")
+    collapse_after_exercises(student)
     return student
 
 
@@ -225,11 +252,22 @@ def _learner_answer(source: str, where: str) -> str:
 _PLACEHOLDER = re.compile(r"#\s*replace None with")
 
 
+_NONE_BEFORE_SOLUTION = re.compile(r"^\s*\w+\s*=\s*None\s*(#.*)?$")
+
+
 def _without_markers(source: str) -> str:
-    """A solution cell's source without the markers and without the placeholder line it replaces."""
-    return "\n".join(
-        line for line in source.splitlines() if not _MARKER.match(line) and not _PLACEHOLDER.search(line)
-    )
+    """A solution cell's source without the markers and without the placeholder lines it replaces: every line
+    marked "replace None with", and every ``name = None`` before the solution begins (a second answer's
+    placeholder, such as ``answer_b = None  # (b)``)."""
+    kept, begun = [], False
+    for line in source.splitlines():
+        if _MARKER.match(line):
+            begun = begun or "BEGIN" in line
+            continue
+        if _PLACEHOLDER.search(line) or (not begun and _NONE_BEFORE_SOLUTION.match(line)):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def learner_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
@@ -281,6 +319,7 @@ def learner_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbfor
         if cell.cell_type == "code":
             cell.metadata.pop("nbgrader", None)
     source.cells = cells
+    collapse_after_exercises(source)
     return source
 
 
@@ -338,7 +377,7 @@ def nbgrader_course(notebooks: list[Path], course_dir: Path) -> list[Path]:
     """Lay out an nbgrader course directory: one assignment per notebook, named after it.
 
     Writes ``course_dir/source/NN_name/NN_name.ipynb`` for each notebook (the full notebook, outputs kept,
-    answer cells un-collapsed so the released stubs are in view) and ``course_dir/nbgrader_config.py``
+    answer cells un-collapsed so the released stubs are in view, "After Exercise N" sections collapsed) and ``course_dir/nbgrader_config.py``
     (:data:`NBGRADER_CONFIG`) unless one is there already, so a teacher's own settings survive a re-run.
     Returns the written notebooks.
     """
@@ -352,6 +391,7 @@ def nbgrader_course(notebooks: list[Path], course_dir: Path) -> list[Path]:
         for cell in nb.cells:
             if cell.cell_type == "code" and (has_solution(cell.source) or has_hidden_tests(cell.source)):
                 _uncollapse(cell)
+        collapse_after_exercises(nb)  # the released copies open each "After Exercise N" section folded
         target = course_dir / "source" / path.stem / path.name
         target.parent.mkdir(exist_ok=True)
         nbformat.write(nb, target)

@@ -393,7 +393,7 @@ class PatchDrawing(Drawing):
             self.ax_tok,
             "",
             "position in token",
-            "token index (patch number - 1)",
+            "token (= patch number)",
             plots.CMAP,
             0,
             1,

@@ -293,3 +293,24 @@ def test_lab_opens_without_the_news_question(page, lab: Lab) -> None:
     page.wait_for_function(f"() => {_KERNEL}?.status === 'idle'", timeout=120_000, polling=250)
     page.wait_for_timeout(3000)  # when asked, the question is a toast that appears once the page is restored
     assert "official Jupyter news" not in page.inner_text("body")
+
+
+def test_a_learner_copy_opens_with_what_follows_each_exercise_folded(page, lab: Lab) -> None:
+    """In JupyterLab, a learner copy shows each "After Exercise N" heading with the cells under it folded away:
+    the answer, worked through, stays out of sight until the learner opens the section."""
+    import nbformat
+
+    from vitcourse import classroom
+
+    copy = classroom.learner_notebook(nbformat.read(ROOT / "notebooks" / "02_soft_split.ipynb", 4), "02")
+    headings = [i for i, c in enumerate(copy.cells) if c.metadata.get(classroom.COLLAPSED_HEADING)]
+    assert headings
+    nbformat.write(copy, lab.root / "learner_02.ipynb")
+    page.goto(lab.url(f"lab/workspaces/fold-{secrets.token_hex(4)}/tree/learner_02.ipynb") + "&reset")
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    cells.nth(len(copy.cells) - 1).wait_for(state="attached", timeout=120_000)
+    assert cells.count() == len(copy.cells)
+    for index in headings:
+        assert cells.nth(index).is_visible(), f"cell {index}: the heading itself is in view"
+        assert not cells.nth(index + 1).is_visible(), f"cell {index + 1}: under a folded heading, yet in view"
+    assert cells.nth(0).is_visible()

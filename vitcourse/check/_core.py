@@ -28,8 +28,10 @@ import contextlib
 import functools
 import io
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -452,6 +454,59 @@ def uses_any(func: object, names: Sequence[str], originals: Sequence[object] = (
     return None
 
 
+_PACKAGE = str(Path(__file__).resolve().parent.parent)  # vitcourse/: a learner's function may call none of it
+
+
+def _codes(original: object) -> list:
+    """The code objects a forbidden function or class runs: its own, or every method a class defines."""
+    code = getattr(original, "__code__", None)
+    if code is not None:
+        return [code]
+    if isinstance(original, type):
+        return [f.__code__ for f in vars(original).values() if hasattr(f, "__code__")]
+    return []
+
+
+def calls_any(
+    func: Callable, args: tuple, names: Sequence[str], originals: Sequence[object] = ()
+) -> str | None:
+    """What forbidden thing ``func(*args)`` calls while it runs, else None: one of ``originals`` (a function or
+    a class, however it was reached: an alias, ``getattr``, a wrapper), a built-in function named in ``names``,
+    or any function of the vitcourse package (its answers and the checkers' own helpers). Runs the call once
+    under :func:`sys.setprofile`; whatever the call raises is left to the test cases. Never raises.
+    """
+    try:
+        codes = {code: getattr(o, "__name__", str(o)) for o in originals for code in _codes(o)}
+        found: list[str] = []
+
+        def watch(frame: Any, event: str, arg: Any) -> None:
+            if found:
+                return
+            if event == "call":
+                code = frame.f_code
+                if code in codes:
+                    found.append(codes[code])
+                elif code.co_filename.startswith(_PACKAGE):
+                    found.append(f"the package's {code.co_name}")
+            elif event == "c_call":
+                name = getattr(arg, "__name__", "")
+                if name in names or any(arg is o for o in originals):
+                    found.append(name)
+
+        previous = sys.getprofile()
+        sys.setprofile(watch)
+        try:
+            with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+                func(*args)
+        except (Exception, SystemExit):  # noqa: BLE001 - the test cases report what the function raises
+            pass
+        finally:
+            sys.setprofile(previous)
+        return found[0] if found else None
+    except Exception:  # noqa: BLE001 - an odd object is simply not recognised
+        return None
+
+
 def check_function(
     func: object,
     what: str,
@@ -475,7 +530,8 @@ def check_function(
 
     ``forbidden`` (names) and ``forbidden_objects`` (the functions themselves) are what a "write it yourself"
     exercise must not call: a function that is, wraps or calls one of them fails, the verdict naming what it used
-    and what to write it with (``write_with``), before any case runs (:func:`uses_any`).
+    and what to write it with (``write_with``), before any case runs: read from its code (:func:`uses_any`), then
+    watched while it runs on the first case (:func:`calls_any`, which also refuses any function of the package).
     """
     if func is None:
         return say(
@@ -483,7 +539,11 @@ def check_function(
         )
     if not callable(func):
         return say(False, f"{what}: pass the function itself (no parentheses), got {describe(func)}.")
-    used = uses_any(func, forbidden, forbidden_objects) if (forbidden or forbidden_objects) else None
+    used = None
+    if forbidden or forbidden_objects:
+        used = uses_any(func, forbidden, forbidden_objects)
+        if used is None and cases:  # reached at run time: an alias, getattr, or a helper of the package
+            used = calls_any(func, cases[0][0], forbidden, forbidden_objects)
     if used is not None:
         return say(
             False,
