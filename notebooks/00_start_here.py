@@ -58,7 +58,9 @@
 # `answer_regions = None`, or a function to complete. Fill it in, run the cell, then run the check cell below
 # it. After the check comes the worked solution, in a collapsed cell. Running it replaces your answer with the
 # solution's, so that the cells further down work either way. In `notebooks/`, the worked solution sits in the
-# collapsed answer cell itself, above the check.
+# collapsed answer cell itself, above the check. What comes after an exercise (its answer worked through, and the
+# cells that show it) sits under a heading "After Exercise N", which your copy opens folded: click the arrow
+# beside the heading to open it once you have tried.
 #
 # **Hints.** A right answer prints ✓. A wrong answer that the check recognises gets the mistake named. Any other
 # wrong answer gets a hint in steps. First comes a nudge: which idea the exercise rests on. From the second try on,
@@ -144,8 +146,11 @@ plt.show()
 # %% [markdown]
 # The course draws the picture with the `Purples_r` colour map: dark purple is 0 and white is 1. The colour bar
 # beside it runs from 0 to 1.
+
+# %% [markdown]
+# ### Exercise 1 (read a figure)
 #
-# **Exercise 1 (read a figure).** This warm-up is there to try the mechanics once. Look at the figure and its
+# This warm-up is there to try the mechanics once. Look at the figure and its
 # colour bar. Which of these six regions are brighter than one half: the moon, the upper sky, the sky below the
 # dithered band, the pale mountain's left face and its right face, and the dark ridges below it? Set
 # `answer_regions` to a set of their names. The names are `"moon"`, `"upper sky"`, `"sky below the band"`,
@@ -366,10 +371,10 @@ print("the notation sheet agrees with the package (asserted)")
 # | [01 Patch tokenization](01_patch_tokenization.ipynb) | patches: cut, flatten in `nn.Unfold`'s order, project | about 55 minutes |
 # | [02 Soft split: overlapping patches](02_soft_split.ipynb) | overlapping windows: padding, counting, coverage, a soft split and back | about 60 minutes |
 # | [03 Position embeddings](03_position_embeddings.ipynb) | why attention cannot see order; sinusoidal and learned tables | about 55 minutes |
-# | [04 Attention: one head, step by step](04_attention.ipynb) | one head: a lookup, Q, K and V, softmax, why 1/√d_k | about 50 minutes |
+# | [04 Attention: one head, step by step](04_attention.ipynb) | one head: a lookup, Q, K and V, softmax, why 1/√d_k | about 52 minutes |
 # | [05 Multi-head attention](05_multi_head_attention.ipynb) | several heads, their cost, checked against PyTorch | about 55 minutes |
-# | [06 The encoder block](06_encoder_block.ipynb) | ViT's equations and listing; tokens in; LayerNorm, GELU, pre-norm | about 55 minutes |
-# | [07 The whole Vision Transformer](07_vision_transformer.ipynb) | the prediction token and head; the whole ViT; a block's cost | about 45 minutes |
+# | [06 The encoder block](06_encoder_block.ipynb) | ViT's equations and listing; tokens in; LayerNorm, GELU, pre-norm | about 60 minutes |
+# | [07 The whole Vision Transformer](07_vision_transformer.ipynb) | the prediction token and head; the whole ViT; a block's cost | about 50 minutes |
 # | [08 T2T's soft split and the token transformer](08_t2t_soft_split.ipynb) | T2T's soft splits; what they keep whole; the token transformer | about 55 minutes |
 # | [09 Tokens-to-Token: the module and T2T-ViT](09_tokens_to_token.ipynb) | the T2T module stage by stage; T2T-ViT; where the compute goes | about 55 minutes |
 # | [10 Training a ViT](10_training.ipynb) | a training loop: cross-entropy, ln 2, AdamW, weight decay, schedule | about 50 minutes |

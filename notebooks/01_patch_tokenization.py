@@ -30,7 +30,7 @@
 # 2. cut the picture into patches and flatten them in the same order as PyTorch's `nn.Unfold`,
 # 3. say where any pixel of any channel lands in a token,
 # 4. cut a whole batch into tokens with a reshape, a permute and a final reshape,
-# 5. project the tokens to width $D$, and say why that is a strided convolution.
+# 5. project the tokens to width $D$, and say why that is a convolution that moves $P$ pixels at a time.
 #
 # Patches are counted from 0, row by row, as Python indexes them: patch 0 is top left, and patch $i$ becomes
 # token $i$.
@@ -74,20 +74,35 @@ N = H * W // P**2
 print(f"P = {P}: H % P = {H % P}, W % P = {W % P} (0 means P divides the side)")
 print(f"{rows} rows x {cols} columns = N = {N} patches, each a token of length P^2 * C = {P * P * C}")
 # count_tokens(height, width, kernel, stride, padding) counts sliding windows (notebook 02 derives it).
-# A patch grid is windows of P x P pixels moved P pixels at a time, with no padding.
+# A patch grid is windows of P x P pixels moved P pixels at a time, with no padding (no zeros added around).
 assert rows * cols == N == tokens.count_tokens(H, W, P, P, 0).total
 
+# %% mystnb={"image": {"alt": "The picture cut into 15 patches of 20 by 20 pixels, 3 rows by 5 columns, numbered 0 to 14 row by row"}}
+fig, ax = plt.subplots(figsize=(7, 4))
+plots.show_picture(picture, ax=ax, title=f"The picture cut into {N} patches of {P} x {P}, numbered from 0")
+plots.draw_patch_grid(ax, H, W, P)
+plt.show()
+
 # %% [markdown]
+# The axes count pixels from 0. Their ticks sit on the edges between pixels, so the last tick, 60 or 100, marks
+# the far edge of the last pixel, row 59 or column 99. Each patch's number is the index you type: `tokens[7]` is
+# patch 7.
+#
 # Two learned parts of a ViT depend on the tokens. The *projection* $E$ maps every token, a vector of length
 # $P^2 C$, to a vector of length $D$ (section 6). The *position table* holds one learned vector of length $D$ for
-# each token position; it tells the model where a token came from (notebook 03).
+# each token position; it tells the model where a token came from (notebook 03). The ViT paper's table has one
+# row more, for an extra prediction token that notebook 06 adds; here we count the patches' tokens only.
+
+# %% [markdown]
+# ### Exercise 1 (predict)
 #
-# **Exercise 1 (predict).** A ViT has learned its weights on 60 × 100 pictures, one channel, with $P = 20$. We
+# A ViT has learned its weights on 60 × 100 pictures, one channel, with $P = 20$. We
 # now want to use it on pictures of twice the resolution, 120 × 200, with $P = 20$ kept.
 #
-# - (a) Which learned part can it keep as it is? Set `answer_reusable` to `"E"`, `"position table"`, `"both"`
-#   or `"neither"`.
-# - (b) By what factor does the number of tokens grow? Set `answer_count_factor`.
+# - (a) Which of the two learned parts can it keep with the shape it has? Set `answer_reusable` to `"E"`,
+#   `"position table"`, `"both"` or `"neither"`.
+# - (b) By what factor does the number of tokens grow? Set `answer_count_factor`. Your answer to (a) should
+#   follow from the same reasoning.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "reusable_part-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_reusable = None  # replace None with your answer to (a)
@@ -120,8 +135,7 @@ check.require(check.count_growth, answer_count_factor)
 
 # %% [markdown]
 # The cell counts the tokens of the larger picture and prints the shapes of $E$ and of the position table for a
-# model width of $D = 64$. It also tries the other choice: patches grown to 40 × 40. Then the figure shows the
-# picture's own grid, with every patch numbered.
+# model width of $D = 64$. It also tries the other choice: patches grown to 40 × 40.
 
 # %%
 D_example = 64  # a model width, for the shapes only
@@ -137,12 +151,6 @@ for size, way in ((20, "P kept"), (40, "N kept")):
 print(
     f"with P kept, the number of tokens grows by a factor of {tokens.count_tokens(2 * H, 2 * W, P, P, 0).total // N}"
 )
-
-# %% mystnb={"image": {"alt": "The picture cut into 15 patches of 20 by 20 pixels, 3 rows by 5 columns, numbered 0 to 14 row by row"}}
-fig, ax = plt.subplots(figsize=(7, 4))
-plots.show_picture(picture, ax=ax, title=f"The picture cut into {N} patches of {P} x {P}, numbered from 0")
-plots.draw_patch_grid(ax, H, W, P)
-plt.show()
 
 # %% [markdown]
 # With the same patches, the larger picture makes more tokens, not longer ones. So $E$ fits as it is, and the
@@ -184,8 +192,8 @@ else:
 #
 # We follow one patch into a token: the example of the series' ViT article (Callis, *Vision Transformers,
 # Explained*), cut out there as `mountains[40:60, 20:40]`. The article counts from 1 and calls it patch 12;
-# counted from 0 it is patch 11. The cell finds its place in the grid and counts the shades it holds in our
-# rendition of the picture.
+# counted from 0 it is patch 11. The article picks it because it holds four shades. The cell finds its place in
+# the grid and counts the shades it holds in our rendition of the picture, to see whether ours matches.
 
 # %%
 number = 11
@@ -195,7 +203,7 @@ token = patch.reshape(-1)  # (P*P,): row after row of the patch
 print(f"patch {number}: patch row {r}, patch column {c}")
 print(f"pixels: rows {r * P}-{(r + 1) * P - 1}, columns {c * P}-{(c + 1) * P - 1} (both ends included)")
 print(f"patch shape {tuple(patch.shape)}")
-print(f"its token: shape {tuple(token.shape)}; shades in it: {len(token.unique())}")
+print(f"its token: shape {tuple(token.shape)}; shades in it: {len(token.unique())} (the article's has 4)")
 
 
 # %% mystnb={"image": {"alt": "Patch 11 as a 20 by 20 square of pixels above its token, a strip of 400 values in which each row of the patch follows the previous one"}}
@@ -207,9 +215,9 @@ plt.show()
 # The token is the patch read like a book, one row of $P$ pixels after another. The white lines in the strip
 # mark where one row of the patch ends and the next begins.
 #
-# Patches need not be square: `nn.Unfold` and `nn.Conv2d` also take a `kernel_size` of `(height, width)`. A
-# colleague extends `patch_of` to patches of `patch_h` rows by `patch_w` columns. The cell tests it on square
-# patches, where it agrees with `patch_of` on every pixel.
+# Patches need not be square: PyTorch's tools for cutting patches (section 3) also take a patch size of
+# `(height, width)`. A colleague extends `patch_of` to patches of `patch_h` rows by `patch_w` columns. The cell
+# tests it on square patches, where it agrees with `patch_of` on every pixel.
 
 
 # %%
@@ -223,34 +231,50 @@ agrees = all(patch_of_rect(r_, c_, P, P) == patch_of(r_, c_) for r_ in range(H) 
 print(f"patch_of_rect agrees with patch_of on all {H * W} pixels for {P} x {P} patches: {agrees}")
 
 # %% [markdown]
-# **Exercise 2 (find the bug).** `patch_of_rect` passes the test above, yet it is wrong. Find the bug. Then cut the
-# picture into patches of 10 rows × 20 columns, numbered from 0, row by row. Which patch really holds the pixel
-# at row 45, column 30? Pixel rows and columns count from 0, as in the tensor. Set `answer_number`.
+# ### Exercise 2 (find the bug)
+#
+# `patch_of_rect` passes the test above, yet it is wrong for patches that are not
+# square. Find the bug, then write `fixed_patch_of_rect(row, col, patch_h, patch_w)`: the number (from 0, row by
+# row) of the patch of `patch_h` rows × `patch_w` columns of the 60 × 100 picture that holds pixel `(row, col)`.
+# Write it with integer arithmetic, as `patch_of_rect` is. The check compares it with the patches `nn.Unfold` cuts,
+# for several patch shapes and pixels.
+
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_number-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_number = None  # replace None with your answer
-### BEGIN SOLUTION
-# The bug: a row of patches holds W // patch_w patches (one per patch width across), not W // patch_h.
-# Fixed: patch row 45 // 10, patch column 30 // 20, and 100 // 20 patches in each row of patches.
-answer_number = (45 // 10) * (100 // 20) + 30 // 20
-### END SOLUTION
+def fixed_patch_of_rect(row: int, col: int, patch_h: int, patch_w: int) -> int:
+    ### BEGIN SOLUTION
+    per_row = W // patch_w  # a row of patches holds one patch per patch width across the picture
+    return (row // patch_h) * per_row + col // patch_w
+    ### END SOLUTION
+
 
 # %% nbgrader={"grade": false, "grade_id": "patch_number-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.patch_number(answer_number)
+check.patch_number(fixed_patch_of_rect)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "patch_number-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.patch_number, answer_number)
+check.require(check.patch_number, fixed_patch_of_rect)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 2
+
+# %% [markdown]
+# The cell shows where the two functions part: patches of 10 rows × 20 columns, pixel (45, 30).
+
+# %%
+print(f"patch_of_rect: {patch_of_rect(45, 30, 10, 20)}; fixed: {fixed_patch_of_rect(45, 30, 10, 20)}")
+print(f"patches in a row of patches: W // patch_h = {W // 10}, W // patch_w = {W // 20}")
 
 # %% [markdown]
 # ## 3. All fifteen tokens (4 min)
 #
 # Cut every patch the same way, in the order of their numbers, and stack the tokens. The result is the *token
 # matrix*, one row per token. We build it with a plain loop, then compare it with PyTorch's `nn.Unfold`.
-# `nn.Unfold` slides a window of `kernel_size` pixels over the image, `stride` pixels at a time. It returns one
-# column per window, so we transpose to get one row per token.
+# `nn.Unfold` slides a window over the image: `kernel_size` is the window's side in pixels (here $P$), `stride`
+# how many pixels it moves each time (here also $P$, so the windows are the patches). It returns one column per
+# window, so we transpose to get one row per token.
 
 # %%
 by_hand = torch.stack(
@@ -311,14 +335,15 @@ for patch_row in sorted(set((band // P).tolist())):
 #
 # A colour image has three channels: red, green and blue. Each token then holds *all* channels of its patch.
 # `nn.Unfold` keeps the channels apart. It stores the $P^2$ values of channel 0 row by row, then those of
-# channel 1, and so on. We call this the order $(C, P, P)$. Other code may use another order. The einops pattern
-# `'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'` of Phil Wang's `vit-pytorch` puts the channels innermost:
-# $(P, P, C)$. einops is a library that rearranges tensor axes by name.
+# channel 1, and so on. We call this the order $(C, P, P)$. Other code may use another order. Phil Wang's
+# `vit-pytorch`, a widely read PyTorch ViT, cuts patches with einops, a library that rearranges tensor axes by
+# name: its pattern `'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'` puts the channels innermost, $(P, P, C)$.
 #
-# Where does a pixel land? Take ViT-B/16, the ViT paper's base model: colour images and 16 × 16 patches. In the
-# order $(C, P, P)$, each channel fills $16 \cdot 16$ positions before the next begins, and each row of the patch
-# fills 16. So position $q$ of a token holds channel $q \,//\, 256$, and the rest, $q \bmod 256$, splits into a row
-# and a column with `divmod(·, 16)`. In the order $(P, P, C)$, each pixel keeps its three channels together:
+# Where does a pixel land? In the order $(C, P, P)$, pixel (row $r$, column $j$) of channel $c$ of a patch lands
+# at position $q = c P^2 + r P + j$ of its token: each channel fills $P^2$ positions before the next begins, and
+# each row of the patch fills $P$. In the order $(P, P, C)$ it lands at $q = (r P + j) C + c$. Read backwards, for
+# ViT-B/16, the ViT paper's base model (colour images, $P = 16$): in the order $(C, P, P)$, position $q$ holds
+# channel $q \,//\, 256$, and the rest, $q \bmod 256$, splits into a row and a column with `divmod(·, 16)`. In the order $(P, P, C)$, each pixel keeps its three channels together:
 # position $q$ holds channel $q \bmod 3$ of pixel $q \,//\, 3$, which splits into a row and a column the same way.
 #
 # The cell works this out for position 500, then checks it. It makes a colour image of 32 × 32 pixels whose every
@@ -351,38 +376,48 @@ print(f"position {q} by the formulas: {by_formula}, as decoded (asserted)")
 # %% [markdown]
 # The same position holds different pixels in the two orders. So the weights that project a token must be laid
 # out in the token's own order, as section 6 does.
-#
+
+# %% [markdown]
 # ## 5. All patches at once: reshape and permute (12 min)
 #
 # The loop in section 3 cuts one patch at a time. A reshape and a permute can cut all of them at once. A reshape
-# can split one axis into two. A permute can reorder axes. Here is the idea on a 4 × 6 grid of the numbers 0 to
-# 23, cut into patches of 2 rows × 3 columns. Each number is its place in reading order.
+# can split one axis into two. A permute can reorder axes. A reshape never moves a value: it reads the values in
+# memory order, row by row, and splits an axis of 6 into (2, 3) as (outer, inner), so that index $i$ becomes
+# $(i \,//\, 3, i \bmod 3)$. Here is the idea on a 4 × 6 grid of the numbers 0 to 23, cut into patches of
+# 2 × 2. Each number is its place in reading order. Watch where patch 0, the values 0, 1, 6, 7, ends up.
 
 # %%
 grid = torch.arange(24).reshape(4, 6)  # (rows, columns)
 print(f"grid {tuple(grid.shape)}:\n{grid}")
-split_sides = grid.reshape(2, 2, 2, 3)  # (patch row, row in patch, patch column, column in patch)
+split_sides = grid.reshape(2, 2, 3, 2)  # (patch row, row in patch, patch column, column in patch)
 print(f"reshape: {tuple(split_sides.shape)} = (patch row, row in patch, patch column, column in patch)")
+print(f"  [0, 0] = patch row 0, row 0 of its patches, all three patches side by side:\n{split_sides[0, 0]}")
 patch_axes_first = split_sides.permute(0, 2, 1, 3)  # (patch row, patch column, row in patch, column in patch)
 print(
-    f"permute(0, 2, 1, 3): {tuple(patch_axes_first.shape)} = "
-    "(patch row, patch column, row in patch, column in patch)"
+    f"permute(0, 2, 1, 3): {tuple(patch_axes_first.shape)} = (patch row, patch column, row in patch, column in patch)"
 )
-grid_patches = patch_axes_first.reshape(4, 6)  # (patch, its 2 * 3 values row by row)
+print(f"  [0, 0] = patch 0 whole:\n{patch_axes_first[0, 0]}")
+grid_patches = patch_axes_first.reshape(6, 4)  # (patch, its 2 * 2 values row by row)
 print(f"flatten each patch: {tuple(grid_patches.shape)}, one row per patch:\n{grid_patches}")
-same_as_grid = torch.equal(split_sides.reshape(4, 6), grid)
-print(f"without the permute, the same reshape gives back the grid's own rows: {same_as_grid}")
-unfold_grid = nn.functional.unfold(grid[None, None].float(), kernel_size=(2, 3), stride=(2, 3))  # (1, 6, 4)
+print(
+    f"without the permute, the same final reshape gives rows such as {split_sides.reshape(6, 4)[0].tolist()}"
+)
+unfold_grid = nn.functional.unfold(grid[None, None].float(), kernel_size=2, stride=2)  # (1, 4, 6)
 assert torch.equal(unfold_grid[0].T.long(), grid_patches)
-print("nn.Unfold with 2 x 3 windows gives the same patches (asserted)")
+print("nn.Unfold with 2 x 2 windows gives the same patches (asserted)")
 
 # %% [markdown]
-# Without the permute, the flattened rows would be runs of consecutive pixels, not patches. The permute brings the
-# two patch axes to the front, so each patch's own pixels end up together.
+# Before the permute, index `[0, 0]` holds one row of pixels across three patches; after it, index `[0, 0]` holds
+# patch 0 whole. Without the permute, the final reshape would glue runs of the grid's own rows together, such as
+# 0, 1, 2, 3, which is not a patch. The permute brings the two patch axes to the front, so each patch's own
+# pixels end up together.
+
+# %% [markdown]
+# ### Exercise 3 (code)
 #
-# **Exercise 3 (code).** Write `my_patchify(images, P)`. It turns a whole batch of shape `(B, C, H, W)` into tokens
-# of shape `(B, N, C·P·P)`, in the same order as `nn.Unfold`. Use reshape and permute only: no loop and no
-# `nn.Unfold`. Now a batch axis and a channel axis come along, and each token must hold its patch in the order
+# Write `my_patchify(images, P)`. It turns a whole batch of shape `(B, C, H, W)` into tokens
+# of shape `(B, N, C·P·P)`, in the same order as `nn.Unfold`. Use reshape and permute; the check refuses
+# `nn.Unfold` and the package's own `patchify`. Now a batch axis and a channel axis come along, and each token must hold its patch in the order
 # $(C, P, P)$. Write a shape comment beside each step. The check compares your function with `nn.Unfold` on four
 # shapes.
 
@@ -411,8 +446,8 @@ check.require(check.patchify_function, my_patchify)
 #
 # A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map $E$, a matrix of
 # $P^2 C$ rows and $D$ columns, projects every token to the model width $D$. ViT-B/16 uses $D = 768$ (ViT paper,
-# Table 1). The ViT paper's Eq. 1 writes the map without a bias, $x_p E$. Implementations add one, so here
-# $z = x_p E + b$.
+# Table 1). The ViT paper's Eq. 1 writes the map without a bias, $x_p E$, and so does the lecture slides' code
+# (`bias=False`). The package uses PyTorch's `nn.Linear`, which adds a bias by default, so here $z = x_p E + b$.
 #
 # `vitcourse.tokens.PatchTokenizer` does both steps: split, then project. Here they are one at a time.
 # `nn.Linear` stores its weight as `(out, in)`, that is $(D, P^2 C)$, and computes $x W^\top + b$. So $E$ is the
@@ -434,18 +469,19 @@ print(f"learned weights: {P * P * C} x {D} + {D} = {P * P * C * D + D:,}; the mo
 assert n_params == P * P * C * D + D
 
 # %% [markdown]
-# The same map is a convolution. A `Conv2d` with `kernel_size = stride = P` looks at each patch exactly once, and
-# each of its $D$ filters takes a weighted sum of the patch's pixels, plus a bias: the dot products of $E$. With
-# the linear weight reshaped to the filters' shape `(D, C, P, P)`, which keeps the token's order $(C, P, P)$, the
-# convolution gives the same tokens. timm, torchvision and the official ViT code all write the patch embedding
-# this way. [The check, with the lecture slides' ViT-B/16 example](#Evidence:-the-patch-embedding-as-a-convolution),
+# The same map is a convolution. A convolution `nn.Conv2d` slides a window over the image, like `nn.Unfold`, and
+# at each place takes $D$ weighted sums of the window's pixels, one per *filter*: a filter is one set of $C \times
+# P \times P$ weights. With `kernel_size = stride = P` (a *strided* convolution: it moves $P$ pixels at a time)
+# it looks at each patch exactly once. Filter $d$ is then column $d$ of $E$ reshaped to $(C, P, P)$, the token's
+# order, and its sum is the token's $d$-th output, $x_p E$ at column $d$, plus a bias. So the convolution gives the
+# same tokens. The lecture slides build the patch embedding this way. [The check, with the lecture slides' ViT-B/16 example](#Evidence:-the-patch-embedding-as-a-convolution),
 # runs it.
 
 # %% [markdown]
 # ## 7. Play: choose the patch size (2 min)
 #
 # Only patch sizes that divide both 60 and 100 are allowed; the cell lists them. Pick one in the drop-down and
-# watch the grid, the token count and the token matrix change (this needs a running kernel). Small patches make
+# watch the grid, the token count and the token matrix change (this needs a live Python session). Small patches make
 # many short tokens; large patches make few long ones. Where the token matrix has more entries than its panel has
 # room for, each drawn cell is the mean of a few neighbouring entries; the title says how many.
 # [Its text line for every size](#Evidence:-the-explorer-for-every-patch-size) is printed at the end.
@@ -532,4 +568,4 @@ for size in sizes:
     assert summary.startswith(f"P = {size}: {count.rows} x {count.cols} = {count.total} tokens")
     print(summary)
 print(widgets.patch_view(picture, 7)[1])
-assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W, 20, 20, 0)  # Exercise 1 (b)
+assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W, 20, 20, 0)

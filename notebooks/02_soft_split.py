@@ -30,7 +30,7 @@
 # 1. count the tokens a sliding window makes, from its kernel, stride and padding,
 # 2. translate the T2T paper's $S$ into a stride,
 # 3. say how many windows hold each pixel, and where the padding lands inside a token,
-# 4. build a soft split from padding and strided windows, and follow one pixel into every token that holds it,
+# 4. take a soft split apart into padding and strided windows, and follow one pixel into every token that holds it,
 # 5. put the tokens back in place with `F.fold`, and say when every pixel comes back.
 #
 # Windows are counted from 0, row by row, like ViT's patches, and window $i$ becomes token $i$.
@@ -63,8 +63,8 @@ print(f"picture: H={H}, W={W}, C={C}")
 # A soft split cuts the picture into square *windows* that overlap, and each window becomes one token. It has
 # three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how far a window moves
 # from one token to the next. The *padding* $p$ is the number of rows and columns of zeros added on each side.
-# This notebook's soft split uses $k = 20$, $s = 10$, $p = 5$: windows as large as ViT's patches, each starting
-# half a window after the last.
+# This notebook's soft split uses $k = 20$, $s = 10$, $p = 5$: windows as large as notebook 01's patches
+# ($P = 20$), each starting half a window after the last.
 #
 # First, why overlap helps. The cell takes the 10 × 10 square just under the summit of the pale mountain
 # (`vitcourse.data.summit_square`). It counts the pieces that ViT's 20 × 20 patches cut it into, and the windows
@@ -80,7 +80,14 @@ cut = sorted(
 )
 pieces = f"cut it into {len(cut)} pieces" if len(cut) > 1 else "leave it whole"
 print(f"ViT's 20 x 20 patches {pieces}: patches {cut}")
-holds = tokens.windows_holding(peak, H, W, 20, 10, 5)  # kernel 20, stride 10, padding 5; counted from 0
+starts = tokens.window_corners(
+    H, W, 20, 10, 5
+)  # (N, 2) top-left (row, col) of windows 0, 1, ...: k 20, s 10, p 5
+holds = [
+    n
+    for n, (r0, c0) in enumerate(starts.tolist())
+    if r0 <= top and top + side <= r0 + 20 and c0 <= left and left + side <= c0 + 20
+]
 print(f"windows of this notebook's soft split that hold it whole: {holds}")
 assert holds  # true wherever the square lies: section 3 shows why
 
@@ -90,12 +97,12 @@ assert holds  # true wherever the square lies: section 3 shows why
 #
 # $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$
 #
-# This is `nn.Unfold`'s formula without *dilation*, which T2T does not use
+# This is `nn.Unfold`'s formula without *dilation*, windows whose pixels are spread apart, which T2T does not use
 # ([windows with dilation](#Evidence:-windows-with-dilation)). The tokens form a grid of $n_{rows} \times n_{cols}$.
 #
-# The article series sets $s = \lceil k/2 \rceil$ and $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token Vision
-# Transformers, Explained*). Neither the T2T paper nor its code states this rule, but it reproduces the official
-# code's two settings, as the cell checks. Then it lists the window starts for $k = 20$ in the picture's own
+# The article series says T2T-ViT sets $s = \lceil k/2 \rceil$ and $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token
+# Vision Transformers, Explained*). Neither the T2T paper nor the official code (the authors' T2T-ViT repository,
+# `models/t2t_vit.py`) states this rule, but it reproduces the official code's two settings, as the cell checks. Then it lists the window starts for $k = 20$ in the picture's own
 # coordinates, where the padding begins at $-p$.
 
 # %%
@@ -138,34 +145,34 @@ print(f"paper_count{(H, W, k, paper_s, p)} = {paper_count(H, W, k, paper_s, p)}"
 print(f"nn.Unfold's count: {(by_unfold.rows, by_unfold.cols)}")
 
 # %% [markdown]
-# **Exercise 1 (find the bug).** `paper_count` passes the test above, yet it is wrong.
+# ### Exercise 1 (find the bug)
 #
-# - (a) What does the paper's $S$ measure? Find the line of `paper_count` that misreads it, and say the bug in a
-#   one-line comment in the answer cell.
-# - (b) The paper's first split of a 224 × 224 image has kernel 7, $S = 3$ and padding 2. Predict how many
-#   tokens per side `paper_count` returns for it, and how many per side `nn.Unfold` makes with the official
-#   code's settings for kernel 7. Set `answer_paper` and `answer_unfold`.
+# `paper_count` passes the test above, yet it is wrong.
+#
+# - (a) What does the paper's $S$ measure? Set `answer_s` to `"stride"`, `"overlap"`, `"padding"` or
+#   `"kernel"`.
+# - (b) A split is given in the paper's terms as kernel 5 and $S = 1$, with padding 1. How many tokens per side
+#   does `nn.Unfold` make from a 56 × 56 input with this split? Set `answer_unfold`.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "paper_count_side-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-# (a) the bug: replace this line with it
-answer_paper = None  # replace None with your answer to (b): tokens per side from paper_count
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "paper_s_meaning-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_s = None  # replace None with your answer to (a)
 answer_unfold = None  # (b): tokens per side from nn.Unfold
 ### BEGIN SOLUTION
-# (a) The paper's S is the overlap: the pixels two neighbouring windows share, k minus the stride. paper_count
-#     divides by it, so it moves each window by the overlap; a window moves by k - S.
-# (b) paper_count steps by S = 3; nn.Unfold by the stride, 7 - 3 = 4; both on 224 + 2 * 2 - 7 pixels
-answer_paper = (224 + 2 * 2 - 7) // 3 + 1
-answer_unfold = (224 + 2 * 2 - 7) // (7 - 3) + 1
+# (a) The paper's S is the overlap: the pixels two neighbouring windows share, k minus the stride (7 - 4 = 3).
+#     paper_count divides by it, so it moves each window by the overlap; a window moves by k - S.
+answer_s = "overlap"
+# (b) the stride is 5 - 1 = 4, on 56 + 2 * 1 - 5 pixels
+answer_unfold = (56 + 2 * 1 - 5) // (5 - 1) + 1
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "paper_count_side-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.paper_count_side(answer_paper)
+# %% nbgrader={"grade": false, "grade_id": "paper_s_meaning-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.paper_s_meaning(answer_s)
 check.unfold_count_side(answer_unfold)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "paper_count_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "paper_s_meaning-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.paper_count_side, answer_paper)
+check.require(check.paper_s_meaning, answer_s)
 ### END HIDDEN TESTS
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "unfold_count_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -181,7 +188,8 @@ check.require(check.unfold_count_side, answer_unfold)
 # In `nn.Unfold`, $s$ is the stride. The T2T paper's $s$ is the *overlap*: the pixels two neighbouring windows
 # share. The stride is $k$ minus the overlap, so the paper's $S = [3, 1, 1]$ with kernels 7, 3, 3 are the
 # official code's strides 4, 2, 2. The paper's Eq. 3 counts $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ per side,
-# with its $s$ the overlap. The cell runs both counts on the paper's first split.
+# with its $s$ the overlap. The cell runs both counts on the paper's first split of a 224 × 224 image, and on the
+# split of the exercise.
 #
 # The test above could not catch the bug: on the picture's split the kernel is twice the stride, so the overlap
 # $k - s$ equals the stride.
@@ -194,6 +202,9 @@ print(f"paper_count{(224, 224, 7, 3, 2)} = {buggy}: {buggy[0] * buggy[1]:,} toke
 print(f"nn.Unfold, stride 7 - 3 = 4: {(fixed.rows, fixed.cols)}: {fixed.total:,} tokens")
 print(f"the picture's split: stride s = {s}, overlap k - s = {k - s}; paper_count's step = S = {paper_s}")
 assert paper_s == k - s == s  # the one case where moving by the overlap is moving by the stride
+print(
+    f"kernel 5, S = 1, padding 1 on 56 x 56: stride 5 - 1 = 4, {tokens.count_tokens(56, 56, 5, 4, 1).rows} per side"
+)
 
 # %% [markdown]
 # ## 2. The padded picture and its windows (3 min)
@@ -227,7 +238,9 @@ def show_windows(filled: int, outlined: list[int], title: str, square: tuple | N
     plt.show()
 
 
-padded = F.pad(image, (p, p, p, p))  # (1, 1, H + 2p, W + 2p)
+padded = F.pad(
+    image, (p, p, p, p)
+)  # (left, right, top, bottom) of the last axis first: (1, 1, H + 2p, W + 2p)
 print(f"padded picture: {tuple(padded.shape[-2:])}, rows {-p} to {H + p - 1}, columns {-p} to {W + p - 1}")
 corners = tokens.window_corners(H, W, k, s, p)  # (N, 2) top-left (row, col) of every window
 grid = tokens.count_tokens(H, W, k, s, p)
@@ -242,8 +255,11 @@ print(f"columns window 0 shares with window 1: {corners[1][1]} to {corners[0][1]
 # ## 3. How many windows hold each pixel? (14 min)
 #
 # In ViT every pixel belongs to exactly one token. With overlapping windows, a pixel can belong to several.
+
+# %% [markdown]
+# ### Exercise 2 (predict)
 #
-# **Exercise 2 (predict).** Take $k = 20$, $s = 10$, $p = 5$ on the 60 × 100 picture. How many of its pixels lie
+# Take $k = 20$, $s = 10$, $p = 5$ on the 60 × 100 picture. How many of its pixels lie
 # in exactly two windows? Set `answer_two`. The window starts are printed in section 1. Predict before you run
 # the cells after the exercise.
 
@@ -271,7 +287,7 @@ check.require(check.pixels_in_two_windows, answer_two)
 
 # %% [markdown]
 # The cell counts, for every pixel, the windows that cover it. It adds 1 inside each window. The figure then draws
-# the counts as a heat map.
+# the counts as a heat map; its colour bar marks only the counts that occur.
 
 # %%
 cover = torch.zeros(H, W, dtype=torch.long)  # (H, W)
@@ -296,11 +312,13 @@ plt.show()
 #
 # Overlap does not mean that nothing is cut any more. Take a shape of length $L$ along one side. A window of side
 # $k$ can hold it at $k - L + 1$ different offsets. Windows start every $s$ pixels. So some window catches the
-# shape wherever it sits if and only if $k - L + 1 \ge s$, that is $L \le k - s + 1$. This holds as long as the
-# windows reach both edges of the image, which on the picture they do (section 7 gives the condition).
+# shape wherever it sits when $k - L + 1 \ge s$, that is $L \le k - s + 1$; for a longer shape, some place lies
+# between two window starts and no window catches it. This holds as long as the windows reach both edges of the
+# image, which on the picture they do (section 7 gives the condition).
 #
 # So the largest square that stays whole wherever it lies is $(k - s + 1) \times (k - s + 1)$:
-# [a brute-force check](#Evidence:-the-largest-square-kept-whole) tries every place of every size. Notebook 08
+# [a brute-force check](#Evidence:-the-largest-square-kept-whole) tries every place of every size, for this split
+# and T2T's two settings. Notebook 08
 # compares this with ViT's patches.
 
 
@@ -347,6 +365,8 @@ assert torch.equal(first[inside].reshape(k + top, k + left), image[0, 0, : k + t
 differs = picture[:, 1:] != picture[:, :-1]  # (H, W - 1): each pixel against its right-hand neighbour
 band = (differs.mean(axis=1) > 0.5).nonzero()[0].tolist()  # rows of the dithered band, as in notebook 01
 print(f"picture rows in which most pixels differ from their right-hand neighbour (the dithered band): {band}")
+band_tokens = [n for n, (r0, _) in enumerate(corners.tolist()) if any(r0 <= b < r0 + k for b in band)]
+print(f"tokens whose windows hold some of these rows: {band_tokens[0]} to {band_tokens[-1]}")
 
 # Every matrix entry gets exactly 3 x 3 screen pixels, so that the picture's one-pixel pattern is not resampled
 # into stripes that are not in the data. The 400 positions are drawn in two halves of 200.
@@ -357,8 +377,8 @@ plt.show()
 
 # %% [markdown]
 # Some rows of the matrix start or end with a dark run; some have short dark runs at a regular spacing. Where
-# the picture's pixels alternate, in the dithered band's rows printed above, the matrix shows fine vertical
-# hatching: it is in the data, not a drawing artefact.
+# the picture's pixels alternate, in the dithered band, the matrix shows fine vertical hatching in the rows of
+# the tokens printed above, the windows that hold band rows: it is in the data, not a drawing artefact.
 #
 # Many dark runs are padding, but dark pixels of the picture look the same. To tell them apart, the cell splits an
 # image of ones, where only the padding gives zeros, and prints each token's padding entries on the token grid.
@@ -379,23 +399,35 @@ print(
 # %% [markdown]
 # ## 6. A soft split by hand (14 min)
 #
-# `nn.Unfold` hides the sliding. `Tensor.unfold(dim, size, step)` shows it on one axis at a time: it cuts that
-# axis into windows and puts the window axis last. A soft split is then three steps. Pad. Cut both spatial axes
-# into windows. Put the window axes before the channel axis and flatten. This is `nn.Unfold`'s order: windows row
-# by row, and inside a token, channel by channel, each window row by row. The cell shows `Tensor.unfold` on ten
-# numbers, then checks the soft split against `nn.Unfold` on the picture.
+# `nn.Unfold` hides the sliding. `Tensor.unfold(dim, size, step)` shows it on one axis at a time: axis `dim` then
+# counts the windows along it, and a new last axis of length `size` holds the pixels inside one window. A soft
+# split is then three steps. Pad. Cut both spatial axes into windows. Put the two window-count axes before the
+# channel axis and flatten. This is `nn.Unfold`'s order: windows row by row, and inside a token, channel by
+# channel, each window row by row. The first cell traces the steps on a tiny 6 × 6 image of the numbers 0 to 35,
+# with $k = 4$, $s = 2$, $p = 1$; the second checks the soft split against `nn.Unfold` on the picture.
+
+# %%
+tiny = torch.arange(36.0).reshape(1, 1, 6, 6)  # (B, C, 6, 6): each value is its place in reading order
+step0 = F.pad(tiny, (1, 1, 1, 1))  # (1, 1, 8, 8): one ring of zeros
+step1 = step0.unfold(2, 4, 2)  # (1, 1, 3, 8, 4): window row, picture column, row inside the window
+step2 = step1.unfold(
+    3, 4, 2
+)  # (1, 1, 3, 3, 4, 4): window row, window column, row and column inside the window
+for name, t in (("pad", step0), ("unfold rows", step1), ("unfold columns", step2)):
+    print(f"{name:15s} {tuple(t.shape)}")
+print(f"window (row 0, column 1), token 1, as a 4 x 4 square:\n{step2[0, 0, 0, 1].long()}")
+tiny_tokens = step2.permute(0, 2, 3, 1, 4, 5).reshape(1, 9, 16)  # (B, N, C*k*k)
+print(f"token 1: {tiny_tokens[0, 1].long().tolist()}")
+assert torch.equal(tiny_tokens, F.unfold(tiny, 4, stride=2, padding=1).transpose(1, 2))
 
 
 # %%
-print(torch.arange(10).unfold(0, 4, 3))  # windows of 4 along axis 0, starting every 3
-
-
 def by_hand(images: torch.Tensor, k: int, s: int, p: int) -> torch.Tensor:
     """A soft split from F.pad and Tensor.unfold: (B, C, H, W) -> (B, N, C*k*k) in nn.Unfold's order."""
     x = F.pad(images, (p, p, p, p))  # (B, C, H + 2p, W + 2p)
-    x = x.unfold(2, k, s).unfold(3, k, s)  # (B, C, rows, cols, k, k)
+    x = x.unfold(2, k, s).unfold(3, k, s)  # (B, C, window rows, window cols, k, k)
     b, c, rows, cols = x.shape[:4]
-    x = x.permute(0, 2, 3, 1, 4, 5)  # (B, rows, cols, C, k, k)
+    x = x.permute(0, 2, 3, 1, 4, 5)  # (B, window rows, window cols, C, k, k)
     return x.reshape(b, rows * cols, c * k * k)  # (B, N, C*k*k)
 
 
@@ -404,8 +436,10 @@ print(torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2)))
 assert torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2))
 
 # %% [markdown]
-# **Exercise 3 (predict).** Take pixel (30, 47) of the picture: row 30, column 47, counted from 0. Split it with
-# $k = 20$, $s = 10$, $p = 5$. The window starts are printed in section 1.
+# ### Exercise 3 (predict)
+#
+# Take pixel (30, 47) of the picture: row 30, column 47, counted from 0. Split it with
+# $k = 20$, $s = 10$, $p = 5$.
 #
 # - (a) Which tokens hold the pixel? Set `answer_tokens` to a set of tokens, counted from 0.
 # - (b) Of these, take the token with the smallest number. At which position of that token does the pixel lie,
@@ -462,14 +496,15 @@ assert len(hits) == int(cover[30, 47])  # one token per window that covers the p
 # ## 7. Back in place (3 min)
 #
 # Every window knows where it came from, so the tokens can be put back. `F.fold` does it and *adds* the copies
-# where windows overlap. Write $c(i, j)$ for the number of windows that cover pixel $(i, j)$, the heat map
-# of section 3. Then
+# where windows overlap. Write $x(i, j)$ for pixel $(i, j)$ of the picture, $t$ for its tokens, and $c(i, j)$ for
+# the number of windows that cover pixel $(i, j)$, the heat map of section 3. Then
 #
 # $$\operatorname{fold}(t)(i, j) = c(i, j)\, x(i, j), \qquad
 # \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j).$$
 #
 # So `vitcourse.tokens.unsplit` divides by the coverage, and the picture comes back. That needs every pixel
-# covered, which holds for this picture, not for every size. Take $s \le k$ and $p < k$. Along a side of length $w$, the last
+# covered, which holds for this picture, not for every size. Take $s \le k$, so that neighbouring windows leave
+# no gap, and $p < k$, so that every window reaches into the picture. Along a side of length $w$, the last
 # window stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side. The padded side ends in $p$
 # zeros, so only when $r > p$ do the last $r - p$ rows or columns of the picture lie in no window. `unsplit`
 # returns 0 there. [Four square sizes](#Evidence:-when-every-pixel-is-covered) check this condition.
@@ -488,9 +523,11 @@ assert gap < 1e-6
 # %% [markdown]
 # ## 8. Play: kernel, stride, padding (2 min)
 #
-# Move the sliders (they need a running kernel) to see three windows on the padded picture, in the colours of the
-# animation, the token grid's size and the token matrix. A stride larger than the kernel leaves pixels that no
-# token sees; the text line says so ([for six settings](#Evidence:-the-explorer-for-six-settings)).
+# Move the sliders (they need a live Python session) to see three windows on the padded picture, in the colours
+# of the animation, the token grid's size and the token matrix. Where the matrix has more entries than its panel
+# has room for, each drawn cell is the mean of a few neighbouring entries; its title says so. A stride larger than
+# the kernel leaves pixels that no token sees; the text line says so
+# ([for seven settings](#Evidence:-the-explorer-for-seven-settings)).
 
 # %% mystnb={"image": {"alt": "Sliders for kernel, stride and padding with three windows on the padded picture and the token matrix"}}
 display(widgets.soft_split_explorer(picture))
@@ -502,7 +539,7 @@ display(widgets.soft_split_explorer(picture))
 #   $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$, which gives T2T's official settings, the picture makes
 #   6 × 10 = 60 overlapping tokens of length 400.
 # - The T2T paper gives the overlap, not the stride: the stride is $k$ minus the overlap.
-# - Most pixels lie in four windows, the edges in fewer. A square stays whole wherever it lies only up to
+# - With $k = 2s$, as here, most pixels lie in four windows, the edges in fewer. A square stays whole wherever it lies only up to
 #   $(k - s + 1) \times (k - s + 1)$.
 # - A soft split is padding plus strided windows, flattened in the order $(C, k, k)$.
 # - Fold, then divide by the coverage, puts the tokens back in place, provided every pixel is covered: for
@@ -596,13 +633,14 @@ print(f"last window: rows {last_top} to {last_top + k - 1}, columns {last_left} 
 
 
 # %% [markdown]
-# ## Evidence: the explorer for six settings
+# ## Evidence: the explorer for seven settings
 #
-# The sliders of section 8 print one text line per setting. The cell prints it for T2T's three settings, ViT's
-# patches, single pixels and a kernel larger than the picture, which the explorer refuses.
+# The sliders of section 8 print one text line per setting. The cell prints it for this notebook's split, T2T's
+# two official settings, ViT's patches, single pixels, a stride larger than the kernel, and a kernel larger than
+# the picture, which the explorer refuses.
 
 # %%
-for setting in [(20, 10, 5), (7, 4, 2), (3, 2, 1), (20, 20, 0), (1, 1, 0), (80, 10, 5)]:
+for setting in [(20, 10, 5), (7, 4, 2), (3, 2, 1), (20, 20, 0), (1, 1, 0), (10, 15, 0), (80, 10, 5)]:
     fig, summary = widgets.soft_split_view(picture, *setting)
     if fig is not None:
         plt.close(fig)

@@ -62,7 +62,7 @@ grid = tokens.count_tokens(H, W, P, P, 0)
 print(f"picture {H} x {W}, patches of {P}: {grid.rows} x {grid.cols} = {grid.total} tokens")
 
 # %% [markdown]
-# ## 1. Order is invisible to attention (14 min)
+# ## 1. Order is invisible to attention (16 min)
 #
 # Take the 15 patch tokens, shuffle their order with a fixed seed, and put them back on the grid in the new
 # order. To a person the result is obviously broken. The numbers say which original patch landed where; a patch's
@@ -93,10 +93,13 @@ plt.show()
 # \qquad A = \text{softmax}_\text{rows}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right), \qquad \text{out} = AV.$$
 #
 # Here $d_k$ is the length of a query; notebook 04 explains the $\sqrt{d_k}$.
+
+# %% [markdown]
+# ### Exercise 1 (predict)
 #
-# **Exercise 1 (predict).** Reorder the tokens: new token `r` is old token `perm[r]`. Each token keeps its own
-# query, key and value. First, on paper: if only tokens 0 and 2 swap, which entries of $A$ change, and which old
-# entry does $A'_{0,5}$ equal? Then predict the weights $A'$ for any reordering, from the old weights $A$ alone,
+# Reorder the tokens: new token `r` is old token `perm[r]`. Each token keeps its own
+# query, key and value. Warm up on paper (not checked): if only tokens 0 and 2 swap, which old entry does
+# $A'_{0,5}$ equal? Then predict the weights $A'$ for any reordering, from the old weights $A$ alone,
 # without running attention. Write the prediction as `predict_weights(weights, perm)`:
 # `weights` is the (N, N) tensor $A$, queries as rows and keys as columns; `perm` is a tensor of N indices.
 
@@ -133,7 +136,8 @@ check.require(check.permuted_weights_function, predict_weights)
 #
 # The outputs are the old outputs in the new order: attention is **permutation-equivariant**. Nothing in it can
 # tell which token came from the top-left corner.
-#
+
+# %% [markdown]
 # ### The proof, on the picture's tokens
 #
 # The demo uses a **layer norm**, which notebook 06 builds. At its core it subtracts each token's own mean and
@@ -197,7 +201,8 @@ plt.show()
 # is 0, and the softmax of equal scores is uniform.
 # The article series makes the same point with integer matrices:
 # [its demo, redone](#Evidence:-the-article-series-demo-of-permutation).
-#
+
+# %% [markdown]
 # ### What it means for a whole model
 #
 # A ViT puts one extra learned token in front of the patch tokens, the **prediction token**; most code calls it
@@ -232,7 +237,7 @@ assert blind_same and not seeing_same
 
 
 # %% [markdown]
-# ## 2. The sinusoidal table (25 min)
+# ## 2. The sinusoidal table (28 min)
 #
 # The original Transformer (Vaswani et al., 2017, "Attention Is All You Need", Section 3.5) uses a fixed table,
 # and T2T-ViT does too. For token slot $i$ and entry $j$ of a token of length $d$:
@@ -241,11 +246,19 @@ assert blind_same and not seeing_same
 # \cos\left(i \,/\, 10000^{2\lfloor j/2 \rfloor / d}\right) & j \text{ odd} \end{cases}$$
 #
 # Each pair of columns $(2m, 2m+1)$ is a sine and a cosine of the same frequency $\omega_m = 10000^{-2m/d}$.
-# The frequencies fall from 1 for the first pair towards $1/10000$ for the last.
+#
+# **Notation.** $\omega_m$ is an angle per slot, in radians: from one slot to the next, pair $m$ turns by
+# $\omega_m$, and one full wave takes $2\pi/\omega_m$ slots, the pair's **wavelength**. The frequencies fall from 1
+# for pair 0 towards $1/10000$ for the last pair, so the wavelengths grow from $2\pi$ slots towards
+# $2\pi \times 10000$. $d$ is the token length, the $D$ of the other notebooks: the table is added to the tokens,
+# so its rows have their length. A **slot** is a row of the table. In the picture's 15-row table slot $p$ is
+# patch $p$; in a model's table slot 0 belongs to the prediction token of section 1, and patch $p$ sits in slot
+# $p + 1$.
 #
 # A worked example: for tokens of length $d = 400$, pair $m = 100$ has $\omega_{100} = 10000^{-200/400} =
 # 1/100$. So column 200 holds $\sin(i/100)$ and column 201 holds $\cos(i/100)$; at slot 3, $\cos(0.03)$.
-#
+
+# %% [markdown]
 # ### The table, built
 #
 # Here is the whole table by hand, one entry at a time, beside the package's version:
@@ -278,10 +291,14 @@ assert abs(small[3, 201] - math.cos(0.03)) < 1e-6
 # A real model needs one row per token plus one for the prediction token. The figure draws the table the article
 # series draws for T2T-ViT: 175 tokens plus the prediction token, 176 rows of length 768 (notebook 09 counts
 # the tokens). Top left: four pairs of columns as curves, a sine and a cosine each; the waves get longer from pair
-# to pair. Top right: every 8th column from about 200 on, as a heat map; the waves keep slowing across the table.
-# Below: four columns as curves; column 600 barely leaves 0.
+# to pair. Top right: a heat map of every 8th column from column 200 on. Every 8th column is even, so it shows
+# sines only; it starts at 200 because the faster columns, drawn only every 8th, would fill it with false
+# stripes ([details](#Evidence:-details-left-out-of-the-text)). Read it from left to right: the waves slow down
+# until the last columns barely leave 0 over all 176 slots. Bottom left: four columns as curves. Bottom right:
+# every pair's wavelength, on a logarithmic scale, against two dashed lines: 175 slots, and $2\pi \times 175$
+# slots, the wavelength of a pair that turns by exactly one radian between slot 0 and slot 175.
 
-# %% mystnb={"image": {"alt": "The 176 by 768 sinusoidal table: eight columns drawn as sine and cosine curves over 64 token slots, a heat map of every 8th column over all 176 slots whose waves slow down from left to right, and four columns as curves over 50 slots, column 600 staying near 0"}}
+# %% mystnb={"image": {"alt": "The 176 by 768 sinusoidal table: eight columns drawn as sine and cosine curves over 64 token slots, a heat map of the sine columns from 200 on, every 8th, over all 176 slots, whose waves slow down from left to right, four columns as curves over 50 slots, column 600 staying near 0, and the wavelength of each of the 384 pairs on a logarithmic scale, rising from about 6 slots, with dashed lines at 175 and 2 pi times 175 slots"}}
 table = position.sinusoidal_table(175 + 1, 768)  # (176, 768): the T2T walk-through's 175 tokens + 1
 columns = (0, 1, 100, 600)
 for j in columns:
@@ -299,18 +316,29 @@ first_heat_column = 200  # past this column the drawn columns stay in step: see 
 assert first_heat_column > 2 * pairs_drawn[-1] + 1  # the heat map starts past the curves' last column
 fig = plt.figure(figsize=(13, 10))
 layout = fig.add_gridspec(2, 2, height_ratios=(1.5, 1))
-ax1, ax2, ax3 = fig.add_subplot(layout[0, 0]), fig.add_subplot(layout[0, 1]), fig.add_subplot(layout[1, :])
+ax1, ax2 = fig.add_subplot(layout[0, 0]), fig.add_subplot(layout[0, 1])
+ax3, ax4 = fig.add_subplot(layout[1, 0]), fig.add_subplot(layout[1, 1])
 plots.show_sine_pairs(table, pairs_drawn, slots=64, ax=ax1)  # the first 64 slots
 plots.show_table_columns(
     table,
     range(first_heat_column, table.shape[1], step),
     ax=ax2,
-    title=f"all 176 slots, every 8th column from {first_heat_column} on\n(the shorter waves are drawn as curves in the left panel)",
+    title=f"all 176 slots, every 8th column from {first_heat_column} on\n(even columns: sines only)",
     ylabel="token slot i (row of the table)",
 )
 ax2.title.set_fontsize(10)
 # the first 50 slots, so that the fastest waves can be followed
 plots.show_table_column_curves(table, columns, slots=50, ax=ax3)
+pair_index = np.arange(table.shape[1] // 2)  # (384,): the pairs m
+ax4.semilogy(pair_index, 2 * np.pi * 10000 ** (2 * pair_index / table.shape[1]), color="k", lw=1.5)
+for level, text in ((175, "175 slots"), (2 * np.pi * 175, "2 pi x 175 slots: one radian by slot 175")):
+    ax4.axhline(level, color="tab:red", ls="--", lw=1)
+    ax4.text(2, level * 1.25, text, color="tab:red", fontsize=8)
+ax4.set_xlabel("pair m (columns 2m and 2m + 1)")
+ax4.set_ylabel("wavelength 2 pi / omega_m (slots)")
+ax4.set_title("wavelength of each of the 384 pairs")
+ax4.set_xlim(0, len(pair_index) - 1)
+ax4.grid(True, which="major", alpha=0.3)
 fig.suptitle(f"sinusoidal table {table.shape[0]} x {table.shape[1]}, drawn column by column")
 fig.tight_layout()
 plt.show()
@@ -323,7 +351,11 @@ plt.show()
 #
 # $$PE_i \cdot PE_{i'} = \sum_{m} \cos\big((i - i')\,\omega_m\big).$$
 #
-# So the similarity of two slots changes with distance in the same way everywhere along the sequence.
+# So the similarity of two slots changes with distance in the same way everywhere along the sequence. That holds
+# for the rows themselves; inside attention a query and a key are tokens times $W_q$ and $W_k$, which need not
+# keep it. Vaswani et al. chose the formula for a related reason: for a fixed offset $k$, $PE_{i+k}$ is a linear
+# function of $PE_i$ (each pair is turned by the angle $k\omega_m$), which they hoped would let a model learn to
+# attend by relative position.
 #
 # The **cosine similarity** keeps only the angle between two vectors:
 #
@@ -332,34 +364,38 @@ plt.show()
 # It is 1 when $a$ and $b$ point the same way, 0 when they are orthogonal, and −1 when they point opposite ways.
 # Every row of the sinusoidal table has length $\sqrt{d/2}$, since each pair adds $\sin^2 + \cos^2 = 1$. So here
 # the cosine similarity is the dot product divided by $d/2$.
+
+# %% [markdown]
+# ### Exercise 2 (predict, from the figure)
 #
-# **Exercise 2 (predict, from the figure).** Before the next cell: slots 0 and 175 are the two rows of the
+# Before the next cell: slots 0 and 175 are the two rows of the
 # 176 × 768 table farthest apart. Use the sum above and the figure of the table, not a calculator.
 #
-# (a) Which statement explains what their cosine similarity is made of? Set `answer_far` to its letter.
+# (a) Which pairs' terms $\cos(175\,\omega_m)$ make up most of their cosine similarity? Set `answer_far` to the
+# letter.
 #
-# - **a.** The rows are like two random vectors: 175 slots apart, they have nothing left in common.
-# - **b.** The fast pairs, whose waves last a few slots, have all come round in step by slot 175.
-# - **c.** The slow pairs, with waves far longer than 175 slots, have barely turned and add nearly 1 each; the fast
-#   pairs' terms take both signs and mostly cancel.
-# - **d.** Every row has the same length, $\sqrt{d/2}$, so all the rows of the table stay alike.
-# - **e.** Slots 0 and 175 sit at opposite ends of the table, so their rows point opposite ways.
+# - **a.** None: 175 slots apart, the rows are like two random vectors, each term as likely negative as positive.
+# - **b.** The fast pairs: their waves last a few slots, so by slot 175 many have come round close to the start.
+# - **c.** The slow pairs: their waves are far longer than 175 slots, so they have barely turned by slot 175.
+# - **d.** All pairs alike: every row has length $\sqrt{d/2}$, and rows of equal length keep a similarity near 1.
+# - **e.** All pairs alike: slots 0 and 175 are the two ends of the table, so each term lies close to −1.
 #
-# (b) Estimate the cosine similarity itself, to within 0.1, and set `estimate_far` to it. Your statement says
-# which pairs' terms count; the figure says roughly how many of the 384 pairs those are.
+# (b) Estimate the cosine similarity itself, to within 0.1, and set `estimate_far` to it. Count a pair as barely
+# turned when it has turned by less than one radian at slot 175, and its term as 1; count the other terms as
+# adding up to about 0. The figure's wavelength panel tells how many of the 384 pairs are barely turned.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "far_slots_similarity-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_far = None  # replace None with a letter, "a" to "e"
 estimate_far = None  # replace None with a number
 ### BEGIN SOLUTION
-# The sum has one term cos(175 * omega_m) per pair of columns. The pairs from about the middle of the table on
-# have waves far longer than 175 slots: in the heat map their sines rise slowly and never complete a wave, and
-# from about column 560 on they barely leave 0. Their terms stay close to 1. The fast pairs' terms take both signs
-# and mostly cancel. A pair has turned by less than a radian at slot 175 when omega_m < 1 / 175, that is when
-# 10000 ** (2m / 768) > 175: from m = 216 on, the last 168 of the 384 pairs. Each adds nearly 1, so the sum is a
-# little under 168, and the cosine (the sum divided by 384) a little under 168 / 384 = 0.44.
+# The sum has one term cos(175 * omega_m) per pair of columns. The slow pairs have waves far longer than 175
+# slots: in the heat map their sines rise slowly and never complete a wave. Their terms stay close to 1. The fast
+# pairs' terms take both signs and mostly cancel. A pair has turned by less than a radian at slot 175 when its
+# wavelength exceeds 2 pi x 175 slots, the upper dashed line: in the wavelength panel that is from about m = 216
+# on, the last 168 or so of the 384 pairs. Each adds nearly 1, so the sum is a little under 168, and the cosine
+# (the sum divided by 384) a little under 168 / 384 = 0.44.
 answer_far = "c"
-estimate_far = 0.4
+estimate_far = 0.44
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "far_slots_similarity-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -383,7 +419,9 @@ check.require(check.far_slots_value, estimate_far)
 
 # %% [markdown]
 # The cell checks that each of the 176 diagonals of the dot products is constant. It then splits the similarity
-# of slots 0 and 175 into its slow and its fast pairs.
+# of slots 0 and 175 into its slow and its fast pairs. In the heat map, look along the diagonals: each has one
+# colour, brightest on the main diagonal and fading away from it; no dot product is negative (the smallest is
+# printed).
 
 # %% mystnb={"image": {"alt": "A 176 by 176 heat map of the dot products between the rows of the sinusoidal table, token slot by token slot: bright along the diagonal and constant along every diagonal"}}
 dots = table @ table.T  # (176, 176)
@@ -405,6 +443,7 @@ print(
     f"cosine similarity: cos(PE_0, PE_1) = {cosines[1]:.3f}, cos(PE_0, PE_50) = {cosines[50]:.3f} "
     f"(the dot products divided by {table.shape[1] // 2})"
 )
+print(f"smallest dot product between two rows: {dots.min():.1f}")
 assert same_along_diagonals
 assert torch.allclose(cosines, dots[0] / (table.shape[1] / 2), atol=1e-4)
 far = n_slots - 1  # slot 175
@@ -440,8 +479,9 @@ plt.show()
 # equal patches is in [adding the table to the tokens](#Evidence:-adding-the-table-to-the-tokens).
 
 # %% [markdown]
-# **Exercise 3 (find the bug).** A colleague wrote the table without a Python loop. It computes the formula's
-# frequencies $\omega_m$ once, one per pair, and spreads them over the columns. It runs and has the right
+# ### Exercise 3 (find the bug)
+#
+# A colleague wrote the table without a Python loop. It runs and has the right
 # shape. But it differs from `table_by_hand`, and its dot products are no longer constant along the diagonals
 # (printed). Find the bug, and say to yourself why it breaks the constant diagonals. Write the corrected function
 # as `fixed_table(n, d)` in the cell below the printout, then run the check. Fix the colleague's code: a
@@ -496,7 +536,7 @@ check.require(check.sinusoidal_function, fixed_table)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 3. Learned position embeddings (6 min)
+# ## 3. Learned position embeddings (7 min)
 #
 # ViT does not fix the table. It makes it a parameter $\mathbf{E}_\text{pos}$ of shape (1, N + 1, D), one row per
 # slot, and learns it with everything else. Row 0 belongs to the prediction token. It is added to the tokens
@@ -505,7 +545,8 @@ check.require(check.sinusoidal_function, fixed_table)
 #
 # It starts as small random numbers: ViT's official code draws them from a normal distribution with mean 0 and
 # standard deviation 0.02. timm calls `trunc_normal_(std=0.02)`, whose bounds ±2 are absolute, not in standard
-# deviations: at 100 standard deviations no draw ever reaches them, so in effect nothing is cut. `vitcourse` cuts
+# deviations: they lie so many standard deviations out (printed) that no draw reaches them, so in effect
+# nothing is cut. `vitcourse` cuts
 # the draws at ±0.04 (two standard deviations), **our own choice**. The three starts, measured ([details](#Evidence:-details-left-out-of-the-text)):
 
 # %%
@@ -521,6 +562,7 @@ for name, t in (
     print(
         f"{name:31s} shape {tuple(t.shape)}, std {t.std().item():.4f}, largest |value| {t.abs().max().item():.4f}"
     )
+print(f"timm's bound 2 is {2 / 0.02:.0f} standard deviations of 0.02 out")
 print(
     f"share of ViT's draws beyond +-0.04: {(plain.abs() > 0.04).float().mean():.3f}; "
     f"ViT's draws with those removed: std {plain[plain.abs() <= 0.04].std():.4f}"
@@ -550,32 +592,35 @@ plt.show()
 # corners. Whatever the rows come to hold, the model must put there itself. A learned table can also hold what a sinusoidal one
 # cannot: it is not bound to depend on distance only. Notebook 12 reads the tables that small models learned on
 # the picture's world, after notebook 10 has shown how a model learns.
-#
-# ## 4. What the papers report (3 min)
+
+# %% [markdown]
+# ## 4. What the papers report (4 min)
 #
 # Does the kind of table matter? The papers that introduced these tables asked:
 #
 # - The original Transformer (Vaswani et al., 2017) tried a learned table beside its sinusoidal one and found
-#   nearly identical results. It kept the sinusoids because a formula gives a row for any slot, so it can reach
-#   sequences longer than any it had met.
-# - The **ViT paper** (Dosovitskiy et al., 2021) compared no position embedding with 1-D learned, 2-D learned
-#   and relative embeddings. All three did far better than none, and differed little among themselves. ViT
-#   learns its table.
+#   nearly identical results. It kept the sinusoids because they *may* let the model extrapolate to sequences
+#   longer than any it had met: a formula gives a row for any slot.
+# - The **ViT paper** (Dosovitskiy et al., 2021) compared no position embedding with three kinds. *1-D*: one row
+#   per slot, as here. *2-D*: half of each row for the patch's grid row, half for its grid column. *Relative*:
+#   terms inside attention that depend only on how far apart two patches are. Each kind did better
+#   than none, and they differed little among themselves. ViT learns a 1-D table.
 # - The **T2T-ViT paper** (Yuan et al., 2021) adds a fixed sinusoidal table, which never changes.
 #
-# So *some* position embedding matters a great deal, and which one matters little. See
+# Only the ViT paper tested images with no position embedding at all. See
 # [the papers' words](#Evidence:-the-papers-words).
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - Attention is permutation-equivariant: reordering the tokens reorders the outputs. A model that reads a
 #   prediction token is then blind to the order of the patches.
 # - A position embedding, one row per token slot added to the tokens, fixes that.
-# - In the sinusoidal table each pair of columns is a sine and a cosine of one frequency, so the similarity of two
-#   rows depends only on their distance; a vectorised version must give both columns of a pair the same
-#   frequency.
+# - In the sinusoidal table each pair of columns is a sine and a cosine of one frequency, so the dot product of
+#   two rows depends only on their distance, and far-apart rows stay alike through their slowest pairs.
 # - A learned table is a parameter, one row per slot; it starts as small random numbers, nearly orthogonal.
-# - The papers found any position embedding far better than none, with little difference between kinds.
+# - The original Transformer found learned and sinusoidal tables nearly identical; the ViT paper found every kind
+#   it tried better than none, and the kinds close to one another.
 #
 # **Next:** [04 Attention](04_attention.ipynb) builds the attention sketched in section 1, step by step. What
 # learned tables hold after training is in [12 Trained position tables](12_trained_position_tables.ipynb).
@@ -650,7 +695,8 @@ assert torch.allclose(weights_int_swapped @ v_int[order], (weights_int @ v_int)[
 #   but the optimiser never changes it.
 # - The **prediction token** is what everyone else calls the **class token**, from a language model called BERT
 #   whose first token is `[CLS]`; `cls_token` in the code of timm, of the article series and of `vitcourse`.
-#
+
+# %% [markdown]
 # ## Evidence: adding the table to the tokens
 #
 # The table is *added*: token $i$ becomes token $i$ plus row $i$ of the table. Here the 15 × 400 table goes onto

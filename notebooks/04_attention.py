@@ -16,7 +16,7 @@
 # %% [markdown]
 # # 04 · Attention: one head, step by step
 #
-# **Time:** about 50 minutes
+# **Time:** about 52 minutes
 #
 # **Before this:** [notebook 03](03_position_embeddings.ipynb), whose section 1 gives attention in one paragraph.
 #
@@ -25,7 +25,7 @@
 #
 # By the end you can
 # 1. draw attention as a lookup: a query matched against keys, a softmax, a weighted sum of values, and say
-#    what a longer query does to the weights;
+#    what a query of larger norm does to the weights;
 # 2. write single-head attention from Q, K and V yourself, and name the shape after every step of ViT's layer;
 # 3. explain why the scores are divided by $\sqrt{d_k}$, with a number.
 
@@ -55,19 +55,22 @@ def numbers(t: torch.Tensor, digits: int = 2) -> str:
 # A Python dictionary is a lookup. You give it a key, and it returns the value stored under that key.
 #
 # Attention is a soft lookup. A *query* is compared with every *key*, and each comparison gives a *score*. A
-# softmax, as in notebook 03's paragraph on attention, turns the scores into *weights*: positive numbers that sum to 1. The result is
-# the weighted sum of the *values*, one value per key: a key that matches well counts most.
+# softmax, as in notebook 03's paragraph on attention, turns the scores into *attention weights*, or *weights*
+# for short: positive numbers that sum to 1. (The numbers a layer learns are called its *parameters* here, never
+# weights.) The result is the weighted sum of the *values*, one value per key: a key that matches well counts most.
 #
 # The softmax of scores $s_j$ gives the weights $w_j = e^{s_j} / \sum_l e^{s_l}$.
 #
-# Let's try it with one query, four keys of length $d$ = 4, and four values of length 3. The score of key $j$
-# is the dot product $q \cdot k_j$ divided by $\sqrt{d}$; section 4 says why. We make the query point the way
-# key 2 does. Key 2 matches best here, but a dot product also rewards long keys.
+# Let's try it with one query, four keys of size $d$ = 4 (4 entries each), and four values of size 3. Keys count
+# from 0, key 0 to key 3, as Python indexes them. The score of key $j$ is the dot product $q \cdot k_j$ divided by
+# $\sqrt{d}$; section 4 says why. We make the query point the way key 2 does, with 1.5 times its *norm* (its
+# length as an arrow, $\lVert q \rVert$). A dot product grows with the norms of both vectors, not only with how
+# well they point the same way.
 
 # %% mystnb={"image": {"alt": "Attention as a lookup: one query of 4 numbers above 4 keys; bars give each key's weight with its score, the largest for key 2, whose key row and value row are outlined; the 4 values on the right with their weighted sum above them"}}
 lookup_gen = torch.Generator().manual_seed(10)
 lookup_keys = torch.randn(4, 4, generator=lookup_gen)  # (4 keys, d = 4), key j in row j
-lookup_values = torch.randn(4, 3, generator=lookup_gen)  # (4 values, length 3): value j belongs to key j
+lookup_values = torch.randn(4, 3, generator=lookup_gen)  # (4 values, size 3): value j belongs to key j
 lookup_query = 1.5 * lookup_keys[2]  # (4,): a query that points the way key 2 does
 lookup_scores = lookup_keys @ lookup_query / math.sqrt(4)  # (4,): q . k_j / sqrt(d)
 lookup_weights = lookup_scores.softmax(dim=0)  # (4,): positive, summing to 1
@@ -87,42 +90,52 @@ plt.show()
 #
 # The output is not any one value: it is a blend, pulled towards the value of the best match. Another query
 # would give other weights, so another blend.
-#
+
+# %% [markdown]
 # ### Exercise 1 (predict): a longer query
 #
-# Make the query 3 times longer, pointing the same way: `3 * lookup_query`. The keys and the values stay as they
-# are. What weight does key 2, the best match, get now? Work it out from the scores printed above, then set
-# `longer_weight` to that weight, to two decimals or better.
+# Multiply the query by a number $c > 1$: same direction, $c$ times the norm. The keys and the values stay as they
+# are. How large must $c$ be for key 2, the best match, to get a weight of at least 0.99? Reason from the scores
+# printed above: what does $c$ do to each score, and what does the softmax make of the new scores? Then set
+# `query_factor` to that $c$, within 10 %.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "longer_query_weight-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-longer_weight = None  # replace None with a number
+query_factor = None  # replace None with a number
 ### BEGIN SOLUTION
-# A score is a dot product with the query, so a query 3 times longer gives 3 times every score: the gaps between
-# the scores grow 3 times too, and the softmax gives still more of the weight to the best key, never all of it.
-longer_weight = (3 * lookup_scores).softmax(dim=0)[2].item()
+# A score is a dot product with the query, so c times the query gives c times every score, and c times every gap
+# g_j between key 2's score and key j's. Key 2's weight is 1 / (1 + sum_j exp(-c g_j)): it grows with c but never
+# reaches 1. It reaches 0.99 when sum_j exp(-c g_j) = 1/99. The closest key (gap about 0.97) alone gives
+# c = ln 99 / 0.97, about 4.7; the other keys add a little, so c is a bit larger. Halving the interval:
+low, high = 1.0, 100.0
+for _ in range(50):
+    middle = (low + high) / 2
+    low, high = (middle, high) if (middle * lookup_scores).softmax(dim=0)[2] < 0.99 else (low, middle)
+query_factor = high
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "longer_query_weight-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.longer_query_weight(longer_weight)
+check.longer_query_weight(query_factor)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "longer_query_weight-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.longer_query_weight, longer_weight)
+check.require(check.longer_query_weight, query_factor)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ### All the queries at once
 #
-# Exercise 1 showed that the weights depend on the query's length, not only on its direction. Now from one query
+# Exercise 1 showed that the weights depend on the query's norm, not only on its direction. Now from one query
 # to many: in a transformer, every token makes a query, a key and a value, and does this lookup over all the tokens at
 # once. Stack the tokens as the rows of $X$, with $Q = XW_q$, $K = XW_k$ and $V = XW_v$:
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V.$$
 #
-# The softmax runs over each row, that is over the keys, and $d_k$ is the length of a query. We build ViT's
+# The softmax runs over each row, that is over the keys, and $d_k$ is the size of a query (its number of
+# entries). We build ViT's
 # standard layer; notebook 08 builds T2T's variant: see [how the two differ](#Evidence:-the-walk-through-and-its-sources).
-#
+
+# %% [markdown]
 # ### Exercise 2 (code): the formula, written out
 #
 # Write `single_head_attention(q, k, v)`, which computes the formula above. q has shape
@@ -154,40 +167,63 @@ check.require(check.single_head_function, single_head_attention)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 2. Queries, keys and values (4 min)
+# ## 2. Queries, keys and values (8 min)
 #
-# Our walk-through: a batch of 13 items, each 100 tokens of length $D$ = 64. Inside a transformer block,
-# attention reads tokens that a *layer norm* has just normalised to mean 0 and variance 1 (notebook 06).
-# Standard normal tokens have about the same statistics, so we use those.
+# Our walk-through: a batch of 13 items, each 100 tokens of size $D$ = 64. Inside a transformer block,
+# attention reads tokens that a *layer norm* has just normalised, each to mean 0 and variance 1 over its entries
+# (notebook 06). Standard normal tokens have mean 0 and variance 1 on average; each token's own mean and variance
+# scatter around those (printed), so they stand in for normalised tokens.
 #
-# One linear layer, `qkv`, maps each token to $3D$ numbers, which are split into q, k and v.
+# One linear layer, `qkv`, maps each token to $3D$ numbers, which are split into q, k and v: its parameters hold
+# $W_q$, $W_k$ and $W_v$ side by side.
 #
 # A layer can run several *heads*: groups of head_dim channels, each with its own attention (notebook 05). Here
 # there is one head, but we keep a *head axis* of size 1, so that the same code works for several.
 #
-# We draw the weights with standard deviation $1/\sqrt{D}$, so that q and k have variance about 1
-# ([PyTorch's default gives less](#Evidence:-the-walk-through-and-its-sources)).
+# We draw the parameters of `qkv` with standard deviation $1/\sqrt{D}$, so that the entries of q and k have
+# variance about 1 ([PyTorch's default gives less](#Evidence:-the-walk-through-and-its-sources)). That is the
+# size the $\sqrt{d_k}$ of section 4 is made for. ViT models in timm start these parameters far smaller
+# (standard deviation 0.02), so their first scores are tiny and their weights nearly uniform; the scale matters
+# once learning has grown q and k to about unit size.
 #
 # **The reshape and the permute, axis by axis.** A token's $3D$ numbers come as three blocks, [q | k | v], and
 # inside each block the channels come head by head. So `reshape(batch, n_tokens, 3, heads, head_dim)` reads
 # the last axis from the outside in: block, head, channel. Then `permute(2, 0, 3, 1, 4)` lists the old axes in
 # their new order: q, k or v first, so that unpacking gives the three; then batch, head, token and channel.
 # The heads go before the tokens, so that a product over the last two axes compares tokens within each head.
+#
+# A tiny case shows it: 1 item, 3 tokens, $D$ = 4, 2 heads of 2 channels. Entry $c$ of token $t$ of what `qkv`
+# returns is set to $100t + c$, so every number printed says where it came from. Heads count from 0.
+
+# %%
+tiny = (100 * torch.arange(3)[:, None] + torch.arange(3 * 4)).float()[None]  # (1, 3 tokens, 3D = 12)
+tiny_q, tiny_k, tiny_v = tiny.reshape(1, 3, 3, 2, 2).permute(2, 0, 3, 1, 4)  # each (1, heads 2, tokens 3, 2)
+print(f"{tuple(tiny.shape)} -> reshape (1, 3, 3, 2, 2) -> permute -> q, k, v each {tuple(tiny_q.shape)}")
+for name, t in (("q", tiny_q), ("k", tiny_k), ("v", tiny_v)):
+    for h in range(2):
+        print(f"{name}, head {h}, tokens 0 to 2: {t[0, h].int().tolist()}")
+assert tiny_k[0, 1, 2].tolist() == [206.0, 207.0]  # k of head 1, token 2: channels 6 and 7 of token 2
+
+# %% [markdown]
+# Each token's q is its channels 0 to 3, k its channels 4 to 7 and v its channels 8 to 11; head 0 takes the
+# first two of each block, head 1 the last two. Now the walk-through, at full size.
 
 # %%
 batch, n_tokens, dim = 13, 100, 64
 x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(42)).to(device)  # (B, N, D)
-print(f"x: {tuple(x.shape)}  (batch, tokens, token length)")
+print(f"x: {tuple(x.shape)}  (batch, tokens, token size)")
 token_means, token_vars = x.mean(-1), x.var(-1, unbiased=False)  # (B, N) each: over each token's D entries
 print(
     f"per token: mean from {token_means.min():.2f} to {token_means.max():.2f}, "
-    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (a fresh layer norm gives 0 and 1, up to its eps)"
+    f"variance from {token_vars.min():.2f} to {token_vars.max():.2f} (a fresh layer norm gives 0 and 1, up to eps, a tiny number it adds to the variance)"
 )
 assert token_means.abs().max() < 0.5 and 0.45 < token_vars.min() and token_vars.max() < 1.75
 
 torch.manual_seed(0)  # the layer qkv, then q, k and v
 qkv = nn.Linear(dim, dim * 3)
-nn.init.normal_(qkv.weight, std=dim**-0.5)  # drawn on the CPU, then moved: the same numbers on every device
+nn.init.normal_(
+    qkv.weight, std=dim**-0.5
+)  # W_q, W_k, W_v side by side; drawn on the CPU, then moved: the same numbers on every device
 nn.init.zeros_(qkv.bias)
 qkv = qkv.to(device)
 proj = nn.Linear(dim, dim).to(device)
@@ -203,7 +239,7 @@ print(f"Q, K, V each {tuple(q.shape)}  (batch, heads, tokens, channels)")
 print(f"variance of the entries of q: {q.var().item():.2f}, of k: {k.var().item():.2f}")
 
 # %% [markdown]
-# ## 3. Scores, softmax and the weighted sum (17 min)
+# ## 3. Scores, softmax and the weighted sum (14 min)
 #
 # This is Exercise 2's formula, with a batch axis and a head axis in front of the tokens. $QK^\top$ has one row
 # per query token and one column per key token. The scores are multiplied by $d_k^{-1/2}$, and a softmax over
@@ -211,7 +247,8 @@ print(f"variance of the entries of q: {q.var().item():.2f}, of k: {k.var().item(
 #
 # Each token's output is then its row of weights times the values: a weighted average of the 100 value vectors.
 # The heads are glued back side by side; with one head, that just drops the head axis. A last linear layer,
-# `proj`, mixes the channels.
+# `proj`, mixes the channels. ViT's layer has it whatever the number of heads; with several, it mixes what the
+# heads found (notebook 05).
 
 # %%
 scale = head_dim**-0.5
@@ -229,33 +266,53 @@ print(
 )
 
 # %% [markdown]
-# Here are the matrix products for the first batch item, as heat maps. They show the first 20 tokens, so that
-# each cell can be seen; the products use all 100. So the rows of the weights panel do not sum to 1.
+# Here is the last product, weights @ V = output, for the first batch item, as heat maps. They show the first 20
+# tokens, so that each cell can be seen; the products use all 100, so the rows of the weights panel do not sum
+# to 1.
 #
-# In the weights, every query row has its own pattern: some keys get several times the average weight 1/100,
-# many get almost none. An average varies less than what it averages, so the last panel's colour range is ±1,
-# not ±3 ([how much less, with a control](#Evidence:-the-walk-through-and-its-sources)).
+# Look first at the weights: every query row has its own pattern, a few keys with several times the average
+# weight 1/100 and many with almost none (the median of the largest weight in a row is printed). Then compare V
+# and the output, drawn on one colour scale: the output is paler. Each output row averages 100 value rows that
+# are far from all alike, and such an average varies less than what it averages
+# ([how much less, with a control](#Evidence:-the-walk-through-and-its-sources)).
 
-# %% mystnb={"image": {"alt": "Five heat maps for 20 tokens of the first item: Q, K transposed, the attention weights with a few bright keys per row, V, and the output weights times V in a narrower colour range"}}
+# %% mystnb={"image": {"alt": "Three heat maps for 20 tokens of the first item: the attention weights, query token by key token, with a few bright keys per row; V, token by channel; and the output weights times V, paler than V on the same colour scale"}}
 show = 20
-item = {name: t[0, 0, :show].cpu() for name, t in [("Q", q), ("K", k), ("V", v), ("out", mixed_values)]}
-w0 = weights[0, 0, :show, :show].cpu()
-fig, axes = plt.subplots(1, 5, figsize=(17, 3.6), gridspec_kw={"width_ratios": [2.2, 2.2, 1.4, 2.2, 2.2]})
-panels = [  # (matrix, title, xlabel, ylabel, colormap, colour range, colour bar's label)
-    (item["Q"], "Q (20 tokens x 64)", "channel", "query token", "RdBu_r", 3, "entry of q"),
-    (item["K"].T, "K^T (64 x 20 tokens)", "key token", "channel", "RdBu_r", 3, "entry of k"),
-    (w0, "weights (20 of 100 keys)", "key token", "query token", "magma", None, "attention weight"),
-    (item["V"], "V (20 tokens x 64)", "channel", "key token", "RdBu_r", 3, "entry of v"),
-    (item["out"], "weights @ V (range ±1)", "channel", "query token", "RdBu_r", 1, "entry of the output"),
-]
-for ax, (matrix, title, xlabel, ylabel, cmap, limit, label) in zip(axes, panels, strict=True):
-    vmin, vmax = (-limit, limit) if limit else (None, None)
+w0 = weights[0, 0, :show, :show].cpu()  # (20, 20): 20 queries, 20 of the 100 keys
+v0, out0 = v[0, 0, :show].cpu(), mixed_values[0, 0, :show].cpu()  # (20, 64) each
+shared = 3.0  # one colour range for V and the output
+assert v0.abs().max() < 1.5 * shared and out0.abs().max() < shared
+fig, axes = plt.subplots(1, 3, figsize=(16, 4.4), gridspec_kw={"width_ratios": [1.4, 2, 2]})
+plots.show_matrix(
+    w0,
+    ax=axes[0],
+    title="attention weights",
+    xlabel="key token",
+    ylabel="query token",
+    cmap="magma",
+    vmin=0,
+    vmax=float(w0.max()),
+    label="attention weight",
+)
+for ax, matrix, title, ylabel in (
+    (axes[1], v0, "@   V", "key token"),
+    (axes[2], out0, "=   output (weights @ V, all 100 keys)", "query token"),
+):
     plots.show_matrix(
-        matrix, ax=ax, title=title, xlabel=xlabel, ylabel=ylabel, cmap=cmap, vmin=vmin, vmax=vmax, label=label
+        matrix,
+        ax=ax,
+        title=title,
+        xlabel="channel",
+        ylabel=ylabel,
+        cmap="RdBu_r",
+        vmin=-shared,
+        vmax=shared,
+        label="entry (same scale)",
     )
 for ax in axes:  # token and channel numbers are whole numbers
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+fig.suptitle("first item, first 20 tokens: attention weights @ V = output")
 fig.tight_layout()
 plt.show()
 top = weights.max(dim=-1).values  # (B, heads, N): the largest weight of each row
@@ -362,22 +419,23 @@ print(f"a gap of 8: unscaled e^8 = {math.exp(8):.0f}, scaled e^(8 / 8) = {math.e
 # %% [markdown]
 # The scaled weights are the flatter ones: dividing by $\sqrt{d_k}$ shrinks the gaps between a row's scores.
 # A weight ratio is $e$ raised to the gap, so a gap of 8 that gave a factor of about 3,000 now gives one of $e$.
-#
-# ## 4. Why divide by √d_k (4 min)
+
+# %% [markdown]
+# ## 4. Why divide by √d_k (6 min)
 #
 # Take q and k whose entries are independent, with mean 0 and variance 1. Their dot product
 # $q \cdot k = \sum_{c=0}^{d_k - 1} q_c k_c$ is a sum of $d_k$ products of variance 1. So its variance is $d_k$.
 #
-# Scores that far apart push the softmax towards a one-hot row, and then learning can barely move the row.
-# A model learns by nudging its parameters along *gradients*: rates of change passed backwards through every
-# step of the computation. Every gradient that reaches q and k passes through the softmax's derivative,
-# $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$, with $\delta_{jl}$ = 1 when $j = l$, else 0. When
-# every weight is near 0 or 1, this is near 0.
+# Scores that far apart push the softmax towards a one-hot row. A model learns by nudging its parameters along
+# *gradients*: rates of change passed backwards through every step of the computation. Every gradient that
+# reaches q and k passes through the softmax's derivative, $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$,
+# with $\delta_{jl}$ = 1 when $j = l$, else 0. When every weight is near 0 or 1, this is near 0: a small change
+# of the scores then barely changes the weights, so the gradients that reach q and k are small.
 #
 # Dividing by $\sqrt{d_k}$ brings the variance back to 1, whatever the head size. Below: measured on random
-# pairs, then on our walk-through, then for one query over 100 keys with $d_k$ = 256.
+# pairs, then on our walk-through, then for 1,000 random queries over 100 keys with $d_k$ = 256, one of them drawn.
 
-# %% mystnb={"image": {"alt": "Bar chart of one query's weights over 100 keys with d_k 256: unscaled, one red bar takes most of the weight; scaled, the blue bars are spread over many keys"}}
+# %% mystnb={"image": {"alt": "Two bar charts of one query's weights over 100 keys with d_k 256: unscaled, one red bar takes most of the weight; scaled, on its own smaller y axis, the blue bars are spread over many keys"}}
 gen = torch.Generator().manual_seed(0)
 pairs = 10_000
 print(f"{pairs:,} random pairs (q, k) with unit-variance entries")
@@ -392,34 +450,43 @@ print(
     f"var(QK^T / 8) = {(scores_cpu * scale).var().item():.2f}"
 )
 d_k = 256
-qrow, keys = torch.randn(1, d_k, generator=gen), torch.randn(100, d_k, generator=gen)
-raw = (qrow @ keys.T)[0]  # (100,) scores of one query over 100 keys
+qrows, keys = torch.randn(1000, d_k, generator=gen), torch.randn(100, d_k, generator=gen)
+raw = qrows @ keys.T  # (1000, 100): the scores of 1,000 queries over 100 keys
 unscaled, scaled_w = raw.softmax(-1), (raw / math.sqrt(d_k)).softmax(-1)
-print(f"d_k = {d_k}: largest weight without scaling {unscaled.max():.3f}, with scaling {scaled_w.max():.3f}")
-fig, ax = plt.subplots(figsize=(9, 3))
-ax.bar(range(100), unscaled, color="tab:red", label="softmax(q.k): almost one-hot")
-ax.bar(range(100), scaled_w, color="tab:blue", alpha=0.7, label="softmax(q.k / sqrt(d_k))")
-ax.set_xlabel("key token")
-ax.set_ylabel("attention weight")
-ax.set_title(f"One query over 100 keys, d_k = {d_k}")
-ax.legend()
+print(
+    f"d_k = {d_k}, 1,000 queries: median largest weight without scaling {unscaled.max(-1).values.median():.3f}, "
+    f"with scaling {scaled_w.max(-1).values.median():.3f}"
+)
+assert unscaled.max(-1).values.median() > 0.5 > scaled_w.max(-1).values.median()
+fig, (ax_u, ax_s) = plt.subplots(1, 2, figsize=(12, 3))
+ax_u.bar(range(100), unscaled[0], color="tab:red")
+ax_u.set_title(f"query 0, softmax(q.k), d_k = {d_k}")
+ax_s.bar(range(100), scaled_w[0], color="tab:blue")
+ax_s.set_title("the same query, softmax(q.k / sqrt(d_k)): note the y axis")
+for ax in (ax_u, ax_s):
+    ax.set_xlabel("key token")
+    ax.set_ylabel("attention weight")
+fig.tight_layout()
 plt.show()
 
 # %% [markdown]
 # Our walk-through agrees: its scores have variance close to $d_k$ = 64, and its scaled scores close to 1. With
-# $d_k$ = 256 and no scale, one key takes most of the weight.
-#
+# $d_k$ = 256 and no scale, one key takes most of a row's weight in the typical row (the median printed); with the
+# scale, it is under a tenth.
+
+# %% [markdown]
 # ## Summary
 #
 # - Attention is a soft lookup: a query is scored against every key, a softmax makes the weights, and the
-#   output is the weighted sum of the values. A score is a dot product, so a longer query in the same direction
-#   gives sharper weights.
+#   output is the weighted sum of the values. A score is a dot product, so a query of larger norm in the same
+#   direction gives sharper weights.
 # - For all the queries at once, $\text{softmax}(QK^\top / \sqrt{d_k})\,V$: one row of weights per query, the
-#   softmax over the keys, and the scale set by the length of the queries and keys, not of the values.
+#   softmax over the keys, and the scale set by the size of the queries and keys, not of the values.
 # - Q, K and V come from one linear layer, `qkv`; a reshape and a permute give each its own tensor,
-#   (batch, heads, tokens, channels). The weights form a tokens × tokens matrix per item, each row summing to 1;
+#   (batch, heads, tokens, channels). The attention weights form a tokens × tokens matrix per item, each row
+#   summing to 1;
 #   `proj` mixes the output's channels.
-# - For unit-variance q and k of length $d_k$, the dot product $q \cdot k$ has variance $d_k$. The scale
+# - For unit-variance q and k of size $d_k$, the dot product $q \cdot k$ has variance $d_k$. The scale
 #   $d_k^{-1/2}$ brings it back to 1 and keeps the rows away from one-hot: a gap $g$ between two scores becomes
 #   a weight ratio $e^{g / \sqrt{d_k}}$.
 #
@@ -429,35 +496,26 @@ plt.show()
 # %% [markdown]
 # ## Evidence: the walk-through and its sources
 #
-# **The article's walk-through.** The attention article's walk-through uses the same batch, token count and
-# channels as ours, but its tokens have length 49: the 7 × 7 pixels of a window of T2T's first soft split. Its
+# **The article's walk-through.** The walk-through of "Attention for Vision Transformers, Explained" (Skylar Jean
+# Callis, in the series "Vision Transformers Explained") uses the same batch, token count and channels as ours,
+# but its tokens have size 49: the 7 × 7 pixels of a window of T2T's first soft split. Its
 # layer reads them into 64 channels and adds $v$ to its output, a skip connection: that is T2T's variant, which
-# notebook 08 builds. Ours start at length 64 and stay at 64, the standard layer.
+# notebook 08 builds. Ours start at size 64 and stay at 64, the standard layer.
 #
-# The official T2T-ViT code (Yuan et al.) builds T2T's first token transformer, the layer of notebook 05's Exercise 2, as
+# The official T2T-ViT code (Yuan et al.), with `tokens_type='transformer'` (its `T2T_ViT` class defaults to
+# `'performer'`), builds T2T's first token transformer as
 # `Token_transformer(dim=in_chans * 7 * 7, in_dim=token_dim, num_heads=1, mlp_ratio=1.0)` with `token_dim` 64
 # and its qkv bias off by default. Notebook 08 adds T2T's skip through $v$ and compares the two codes' scale
-# factors; neither changes the multiply-adds that notebook 05's Exercise 2 counts.
-
-# %%
-article = {"batch": 13, "tokens": 100, "token length": 7 * 7, "channels": 64}  # the article's walk-through
-print(
-    "the article's walk-through: "
-    + ", ".join(f"{name} {size}" for name, size in article.items())
-    + f" -> Q, K, V each {(article['batch'], 1, article['tokens'], article['channels'])}"
-)
-print(
-    f"ours: batch {batch}, tokens {n_tokens}, token length {dim}, channels {dim} -> Q, K, V each {tuple(q.shape)}"
-)
+# factors; neither changes the layer's multiply-adds, which notebook 05 counts.
 
 # %% [markdown]
-# **The weights' spread in section 2.** A freshly built `nn.Linear` draws its weights uniformly from
-# $[-1/\sqrt{D}, 1/\sqrt{D}]$, with $D$ its input length. That has standard deviation $1/\sqrt{3D}$, so its q
+# **The parameters' spread in section 2.** A freshly built `nn.Linear` draws its parameters uniformly from
+# $[-1/\sqrt{D}, 1/\sqrt{D}]$, with $D$ its input size. That has standard deviation $1/\sqrt{3D}$, so its q
 # would have variance about 1/3 instead of 1.
 #
 # **How much less the outputs vary (section 3).** Each output row is a *convex combination* of the value rows:
 # its weights are positive and sum to 1. For independent values of variance 1, its variance is
-# $\sum_j a_{ij}^2$, the sum of the squared weights of its row. The outputs spread several times less than the
+# $\sum_j a_{ij}^2$, the sum of the squared weights $a_{ij}$ of query $i$ over the keys $j$. The outputs spread several times less than the
 # values, but somewhat more than $\sum_j a_{ij}^2$ predicts. The prediction assumes values independent of the
 # weights, while here both come from the same tokens. The control applies the same weights to the values of
 # another batch item, independent of these weights, and lands on the prediction.
@@ -466,7 +524,7 @@ print(
 with torch.no_grad():
     q_default = nn.Linear(dim, dim * 3).to(device)(x)[..., :dim]  # q of a freshly built layer, (B, N, D)
 print(
-    f"variance of q with nn.Linear's own weights: {q_default.var().item():.2f}, with ours: {q.var().item():.2f}"
+    f"variance of q with nn.Linear's own parameters: {q_default.var().item():.2f}, with ours: {q.var().item():.2f}"
 )
 sum_sq = (weights**2).sum(dim=-1)  # (B, heads, N): sum of the squared weights of each row
 predicted_std = (v.std() * sum_sq.mean().sqrt()).item()  # for values independent of the weights

@@ -72,8 +72,9 @@ show = 20  # the figures show the first 20 tokens
 print(f"x: {tuple(x.shape)}, qkv: {dim} -> {3 * dim}, proj: {dim} -> {dim}")
 
 # %% [markdown]
-# With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of head_dim $= D / h$ channels. Each
-# head computes its own attention weights over the same tokens, with $d_k$ = head_dim in the scale. Then the
+# With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of head_dim $= D / h$ channels; head
+# $i$, for $i = 0, \dots, h - 1$, takes group $i$. Each head computes its own attention weights over the same
+# tokens, with $d_k$ = head_dim in the scale. Then the
 # $h$ outputs are put side by side again, head 0's channels first, and `proj` mixes them.
 #
 # Notebook 04's reshape already has a head axis: `reshape(batch, n_tokens, 3, heads, head_dim)` reads a
@@ -107,7 +108,7 @@ print(f"x: {tuple(x.shape)}, qkv: {dim} -> {3 * dim}, proj: {dim} -> {dim}")
 def merge_heads_buggy(o: torch.Tensor) -> torch.Tensor:
     """Should glue (B, heads, N, head_dim) into (B, N, heads * head_dim), head 0's channels first."""
     b, h, n, d = o.shape
-    return o.permute(0, 2, 3, 1).reshape(b, n, h * d)  # (B, N, head_dim, heads) -> (B, N, heads * head_dim)
+    return o.permute(0, 2, 3, 1).reshape(b, n, h * d)
 
 
 labels = torch.tensor([[[100 * h + 10 * t + c for c in range(2)] for t in range(3)] for h in range(2)])[
@@ -201,11 +202,11 @@ print(
 print(f"glued back: {tuple(glued.shape)}, projected: {tuple(out4.shape)}")
 
 fig, axes = plt.subplots(1, heads, figsize=(15, 3.5), layout="constrained")
-for h, ax in enumerate(axes):
+for i, ax in enumerate(axes):
     plots.show_matrix(
-        w4[0, h, :show, :show].cpu(),
+        w4[0, i, :show, :show].cpu(),
         ax=ax,
-        title=f"head {h}: weights (20 of 100 keys)",
+        title=f"head {i}: item 0, 20 of 100",
         xlabel="key token",
         ylabel="query token",
         cmap="magma",
@@ -216,12 +217,21 @@ for h, ax in enumerate(axes):
     )
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-fig.colorbar(axes[0].images[0], ax=axes, fraction=0.02, pad=0.02, label="attention weight")
+bar = fig.colorbar(axes[0].images[0], ax=axes, fraction=0.02, pad=0.02, label="attention weight")
+bar.ax.axhline(1 / n_tokens, color="cyan", lw=2)  # the uniform weight 1/100
 plt.show()
+print(
+    f"item 0, its first 20 queries and keys: largest weight {w4[0, :, :show, :show].max():.3f}, "
+    f"uniform 1/{n_tokens} = {1 / n_tokens:.2f} (the cyan line on the colour bar)"
+)
 
 # %% [markdown]
-# Each head has its own pattern over the same tokens: different groups of channels compare different things.
-#
+# Each map shows item 0's first 20 queries (rows) and first 20 keys (columns) of one head; every row goes on
+# over 80 more keys. Compare the heads: the bright keys sit in different places, because each head computes
+# its own weights from its own channels. Here the tokens and the weights are random, so the patterns are
+# noise; what a trained head attends to is notebook 13's subject.
+
+# %% [markdown]
 # ### The sources' notation
 #
 # The lecture slides quote PyTorch's documentation of `nn.MultiheadAttention`, which writes the layer as
@@ -229,15 +239,17 @@ plt.show()
 # $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
 # \text{head}_i = \text{Attention}(QW_i^Q, KW_i^K, VW_i^V).$$
 #
-# In self-attention $Q$, $K$ and $V$ are all the tokens $X$. Each head has its own $D \times \text{head\_dim}$
+# In *self-attention*, the only kind in this course, queries, keys and values all come from the same tokens:
+# $Q$, $K$ and $V$ are all the tokens $X$. Each head has its own $D \times \text{head\_dim}$
 # matrices $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`. The sources
 # number the heads from 1; we count from 0, as Python indexes. Where are the $W_i$ in our code? `nn.Linear`
 # computes $x W^\top + b$, and `qkv.weight` has $3D$ rows: the q block, then the k block, then the v block,
-# each cut head by head. So head $h$'s $W_h^Q$ is rows $h \cdot \text{head\_dim}$ to
-# $(h + 1) \cdot \text{head\_dim}$ of the q block, transposed. The cell checks that for head 2.
+# each cut head by head. So head $i$'s $W_i^Q$ is rows $i \cdot \text{head\_dim}$ to
+# $(i + 1) \cdot \text{head\_dim} - 1$ of the q block, transposed (the Python slice
+# `i * head_dim : (i + 1) * head_dim`). The cell checks that for head 2.
 
 # %%
-h, rows = 2, slice(2 * head_dim, 3 * head_dim)  # head 2's rows inside each block of qkv.weight
+i, rows = 2, slice(2 * head_dim, 3 * head_dim)  # head i = 2: its rows inside each block of qkv.weight
 w_q, w_k, w_v = qkv.weight.detach().chunk(3)  # each (D, D): the q, k and v blocks
 b_q, b_k, b_v = qkv.bias.detach().chunk(3)  # each (D,)
 with torch.no_grad():
@@ -245,11 +257,14 @@ with torch.no_grad():
     k_h = x @ w_k[rows].T + b_k[rows]
     v_h = x @ w_v[rows].T + b_v[rows]
     head_2 = ((q_h @ k_h.transpose(-2, -1)) * head_dim**-0.5).softmax(-1) @ v_h  # (B, N, head_dim)
-    concat = torch.cat([o4[:, i] for i in range(heads)], dim=-1)  # (B, N, D): Concat(head_0, ..., head_3)
+    concat = torch.cat([o4[:, j] for j in range(heads)], dim=-1)  # (B, N, D): Concat(head_0, ..., head_3)
 print(
-    f"W_2^Q: rows {rows.start}-{rows.stop - 1} of qkv.weight's q block, transposed: {tuple(w_q[rows].T.shape)}"
+    f"W_{i}^Q: rows {rows.start} to {rows.stop - 1} of qkv.weight's q block (slice {rows.start}:{rows.stop}), "
+    f"transposed: {tuple(w_q[rows].T.shape)}"
 )
-print(f"head 2 from its own matrices = head 2 of the reshape: {torch.allclose(head_2, o4[:, 2], atol=1e-5)}")
+print(
+    f"head {i} from its own matrices = head {i} of the reshape: {torch.allclose(head_2, o4[:, i], atol=1e-5)}"
+)
 print(
     f"Concat(heads) = merge_heads: {torch.equal(concat, glued)}; W^O = proj.weight.T {tuple(proj.weight.T.shape)}"
 )
@@ -273,12 +288,16 @@ for h in (1, 4):
 
 # %% [markdown]
 # We count work in *multiply-adds*: an $a \times b$ matrix times a $b \times c$ one takes $abc$ of them, so a
-# linear layer on $N$ tokens takes $N L_\text{in} L_\text{out}$ ([what is counted](#Evidence:-what-a-multiply-add-counts)).
+# linear layer from token length $L_\text{in}$ to length $L_\text{out}$, on $N$ tokens, takes
+# $N L_\text{in} L_\text{out}$ ([what is counted](#Evidence:-what-a-multiply-add-counts)).
 #
-# So one attention layer on $N$ tokens costs $3ND^2$ for qkv, $N^2D$ for the scores $QK^\top$ over all heads,
-# another $N^2D$ for weights @ V, and $ND^2$ for `proj`: in total
-# $3ND^2 + N^2D + N^2D + ND^2 = 4ND^2 + 2N^2D$. `vitcourse.cost.count_macs` counts them during a real forward
-# pass:
+# So one attention layer on $N$ tokens costs $3ND^2$ for qkv and $ND^2$ for `proj`. The scores $QK^\top$ cost
+# each of the $h$ heads $N \cdot N \cdot (D/h)$, so $h \cdot N^2 (D/h) = N^2 D$ over all heads: cutting into
+# heads adds no multiply-adds. Weights @ V costs another $N^2D$. In total
+# $3ND^2 + N^2D + N^2D + ND^2 = 4ND^2 + 2N^2D$. The scaling and the softmax are left out: they take a few
+# operations per weight, no matrix product. `vitcourse.cost.count_macs` runs a real forward pass and counts
+# `qkv` and `proj` from the shapes that reach them; the two products are no layers it can watch, so it adds
+# $2 N^2 D$ by the same formula. Its first and last lines check the formula; its middle line only repeats it.
 
 # %%
 layer = Attention(dim, num_heads=4, qkv_bias=True)
@@ -295,15 +314,16 @@ assert counted == formula
 
 # %% [markdown]
 # Notebook 06 adds the MLP to make an encoder block, and notebook 07 counts a whole block's cost.
-#
+
+# %% [markdown]
 # ### Exercise 2 (predict): the cost of a layer that changes the token length
 #
 # The formula above keeps the token length $D$; T2T's first token transformer (notebook 08) does not. Its soft
 # split cuts the picture into windows of 7 × 7 pixels (kernel 7, stride 4, padding 2). The layer reads each
 # window's 49 pixels and gives tokens of 64 channels, with one head and no bias in qkv:
 # `Attention(49, chan=64, num_heads=1, qkv_bias=False)` ([the official code's
-# version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)). The cell below counts the soft
-# split's tokens.
+# version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)). The cell below counts the tokens
+# of the picture's soft split, to place the picture afterwards; the question does not depend on that count.
 #
 # Compare the multiply-adds of the two matrix products, $QK^\top$ and weights @ V, with those of the two
 # linear layers, qkv and `proj`. From how many tokens $N$ on do the two products cost more than qkv and `proj`
@@ -500,21 +520,28 @@ fig, axes = plt.subplots(1, 5, figsize=(17, 2.9), gridspec_kw={"width_ratios": [
 plots.show_picture(picture, ax=axes[0], title="the picture, patches 0-14", colorbar=False)
 plots.draw_patch_grid(axes[0], 60, 100, 20)
 axes[0].add_patch(Rectangle((40, 20), 20, 20, fill=False, ec="cyan", lw=2.5))  # patch 7
-for h in range(4):
+for i in range(4):
     plots.show_grid_values(
-        grid[h], ax=axes[h + 1], title=f"head {h}: weights of patch 7", vmax=float(grid.max()), colorbar=False
+        grid[i], ax=axes[i + 1], title=f"head {i}: weights of patch 7", vmax=float(grid.max()), colorbar=False
     )  # one colour range for the four heads
-    axes[h + 1].add_patch(
+    axes[i + 1].add_patch(
         Rectangle((1.5, 0.5), 1, 1, fill=False, ec="cyan", lw=2.5)
     )  # patch 7: row 1, column 2
-fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
-fig.suptitle("Random 4-head attention of patch 7 (outlined) over the 15 patches")
+bar = fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
+bar.ax.axhline(1 / 15, color="cyan", lw=2)  # the uniform weight 1/15
+fig.suptitle("Random 4-head attention of patch 7 (outlined) over the 15 patches; cyan line: uniform 1/15")
 plt.show()
+print(
+    f"patch 7's weights, all four heads: from {pic_weights.min():.3f} to {pic_weights.max():.3f}; "
+    f"uniform 1/15 = {1 / 15:.3f}"
+)
 
 # %% [markdown]
-# How far the attention weights stray from uniform depends on how alike the tokens are, and identical patches
-# get identical weights ([random tokens beside the picture's
-# tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). To change the scale, a temperature and the
+# Read each map against the cyan line on the colour bar, the uniform $1/15 \approx 0.07$. In all four heads,
+# every weight written in the cells stays between about 0.03 and 0.12 (printed under the figure), the query
+# patch 7 (row 1, column 2, outlined) included: no head comes near the weight 1 of a head fixed on one patch. How far the weights stray from uniform depends on how alike the tokens are;
+# without a position embedding, as here, identical patches would get identical weights ([random tokens beside
+# the picture's tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). To change the scale, a temperature and the
 # number of heads on the picture, try [the explorer](#Evidence:-more-to-try:-the-attention-explorer).
 
 # %% [markdown]
@@ -524,8 +551,10 @@ plt.show()
 #   own, with $d_k$ = head_dim in the scale. The outputs are glued back head 0 first, and `proj` ($W^O$) mixes
 #   them. A merge in the wrong order passes a shape check; labelled entries or a reference with the same
 #   weights catch it.
-# - Heads cost no extra parameters. A layer that keeps the token length costs $4ND^2 + 2N^2D$ multiply-adds;
-#   the two $N \times N$ products grow with the square of the token count and win once there are enough tokens.
+# - Heads cost no extra parameters and no extra multiply-adds. A layer that keeps the token length costs
+#   $4ND^2 + 2N^2D$ multiply-adds: the two $N \times N$ products grow with the square of the token count and
+#   pass the linear layers beyond $2D$ tokens. For ViT-B ($D$ = 768) they stay below them at 224 × 224 and at
+#   384 × 384 (ratios 0.13 and 0.38, in the Evidence).
 # - The package's `Attention` gives the same numbers as the heads built by hand, as
 #   `F.scaled_dot_product_attention` and as `nn.MultiheadAttention` with the same weights.
 # - An attention map has one row per query and one column per key. Random heads on the picture stay closer to
@@ -550,8 +579,8 @@ plt.show()
 # The count after Exercise 2 showed how the products-to-layers ratio grows on T2T's first layer. Here is the
 # same count at the sizes of a real model. ViT-B/16 is the ViT paper's Base model with patches of 16 × 16 pixels, and
 # notebook 07 counts its cost. It cuts a 224 × 224 image into such patches, one token each, and puts the
-# prediction token in front (notebook 06). ViT-B/16 has 12 heads and $D$ = 768. The paper trains it
-# on 224 × 224 images, then a little more on 384 × 384 images (Dosovitskiy et al., 2021, Table 5).
+# prediction token in front (notebook 06). ViT-B/16 has 12 heads and $D$ = 768. The paper's Table 5 reports
+# such models trained on 224 × 224 images and then trained further at 384 × 384 (Dosovitskiy et al., 2021).
 #
 # Every head compares every token with every token, so $QK^\top$ grows with the square of the token count:
 # from 197 to 577 tokens, that is $(577/197)^2 \approx 8.58$ times. The prediction token is one of those tokens.
@@ -571,7 +600,7 @@ print(
 
 # %% [markdown]
 # The multiply-adds of one layer follow: the linear layers grow with the tokens, the products with their square,
-# so their ratio grows as the token count does, as in Exercise 2.
+# so their ratio, $2N^2D / 4ND^2 = N / (2D)$, grows as the token count does, as in Exercise 2.
 
 # %%
 d_base = 768  # ViT-B's token length
@@ -584,6 +613,10 @@ print(
     f"qkv + proj grow {macs[384][0] / macs[224][0]:.3f} times, "
     f"QK^T + weights @ V {macs[384][1] / macs[224][1]:.3f} times"
 )
+for side in (224, 384):
+    print(f"{side} x {side}: products / linear layers = N / (2D) = {macs[side][1] / macs[side][0]:.2f}")
+print(f"the products pass the linear layers only from N > 2D = {2 * d_base:,} tokens on")
+assert all(macs[side][1] < macs[side][0] for side in (224, 384))
 
 
 # %% [markdown]
@@ -591,7 +624,7 @@ print(
 #
 # Section 3 says that how far random heads' weights stray from uniform depends on how alike the tokens are.
 # The statistic is each row's largest weight divided by the uniform 1/15, for the median row of the layer's 4
-# heads × 15 rows, averaged over 20 draws. How alike tokens are is measured by their mean cosine similarity
+# heads × 15 rows; for random tokens it is averaged over 20 draws, the picture is one. How alike tokens are is measured by their mean cosine similarity
 # over all pairs (notebook 03).
 #
 # The same random layer runs on 15 random tokens made more and more alike: one shared random direction per
@@ -653,8 +686,8 @@ print(
 
 # %% [markdown]
 # On random tokens, the more alike they are, the closer to uniform the weights stay, at every level of the
-# sweep. The last line compares the picture's tokens with random tokens just as alike, so it places the
-# picture in use on that scale.
+# sweep. The last line compares the picture's tokens with random tokens just as alike: their median rows are
+# almost equal, so how alike the picture's tokens are accounts for how flat the random heads' weights are.
 #
 # **Identical patches, identical weights.** No position embedding is added in section 3, so two identical
 # patches give identical keys, and every query weighs them alike. The cell checks that by copying one patch
@@ -684,11 +717,11 @@ print(
     f"the picture's most alike patches: {pa} and {pb}; {(gap > 0).sum().item()} of {gap.numel()} pixels "
     f"differ, mean difference {gap.mean():.4f}"
 )
-for h in range(4):
+for i in range(4):
     print(
-        f"head {h}: weight of patch 7 on patch {pa} {pic_weights[h, alike[0]]:.3f}, on patch {pb} "
-        f"{pic_weights[h, alike[1]]:.3f}; its weights range from {pic_weights[h].min():.3f} to "
-        f"{pic_weights[h].max():.3f}"
+        f"head {i}: weight of patch 7 on patch {pa} {pic_weights[i, alike[0]]:.3f}, on patch {pb} "
+        f"{pic_weights[i, alike[1]]:.3f}; its weights range from {pic_weights[i].min():.3f} to "
+        f"{pic_weights[i].max():.3f}"
     )
 alike_gap = (pic_weights[:, alike[0]] - pic_weights[:, alike[1]]).abs().mean()  # mean over the heads
 all_gaps = (pic_weights[:, :, None] - pic_weights[:, None, :]).abs()  # (heads, 15, 15): every pair of patches
@@ -702,11 +735,11 @@ print(
 # %% [markdown]
 # ## Evidence: more to try: the attention explorer
 #
-# An optional play with the attention of section 3.
-#
-# The explorer runs a seeded attention layer over the picture's 15 raw patches, tokens of length 400. It draws
-# the weights of up to 8 heads, with the mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform
-# weights. The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a *temperature* $T < 1$
+# An optional play with attention on the picture. It is not section 3's layer: the explorer takes the
+# picture's 15 raw patches, 400 pixels each, layer-normed without a patch projection, and runs its own seeded
+# attention layer on them (400 channels in, 64 for q, k and v). It draws the weights of up to 8 heads, with the
+# mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform weights. Its colour scale is a square
+# root, so that small weights stay visible beside large ones. The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a *temperature* $T < 1$
 # sharpens them, $T > 1$ flattens them.
 #
 # **Predict, then play.** It starts with 4 heads, the scale $1/\sqrt{\text{head\_dim}}$ and $T$ = 1. Write

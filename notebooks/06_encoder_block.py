@@ -16,14 +16,17 @@
 # %% [markdown]
 # # 06 · The encoder block
 #
-# **Time:** about 55 minutes
+# **Time:** about 60 minutes
 #
 # **Before this:** [notebook 05](05_multi_head_attention.ipynb), which builds multi-head attention.
 #
-# A Vision Transformer, or ViT, puts the course's parts together in three steps (Dosovitskiy et al., 2021):
+# A Vision Transformer, or ViT (Dosovitskiy et al., 2021), puts the course's parts together. The article series
+# that the course follows splits it into three steps:
 #
 # 1. **token processing**: patch tokens, a learned *prediction token* in front, the position embedding;
-# 2. **encoder blocks**: attention and an MLP, each after a layer norm and inside a residual connection;
+# 2. **encoder blocks**: attention and an MLP, each after a layer norm and inside a *residual connection*,
+#    which adds a part's output to the part's own input, $\mathbf{z} + f(\mathbf{z})$, so the tokens pass
+#    through unchanged except for what the part adds;
 # 3. **prediction processing**: a final norm, then a linear head on the prediction token alone.
 #
 # This notebook writes the whole model down, then builds the first two steps. [Notebook
@@ -82,7 +85,8 @@ device = vitcourse.get_device()
 # We build a small ViT for the picture: 60 × 100 pixels, one channel, 20 × 20 patches, one output. It has
 # D = 64, 4 heads, 2 blocks and ViT's MLP ratio of 4: the MLP's hidden layer is 4D wide. The models trained
 # from notebook 10 on use an MLP ratio of 2 instead. The diagram is drawn by running the model on the `meta`
-# device, which computes shapes but no numbers.
+# device, which computes shapes but no numbers, for a batch of 13 images (the batch size of section 3's
+# walk-through).
 
 # %% mystnb={"image": {"alt": "Diagram of the picture's ViT: the 60 by 100 image cut into 15 patches, projected to tokens of length 64, a prediction token prepended, the position embedding added, two encoder blocks, the final norm and the head on token 0, with the tensor shape at every step"}}
 torch.manual_seed(0)
@@ -100,7 +104,8 @@ plt.show()
 # ## 2. The whole ViT in one listing (5 min)
 #
 # Here is the whole model in one class of plain PyTorch, `vitcourse/vit_listing.py`. Read it once from top to
-# bottom. Each comment names the equation a line implements, and each reshape carries its shape. The rest of
+# bottom. Comments name the paper's equation where a line implements one, and each reshape carries its shape.
+# `nn.functional.gelu` is the MLP's activation, explained in section 4. The rest of
 # this notebook and notebook 07 take the parts apart one by one. The package's `VisionTransformer`, used from
 # here on, computes the same thing: [the listing against the package](#Evidence:-the-listing-against-the-package).
 
@@ -122,13 +127,15 @@ print(inspect.getsource(vit_listing))
 # (1, N + 1, D), added to the tokens. The prediction token gets a row too.
 #
 # The walk-through uses the article series' sizes: a batch of 13 items of 175 random tokens of length 768.
+# The three lengths differ, so every printed shape tells which axis is which; 768 is ViT-Base's $D$, and 175
+# tokens plus the prediction token make 176.
 
 # %%
 batch, n_tokens, D = 13, 175, 768
 x = torch.randn(batch, n_tokens, D, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, D)
 cls_token = nn.Parameter(torch.zeros(1, 1, D))  # (1, 1, D): one per model
 nn.init.trunc_normal_(cls_token, std=0.02, a=-0.04, b=0.04)  # as the package starts it (notebook 07)
-cls_token = nn.Parameter(cls_token.detach().to(device))  # moved to the device, still a leaf that learns
+cls_token = nn.Parameter(cls_token.detach().to(device))  # moved to the device, still a parameter that learns
 pos_embed = learned_position_embedding(n_tokens + 1, D).to(device)  # (1, N + 1, D)
 with torch.no_grad():
     with_cls = torch.cat([cls_token.expand(batch, -1, -1), x], dim=1)  # (B, N + 1, D)
@@ -138,14 +145,25 @@ print(f"+ position embedding {tuple(pos_embed.shape)} -> {tuple(tokens_in.shape)
 print(f"token 0 of item 5 is the prediction token: {torch.equal(with_cls[5, 0], cls_token[0, 0].detach())}")
 
 # %% [markdown]
-# `expand` repeats the (1, 1, D) token over the batch as a view, without copying, so every item's gradient
-# flows into the one vector.
-#
+# `expand` repeats the (1, 1, D) token over the batch as a view, without copying. So the gradient that reaches
+# the one vector is the sum of every item's gradient, as the next cell shows with a stand-in loss.
+
+# %%
+per_item = torch.randn(batch, D, generator=torch.Generator().manual_seed(4)).to(device)  # a gradient per item
+(cls_token.expand(batch, -1, -1)[:, 0] * per_item).sum().backward()  # each item's row gets its own gradient
+print(f"gradient {tuple(cls_token.grad.shape)} = the sum over the 13 items: "
+      f"{torch.allclose(cls_token.grad[0, 0], per_item.sum(0), atol=1e-5)}")  # fmt: skip
+cls_token.grad = None
+
+# %% [markdown]
 # The lecture slides *ViT (Vision Transformer)*, the course's other source, build the token as
 # `nn.Parameter(torch.ones(batch_size, 1, 768))`: one row of ones for each slot of a batch. The class below is
 # that token alone.
+
+# %% [markdown]
+# ### Exercise 1 (predict)
 #
-# **Exercise 1 (predict).** A model built with the slides' token for batches of 32 takes one step of gradient
+# A model built with the slides' token for batches of 32 takes one step of gradient
 # descent on a batch of 32 different images, all with the same target.
 #
 # - (a) Afterwards, how many *different* token vectors does its parameter hold? Set `answer_distinct_tokens`.
@@ -248,9 +266,11 @@ assert distinct > 1 and distinct_one == 1
 # so the images alone set the rows apart: with one image everywhere they stay equal. An image's prediction
 # token then depends on where in the batch it sits, and the model runs only on batches of exactly 32. Ours is
 # one vector that every item of any batch shares.
-#
-# ## 4. The encoder block (22 min)
-#
+
+# %% [markdown]
+# ## 4. The encoder block (25 min)
+
+# %% [markdown]
 # ### LayerNorm
 #
 # A layer norm works on **one token at a time**. It subtracts the mean of the token's $D$ entries, divides by
@@ -258,15 +278,16 @@ assert distinct > 1 and distinct_one == 1
 # which start at 1 and 0:
 #
 # $$\text{LN}(\mathbf{x}) = \boldsymbol\gamma \odot \frac{\mathbf{x} - \mu}{\sqrt{\sigma^2 + \epsilon}} +
-#   \boldsymbol\beta, \qquad \mu = \frac{1}{D}\sum_{j=1}^{D} x_j,\quad
-#   \sigma^2 = \frac{1}{D}\sum_{j=1}^{D} (x_j - \mu)^2$$
+#   \boldsymbol\beta, \qquad \mu = \frac{1}{D}\sum_{j=0}^{D-1} x_j,\quad
+#   \sigma^2 = \frac{1}{D}\sum_{j=0}^{D-1} (x_j - \mu)^2$$
 #
 # Most CNNs use BatchNorm instead, which in training takes its statistics over the *batch*, so one image's output
 # depends on the other images in its batch (at test time it uses averages stored during training). The cell
 # normalises item 0 alone and inside the batch of 13, with each norm.
 #
 # `nn.LayerNorm(D)` normalises over the last dimension, of length `normalized_shape` = D. Its
-# `elementwise_affine=True`, the default, gives it $\boldsymbol\gamma$ and $\boldsymbol\beta$. The small
+# `elementwise_affine=True`, the default, gives it $\boldsymbol\gamma$ (its `weight`), and `bias=True` gives it
+# $\boldsymbol\beta$ (its `bias`). The small
 # $\epsilon$ keeps the division safe: PyTorch's default is $10^{-5}$, ViT's code uses $10^{-6}$.
 
 # %%
@@ -297,7 +318,8 @@ assert ln_same and not bn_same
 #
 # GELU is a smooth relative of ReLU: [GELU against ReLU](#Evidence:-GELU-against-ReLU). Attention *mixes*
 # tokens; the MLP *transforms* each token on its own.
-#
+
+# %% [markdown]
 # ### Pre-norm and post-norm
 #
 # The original Transformer (Vaswani et al., 2017) normalises *after* adding the residual. That is
@@ -305,8 +327,9 @@ assert ln_same and not bn_same
 # part. That is **pre-norm**: $\mathbf{z} \leftarrow \mathbf{z} + f(\text{LN}(\mathbf{z}))$, equations (2)
 # and (3).
 #
-# In pre-norm the path from input to output is a plain sum, so the gradient reaches every block through an
-# identity path, however deep the stack. Post-norm Transformers need a *learning-rate warm-up*: over the first
+# In pre-norm the path from input to output is a plain sum, an *identity path* from input to output, however deep the
+# stack; Xiong et al. (below) study what that does to the gradients (this notebook measures only the forward
+# pass). Post-norm Transformers need a *learning-rate warm-up*: over the first
 # steps of training the learning rate climbs from near zero. Pre-norm ones *can* train without it, as Xiong et
 # al. showed in *On Layer Normalization in the Transformer Architecture*, ICML 2020, Sections 3 and 4; ViT and
 # notebook 10 still use one.
@@ -343,7 +366,9 @@ diagrams.encoder_block(ax=ax, block=block, batch=batch, tokens=n_tokens + 1)
 plt.show()
 
 # %% [markdown]
-# **Exercise 2 (find the bug).** A colleague wants the original Transformer's **post-norm** block, described
+# ### Exercise 2 (find the bug)
+#
+# A colleague wants the original Transformer's **post-norm** block, described
 # under "Pre-norm and post-norm" above, to compare it with ViT's. `norm1` belongs to the attention step, `norm2`
 # to the MLP step. The function below runs and keeps every shape, but it is not a post-norm block. Write the
 # corrected version as `my_post_norm_block`.
@@ -375,11 +400,13 @@ check.require(check.post_norm_block_function, my_post_norm_block)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# **Exercise 3 (predict).** Put 12 of your post-norm blocks, freshly initialised, in place of the pre-norm ones
+# ### Exercise 3 (predict)
+#
+# Put 12 of your post-norm blocks, freshly initialised, in place of the pre-norm ones
 # in the drift cell above.
 #
-# - (a) What std leaves the last one, block 11: `"about 1.0"`, `"about 1.4"` as in pre-norm, or `"above 2"`?
-#   Set `answer_post_norm_std`.
+# - (a) What std leaves the last one, block 11: `"about 1.0"`, `"about 1.4"` or `"above 2"`? Set
+#   `answer_post_norm_std`.
 # - (b) Now multiply the tokens that enter block 0 by 10. Divide the std that leaves block 11 by the std that
 #   enters block 0: what ratio do you expect? Set `answer_scaled_ratio` to a number.
 #
@@ -417,44 +444,74 @@ check.require(check.post_norm_scaled_ratio, answer_scaled_ratio)
 # ### After Exercise 3
 
 # %% [markdown]
-# The drift cell again, with the same 12 fresh blocks run in post-norm order: add, then normalise. Then once
-# more with the tokens entering block 0 ten times larger, in both orders.
+# The drift cell again, with the same 12 fresh blocks run through your `my_post_norm_block`: add, then
+# normalise. Then once more with the tokens entering block 0 ten times larger, in both orders.
 
 
-# %%
-def post_norm_stack(z: torch.Tensor) -> list[float]:
-    """The token std entering block 0, then after each of the 12 blocks of `deep`, run in post-norm order."""
-    spread_post = [z.std().item()]
+# %% mystnb={"image": {"alt": "Line chart, log scale: token std entering block 0 and after each of blocks 0 to 11, for pre-norm and post-norm, with the input at its scale and ten times larger; the pre-norm lines climb slowly from 1 and from 10, both post-norm lines fall to 1 after block 0 and stay there"}}
+def stack_stds(z: torch.Tensor, post: bool) -> list[float]:
+    """The token std entering block 0, then after each of the 12 blocks of `deep`, pre-norm or post-norm."""
+    stds = [z.std().item()]
     for layer in deep.blocks:
-        z = layer.norm1(z + layer.attn(z))  # (2, N + 1, D): post-norm, the attention step
-        z = layer.norm2(z + layer.mlp(z))  # (2, N + 1, D): post-norm, the MLP step
-        spread_post.append(z.std().item())
-    return spread_post
+        z = my_post_norm_block(layer, z) if post else layer(z)  # (2, N + 1, D)
+        stds.append(z.std().item())
+    return stds
 
 
 with torch.no_grad():
-    spread_post = post_norm_stack(tokens_in[:2])
-    spread_post_10 = post_norm_stack(10 * tokens_in[:2])
-    pre_norm_10 = deep.blocks(10 * tokens_in[:2]).std().item()  # the pre-norm order, as in the drift cell
+    drift = {
+        (post, factor): stack_stds(factor * tokens_in[:2], post)
+        for post in (False, True)
+        for factor in (1, 10)
+    }
+spread_post, spread_post_10 = drift[True, 1], drift[True, 10]
 print("post-norm: token std entering block 0, then after blocks 0 to 11:", [f"{v:.2f}" for v in spread_post])
 print(
     f"input 10 times larger, std {spread_post_10[0]:.2f}: after block 11, post-norm {spread_post_10[-1]:.2f} "
-    f"(ratio {spread_post_10[-1] / spread_post_10[0]:.2f}), pre-norm {pre_norm_10:.2f}"
+    f"(ratio {spread_post_10[-1] / spread_post_10[0]:.2f}), pre-norm {drift[False, 10][-1]:.2f}"
 )
-assert all(abs(v - 1) < 1e-2 for v in spread_post[1:] + spread_post_10[1:]) and pre_norm_10 > 9
+assert all(abs(v - 1) < 1e-2 for v in spread_post[1:] + spread_post_10[1:]) and drift[False, 10][-1] > 9
+fig, ax = plt.subplots(figsize=(7.5, 4))
+for (post, factor), stds in drift.items():
+    ax.plot(
+        range(-1, 12), stds, marker="o", ms=3, color="tab:orange" if post else "tab:blue",
+        ls="-" if factor == 1 else "--", label=f"{'post' if post else 'pre'}-norm, input x{factor}",
+    )  # fmt: skip
+ax.set_yscale("log")
+ax.set_xticks(range(-1, 12), ["in"] + [str(k) for k in range(12)])
+ax.set_xlabel("after block (in: entering block 0)")
+ax.set_ylabel("token std (log scale)")
+ax.set_title("Token std through 12 fresh blocks: pre-norm drifts, post-norm resets to 1")
+ax.legend(fontsize=8)
+fig.tight_layout()
+plt.show()
 
 # %% [markdown]
-# Each post-norm block ends with a fresh LayerNorm, so every token leaves it at std 1, whatever its scale on the
-# way in: a post-norm stack needs no final norm, and the original Transformer has none. A pre-norm stack passes
-# the input's scale on through its identity path. Post-norm's price is that missing identity path for the
-# gradient.
+# Read the chart block by block. The blue pre-norm lines keep the scale they start with: from 1 the std climbs
+# slowly, from 10 it stays near 10. The sum is never normalised, so the input's scale passes on through the
+# identity path and each block adds a little to it. Both orange post-norm lines are at 1 after block 0, wherever they start, and stay there: each post-norm block ends with a
+# LayerNorm, and a fresh one ($\boldsymbol\gamma = 1$, $\boldsymbol\beta = 0$) leaves every token at std 1,
+# whatever its scale on the way in. Once trained, $\boldsymbol\gamma$ and $\boldsymbol\beta$ set that scale
+# instead. So a post-norm stack needs no final norm, and the original Transformer has none. What post-norm gives
+# up is the identity path; what that does to the gradients is Xiong et al.'s subject, not measured here.
 
 # %% [markdown]
 # ## 5. A block's parameters (6 min)
 #
 # Almost every parameter of a ViT sits in its blocks. At ViT's settings, MLP ratio 4 and qkv with a bias, one
-# block holds two LayerNorms with a scale and a shift each, $4D$; qkv, $3D^2 + 3D$; proj, $D^2 + D$; and the
-# MLP, $8D^2 + 5D$. That is $12D^2 + 13D$ in all. The cell checks the count at two widths.
+# block holds, part by part (a linear layer from length $a$ to length $b$ has $ab$ weights and $b$ biases):
+#
+# | part | weights | biases or shifts | in all |
+# |---|---|---|---|
+# | norm1: scale $\boldsymbol\gamma$, shift $\boldsymbol\beta$ | $D$ | $D$ | $2D$ |
+# | qkv: $D \to 3D$ | $3D^2$ | $3D$ | $3D^2 + 3D$ |
+# | proj: $D \to D$ | $D^2$ | $D$ | $D^2 + D$ |
+# | norm2 | $D$ | $D$ | $2D$ |
+# | fc1: $D \to 4D$ | $4D^2$ | $4D$ | $4D^2 + 4D$ |
+# | fc2: $4D \to D$ | $4D^2$ | $D$ | $4D^2 + D$ |
+# | **block** | | | $12D^2 + 13D$ |
+#
+# The cell checks the sum at two widths.
 
 # %%
 for width in (64, 768):
@@ -468,7 +525,8 @@ for width in (64, 768):
 # The ViT paper's Table 1 gives three sizes: Base, Large and Huge, with the number of blocks ("layers"), D, the
 # MLP's hidden width, the heads and the parameters in millions. The cell builds each on the `meta` device,
 # free even at 632M parameters, counts it, and prints the paper's figure beside the count. ViT-B/16 is Base
-# with 16 × 16 patches.
+# with 16 × 16 patches. The counts are of the models as the package builds them for ImageNet: a
+# 224 × 224 × 3 input and a head for 1000 classes, whose $1000D + 1000$ parameters are part of the count.
 
 # %%
 paper_millions = {"ViT-B/16": 86, "ViT-L/16": 307, "ViT-H/16": 632, "ViT-H/14": 632}  # ViT paper, Table 1
@@ -494,16 +552,25 @@ with torch.device("meta"):
                 paper_millions[label],
             )
         )
-print(f"{'model':9s} {'layers':>6s} {'D':>5s} {'MLP':>5s} {'heads':>5s} {'counted':>12s} {'paper':>6s}")
+print(
+    f"{'model':9s} {'layers':>6s} {'D':>5s} {'MLP':>5s} {'heads':>5s} {'counted':>12s} {'paper':>6s} "
+    f"{'in blocks':>9s} {'head':>6s}"
+)
 for label, layers, d_model, mlp, heads, count, millions in rows:
-    print(f"{label:9s} {layers:6d} {d_model:5d} {mlp:5d} {heads:5d} {count:12,d} {millions:5d}M")
     in_blocks = layers * (12 * d_model**2 + 13 * d_model) / count
+    head_m = (1000 * d_model + 1000) / 1e6  # the 1000-class head, in millions
+    print(
+        f"{label:9s} {layers:6d} {d_model:5d} {mlp:5d} {heads:5d} {count:12,d} {millions:5d}M "
+        f"{in_blocks:9.1%} {head_m:5.2f}M"
+    )
     assert mlp == 4 * d_model and in_blocks > 0.98  # ratio 4; almost every parameter sits in the blocks
+base_count = rows[0][5]
+print(f"ViT-B/16 without its 1000-class head: {(base_count - (1000 * 768 + 1000)) / 1e6:.2f}M")
 
 # %% [markdown]
-# The paper's figures are rounded labels, within 1 % of the exact counts: [the sizes against the
-# paper](#Evidence:-the-sizes-against-the-paper). In all three the blocks hold more than 98 % of the parameters
-# (the cell's assertion). Notebook 07 counts the multiply-adds that go with them.
+# The paper's figures are rounded labels, within 1 % of the exact counts ([the sizes against the
+# paper](#Evidence:-the-sizes-against-the-paper) prints the gaps). In all sizes the blocks hold more than 98 % of
+# the parameters (the "in blocks" column). Notebook 07 counts the multiply-adds that go with them.
 
 # %% [markdown]
 # ## Summary
@@ -511,14 +578,15 @@ for label, layers, d_model, mlp, heads, count, millions in rows:
 # - ViT is four equations: the tokens with the prediction token and positions, two pre-norm residual updates
 #   per block, and a final norm on token 0 before the head. The paper counts blocks from 1; the course, like
 #   Python, from 0.
-# - The prediction token is one parameter expanded over the batch; the slides' token gives each slot its own,
-#   and the images in the slots set its rows apart.
+# - The prediction token is one parameter expanded over the batch, and its gradient sums every item's; the
+#   slides' token is a parameter of another shape, which ties the model to one batch size.
 # - LayerNorm normalises each token over its own D entries. The MLP widens each token to 4D in ViT (to 2D in
 #   the models trained from notebook 10 on) and narrows it back.
 # - Pre-norm keeps an identity path through the stack but lets the sum's scale drift, so ViT ends with a final
-#   norm. Post-norm normalises the sum: every token leaves each block at std 1, whatever came in.
-# - One block holds $12D^2 + 13D$ parameters at MLP ratio 4; ViT-Base, -Large and -Huge hold 86M, 304M and
-#   632M, almost all in their blocks.
+#   norm. Post-norm normalises the sum after each part instead; Exercise 3 measures what that does to the scale.
+# - One block holds $12D^2 + 13D$ parameters at MLP ratio 4. With a 224 × 224 × 3 input and a 1000-class head,
+#   ViT-B/16, -L/16 and -H/14 hold 86.57M, 304.33M and 632.05M parameters (the paper's labels: 86M, 307M,
+#   632M), more than 98 % in their blocks.
 #
 # **Next:** [07 The whole Vision Transformer](07_vision_transformer.ipynb) adds the final norm and the head,
 # runs the whole model on the picture and counts what a block costs. The sections below hold the evidence
@@ -602,17 +670,23 @@ print(f"GELU's minimum on [-5, 0]: {gelu_grid[lowest].item():.3f} at x = {grid[l
 timm_counts = {"ViT-B/16": 86_567_656, "ViT-L/16": 304_326_632}  # timm's vit_{base,large}_patch16_224
 for label, *_, count, millions in rows:
     timm_count = f"{timm_counts[label]:,d}" if label in timm_counts else "-"
-    print(f"{label:9s} counted {count:12,d}  timm {timm_count:>12s}  paper {millions:4d}M")
+    print(
+        f"{label:9s} counted {count:12,d}  timm {timm_count:>12s}  paper {millions:4d}M  "
+        f"counted - paper {(count - millions * 1e6) / 1e6:+.2f}M"
+    )
+print(f"the T2T-ViT paper's 86.8M for ViT-B/16 minus the exact count: {86.8 - rows[0][5] / 1e6:+.2f}M")
 assert all(count == timm_counts[label] for label, *_, count, _ in rows if label in timm_counts)
 
 # %% [markdown]
 # Base and Large equal timm's counts exactly. Table 1's figures are approximate labels, off by under 1 %
-# either way: Base's 86M is 0.57M *below* the exact count (86.57M would round to 87M), Large's 307M is 2.67M
-# *above* it. The paper does not say how it counted; the exact count of the layout, ours and timm's, is the
-# reference. Huge with either patch size is within 0.2M of 632M, because the patch size only changes the patch
-# projection ($P^2 \cdot 3 \cdot D$ weights) and the number of position rows. The T2T-ViT paper lists ViT-B/16
-# with 86.8M parameters, 0.2M more than the exact count; it rounds and counts in its own way, so notebook 07
-# compares only its MACs. The chart shows the gaps, which would be too small to see beside the counts.
+# either way: the exact count is 0.57M *above* Base's 86M (86.57M would round to 87M) and 2.67M *below* Large's
+# 307M. The paper does not say how it counted; the exact count of the layout, ours and timm's, is the
+# reference. Huge is within 0.2M of 632M with either patch size. The two Huge counts differ little from each
+# other because the patch size changes only the patch projection ($P^2 \cdot 3 \cdot D$ weights) and the
+# number of position rows. The T2T-ViT paper lists ViT-B/16 with 86.8M parameters, 0.23M more than the exact
+# count; it rounds and counts in its own way, so notebook 07 compares only its multiply-adds (MACs). The chart
+# shows the gaps in the same direction as the printout, counted minus paper; they would be too small to see
+# beside the counts.
 
 # %% mystnb={"image": {"alt": "Bar chart of the exact parameter count minus the ViT paper's Table 1 figure, in per cent of the paper's, for ViT-B/16, ViT-L/16, ViT-H/16 and ViT-H/14: every bar is within 1 per cent of zero, Base above, Large below"}}
 labels = [r[0] for r in rows]

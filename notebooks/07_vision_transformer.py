@@ -16,7 +16,7 @@
 # %% [markdown]
 # # 07 · The whole Vision Transformer
 #
-# **Time:** about 45 minutes
+# **Time:** about 50 minutes
 #
 # **Before this:** [notebook 06](06_encoder_block.ipynb), which builds the tokens and the encoder block.
 #
@@ -53,14 +53,15 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 vit = VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
 
 # %% [markdown]
-# ## 1. Prediction processing (12 min)
+# ## 1. Prediction processing (14 min)
 #
 # After the last block come a final layer norm, equation (4), and the head, on token 0 only. The article series
 # predicts a single number, so its head has one output. A classifier for *ImageNet*, the standard benchmark of
 # about 1.3 million photos in 1000 classes, has 1000 outputs.
 #
-# The cell takes notebook 06's walk-through sizes: two items of 175 tokens of length D = 768 with the prediction
-# token in front, through one encoder block of 12 heads.
+# The cell takes notebook 06's walk-through sizes, at ViT-Base's width so that the heads have a real
+# classifier's sizes: two items of N = 175 patch tokens of length D = 768 with the prediction token in front,
+# through one encoder block of 12 heads.
 
 # %%
 batch, n_tokens, D = 2, 175, 768
@@ -80,12 +81,17 @@ print(f"-> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (10
 # The ViT paper does not always use this single linear layer: at one stage of its recipe the head has a hidden
 # layer ([the paper's two heads](#Evidence:-the-paper's-two-heads)).
 #
-# The other common read-out is **mean pooling**: the head takes the average of the patch tokens instead of
+# The other common way to read the prediction off the tokens is **mean pooling**: the head takes the average of the patch tokens instead of
 # token 0. The ViT paper's Appendix D.3 found both about equally good once each had its own learning rate.
+
+# %% [markdown]
+# ### Exercise 1 (find the bug)
 #
-# **Exercise 1 (find the bug).** This mean pooling takes the final features (B, N + 1, D), where token 0 is the
-# prediction token, and returns (B, D). It runs and gives the right shape, but its numbers are wrong. Write the
-# corrected version as `my_mean_pool`.
+# This mean pooling takes the final features (B, N + 1, D), where token 0 is the
+# prediction token and tokens 1 to N are the N patch tokens, and returns (B, D). It runs and gives the right
+# shape, but its numbers are wrong. Write the corrected version as `my_mean_pool`. Then, for the picture's
+# N = 15 patches: by what factor is every number of the buggy result off, buggy divided by right? Set
+# `answer_pool_factor` to that number.
 
 
 # %%
@@ -101,8 +107,16 @@ def my_mean_pool(features: torch.Tensor) -> torch.Tensor:
     ### END SOLUTION
 
 
+answer_pool_factor = None  # replace None with a number
+### BEGIN SOLUTION
+# buggy / right = (sum / (N + 1)) / (sum / N) = N / (N + 1) = 15 / 16, whatever the features hold.
+answer_pool_factor = 15 / 16
+### END SOLUTION
+
+
 # %% nbgrader={"grade": false, "grade_id": "mean_pool_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.mean_pool_function(my_mean_pool)
+check.mean_pool_factor(answer_pool_factor)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "mean_pool_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -110,18 +124,34 @@ check.mean_pool_function(my_mean_pool)
 check.require(check.mean_pool_function, my_mean_pool)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "mean_pool_factor-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.mean_pool_factor, answer_pool_factor)
+### END HIDDEN TESTS
+
 # %% [markdown]
-# ## 2. The whole ViT on the picture (14 min)
+# ## 2. The whole ViT on the picture (16 min)
 #
-# `vit`, notebook 06's picture model, is equations (1) to (4) with notebook 01's patch tokenizer in front. The
-# cell runs it on the picture, one step at a time.
+# `vit`, notebook 06's picture model, computes equations (1) to (4) and then the head. Equation (1)'s
+# $\mathbf x_p \mathbf E$ is notebook 01's patch tokenizer. The cell runs it on the picture, one step at a time,
+# with these methods:
+#
+# | method | what it returns |
+# |---|---|
+# | `vit.patch_embed.split(image)` | the $N$ flattened patches $\mathbf x_p$ |
+# | `vit.tokenize(image)` | the patch tokens $\mathbf x_p \mathbf E$ |
+# | `vit.embed(image)` | $\mathbf z_0$ of equation (1): the prediction token in front, positions added |
+# | `vit.forward_features(image)` | the blocks, equations (2) and (3), then the final norm of (4) on every token |
+# | `vit(image)` | the head on token 0 of those: the prediction |
+# | `vit.attention_weights(image, block=b)` | block $b$'s attention weights (used after Exercise 2) |
 
 # %%
 with torch.no_grad():
     patches = vit.patch_embed.split(image)  # (1, N, P*P*C)
     patch_tokens = vit.tokenize(image)  # (1, N, D)
     embedded = vit.embed(image)  # (1, N + 1, D): equation (1)
-    feats = vit.forward_features(image)  # (1, N + 1, D): equations (2)-(4) before the head
+    feats = vit.forward_features(image)  # (1, N + 1, D): the blocks, then the final norm on every token
     prediction = vit(image)  # (1, 1)
 print(f"picture {tuple(image.shape)} -> patches {tuple(patches.shape)} -> tokens {tuple(patch_tokens.shape)}")
 print(f"-> with prediction token and positions {tuple(embedded.shape)}")
@@ -133,48 +163,85 @@ print(f"parameters: {total:,} (all trainable: {total == trainable})")
 assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 
 # %% [markdown]
-# The figure draws what the printout lists: each step's tensor for the one picture, one row per token and one
-# column per entry. The rows of the patches and of the tokens are the 15 patches in order; from equation (1) on,
-# row 0 is the prediction token. The colours are the values, on each panel's own scale.
+# The figure draws what the printout lists: each step's tensor for the one picture, one row per patch or token
+# and one column per entry. The patches hold pixel values, drawn in grey like the picture. The token panels use
+# a red-blue scale centred at 0, each on its own range; their row 0 is the prediction token from equation (1) on.
 
-# %% mystnb={"image": {"alt": "Five panels: the picture; its 15 patches as a 15 by 400 matrix; the 15 tokens of length 64; the 16 tokens with the prediction token and the positions; the 16 tokens after the two blocks and the final norm, each panel titled with its shape"}}
-steps = {
-    "patches": patches[0],
-    "tokens": patch_tokens[0],
-    "+ prediction token\nand positions: eq. (1)": embedded[0],
-    "after the blocks\nand the final norm": feats[0],
+# %% mystnb={"image": {"alt": "Two rows of panels. Top: the picture and its 15 patches as a 15 by 400 matrix of grey pixel values. Bottom: the 15 tokens of length 64, the 16 tokens with the prediction token and the positions, and the 16 tokens after the two blocks and the final norm, each on a red-blue scale centred at 0 and titled with its shape"}}
+token_steps = {
+    "tokens": (patch_tokens[0], "patch"),
+    "+ prediction token and positions: eq. (1)": (embedded[0], "token"),
+    "after the blocks and the final norm": (feats[0], "token"),
 }
-fig, axes = plt.subplots(1, 5, figsize=(17, 3.4), gridspec_kw={"width_ratios": [1.4, 1.4, 1, 1, 1]})
-axes[0].imshow(picture, cmap="gray", vmin=0, vmax=1)
-axes[0].set_title(f"the picture {tuple(image.shape[-2:])}")
-axes[0].set_xlabel("column (pixels)")
-axes[0].set_ylabel("row (pixels)")
-for ax, (name, values) in zip(axes[1:], steps.items(), strict=True):
-    shown = ax.imshow(values.cpu(), aspect="auto", cmap="RdBu_r", interpolation="nearest")
-    ax.set_title(f"{name} {tuple(values.shape)}", fontsize=10)
+fig, axes = plt.subplot_mosaic(
+    [["picture", "patches", "patches"], list(token_steps)], figsize=(12, 6.4), layout="constrained"
+)
+axes["picture"].imshow(picture, cmap="gray", vmin=0, vmax=1)
+axes["picture"].set_title(f"the picture {tuple(image.shape[-2:])}")
+axes["picture"].set_xlabel("column (pixels)")
+axes["picture"].set_ylabel("row (pixels)")
+shown = axes["patches"].imshow(
+    patches[0].cpu(), aspect="auto", cmap="gray", vmin=0, vmax=1, interpolation="nearest"
+)
+axes["patches"].set_title(f"patches {tuple(patches[0].shape)}")
+axes["patches"].set_xlabel("entry (pixel of the patch)")
+axes["patches"].set_ylabel("patch")
+fig.colorbar(shown, ax=axes["patches"], fraction=0.05, label="brightness")
+for name, (values, row_name) in token_steps.items():
+    ax = axes[name]
+    limit = values.abs().max().item()  # each panel's own range, centred at 0
+    shown = ax.imshow(
+        values.cpu(), aspect="auto", cmap="RdBu_r", vmin=-limit, vmax=limit, interpolation="nearest"
+    )
+    ax.set_title(f"{name}\n{tuple(values.shape)}", fontsize=10)
     ax.set_xlabel("entry")
-    ax.set_ylabel("token")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel(row_name)
     fig.colorbar(shown, ax=ax, fraction=0.05)
+for ax in axes.values():
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 fig.suptitle("One picture through the untrained picture model, step by step")
-fig.tight_layout()
 plt.show()
+unit = nn.functional.normalize(patch_tokens[0], dim=-1)  # (N, D): each patch token scaled to length 1
+cosines = unit @ unit.T  # (N, N)
+n_patches = cosines.shape[0]
+mean_cosine = (cosines.sum() - n_patches) / (n_patches * (n_patches - 1))  # the pairs of different tokens
+row_sizes = embedded[0].norm(dim=-1)  # (N + 1,): the length of each token entering block 0
+print(f"mean cosine between two different patch tokens: {mean_cosine:.2f}")
+print(
+    f"length of token 0 entering block 0: {row_sizes[0]:.2f}; of the patch tokens, mean {row_sizes[1:].mean():.2f}"
+)
+print(
+    f"largest entry after the final norm / before the blocks: {feats.abs().max() / embedded.abs().max():.1f}"
+)
+
+# %% [markdown]
+# Three things to see. The patch tokens are near-copies of one vector: the bottom-left panel shows vertical
+# stripes, and the printed mean cosine between two different tokens is high. Every patch holds positive pixel
+# values, so $\mathbf x_p \mathbf E$ leans the same way for all of them. Row 0 of the middle panel, the
+# prediction token, is faint: it starts from small random values, while a patch token sums many pixels. And
+# the final norm rescales every token to about unit spread, so the last panel's colour bar runs several times
+# wider than the one before it.
 
 # %% [markdown]
 # Its one output is a number from fresh weights: it means nothing yet. Training (notebook 10) gives the weights
 # their meaning, and notebook 13 looks at what a trained ViT makes of the picture.
-#
+
+# %% [markdown]
 # ### How the weights start
 #
 # A fresh `VisionTransformer` starts every linear layer's weights from a normal distribution with standard
-# deviation 0.02, cut at ±0.04, and every bias at 0. Every LayerNorm starts as the identity: scale 1, shift 0.
-# The prediction token and the position embedding start from the same cut normal. Why 0.02: [how the weights
+# deviation 0.02, cut at ±0.04 (the cut leaves a std of about 0.0176, as notebook 03 measures), and every bias
+# at 0. Every LayerNorm starts with scale 1 and shift 0: it still normalises, and only its scale-and-shift part
+# does nothing yet. The prediction token and the position embedding start from the same cut normal. Why 0.02: [how the weights
 # start](#Evidence:-how-the-weights-start).
+
+# %% [markdown]
+# ### Exercise 2 (predict)
 #
-# **Exercise 2 (predict).** Take a fresh picture model with D = 64 and 4 heads, built with `pos_embed="none"`
+# Take a fresh picture model with D = 64 and 4 heads, built with `pos_embed="none"`
 # so that it has no position embedding, and set its prediction token to zero. In block 0, head 0, what weight
 # does the prediction token's query give to token 12, which holds patch 11? Work it out from the starting values
-# and the LayerNorm formula of notebook 06; the cells after the heading below run it.
+# and the LayerNorm formula of notebook 06.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "zero_token_attention-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_zero_token = None  # replace None with a number
@@ -217,16 +284,22 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 # %% [markdown]
 # A zero query scores 0 against every key, so the softmax spreads its weight evenly. With a position embedding,
 # token 0 would enter block 0 as row 0 of $\mathbf{E}_\text{pos}$ instead. ViT's official code starts its class
-# token at zero that way, and such a token still learns: [how the weights start](#Evidence:-how-the-weights-start).
-#
+# token at zero that way, and such a token still receives a gradient: [how the weights
+# start](#Evidence:-how-the-weights-start).
+
+# %% [markdown]
 # ## 3. What a block costs (14 min)
 #
 # Notebook 05 counted the multiply-adds of one attention layer. An encoder block adds the MLP, with ViT's ratio
-# of 4.
+# of 4. In this section, as in notebook 05's count, $N$ is the number of tokens a block sees, the prediction
+# token included: $N = 16$ for the picture's 15 patches. G stands for $10^9$.
+
+# %% [markdown]
+# ### Exercise 3 (predict)
 #
-# **Exercise 3 (predict).** Attention is known for its $N^2$ cost: its two products, the scores $QK^\top$ and
+# Attention is known for its $N^2$ cost: its two products, the scores $QK^\top$ and
 # the weights times $V$, grow with the square of the number of tokens. ViT-B/16 on 224 × 224 images has
-# N = 197 tokens, D = 768 and 12 blocks at MLP ratio 4. Its published cost is **17.6 G** multiply-adds, from
+# 196 patches, so N = 197 tokens, D = 768 and 12 blocks at MLP ratio 4. Its published cost is **17.6 G** multiply-adds, from
 # the T2T-ViT paper's comparison table.
 #
 # - (a) What share of it do those two products take: about 4 %, 25 % or 50 %? Set `answer_share` to the string
@@ -288,7 +361,7 @@ check.require(check.block_cost_tie_tokens, answer_tie_tokens)
 # At ratio 4 the two products cost more than the linear layers once $2N^2D > 12ND^2$, that is once $N > 6D$:
 # 4,608 tokens for ViT-B, far above its 197. For a smaller ViT, DeiT-S (Touvron et al., 2021), with D = 384, 6
 # heads and 16 × 16 patches, $6D$ = 2,304 tokens takes a square image of 768 pixels a side or more (48 × 48
-# patches).
+# patches; the cell prints both numbers).
 #
 # The cell checks the formula against `count_macs`, which adds up every linear layer and both products in a
 # forward pass, and counts DeiT-S one patch row on either side of the crossing: 752 and 768 pixels a side.
@@ -301,6 +374,7 @@ def macs_formula(n: int, d: int, mlp_ratio: float = 4.0) -> int:
     return int((4 + 2 * mlp_ratio) * n * d**2) + 2 * n**2 * d
 
 
+# depth says how finely count_macs groups its counts by module name (2: "blocks.0"), not how many blocks run
 counted = count_macs(vit, image, depth=2)  # {"patch_embed.proj": ..., "blocks.0": ..., ...}
 n_picture = vit.num_patches + 1
 print(
@@ -325,6 +399,7 @@ for side in (752, 768):  # 47 x 47 and 48 x 48 patches of 16 pixels
         f"{(macs['blocks.0'] - products) / 1e9:.3f} G"
     )
     assert (products > macs["blocks.0"] - products) == (n > 6 * 384)  # the products win once N > 6D
+print(f"DeiT-S: 6D = {6 * 384:,} tokens; 48 x 48 patches + 1 = {48 * 48 + 1:,}")
 
 
 # %% [markdown]
@@ -339,7 +414,9 @@ total_b = sum(macs_b.values())
 print(f"ViT-B/16 at 224 x 224: N = {n_b} tokens, D = {d_b}, {len(vit_b.blocks)} blocks")
 for name, macs in macs_b.items():
     print(f"  {name:12s} {macs / 1e9:7.3f} G MACs ({macs / total_b:6.1%})")
-print(f"  total        {total_b / 1e9:7.3f} G MACs, rounds to {total_b / 1e9:.1f} G (published: 17.6 G)")
+print(
+    f"  total        {total_b / 1e9:7.3f} G MACs, rounds to {total_b / 1e9:.1f} G (published in the T2T-ViT paper: 17.6 G)"
+)
 assert macs_b["blocks"] == len(vit_b.blocks) * macs_formula(n_b, d_b) and round(total_b / 1e9, 1) == 17.6
 share = 2 * n_b**2 * d_b / macs_formula(n_b, d_b)
 products_b = len(vit_b.blocks) * 2 * n_b**2 * d_b  # the two attention products of all 12 blocks
@@ -374,11 +451,13 @@ assert abs(12 * tie * d_b**2 - 2 * tie**2 * d_b) == 0  # the lines cross at N = 
 #
 # - Prediction processing is a final LayerNorm and a linear head on token 0. Mean pooling averages the patch
 #   tokens instead, token 0 left out, and divides by their number.
-# - The whole ViT takes the picture (1, 1, 60, 100) to 15 patches, 16 tokens of length 64, two blocks that keep
+# - The whole ViT takes the picture (1, 1, 60, 100) to N = 15 patches, N + 1 = 16 tokens of length 64, two blocks that keep
 #   that shape, and one output.
-# - A fresh ViT starts its linear weights at std 0.02, its biases at 0 and its LayerNorms as the identity. A
-#   token of zeros therefore asks a query of zeros, and its attention weights are even over all the keys.
-# - One block costs $12ND^2 + 2N^2D$ multiply-adds at MLP ratio 4 and holds $12D^2 + 13D$ parameters.
+# - A fresh ViT starts its linear weights at std 0.02 (before the cut), its biases at 0 and its LayerNorms'
+#   scale at 1 and shift at 0. A token of zeros therefore asks a query of zeros, and its attention weights are
+#   even over all the keys.
+# - One block costs $12ND^2 + 2N^2D$ multiply-adds on $N$ tokens at MLP ratio 4, and holds $12D^2 + 13D$
+#   parameters (notebook 06).
 #   Attention's two products win only when $N > 6D$: they are about 4 % of ViT-B/16's 17.6 G.
 #
 # **Next:** [08 T2T's soft split](08_t2t_soft_split.ipynb) replaces the patch cut with overlapping soft splits
@@ -495,15 +574,16 @@ assert changes[vit.embed_dim] < 0.05 < 0.2 < changes[768]  # what the text below
 
 # %% [markdown]
 # With the package's fixed std, a layer's output std is about $\sigma\sqrt{D}$: the columns "output std" and
-# "std·√D" agree. One fresh block changes its input by about 2 % at D = 64 but by about 27 % at D = 768 (the
-# assertion checks both sides). Xavier-uniform weights keep the same layer's output std near 1 at both widths,
+# "std·√D" agree. For this draw of weights and random normal tokens, one fresh block changes its input by
+# about 2 % at D = 64 but by about 27 % at D = 768 (the assertion checks both sides). Xavier-uniform weights keep the same layer's output std near 1 at both widths,
 # larger than the package's: at these widths std 0.02 starts every layer smaller than Xavier's rule would.
 #
 # **The prediction token's start.** ViT's official code starts the class token at zero; timm at
 # $\mathcal N(0, (10^{-6})^2)$, as good as zero; the official T2T-ViT code and the article series' ViT code like
-# the other weights; the article series' walk-through prepends a token of zeros. Zero is a fine start when
-# there is a position embedding: token 0 then enters block 0 as row 0 of $\mathbf E_\text{pos}$, and the token
-# still learns, because the gradient of a sum reaches each of its terms. The cell checks both on a copy of the
+# the other weights; the article series' walk-through prepends a token of zeros. With a position embedding, a
+# zero token enters block 0 as row 0 of $\mathbf E_\text{pos}$, not as zeros, and it still receives a
+# gradient, because the gradient of a sum reaches each of its terms. A nonzero gradient only means the token
+# can change; the course does not test how well a zero start trains. The cell checks both on a copy of the
 # picture model.
 
 # %%

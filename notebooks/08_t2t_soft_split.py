@@ -31,8 +31,8 @@
 # The paper blames in part the patch split, which it says cannot model local structure such as edges and lines
 # between neighbouring pixels. Overlapping windows keep small neighbourhoods of the image whole inside a token.
 # That is an *inductive bias* toward local structure: an assumption about images that the model holds from the
-# start instead of learning it from data. With it, the paper reports T2T-ViT matching or beating ViT and ResNets
-# of similar size.
+# start instead of learning it from data. With the T2T module and a deep, narrow backbone together, the paper
+# reports T2T-ViT matching or beating ViT and ResNets of similar size.
 #
 # This notebook takes the module's pieces one at a time; [notebook 09](09_tokens_to_token.ipynb) puts them
 # together.
@@ -89,7 +89,8 @@ print(f"tokens {tuple(toks.shape)} on a {grid.rows} x {grid.cols} grid")
 
 # %%
 def plain_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
-    """Tokens (B, h * w, C) laid onto an image (B, C, h, w), token i at row i // w, column i % w."""
+    """Tokens (B, h * w, L) laid onto an image (B, L, h, w) of h rows and w columns of tokens: token i at row
+    i // w, column i % w."""
     b, n, c = toks.shape
     return toks.reshape(b, c, h, w)
 
@@ -97,11 +98,13 @@ def plain_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
 print(f"{tuple(toks.shape)} -> {tuple(plain_rebuild(toks, grid.rows, grid.cols).shape)}")
 
 # %% [markdown]
-# **Exercise 1 (predict).** `plain_rebuild` gives the right shape but the wrong image. Take the picture's tokens,
+# ### Exercise 1 (predict)
+#
+# `plain_rebuild` gives the right shape but the wrong image. Take the picture's tokens,
 # `(1, 60, 400)`, laid onto the 6 × 10 grid. Look at channel 0 of the output, at grid row 1, column 0. Which
 # token, and which entry of it, land there? Answer `(token, entry)`, both counted from 0, as `answer_channel0`.
-# Then think how you would fix it for *any* $h \times w$; the fix is under "After Exercise 1". The official T2T
-# code takes a square root here, so it only works for square grids (notebook 09 shows what that does).
+# Then think how you would fix it for a grid of any $h$ rows and $w$ columns. The official T2T code takes a
+# square root here, so it only works for square grids (notebook 09 shows what that does).
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_channel0 = None  # replace None with (token, entry)
@@ -143,7 +146,7 @@ print(f"channel 0 at grid row 1, column 0 holds (token, entry) = {at_1_0}; token
 
 
 def fixed_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
-    """Tokens (B, h * w, C) laid onto an image (B, C, h, w): the token axis moved behind the channels first."""
+    """Tokens (B, h * w, L) laid onto an image (B, L, h, w): the token axis moved behind the channels first."""
     b, n, c = toks.shape
     return toks.transpose(1, 2).reshape(b, c, h, w)
 
@@ -155,19 +158,20 @@ assert divmod(int(fixed_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks
 print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 10 grid")
 
 # %% [markdown]
-# Here is the package's version on the picture's tokens: a 400-channel image on the token grid. Channel $j$ holds
-# pixel $j$ of every window. So each channel samples the padded picture every $s$ pixels, shifted by that
-# pixel's place in the window. Each channel is a small, shifted copy of the picture. The cell draws three
-# channels: pixel (0, 0), pixel (10, 10) and pixel (19, 19) of each window. The three panels share one colour
-# bar. Some cells sample the padding and hold a zero; the cell prints which and checks them. A black cell
+# Here is the package's version on the picture's tokens: a 400-channel image on the token grid. Channel
+# $j = a k + b$ holds pixel $(a, b)$ of every window, row $a$ and column $b$ inside it. So each channel samples
+# the padded picture every $s = 10$ pixels, shifted by that pixel's place in the window. Each channel is a
+# small, shifted copy of the picture. The cell draws the picture and three channels: pixel (0, 0), pixel
+# (10, 10) and pixel (19, 19) of each window. The four panels share one colour bar. Some cells sample the padding and hold a zero; the cell prints which and checks them. A black cell
 # elsewhere is one of the picture's own darkest pixels, of value 0; the cell lists those too.
 
-# %% mystnb={"image": {"alt": "Three channels of the tokens laid onto the 6 by 10 token grid, for pixels (0, 0), (10, 10) and (19, 19) of each window: three small shifted copies of the picture"}}
+# %% mystnb={"image": {"alt": "The picture, then three channels of the tokens laid onto the 6 by 10 token grid, for pixels (0, 0), (10, 10) and (19, 19) of each window: three small shifted copies of the picture"}}
 rebuilt = tokens.rebuild_image(toks, grid.rows, grid.cols)  # (1, C*k*k, rows, cols)
 print(f"rebuild_image: {tuple(toks.shape)} -> {tuple(rebuilt.shape)}")
 channels = [0, (k // 2) * k + k // 2, k * k - 1]  # pixels (0, 0), (10, 10), (19, 19) of each window
-fig, axes = plt.subplots(1, 3, figsize=(12, 2.8))
-for ax, ch in zip(axes, channels, strict=True):
+fig, axes = plt.subplots(1, 4, figsize=(14, 2.8))
+plots.show_picture(image[0, 0], ax=axes[0], title="the picture (60 x 100 pixels)", colorbar=False)
+for ax, ch in zip(axes[1:], channels, strict=True):
     plots.show_picture(
         rebuilt[0, ch],
         ax=ax,
@@ -178,7 +182,7 @@ for ax, ch in zip(axes, channels, strict=True):
     ax.set_yticks([r + 0.5 for r in range(grid.rows)], range(grid.rows))
     ax.set_xlabel("token column")
     ax.set_ylabel("token row")
-fig.colorbar(axes[0].images[0], ax=list(axes), fraction=0.02, pad=0.02, label="brightness")  # one for all
+fig.colorbar(axes[1].images[0], ax=list(axes), fraction=0.02, pad=0.02, label="brightness")  # one for all
 plt.show()
 for ch in channels:
     i, j = divmod(ch, k)  # the channel's place in the window
@@ -194,12 +198,20 @@ for ch in channels:
     )
 
 # %% [markdown]
+# What to look for: each channel has the shapes of the picture at a tenth of its size, one sample every 10
+# pixels. The three channels differ by a shift. Channel 0 takes each window's top-left pixel; the first windows
+# start 5 pixels above and left of the picture, so its token row 0 and column 0 sample the padding. Channel 399
+# takes the bottom-right pixel, so its last token row and column do. Channel 210, near each window's centre,
+# never does.
+
+# %% [markdown]
 # ## 2. Three splits in a row (13 min)
 #
 # T2T-ViT's module splits three times. It soft-splits the image with $(k, s, p) = (7, 4, 2)$. It lays the tokens
 # onto their grid, one pixel each. It soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and
 # soft-splits once more with $(3, 2, 1)$. Notebook 09 adds a small transformer before each laying-down. It changes
-# the tokens' channels, not the grid.
+# the tokens' channels, not the grid. Each soft split, with what follows it, is a *stage*, numbered 1 to 3 as in
+# the paper; in code, `T2T_STAGES[0]` holds stage 1's $(k, s, p)$.
 #
 # The cell runs the three splits on the picture. The channels grow, because each token of a split becomes a pixel
 # with $k^2$ times the channels it came from. Then the cell follows the side of the paper's 224 × 224 input
@@ -207,7 +219,7 @@ for ch in channels:
 
 # %%
 x = image  # (1, 1, H, W)
-lengths = []  # the raw token length after each split
+lengths = []  # the token length after each split, with no token transformer between the splits
 for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
     split_tokens = tokens.soft_split(x, kk, ss, pp)  # (1, rows * cols, C * kk * kk)
     lengths.append(split_tokens.shape[-1])
@@ -223,14 +235,16 @@ for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
 print("the paper's input side, split after split: " + " -> ".join(str(n) for n in sides))
 token_dim = 64  # the T2T-ViT paper's token transformers make every token 64 channels wide
 growth = [after // before for before, after in zip(lengths, lengths[1:], strict=False)]
-print(f"after the first split, raw lengths grow {growth[0]}-fold, then {growth[1]}-fold")
+print(f"after the first split, token lengths (no transformers) grow {growth[0]}-fold, then {growth[1]}-fold")
 print(
     f"in the T2T-ViT paper the later splits see {token_dim} channels, "
     f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 09)"
 )
 
 # %% [markdown]
-# **Exercise 2 (predict).** The paper's 224 × 224 input ends as a 14 × 14 grid of tokens, as the paper says too
+# ### Exercise 2 (predict)
+#
+# The paper's 224 × 224 input ends as a 14 × 14 grid of tokens, as the paper says too
 # (Section 3.3). It is not the only square side that does, since every split rounds down. Which is the
 # *smallest* square side, and which the *largest*, that T2T-ViT's three splits turn into a 14 × 14 grid? Answer
 # with the pair `(smallest, largest)` as `answer_sides`. Think it through on paper before you reach for a loop.
@@ -305,15 +319,15 @@ splits = {  # name: (h, w, k, s, p) of the image it splits: the two splits that 
 }
 block_sides = range(1, 8)  # m
 shares, grids = {}, {}
-for name, (h, w, k, s, p) in splits.items():
-    grids[name] = tokens.count_tokens(h, w, k, s, p)
-    shares[name] = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in block_sides]
+for name, (hh, ww, kk, ss, pp) in splits.items():  # kk, ss, pp: the setup's k, s, p stay as they are
+    grids[name] = tokens.count_tokens(hh, ww, kk, ss, pp)
+    shares[name] = [whole_blocks(hh, ww, kk, ss, pp, m).float().mean().item() for m in block_sides]
     largest = max(m for m in block_sides if shares[name][m - 1] == 1.0)
     print(
-        f"{name}: (k, s, p) = ({k}, {s}, {p}) -> {grids[name].rows} x {grids[name].cols} = "
-        f"{grids[name].total} tokens of {k * k} pixels each; largest block always whole: {largest} x {largest}"
+        f"{name}: (k, s, p) = ({kk}, {ss}, {pp}) -> {grids[name].rows} x {grids[name].cols} = "
+        f"{grids[name].total} tokens of {kk * kk} pixels each; largest block always whole: {largest} x {largest}"
     )
-    assert largest == k - s + 1
+    assert largest == kk - ss + 1
 t2t1, vit4 = grids["T2T stage 1"], grids["ViT, P = 4"]
 assert vit4 == t2t1  # the same token grid
 assert shares["ViT, P = 4"][4] == 0 and all(v == 1 for v in shares["T2T stage 1"][:4])
@@ -332,20 +346,22 @@ assert share5 == (3 / 4) ** 2
 # neighbourhoods at a given number of tokens, at the price of tokens about 3 times longer: 49 entries against 16.
 # The other splits and the block counts: [more splits](#Evidence:-more-splits-and-the-block-counts).
 #
-# The right panel maps the 5 × 5 blocks of T2T's first split. The pattern repeats every $s = 4$ pixels: 1 top row
-# in 4, and 1 left column in 4, fits in no window, so $(3/4)^2 \approx 0.56$ of the positions are whole.
+# The right panel maps the 5 × 5 blocks of T2T's first split. The windows cover rows $-2 \dots 4$, $2 \dots 8$,
+# $6 \dots 12$, and so on, every $s = 4$ pixels. A block whose top row is 1, 5, 9, ... would need rows 1 to 5,
+# 5 to 9, ..., and no window holds those: 1 top row in 4, and likewise 1 left column in 4, is cut. So
+# $(3/4)^2 \approx 0.56$ of the positions are whole.
 
 # %% mystnb={"image": {"alt": "Two panels. Left: the share of m by m blocks kept whole in some token, for m from 2 to 7 pixels, for T2T's first soft split and for ViT patches of 4 pixels on the same 15 by 25 token grid; T2T keeps every block up to 4 by 4 whole and a falling share of larger ones, ViT a lower share from 2 by 2 on and no block of 5 or more. Right: a map over block top rows and left columns of which 5 by 5 blocks are whole in T2T's first split, a pattern that repeats every 4 pixels with one row and one column in four cut."}}
 fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), width_ratios=[1.0, 1.25], layout="constrained")
 fair = ("T2T stage 1", "ViT, P = 4")  # the two splits that give the same token grid, both in pixels
 for name, marker, above in zip(fair, ("o", "s"), (True, False), strict=True):
-    h, w, k, s, p = splits[name]
+    _, _, kk, ss, pp = splits[name]
     values = shares[name][1:]  # m = 2..7
     axes[0].plot(
         block_sides[1:],
         values,
         marker=marker,
-        label=f"{name}: (k, s, p) = ({k}, {s}, {p}), {grids[name].rows} x {grids[name].cols} tokens",
+        label=f"{name}: (k, s, p) = ({kk}, {ss}, {pp}), {grids[name].rows} x {grids[name].cols} tokens",
     )
     for m, v in zip(block_sides[1:], values, strict=True):  # T2T's shares above its line, ViT's below
         axes[0].annotate(
@@ -364,12 +380,12 @@ axes[0].set_xlabel("block side m (pixels)")
 axes[0].set_ylabel("m x m blocks whole in some token")
 axes[0].set_title(f"Same token grid ({t2t1.rows} x {t2t1.cols}): blocks kept whole")
 axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8)  # below: no line hidden
-h, w, k, s, p = splits["T2T stage 1"]
+hh, ww, kk, ss, pp = splits["T2T stage 1"]
 colours = ListedColormap(["#f4d6a0", "#2b5c8a"])  # cut, whole
-axes[1].imshow(whole_blocks(h, w, k, s, p, 5)[:24, :40].int(), cmap=colours, vmin=0, vmax=1)
+axes[1].imshow(whole_blocks(hh, ww, kk, ss, pp, 5)[:24, :40].int(), cmap=colours, vmin=0, vmax=1)
 axes[1].set_xlabel("block's left column (pixel)")
 axes[1].set_ylabel("block's top row (pixel)")
-axes[1].set_title(f"5 x 5 blocks, T2T stage 1 (k={k}, s={s}, p={p}): top-left 24 x 40 positions")
+axes[1].set_title(f"5 x 5 blocks, T2T stage 1 (k={kk}, s={ss}, p={pp}): top-left 24 x 40 positions")
 axes[1].legend(
     handles=[
         Patch(color=colours(1), label="whole in some window"),
@@ -398,15 +414,18 @@ plt.show()
 #
 # **The skip.** An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$. That cannot work
 # here. $X$ has length 49 and the attention's output length 64, and tensors of different lengths cannot be
-# added; the cell below the diagram tries it. $V$ already has length 64, and it is a linear image of the
-# normalised input. So T2T adds $V$ instead. With several heads, $V$'s heads are first merged side by side.
+# added; the cell below the diagram tries it. $V$ already has length 64, and it is a linear function of the
+# normalised input. So T2T adds $V$ instead. The official T2T code has one head and adds `v.squeeze(1)`; for
+# several heads, this package first merges $V$'s heads side by side.
 #
 # The MLP keeps length 64: its hidden layer is 64 wide, an MLP ratio of 1. Its residual is the ordinary one.
 #
-# **The scale.** The official T2T code scales $QK^\top$ by $(\text{dim} / \text{heads})^{-1/2} = 49^{-1/2} = 1/7$,
-# from the input length, and so does `TokensToToken`. A bare `TokenTransformer` takes
-# $(\text{chan} / \text{heads})^{-1/2} = 1/8$ by default, so the cells below pass `qk_scale=dim ** -0.5`. The scale
-# changes no shape.
+# **The scale.** The official T2T code scales $QK^\top$ by $(\text{dim} / \text{heads})^{-1/2}$, from the input
+# length, and so does `TokensToToken`: $49^{-1/2} = 1/7$ for the one-channel picture's first stage (an RGB
+# image gives dim = 147, and the later stages dim = 9 · 64 = 576, a scale of 1/24). A bare `TokenTransformer`
+# takes $(\text{chan} / \text{heads})^{-1/2} = 1/8$ by default (the last cell prints both), so the cells below
+# pass `qk_scale=dim ** -0.5`. The scale changes no shape. The diagram uses the sizes of the walk-through at the
+# end of this section: a batch of 13 items of 100 tokens.
 
 # %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer that outputs 64 channels, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
 diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
@@ -423,7 +442,9 @@ with torch.no_grad():
         print(f"x {tuple(x_demo.shape)} + output {tuple(out_demo.shape)}: RuntimeError: {err}")
 
 # %% [markdown]
-# **Exercise 3 (find the bug).** A colleague wrote one head of a token transformer's attention, skip included.
+# ### Exercise 3 (find the bug)
+#
+# A colleague wrote one head of a token transformer's attention, skip included.
 # It takes tokens `x` of shape (B, N, dim), already normalised, and the weights of the two linear layers as PyTorch
 # stores them. `w_qkv` has shape (3·chan, dim): the rows for $Q$, then those for $K$, then those for $V$, and no
 # bias. `w_proj` has shape (chan, chan) and `b_proj` shape (chan,). It should return $Y$ of the equation above,
@@ -449,6 +470,7 @@ def buggy_token_attention(
 gen = torch.Generator().manual_seed(2)
 x_try = torch.randn(2, 10, 49, generator=gen)  # (B, N, dim)
 w_try = (torch.randn(192, 49, generator=gen) / 7, torch.randn(64, 64, generator=gen) / 8, torch.zeros(64))
+# fused=False: the attention computed step by step, not with PyTorch's fused kernel
 reference = Attention(49, 64, num_heads=1, qkv_bias=False, qk_scale=49**-0.5, v_skip=True, fused=False)
 with torch.no_grad():
     reference.qkv.weight.copy_(w_try[0])
@@ -514,6 +536,8 @@ with torch.no_grad():
     print(f"+ MLP(norm2) -> {tuple(out.shape)}")
     same = torch.allclose(y, attn_out, atol=1e-5) and torch.allclose(out, tt(x), atol=1e-5)
 print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:.4f} = 1/7")
+default_scale = TokenTransformer(dim, chan, num_heads=1).attn.scale  # without qk_scale
+print(f"a bare TokenTransformer's default scale: {default_scale:.4f} = 1/{round(default_scale**-1)}")
 assert same and out.shape == (batch, n_tokens, chan)
 
 # %% [markdown]
@@ -527,8 +551,8 @@ assert same and out.shape == (batch, n_tokens, chan)
 #   some token, wherever its windows reach the image's edges: 4 × 4 for T2T's first split. At the same token grid,
 #   non-overlapping patches keep far fewer blocks whole.
 # - A token transformer is an encoder block whose attention changes the token length, 49 to 64 in the first
-#   stage. Its first residual adds $v$, which already has the output length. Its scale comes from the input
-#   length, $1/7$.
+#   stage on the one-channel picture. Its first residual adds $v$, which already has the output length. Its
+#   scale comes from the input length: $1/7$ there.
 #
 # **Next:** [09 Tokens-to-Token](09_tokens_to_token.ipynb) puts these pieces together: the T2T module stage by
 # stage, on the picture, and T2T-ViT end to end.
@@ -563,13 +587,13 @@ def last_window_end(side: int, kernel: int, stride: int, padding: int) -> int:
 
 for side, stages in ((60, T2T_STAGES), (100, T2T_STAGES), (224, T2T_STAGES), (10, T2T_STAGES[:1])):
     start, reach = side, []
-    for k, s, p in stages:  # each stage splits the side the previous one produced
-        end = last_window_end(side, k, s, p)
+    for kk, ss, pp in stages:  # each stage splits the side the previous one produced
+        end = last_window_end(side, kk, ss, pp)
         reach.append(end >= side)
         print(
-            f"side {side:3d}, (k, s, p) = {(k, s, p)}: last window ends at {end}, reaches the edge: {end >= side}"
+            f"side {side:3d}, (k, s, p) = {(kk, ss, pp)}: last window ends at {end}, reaches the edge: {end >= side}"
         )
-        side = (side + 2 * p - k) // s + 1
+        side = (side + 2 * pp - kk) // ss + 1
     assert all(reach) == (start != 10)  # only the 10-pixel side is left with pixels in no window
 
 # %%
@@ -593,9 +617,9 @@ print(f"{'side':>4s}  grid side after stages 1, 2, 3   last pixel rows in no sta
 dropped_at = []
 for n in sides:
     grid_sides = [g.rows for g in tokens.stage_grids(n, n)]
-    k, s, p = T2T_STAGES[0]
-    dropped = max(0, n - last_window_end(n, k, s, p))
-    assert dropped == max(0, (n + 2 * p - k) % s - p)  # the rule above
+    kk, ss, pp = T2T_STAGES[0]
+    dropped = max(0, n - last_window_end(n, kk, ss, pp))
+    assert dropped == max(0, (n + 2 * pp - kk) % ss - pp)  # the rule above
     for side_in, side_out, (k2, s2, p2) in zip(grid_sides, grid_sides[1:], T2T_STAGES[1:], strict=False):
         assert (
             last_window_end(side_in, k2, s2, p2) >= side_in and side_out == (side_in + 2 * p2 - k2) // s2 + 1
@@ -625,21 +649,21 @@ more_splits = {  # stage 2 splits the grid stage 1 rebuilds
     "T2T stage 2": (*tokens.count_tokens(height, width, *T2T_STAGES[0])[:2], *T2T_STAGES[1]),
     "ViT, P = 20": (height, width, 20, 20, 0),
 }
-for name, (h, w, k, s, p) in more_splits.items():
+for name, (hh, ww, kk, ss, pp) in more_splits.items():
     unit = "grid cells" if name == "T2T stage 2" else "pixels"
-    more_grid = tokens.count_tokens(h, w, k, s, p)
-    found = [whole_blocks(h, w, k, s, p, m).float().mean().item() for m in block_sides]
+    more_grid = tokens.count_tokens(hh, ww, kk, ss, pp)
+    found = [whole_blocks(hh, ww, kk, ss, pp, m).float().mean().item() for m in block_sides]
     largest = max(m for m in block_sides if found[m - 1] == 1.0)
     print(
-        f"{name}: splits {h} x {w} {unit} with (k, s, p) = ({k}, {s}, {p}) -> {more_grid.rows} x "
-        f"{more_grid.cols} = {more_grid.total} tokens of {k * k} {unit} each (k * k)"
+        f"{name}: splits {hh} x {ww} {unit} with (k, s, p) = ({kk}, {ss}, {pp}) -> {more_grid.rows} x "
+        f"{more_grid.cols} = {more_grid.total} tokens of {kk * kk} {unit} each (k * k)"
     )
     print(
         "   share of positions where an m x m block is whole, m = 1..7: "
         + "  ".join(f"{v:.2f}" for v in found)
     )
-    print(f"   largest block always whole: {largest} x {largest} {unit}   (k - s + 1 = {k - s + 1})")
-    assert largest == k - s + 1
+    print(f"   largest block always whole: {largest} x {largest} {unit}   (k - s + 1 = {kk - ss + 1})")
+    assert largest == kk - ss + 1
 vit20 = tokens.count_tokens(height, width, 20, 20, 0)
 print(
     f"ViT with P = 20 makes {t2t1.total // vit20.total} times fewer tokens ({vit20.total} instead of {t2t1.total})"

@@ -121,7 +121,9 @@ with torch.no_grad():
 print(" -> ".join(map(str, counts)) + " tokens; the module's own forward gives the same result")
 
 # %% [markdown]
-# **Exercise 1 (predict, then run).** Notebook 08 counted the blocks that *one* split keeps whole. Now follow all
+# ### Exercise 1 (predict, then run)
+#
+# Notebook 08 counted the blocks that *one* split keeps whole. Now follow all
 # three. One final token is a 3 × 3 window of the second rebuilt grid. Each cell of that grid is a 3 × 3 window of
 # the first rebuilt grid, and each cell of that one a 7 × 7 window of the image. Leave the token transformers aside
 # and follow only the windows: how many pixels wide is the square of the image that one final token's windows
@@ -231,7 +233,9 @@ def official_rebuild(toks: torch.Tensor) -> torch.Tensor:
 
 
 # %% [markdown]
-# **Exercise 2 (predict).** What does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each
+# ### Exercise 2 (predict)
+#
+# What does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each
 # of these one-channel inputs? Answer each with `"works"` (every token lands in its own place), `"raises"` (the
 # reshape fails with an error) or `"scrambles"` (it runs, but tokens land in the wrong places):
 #
@@ -438,7 +442,9 @@ for name, layer in first_rgb.named_modules():
 print(f"   {'in all':9s} {sum(p.numel() for p in first_rgb.parameters()):7,d}")
 
 # %% [markdown]
-# **Exercise 3 (predict).** The picture has one channel, so the first token transformer of `model`, the T2T-ViT
+# ### Exercise 3 (predict)
+#
+# The picture has one channel, so the first token transformer of `model`, the T2T-ViT
 # above, reads tokens of length 49, not 147. It is otherwise built like the RGB one: 64 channels, one head, no qkv
 # bias, an MLP ratio of 1. How many parameters *fewer* does it hold than the RGB one? Answer with a whole number,
 # `answer_rgb_fewer`. First decide which rows of the table depend on the incoming token's length, and why the
@@ -773,7 +779,8 @@ print("every preset matches its reference count, all and trainable")
 
 # %% [markdown]
 # ## Evidence: more to try
-#
+
+# %% [markdown]
 # ### Play: image size and the three soft splits
 #
 # The explorer below, in a running kernel, takes a one-channel $H \times W$ image and each stage's kernel, stride

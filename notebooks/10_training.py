@@ -167,8 +167,11 @@ assert torch.isclose(by_hand, F.cross_entropy(logits, held_out.targets))
 
 # %% [markdown]
 # Accuracy counts only which logit is the larger; the loss also counts how sure the model is of the right label.
+
+# %% [markdown]
+# ### Exercise 1 (predict)
 #
-# **Exercise 1 (predict).** A trained ViT gives the right label probability 0.9 on every held-out image, so its
+# A trained ViT gives the right label probability 0.9 on every held-out image, so its
 # held-out accuracy is 1.0. What is its held-out loss? Give the number to three decimals.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "confident_loss-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -202,8 +205,11 @@ check.require(check.confident_loss, answer_confident_loss)
 # parameter's step is divided by the typical size of its own recent gradients; ε keeps the division finite. The
 # term λθ is the **weight decay**: it pulls the parameter a little towards 0 at every step, which keeps weights
 # from growing large.
+
+# %% [markdown]
+# ### Exercise 2 (explain)
 #
-# **Exercise 2 (explain).** Weight decay keeps a model simple by stopping its weights from growing large. For
+# Weight decay keeps a model simple by stopping its weights from growing large. For
 # some tensors, though, a pull towards 0 makes the model no simpler, or does harm. Which of these tensors of the
 # ViT above should AdamW pull towards 0? Answer with their letters, such as `"bd"`.
 #
@@ -338,8 +344,11 @@ assert abs(same_run.metrics["loss"] - math.log(2)) < 0.02
 # %% [markdown]
 # Twenty steps, most of them warm-up, are far too few: the model still guesses, with a loss near ln 2. Notebook 11
 # trains for 200 steps and leaves ln 2 behind.
+
+# %% [markdown]
+# ### Exercise 3 (find the bug)
 #
-# **Exercise 3 (find the bug).** A colleague wrote the schedule of a 200-step run with a 15-step warm-up as the
+# A colleague wrote the schedule of a 200-step run with a 15-step warm-up as the
 # function below. Its lines are numbered in comments. Without running it: which line holds the bug? And what does
 # the bug do to the learning rate? Answer with a letter.
 #
@@ -428,7 +437,8 @@ assert zero < defaults.steps - 1 and buggy_rates[-1] > buggy_rates[zero]
 #
 # Notebook 12 fine-tunes a model at a larger image size, notebook 13 looks at what pre-training by hidden patches
 # changes, and notebook 14 compares a ViT that learns from a teacher with one that does not.
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - A run takes steps; each step trains on a batch of images sampled from a fixed pool, so a run sees

@@ -67,8 +67,11 @@ half = len(held_out.targets) // 2  # 128 scenes: the intact images first, then t
 # three ViTs that differ only in the position embedding: none, the fixed sinusoidal table of notebook 03, and a
 # learned one. Each trains with notebook 10's loop for 200 steps of 64 images, with one seed: one run per kind,
 # not an average.
+
+# %% [markdown]
+# ### Exercise 1 (predict, then explain)
 #
-# **Exercise 1 (predict, then explain).** (a) Whatever its weights, the ViT *without* a position embedding cannot
+# (a) Whatever its weights, the ViT *without* a position embedding cannot
 # push its held-out loss below some floor. Suppose the held-out set held each scene once intact and *twice*
 # scrambled, with two different scrambles. What is the lowest held-out loss the blind ViT could reach on it? Give
 # the number to three decimals. The loss is the mean cross-entropy over the held-out images, natural logarithm.
@@ -136,7 +139,9 @@ for kind, run in runs.items():
     )
 
 # %% [markdown]
-# **Exercise 2 (predict).** The held-out set holds 128 scenes, each once intact and once scrambled, and the table
+# ### Exercise 2 (predict)
+#
+# The held-out set holds 128 scenes, each once intact and once scrambled, and the table
 # gives the held-out accuracy of the ViT without a position embedding. For how many of the 128 scenes does that
 # ViT give the scene's two images the same answer, both "intact" or both "scrambled"? Give a whole number: it
 # does not depend on the run.
@@ -242,8 +247,11 @@ print(
 #
 # A scramble's **seams** are the borders between its shuffled blocks: the lines where the picture jumps from one
 # place of the scene to another. With 20 × 20 blocks they lie exactly on the borders of the ViT's patches.
+
+# %% [markdown]
+# ### Exercise 3 (predict, then run)
 #
-# **Exercise 3 (predict, then run).** Keep the ViT's 20 × 20 patches, but let the scramble shuffle **10 × 10**
+# Keep the ViT's 20 × 20 patches, but let the scramble shuffle **10 × 10**
 # blocks instead. Which is true? Answer with a letter, and with the number, i to iv, of the reason that makes it
 # true.
 #
@@ -402,7 +410,8 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 # evaluated on ImageNet by 5-shot linear evaluation: a linear classifier fitted on the frozen features of 5 images
 # per class. The kinds of position embedding differed little. The model without one was worse but far above
 # chance, about 0.61 against about 0.64.
-#
+
+# %% [markdown]
 # ## Evidence: longer runs from the command line
 #
 # The same code runs from a terminal, on the CPU or a GPU, for as long as you like:

@@ -76,8 +76,11 @@ print(
 #
 # The pixels might give part of the moon's place away. So a **control** ships beside the model: the same run with
 # no position embedding. Whatever the control gets right, the pixels alone gave away.
+
+# %% [markdown]
+# ### Exercise 1 (predict)
 #
-# **Exercise 1 (predict).** Before the models are evaluated below.
+# Before the models are evaluated below.
 #
 # (a) Which will the control still get right further above chance, the moon's patch row or its patch column, and
 # why? Set `answer_control` to the letter of the statement whose choice and reason both hold:
@@ -238,7 +241,8 @@ assert trained_neighbours >= 0.8 * grid.total and trained_neighbours > random_ne
 # in random tables only for a few (printed). Pairs far apart that share neither row nor column are unlike. On a
 # grid of 3 × 5 that is all it shows: row-like and column-like patterns also appear by chance in random codes.
 # See [the small grid against locality and chance](#Evidence:-the-small-grid-against-locality-and-chance).
-#
+
+# %% [markdown]
 # ### A grid of 60 patches, as in the ViT paper's Figure 7
 #
 # Figure 7 is drawn for grids of 7 × 7 patches and more. So a second ViT ships, on 10-pixel patches: **6 × 10 =
@@ -368,7 +372,8 @@ plt.show()
 # average more alike than patches of one column (printed). Rows stand out far more than columns. Whether that is
 # more than locality, nearby patches being alike, takes controls: see
 # [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid).
-#
+
+# %% [markdown]
 # ### When only the position embedding says where
 #
 # The moon task's answer is a row and a column, yet two seeds of three show no column term beyond chance (the
@@ -479,8 +484,11 @@ for height, width in ((224, 224), (384, 512)):
 # The naive way treats the table as a sequence. Its rows, without the prediction token's, are stretched to the
 # new length by linear interpolation: each new row takes its vector from the same fraction of the way along the
 # old sequence. The new rows are then read onto the new grid, row by row.
+
+# %% [markdown]
+# ### Exercise 2 (predict)
 #
-# **Exercise 2 (predict).** The 3 × 5 model's table of section 1 is carried this naive way to a 6 × 10 grid: its
+# The 3 × 5 model's table of section 1 is carried this naive way to a 6 × 10 grid: its
 # 15 rows, one per patch, become 60. The new top-right patch, patch row 0 and patch column 9, lies over old patch
 # 4 in the picture. Which old patch, 0 to 14, will its vector be most like, by cosine similarity? Set
 # `answer_corner` to its number.
@@ -567,7 +575,9 @@ plots.show_most_like_grid(most_like, place, old_grid)
 plt.show()
 
 # %% [markdown]
-# **Exercise 3 (design a control).** The 60-patch model is shown scenes drawn at twice the size, a 12 × 20 grid,
+# ### Exercise 3 (design a control)
+#
+# The 60-patch model is shown scenes drawn at twice the size, a 12 × 20 grid,
 # with its table carried there in 2-D. Its task, its labels and its held-out scenes stay those of the 60 × 100
 # model: the moon's patch row (0 to 5) and column (0 to 9) on the old grid. It names the patch of many of the
 # moons. Does the carried table hold the model's sense of place?
@@ -624,7 +634,8 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 # near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. The numbers are
 # computed, with what a short fine-tune adds, in
 # [the resized table before and after fine-tuning](#Evidence:-the-resized-table-before-and-after-fine-tuning).
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - A claim about a trained model needs its control. Without a position embedding the 3 × 5 model still reads
@@ -870,7 +881,8 @@ assert smoothness[0.5] < smoothness["trained"]  # the rough codes are rougher th
 # comparison flatters the table: the two tests were chosen after looking at this very table, from the many comparisons its
 # distance classes offer, and there is one training run of it. So on this grid the claim stops at locality. The
 # 60-patch grid, next, has tests fixed in advance, more pairs per test and three runs.
-#
+
+# %% [markdown]
 # ## Evidence: rows and columns on the 60-patch grid
 #
 # **A fit.** `probes.row_column_beyond_locality` fits the cosine similarities of all 1770 pairs of different

@@ -120,7 +120,8 @@ assert on_moon[1] > 0.5 and on_moon[3] > 0.5  # what the text says of heads 1 an
 # model, the model needed what its prediction token reads in block 0, and a later block far less ([the
 # switch-off experiment](#Evidence:-switching-heads-off-in-the-60-patch-model)). That shows need, in one run,
 # not what a head does.
-#
+
+# %% [markdown]
 # ### Exercise 1 (read a figure): where does a patch look?
 #
 # The figure shows the same model's attention maps on *our picture*. Each map is a 16 × 16 weight matrix: one
@@ -223,7 +224,8 @@ for h in range(heads):
 # section, which it reads right, is the one to learn from. Where a head looks also changes from picture to
 # picture: compare heads 1 and 3 here with that scene. Why the picture misleads it, and every block and head in an
 # explorer: [the picture's moon and the shipped model](#Evidence:-the-picture's-moon-and-the-shipped-model).
-#
+
+# %% [markdown]
 # ## 2. How far the heads look (12 min)
 #
 # The ViT paper's Figure 7 looks inside a trained ViT in three ways: the patch filters, the learned position
@@ -303,7 +305,8 @@ plt.show()
 # %% [markdown]
 # No head of this model looks close by. Every head stays near the uniform line at every depth, where all sat
 # before training.
-#
+
+# %% [markdown]
 # ### Exercise 2 (read a figure, then compute): a head that looks only at the moon
 #
 # Take a head whose patch queries, the rows of its attention weights that belong to the 60 patch tokens, all put
@@ -375,7 +378,8 @@ assert abs(moon_only - bounds["uniform"]) < 2.0  # on this task: the two look al
 # rollout](#Evidence:-attention-rollout), which follows how attention mixes the tokens through all the blocks.
 # Neither shows what the model uses either: in [three seeds](#Evidence:-three-seeds) one run names the moon
 # while its rollout never points there.
-#
+
+# %% [markdown]
 # ## 3. What masked pre-training changes (8 min)
 #
 # Why no local heads? Raghu et al. (2021) found that ViT's lower blocks learn to look close by only with very
@@ -463,9 +467,11 @@ assert closest["then fine-tuned on the moon task"] < closest["moon task"] - 5  #
 # These runs do not say why. No head came down to half the uniform distance, and pre-training also saw more
 # scenes and steps than the moon task ([the Evidence](#Evidence:-masked-patch-prediction) weighs this). The
 # fine-tuned models are not shipped: their panel reads the distances stored when they were made.
-#
+
+# %% [markdown]
 # ## 4. What a model learned: a shortcut and a control (14 min)
-#
+
+# %% [markdown]
 # ### A shortcut
 #
 # Notebook 11 trained three ViTs on notebook 10's task, *is the scene intact, or are its 20 × 20 blocks
@@ -558,7 +564,8 @@ assert share["sinusoidal"]["scrambled, patch 14 as it was"] > 0.5, (
 # almost every pair, but not all. The sinusoidal run also looks hard at patch 14, yet gets more than half of
 # those scrambles right. Where a model looks does not tell what it does with what it sees. One seed each; more in
 # [where the prediction token looks](#Evidence:-where-the-prediction-token-looks).
-#
+
+# %% [markdown]
 # ### The learned position embedding
 #
 # The learned embedding started as random vectors. What did training change? Notebook 12's
@@ -630,15 +637,19 @@ assert after["rows only"] > after["columns only"] + 0.1
 # ([the embedding against locality](#Evidence:-the-embedding-against-locality)). But this is no 2-D grid: in the
 # run stored here the figure shows **the bottom row, patches 10 to 14, set apart**. That fits the shortcut,
 # untested.
-#
+
+# %% [markdown]
 # ### Designing a control
 #
 # A natural reading is a **claim**: *learning the task put this structure, a rows-only score far above the
 # start's, into the embedding.* But training brings several things at once: the starting weights and batch order,
 # 200 steps of AdamW, the scenes, and their labels. A **control** is a run that keeps all of these but one, chosen
 # so that the claim predicts its result. If the result comes out otherwise, the claim is refuted.
+
+# %% [markdown]
+# ### Exercise 3 (design the control, predict, then run)
 #
-# **Exercise 3 (design the control, predict, then run).** Which one of these candidates could refute the claim?
+# Which one of these candidates could refute the claim?
 # Answer with its letter. Then give, in one word, what the claim predicts for that candidate's rows-only score,
 # mean removed: `"start"` (about the start's score), `"between"` (about halfway to the claim run's), `"claim"`
 # (about the claim run's), or `"negative"` (clearly below the start's).
@@ -745,7 +756,8 @@ assert control["rows only"] < after["rows only"] - 0.1  # clearly less of the st
 # themselves, not "any learning would have done it". See [the shuffled-label
 # control](#Evidence:-the-shuffled-label-control), and [the shipped ViT's
 # embedding](#Evidence:-the-embedding-of-the-shipped-ViT), a model that learned another task.
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - An attention map has one row per query and one column per key. Where a head looks is not what the model
@@ -1206,7 +1218,8 @@ assert centre_mean * border_mean < 0 and abs(centre_mean) > 2 * abs(border_mean)
 # arbitrary. What the model does with that pattern was not tested here. The paper's components, from ViT-L/32
 # trained on natural images, look like smooth basis patterns at several scales; this model saw only the
 # picture's world and one task.
-#
+
+# %% [markdown]
 # ## Evidence: attention rollout
 #
 # **Attention rollout** (Abnar and Zuidema, 2020; ViT paper, Appendix D.8) follows the mixing of tokens through
@@ -1292,7 +1305,8 @@ assert maps_untrained.max() < 2 / 60  # the control: no patch stands out
 # faint to see on the trained maps' scale, so their row has a colour scale of its own. On the picture, which the model never saw, the printout says how
 # many of the brightest pixels the top patch holds. [Switching block 0's heads
 # off](#Evidence:-switching-heads-off-in-the-60-patch-model) for the prediction token is the test of use.
-#
+
+# %% [markdown]
 # ## Evidence: three seeds
 #
 # Every number above comes from one training run. The course ships two more runs of the same settings with seeds
@@ -1947,7 +1961,8 @@ for ours, control_pair in zip(by_distance_scramble, by_distance_control, strict=
 # apart** from the rest. That fits the shortcut, a model that checks patch 14, though this pairing is not tested.
 # This is not a recovered 2-D grid; the ViT paper's embeddings, trained far longer on far more data, show the
 # row/column pattern directly (its Figure 7, centre).
-#
+
+# %% [markdown]
 # ## Evidence: the shuffled-label control
 #
 # The table puts the control of Exercise 3 beside the claim's run and the start. Beside the probe's scores it

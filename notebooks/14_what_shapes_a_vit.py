@@ -87,7 +87,8 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 #
 # The details: [the recipes, with a distillation token and a stem run on the
 # picture](#Evidence:-DeiT,-a-convolutional-stem-and-T2T).
-#
+
+# %% [markdown]
 # ### The three answers, measured on the scenes
 #
 # A toy version of the ViT paper's Figure 3: accuracy against the amount of training data. The question: is the

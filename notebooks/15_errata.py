@@ -102,7 +102,8 @@ def fixed(value: float, digits: int = 2) -> str:
 #
 # The first article builds a ViT step by step. It cuts the picture into patch tokens and adds a prediction token
 # and a position table. Then it runs the encoder blocks and reads a prediction.
-#
+
+# %% [markdown]
 # ### 1.1 The patch module's default image size
 #
 # The class `Patch_Tokenization` sets its default image size to four numbers, `(1, 1, 60, 100)`. Its
@@ -303,7 +304,8 @@ except TypeError as err:
 #
 # The attention article walks through one module, first with one head, then with four. Its batch holds 13 items
 # of 100 tokens of length 49, projected to 64 channels.
-#
+
+# %% [markdown]
 # ### 2.1 The multi-head section uses the single-head module
 #
 # Section *Multi-Headed Attention* builds its own four-head module, `MSA`. To merge the heads of $\mathbf{v}$, it
@@ -368,7 +370,8 @@ print(
 #
 # This article shows why attention cannot see the order of tokens. Then it builds the sinusoidal table and adds
 # it to the picture's 15 patch tokens.
-#
+
+# %% [markdown]
 # ### 3.1 The colour range of the 15 × 400 table
 #
 # The article draws the table for the picture's tokens with the colour range [0, 1]. It then reads purple as
@@ -412,7 +415,8 @@ plt.show()
 # Only the entries below 0 make a token darker, and they are few. With the range [0, 1], far more of the table
 # is drawn in purple. Compare the two zoom panels on the right. Their sine columns hold values near 0: the
 # darkest purple at the top, almost white at the bottom.
-#
+
+# %% [markdown]
 # ### 3.2 `astype(int)`, then `/ 255`
 #
 # The article casts the picture's tokens to integers and divides them by 255. It reads the pixels from
@@ -504,7 +508,8 @@ print(f"A = Q K^T: {tuple(scores.shape)}; A V: {tuple((scores @ v).shape)}")
 #
 # The T2T article builds the soft split, the token transformer and the Tokens-to-Token module. It walks a batch of
 # 13 one-channel 400 × 100 images through the module. It ends with the complete T2T-ViT.
-#
+
+# %% [markdown]
 # ### 4.1 The complete model passes settings its T2T module does not accept
 #
 # The class `T2T_ViT` builds the article's `Tokens2Token` module with seven settings that the module does not
@@ -598,7 +603,8 @@ plt.show()
 # %% [markdown]
 # The left panel is the picture at a quarter of its height and width. The right panel holds the same 375 values
 # in the wrong places: each row of 25 windows is cut into rows of 15.
-#
+
+# %% [markdown]
 # ### 4.5 The token transformer's scale: a difference, not a slip
 #
 # With no scale given, the article's attention multiplies the scores by $(\text{chan} / \text{heads})^{-1/2}$.
@@ -694,7 +700,8 @@ for who, per_head in (
 #
 # The slides set the ViT paper's equations beside PyTorch snippets for ViT-B/16: ViT-Base with 16 × 16 patches,
 # on 224 × 224 colour images.
-#
+
+# %% [markdown]
 # ### 5.1 "224 x 244 x 3"
 #
 # A slide cuts an image into 16 × 16 patches with `nn.Conv2d`. Under the code, it gives the output for a "224 x
@@ -887,7 +894,8 @@ print(f"vitcourse's MLP in an encoder block: {EncoderBlock(768, num_heads=12).ml
 #
 # Each copies the ViT paper's four equations (notebook 06). The slips are in the letters for block, token and
 # patch.
-#
+
+# %% [markdown]
 # ### 6.1 MyViT's missing subscripts
 #
 # The MyViT equations write $\mathbf{x}{p}$, $\mathbf{z}{0}$ and $\mathrm{SA}{1}$ for $\mathbf{x}_p$,
@@ -967,7 +975,8 @@ print(
 # seeded, and the outputs are shapes, counts, yes/no answers and rounded numbers, the same on a CPU and a GPU.
 #
 # The article of this section is "Vision Transformers, Explained", the first of the series.
-#
+
+# %% [markdown]
 # ### Evidence 1.1: default image size
 #
 # **The source.** Section *Image Tokenization*, class `Patch_Tokenization`. Its signature reads
@@ -980,7 +989,8 @@ print(
 # refuse it. The article's walk-through passes `img_size=(x.shape[1], x.shape[2], x.shape[3])` and
 # `patch_size = P`, with P = 20, so it never meets the defaults. The complete `ViT_Model` has consistent
 # defaults: `(1, 400, 100)` with a patch size of 50.
-#
+
+# %% [markdown]
 # ### Evidence 1.2: the transpose
 #
 # **The source.** The same class, its `forward`: `x = self.split(x).transpose(1,0)`, then `x = self.project(x)`.
@@ -990,7 +1000,8 @@ print(
 # **The comparison.** `nn.Unfold` returns `(B, P²C, N)`. Swapping dimensions 1 and 0 swaps the token length with
 # the batch and gives `(P²C, B, N)`. The last axis then holds the N = 15 tokens, where the linear layer expects
 # 400 numbers. The cell in 1.2 shows both swaps.
-#
+
+# %% [markdown]
 # ### Evidence 1.3: the float count
 #
 # **The source.** The same constructor:
@@ -1001,7 +1012,8 @@ print(
 # entry 1.5 shows, so the float does no harm there. The article's own walk-through, a few cells earlier, counts
 # the same patches with `N = int((H*W)/(P**2))`, an integer, and so does the position-embedding article. Use
 # `//` once the divisibility is checked, or unfold's own formula.
-#
+
+# %% [markdown]
 # ### Evidence 1.4: the printed 1001
 #
 # **The source.** Section *Prediction Processing*, its first two cells. The input is
@@ -1012,7 +1024,8 @@ print(
 # **The comparison.** A layer norm normalises each token over its own 768 numbers, so the shape stays
 # `(1, 176, 768)`. Perhaps the line is left from a run with other sizes; the article does not say. Every stored
 # output in this course is checked by re-running the notebooks, so such a mismatch fails the tests.
-#
+
+# %% [markdown]
 # ### Evidence 1.5: unset attributes
 #
 # **The source.** Section *Complete Code*, class `ViT_Backbone`. Its constructor stores `self.num_heads`,
@@ -1027,7 +1040,8 @@ print(
 # which it could store, and the number of tokens, which only the tokenizer knows. In `vitcourse` the body reads
 # the count from its tokenizer. For the picture with P = 20 that is 15 patches, so a table of 15 + 1 rows, as
 # the cell in 1.5 prints.
-#
+
+# %% [markdown]
 # ### Evidence 1.6: the extra v
 #
 # **The source.** Section *Encoding Block*, class `Encoding`: `x = x + self.attn(self.norm1(x))`. Its
@@ -1051,7 +1065,8 @@ print(f"size of v against attention's own output (norms): {fixed(ratio, 1)}")
 # %% [markdown]
 # The extra term is not small. With these freshly initialised weights and these inputs, it outweighs the
 # attention output it is added to.
-#
+
+# %% [markdown]
 # ### Evidence 1.7: the start
 #
 # **The source.** Section *Token Processing*: the prediction token "starts off blank — equivalently zero". The
@@ -1085,7 +1100,8 @@ for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", 
 # **The comparison.** These are *skip* connections, also called residual connections:
 # $\mathbf{z}'_\ell = \text{MSA}(\text{LN}(\mathbf{z}_{\ell-1})) + \mathbf{z}_{\ell-1}$. The attention article
 # says "skip connection", and the series' attention module marks the line `## Skip Connection Layer`.
-#
+
+# %% [markdown]
 # ### Evidence 1.9: the misspelt setting
 #
 # **The source.** Section *Complete Code*. The signature of `ViT_Model` has
@@ -1095,7 +1111,8 @@ for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", 
 # **The comparison.** Passed by the name in the text, Python refuses the setting, as the cell in 1.9 shows. The
 # default multiplier, 4, gives ViT-Base's MLP width: 4 × 768 = 3072. The models this course trains use an MLP
 # ratio of 2, so their MLPs are half as wide as ViT's.
-#
+
+# %% [markdown]
 # ### Evidence 1.10: the official ViT code
 #
 # **The source.** Section *Model Walk-Through*: "However, code from this paper is not publicly available." The
@@ -1138,7 +1155,8 @@ print(f"the official block, transcribed, equals vitcourse's EncoderBlock: {same}
 # ## Evidence: the attention article
 #
 # The article is "Attention for Vision Transformers, Explained".
-#
+
+# %% [markdown]
 # ### Evidence 2.1: the other module
 #
 # **The source.** Section *Multi-Headed Attention*, its last cell, which projects and adds the skip. It builds
@@ -1149,7 +1167,8 @@ print(f"the official block, transcribed, equals vitcourse's EncoderBlock: {same}
 # **The comparison.** The line should read `MSA.chan`, the module's own width. Both modules have 64 channels, so
 # it runs. Run the section on its own and `A` does not exist. Give the single-head module another width and the
 # reshape fails, as the cell in 2.1 shows with 32 channels.
-#
+
+# %% [markdown]
 # ### Evidence 2.2: the shape comment
 #
 # **The source.** The class `Attention` at the top of the article, its `forward`:
@@ -1158,7 +1177,8 @@ print(f"the official block, transcribed, equals vitcourse's EncoderBlock: {same}
 #
 # **The comparison.** Before the merge the shape is `(batch, heads, num_tokens, chan / heads)`. The transpose and
 # reshape on that line remove the heads axis and give `(batch, num_tokens, chan)`. The cell in 2.2 prints both.
-#
+
+# %% [markdown]
 # ### Evidence 2.3: the PyTorch class
 #
 # **The source.** The conclusion: "PyTorch also has torch.nn.MultiheadedAttention() layers, which compute
@@ -1182,11 +1202,13 @@ print(f"nn.MultiheadAttention on {tuple(z.shape)}: {tuple(mha(z, z, z)[0].shape)
 #
 # **The comparison.** `nn.Linear` has its bias on by default, so the projection learns chan² + chan numbers. For
 # the walk-through's sizes, 49 → 64, the cell in 2.4 counts 9,408 and 4,160.
-#
+
+# %% [markdown]
 # ## Evidence: the position-embedding article
 #
 # The article is "Position Embeddings for Vision Transformers, Explained".
-#
+
+# %% [markdown]
 # ### Evidence 3.1: the colour range
 #
 # **The source.** Section *Applying Position Embedding to Tokens*. The table for the picture's tokens is built with
@@ -1204,7 +1226,8 @@ print(f"nn.MultiheadAttention on {tuple(z.shape)}: {tuple(mha(z, z, z)[0].shape)
 # of the zoom, whose values are close to 0, look just as dark. In the bottom panels those columns are pale, as
 # their effect on a token is small. The vertical stripes are real: even columns hold sines, odd columns cosines.
 # For most columns the sine is near 0 and the cosine near 1.
-#
+
+# %% [markdown]
 # ### Evidence 3.2: the cast
 #
 # **The source.** The same section, the cell that turns the picture's patches into 15 tokens:
@@ -1232,7 +1255,8 @@ for name, toks in (("tokens in [0, 1]", patch_tokens), ("tokens after the cast",
 
 # %% [markdown]
 # The higher the correlation, the more of the picture shows through the table; near 0, none of it does.
-#
+
+# %% [markdown]
 # ### Evidence 3.3: equivariant and invariant
 #
 # **The source.** Section *Attention Invariance Up to Permutation*: "The component of the transformer that would be
@@ -1270,7 +1294,8 @@ print(f"ViT without position embedding: the same prediction for the scrambled pi
 # matters because the swap moves both rows and columns of $QK^\top$, so each row's entries are permuted too. The
 # row swap of $V$ then puts them back in step. The demo shows this for two matrix products, not for attention;
 # the cell in 3.4 shows it with the scale and the softmax.
-#
+
+# %% [markdown]
 # ### Evidence 3.5: two matrices named A
 #
 # **The source.** The same demo: "The first matrix multiplication in the attention formula is Q·Kᵀ=A", then "The
@@ -1279,7 +1304,8 @@ print(f"ViT without position embedding: the same prediction for the scrambled pi
 # **The comparison.** The first $A$ is $N \times N$; the second is $N \times d$, as long as the tokens. An
 # equation that reads $A \cdot V = A$ says that multiplying by $V$ leaves $A$ as it was. The cell in 3.5 prints
 # the two shapes, `(4, 4)` and `(4, 9)`.
-#
+
+# %% [markdown]
 # ### Evidence 3.6: what the Transformer paper compared
 #
 # **The source.** Section *Position Embeddings in Literature*. On *Attention Is All You Need*: "they use a fixed
@@ -1296,11 +1322,13 @@ print(f"ViT without position embedding: the same prediction for the scrambled pi
 # a model with no recurrence and no convolution needs some information about the order of the tokens. The
 # comparison with no embedding at all is the ViT paper's Appendix D.4, which
 # [notebook 11](11_training_choices.ipynb#Evidence:-position-embeddings-in-the-ViT-paper) quotes.
-#
+
+# %% [markdown]
 # ## Evidence: the Tokens-to-Token article
 #
 # The article is "Tokens-to-Token Vision Transformers, Explained".
-#
+
+# %% [markdown]
 # ### Evidence 4.1: the refused settings
 #
 # **The source.** Section *Complete Code*, class `T2T_ViT`. It builds `Tokens2Token(img_size = ...,
@@ -1355,7 +1383,8 @@ for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", 
 # **The comparison.** The module's own `forward` reads `B, C, H, W = x.shape` first. The cell in 4.3 does the
 # same, and matches `vitcourse`'s `rebuild_image` on the walk-through's 13 items of 2500 tokens of length 64,
 # a 100 × 25 grid.
-#
+
+# %% [markdown]
 # ### Evidence 4.4: the order of the results
 #
 # **The source.** Section *Soft Split*: `def count_tokens(w, h, k, s, p)`, whose docstring lists under Returns
@@ -1366,7 +1395,8 @@ for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", 
 # first. A swapped grid raises no error, because a reshape checks only the number of elements. The figure in 4.4
 # takes each window's centre pixel as its one value. `vitcourse.count_tokens` returns
 # `TokenCount(rows, cols, total)`, so each field is read by its name.
-#
+
+# %% [markdown]
 # ### Evidence 4.5: the two scales
 #
 # **The source.** Section *Token Transformer*, class `TokenTransformer`, built on the attention article's module.
@@ -1376,7 +1406,8 @@ for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", 
 # **The comparison.** The official T2T-ViT code, in `token_transformer.py`, takes the head width from the input
 # token length, `dim`, before the projection. That gives $49^{-1/2} = 1/7$ at the first stage and
 # $576^{-1/2} = 1/24$ at the second. The official one is needed to reproduce the official models.
-#
+
+# %% [markdown]
 # ### Evidence 4.6: the printed line
 #
 # **The source.** Section *All Together*. The final soft split prints
@@ -1409,7 +1440,8 @@ for form, buffer in (("final split's line ", final_line), ("second split's line"
 # **The comparison.** The lines report the state before the MLP, whatever the MLP does. The cell in 4.7 follows
 # the walk-through's steps with `vitcourse`'s token transformer. It uses the walk-through's sizes: 13 items of 100
 # tokens of length 49, 64 channels, 4 heads and an MLP ratio of 1.5. Only `y` is the module's output.
-#
+
+# %% [markdown]
 # ### Evidence 4.8: three differences
 #
 # **The source.** Section *ViT Backbone*: the backbone "is identical to the backbone of the ViT model described
@@ -1421,7 +1453,8 @@ for form, buffer in (("final split's line ", final_line), ("second split's line"
 # rather than ViT's. Second, it has one attention head by default; ViT-Base has 12, ViT-Large and ViT-Huge 16.
 # Third, its encoder blocks add $\mathbf{v}$, as in 1.6, which no official backbone does. The cell in 4.8 builds
 # both kinds of table and reads the heads of `vitcourse`'s defaults, which are ViT-Base's.
-#
+
+# %% [markdown]
 # ### Evidence 4.9: the heads
 #
 # **The source.** Section *Complete Code*, the docstring of `T2T_ViT`: "num_heads(int): number of attention heads
@@ -1433,12 +1466,14 @@ for form, buffer in (("final split's line ", final_line), ("second split's line"
 # token-transformer walk-through runs it with `heads = 4`. In `T2T_ViT` the T2T module fixes its own heads at 1,
 # as 4.1 shows. So the setting matters only in the backbone, where any number that divides the token length
 # works. The cell in 4.9 runs the official reshape and the series' one on the walk-through's sizes with 4 heads.
-#
+
+# %% [markdown]
 # ## Evidence: the lecture slides
 #
 # The slides are "ViT (Vision Transformer)". Entries 5.3 and 5.6 to 5.9 come from their part 2, *A Bit More
 # Detail*; the others come from part 3, *Selected Implementation Details*.
-#
+
+# %% [markdown]
 # ### Evidence 5.1: the image size
 #
 # **The source.** The slide *ViT – Selected Implementation Details – Equation 1*. Its code sets `h = 224`,
@@ -1448,7 +1483,8 @@ for form, buffer in (("final split's line ", final_line), ("second split's line"
 # **The comparison.** A 244-pixel-wide image gives 244 // 16 = 15 columns of patches, with 4 columns of pixels
 # left over: `[768, 14, 15]`, as the cell in 5.1 prints. The slide writes the size as height × width ×
 # channels; the tensor that PyTorch's `nn.Conv2d` takes puts the channels first, `(B, 3, 224, 224)`.
-#
+
+# %% [markdown]
 # ### Evidence 5.2: the shape of the table
 #
 # **The source.** The slide *ViT – Selected Implementation Details – Equation 2*, with the `nn.LayerNorm` and
@@ -1458,7 +1494,8 @@ for form, buffer in (("final split's line ", final_line), ("second split's line"
 #
 # **The comparison.** The slides' own code makes the table `torch.ones(1, 197, 768)`: 196 patches plus one class
 # token. The cell in 5.2 prints N = 196 and $P^2 = 256$.
-#
+
+# %% [markdown]
 # ### Evidence 5.3: the order of the product
 #
 # **The source.** The slide on self-attention says: "Following text was taken from
@@ -1472,7 +1509,8 @@ for form, buffer in (("final split's line ", final_line), ("second split's line"
 # multiplied by its own probability, and the results are summed. $V \cdot P$ is not even defined unless
 # $d_v = N$, and then it computes something else. The cell in 5.3 checks $P \cdot V$ against PyTorch's
 # `scaled_dot_product_attention`.
-#
+
+# %% [markdown]
 # ### Evidence 5.4: one token per model
 #
 # **The source.** The slide *ViT – Selected Implementation Details – Equation 1* with the class token:
@@ -1522,7 +1560,8 @@ for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
 # of the position table, also the same for every image. Only the blocks let it gather the patches. The cell in
 # 5.6 shows that the normalised token 0 before the blocks is the same for the picture and its mirror image, and
 # that $\mathbf{y}$ is not.
-#
+
+# %% [markdown]
 # ### Evidence 5.7: what 1706.03762 proposed
 #
 # **The source.** The part 2 slide on self-attention begins "Self attention was proposed in
@@ -1542,7 +1581,8 @@ for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
 # representations of its input and output without using sequence-aligned RNNs or convolution". Its scaled
 # dot-product attention divides the scores by $\sqrt{d_k}$, which notebook 04 explains, and it runs several such
 # heads in parallel, which notebook 05 builds.
-#
+
+# %% [markdown]
 # ### Evidence 5.8: the width of a head
 #
 # **The source.** The part 2 slide headed "Following text was taken from https://arxiv.org/pdf/2012.12556", the
@@ -1556,7 +1596,8 @@ for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
 # and there each head's q, k and v have length 512 / 8 = 64. ViT-B/16 has $D$ = 768 and 12 heads: again 64 per
 # head. The slides' own code uses ViT-B/16's 768. The cell in 5.8 builds attention at both sizes and shows that
 # the weights use $1/\sqrt{64}$, not $1/\sqrt{768}$.
-#
+
+# %% [markdown]
 # ### Evidence 5.9: the MLP's activation
 #
 # **The source.** Two part 2 slides titled *MLP* show the paper's four equations beside the signature
@@ -1582,7 +1623,8 @@ print(
 
 # %% [markdown]
 # ## Evidence: the MyViT equations, the preprint notes and the lab report
-#
+
+# %% [markdown]
 # ### Evidence 6.1: the MyViT equations
 #
 # **The source.** The MyViT equations ("MyViT is simplified version of rwightman/pytorch-image-models"). The
@@ -1600,7 +1642,8 @@ print(
 # $\mathbf{E}_{pos}$, $\mathbf{z}_0$, $\mathbf{z}'_\ell$, $\mathrm{SA}_1$ and $\mathbf{z}_L^0$. The shapes are
 # right: one head's $\mathbf{U}_{qkv}$ is $D \times 3d$, the paper's $D \times 3D_h$ with $D_h = D/h$, and the
 # $h$ heads side by side make the $D \times 3D$ weight of a qkv layer. The cell in 6.1 prints them for the picture.
-#
+
+# %% [markdown]
 # ### Evidence 6.2: the preprint notes
 #
 # **The source.** The notes on the ViT preprint. The embedding:
@@ -1618,7 +1661,8 @@ print(
 # prediction token comes first, token 1. The notes' other sentences are right: the head has "one hidden layer at
 # pre-training time" and is "a single linear layer at fine-tuning time", and "The MLP contains two layers with a
 # GELU non-linearity."
-#
+
+# %% [markdown]
 # ### Evidence 6.3: the head
 #
 # **The source.** The lab report, section 3 (the list of steps): "Classification using the MLP head ... The first

@@ -272,3 +272,25 @@ def test_what_follows_an_exercise_is_a_bare_heading_and_opens_collapsed(path: Pa
     collapsed = [c for c in copy.cells if c.metadata.get(COLLAPSED_HEADING)]
     assert len(collapsed) == len(headings)
     assert all(_AFTER.match(c.source.lstrip()) for c in collapsed)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_headings_start_their_cells_so_that_folding_works(path: Path) -> None:
+    """JupyterLab folds the cells under a heading cell, and takes a cell's first heading as the cell's level.
+    So every heading starts its own markdown cell (text above it would stay in view, a heading lower in a cell
+    would end a fold early); every exercise is announced by a heading, so no exercise sits hidden inside the
+    folded section of the one before; and each "After Exercise N" fold holds something."""
+    cells = _cells(path)
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "markdown":
+            continue
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        late = [line for line in lines[1:] if re.match(r"#{1,6} ", line)]
+        assert not late, f"{path.name}, cell {index}: a heading inside the cell, not at its top: {late}"
+        bold = re.search(r"\*\*Exercise \d+ \(", cell.source)
+        assert not bold, f"{path.name}, cell {index}: an exercise announced in bold, not by a heading"
+        if lines and _AFTER.match(lines[0]):
+            following = cells[index + 1] if index + 1 < len(cells) else None
+            assert following is not None and not (
+                following.cell_type == "markdown" and following.source.lstrip().startswith("#")
+            ), f"{path.name}, cell {index}: an empty After Exercise section"

@@ -1028,7 +1028,7 @@ def show_grid_values(
     """One value per patch (e.g. a head's attention weights) as a heat map on the patch grid, values written in.
 
     Args:
-        values: (rows, cols), patch (r, c) in row r, column c; patches are numbered 1, 2, ... row by row.
+        values: (rows, cols), patch (r, c) in row r, column c; patches are numbered 0, 1, ... row by row, the ticks too.
         ax: the axes to draw on (a new figure when None).
         title: the axes title.
         vmin, vmax: the colour range (vmax None: the largest value); pass the same range to panels compared.
@@ -1058,8 +1058,8 @@ def show_grid_values(
             dark = m[r, c] < vmin + 0.6 * (top - vmin)
             colour = "white" if dark else "black"
             ax.text(c, r, f"{m[r, c]:.2f}", ha="center", va="center", fontsize=8, color=colour)
-    ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
-    ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)])
+    ax.set_xticks(range(cols), [str(c) for c in range(cols)])
+    ax.set_yticks(range(rows), [str(r) for r in range(rows)])
     return ax
 
 

@@ -12,18 +12,22 @@ import torch
 
 from vitcourse import check
 
-# Exercise 1: section 1's lookup (seed 10, four keys of length 4, the query 1.5 times key 2), the query made 3 times
-# longer: every score is multiplied by 3, and key 2's weight is the softmax of the tripled scores.
+# Exercise 1: section 1's lookup (seed 10, four keys of length 4, the query 1.5 times key 2): the factor c by which
+# the query must be multiplied for key 2's weight to reach 0.99.
 _gen = torch.Generator().manual_seed(10)
 _KEYS = torch.randn(4, 4, generator=_gen).double()
 _SCORES = _KEYS @ (1.5 * _KEYS[2]) / math.sqrt(4)
 
 
-def _weight(factor: float, scores: torch.Tensor = _SCORES) -> float:
-    return float((factor * scores).softmax(dim=0)[2])
+def _factor(scores: torch.Tensor = _SCORES) -> float:
+    low, high = 1.0, 1000.0
+    for _ in range(80):
+        middle = (low + high) / 2
+        low, high = (middle, high) if (middle * scores).softmax(dim=0)[2] < 0.99 else (low, middle)
+    return high
 
 
-LONGER_WEIGHT = _weight(3)
+QUERY_FACTOR = _factor()
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float | None = None, axis: int = -1):
@@ -44,7 +48,7 @@ WEIGHT_RATIO = math.exp(8 / math.sqrt(64))
 
 
 VALUE_CHECKS: dict = {
-    check.longer_query_weight: LONGER_WEIGHT,
+    check.longer_query_weight: QUERY_FACTOR,
     check.entropy_prediction: "b",
     check.scaled_weight_ratio: WEIGHT_RATIO,
 }
@@ -52,19 +56,20 @@ FUNCTION_CHECKS: dict = {
     check.single_head_function: attention,
 }
 MISTAKES: list = [
-    (check.longer_query_weight, _weight(1), "as it was"),  # the weight before: "the direction is the same"
-    (check.longer_query_weight, 0.25, "four equal scores"),
-    (check.longer_query_weight, 1.0, "never 0"),
-    (check.longer_query_weight, _weight(3, _SCORES * math.sqrt(4)), "square root of d"),  # scores not divided
-    (check.longer_query_weight, _weight(1 / 3), "3 times shorter"),
-    (check.longer_query_weight, _weight(math.sqrt(3)), "not by its square root"),
-    (check.longer_query_weight, 3 * _weight(1), "between 0 and 1"),  # the weight multiplied by 3
-    (check.longer_query_weight, -0.2, "between 0 and 1"),
+    (check.longer_query_weight, _factor(_SCORES * math.sqrt(4)), "square root of d"),  # scores not divided
+    (check.longer_query_weight, 1.5 * QUERY_FACTOR, "against key 2"),
+    (check.longer_query_weight, QUERY_FACTOR**2, "not by its square"),
+    (check.longer_query_weight, 1.0, "does not make the query longer"),
+    (check.longer_query_weight, -0.2, "does not make the query longer"),
     (check.single_head_function, lambda q, k, v: attention(q, k, v, axis=0), "wrong axis"),
     (check.single_head_function, lambda q, k, v: attention(q, k, v, scale=1.0), "not scaled"),
     (check.single_head_function, lambda q, k, v: attention(q, k, v, scale=1 / q.shape[-1]), "d_k itself"),
     (check.single_head_function, lambda q, k, v: attention(q, k, v, scale=v.shape[-1] ** -0.5), "the values"),
-    (check.single_head_function, lambda q, k, v: attention(q, k, v, scale=q.shape[-1] ** 0.5), "shrinks"),
+    (
+        check.single_head_function,
+        lambda q, k, v: attention(q, k, v, scale=q.shape[-1] ** 0.5),
+        "multiplied the",
+    ),
     (
         check.single_head_function,
         lambda q, k, v: torch.softmax(q @ k.T, dim=-1) / math.sqrt(q.shape[-1]) @ v,
@@ -74,7 +79,7 @@ MISTAKES: list = [
     (
         check.single_head_function,
         lambda q, k, v: (q @ k.T / math.sqrt(q.shape[-1])).softmax(-1),
-        "returned the weights",
+        "returned the attention weights",
     ),
     (
         check.single_head_function,
@@ -87,10 +92,6 @@ MISTAKES: list = [
         "write it yourself",
     ),
     (check.single_head_function, torch.nn.functional.scaled_dot_product_attention, "write it yourself"),
-    (check.entropy_prediction, "a", "not of its scores"),
-    (check.entropy_prediction, "c", "not one multiplied into them"),
-    (check.entropy_prediction, "d", "not q and k"),
-    (check.entropy_prediction, " E ", "exp() grows fastest"),
     (check.entropy_prediction, "scaled", "not one of the options"),
     (check.scaled_weight_ratio, math.exp(8), "without the scale"),
     (check.scaled_weight_ratio, 1.0, "scaled gap"),

@@ -37,15 +37,10 @@ FUNCTION_CHECKS: dict = {
     check.attention_function: lambda q, k, v: tokens_first(q, k, v, q.shape[-1] ** -0.5),
 }
 MISTAKES: list = [
-    (check.merge_bug_choice, "b", "token digit 0"),
-    (check.merge_bug_choice, "c", "never wraps around"),
-    (check.merge_bug_choice, "d", "how a reshape reads the stored order"),
-    (check.merge_bug_choice, "E", "reversed head order"),
     (check.merge_bug_choice, "reshape", "not one of the options"),
     (check.merge_bug_channel, 37, "where the right merge puts it"),
     (check.merge_bug_channel, 12, "small test's 2 heads"),
     (check.merge_bug_channel, 13, "traded places"),
-    (check.merge_bug_channel, HEAD2_CHANNEL5 + 1, "count the channels from 0"),
     (check.cost_threshold_tokens, 129, "64 channels in and out"),
     (check.cost_threshold_tokens, 99, "49 channels in and out"),
     (check.cost_threshold_tokens, 105, "not the same or less"),

@@ -10,6 +10,7 @@ from vitcourse import check
 
 VALUE_CHECKS: dict = {
     check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
+    check.mean_pool_factor: 15 / 16,  # (sum / 16) / (sum / 15)
     check.attention_share_choice: "4",  # 12 * 2 N² D / 17.58 G = 4.1 %: N = 197 is far below the tie
     check.block_cost_tie_tokens: 4608,  # 2 N² D = 12 N D² at N = 6 D
 }
@@ -17,7 +18,10 @@ FUNCTION_CHECKS: dict = {
     check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
 }
 MISTAKES: list = [
-    (check.zero_token_attention, 1 / 15, "a key is missing"),
+    (check.zero_token_attention, 1 / 15, "patch tokens only"),
+    (check.mean_pool_factor, 16 / 15, "right divided by buggy"),
+    (check.mean_pool_factor, 1 / 16, "divides by"),
+    (check.mean_pool_factor, 1.0, "differ"),
     (check.zero_token_attention, 1.0, "sum to 1"),
     (check.zero_token_attention, 0.0, "never 0"),
     (check.zero_token_attention, 0.25, "own weights"),

@@ -15,7 +15,6 @@ from ._core import (
     check_function,
     choice_answer,
     int_answer,
-    known_mistakes,
     never_raises,
     reread,
     say,
@@ -41,14 +40,8 @@ def reusable_part(answer: object) -> Verdict:
         "E",
         "the learned part that the larger picture leaves as it is",
         ["E", "position table", "both", "neither"],
-        nudge="Ask, for each part, what its shape depends on, and whether that changes here.",
+        nudge="Reread the paragraph that introduces the two learned parts.",
         pointer=reread("How many patches?"),
-        wrong={
-            "position table": "the table holds a vector per token position; you kept it as if the number of "
-            "positions stayed the same.",
-            "both": "you kept both, as if nothing that a part's shape rests on had changed.",
-            "neither": "you changed both, as if everything that a part's shape rests on had changed.",
-        },
     )
 
 
@@ -100,54 +93,46 @@ def _patch_holding(row: int, col: int, patch_h: int, patch_w: int) -> int:
 
 
 @never_raises
-def patch_number(answer: object) -> Verdict:
-    """Exercise 01.2 (find the bug in ``patch_of_rect``): which patch of 10 rows x 20 columns (numbered from 0,
-    row by row) really holds pixel (45, 30)?"""
-    ph, pw, row, col = 10, 20, 45, 30
-    expected = _patch_holding(row, col, ph, pw)
-    per_col = H // ph  # patches in a column of patches
-    candidates = (
-        (
-            expected + 1,
-            "you numbered the patches from 1; the course counts them from 0, as Python indexes, so the top-left "
-            "patch is patch 0.",
+def patch_number(func: object) -> Verdict:
+    """Exercise 01.2 (find the bug in ``patch_of_rect``): ``func(row, col, patch_h, patch_w)`` must give the number
+    (from 0, row by row) of the ``patch_h x patch_w`` patch of the 60 x 100 picture that holds pixel (row, col)."""
+    cases = []
+    for ph, pw in ((10, 20), (20, 10), (30, 25), (6, 50), (20, 20)):
+        for row, col in ((45, 30), (0, 99), (59, 0), (37, 61)):
+            cases.append(((row, col, ph, pw), _patch_holding(row, col, ph, pw)))
+    mistakes = [
+        Mistake(
+            lambda r, c, ph, pw: (r // ph) * (W // ph) + c // pw,
+            "this is patch_of_rect as it was: the bug is still in it.",
         ),
-        (
-            _patch_holding(row, col, pw, ph),
-            "that is the patch for patches of 20 rows x 10 columns: you swapped the patch's height and width.",
+        Mistake(
+            lambda r, c, ph, pw: (r // ph) * (W // pw) + c // pw + 1,
+            "the patches are numbered from 1; the course counts them from 0, as Python indexes.",
         ),
-        (
-            _patch_holding(row, col, 10, 10),
-            "that is the patch for square 10 x 10 patches; here a patch is 20 columns wide, so a row of patches "
-            "holds fewer of them.",
+        Mistake(
+            lambda r, c, ph, pw: (c // pw) * (H // ph) + r // ph,
+            "the patches are numbered column by column; the order is row by row.",
         ),
-        (
-            _patch_holding(row, col, 20, 20),
-            "that is the patch for square 20 x 20 patches (the grid drawn above).",
+        Mistake(
+            lambda r, c, ph, pw: (r // pw) * (W // ph) + c // ph,
+            "the patch's height and width are swapped throughout.",
         ),
-        (
-            (col // pw) * per_col + row // ph,
-            "you numbered the patches column by column; the order is row by row (left to right, then the next "
-            "row).",
+        Mistake(
+            lambda r, c, ph, pw: (r // ph) * (H // ph) + c // pw,
+            "a row of patches is counted with the picture's height, where its width belongs.",
         ),
-        (
-            (row // ph) * per_col + col // pw,
-            "you counted the patches in a column of patches, where a row of patches is meant: the height where "
-            "the width belongs.",
-        ),
-        (
-            (row // ph) * (W // ph) + col // pw,
-            "that is what patch_of_rect returns: the bug is still in it. Find the line that uses the wrong side "
-            "of the patch.",
-        ),
-    )
-    return int_answer(
-        answer,
-        expected,
-        "patch of 10 rows x 20 columns holding pixel (45, 30)",
+    ]
+    return check_function(
+        func,
+        "your fixed_patch_of_rect",
+        cases,
+        normalise=lambda x: int(x) if isinstance(x, int | float) and not isinstance(x, bool) else x,
+        mistakes=mistakes,
         nudge="When patches are not square, a patch's height and its width play different parts in the numbering.",
-        wrong=known_mistakes(candidates, expected),
         pointer=reread("One patch, one token"),
+        forbidden=("unfold", "Unfold"),
+        forbidden_objects=(torch.nn.functional.unfold, torch.nn.Unfold),
+        write_with="integer arithmetic",
     )
 
 

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from .. import tokens
 from ._core import (
     Verdict,
+    choice_answer,
     describe,
     int_answer,
     never_raises,
@@ -25,7 +26,7 @@ from ._core import (
 )
 
 __all__ = [
-    "paper_count_side",
+    "paper_s_meaning",
     "pixel_in_tokens",
     "pixel_position_entry",
     "pixels_in_two_windows",
@@ -68,19 +69,13 @@ def pixels_in_two_windows(answer: object) -> Verdict:
             int((cover == 4).sum()): "that is the number of pixels in four windows, the inner block.",
             int((cover == 1).sum()): "that is the number of pixels covered by exactly one window: the corner "
             "squares.",
-            one_r
-            * two_c: "that is only the bands along the top and bottom edges; the bands along the left and "
-            "right edges lie in two windows as well.",
-            two_r
-            * one_c: "that is only the bands along the left and right edges; the bands along the top and "
-            "bottom edges lie in two windows as well.",
+            one_r * two_c: "you counted the pixels in two windows along one pair of opposite edges only.",
+            two_r * one_c: "you counted the pixels in two windows along one pair of opposite edges only.",
             one_r * W
             + one_c * H
-            - one_r * one_c: "you counted the corner squares with the edge bands, but a "
-            "corner pixel is reached by one window down and one across, so it lies in one window only.",
-            one_r * W
-            + one_c * H: "you counted the corner squares with the edge bands, twice; a corner pixel "
-            "lies in one window only.",
+            - one_r * one_c: "you counted some pixels that lie in only one window as lying in two.",
+            one_r * W + one_c * H: "you counted some pixels that lie in only one window as lying in two, and "
+            "some of them more than once.",
             int(
                 (no_pad == 2).sum()
             ): "that is the count without the padding: the padding shifts every window "
@@ -90,13 +85,10 @@ def pixels_in_two_windows(answer: object) -> Verdict:
     )
 
 
-PAPER_SPLIT = (224, 7, 3, 2)  # Exercise 02.1 (b): side, kernel, the paper's S (an overlap), padding
+PAPER_SPLIT = (56, 5, 1, 1)  # Exercise 02.1 (b): side, kernel, the paper's S, padding
 
 
-OVERLAP_NUDGE = (
-    "This rests on what a window's step is: how far one window moves to reach its neighbour. Ask whether the "
-    "paper's S is that step, or something else about neighbouring windows."
-)
+S_OPTIONS = ["stride", "overlap", "padding", "kernel"]
 
 
 def _side_count(n: int, k: int, step: int, p: int, plus_one: bool = True, ceil: bool = False) -> int:
@@ -106,44 +98,38 @@ def _side_count(n: int, k: int, step: int, p: int, plus_one: bool = True, ceil: 
 
 
 @never_raises
-def paper_count_side(answer: object) -> Verdict:
-    """Exercise 02.1 (b): tokens per side that the buggy ``paper_count`` returns for the paper's first split of a
-    224 x 224 image (kernel 7, overlap 3, padding 2): the window moved by the overlap."""
-    n, k, overlap, p = PAPER_SPLIT
-    expected = _side_count(n, k, overlap, p)
-    fixed = _side_count(n, k, k - overlap, p)
-    return int_answer(
+def paper_s_meaning(answer: object) -> Verdict:
+    """Exercise 02.1 (a): what does the T2T paper's S measure? One of ``S_OPTIONS``."""
+    return choice_answer(
         answer,
-        expected,
-        "the tokens per side paper_count returns for the paper's first split",
-        nudge="paper_count keeps its bug: predict what the function as written returns.",
-        wrong={
-            fixed: "paper_count keeps its bug: predict what it returns as written, line by line.",
-            _side_count(n, k, overlap, p, plus_one=False): "check the + 1 and the padding in the formula.",
-            _side_count(n, k, overlap, p, ceil=True): "paper_count divides with //, which rounds down.",
-            expected**2: "that is the number of tokens; the question asks for the tokens per side.",
-        },
+        "overlap",
+        "what the paper's S measures",
+        S_OPTIONS,
+        nudge="Compare the paper's S = [3, 1, 1] with the official code's strides for the same kernels.",
         pointer=reread("Counting the tokens"),
+        wrong={"stride": "that is how paper_count reads it, and paper_count has the bug."},
     )
 
 
 @never_raises
 def unfold_count_side(answer: object) -> Verdict:
-    """Exercise 02.1 (b): tokens per side that ``nn.Unfold`` makes for the paper's first split of a 224 x 224
-    image (kernel 7, overlap 3, padding 2)."""
+    """Exercise 02.1 (b): tokens per side that ``nn.Unfold`` makes for a split given in the paper's terms as
+    kernel 5, S = 1, padding 1, on a 56 x 56 input."""
     n, k, overlap, p = PAPER_SPLIT
     expected = tokens.count_tokens(n, n, k, k - overlap, p).rows
     assert expected == _side_count(n, k, k - overlap, p)
+    rule_s, _ = tokens.t2t_stride_padding(k)
     return int_answer(
         answer,
         expected,
-        "the tokens per side nn.Unfold makes for the paper's first split",
-        nudge=OVERLAP_NUDGE,
+        "the tokens per side nn.Unfold makes for kernel 5, S = 1, padding 1 on 56 x 56",
+        nudge="First turn the paper's S into the stride nn.Unfold needs.",
         wrong={
+            _side_count(n, k, overlap, p): "you moved the windows by the paper's S, as paper_count does.",
             _side_count(
-                n, k, overlap, p
-            ): "you moved the windows by the paper's S, as paper_count does; nn.Unfold moves each window by its "
-            "stride.",
+                n, k, rule_s, p
+            ): "you took the stride from the rule s = ceil(k/2); this split is given "
+            "by its S, and the rule need not hold for it.",
             _side_count(
                 n, k, k - overlap, p, plus_one=False
             ): "check the + 1 and the padding in the formula.",

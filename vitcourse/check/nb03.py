@@ -46,19 +46,19 @@ def permuted_weights_function(func: object) -> Verdict:
     mistakes = [
         Mistake(
             lambda a, p: a[p],
-            "you moved the rows (queries) but not the columns: every key moved with its token too.",
+            "in your prediction only the queries (rows) follow the reordering.",
         ),
         Mistake(
             lambda a, p: a[:, p],
-            "you moved the columns (keys) but not the rows: every query moved with its token too.",
+            "in your prediction only the keys (columns) follow the reordering.",
         ),
         Mistake(
             lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)],
-            "you used the inverse permutation: new token r is old token perm[r], not the other way round.",
+            "you used the inverse permutation.",
         ),
         Mistake(
             lambda a, p: a[p][:, p].T,
-            "your matrix is transposed: rows are queries and columns are keys, and the weights are not symmetric.",
+            "your matrix is transposed.",
         ),
         Mistake(
             lambda a, p: a.clone(),
@@ -80,17 +80,6 @@ def permuted_weights_function(func: object) -> Verdict:
 _FAR_OPTIONS = ("a", "b", "c", "d", "e")
 
 
-_FAR_WRONG = {
-    "a": "these rows are not random vectors: the sum of cosines above says what their dot product is made of.",
-    "b": "the fast pairs do not come round in step together: each has its own wavelength, and none divides 175 "
-    "evenly.",
-    "d": "equal lengths say nothing about the angle between two different rows; they only fix each row with "
-    "itself.",
-    "e": "the two ends of a table are not opposite directions: the sum of cosines above says what their dot "
-    "product is made of.",
-}
-
-
 def _far_similarity(n: int = 176, d: int = 768) -> float:
     """cos(PE_0, PE_(n-1)) of the (n, d) sinusoidal table."""
     table = position.sinusoidal_table(n, d)
@@ -100,8 +89,9 @@ def _far_similarity(n: int = 176, d: int = 768) -> float:
 @never_raises
 def far_slots_similarity(answer: object) -> Verdict:
     """Exercise 03.2(a) (predict, from the figure): the letter of the statement, among a to e, that says what the
-    cosine similarity of slots 0 and 175 of the 176 x 768 sinusoidal table is made of (the slow pairs barely turn
-    over 175 slots and add nearly 1 each; the fast pairs' terms mostly cancel)."""
+    cosine similarity of slots 0 and 175 of the 176 x 768 sinusoidal table is mostly made of (the slow pairs, which
+    barely turn over 175 slots and add nearly 1 each). Wrong options get no diagnosis of their own, so that the
+    question cannot be solved by walking through the options."""
     assert 0.3 < _far_similarity() < 0.5  # the value the right statement names
     return choice_answer(
         answer,
@@ -111,15 +101,15 @@ def far_slots_similarity(answer: object) -> Verdict:
         nudge="The idea is the sum of cosines, one term per pair of columns, with frequencies from fast to very "
         "slow.",
         pointer=reread("What the table offers: similarity depends on distance"),
-        wrong=_FAR_WRONG,
     )
 
 
 @never_raises
 def far_slots_value(answer: object) -> Verdict:
     """Exercise 03.2(b) (predict, from the figure): an estimate of the cosine similarity of slots 0 and 175 of the
-    176 x 768 sinusoidal table (0.377), right within 0.1. The solution's estimate, about 0.4, counts the pairs
-    that have turned by less than a radian at slot 175 (168 of 384) as adding 1 each and the rest as 0."""
+    176 x 768 sinusoidal table (0.377), right within 0.1. The solution's estimate, about 0.44, counts the pairs
+    that have turned by less than a radian at slot 175 (168 of 384), the cut the prompt states, as adding 1 each
+    and the rest as 0."""
     value = _far_similarity()
     return float_answer(
         answer,
@@ -134,8 +124,7 @@ def far_slots_value(answer: object) -> Verdict:
             ),
             (
                 1.0,
-                "that would make the two rows nearly one; equal lengths say nothing about the angle between two "
-                "different rows, and only the pairs that have barely turned still agree.",
+                "that would make the two rows nearly one vector, with every pair's term close to 1.",
             ),
             (
                 -1.0,
@@ -144,6 +133,11 @@ def far_slots_value(answer: object) -> Verdict:
             (
                 -0.5,
                 "rows at the two ends of the table do not point opposite ways; most slow pairs still agree.",
+            ),
+            (
+                245 / 384,
+                "you counted the pairs whose wavelength exceeds 175 slots: those have turned by less than one wave, "
+                "not by less than the prompt's one radian.",
             ),
         ),
         rel=0.1 / value,

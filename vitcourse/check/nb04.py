@@ -33,11 +33,10 @@ __all__ = [
 LOOKUP_SEED = 10
 
 
-#: ... with its query made this many times longer, in the same direction ...
-LONGER = 3.0
+#: ... with its query multiplied by a factor c until key 2, the best match, gets this weight.
+TARGET = 0.99
 
 
-#: ... and the key whose weight is asked for: key 2, the best match.
 BEST_KEY = 2
 
 
@@ -50,49 +49,50 @@ def _lookup_weights(factor: float, scale: bool = True) -> torch.Tensor:
     return scores.softmax(dim=0)
 
 
-_LONGER_WHAT = "the weight of key 2 for the longer query"
+def _factor_for(target: float, scale: bool = True) -> float:
+    """The smallest factor c for which key 2's weight reaches ``target`` (bisection)."""
+    low, high = 1.0, 1000.0
+    for _ in range(80):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _lookup_weights(middle, scale)[BEST_KEY] < target else (low, middle)
+    return high
+
+
+_FACTOR_WHAT = "the factor c that brings key 2's weight to 0.99"
 
 
 @never_raises
 def longer_query_weight(answer: object) -> Verdict:
-    """Exercise 04.1 (prediction): in section 1's lookup, with the query made 3 times longer in the same
-    direction, the weight that key 2 gets (the softmax of 3 times the lookup's scores)."""
-    value, refusal = _number(answer, _LONGER_WHAT, "a number")
+    """Exercise 04.1 (prediction): in section 1's lookup, the factor c by which the query must be multiplied (same
+    direction) for key 2's weight to reach 0.99 (about 5.16), within 10 %. Every score, and every gap between
+    scores, grows by c; the closest key alone gives ln 99 / gap, about 4.7, which passes."""
+    value, refusal = _number(answer, _FACTOR_WHAT, "a number")
     if refusal is not None:
         return refusal
-    if not 0 <= value <= 1:
+    if value <= 1:
         return say(
             False,
-            f"{_LONGER_WHAT}: {float(value):.4g} is not it: a weight lies between 0 and 1. The longer query "
-            "changes the scores; the weights come from the new scores.",
+            f"{_FACTOR_WHAT}: {float(value):.4g} is not it: at c = 1 key 2's weight is the one printed, below 0.99, "
+            "and a factor of 1 or less does not make the query longer.",
         )
-    before = float(_lookup_weights(1.0)[BEST_KEY])
+    right = _factor_for(TARGET)
     return float_answer(
         value,
-        float(_lookup_weights(LONGER)[BEST_KEY]),
-        _LONGER_WHAT,
+        right,
+        _FACTOR_WHAT,
         nudge="The idea is what a longer query does to each score, and what the softmax makes of the new scores.",
         wrong=(
             (
-                1.0,
-                "key 2 does not take all the weight: exp() of a score is never 0, so every key keeps some. If you "
-                "computed a weight this close to 1, check that your scores are divided by the square root of d, "
-                "as the printed ones are.",
+                _factor_for(TARGET, scale=False),
+                "your scores are not divided by the square root of d, as the printed ones are.",
             ),
+            (1.5 * right, "you measured the query against key 2; c multiplies the query as it is."),
             (
-                before,
-                "that is the weight of the query as it was: a dot product grows with the query's length.",
-            ),
-            (0.25, "that is what four equal scores give; a longer query does not make the scores equal."),
-            (
-                float(_lookup_weights(1 / LONGER)[BEST_KEY]),
-                "that is the weight of a query 3 times shorter: you divided the scores instead of multiplying them.",
-            ),
-            (
-                float(_lookup_weights(math.sqrt(LONGER))[BEST_KEY]),
-                "the scores grow as the query does, by the same factor, not by its square root.",
+                _factor_for(TARGET) ** 2,
+                "the scores grow by the same factor as the query, not by its square.",
             ),
         ),
+        rel=0.1,
         pointer=reread("Attention as a lookup"),
     )
 
@@ -118,38 +118,36 @@ def single_head_function(func: object) -> Verdict:
     mistakes = [
         Mistake(
             lambda q, k, v: _attention(q, k, v, q.shape[-1] ** -0.5, axis=0),
-            "softmax over the wrong axis: each query's weights over the keys must sum to 1.",
+            "your softmax runs over the wrong axis.",
         ),
         Mistake(lambda q, k, v: _attention(q, k, v, 1.0), "the scores are not scaled."),
         Mistake(
             lambda q, k, v: _attention(q, k, v, 1 / q.shape[-1]),
-            "wrong scale: you divided the scores by d_k itself, not by its square root.",
+            "you divided the scores by d_k itself.",
         ),
         Mistake(
             lambda q, k, v: _attention(q, k, v, v.shape[-1] ** -0.5),
-            "wrong scale: you took the length of the values; the scale belongs to the dot products of queries "
-            "and keys.",
+            "your scale uses the size of the values.",
         ),
         Mistake(
             lambda q, k, v: _attention(q, k, v, q.shape[-1] ** 0.5),
-            "wrong scale: you multiplied by the square root of d_k; the scale shrinks the scores.",
+            "you multiplied the scores by the square root of d_k.",
         ),
         Mistake(
             lambda q, k, v: torch.softmax(q @ k.T, dim=-1) * q.shape[-1] ** -0.5 @ v,
-            "you scaled after the softmax: the scale acts on the scores, before they become weights.",
+            "you scaled after the softmax.",
         ),
         Mistake(
             lambda q, k, v: (q @ k.T * q.shape[-1] ** -0.5) @ v,
-            "the scores are used as weights without a softmax: weights are positive and sum to 1 over the keys.",
+            "your scores are used as weights without a softmax.",
         ),
         Mistake(
             lambda q, k, v: torch.softmax(q @ k.T * q.shape[-1] ** -0.5, dim=-1),
-            "you returned the weights; the output is the weighted sum of the values.",
+            "you returned the attention weights, not the output.",
         ),
         Mistake(
             lambda q, k, v: torch.softmax(q @ k.T * q.shape[-1] ** -0.5, dim=-1).T @ v,
-            "the weights are transposed: output row i mixes the values with the weights of query i, row i of "
-            "the weights.",
+            "your attention weights are transposed before they meet the values.",
         ),
     ]
     return check_function(
@@ -183,22 +181,12 @@ _ENTROPY_OPTIONS = ("a", "b", "c", "d", "e")
 _ENTROPY_RIGHT = "b"
 
 
-_ENTROPY_WRONG = {
-    "a": "the entropy here is that of each row's weights, not of its scores: it measures how evenly the row's "
-    "weight is shared among the keys.",
-    "c": "the softmax ignores a number added to every score, not one multiplied into them.",
-    "d": "the scale multiplies the scores, not q and k: here q and k already have variance about 1 (section 2 "
-    "printed it); it is their dot products that grow with d_k.",
-    "e": "scores that differ more give one key a larger share, not more keys a share: exp() grows fastest for the "
-    "largest score.",
-}
-
-
 @never_raises
 def entropy_prediction(answer: object) -> Verdict:
     """Exercise 04.3 (prediction): the letter of the statement, among a to e, that has both the right choice
     (the scaled weights have the larger mean entropy) and the right reason (the scale shrinks the gaps between
-    the scores, so the softmax is flatter)."""
+    the scores, so the softmax is flatter). Wrong options get no diagnosis of their own, so that the question
+    cannot be solved by walking through the options."""
     return choice_answer(
         answer,
         _ENTROPY_RIGHT,
@@ -207,7 +195,6 @@ def entropy_prediction(answer: object) -> Verdict:
         nudge="Each statement makes a choice and gives a reason; both must hold. The idea is how a row's "
         "weights depend on its scores.",
         pointer=reread("Attention as a lookup"),
-        wrong=_ENTROPY_WRONG,
     )
 
 

@@ -35,15 +35,6 @@ _MERGE_OPTIONS = ("a", "b", "c", "d", "e")
 _MERGE_RIGHT = "a"
 
 
-_MERGE_WRONG = {
-    "b": "every label of output token 0 has the token digit 0: each output token holds only its own token.",
-    "c": "a reshape never wraps around, and the printout shows every output token with the same pattern.",
-    "d": "the shape and the set of numbers are right, but a right set of numbers is not a right merge: reread "
-    "how a reshape reads the stored order (the start of section 1).",
-    "e": "the labels do not show a reversed head order: the first digit of a label names its head.",
-}
-
-
 @never_raises
 def merge_bug_choice(answer: object) -> Verdict:
     """Exercise 05.1 (find the bug): the letter of the statement, among a to e, that says what the buggy merge
@@ -57,8 +48,7 @@ def merge_bug_choice(answer: object) -> Verdict:
         nudge="Each statement says what goes wrong and why; both must hold. The idea is the order of the axes "
         "just before the reshape.",
         pointer=reread("Several heads"),
-        wrong=_MERGE_WRONG,
-    )
+    )  # no diagnosis per wrong letter: the letters are not to be walked through one by one
 
 
 #: Exercise 05.1, second part: the walk-through's four heads, (B, heads, N, head_dim), glued by the buggy merge.
@@ -93,7 +83,6 @@ def merge_bug_channel(answer: object) -> Verdict:
         "the channels differently.",
         channel * 2 + head: "that would hold with the small test's 2 heads; here there are 4 heads.",
         head * heads + channel: "head and channel have traded places: check which of the two varies fastest.",
-        found + 1: "count the channels from 0, as the printout of the small test does.",
     }
     return int_answer(
         answer,

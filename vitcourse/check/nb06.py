@@ -81,8 +81,7 @@ def slides_token_count_one_image(answer: object) -> Verdict:
         nudge="The exercise rests on what sets two rows of the parameter apart: where they start, and what each "
         "row's gradient is computed from.",
         wrong={
-            32: "that is the count for 32 different images; here every slot holds the same image and the same "
-            "target, and the rows start equal: what could make two rows move differently?",
+            32: "that is the count for 32 different images; here every slot holds the same image.",
             0: "a parameter of this shape holds at least one token vector.",
             768: "that counts the entries of one token vector, not token vectors.",
         },
@@ -113,11 +112,11 @@ BLOCK_MISTAKES = [
     ),
     Mistake(
         lambda b, x: (lambda y: y + b.norm2(b.mlp(y)))(b.norm1(x + b.attn(x))),
-        "the attention step is right now; the MLP step still does not follow the post-norm formula.",
+        "one of the two steps follows the post-norm formula now; the other still does not.",
     ),
     Mistake(
         lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(b.norm1(x) + b.attn(x)),
-        "the MLP step is right now; the attention step still does not follow the post-norm formula.",
+        "one of the two steps follows the post-norm formula now; the other still does not.",
     ),
     Mistake(
         _pre_norm,
@@ -142,12 +141,11 @@ BLOCK_MISTAKES = [
     ),
     Mistake(
         lambda b, x: (lambda y: b.norm2(y + b.mlp(y)))(x + b.attn(x)),
-        "norm1 is missing: post-norm normalises after each residual, after the attention too.",
+        "norm1 is missing: the attention step has no norm.",
     ),
     Mistake(
         lambda b, x: (lambda y: b.norm2(y + b.mlp(b.norm2(y))))(b.norm1(x + b.attn(b.norm1(x)))),
-        "each part normalises its input as well as the sum; in post-norm each part reads the un-normalised "
-        "sum, and the norm comes after the residual.",
+        "each part normalises its input as well as the sum: each step has a norm too many.",
     ),
     Mistake(
         lambda b, x: (lambda y: b.norm1(y + b.mlp(y)))(b.norm2(x + b.attn(x))),
@@ -197,12 +195,7 @@ def post_norm_drift_choice(answer: object) -> Verdict:
         nudge="The exercise rests on which operation a post-norm block ends with, and what that operation does "
         "to each token when it has just been initialised.",
         pointer=reread("Pre-norm and post-norm"),
-        wrong={
-            "about 1.4": "that is the pre-norm stack's drift from section 4; a post-norm block ends differently.",
-            "above 2": "nothing in a post-norm block lets the sum grow from block to block; look at the last "
-            "operation of each block.",
-        },
-    )
+    )  # no diagnosis per wrong option: three options are not to be walked through; part (b) grades the reason
 
 
 #: Exercise 06.3 (b): the factor by which the tokens entering block 0 are multiplied.

@@ -21,6 +21,7 @@ from ._core import (
 __all__ = [
     "attention_share_choice",
     "block_cost_tie_tokens",
+    "mean_pool_factor",
     "mean_pool_function",
     "zero_token_attention",
 ]
@@ -59,7 +60,7 @@ def zero_token_attention(answer: object) -> Verdict:
         wrong=[
             (
                 1 / (keys - 1),
-                "a key is missing from that count: the softmax runs over every key.",
+                "that spreads the weight over the patch tokens only.",
             ),
             (1.0, "the weights of one query sum to 1 over all the keys; no single key takes all of it here."),
             (0.0, "a softmax weight is never 0: exp(score) > 0 for every key, whatever the score."),
@@ -123,6 +124,31 @@ def mean_pool_function(func: object) -> Verdict:
     )
 
 
+#: Exercise 07.1 (b): the picture's number of patches N; the buggy pooling divides the sum of N tokens by N + 1.
+POOL_PATCHES = 15
+
+
+@never_raises
+def mean_pool_factor(answer: object) -> Verdict:
+    """Exercise 07.1 (b): buggy result divided by the right mean pooling, for the picture's N = 15 patch tokens."""
+    n = POOL_PATCHES
+    return float_answer(
+        answer,
+        n / (n + 1),
+        "the factor between the buggy and the right mean pooling",
+        nudge="The exercise rests on what the buggy function sums and what it divides that sum by.",
+        wrong=[
+            ((n + 1) / n, "that is right divided by buggy; the question asks for buggy divided by right."),
+            (
+                1 / (n + 1),
+                "that is what the buggy function divides by, not the factor between the two results.",
+            ),
+            (1.0, "the two results differ for any features whose patch tokens do not sum to zero."),
+        ],
+        pointer=reread("Prediction processing"),
+    )
+
+
 #: Exercise 07.3 (a): the options for the share of ViT-B/16's multiply-adds at 224 x 224 that attention's two
 #: products take, in per cent.
 SHARE_OPTIONS = ("4", "25", "50")
@@ -152,7 +178,8 @@ def attention_share_choice(answer: object) -> Verdict:
         "the share of ViT-B/16's multiply-adds in attention's two products",
         SHARE_OPTIONS,
         nudge="The exercise rests on how one block's cost splits between attention's two products and its "
-        "linear layers, at ViT-B/16's number of tokens and width.",
+        "linear layers, at ViT-B/16's number of tokens and width. Notebook 05 counted one attention layer; "
+        "a block adds the MLP.",
         pointer=reread("What a block costs"),
     )
 
