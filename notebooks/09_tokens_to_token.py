@@ -23,7 +23,7 @@
 # Notebook 08 took the T2T module apart. Here it is put together. The module turns an image into tokens in stages:
 #
 # 1. **soft split** the image into overlapping windows,
-# 2. pass the tokens through a small **token transformer**, which also shortens them,
+# 2. pass the tokens through a small **token transformer**, which also changes their length (to 64),
 # 3. **rebuild** an image from the tokens, one pixel per token,
 # 4. repeat, and after the last soft split project the tokens to the model's length $D$.
 #
@@ -180,14 +180,6 @@ print(
 print(f"neighbouring final tokens start {apart} pixels apart (the product of the strides)")
 assert len(rows) == len(cols) and int(reached.sum()) == len(rows) * len(cols)
 assert rows.max() - rows.min() + 1 == len(rows) and cols.max() - cols.min() + 1 == len(cols)  # one square
-# notebook 14's toy stem: four 3 x 3 convolutions of stride 2 (the 1 x 1 adds none)
-stem_side, stem_step = 1, 1
-for _ in range(4):
-    stem_side, stem_step = stem_side + (3 - 1) * stem_step, stem_step * 2
-print(
-    f"notebook 14's convolutional stem: each position sees {stem_side} x {stem_side} pixels, one every {stem_step}"
-)
-assert (stem_side, stem_step) == (len(rows), apart)
 one = images[:1].clone().requires_grad_(True)  # (1, 1, H, W), the module's own input
 t2t(one)[0, centre].sum().backward()
 through = one.grad[0, 0] != 0
@@ -195,18 +187,24 @@ print(
     f"through the whole module (random weights): {through.float().mean().item():.0%} of the {H} x {W} pixels"
 )
 assert through.all()
+size = one.grad[0, 0].abs()  # how strongly each pixel moves the token
+inside = size[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1].sum() / size.sum()
+print(
+    f"share of that gradient from inside the token's {len(rows)} x {len(cols)} square: {inside.item():.0%} "
+    f"(the square is {len(rows) * len(cols) / (H * W):.1%} of the image)"
+)
+assert inside > 0.5
 
 # %% [markdown]
 # One final token is built from a square about twice as wide as the distance between neighbouring tokens, so
-# neighbouring tokens share pixels: the soft split's overlap, compounded over three splits. The toy convolutional stem
-# of notebook 14, four 3 × 3 convolutions of stride 2, gives squares of the same size, 31 pixels, on a grid with the
-# same step, 16 pixels.
+# neighbouring tokens share pixels: the soft split's overlap, compounded over three splits.
 #
-# Through the token transformers, though, every pixel reaches every token, since their attention is global. The
-# windows decide which pixels a token holds *before* any attention: that is T2T's bias toward local structure.
+# Through the token transformers, though, every pixel reaches this token, since their attention is global. Yet most
+# of the gradient comes from inside the token's square, a small part of the image: the windows decide which pixels a
+# token holds *before* any attention, and that is T2T's bias toward local structure.
 
 # %% [markdown]
-# ## 2. The same module on the picture (18 min)
+# ## 2. A rebuild that assumes a square grid (18 min)
 #
 # `TokensToToken` works on any $H \times W$: its rebuild lays the tokens on the grid's rows and columns.
 
@@ -298,7 +296,7 @@ check.require(check.sqrt_rebuild_token_counts, answer_sqrt_tokens)
 # %% [markdown]
 # The cell runs both rebuilds on each input's first-split tokens. To see where every token lands, it rebuilds the
 # tokens' own index numbers, $0, 1, \dots, N - 1$, rather than their contents, so the comparison does not depend on
-# what the image shows. Each input is cut from the picture's top-left corner.
+# what the image shows.
 
 # %%
 outcomes = {}
@@ -413,8 +411,9 @@ print(
 assert torch.isfinite(pred).all()
 
 # %% [markdown]
-# The presets of every official size, at 224 × 224 × 3 with 1000 classes, match the official code's parameter
-# counts, all and trainable: [the official sizes](#Evidence:-the-official-sizes).
+# At 224 × 224 × 3 with 1000 classes, the presets of sizes 14, 19 and 24 match the official models' parameter
+# counts; sizes 7, 10 and 12 exist officially only with another kind of token block, so the course's versions
+# are its own: [the official sizes](#Evidence:-the-official-sizes).
 #
 # How T2T-ViT and ViT compare once they have learned a task comes after training, in
 # [notebook 14](14_what_shapes_a_vit.ipynb).
@@ -454,7 +453,7 @@ print(f"   {'in all':9s} {sum(p.numel() for p in first_rgb.parameters()):7,d}")
 answer_rgb_fewer = None  # replace None with a whole number
 ### BEGIN SOLUTION
 # Only norm1 and qkv read the incoming token. norm1 holds a scale and a shift per entry: 2 per entry fewer.
-# qkv maps each entry to 3 x 64 values, with no bias: 3 x 64 weights per entry fewer. From qkv on, every layer
+# qkv maps each entry to 3 x 64 values, with no bias: 3 x 64 weights per entry fewer. After qkv, every layer
 # reads and writes length 64, whatever the number of input channels.
 fewer_entries = 147 - 49
 answer_rgb_fewer = 2 * fewer_entries + 3 * 64 * fewer_entries
@@ -496,7 +495,7 @@ print(f"changed: {changed}; the one-channel block holds {fewer:,} parameters few
 assert changed == ["norm1", "attn.qkv"]
 
 # %% [markdown]
-# Only norm1 and qkv read the incoming token. From qkv on, every layer reads and writes length 64, so proj,
+# Only norm1 and qkv read the incoming token. After qkv, every layer reads and writes length 64, so proj,
 # norm2 and the MLP do not depend on the number of input channels.
 
 # %% [markdown]
@@ -572,7 +571,8 @@ plt.show()
 # the parameters. Most of that quarter is the first token transformer. There, the attention products
 # $QK^\top$ and $AV$ cost $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens, far more than the linear layers.
 # The products grow with the square of the token count, the linear layers only in proportion to it. That is why the
-# official code also offers Performer token transformers, and why the token length inside the module stays small.
+# official code also offers Performer token transformers. It is also why the module keeps the token length small
+# there: the cost $2N^2 \cdot 64$ grows only in proportion to that length.
 # Performer approximates attention at a cost that grows only in proportion to the token count ([the official
 # sizes](#Evidence:-the-official-sizes)). Stage 3 has no token transformer: its cost is the linear projection.
 #
@@ -583,8 +583,9 @@ plt.show()
 # ## Summary
 #
 # - The T2T module alternates soft split, token transformer and rebuild, and ends with a linear layer. One final
-#   token's windows cover a square of the image about twice as wide as the distance between neighbouring tokens.
-#   The token transformers' attention is global; the local mixing comes from the soft splits around them.
+#   token's windows cover a square of the image wider than the distance between neighbouring tokens, so
+#   neighbours share pixels. The token transformers' attention is global; the local mixing comes from the soft
+#   splits around them.
 # - A rebuild must take the grid's rows and columns from the token-count formula. The official square root raises
 #   where the token count is not a square number, and silently scrambles a non-square grid where it is.
 # - T2T-ViT is the T2T module followed by a ViT body. Only the layers that read the incoming token, norm1 and qkv

@@ -16,7 +16,7 @@
 # %% [markdown]
 # # 10 · Training a ViT
 #
-# **Time:** about 50 minutes
+# **Time:** about 56 minutes
 #
 # Before this: notebook 07 (the whole ViT). Notebooks 11 to 14 use every word this one teaches.
 #
@@ -31,8 +31,12 @@
 # 2. compute the cross-entropy loss from the probability a model gives the right label, tell a training loss
 #    from a held-out loss, and say why guessing costs ln 2;
 # 3. say what AdamW and weight decay do, and which tensors weight decay should leave alone;
-# 4. write the training loop with a warm-up and a cosine decay, and find a bug in a schedule;
+# 4. write the body of the training loop, train a small ViT for 200 steps, and find a bug in a learning-rate
+#    schedule;
 # 5. say in a sentence each what pre-training, fine-tuning and a teacher are.
+#
+# What follows each exercise sits under a heading "After Exercise N", folded in your copy: click it to open it
+# once you have answered.
 
 # %%
 import math
@@ -49,7 +53,7 @@ device = vitcourse.get_device()
 defaults = train.TrainConfig(device=device)  # the settings of every run below unless a cell says otherwise
 
 # %% [markdown]
-# ## 1. The data: a fixed pool of scenes (6 min)
+# ## 1. The data: a fixed pool of scenes (7 min)
 #
 # `vitcourse.scenes` draws scenes of the picture's world with random parameters: the moon, the mountain, the
 # ridges, the sky band. The task is about *where* things are: **is the scene intact, or are its 20 × 20 blocks
@@ -62,15 +66,15 @@ defaults = train.TrainConfig(device=device)  # the settings of every run below u
 #
 # The images come from a **fixed pool** of 1024 scenes, drawn once: 2048 images. Every batch samples that pool
 # **with replacement**, so an image can come twice in a run, or never. A run's samples divided by the pool's size
-# count its **epochs**: passes over the pool. The **held-out set** that measures the model holds 128 other scenes, each intact and
+# count its **epochs**: one epoch is as many samples as the pool holds, not a visit to every image. The **held-out set** that measures the model holds 128 other scenes, each intact and
 # scrambled: images the model never trains on, so a good score there cannot come from remembering them.
 #
-# Randomness enters through **seeds**. A seed is the number a random generator starts from: the same seed gives
-# the same draws, on every run. The pool has its own seed, and so does the held-out set. Each run's seed,
-# `defaults.seed`, fixes its starting weights and the order of its batches. One seed gives one run, not an
-# average: to see how much of a result is luck, train it again with other seeds. The next cell counts all this.
+# A **seed** is the number a random generator starts from: the same seed gives the same draws. The pool, the
+# held-out set and each run have their own; a run's seed fixes its starting weights and batch order. One seed is
+# one run, not an average: train again with other seeds to see how much is luck.
 
 # %%
+# train_scenes counts images: 2048 images, 1024 scenes
 pool = scenes.scene_pool(task=defaults.task, size=defaults.train_scenes, seed=1, block=defaults.block)
 samples = defaults.steps * defaults.batch_size
 print(
@@ -98,6 +102,10 @@ overlap = sum(img.numpy().tobytes() in in_pool for img in held_out.images)
 print(f"held-out images that are also in the training pool: {overlap}")
 assert overlap == 0
 
+# %% [markdown]
+# Four scenes, intact and scrambled. Look along the rows and columns at multiples of 20 pixels: there a scrambled
+# scene breaks, where an intact one runs on.
+
 # %% mystnb={"image": {"alt": "Four generated scenes, each shown intact and with its 20 by 20 blocks scrambled: a moon, a mountain and ridges, then the same pieces shuffled into a patchwork"}}
 examples = scenes.make_batch("scramble", 8, seed=0)
 print(f"images {tuple(examples.images.shape)}, labels {examples.targets.tolist()}")
@@ -121,7 +129,7 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# ## 2. The loss: cross-entropy, and ln 2 for a guess (16 min)
+# ## 2. The loss: cross-entropy, and ln 2 for a guess (12 min)
 #
 # The model is the ViT of notebook 07, made small: tokens of width D = 64, 2 encoder blocks (block 0 and
 # block 1), 4 heads, and an **MLP ratio of 2**. So each block's MLP has a hidden layer of 2D = 128 units, where
@@ -143,14 +151,15 @@ print(
 #
 # $$L = -\frac1B\sum_{b=0}^{B-1}\log\frac{e^{z_{b,y_b}}}{e^{z_{b,0}} + e^{z_{b,1}}}.$$
 #
-# It is 0 for a confident right answer and grows without bound for a confident wrong one. Here log is the
+# It tends to 0 as the right label's probability tends to 1 and grows without bound for a confident wrong one. Here log is the
 # natural logarithm, ln, as in PyTorch's `F.cross_entropy`; every log in the course's losses is natural.
 #
 # A model that gives both labels probability 1/2 pays −ln(1/2) = **ln 2** on every image: the loss of guessing.
 # An untrained model is close to that. Two names for one formula: the **training loss** is the loss of the batch
 # a step trains on; the **held-out loss** is the same mean over the held-out set. The **held-out accuracy** is the
 # share of held-out images whose larger logit is the right label: 0.5 for a guess. The next cell computes the
-# held-out loss of the untrained ViT, by hand and with PyTorch.
+# held-out loss of an untrained ViT, by hand and with PyTorch. From here on every run uses the default settings,
+# `defaults`, whose ViT has a learned position table (notebook 03) in place of the sinusoidal one printed above.
 
 # %%
 untrained = train.build_model(defaults).to(device).eval()
@@ -169,60 +178,37 @@ assert torch.isclose(by_hand, F.cross_entropy(logits, held_out.targets))
 # Accuracy counts only which logit is the larger; the loss also counts how sure the model is of the right label.
 
 # %% [markdown]
-# ### Exercise 1 (predict)
-#
-# A trained ViT gives the right label probability 0.9 on every held-out image, so its
-# held-out accuracy is 1.0. What is its held-out loss? Give the number to three decimals.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "confident_loss-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_confident_loss = None  # replace None with a number
-### BEGIN SOLUTION
-# Each held-out image costs the negative natural log of the right label's probability, -ln 0.9, and the mean of
-# 256 equal costs is that cost: about 0.105. Only a probability of 1 for the right label costs 0, so the loss
-# keeps falling after the accuracy reaches 1, as long as the model grows surer.
-answer_confident_loss = -math.log(0.9)
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "confident_loss-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.confident_loss(answer_confident_loss)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "confident_loss-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.confident_loss, answer_confident_loss)
-### END HIDDEN TESTS
-
-# %% [markdown]
 # ## 3. The optimiser: AdamW and weight decay (10 min)
 #
-# `loss.backward()` stores the gradient of the loss in `θ.grad` for every parameter θ, and `optimiser.step()`
+# `loss.backward()` adds the gradient of the loss to `θ.grad` for every parameter θ, and `optimiser.step()`
 # moves every parameter. The **optimiser** decides how far. Ours is **AdamW**. With learning rate η_k at step k
 # and weight decay λ it updates
 #
 # $$\theta \leftarrow \theta - \eta_k\left(\frac{\hat m}{\sqrt{\hat v} + \epsilon} + \lambda\,\theta\right).$$
 #
-# m̂ and v̂ are running averages of the gradient and of its square, corrected for their start at 0. So each
-# parameter's step is divided by the typical size of its own recent gradients; ε keeps the division finite. The
-# term λθ is the **weight decay**: it pulls the parameter a little towards 0 at every step, which keeps weights
-# from growing large.
+# m̂, the **momentum**, and v̂ are running averages of the gradient and of its square (β1 and β2, printed below,
+# set how fast they forget), corrected for their start at 0. So each entry's step is divided by the typical size
+# of its own recent gradients; ε keeps the division finite. The term λθ is the **weight decay**: it pulls each
+# entry a little towards 0 at every step, which keeps weights from growing large. The W of AdamW says the decay
+# is added to the step directly; Adam with an L2 penalty in the loss would divide it by √v̂ like a gradient.
 
 # %% [markdown]
-# ### Exercise 2 (explain)
+# ### Exercise 1 (explain)
 #
 # Weight decay keeps a model simple by stopping its weights from growing large. For
-# some tensors, though, a pull towards 0 makes the model no simpler, or does harm. Which of these tensors of the
+# some tensors, though, a pull towards 0 makes the model no simpler, or works against what they do. Which of these tensors of the
 # ViT above should AdamW pull towards 0? Answer with their letters, such as `"bd"`.
 #
 # - (a) `patch_embed.proj.weight`, the matrix that projects a patch to a token;
 # - (b) `blocks.0.attn.qkv.bias`, the bias of the query, key and value projection;
 # - (c) `blocks.0.norm1.weight`, a LayerNorm's scale;
 # - (d) `blocks.0.mlp.fc1.weight`, the first matrix of the MLP;
-# - (e) `pos_embed`, the fixed sinusoidal table, which does not train.
+# - (e) `pos_embed`, the position table of the ViT printed above.
 #
-# Then explain (c): why should weight decay leave a LayerNorm scale alone?
+# Then say which statement about (c), a LayerNorm scale, is true:
 #
-# - (i) Its neutral value is 1, not 0: pulled towards 0, it would shrink the features it scales towards nothing.
-# - (ii) It holds too few values for a pull towards 0 to change it.
+# - (i) Its neutral value is 1, not 0: a pull towards 0 pulls it away from passing the features on unchanged.
+# - (ii) It is a weight like the others: decaying it keeps the model simple.
 # - (iii) LayerNorm divides by the standard deviation after the scale, which undoes any pull.
 # - (iv) A LayerNorm scale receives no gradient, so AdamW never updates it.
 
@@ -232,8 +218,8 @@ answer_decay_reason = None  # replace None with "i", "ii", "iii" or "iv"
 ### BEGIN SOLUTION
 # Only the weight matrices, (a) and (d), mix features; a pull towards 0 keeps their entries small. A bias (b)
 # sets one output each and mixes no features, so leaving it free costs little, while a pull towards 0 can make
-# the layer underfit (the "does harm" case). A LayerNorm scale (c) is neutral at 1; the fixed table (e) does not
-# train, so no optimiser group holds it.
+# the layer underfit. A LayerNorm scale (c) is neutral at 1; the sinusoidal table (e) does not train
+# (requires_grad False above), so no optimiser group holds it.
 answer_decay = "ad"
 answer_decay_reason = "i"  # scale 1 passes the normalised features on; scale 0 would erase them
 ### END SOLUTION
@@ -255,13 +241,14 @@ check.require(check.decay_reason, answer_decay_reason)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 2
+# ### After Exercise 1
 
 # %% [markdown]
 # `train.param_groups` follows timm's rule. Every parameter with fewer than 2 dims, the biases and LayerNorm
 # scales and shifts, goes into a group with λ = 0. So do the names in `model.no_weight_decay()`: the prediction
 # token and the position embedding. Leaving those two out is timm's and DeiT's convention, not a rule that
-# follows from their shape. A parameter that does not train goes into neither group.
+# follows from their shape. A parameter that does not train goes into neither group. The pull is gentle: each
+# step shrinks a decayed entry by the factor 1 − η_k λ, printed below for the whole run.
 
 # %%
 adamw, _ = train.make_optimiser(sinusoidal_vit, defaults)  # the optimiser every run below uses
@@ -279,29 +266,219 @@ print(
     f"AdamW: beta1 {beta1}, beta2 {beta2}, eps {adamw.defaults['eps']:.0e}; runs below: seed {defaults.seed}, "
     f"warm-up {defaults.warmup} steps, peak learning rate {defaults.lr}, weight decay {defaults.weight_decay}"
 )
+shrink = math.prod(
+    1 - defaults.lr * train.lr_factor(k, defaults.warmup, defaults.steps) * defaults.weight_decay
+    for k in range(defaults.steps)
+)
+print(
+    f"eta * lambda at the peak: {defaults.lr * defaults.weight_decay:.0e} per step; decay alone over "
+    f"{defaults.steps} steps shrinks an entry by {1 - shrink:.1%}"
+)
 
 # %% [markdown]
-# ## 4. The schedule and the loop (13 min)
+# ## 4. The schedule and the loop (22 min)
 #
-# The learning rate follows a **schedule**: a linear **warm-up** over the first W steps, since large steps on
-# random weights can throw a transformer off, then a **cosine decay** over the T − W steps left:
+# The learning rate follows a **schedule**: a linear **warm-up** over the first W steps, the common practice for
+# transformers (ViT and DeiT both warm up), then a **cosine decay** over the T − W steps left:
 #
 # $$\eta_k = \eta_{\max}\,\frac{k + 1}{W}\ \ (k < W), \qquad
 #   \eta_k = \eta_{\max}\,\tfrac12\left(1 + \cos\frac{\pi\,(k - W)}{T - W}\right)\ \ (k \ge W).$$
 #
-# Steps count from 0, so the last is T − 1. The rate would reach 0 at k = T, where the cosine's angle reaches π,
-# one step after the last. So the last step still uses a small rate.
+# Steps count from 0; the +1 gives step 0 a small rate instead of none. The rate would reach 0 at k = T, where the
+# cosine's angle reaches π, one step after the last step, T − 1. So the last step still uses a small rate.
 #
-# Here is the loop, written out for 20 steps. `vitcourse.train.train` runs exactly this loop and gives the same
-# losses. Four pieces of PyTorch in it:
+# Each step of the loop uses four pieces of PyTorch:
 #
-# - `LambdaLR(optimiser, lr_factor)` scales the optimiser's `lr=` by `lr_factor(k)` at step k.
-# - `optimiser.zero_grad(set_to_none=True)` clears the last step's gradients, since `backward()` adds to them.
-# - `model.train()` puts the model in training mode, where layers such as dropout behave differently.
-# - `order`, a generator seeded with the run's seed, draws the batches: the same batch order on every machine.
+# - `F.cross_entropy(model(images), labels)`, the loss of the batch;
+# - `optimiser.zero_grad(set_to_none=True)` clears the last step's gradients, since `backward()` adds to them;
+# - `loss.backward()` and `optimiser.step()`, the gradients and the AdamW step;
+# - `scheduler.step()`, where `scheduler = LambdaLR(optimiser, lr_factor)` scales the optimiser's `lr=` by
+#   `lr_factor(k)` at step k: it moves the schedule on by one step.
+
+# %% [markdown]
+# ### Exercise 2 (write the code)
+#
+# Write `train_step(model, optimiser, scheduler, images, labels)`: one step of the loop, returning the batch's
+# training loss as a float (`loss.item()`). The check runs it as the body of a short loop and compares every loss
+# with `vitcourse.train.train`'s.
+
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "train_step-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+def train_step(model, optimiser, scheduler, images, labels):
+    """One training step on a batch; returns its training loss as a float."""
+    ### BEGIN SOLUTION
+    loss = F.cross_entropy(model(images), labels)
+    optimiser.zero_grad(set_to_none=True)  # before backward(), which adds to the gradients
+    loss.backward()
+    optimiser.step()
+    scheduler.step()
+    return loss.item()
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "train_step-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.train_step(train_step)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "train_step-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.train_step, train_step)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 2
+
+# %% [markdown]
+# `vitcourse.train.train` runs this step in a loop, after `model.train()`, the switch to training mode (it matters
+# for layers that act differently while training; this ViT has none). The whole loop written out and compared with
+# it: [the loop by hand](#Evidence:-the-loop-by-hand).
+
+# %% [markdown]
+# The loop's first 20 steps are far too few: the model still guesses. The default run takes 200; look at where its training
+# loss leaves the ln 2 line.
+
+# %% mystnb={"image": {"alt": "Training loss against step for a 200-step run: it stays near the dashed ln 2 line for a while, then drops towards 0"}}
+run = train.train(defaults, progress=False)
+fig, ax = plt.subplots(figsize=(9, 3))
+ax.plot(run.losses, color="tab:blue", label="training loss (each step's batch)")
+ax.axhline(math.log(2), color="grey", ls="--", label="ln 2, the loss of a guess")
+ax.set_xlabel("training step")
+ax.set_ylabel("loss")
+ax.set_title(
+    f"{defaults.steps} steps: held-out loss {run.metrics['loss']:.2f}, accuracy {run.metrics['accuracy']:.2f}"
+)
+ax.legend()
+plt.show()
+left = next(k for k in range(defaults.steps) if max(run.losses[k:]) < 0.6)  # from here on, below 0.6
+print(
+    f"training loss: step 0 {run.losses[0]:.2f}; below 0.6 from step {left} on; last step {run.losses[-1]:.2f}"
+)
+print(
+    f"held-out after {defaults.steps} steps: loss {run.metrics['loss']:.2f}, accuracy {run.metrics['accuracy']:.2f}"
+)
+
+# %% [markdown]
+# The loss first sits at ln 2: the model guesses while the warm-up grows the rate. Then it drops, as the model
+# finds what tells a scrambled scene from an intact one. The held-out accuracy confirms it has not just
+# remembered its batches.
+
+# %% [markdown]
+# ### Exercise 3 (find the bug)
+#
+# A colleague wrote the schedule of a 200-step run with a 15-step warm-up as the function below. Its lines are
+# numbered in comments, from 0. Without running it: which line holds the bug? And at which step does its learning
+# rate first reach 0?
+
 
 # %%
-config = train.TrainConfig(pos_embed="learned", steps=20, device=device)
+def buggy_lr_factor(step: int, warmup: int = 15, steps: int = 200) -> float:
+    """A learning-rate schedule with one bug in it."""
+    if step < warmup:  # line 0
+        return (step + 1) / warmup  # line 1
+    progress = step / (steps - warmup)  # line 2
+    return 0.5 * (1 + math.cos(math.pi * progress))  # line 3
+
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "schedule_bug-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_bug_line = None  # replace None with the line number, 0 to 3
+answer_zero_step = None  # replace None with a step number
+### BEGIN SOLUTION
+# The cosine's clock must start when the warm-up ends: progress = (step - warmup) / (steps - warmup).
+# Line 2 forgets to subtract the warm-up, so its progress reaches 1 at step steps - warmup = 185, before the end:
+# there the cosine is -1 and the rate 0; after it the cosine climbs back and so does the rate.
+answer_bug_line = 2
+answer_zero_step = 185
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "schedule_bug-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.schedule_bug_line(answer_bug_line)
+check.schedule_zero_step(answer_zero_step)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "schedule_bug_line-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.schedule_bug_line, answer_bug_line)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "schedule_zero_step-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.schedule_zero_step, answer_zero_step)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 3
+
+# %% [markdown]
+# The figure draws the schedule of the formula, which every run in notebook 11 uses, and the buggy one. The
+# right panel zooms into the last steps, where the two differ: look for the step where the buggy rate touches 0.
+
+# %% mystnb={"image": {"alt": "Learning rate against training step: both schedules climb over 15 warm-up steps to the peak; the right one then falls smoothly to near 0 at step 199, the buggy one reaches 0 before the end and climbs again"}}
+right_rates = [
+    defaults.lr * train.lr_factor(k, defaults.warmup, defaults.steps) for k in range(defaults.steps)
+]
+buggy_rates = [defaults.lr * buggy_lr_factor(k) for k in range(defaults.steps)]
+fig, (ax, zoom) = plt.subplots(1, 2, figsize=(13, 3.2), layout="constrained", width_ratios=(2, 1))
+for panel in (ax, zoom):
+    plots.show_learning_rate(right_rates, defaults.warmup, ax=panel, title="")
+    panel.plot(buggy_rates, color="tab:red", ls="--", label="buggy_lr_factor")
+    panel.lines[0].set_label("the formula")
+    panel.legend(fontsize=8)
+ax.set_title("learning rate: warm-up, then cosine decay (dotted: first cosine step)")
+zoom.set_xlim(160, defaults.steps - 1)
+zoom.set_ylim(0, 3e-5)
+zoom.set_title(f"steps 160 to {defaults.steps - 1}, zoomed")
+plt.show()
+zero = min(range(defaults.steps), key=lambda k: buggy_rates[k])
+print(
+    f"buggy schedule: lowest rate {buggy_rates[zero]:.1e} at step {zero}, then up to {buggy_rates[-1]:.1e} at "
+    f"step {defaults.steps - 1}; the formula's last rate: {right_rates[-1]:.1e}"
+)
+assert zero < defaults.steps - 1 and buggy_rates[-1] > buggy_rates[zero]
+
+# %% [markdown]
+# ## 5. Words the later notebooks use (3 min)
+#
+# Every run in notebooks 10 and 11 trains **from scratch**: its weights start random, drawn from its seed. Three
+# more words name other ways to start or to teach a model.
+#
+# - **Pre-training**: training first on a large data set or another task, so that later training starts from
+#   useful weights.
+# - **Fine-tuning**: training a pre-trained model a little longer on the task that matters
+#   (`train.TrainConfig(start_from=...)` in the package).
+# - **A teacher**: a trained model whose predictions a second model, the student, learns to match
+#   (**distillation**).
+#
+# Notebook 12 fine-tunes a model at a larger image size, notebook 13 looks at what pre-training by hidden patches
+# changes, and notebook 14 compares a ViT that learns from a teacher with one that does not.
+
+# %% [markdown]
+# ## Summary
+#
+# - A run takes steps; each step trains on a batch of images sampled from a fixed pool, so a run sees
+#   steps × batch samples. The held-out set, never trained on, measures the model. A seed fixes a run's starting
+#   weights and batch order; one seed is one run.
+# - The cross-entropy loss is the mean negative log-probability of the right label. A guess costs ln 2 ≈ 0.693
+#   on two labels; only certainty of the right label costs 0, so the loss keeps falling after the accuracy
+#   reaches 1. The training loss is measured on a step's batch, the held-out loss on the held-out set.
+# - A training step is a handful of lines: loss, zero_grad, backward, AdamW step, schedule step; 200 of them take
+#   the default ViT from the loss of a guess, ln 2, to a clear drop. Weight decay goes on
+#   the weight matrices only; the learning rate warms up, then follows a cosine towards 0.
+# - Pre-training, fine-tuning and a teacher are other starts and other targets for the same loop.
+#
+# Next: notebook 11 trains this ViT for 200 steps, with and without position embeddings, and moves the block borders
+# the scramble cuts along.
+
+
+# %% [markdown]
+# ## Evidence: the loop by hand
+#
+# Here is the whole loop for 20 steps, with the step written out. `vitcourse.train.train` runs exactly this loop.
+# `model.train()` switches the model to training mode, which matters for layers that act differently while
+# training; this small ViT has none, but the habit keeps a loop right for models that do.
+
+# %%
+config = train.TrainConfig(steps=20, device=device)
 model = train.build_model(config).to(device)
 optimiser = torch.optim.AdamW(train.param_groups(model, config.weight_decay), lr=config.lr)
 
@@ -340,116 +517,3 @@ print(
     f"held-out accuracy {same_run.metrics['accuracy']:.2f}; ln 2 = {math.log(2):.2f}"
 )
 assert abs(same_run.metrics["loss"] - math.log(2)) < 0.02
-
-# %% [markdown]
-# Twenty steps, most of them warm-up, are far too few: the model still guesses, with a loss near ln 2. Notebook 11
-# trains for 200 steps and leaves ln 2 behind.
-
-# %% [markdown]
-# ### Exercise 3 (find the bug)
-#
-# A colleague wrote the schedule of a 200-step run with a 15-step warm-up as the
-# function below. Its lines are numbered in comments. Without running it: which line holds the bug? And what does
-# the bug do to the learning rate? Answer with a letter.
-#
-# - (a) It never falls below half the peak.
-# - (b) It falls to 0 before the last step, then climbs again.
-# - (c) It drops from the peak to a small rate as soon as the warm-up ends.
-# - (d) It is 0 at step 0, so the first step is wasted.
-
-
-# %%
-def buggy_lr_factor(step: int, warmup: int = 15, steps: int = 200) -> float:
-    """A learning-rate schedule with one bug in it."""
-    if step < warmup:  # line 1
-        return (step + 1) / warmup  # line 2
-    progress = step / (steps - warmup)  # line 3
-    return 0.5 * (1 + math.cos(math.pi * progress))  # line 4
-
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "schedule_bug-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_bug_line = None  # replace None with the line number, 1 to 4
-answer_bug_effect = None  # replace None with "a", "b", "c" or "d"
-### BEGIN SOLUTION
-# The cosine's clock must start when the warm-up ends: progress = (step - warmup) / (steps - warmup).
-# Line 3 forgets to subtract the warm-up, so its progress reaches 1 at step steps - warmup, before the end:
-# there the cosine is -1 and the rate 0; after it the cosine climbs back and so does the rate.
-answer_bug_line = 3
-answer_bug_effect = "b"
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "schedule_bug-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.schedule_bug_line(answer_bug_line)
-check.schedule_bug_effect(answer_bug_effect)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "schedule_bug_line-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.schedule_bug_line, answer_bug_line)
-### END HIDDEN TESTS
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "schedule_bug_effect-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.schedule_bug_effect, answer_bug_effect)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 3
-
-# %% [markdown]
-# The figure draws the schedule of the formula, which every run in notebook 11 uses, and the buggy one.
-
-# %% mystnb={"image": {"alt": "Learning rate against training step: both schedules climb over 15 warm-up steps to the peak; the right one then falls smoothly to near 0 at step 199, the buggy one reaches 0 before the end and climbs again"}}
-right_rates = [
-    defaults.lr * train.lr_factor(k, defaults.warmup, defaults.steps) for k in range(defaults.steps)
-]
-buggy_rates = [defaults.lr * buggy_lr_factor(k) for k in range(defaults.steps)]
-ax = plots.show_learning_rate(
-    right_rates,
-    defaults.warmup,
-    title="learning rate: linear warm-up, then cosine decay (dotted: end of warm-up)",
-)
-ax.plot(buggy_rates, color="tab:red", ls="--", label="buggy_lr_factor")
-ax.lines[0].set_label("the formula")
-ax.legend()
-plt.show()
-zero = min(range(defaults.steps), key=lambda k: buggy_rates[k])
-print(
-    f"buggy schedule: lowest rate {buggy_rates[zero]:.1e} at step {zero}, then up to {buggy_rates[-1]:.1e} at "
-    f"step {defaults.steps - 1}; the formula's last rate: {right_rates[-1]:.1e}"
-)
-assert zero < defaults.steps - 1 and buggy_rates[-1] > buggy_rates[zero]
-
-# %% [markdown]
-# ## 5. Words the later notebooks use (3 min)
-#
-# Every run in notebooks 10 and 11 trains **from scratch**: its weights start random, drawn from its seed. Three
-# more words name other ways to start or to teach a model.
-#
-# - **Pre-training**: training a model first on a large data set, or on another task such as predicting hidden
-#   patches, so that later training starts from useful weights instead of random ones.
-# - **Fine-tuning**: training a pre-trained model a little longer, from those weights, on the task that matters,
-#   usually with fewer steps. In the package, `train.TrainConfig(start_from=...)` starts a run from a shipped
-#   model's weights.
-# - **A teacher**: an already trained model whose predictions a second model, the student, learns to match, with
-#   or instead of the true labels. Learning from a teacher is called **distillation**.
-#
-# Notebook 12 fine-tunes a model at a larger image size, notebook 13 looks at what pre-training by hidden patches
-# changes, and notebook 14 compares a ViT that learns from a teacher with one that does not.
-
-# %% [markdown]
-# ## Summary
-#
-# - A run takes steps; each step trains on a batch of images sampled from a fixed pool, so a run sees
-#   steps × batch samples. The held-out set, never trained on, measures the model. A seed fixes a run's starting
-#   weights and batch order; one seed is one run.
-# - The cross-entropy loss is the mean negative log-probability of the right label. A guess costs ln 2 ≈ 0.693
-#   on two labels; only certainty of the right label costs 0, so the loss keeps falling after the accuracy
-#   reaches 1. The training loss is measured on a step's batch, the held-out loss on the held-out set.
-# - A training loop is a handful of lines: batch, loss, backward, AdamW step, schedule step. Weight decay goes on
-#   the weight matrices only; the learning rate warms up, then follows a cosine towards 0.
-# - Pre-training, fine-tuning and a teacher are other starts and other targets for the same loop.
-#
-# Next: notebook 11 trains this ViT for 200 steps, with and without position embeddings, and moves the seams of
-# the scramble.

@@ -21,8 +21,8 @@
 #
 # **Time:** about 55 minutes
 #
-# Notebook 03 left a learned position table at its start: small random numbers, every row nearly orthogonal to
-# every other. Here we read what such tables hold once small ViTs have been trained on the picture's world, and
+# Notebook 03 left a learned position table at its start: small random numbers, every position vector nearly
+# orthogonal to every other. Here we read what such tables hold once small ViTs have been trained on the picture's world, and
 # how a trained table is carried to a larger image. The training words come from notebook 10: a **held-out**
 # set (scenes never used in training), **steps** and **batches**, a **seed** (which fixes a run's random draws),
 # and **fine-tuning** (training a little longer, from trained weights, on a new task or size).
@@ -34,7 +34,11 @@
 # 3. carry a learned table to a larger patch grid in 2-D, and say why a stretch along the sequence goes wrong;
 # 4. design the control that shows that a carried table holds the model's sense of place.
 #
-# The **Evidence** sections at the end hold the controls, chance levels and fits behind each claim.
+# A table's rows are called **slots** here (slot 0: the prediction token's; slot 1 + p: patch p's position
+# vector), so that "row" always means a patch row of the grid.
+#
+# The **Evidence** sections at the end hold the controls, chance levels and fits behind each claim; they are
+# optional, about 40 more minutes.
 
 # %%
 import json
@@ -200,7 +204,7 @@ assert len(answers) == 1
 # Here is the shipped model's trained table, drawn like the starting table in notebook 03, section 3:
 
 # %% mystnb={"image": {"alt": "A 3 by 5 grid of small maps, one per patch, each showing the cosine similarity of that patch's trained position vector with every patch by patch row and patch column: high at the patch and its direct neighbours, negative towards the far side of the grid"}}
-trained = shipped.model.pos_embed.detach().cpu()  # (1, 16, 64): row 0 is the prediction token's slot
+trained = shipped.model.pos_embed.detach().cpu()  # (1, 16, 64): slot 0 is the prediction token's
 plots.show_similarity_grid(
     position.cosine_similarity_grid(trained, grid.rows, grid.cols),
     title="shipped ViT's learned position embedding after training: cosine similarity of each patch with all",
@@ -239,7 +243,8 @@ assert trained_neighbours >= 0.8 * grid.total and trained_neighbours > random_ne
 # %% [markdown]
 # Training has changed the table a lot. For most patches the most alike other patch is now a direct neighbour;
 # in random tables only for a few (printed). Pairs far apart that share neither row nor column are unlike. On a
-# grid of 3 × 5 that is all it shows: row-like and column-like patterns also appear by chance in random codes.
+# grid of 3 × 5 that is all it shows: row-like and column-like patterns also appear by chance in random tables
+# whose neighbouring vectors are alike (the Evidence draws such tables).
 # See [the small grid against locality and chance](#Evidence:-the-small-grid-against-locality-and-chance).
 
 # %% [markdown]
@@ -293,15 +298,18 @@ assert blind_fine["accuracy"] < 0.1
 
 # %% [markdown]
 # Here the pair is starker. With a learned embedding every seed names nearly every moon's patch. Without one, in
-# its one control run, the model is close to chance on both axes.
+# its one control run, the model is close to chance on both axes: the small moon's pixels may give little of its
+# place away, or that one run failed to train; one control run cannot tell which.
 #
-# Now the paper's figure. For each patch it draws one map: the cosine similarity of that patch's row of the table
+# Now the paper's figure. For each patch it draws one map: the cosine similarity of that patch's position vector
 # with every patch's, laid out on the grid. Sixty such maps are too small to read, so the figure shows six of them,
 # from the corners and the middle (the patch itself in a black box), and beside them one map that sums all 60 up:
 # the mean similarity of two patches as a function of how far apart they lie, down and across.
 
-# %% mystnb={"image": {"alt": "Six 6 by 10 maps of the 60-patch model's trained position table, each the cosine similarity of one patch (0, 5, 22, 37, 50 and 59, boxed) with every patch: each is brightest along the patch's own row; beside them the mean similarity by offset, 11 rows by 19 columns, brightest at the centre and stretched along the horizontal, the same-row direction"}}
-fine_table = fine["vit_within"].model.pos_embed.detach().cpu()  # (1, 61, 64): row 0 is the prediction token's
+# %% mystnb={"image": {"alt": "Six 6 by 10 maps of the 60-patch model's trained position table, each the cosine similarity of one patch (0, 5, 22, 37, 50 and 59, boxed) with every patch: most are brightest along the patch's own row; beside them the mean similarity by offset, 11 rows by 19 columns, brightest at the centre and stretched along the horizontal, the same-row direction"}}
+fine_table = (
+    fine["vit_within"].model.pos_embed.detach().cpu()
+)  # (1, 61, 64): slot 0 is the prediction token's
 fine_maps = position.cosine_similarity_grid(fine_table, *fine_grid)  # (6, 10, 6, 10): one map per patch
 shown = (0, 5, 22, 37, 50, 59)  # corners and middle, counted from 0 row by row
 rows_f, cols_f = fine_grid
@@ -378,7 +386,7 @@ plt.show()
 #
 # The moon task's answer is a row and a column, yet two seeds of three show no column term beyond chance (the
 # Evidence's tables). The landscape may blur the test: its sky and ground also change from row to row, and the
-# table can take some of that in. On a plain sky the moon's patch looks the same wherever it lies, so only the
+# table might take some of that in (not tested here). On a plain sky the moon's patch looks the same wherever it lies, so only the
 # position embedding can say where it is. So a second setting ships: the moon on a plain sky, trained for 9,000
 # steps instead of 3,000, three seeds (`datascale.load_sky`). The figure shows each seed's *terms*: how much more
 # alike two patches of one row, or of one column, are than their distance predicts (a fit, explained in [the
@@ -466,7 +474,7 @@ assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["
 # Large models are usually **pre-trained**: trained first on a large data set. Then they are **fine-tuned**:
 # trained a little longer, from those weights, on the task that matters (both words from notebook 10). ViT pre-trains at 224 × 224 pixels and
 # fine-tunes at higher resolutions with the same patch size (Section 3.2). A larger image has more patches than
-# the learned table has rows.
+# the learned table has slots.
 #
 # A worked example: ViT-L/16, with $D$ = 1024 and patches of 16 × 16, pre-trained at 224 × 224 and fine-tuned on
 # images 384 pixels high and 512 wide:
@@ -481,22 +489,22 @@ for height, width in ((224, 224), (384, 512)):
     )
 
 # %% [markdown]
-# The naive way treats the table as a sequence. Its rows, without the prediction token's, are stretched to the
-# new length by linear interpolation: each new row takes its vector from the same fraction of the way along the
-# old sequence. The new rows are then read onto the new grid, row by row.
+# The naive way treats the table as a sequence. Its slots, without the prediction token's, are stretched to the
+# new length by linear interpolation: each new slot takes its vector from the same fraction of the way along the
+# old sequence. The new slots are then read onto the new grid, patch row by patch row.
 
 # %% [markdown]
 # ### Exercise 2 (predict)
 #
 # The 3 × 5 model's table of section 1 is carried this naive way to a 6 × 10 grid: its
-# 15 rows, one per patch, become 60. The new top-right patch, patch row 0 and patch column 9, lies over old patch
+# 15 patch slots become 60. The new top-right patch, patch row 0 and patch column 9, lies over old patch
 # 4 in the picture. Which old patch, 0 to 14, will its vector be most like, by cosine similarity? Set
 # `answer_corner` to its number.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "stretched_corner_patch-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_corner = None  # replace None with an old patch number, 0 to 14
 ### BEGIN SOLUTION
-# The corner is new row 9 of the 60. Its centre lies 9.5 / 60 of the way along the sequence, which is
+# The corner is new slot 9 of the 60. Its centre lies 9.5 / 60 of the way along the sequence, which is
 # 9.5 / 60 * 15 = 2.4 old patches along: inside old patch 2, the third of the top row. The stretch follows the
 # sequence, not the grid: the new top row covers only the first 2.5 old patches.
 answer_corner = 2
@@ -512,24 +520,25 @@ check.require(check.stretched_corner_patch, answer_corner)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Interpolating the table in 2-D
-#
-# The ViT paper carries a learned table to a new grid by "2D interpolation of the pre-trained position
+# ### After Exercise 2
+
+# %% [markdown]
+# **Interpolating the table in 2-D.** The ViT paper carries a learned table to a new grid by "2D interpolation of the pre-trained position
 # embeddings, according to their location in the original image". Step by step, for an embedding of shape
-# (1, 1 + h·w, D) with the prediction token's row first:
+# (1, 1 + h·w, D) with the prediction token's slot first:
 #
-# 1. keep row 0, the prediction token's: it has no place on the grid;
-# 2. lay the other $h \cdot w$ rows out on the grid, row by row, as an image of $h \times w$ pixels, each pixel a
-#    vector of $D$ numbers;
+# 1. keep slot 0, the prediction token's: it has no place on the grid;
+# 2. lay the other $h \cdot w$ slots out on the grid, patch row by patch row, as an image of $h \times w$ pixels,
+#    each pixel a vector of $D$ numbers;
 # 3. interpolate that image to the new grid $h_2 \times w_2$;
-# 4. read the new grid back row by row, $h_2 w_2$ rows of length $D$, and put row 0 back in front.
+# 4. read the new grid back patch row by patch row, $h_2 w_2$ vectors of length $D$, and put slot 0 back in front.
 #
 # The paper names no kernel. This course uses bicubic interpolation, as the timm library does: each new value
 # comes from a smooth curve through the nearest 4 × 4 old values: see
 # [interpolation kernels](#Evidence:-interpolation-kernels).
 
 # %% [markdown]
-# ### Why in 2-D: the shipped table on a larger grid
+# #### Why in 2-D: the shipped table on a larger grid
 #
 # The cell below carries the 3 × 5 model's table to a 6 × 10 grid, in 2-D and the naive way of Exercise 2. For
 # each new patch it asks which old patch's vector is the most similar: in 2-D, the old patch at the same place.
@@ -545,7 +554,7 @@ resized_1d = torch.cat(
 print(
     f"trained {tuple(trained.shape)} on a {old_grid} grid -> {tuple(resized_2d.shape)} on a {new_grid} grid"
 )
-print(f"prediction token's row kept as it was: {torch.equal(resized_2d[0, 0], trained[0, 0])}")
+print(f"prediction token's slot kept as it was: {torch.equal(resized_2d[0, 0], trained[0, 0])}")
 print(
     "resized to its own grid, unchanged:",
     torch.allclose(position.resize_position_embedding(trained, old_grid, old_grid), trained),
@@ -559,7 +568,12 @@ for name, resized in (("2-D bicubic", resized_2d), ("1-D along the sequence", re
     new_unit = F.normalize(resized[0, 1:], dim=-1)  # (60, 64)
     most_like[name] = (new_unit @ old_unit.T).argmax(1).reshape(new_grid)  # (6, 10): index of an old patch
     hits = int((most_like[name] == place).sum())
-    print(f"{name:23s}: {hits} of {place.numel()} new patches most like the old patch at their place")
+    row_ok = int((most_like[name] // old_grid[1] == place // old_grid[1]).sum())  # the old patch row right
+    col_ok = int((most_like[name] % old_grid[1] == place % old_grid[1]).sum())  # the old patch column right
+    print(
+        f"{name:23s}: {hits} of {place.numel()} new patches most like the old patch at their place; "
+        f"old patch row right {row_ok}, old patch column right {col_ok}"
+    )
 assert int((most_like["2-D bicubic"] == place).sum()) > int(
     (most_like["1-D along the sequence"] == place).sum()
 )
@@ -575,6 +589,12 @@ plots.show_most_like_grid(most_like, place, old_grid)
 plt.show()
 
 # %% [markdown]
+# In the right panel, look at the old patch *rows*: after the 1-D stretch each new patch row holds half an old
+# patch row, so every new patch is most like a patch of the right old patch row, but mostly of the wrong column
+# (the counts printed above). With a doubled grid the sequence stretch keeps the patch rows and loses most of the
+# columns; the 2-D resize keeps both for nearly every patch.
+
+# %% [markdown]
 # ### Exercise 3 (design a control)
 #
 # The 60-patch model is shown scenes drawn at twice the size, a 12 × 20 grid,
@@ -582,11 +602,10 @@ plt.show()
 # model: the moon's patch row (0 to 5) and column (0 to 9) on the old grid. It names the patch of many of the
 # moons. Does the carried table hold the model's sense of place?
 #
-# (a) A good control changes one thing only: here, where each of the table's rows sits, and nothing else about
-# the numbers the model gets. Which comparison does that? Set `answer_resize_control` to its letter.
+# (a) Which comparison tests that claim best? Set `answer_resize_control` to its letter.
 #
 # - **a.** The same model on scenes of the old size.
-# - **b.** The same weights with the carried table's 240 grid rows shuffled among the patches.
+# - **b.** The same weights with the carried table's 240 patch slots shuffled among the patches.
 # - **c.** The same weights with a freshly drawn table, drawn the way the model's own table started.
 # - **d.** The same weights with the table stretched the naive 1-D way.
 # - **e.** A new model trained from scratch on the larger scenes.
@@ -598,10 +617,11 @@ plt.show()
 answer_resize_control = None  # replace None with a letter, "a" to "e"
 expected_control_accuracy = None  # replace None with a number
 ### BEGIN SOLUTION
-# (a) Shuffling the carried rows keeps every number the model gets, the same values at the same scale, and
-# removes only where each row sits. A fresh table (c) also removes the place, but it changes the numbers' size and
+# (a) Shuffling the carried slots keeps every number the model gets, the same values at the same scale, and
+# removes only which patch each vector sits at. A fresh table (c) also removes the place, but it changes the numbers' size and
 # spread too (the trained table has grown from its start), so a drop could come from either. (a) removes nothing
-# from the carried table; (d) keeps much of the place, blurred at the ends of the rows; (e) changes every weight.
+# from the carried table; (d) keeps each patch's old patch row and loses its column, so it removes only part of
+# the place; (e) changes every weight.
 answer_resize_control = "b"
 # (b) Chance: a random guess of one of the 60 patches of the old grid (6 rows times 10 columns), 1 / 60. The
 # labels are the old grid's, not the 240 patches of the larger one. The pixels may lift it a little, as the
@@ -630,7 +650,7 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 
 # %% [markdown]
 # Before any fine-tuning, the model with the carried table keeps part of its skill: it names the patch of 0.43
-# of the moons. With the carried rows shuffled among the patches it scores 0.03, and with a fresh table 0.02:
+# of the moons. With the carried slots shuffled among the patches it scores 0.03, and with a fresh table 0.02:
 # near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. The numbers are
 # computed, with what a short fine-tune adds, in
 # [the resized table before and after fine-tuning](#Evidence:-the-resized-table-before-and-after-fine-tuning).
@@ -646,8 +666,8 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 #   the landscape and in 3 of 3 on a plain sky trained for 9,000 steps; what makes the difference is not shown:
 #   see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid).
 # - A learned table belongs to one patch grid. For another image size it is interpolated in 2-D, keeping the
-#   prediction token's row; a stretch along the sequence puts rows in the wrong places. Shuffling the carried
-#   rows shows that the table carries the model's sense of place.
+#   prediction token's slot; on a doubled grid a stretch along the sequence keeps each patch's row but loses its
+#   column. Shuffling the carried slots shows that the table carries the model's sense of place.
 #
 # **Next:** [13 Inside trained models](13_inside_trained_models.ipynb) reads a trained model's attention heads
 # and what a trained ViT has learned.
@@ -775,7 +795,7 @@ assert (
 # neighbours. Pairs in neither row nor column are not near 0, as in the one-hot code, but unlike (a negative
 # cosine), the two farthest corners most of all, apart from the diagonal neighbours (close to 0).
 #
-# **A chance level.** Each of these comparisons rests on 5 to 20 pairs of one table. Would a table with no rows
+# **A chance level.** Each of these comparisons rests on 3 to 20 pairs of one table. Would a table with no rows
 # or columns built in pass them too? `probes.smooth_random_embedding` draws such tables: each pair of entries is
 # a cosine and a sine of one random direction across the grid. On average their similarity is a Gaussian of the
 # distance, but a single draw is uneven, with chance preferences for some directions. The cell draws 200 at each
@@ -1233,8 +1253,9 @@ print(
 #   give the row away, the pair of models does not say; plausibly the sky above and the ridges below the moon.
 # - **The 60-patch model** is `vit_within`, task `"within"`: a moon of radius 2.5 to 4 pixels drawn wholly inside
 #   one of the 60 patches, anywhere in the frame; 6 row classes and 10 column classes. Its control is
-#   `vit_within_nopos`, its other seeds `vit_within_seed1` and `vit_within_seed2`. The small moon sits wholly
-#   inside one patch and gives away little about its place.
+#   `vit_within_nopos`, its other seeds `vit_within_seed1` and `vit_within_seed2`. Its control learned almost
+#   nothing (near chance on both axes): either the small moon's pixels give little of its place away, or that
+#   run failed to train; the control alone cannot tell which.
 # - **The resize** in `vitcourse.position.resize_position_embedding` calls
 #   `F.interpolate(..., mode="bicubic", align_corners=False)` on the grid laid out as a $D$-channel image.
 # - **The ViT paper's Figure 7** (centre, Section 4.5) shows the row and column structure for ViT-L/32, trained

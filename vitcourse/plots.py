@@ -963,7 +963,7 @@ def show_learning_rate(lrs: Sequence[float], warmup: int, ax: Axes | None = None
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 3))
     ax.plot(range(len(rates)), rates.tolist(), color="tab:purple")
-    ax.axvline(warmup, color="grey", ls=":", label=f"end of warm-up (step {warmup})")
+    ax.axvline(warmup, color="grey", ls=":", label=f"first cosine step (step {warmup})")
     ax.set_xlabel("training step")
     ax.set_ylabel("learning rate")
     ax.set_title(title or "learning rate: linear warm-up, then cosine decay to 0")

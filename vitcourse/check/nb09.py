@@ -118,7 +118,7 @@ _SQRT_NUDGE = (
 )
 
 
-_SQRT_POINTER = reread("The same module on the picture")
+_SQRT_POINTER = reread("A rebuild that assumes a square grid")
 
 
 _SQRT_WHY = {  # (input, wrong option) -> the mistake it reveals

@@ -9,13 +9,14 @@ answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), 
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
 
 from .. import train
 from ._core import (
     Verdict,
     choice_answer,
-    float_answer,
     int_answer,
     never_raises,
     reread,
@@ -25,83 +26,19 @@ from ._core import (
 )
 
 __all__ = [
-    "confident_loss",
+    "train_step",
+    "schedule_zero_step",
     "decay_choice",
     "decay_reason",
-    "schedule_bug_effect",
     "schedule_bug_line",
 ]
 
 
-#: Exercise 10.1: the probability a trained ViT gives the right label on every held-out image.
-_SURE = 0.9
-
-
-@never_raises
-def confident_loss(answer: object) -> Verdict:
-    """Exercise 10.1: the held-out loss (mean cross-entropy, natural log) of a ViT that gives the right label
-    probability 0.9 on every held-out image of the two-label task."""
-    return float_answer(
-        answer,
-        -math.log(_SURE),
-        "the held-out loss of a model sure of the right label at 0.9",
-        nudge="Think of what cross-entropy charges one image: which label's probability it reads, and which "
-        "logarithm PyTorch's loss uses.",
-        wrong=[
-            (math.log(_SURE), "a loss is never below 0: you dropped the minus sign in front of the log."),
-            (
-                -math.log10(_SURE),
-                "that uses the logarithm in base 10; PyTorch's cross-entropy uses the natural one.",
-            ),
-            (0.046, "that uses the logarithm in base 10; PyTorch's cross-entropy uses the natural one."),
-            (
-                -math.log2(_SURE),
-                "that uses the logarithm in base 2, bits; PyTorch's cross-entropy uses the natural one.",
-            ),
-            (
-                -math.log(1 - _SURE),
-                "that charges the probability of the wrong label; cross-entropy reads the right label's.",
-            ),
-            (
-                -(math.log(_SURE) + math.log(1 - _SURE)) / 2,
-                "that averages the charges of both labels; cross-entropy charges each image for its right label "
-                "only.",
-            ),
-            (
-                -(_SURE * math.log(_SURE) + (1 - _SURE) * math.log(1 - _SURE)),
-                "that weighs both labels' logs by their probabilities, the prediction's entropy; cross-entropy "
-                "charges the right label only.",
-            ),
-            (
-                1 - _SURE,
-                "that is the probability left for the wrong label, not a loss: cross-entropy takes a log.",
-            ),
-            (_SURE, "that is a probability, not a loss: cross-entropy takes a log."),
-            (
-                0.0,
-                "a loss of 0 needs probability 1 for the right label on every image; accuracy counts only which "
-                "logit is the larger.",
-            ),
-            (
-                math.log(2),
-                "that is the loss of a guess, probability one half for each label; this model is surer.",
-            ),
-            (
-                -256 * math.log(_SURE),
-                "that is the sum over the held-out images; the held-out loss is their mean.",
-            ),
-            (0.11, "close: give it to three decimals."),  # the right value rounded to two decimals
-        ],
-        rel=0.005,
-        pointer=reread("The loss: cross-entropy, and ln 2 for a guess"),
-    )
-
-
-#: Exercise 10.2's model: the default ViT with the fixed sinusoidal table.
+#: Exercise 10.1's model: the default ViT with the fixed sinusoidal table.
 _SINUSOIDAL = train.TrainConfig(pos_embed="sinusoidal")
 
 
-#: Exercise 10.2's five tensors, by letter.
+#: Exercise 10.1's five tensors, by letter.
 _DECAY_TENSORS = {
     "a": "patch_embed.proj.weight",
     "b": "blocks.0.attn.qkv.bias",
@@ -111,23 +48,8 @@ _DECAY_TENSORS = {
 }
 
 
-#: A letter that does not belong among the decayed tensors: (e) gets a fact from the list; (b) and (c) get a
-#: guiding question, so that the reason the exercise tests stays in the worked solution.
-_NOT_DECAYED = {
-    "e": "(e) is the fixed sinusoidal table: it does not train, so an optimiser never changes it and it goes "
-    "into neither group.",
-    "b": "(b) should not be there: what does a bias add to a layer's output, and does it mix the features?",
-    "c": "(c) should not be there: what value leaves a LayerNorm scale neutral? The second part of the "
-    "exercise asks about it.",
-}
-
-
-#: Counts in words, for a wrong answer with more than one mistake (no letter named, so no elimination).
-_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
-
-
 def _decayed_letters() -> str:
-    """The letters of Exercise 10.2 whose tensor is in the weight-decay group of train.param_groups."""
+    """The letters of Exercise 10.1 whose tensor is in the weight-decay group of train.param_groups."""
     model = train.build_model(_SINUSOIDAL)
     decayed = {id(p) for p in train.param_groups(model, _SINUSOIDAL.weight_decay)[0]["params"]}
     named = dict(model.named_parameters())
@@ -136,7 +58,7 @@ def _decayed_letters() -> str:
 
 @never_raises
 def decay_choice(answer: object) -> Verdict:
-    """Exercise 10.2, the choice: which of five tensors of the ViT with the fixed sinusoidal table AdamW should
+    """Exercise 10.1, the choice: which of five tensors of the ViT with the fixed sinusoidal table AdamW should
     pull towards 0, as a string of letters such as ``"bd"`` (:func:`decay_reason` checks the reason)."""
     what = "the tensors that take weight decay"
     options = sorted(_DECAY_TENSORS)
@@ -155,26 +77,18 @@ def decay_choice(answer: object) -> Verdict:
     expected = set(_decayed_letters())
     if chosen == expected:
         return right(what)
-    extra, missing = chosen - expected, expected - chosen
-    if len(extra) == 1 and not missing:  # name a wrong letter only when it is the answer's only mistake
-        return say(False, f"{what}: {answer!r} is not it: {_NOT_DECAYED[extra.pop()]}")
-    counts = []
-    if extra:
-        counts.append(f"{_COUNT_WORDS[len(extra)]} of your letters should not be there")
-    if missing:
-        counts.append(f"{_COUNT_WORDS[len(missing)]} tensor{'s are' if len(missing) > 1 else ' is'} missing")
     return unexplained(
         what,
-        f"{answer!r} is not it: {', and '.join(counts)}.",
-        nudge="Ask of each tensor whether a pull towards 0 makes the model simpler, or takes away something "
-        "the model needs.",
+        f"{answer!r} is not it.",
+        nudge="Ask of each tensor whether it trains at all, and whether a pull towards 0 makes the model simpler "
+        "or takes away something the model needs.",
         pointer=reread("The optimiser: AdamW and weight decay"),
     )
 
 
 _REASON_WHY_DECAY = {
-    "ii": "a pull towards 0 acts on every value alike, however few there are: applied step after step, it "
-    "would move even one value a long way.",
+    "ii": "a tensor that starts at 1 and scales the features is not a weight that mixes them: a pull towards 0 "
+    "makes the model no simpler there.",
     "iii": "LayerNorm normalises first and multiplies by the scale afterwards: nothing after the scale undoes a "
     "change to it.",
     "iv": "the scale multiplies the normalised features, so the loss depends on it and it receives a gradient "
@@ -184,11 +98,11 @@ _REASON_WHY_DECAY = {
 
 @never_raises
 def decay_reason(answer: object) -> Verdict:
-    """Exercise 10.2, the reason (i to iv) a LayerNorm scale is left out of weight decay."""
+    """Exercise 10.1, the statement (i to iv) about a LayerNorm scale that is true."""
     return choice_answer(
         answer,
         "i",
-        "why a LayerNorm scale takes no weight decay",
+        "the true statement about a LayerNorm scale",
         ("i", "ii", "iii", "iv"),
         nudge="Think of the value a LayerNorm scale starts at, and of what it does to the features it scales.",
         pointer=reread("The optimiser: AdamW and weight decay"),
@@ -196,45 +110,147 @@ def decay_reason(answer: object) -> Verdict:
     )
 
 
-#: Exercise 10.3: the progress of line 3 forgets to subtract the warm-up (the other lines match the formula).
-_BUGGY_LINE = 3
+#: Exercise 10.3: the progress of line 2 forgets to subtract the warm-up (the other lines match the formula).
+_BUGGY_LINE = 2
 
 
 @never_raises
 def schedule_bug_line(answer: object) -> Verdict:
-    """Exercise 10.3, the line: which of the four numbered lines of the buggy schedule holds the bug."""
+    """Exercise 10.3, the line: which of the four numbered lines (0 to 3) of the buggy schedule holds the bug."""
     return int_answer(
         answer,
         _BUGGY_LINE,
         "the line of the schedule with the bug",
         nudge="Compare each line with the formula of the schedule, branch by branch.",
         wrong={
-            1: "the test that picks the branch is right: the warm-up is the steps before the warm-up's end.",
-            2: "the warm-up line climbs linearly to the peak at the end of the warm-up, as the formula says.",
-            4: "that line is the formula's cosine term as it stands.",
+            0: "the test that picks the branch is right: the warm-up is the steps before the warm-up's end.",
+            1: "the warm-up line climbs linearly to the peak at the end of the warm-up, as the formula says.",
+            3: "that line is the formula's cosine term as it stands.",
+            4: "the lines count from 0: there is no line 4.",
         },
         pointer=reread("The schedule and the loop"),
     )
 
 
-_EFFECT_WHY = {
-    "a": "the buggy schedule's angle passes pi / 2 before the run ends, so its rate falls below half the peak: "
-    "where does its clock start?",
-    "c": "at the end of the warm-up both schedules are close to the peak: the bug hardly shows there.",
-    "d": "the warm-up lines are right, so step 0 gets a small positive rate in both schedules.",
-}
+#: Exercise 10.3's run: 200 steps with a 15-step warm-up; the buggy progress step / (steps - warmup) reaches 1,
+#: and the rate 0, at step steps - warmup.
+_BUG_STEPS, _BUG_WARMUP = 200, 15
 
 
 @never_raises
-def schedule_bug_effect(answer: object) -> Verdict:
-    """Exercise 10.3, the effect (a to d): what the buggy schedule's learning rate does."""
-    return choice_answer(
+def schedule_zero_step(answer: object) -> Verdict:
+    """Exercise 10.3, the number: the first step at which the buggy schedule's learning rate is 0."""
+    return int_answer(
         answer,
-        "b",
-        "what the buggy schedule does",
-        ("a", "b", "c", "d"),
-        nudge="Reread the sentence under the schedule formula: where should the cosine's angle reach pi? What "
-        "does a clock that runs ahead do to that?",
+        _BUG_STEPS - _BUG_WARMUP,
+        "the first step where the buggy rate is 0",
+        nudge="The rate is 0 where the cosine's angle is pi: at which step does the buggy line's progress reach 1?",
+        wrong={
+            _BUG_STEPS: "that is where the formula's rate would reach 0, one step after the run; the buggy clock "
+            "runs differently.",
+            _BUG_STEPS - 1: "that is the run's last step; the buggy clock runs differently.",
+            _BUG_STEPS
+            - 2 * _BUG_WARMUP: "that subtracts the warm-up twice; the buggy line's progress divides the "
+            "step itself.",
+        },
         pointer=reread("The schedule and the loop"),
-        wrong=_EFFECT_WHY,
+    )
+
+
+#: Exercise 10.2's run: a short, small run on the CPU, long enough that every piece of the step shows.
+_STEP_RUN = train.TrainConfig(steps=6, warmup=2, batch_size=8, train_scenes=64, device="cpu")
+
+
+def _step_losses(step: object) -> list[float]:
+    """The training losses of ``_STEP_RUN`` with ``step(model, optimiser, scheduler, images, labels)`` as the
+    loop body, on the batches train.train draws (same seed, same pool)."""
+    import torch
+
+    from .. import scenes
+
+    config = _STEP_RUN
+    model = train.build_model(config)
+    optimiser, scheduler = train.make_optimiser(model, config)
+    pool = scenes.scene_pool(config.task, config.train_scenes, 1, config.patch_size)
+    order = torch.Generator().manual_seed(config.seed)
+    model.train()
+    losses = []
+    warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step", category=UserWarning)
+    for _ in range(config.steps):
+        index = torch.randint(len(pool.targets), (config.batch_size,), generator=order)
+        loss = step(model, optimiser, scheduler, pool.images[index], pool.targets[index])
+        losses.append(float(loss.item() if hasattr(loss, "item") else loss))
+    return losses
+
+
+@functools.cache
+def _variant_losses(**kwargs: bool) -> tuple[float, ...]:
+    """The losses of a known loop body (cached: the checker compares every answer with them)."""
+    return tuple(_step_losses(_variant(**kwargs)))
+
+
+def _variant(zero: bool = True, zero_after: bool = False, opt: bool = True, sched: bool = True):
+    """A loop body with one piece left out or misplaced (the known mistakes of Exercise 10.2)."""
+    import torch.nn.functional as F
+
+    def step(model, optimiser, scheduler, images, labels):
+        loss = F.cross_entropy(model(images), labels)
+        if zero and not zero_after:
+            optimiser.zero_grad(set_to_none=True)
+        loss.backward()
+        if zero_after:
+            optimiser.zero_grad(set_to_none=True)
+        if opt:
+            optimiser.step()
+        if sched:
+            scheduler.step()
+        return loss.item()
+
+    return step
+
+
+_STEP_MISTAKES = (
+    (dict(zero=False), "the gradients are never cleared, so each step adds to the last step's gradients."),
+    (
+        dict(opt=False),
+        "the weights never move: either the optimiser never takes its step, or the gradients are cleared after "
+        "backward(), before the step can use them.",
+    ),
+    (dict(sched=False), "the learning rate stays where it started: the schedule is never advanced."),
+)
+
+
+@never_raises
+def train_step(func: object) -> Verdict:
+    """Exercise 10.2: one training step, ``func(model, optimiser, scheduler, images, labels) -> float``, run as
+    the body of a short loop and compared, loss by loss, with the loop of :func:`vitcourse.train.train`."""
+    what = "your train_step"
+    if func is None:
+        return say(
+            False, f"{what}: the answer is still None; define the function and pass it (without calling it)."
+        )
+    if not callable(func):
+        return say(False, f"{what}: pass the function itself (no parentheses).")
+    try:
+        got = _step_losses(func)
+    except Exception as err:  # the learner's code: any error is an answer to explain
+        return say(False, f"{what}: calling it raised {type(err).__name__}: {err}")
+    expected = _variant_losses()
+    if all(math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-5) for a, b in zip(got, expected, strict=True)):
+        return right(what)
+    for kwargs, why in _STEP_MISTAKES:
+        variant = _variant_losses(**kwargs)
+        if all(math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-5) for a, b in zip(got, variant, strict=True)):
+            return say(False, f"{what}: {why}")
+    first = next(
+        k
+        for k, (a, b) in enumerate(zip(got, expected, strict=True))
+        if not math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-5)
+    )
+    return unexplained(
+        what,
+        f"the losses of a short run differ from train.train's from step {first} on.",
+        nudge="Reread the four pieces of PyTorch listed before the exercise: each step needs all of them, in an "
+        "order where each finds what it needs.",
+        pointer=reread("The schedule and the loop"),
     )

@@ -1,4 +1,4 @@
-"""Exercise checkers for notebook 11, training choices: position embeddings and seams.
+"""Exercise checkers for notebook 11, training choices: position embeddings and block size.
 
 Each exercise asks for a prediction or an explanation before the cell that shows the answer. Few-option
 questions come with a second check (a number or a reason among several statements), so that a guess does not
@@ -75,29 +75,40 @@ def no_position_loss_floor(answer: object) -> Verdict:
     )
 
 
-_DIP_OPTIONS = ("i", "ii", "iii")
-
-
-_DIP_WHY = {
-    "ii": "the batch order tells the model nothing about where a patch sits in an image: the tokens of each "
-    "image still reach attention as a set, whatever order the images come in.",
-    "iii": "the floor holds for every set of weights, so no step, with momentum or without, can carry a model "
-    "below it on whole pairs: ask what a training batch holds instead.",
-}
+#: Exercise 11.1(b): a batch of 64 images holding both images of 8 scenes and one image of each of 48 others.
+_PAIRED, _SINGLE, _BATCH = 8, 48, 64
 
 
 @never_raises
 def no_position_batch_dip(answer: object) -> Verdict:
-    """Exercise 11.1, the surprise: why one training batch's loss of the blind ViT can fall below the floor
-    that holds for the held-out pairs (i to iii)."""
-    return choice_answer(
+    """Exercise 11.1(b): the lowest loss the blind ViT could approach on a training batch of 64 images that holds
+    both images of 8 scenes and one image of each of 48 other scenes."""
+    paired_images = 2 * _PAIRED
+    return float_answer(
         answer,
-        "i",
-        "why a training batch's loss can fall below the blind model's floor",
-        _DIP_OPTIONS,
-        nudge="The floor rests on a property of the held-out set; ask whether a training batch has it too.",
+        paired_images / _BATCH * math.log(2),
+        "the lowest loss of the blind ViT on that batch",
+        nudge="Ask which images of the batch are bound to share one output with another image of the batch, "
+        "and which are free.",
+        wrong=[
+            (math.log(2), "that applies the floor of whole pairs to every image, the single ones too."),
+            (
+                0.0,
+                "that lets the 8 scenes present with both images be fitted too: can the blind ViT answer a "
+                "scene's two images differently?",
+            ),
+            (
+                _PAIRED / _BATCH * math.log(2),
+                "that counts the paired scenes, not their images, in the mean over 64 images.",
+            ),
+            (
+                _SINGLE / _BATCH * math.log(2),
+                "that binds the single images and frees the pairs: the other way round.",
+            ),
+            (0.17, "close: give it to three decimals."),
+        ],
+        rel=0.005,
         pointer=reread("Position embeddings: none, sinusoidal, learned"),
-        wrong=_DIP_WHY,
     )
 
 
@@ -117,9 +128,8 @@ def blind_pairs_same_answer(answer: object) -> Verdict:
         "copy.",
         wrong={
             _HELD_OUT_SCENES
-            // 2: "that is what two independent coin tosses per scene would give on average: "
-            "are the blind model's answers for a scene's two images independent?",
-            0: "that would mean it tells every scene's two images apart: can it, without positions?",
+            // 2: "that treats the model's answers for a scene's two images as independent coin tosses.",
+            0: "that assumes the model tells every scene's two images apart.",
             _HELD_OUT_SCENES * 2: "that counts images; the question counts scenes.",
         },
         pointer=reread("Position embeddings: none, sinusoidal, learned"),
@@ -127,16 +137,6 @@ def blind_pairs_same_answer(answer: object) -> Verdict:
 
 
 _SEAM_OPTIONS = ("a", "b", "c", "d")
-
-
-_SEAM_WHY = {
-    "a": "the blind model stays at chance by notebook 03's argument: what does that argument assume about the "
-    "two images' tokens? Does it still hold when a block is smaller than a patch?",
-    "c": "smaller blocks do not hide the scramble from a patch: look at what one 20 x 20 patch of a 10 x 10 "
-    "scramble contains.",
-    "d": "a position embedding is not the only way a ViT can see a scramble: look at what the patch embedding "
-    "receives.",
-}
 
 
 @never_raises
@@ -150,7 +150,6 @@ def seam_blocks_choice(answer: object) -> Verdict:
         _SEAM_OPTIONS,
         nudge="Think of what goes into one patch token when a block is smaller than a patch.",
         pointer=reread("Moving the seams"),
-        wrong=_SEAM_WHY,
     )
 
 

@@ -79,8 +79,8 @@ def stretched_corner_patch(answer: object) -> Verdict:
     )
 
 
-#: Exercise 12.3(a)'s comparisons, as the notebook lists them: "b" is the one that changes only where each of the
-#: table's rows sits.
+#: Exercise 12.3(a)'s comparisons, as the notebook lists them: "b" is the one that changes only which patch each
+#: of the table's position vectors sits at.
 _RESIZE_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
 
 
@@ -88,8 +88,8 @@ _RESIZE_CONTROL_WRONG = {
     "a": "that measures the model at the size it was trained for; it takes nothing away from the carried table.",
     "c": "a fresh table takes the place away, but it also changes the size and spread of the numbers added to "
     "every token, so it changes more than one thing.",
-    "d": "the naive stretch is a worse way to carry the table, not a table without place: much of the place "
-    "survives it, so it would not tell you what the place is worth.",
+    "d": "the naive stretch is a worse way to carry the table, not a table without place: it keeps each patch's "
+    "old patch row, so much of the place survives it and it would not tell you what the place is worth.",
     "e": "a model trained from scratch differs in every weight, so it cannot say what this model's table holds.",
 }
 
