@@ -296,7 +296,7 @@ print(
 #   `lr_factor(k)` at step k: it moves the schedule on by one step.
 
 # %% [markdown]
-# ### Exercise 2 (write the code)
+# ### Exercise 2 (code)
 #
 # Write `train_step(model, optimiser, scheduler, images, labels)`: one step of the loop, returning the batch's
 # training loss as a float (`loss.item()`). The check runs it as the body of a short loop and compares every loss

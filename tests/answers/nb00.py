@@ -13,13 +13,15 @@ RIGHT = {"moon", "sky below the band", "left face", "right face"}
 
 VALUE_CHECKS: dict = {
     check.bright_regions: RIGHT,
+    check.upper_sky_level: 0.45,
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
     (check.bright_regions, RIGHT | {"upper sky"}, "colour-bar misreading"),
-    (check.bright_regions, RIGHT - {"sky below the band"}, "missing from your set"),
+    (check.bright_regions, RIGHT - {"sky below the band"}, "colour-bar misreading"),
     (check.bright_regions, RIGHT | {"ridges"}, "none is exactly one half"),
     (check.bright_regions, RIGHT | {"clouds"}, "not one of the regions"),
     (check.bright_regions, None, "still None"),
     (check.bright_regions, 0.3, "expected a set of region names"),
+    (check.upper_sky_level, 0.5, "not a grey level of the picture"),
 ]

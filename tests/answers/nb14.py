@@ -3,13 +3,14 @@
 VALUE_CHECKS: checker -> a right answer. FUNCTION_CHECKS: checker -> a right function.
 MISTAKES: (checker, a typical wrong answer, a phrase its hint must contain): each diagnosed mistake is tested.
 
-Exercises 14.1 and 14.2 are worked out here from the stored sweep (``data_scale.json``) directly, not through the
-checker's helpers; 14.3 from the two models of the notebook's section 2 and their counted multiply-adds.
+Exercise 14.1 is worked out here from the stored sweep (``data_scale.json``) directly, not through the
+checker's helpers; 14.2 (a) is ln 2; 14.3 from the two models of the notebook's section 2 and their counted multiply-adds.
 """
 
 from __future__ import annotations
 
 import json
+import math
 
 import torch
 
@@ -29,8 +30,7 @@ def _mean(values: list[float]) -> float:
 
 RISE = _mean(_t2t(THIRD)) - _mean(_t2t(SMALL))  # 14.1 (a): two plotted points, each a mean of three seeds
 LOWEST = min(_t2t(LARGEST))  # 14.1 (b): the lower end of the bar at the largest size
-STEPS, BATCH = SWEEP["settings"]["steps"], SWEEP["settings"]["batch_size"]
-PASSES = STEPS * BATCH / 256  # 14.2 (b): pictures drawn in all, over a pool of 256
+FLOOR = math.log(2)  # 14.2 (a): q = 1/2 minimises -(ln q + ln(1 - q)) / 2
 
 
 def _macs(model: str) -> int:
@@ -44,10 +44,11 @@ MATCHED_STEPS, MATCHED_BATCH = round(30 * RATIO), round(32 * RATIO)  # 14.3, for
 VALUE_CHECKS: dict = {
     check.sweep_t2t_rise: RISE,
     check.sweep_lowest_seed: LOWEST,
-    check.vit_flat_line: "c",
-    check.vit_flat_line_passes: PASSES,
+    check.vit_flat_line: "iii",
+    check.vit_flat_line_floor: FLOOR,
     check.matched_compute_steps: MATCHED_STEPS,
     check.matched_compute_batch: MATCHED_BATCH,
+    check.matched_compute_winner: "steps",
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
@@ -57,14 +58,13 @@ MISTAKES: list = [
     (check.sweep_lowest_seed, _mean(_t2t(LARGEST)), "the mean of the three seeds"),
     (check.sweep_lowest_seed, max(_t2t(LARGEST)), "upper end of the bar"),
     (check.sweep_lowest_seed, 100 * LOWEST, "in percent"),
-    (check.vit_flat_line, "a", "need for more pictures"),
-    (check.vit_flat_line, " B", "by heart"),
-    (check.vit_flat_line, "d", "one training recipe"),
-    (check.vit_flat_line, "e", "not one of the options"),
-    (check.vit_flat_line_passes, STEPS, "the number of steps"),
-    (check.vit_flat_line_passes, STEPS * BATCH, "repeats included"),
-    (check.vit_flat_line_passes, STEPS / 256, "left out the batch"),
-    (check.vit_flat_line_passes, 256 / (STEPS * BATCH), "the other way round"),
+    (check.vit_flat_line, "v", "not one of the options"),
+    (check.vit_flat_line_floor, 1.0, "base 2"),
+    (check.vit_flat_line_floor, -FLOOR, "minus sign"),
+    (check.vit_flat_line_floor, 0.5, "an accuracy"),
+    (check.vit_flat_line_floor, 2 * FLOOR, "added"),
+    (check.vit_flat_line_floor, 0, "sure and right"),
+    (check.matched_compute_winner, "both", "not one of the options"),
     (check.matched_compute_steps, round(30 / RATIO), "divided by the ratio"),
     (check.matched_compute_steps, round(30 * 32 * RATIO), "counts images, not steps"),
     (check.matched_compute_steps, MATCHED_BATCH, "the batch size"),

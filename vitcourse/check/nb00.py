@@ -1,12 +1,12 @@
 """Exercise checker for notebook 00 start here: the warm-up that tries the exercise mechanics once.
 
-The warm-up reads a figure: the learner names which of six regions of the picture are brighter than one half,
-reading each region's colour off the colour bar. A region's level is the median of a small box of pixels
+Exercise 00.1 (read a figure), in two graded parts: (a) which of six regions of the picture are brighter than one
+half (``bright_regions``), and (b) the upper sky's grey level (``upper_sky_level``), both read off the colour bar. A region's level is the median of a small box of pixels
 (``REGIONS``), computed from the picture in use (``load_mountains()``, which follows ``VITCOURSE_IMAGE``), so
 the warm-up holds for the course's picture and for the article series' crop alike. On the course's picture two
 regions lie one grey level from one half, on either side (the upper sky at 0.45, the sky below the dithered band
-at 0.60): the checker names such a slip as a misreading near the middle of the colour bar, with how many regions
-it concerns, never which ones.
+at 0.60): the checker names such a slip as a misreading near the middle of the colour bar, never which region,
+how many or in which direction; part (b) grades the same reading as a number.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import load_mountains
-from ._core import Verdict, describe, never_raises, reread, right, say, unexplained
+from ._core import Verdict, describe, float_answer, never_raises, reread, right, say, unexplained
 
 __all__ = [
     "bright_regions",
+    "upper_sky_level",
 ]
 
 
@@ -37,9 +38,7 @@ REGIONS: dict[str, tuple[slice, slice]] = {
 NEAR = 0.12
 
 
-BRIGHT_NUDGE = (
-    "The picture holds only a few grey levels, printed above the figure, and none is exactly one half."
-)
+BRIGHT_NUDGE = "The picture holds only a few grey levels, one swatch each on the colour bar, and none is exactly one half."
 
 
 def region_levels(picture: np.ndarray | None = None) -> dict[str, float]:
@@ -61,7 +60,7 @@ def _names(answer: object) -> set[str] | None:
 
 @never_raises
 def bright_regions(answer: object) -> Verdict:
-    """Warm-up 00: which regions of the picture are brighter than 0.5 (a set of names from ``REGIONS``)."""
+    """Exercise 00.1(a): which regions of the picture are brighter than 0.5 (a set of names from ``REGIONS``)."""
     what = "regions brighter than 0.5"
     if answer is None:
         return say(False, f"{what}: the answer is still None; replace None with a set of region names.")
@@ -83,21 +82,29 @@ def bright_regions(answer: object) -> Verdict:
     extra, missing = names - expected, expected - names
     near = {n for n, v in levels.items() if abs(v - 0.5) <= NEAR}
     if (extra | missing) <= near:
-        # The mistake is named (a colour-bar misreading near one half), never the region: which one it is stays
-        # the learner's to find.
-        parts = []
-        if extra:
-            parts.append(
-                f"{len(extra)} of the regions you chose {'is' if len(extra) == 1 else 'are'} a shade darker than "
-                "one half: a colour-bar misreading near the middle of the bar."
-            )
-        if missing:
-            parts.append(
-                f"{len(missing)} region{'' if len(missing) == 1 else 's'} a shade lighter than one half "
-                f"{'is' if len(missing) == 1 else 'are'} missing from your set."
-            )
-        parts.append(
-            "Compare the regions near the middle of the bar with the grey levels printed above the figure."
+        # The mistake is named (a colour-bar misreading near one half), never the region, how many or which way:
+        # which one it is stays the learner's to find.
+        return say(
+            False,
+            f"{what}: this is not it: a region whose shade lies near the middle of the colour bar is on the wrong "
+            "side of one half, a colour-bar misreading. Match each such region's colour with a swatch of the bar "
+            "and see on which side of the line at one half that swatch lies.",
         )
-        return say(False, f"{what}: this is not it: " + " ".join(parts))
     return unexplained(what, "this is not it.", nudge=BRIGHT_NUDGE, pointer=reread("The picture"))
+
+
+@never_raises
+def upper_sky_level(answer: object) -> Verdict:
+    """Exercise 00.1(b): the upper sky's grey level (0.45 on the course's picture), read off the colour bar; right
+    within 0.04, less than half the 0.15 between two levels of the picture (one half is not within it)."""
+    level = region_levels()["upper sky"]
+    return float_answer(
+        answer,
+        level,
+        "the upper sky's grey level",
+        nudge="The colour bar has one swatch per grey level of the picture; find the swatch whose colour matches "
+        "the upper sky.",
+        wrong=((0.5, "one half is the line drawn on the colour bar, not a grey level of the picture."),),
+        rel=0.04 / max(level, 1e-6),
+        pointer=reread("The picture"),
+    )

@@ -27,7 +27,7 @@ __all__ = [
     "control_rows_prediction",
     "control_run",
     "moon_corner_distance",
-    "moon_only_distance_line",
+    "moon_only_head_distance",
 ]
 
 
@@ -153,26 +153,28 @@ def moon_only_distance(n_scenes: int = 256, seed: int = 0) -> tuple[float, dict[
 
 
 @never_raises
-def moon_only_distance_line(answer: object) -> Verdict:
-    """Exercise 13.2 (a): the reference line nearest the mean attention distance of a head that attends only to the
-    moon's patch."""
+def moon_only_head_distance(answer: object) -> Verdict:
+    """Exercise 13.2 (a): the mean attention distance, in pixels, over many scenes, of a head whose patch queries
+    attend only to the moon's patch (within about 3 pixels)."""
     distance, lines = moon_only_distance()
-    expected = min(lines, key=lambda k: abs(lines[k] - distance))
-    return choice_answer(
+    return float_answer(
         answer,
-        expected,
-        "the line nearest a head that looks only at the moon",
-        DISTANCE_LINES,
+        distance,
+        "a moon-only head's distance over many scenes",
         nudge="The exercise rests on what the mean attention distance averages over: every query patch, and "
         "every scene.",
-        wrong={
-            "itself": "only the moon's own patch sits at distance 0 from the moon; the other query patches are "
-            "far from it, and the distance averages over all of them.",
-            "nearest": "only a few query patches are the moon's neighbours; the distance averages over every "
-            "query patch, near the moon or not.",
-            "farthest": "the moon is far from some query patches and close to others, and it moves from scene "
-            "to scene; no query patch has it as its farthest patch in every scene.",
-        },
+        wrong=[
+            (
+                lines["nearest"],
+                "that is the distance of a head whose patches attend to their nearest neighbours.",
+            ),
+            (
+                lines["farthest"],
+                "that is the distance of a head whose patches attend to their farthest patch.",
+            ),
+            (moon_corner_distance_value(), "that is one scene's distance, with the moon in a corner."),
+        ],
+        rel=3.0 / distance,
         pointer=reread("How far the heads look"),
     )
 
@@ -217,19 +219,10 @@ def moon_corner_distance(answer: object) -> Verdict:
 _CONTROL_OPTIONS = ("a", "b", "c", "d", "e", "f")
 
 
-_CONTROL_WHY = {
-    "a": "another seed repeats the same task with other starting weights and another batch order: it tests "
-    "whether the structure is robust, but the task is in both runs, so it cannot tell whether the task is "
-    "what put the rows there.",
-    "b": "a ViT without a position embedding has no table to probe, and it cannot learn this task at all "
-    "(notebook 11): its run says nothing about where the learned table's rows came from.",
-    "d": "more steps of the same task test whether the structure grows; the task is in both runs, so the "
-    "result cannot separate the task from the rest of training.",
-    "e": "that comparison is in the table already ('at the start'): it shows that training changed the table, "
-    "not which ingredient of training did it.",
-    "f": "the claim says what the scramble task does; it makes no prediction for a run that learns another task, "
-    "which may put structure of its own into the table, so no result of (f) contradicts it.",
-}
+_CONTROL_WRONG = (
+    "that run keeps the ingredient the claim credits, or takes away something the claim does not speak of: "
+    "the claim predicts no particular result for it, so no result could refute it."
+)
 
 
 @never_raises
@@ -245,7 +238,7 @@ def control_run(answer: object) -> Verdict:
         nudge="A control can refute a claim only if the claim predicts its result: think of which ingredient of "
         "training the claim credits.",
         pointer=reread("Designing a control"),
-        wrong=_CONTROL_WHY,
+        wrong={letter: _CONTROL_WRONG for letter in _CONTROL_OPTIONS if letter != "c"},
     )
 
 

@@ -1,9 +1,10 @@
 """Exercise checkers for notebook 14, what shapes a ViT.
 
-Exercises 14.1 and 14.2 read the stored data-scale sweep, ``data_scale.json`` in :data:`vitcourse.datascale.RESULTS`
+Exercise 14.1 reads the stored data-scale sweep, ``data_scale.json`` in :data:`vitcourse.datascale.RESULTS`
 (the file named by ``datascale.FILES["sweep"]``, which ``make experiments`` writes): its ``"runs"`` (one record per
 model, training-set size and seed: ``"model"``, ``"train_size"``, ``"accuracy"``), its ``"sizes"`` and its
-``"settings"`` (``"steps"``, ``"batch_size"``). Exercise 14.3 counts the multiply-adds per image of the two models
+``"settings"``. Exercise 14.2 asks for the loss floor of a position-blind model on a scene and its swapped copy
+(ln 2) and what a training loss at that floor says. Exercise 14.3 counts the multiply-adds per image of the two models
 of section 2 as the notebook does (:func:`vitcourse.cost.count_macs` on :func:`vitcourse.train.build_model`'s ViT
 and T2T-ViT). No right answer is typed in here: when the experiments are run again, the checkers follow.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 
 import torch
 
@@ -21,10 +23,11 @@ from ._core import Verdict, choice_answer, float_answer, int_answer, known_mista
 __all__ = [
     "matched_compute_batch",
     "matched_compute_steps",
+    "matched_compute_winner",
     "sweep_lowest_seed",
     "sweep_t2t_rise",
     "vit_flat_line",
-    "vit_flat_line_passes",
+    "vit_flat_line_floor",
 ]
 
 #: How closely a value read off the data-scale figure must match (held-out accuracy, a fraction from 0 to 1).
@@ -112,67 +115,61 @@ def sweep_lowest_seed(answer: object) -> Verdict:
     )
 
 
-_FLAT_OPTIONS = ("a", "b", "c", "d")
-
-_FLAT_WHY = {
-    "a": "you read the flat held-out line as a need for more pictures. A held-out line speaks about the amount "
-    "of data only for a model that learned the pictures it was given; look at the ViT's training loss first.",
-    "b": "learning pictures by heart shows as a training loss near 0 beside a low held-out accuracy, as "
-    "T2T-ViT's runs on the smallest set do; the ViT's training loss is nowhere near 0.",
-    "d": "the sweep ran one training recipe. A run that never fits its own pictures may have failed to "
-    "optimise; that says nothing about what the architecture could learn with another recipe.",
-}
+_FLAT_OPTIONS = ("i", "ii", "iii", "iv")
 
 
 @never_raises
 def vit_flat_line(answer: object) -> Verdict:
-    """Exercise 14.2, the choice: what the ViT's runs of the sweep (held-out accuracy at chance, training loss at
-    ln 2, at every size) say about how much data it needs, as a letter; :func:`vit_flat_line_passes` checks the
-    number."""
+    """Exercise 14.2 (b), the choice: what a ViT whose training loss sits at the floor of (a), ln 2, at every size
+    would say about how much data it needs, as "i" to "iv"; :func:`vit_flat_line_floor` checks the number."""
     return choice_answer(
         answer,
-        "c",
+        "iii",
         "what the ViT's flat line says",
         _FLAT_OPTIONS,
-        nudge="The exercise rests on the two losses: what a training loss at ln 2 says about the pictures the "
-        "model trained on.",
+        nudge="The exercise rests on what a training loss at the floor of (a) says about the pictures the model "
+        "trained on.",
         pointer=reread("ViT and the amount of data"),
-        wrong=_FLAT_WHY,
     )
 
 
-def passes_per_picture(size: int = 256) -> float:
-    """Exercise 14.2, the number: how many times, on average, a sweep run drew each picture of a pool of ``size``
-    pictures (its steps times its batch size, over the pool), from the stored settings."""
-    settings = _sweep()["settings"]
-    return settings["steps"] * settings["batch_size"] / size
+def loss_floor() -> float:
+    """Exercise 14.2 (a): the lowest mean cross-entropy (natural log) over a scene and its swapped copy for a
+    model that gives both the same probability q of "swapped": -(ln q + ln(1 - q)) / 2 at q = 1/2, ln 2."""
+    return math.log(2)
 
 
 @never_raises
-def vit_flat_line_passes(answer: object) -> Verdict:
-    """Exercise 14.2, the number: how many times, on average, the ViT drew each picture of the 256-picture pool
-    in its training (the sweep's stored steps and batch size)."""
-    settings = _sweep()["settings"]
-    expected = passes_per_picture(256)
+def vit_flat_line_floor(answer: object) -> Verdict:
+    """Exercise 14.2 (a): the lowest mean loss a position-blind model can reach on a scene and its swapped copy."""
+    floor = loss_floor()
     wrong = [
-        (
-            settings["steps"],
-            "that is the number of steps; each step draws a whole batch of pictures from the pool.",
-        ),
-        (
-            settings["steps"] * settings["batch_size"],
-            "that is how many pictures it drew in all, repeats included; the question asks how often each "
-            "picture of the pool came up.",
-        ),
-        (settings["steps"] / 256, "you left out the batch: each step draws a batch of pictures, not one."),
-        (1 / expected, "you divided the other way round: the pictures drawn in all, shared among the pool."),
+        (1.0, "you took the logarithm to base 2; the course's losses use the natural log."),
+        (-floor, "you dropped the minus sign: a cross-entropy is minus the log of a probability."),
+        (0.5, "that is an accuracy, not a loss."),
+        (2 * floor, "that is the two pictures' losses added; the question asks for their mean."),
     ]
+    if isinstance(answer, int | float) and not isinstance(answer, bool) and abs(answer) < 1e-3:
+        return float_answer(
+            answer,
+            floor,
+            "the loss floor of a position-blind model",
+            nudge="The exercise rests on the one output shared by the two pictures.",
+            pointer=reread("ViT and the amount of data"),
+            wrong=[
+                (
+                    answer,
+                    "a loss of 0 needs the model sure and right on both pictures, but it gives both the same "
+                    "output and one of them is swapped.",
+                )
+            ],
+        )
     return float_answer(
         answer,
-        expected,
-        "how often the ViT saw each picture",
-        nudge="The exercise rests on what a training run draws: a batch of pictures at every step, from a fixed "
-        "pool.",
+        floor,
+        "the loss floor of a position-blind model",
+        nudge="The exercise rests on the one output shared by the two pictures: one of them is intact, the other "
+        "swapped, and the loss counts both.",
         wrong=wrong,
         rel=0.01,
         pointer=reread("ViT and the amount of data"),
@@ -270,5 +267,21 @@ def matched_compute_batch(answer: object, t2t_steps: int = 30, batch: int = 32) 
         nudge="The exercise rests on what the two runs must share: the multiply-adds spent in all, not the "
         "steps or the images.",
         wrong=wrong,
+        pointer=reread("ViT or T2T-ViT, trained from scratch"),
+    )
+
+
+@never_raises
+def matched_compute_winner(answer: object) -> Verdict:
+    """Exercise 14.3 (c): the prediction, which compute-matched ViT reaches the higher held-out accuracy on 20 x 20
+    scrambles: "steps" (more steps of 32) or "batch" (30 steps of larger batches). The notebook's cell under the
+    seed table asserts the outcome, with margins against the seeds' spread."""
+    return choice_answer(
+        answer,
+        "steps",
+        "the compute-matched ViT that wins",
+        ("steps", "batch"),
+        nudge="The exercise rests on what still differs between the two runs once their multiply-adds and "
+        "images are equal: compare your answers to (a) and (b).",
         pointer=reread("ViT or T2T-ViT, trained from scratch"),
     )
