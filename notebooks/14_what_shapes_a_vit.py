@@ -201,7 +201,7 @@ assert sweep_mean("t2t", 4096) < sweep_mean("t2t", 1024)  # one failed seed pull
 #
 # The sweep's ViT cuts 10 × 10 patches on the squares' own grid, so a scene and its swapped copy give it the same
 # patches, only at other places. A ViT *without* a position table would give the two exactly the same output
-# (notebook [11](11_training_choices.ipynb#1.-Position-embeddings:-none,-sinusoidal,-learned)).
+# (notebook [11](11_training_choices.ipynb)).
 #
 # (a) Say such a ViT gives probability $q$ to "swapped", for a scene and so for its swapped copy. Its loss on the
 # pair is the mean of the two cross-entropies (natural log, as in notebook 10). What is the lowest that mean can
@@ -825,7 +825,7 @@ assert sweep["controls"][0]["multiply_adds"] > max(r["multiply_adds"] for r in s
 #   and its black dashed curve stays near ln 2 in the left panel; in the right panel it has begun to fall.
 # - **The position-blind T2T-ViT (20 × 20):** it solves the task without any position embedding, every seed at
 #   least 0.8, where a ViT without one is stuck at exactly 0.5 (notebook
-#   [11](11_training_choices.ipynb#1.-Position-embeddings:-none,-sinusoidal,-learned)). T2T-ViT's overlapping, zero-padded windows cross
+#   [11](11_training_choices.ipynb)). T2T-ViT's overlapping, zero-padded windows cross
 #   the block borders and the image's edge, which breaks the symmetry that holds a blind ViT at 0.5. Whether it
 #   reads the seams between blocks or which block sits at the edge, this control does not separate; a scramble
 #   of the inner blocks only would. It is not behind the T2T-ViT with positions by more than a seed's spread. So
