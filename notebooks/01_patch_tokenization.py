@@ -22,7 +22,7 @@
 #
 # A transformer works on a *sequence of tokens*. A token is one vector, one item of the sequence. In a language
 # model, a token stands for a word or a piece of a word. A Vision Transformer, *ViT*, makes its tokens from an
-# image in the simplest way there is. It cuts the image into square patches. It flattens each patch into a vector.
+# image in a simple way. It cuts the image into square patches. It flattens each patch into a vector.
 # Then it projects every vector to the model width $D$, the length every token keeps inside the transformer.
 #
 # By the end you can
@@ -85,11 +85,41 @@ plt.show()
 
 # %% [markdown]
 # The axes count pixels from 0. Their ticks sit on the edges between pixels, so the last tick, 60 or 100, marks
-# the far edge of the last pixel, row 59 or column 99. Each patch's number is the index you type: `tokens[7]` is
-# patch 7.
+# the far edge of the last pixel, row 59 or column 99. Each patch's number is the index you type: row 7 of the
+# token matrix of section 3, `by_hand[0, 7]`, is patch 7.
 #
-# Two learned parts of a ViT depend on the tokens. The *projection* $E$ maps every token, a vector of length
-# $P^2 C$, to a vector of length $D$ (section 6). The *position table* holds one learned vector of length $D$ for
+# Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two
+# patches is cut in two, and a shape over a corner where four patches meet is cut in four. The next cell shows it
+# on the pale mountain, the pixels of 0.7 or brighter without the moon (`vitcourse.data.pale_mountain`).
+
+
+# %%
+def patch_of(row: int, col: int) -> int:
+    """The number (from 0, row by row) of the P x P patch that holds pixel (row, col)."""
+    return (row // P) * cols + col // P
+
+
+mountain = pale_mountain(picture)  # (H, W): 0.7 or brighter, the moon left out
+m_rows, m_cols = mountain.nonzero()
+if m_rows.size:
+    top = m_rows.min()
+    peak_cols = m_cols[m_rows == top]
+    peak_patches = sorted({patch_of(int(top), int(c_)) for c_ in peak_cols})
+    all_patches = sorted({patch_of(int(r_), int(c_)) for r_, c_ in zip(m_rows, m_cols, strict=True)})
+    peak = f"row {top}, columns {peak_cols.min()}-{peak_cols.max()}"
+    print(f"the pale mountain's peak: {peak}, in patches {peak_patches}")
+    print(f"its pixels lie in patches {all_patches}")
+    for edge_row in range(P, H, P):  # every inner corner of the grid
+        for edge_col in range(P, W, P):
+            if mountain[edge_row - 1 : edge_row + 1, edge_col - 1 : edge_col + 1].all():  # all four pixels
+                four = [patch_of(edge_row + dr, edge_col + dc) for dr in (-1, 0) for dc in (-1, 0)]
+                print(f"it covers the corner at row {edge_row}, column {edge_col}, cut into patches {four}")
+else:
+    print("no pixel of 0.7 or brighter outside the moon in this picture")
+
+# %% [markdown]
+# Two learned parts of a ViT have shapes that depend on how the image is cut. The *projection* $E$ maps every
+# token, a vector of length $P^2 C$, to a vector of length $D$ (section 6). The *position table* holds one learned vector of length $D$ for
 # each token position; it tells the model where a token came from (notebook 03). The ViT paper's table has one
 # row more, for an extra prediction token that notebook 06 adds; here we count the patches' tokens only.
 
@@ -157,35 +187,7 @@ print(
 # position table needs more rows. The ViT paper does this when it moves to larger images: it keeps the patch size
 # and resizes the table (Section 3.2); notebook 12 shows how. Growing the patches instead keeps the count and
 # makes each token longer: then $E$ would no longer fit.
-#
-# Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two
-# patches is cut in two, and a shape over a corner where four patches meet is cut in four. The next cell shows it
-# on the pale mountain, the pixels of 0.7 or brighter without the moon (`vitcourse.data.pale_mountain`).
 
-
-# %%
-def patch_of(row: int, col: int) -> int:
-    """The number (from 0, row by row) of the P x P patch that holds pixel (row, col)."""
-    return (row // P) * cols + col // P
-
-
-mountain = pale_mountain(picture)  # (H, W): 0.7 or brighter, the moon left out
-m_rows, m_cols = mountain.nonzero()
-if m_rows.size:
-    top = m_rows.min()
-    peak_cols = m_cols[m_rows == top]
-    peak_patches = sorted({patch_of(int(top), int(c_)) for c_ in peak_cols})
-    all_patches = sorted({patch_of(int(r_), int(c_)) for r_, c_ in zip(m_rows, m_cols, strict=True)})
-    peak = f"row {top}, columns {peak_cols.min()}-{peak_cols.max()}"
-    print(f"the pale mountain's peak: {peak}, in patches {peak_patches}")
-    print(f"its pixels lie in patches {all_patches}")
-    for edge_row in range(P, H, P):  # every inner corner of the grid
-        for edge_col in range(P, W, P):
-            if mountain[edge_row - 1 : edge_row + 1, edge_col - 1 : edge_col + 1].all():  # all four pixels
-                four = [patch_of(edge_row + dr, edge_col + dc) for dr in (-1, 0) for dc in (-1, 0)]
-                print(f"it covers the corner at row {edge_row}, column {edge_col}, cut into patches {four}")
-else:
-    print("no pixel of 0.7 or brighter outside the moon in this picture")
 
 # %% [markdown]
 # ## 2. One patch, one token (13 min)
@@ -212,7 +214,8 @@ plots.show_patch_and_token(patch, token, name=f"patch {number}", px=2)
 plt.show()
 
 # %% [markdown]
-# The token is the patch read like a book, one row of $P$ pixels after another. The white lines in the strip
+# Ours differs from the article's 4 because the course draws its own pixel-art rendition of the scene (notebook
+# 00). The token is the patch read like a book, one row of $P$ pixels after another. The white lines in the strip
 # mark where one row of the patch ends and the next begins.
 #
 # Patches need not be square: PyTorch's tools for cutting patches (section 3) also take a patch size of
@@ -233,9 +236,8 @@ print(f"patch_of_rect agrees with patch_of on all {H * W} pixels for {P} x {P} p
 # %% [markdown]
 # ### Exercise 2 (find the bug)
 #
-# `patch_of_rect` passes the test above, yet it is wrong for patches that are not
-# square. Find the bug, then write `fixed_patch_of_rect(row, col, patch_h, patch_w)`: the number (from 0, row by
-# row) of the patch of `patch_h` rows × `patch_w` columns of the 60 × 100 picture that holds pixel `(row, col)`.
+# `patch_of_rect` passes the test above, yet it has a bug. Find a case where it fails, find the bug, then write
+# `fixed_patch_of_rect(row, col, patch_h, patch_w)`: the number (from 0, row by row) of the patch of `patch_h` rows × `patch_w` columns of the 60 × 100 picture that holds pixel `(row, col)`.
 # Write it with integer arithmetic, as `patch_of_rect` is. The check compares it with the patches `nn.Unfold` cuts,
 # for several patch shapes and pixels.
 
@@ -297,7 +299,7 @@ print("the loop, nn.Unfold and vitcourse.tokens.patchify give the same tokens (a
 length = by_hand.shape[-1]
 # Each entry gets exactly 2 screen pixels across and each token 16 down: with fewer pixels than entries,
 # neighbouring entries that alternate (the dithered band) would merge into stripes that are not in the data.
-plots.show_token_matrix_exact(
+fig = plots.show_token_matrix_exact(
     by_hand[0],
     title=f"The token matrix: {N} tokens x {length} values",
     xlabel=f"position in the token ({P} positions = one row of the patch)",
@@ -306,11 +308,13 @@ plots.show_token_matrix_exact(
     row_px=16,
     xstep=2 * P,
 )
+for next_row_start in range(cols, N, cols):  # white lines between the rows of patches
+    fig.axes[0].axhline(next_row_start - 0.5, color="white", lw=1)
 plt.show()
 
 # %% [markdown]
-# Each row of the matrix is one patch read row by row, so a feature of the picture becomes a pattern along the
-# rows. The cell finds two: the tokens that hold the brightest pixels, the moon, and where the rows of the
+# Read the figure one row at a time: each row is one patch read row by row, and the white lines part the picture's
+# rows of patches. So a feature of the picture becomes a pattern along the rows. The cell finds two: the tokens that hold the brightest pixels, the moon, and where the rows of the
 # dithered band of notebook 00 land in the tokens.
 
 # %%
@@ -374,16 +378,18 @@ for order, first_token in orders.items():
 print(f"position {q} by the formulas: {by_formula}, as decoded (asserted)")
 
 # %% [markdown]
-# The same position holds different pixels in the two orders. So the weights that project a token must be laid
-# out in the token's own order, as section 6 does.
+# The same position holds different pixels in the two orders. So weights learned for one order are wrong for the
+# other: reused weights need their own order. Learned from the start, either order does as well: the same values,
+# with the rows of $E$ reordered.
 
 # %% [markdown]
 # ## 5. All patches at once: reshape and permute (12 min)
 #
 # The loop in section 3 cuts one patch at a time. A reshape and a permute can cut all of them at once. A reshape
-# can split one axis into two. A permute can reorder axes. A reshape never moves a value: it reads the values in
-# memory order, row by row, and splits an axis of 6 into (2, 3) as (outer, inner), so that index $i$ becomes
-# $(i \,//\, 3, i \bmod 3)$. Here is the idea on a 4 × 6 grid of the numbers 0 to 23, cut into patches of
+# keeps the values in their reading order, row by row (the last axis fastest), and only regroups them: it splits
+# an axis of 6 into (2, 3) as (outer, inner), so index $i$ becomes $(i \,//\, 3, i \bmod 3)$. A permute
+# changes which axis is read first. The final reshape reads in that new order, so it must copy the values into
+# it; `.view`, which never copies, would refuse. Here is the idea on a 4 × 6 grid of the numbers 0 to 23, cut into patches of
 # 2 × 2. Each number is its place in reading order. Watch where patch 0, the values 0, 1, 6, 7, ends up.
 
 # %%
@@ -397,6 +403,7 @@ print(
     f"permute(0, 2, 1, 3): {tuple(patch_axes_first.shape)} = (patch row, patch column, row in patch, column in patch)"
 )
 print(f"  [0, 0] = patch 0 whole:\n{patch_axes_first[0, 0]}")
+print(f"after the permute, still in memory order (contiguous): {patch_axes_first.is_contiguous()}")
 grid_patches = patch_axes_first.reshape(6, 4)  # (patch, its 2 * 2 values row by row)
 print(f"flatten each patch: {tuple(grid_patches.shape)}, one row per patch:\n{grid_patches}")
 print(
@@ -446,12 +453,12 @@ check.require(check.patchify_function, my_patchify)
 #
 # A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map $E$, a matrix of
 # $P^2 C$ rows and $D$ columns, projects every token to the model width $D$. ViT-B/16 uses $D = 768$ (ViT paper,
-# Table 1). The ViT paper's Eq. 1 writes the map without a bias, $x_p E$, and so does the lecture slides' code
-# (`bias=False`). The package uses PyTorch's `nn.Linear`, which adds a bias by default, so here $z = x_p E + b$.
+# Table 1). The ViT paper (Eq. 1) and the lecture slides' code (`bias=False`) use no bias, $x_p E$; the
+# package's `nn.Linear` adds one, so here $z = x_p E + b$.
 #
 # `vitcourse.tokens.PatchTokenizer` does both steps: split, then project. Here they are one at a time.
-# `nn.Linear` stores its weight as `(out, in)`, that is $(D, P^2 C)$, and computes $x W^\top + b$. So $E$ is the
-# transposed weight.
+# `nn.Linear` stores its weight $W_{\text{lin}}$ as `(out, in)`, that is $(D, P^2 C)$, and computes
+# $x W_{\text{lin}}^\top + b$. So $E$ is the transposed weight.
 
 # %%
 D = 768
@@ -482,8 +489,8 @@ assert n_params == P * P * C * D + D
 #
 # Only patch sizes that divide both 60 and 100 are allowed; the cell lists them. Pick one in the drop-down and
 # watch the grid, the token count and the token matrix change (this needs a live Python session). Small patches make
-# many short tokens; large patches make few long ones. Where the token matrix has more entries than its panel has
-# room for, each drawn cell is the mean of a few neighbouring entries; the title says how many.
+# many short tokens; large patches make few long ones. Where the panel is too narrow, each drawn cell averages a
+# few entries (the title says how many).
 # [Its text line for every size](#Evidence:-the-explorer-for-every-patch-size) is printed at the end.
 
 # %%

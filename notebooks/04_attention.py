@@ -20,8 +20,9 @@
 #
 # **Before this:** [notebook 03](03_position_embeddings.ipynb), whose section 1 gives attention in one paragraph.
 #
-# Attention lets every token take a weighted average of all the tokens. This notebook builds ViT's attention
-# layer with one head, one step at a time; notebook 05 cuts it into several heads.
+# Attention lets every token take a weighted average of vectors made from all the tokens, their *values*; a
+# last linear layer then mixes the result. This notebook builds ViT's attention layer with one head, one step at
+# a time; notebook 05 cuts it into several heads.
 #
 # By the end you can
 # 1. draw attention as a lookup: a query matched against keys, a softmax, a weighted sum of values, and say
@@ -63,7 +64,7 @@ def numbers(t: torch.Tensor, digits: int = 2) -> str:
 #
 # Let's try it with one query, four keys of size $d$ = 4 (4 entries each), and four values of size 3. Keys count
 # from 0, key 0 to key 3, as Python indexes them. The score of key $j$ is the dot product $q \cdot k_j$ divided by
-# $\sqrt{d}$; section 4 says why. We make the query point the way key 2 does, with 1.5 times its *norm* (its
+# $\sqrt{d}$; section 3, after Exercise 3, says why. We make the query point the way key 2 does, with 1.5 times its *norm* (its
 # length as an arrow, $\lVert q \rVert$). A dot product grows with the norms of both vectors, not only with how
 # well they point the same way.
 
@@ -86,7 +87,8 @@ plt.show()
 # %% [markdown]
 # The figure, drawn by `plots.show_attention_lookup`, shows the same numbers. Read it from left to right: the
 # query above the keys, the weights that the comparisons give, and the values, with the output above them. The
-# best match, key 2, is outlined, and so is its value.
+# best match, key 2, is outlined, and so is its value. The one colour bar serves all four heat maps: query,
+# keys, values and output.
 #
 # The output is not any one value: it is a blend, pulled towards the value of the best match. Another query
 # would give other weights, so another blend.
@@ -104,8 +106,8 @@ query_factor = None  # replace None with a number
 ### BEGIN SOLUTION
 # A score is a dot product with the query, so c times the query gives c times every score, and c times every gap
 # g_j between key 2's score and key j's. Key 2's weight is 1 / (1 + sum_j exp(-c g_j)): it grows with c but never
-# reaches 1. It reaches 0.99 when sum_j exp(-c g_j) = 1/99. The closest key (gap about 0.97) alone gives
-# c = ln 99 / 0.97, about 4.7; the other keys add a little, so c is a bit larger. Halving the interval:
+# reaches 1. It reaches 0.99 when sum_j exp(-c g_j) = 1/99. The closest key (gap about 0.98) alone gives
+# c = ln 99 / 0.98, about 4.7; the other keys add a little, so c is a bit larger. Halving the interval:
 low, high = 1.0, 100.0
 for _ in range(50):
     middle = (low + high) / 2
@@ -131,9 +133,8 @@ check.require(check.longer_query_weight, query_factor)
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V.$$
 #
-# The softmax runs over each row, that is over the keys, and $d_k$ is the size of a query (its number of
-# entries). We build ViT's
-# standard layer; notebook 08 builds T2T's variant: see [how the two differ](#Evidence:-the-walk-through-and-its-sources).
+# The softmax runs over each row, that is over the keys. $d_k$ is the size of a query, its number of entries:
+# the $d$ of the lookup above. We build ViT's standard layer; notebook 08 builds T2T's variant: see [how the two differ](#Evidence:-the-walk-through-and-its-sources).
 
 # %% [markdown]
 # ### Exercise 2 (code): the formula, written out
@@ -171,21 +172,22 @@ check.require(check.single_head_function, single_head_attention)
 #
 # Our walk-through: a batch of 13 items, each 100 tokens of size $D$ = 64. Inside a transformer block,
 # attention reads tokens that a *layer norm* has just normalised, each to mean 0 and variance 1 over its entries
-# (notebook 06). Standard normal tokens have mean 0 and variance 1 on average; each token's own mean and variance
+# before its learned scale and shift (notebook 06; a fresh one leaves them so). Standard normal tokens have mean 0 and variance 1 on average; each token's own mean and variance
 # scatter around those (printed), so they stand in for normalised tokens.
 #
 # One linear layer, `qkv`, maps each token to $3D$ numbers, which are split into q, k and v: its parameters hold
 # $W_q$, $W_k$ and $W_v$ side by side.
-#
-# A layer can run several *heads*: groups of head_dim channels, each with its own attention (notebook 05). Here
+
+# %% [markdown]
+# A *channel* here is one entry of a token, query, key or value vector (not a colour channel of an image). A
+# layer can run several *heads*: groups of head_dim channels, each with its own attention (notebook 05). Here
 # there is one head, but we keep a *head axis* of size 1, so that the same code works for several.
 #
 # We draw the parameters of `qkv` with standard deviation $1/\sqrt{D}$, so that the entries of q and k have
 # variance about 1 ([PyTorch's default gives less](#Evidence:-the-walk-through-and-its-sources)). That is the
-# size the $\sqrt{d_k}$ of section 4 is made for. ViT models in timm start these parameters far smaller
-# (standard deviation 0.02), so their first scores are tiny and their weights nearly uniform; the scale matters
-# once learning has grown q and k to about unit size.
-#
+# size the $\sqrt{d_k}$ is made for.
+
+# %% [markdown]
 # **The reshape and the permute, axis by axis.** A token's $3D$ numbers come as three blocks, [q | k | v], and
 # inside each block the channels come head by head. So `reshape(batch, n_tokens, 3, heads, head_dim)` reads
 # the last axis from the outside in: block, head, channel. Then `permute(2, 0, 3, 1, 4)` lists the old axes in
@@ -239,9 +241,10 @@ print(f"Q, K, V each {tuple(q.shape)}  (batch, heads, tokens, channels)")
 print(f"variance of the entries of q: {q.var().item():.2f}, of k: {k.var().item():.2f}")
 
 # %% [markdown]
-# ## 3. Scores, softmax and the weighted sum (14 min)
+# ## 3. Scores, softmax and the weighted sum (20 min)
 #
-# This is Exercise 2's formula, with a batch axis and a head axis in front of the tokens. $QK^\top$ has one row
+# This is Exercise 2's formula, with a batch axis and a head axis in front of the tokens; $d_k$ is head_dim, here
+# 64. $QK^\top$ has one row
 # per query token and one column per key token. The scores are multiplied by $d_k^{-1/2}$, and a softmax over
 # each row turns them into weights that sum to 1 over the keys.
 #
@@ -421,19 +424,18 @@ print(f"a gap of 8: unscaled e^8 = {math.exp(8):.0f}, scaled e^(8 / 8) = {math.e
 # A weight ratio is $e$ raised to the gap, so a gap of 8 that gave a factor of about 3,000 now gives one of $e$.
 
 # %% [markdown]
-# ## 4. Why divide by √d_k (6 min)
-#
-# Take q and k whose entries are independent, with mean 0 and variance 1. Their dot product
+# **Why divide by √d_k.** Take q and k whose entries are independent, with mean 0 and variance 1. Their dot product
 # $q \cdot k = \sum_{c=0}^{d_k - 1} q_c k_c$ is a sum of $d_k$ products of variance 1. So its variance is $d_k$.
 #
 # Scores that far apart push the softmax towards a one-hot row. A model learns by nudging its parameters along
 # *gradients*: rates of change passed backwards through every step of the computation. Every gradient that
 # reaches q and k passes through the softmax's derivative, $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$,
 # with $\delta_{jl}$ = 1 when $j = l$, else 0. When every weight is near 0 or 1, this is near 0: a small change
-# of the scores then barely changes the weights, so the gradients that reach q and k are small.
+# of the scores then barely changes the weights, so the gradient that reaches the scores is small. Below it is
+# measured for a simple loss: the weights times one random number per key.
 #
 # Dividing by $\sqrt{d_k}$ brings the variance back to 1, whatever the head size. Below: measured on random
-# pairs, then on our walk-through, then for 1,000 random queries over 100 keys with $d_k$ = 256, one of them drawn.
+# pairs, then on our walk-through, then for 1,000 random queries over 100 keys with $d_k$ = 256, one drawn.
 
 # %% mystnb={"image": {"alt": "Two bar charts of one query's weights over 100 keys with d_k 256: unscaled, one red bar takes most of the weight; scaled, on its own smaller y axis, the blue bars are spread over many keys"}}
 gen = torch.Generator().manual_seed(0)
@@ -458,6 +460,17 @@ print(
     f"with scaling {scaled_w.max(-1).values.median():.3f}"
 )
 assert unscaled.max(-1).values.median() > 0.5 > scaled_w.max(-1).values.median()
+per_key = torch.randn(100, generator=gen)  # (100,): one random number per key, for the loss
+score_grads = []
+for factor in (1.0, d_k**-0.5):
+    s = (raw * factor).requires_grad_()  # (1000, 100): scores that autograd follows
+    (s.softmax(-1) @ per_key).sum().backward()
+    score_grads.append(s.grad.norm(dim=-1).median().item())  # median over the queries of |d loss / d scores|
+print(
+    f"gradient reaching the scores, median norm: without scaling {score_grads[0]:.3f}, "
+    f"with scaling {score_grads[1]:.3f} ({score_grads[1] / score_grads[0]:.0f} times larger)"
+)
+assert score_grads[0] < score_grads[1]
 fig, (ax_u, ax_s) = plt.subplots(1, 2, figsize=(12, 3))
 ax_u.bar(range(100), unscaled[0], color="tab:red")
 ax_u.set_title(f"query 0, softmax(q.k), d_k = {d_k}")
@@ -472,7 +485,7 @@ plt.show()
 # %% [markdown]
 # Our walk-through agrees: its scores have variance close to $d_k$ = 64, and its scaled scores close to 1. With
 # $d_k$ = 256 and no scale, one key takes most of a row's weight in the typical row (the median printed); with the
-# scale, it is under a tenth.
+# scale, it is under a tenth. Without the scale, the gradient reaching the scores is several times smaller.
 
 # %% [markdown]
 # ## Summary
@@ -511,7 +524,8 @@ plt.show()
 # %% [markdown]
 # **The parameters' spread in section 2.** A freshly built `nn.Linear` draws its parameters uniformly from
 # $[-1/\sqrt{D}, 1/\sqrt{D}]$, with $D$ its input size. That has standard deviation $1/\sqrt{3D}$, so its q
-# would have variance about 1/3 instead of 1.
+# would have variance about 1/3 instead of 1. The article's ViT code draws its linear layers' parameters from
+# timm's truncated normal with standard deviation 0.02, whatever $D$.
 #
 # **How much less the outputs vary (section 3).** Each output row is a *convex combination* of the value rows:
 # its weights are positive and sum to 1. For independent values of variance 1, its variance is

@@ -55,13 +55,15 @@ vit = VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
 # %% [markdown]
 # ## 1. Prediction processing (14 min)
 #
-# After the last block come a final layer norm, equation (4), and the head, on token 0 only. The article series
-# predicts a single number, so its head has one output. A classifier for *ImageNet*, the standard benchmark of
-# about 1.3 million photos in 1000 classes, has 1000 outputs.
+# After the last block come a final layer norm, equation (4), and an output layer (the paper's *head*) on
+# token 0 only. The code normalises every token, the paper only $\mathbf z_L^0$; LayerNorm works on each token
+# by itself, so the two agree on token 0. The article series predicts a single number, so its output layer has
+# one output. A classifier for *ImageNet*, the standard benchmark of about 1.3 million photos in 1000 classes,
+# has 1000 outputs.
 #
-# The cell takes notebook 06's walk-through sizes, at ViT-Base's width so that the heads have a real
-# classifier's sizes: two items of N = 175 patch tokens of length D = 768 with the prediction token in front,
-# through one encoder block of 12 heads.
+# The cell takes notebook 06's walk-through sizes, N = 175 patch tokens, at ViT-Base's width D = 768 so that the
+# output layer has a real classifier's sizes, with a batch of 2 items instead of 13, the prediction token in
+# front, through one encoder block of 12 attention heads.
 
 # %%
 batch, n_tokens, D = 2, 175, 768
@@ -75,13 +77,13 @@ with torch.no_grad():
     single = nn.Linear(D, 1).to(device)(pred_token)  # (2, 1)
     classes = nn.Linear(D, 1000).to(device)(pred_token)  # (2, 1000)
 print(f"norm {tuple(features.shape)} -> token 0 {tuple(pred_token.shape)}")
-print(f"-> head: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (1000 classes)")
+print(f"-> output layer: {tuple(single.shape)} (one value) or {tuple(classes.shape)} (1000 classes)")
 
 # %% [markdown]
-# The ViT paper does not always use this single linear layer: at one stage of its recipe the head has a hidden
+# The ViT paper does not always use this single linear layer: at one stage of its recipe the output layer has a hidden
 # layer ([the paper's two heads](#Evidence:-the-paper's-two-heads)).
 #
-# The other common way to read the prediction off the tokens is **mean pooling**: the head takes the average of the patch tokens instead of
+# The other common way to read the prediction off the tokens is **mean pooling**: the output layer reads the average of the patch tokens instead of
 # token 0. The ViT paper's Appendix D.3 found both about equally good once each had its own learning rate.
 
 # %% [markdown]
@@ -143,7 +145,7 @@ check.require(check.mean_pool_factor, answer_pool_factor)
 # | `vit.tokenize(image)` | the patch tokens $\mathbf x_p \mathbf E$ |
 # | `vit.embed(image)` | $\mathbf z_0$ of equation (1): the prediction token in front, positions added |
 # | `vit.forward_features(image)` | the blocks, equations (2) and (3), then the final norm of (4) on every token |
-# | `vit(image)` | the head on token 0 of those: the prediction |
+# | `vit(image)` | the output layer on token 0 of those: the prediction |
 # | `vit.attention_weights(image, block=b)` | block $b$'s attention weights (used after Exercise 2) |
 
 # %%
@@ -156,7 +158,7 @@ with torch.no_grad():
 print(f"picture {tuple(image.shape)} -> patches {tuple(patches.shape)} -> tokens {tuple(patch_tokens.shape)}")
 print(f"-> with prediction token and positions {tuple(embedded.shape)}")
 print(
-    f"-> {len(vit.blocks)} blocks and the final norm {tuple(feats.shape)} -> head {tuple(prediction.shape)}"
+    f"-> {len(vit.blocks)} blocks and the final norm {tuple(feats.shape)} -> output {tuple(prediction.shape)}"
 )
 total, trainable = count_parameters(vit)
 print(f"parameters: {total:,} (all trainable: {total == trainable})")
@@ -167,7 +169,7 @@ assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 # and one column per entry. The patches hold pixel values, drawn in grey like the picture. The token panels use
 # a red-blue scale centred at 0, each on its own range; their row 0 is the prediction token from equation (1) on.
 
-# %% mystnb={"image": {"alt": "Two rows of panels. Top: the picture and its 15 patches as a 15 by 400 matrix of grey pixel values. Bottom: the 15 tokens of length 64, the 16 tokens with the prediction token and the positions, and the 16 tokens after the two blocks and the final norm, each on a red-blue scale centred at 0 and titled with its shape"}}
+# %% mystnb={"image": {"alt": "Two rows of panels. Top: the picture with its 3 by 5 patch grid drawn on it and its 15 patches as a 15 by 400 matrix of grey pixel values. Bottom: the 15 tokens of length 64, the 16 tokens with the prediction token and the positions, and the 16 tokens after the two blocks and the final norm, each on a red-blue scale centred at 0 and titled with its shape"}}
 token_steps = {
     "tokens": (patch_tokens[0], "patch"),
     "+ prediction token and positions: eq. (1)": (embedded[0], "token"),
@@ -177,7 +179,12 @@ fig, axes = plt.subplot_mosaic(
     [["picture", "patches", "patches"], list(token_steps)], figsize=(12, 6.4), layout="constrained"
 )
 axes["picture"].imshow(picture, cmap="gray", vmin=0, vmax=1)
-axes["picture"].set_title(f"the picture {tuple(image.shape[-2:])}")
+axes["picture"].set_title(f"the picture {tuple(image.shape[-2:])}, 3 x 5 patches")
+patch_side = vit.patch_embed.patch_size
+for x in range(patch_side, image.shape[-1], patch_side):  # the patch grid: patch 0 top left, row by row
+    axes["picture"].axvline(x - 0.5, color="orange", lw=1)
+for y in range(patch_side, image.shape[-2], patch_side):
+    axes["picture"].axhline(y - 0.5, color="orange", lw=1)
 axes["picture"].set_xlabel("column (pixels)")
 axes["picture"].set_ylabel("row (pixels)")
 shown = axes["patches"].imshow(
@@ -196,7 +203,7 @@ for name, (values, row_name) in token_steps.items():
     ax.set_title(f"{name}\n{tuple(values.shape)}", fontsize=10)
     ax.set_xlabel("entry")
     ax.set_ylabel(row_name)
-    fig.colorbar(shown, ax=ax, fraction=0.05)
+    fig.colorbar(shown, ax=ax, fraction=0.05, label="entry value, own range")
 for ax in axes.values():
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 fig.suptitle("One picture through the untrained picture model, step by step")
@@ -205,22 +212,21 @@ unit = nn.functional.normalize(patch_tokens[0], dim=-1)  # (N, D): each patch to
 cosines = unit @ unit.T  # (N, N)
 n_patches = cosines.shape[0]
 mean_cosine = (cosines.sum() - n_patches) / (n_patches * (n_patches - 1))  # the pairs of different tokens
-row_sizes = embedded[0].norm(dim=-1)  # (N + 1,): the length of each token entering block 0
+zero_share = (patches[0] == 0).float().mean(dim=-1)  # (N,): the share of black pixels in each patch
 print(f"mean cosine between two different patch tokens: {mean_cosine:.2f}")
-print(
-    f"length of token 0 entering block 0: {row_sizes[0]:.2f}; of the patch tokens, mean {row_sizes[1:].mean():.2f}"
-)
-print(
-    f"largest entry after the final norm / before the blocks: {feats.abs().max() / embedded.abs().max():.1f}"
-)
+print(f"pixels: min {patches.min():.2f}; most black pixels in one patch: {zero_share.max():.0%}")
+print("token lengths entering block 0:", [round(x, 2) for x in embedded[0].norm(dim=-1).tolist()])
+print("token lengths after the final norm:", [round(x, 2) for x in feats[0].norm(dim=-1).tolist()])
+print(f"sqrt(D) = {vit.embed_dim**0.5:.0f}")
 
 # %% [markdown]
-# Three things to see. The patch tokens are near-copies of one vector: the bottom-left panel shows vertical
-# stripes, and the printed mean cosine between two different tokens is high. Every patch holds positive pixel
-# values, so $\mathbf x_p \mathbf E$ leans the same way for all of them. Row 0 of the middle panel, the
-# prediction token, is faint: it starts from small random values, while a patch token sums many pixels. And
-# the final norm rescales every token to about unit spread, so the last panel's colour bar runs several times
-# wider than the one before it.
+# Three things to see. The patch tokens point in nearly the same direction: the bottom-left panel shows vertical
+# stripes, and the printed mean cosine between two different tokens is high. No pixel is negative, so
+# $\mathbf x_p \mathbf E$ leans the same way for every patch. Their lengths differ, though: a bright patch sums
+# many large pixels into a long token, a dark one gives a short token. Row 0 of the middle panel, the prediction
+# token, is faint because it starts from small random values, and the rows of the darkest patches are nearly as
+# faint. The final norm gives every token entries of mean 0 and spread 1, so every length becomes $\sqrt D$: in
+# the last panel row 0 is as vivid as the others.
 
 # %% [markdown]
 # Its one output is a number from fresh weights: it means nothing yet. Training (notebook 10) gives the weights
@@ -240,8 +246,7 @@ print(
 #
 # Take a fresh picture model with D = 64 and 4 heads, built with `pos_embed="none"`
 # so that it has no position embedding, and set its prediction token to zero. In block 0, head 0, what weight
-# does the prediction token's query give to token 12, which holds patch 11? Work it out from the starting values
-# and the LayerNorm formula of notebook 06.
+# does the prediction token's query give to token 12, which holds patch 11?
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "zero_token_attention-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_zero_token = None  # replace None with a number
@@ -427,7 +432,9 @@ assert macs_formula(6 * d_b, d_b) == 2 * (2 * (6 * d_b) ** 2 * d_b)  # (b): the 
 
 # %% [markdown]
 # The figure draws the two parts of one ViT-B block against the number of tokens, from the formula the cell
-# above checked against `count_macs`: the linear layers grow like $N$, the two products like $N^2$.
+# above checked against `count_macs`: the linear layers grow like $N$, the two products like $N^2$. Both axes are
+# logarithmic, so a power $N^k$ draws a straight line whose slope is $k$: 1 for the linear layers, 2 for the
+# products.
 
 # %% mystnb={"image": {"alt": "Log-log plot of one ViT-B block's multiply-adds against the number of tokens: the linear layers as a straight line of slope 1, the two attention products as a line of slope 2, crossing at 4,608 tokens; a dotted line marks ViT-B/16's 197 tokens at 224 by 224, far left of the crossing"}}
 n_range = torch.logspace(1, 5, 200)  # 10 to 100,000 tokens
@@ -454,11 +461,12 @@ assert abs(12 * tie * d_b**2 - 2 * tie**2 * d_b) == 0  # the lines cross at N = 
 # - The whole ViT takes the picture (1, 1, 60, 100) to N = 15 patches, N + 1 = 16 tokens of length 64, two blocks that keep
 #   that shape, and one output.
 # - A fresh ViT starts its linear weights at std 0.02 (before the cut), its biases at 0 and its LayerNorms'
-#   scale at 1 and shift at 0. A token of zeros therefore asks a query of zeros, and its attention weights are
-#   even over all the keys.
+#   scale at 1 and shift at 0. A token of zeros, with no position embedding, therefore asks a query of zeros,
+#   and a query of zeros scores every key alike.
 # - One block costs $12ND^2 + 2N^2D$ multiply-adds on $N$ tokens at MLP ratio 4, and holds $12D^2 + 13D$
 #   parameters (notebook 06).
-#   Attention's two products win only when $N > 6D$: they are about 4 % of ViT-B/16's 17.6 G.
+#   Attention's two products outweigh the linear layers only at many more tokens than ViT-B/16's 197, so they
+#   take a small share of its 17.6 G.
 #
 # **Next:** [08 T2T's soft split](08_t2t_soft_split.ipynb) replaces the patch cut with overlapping soft splits
 # and small token transformers. The sections below hold the evidence behind the findings above.
@@ -480,7 +488,8 @@ assert abs(12 * tie * d_b**2 - 2 * tie**2 * d_b) == 0  # the lines cross at N = 
 #
 # The paper's sentence leaves the hidden layer's non-linearity out. The official code has it: a linear layer
 # named `pre_logits`, of width `representation_size`, followed by $\tanh$ (`vit_jax/models_vit.py`). Older
-# timm versions kept that layer for their ImageNet-21k weights. Current timm's ViT has no such layer, and its
+# timm versions kept that layer for their weights trained on ImageNet-21k, the larger open data set the ViT paper
+# also pre-trains on. Current timm's ViT has no such layer, and its
 # weight loader notes that the latest ImageNet-21k and ImageNet-1k weights do not use it.
 #
 # For fine-tuning, the paper removes the pre-trained head and attaches a zero-initialised $D \times K$ layer,

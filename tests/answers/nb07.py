@@ -18,7 +18,7 @@ FUNCTION_CHECKS: dict = {
     check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
 }
 MISTAKES: list = [
-    (check.zero_token_attention, 1 / 15, "patch tokens only"),
+    (check.zero_token_attention, 1 / 15, "count the keys again"),
     (check.mean_pool_factor, 16 / 15, "right divided by buggy"),
     (check.mean_pool_factor, 1 / 16, "divides by"),
     (check.mean_pool_factor, 1.0, "differ"),

@@ -58,10 +58,7 @@ def zero_token_attention(answer: object) -> Verdict:
         nudge="The exercise rests on the values a fresh model's weights start from, and on what each step of "
         "block 0 makes of a token of zeros.",
         wrong=[
-            (
-                1 / (keys - 1),
-                "that spreads the weight over the patch tokens only.",
-            ),
+            (1 / (keys - 1), "count the keys again."),
             (1.0, "the weights of one query sum to 1 over all the keys; no single key takes all of it here."),
             (0.0, "a softmax weight is never 0: exp(score) > 0 for every key, whatever the score."),
             (
@@ -210,7 +207,7 @@ def block_cost_tie_tokens(answer: object) -> Verdict:
         tie,
         "the number of tokens at which a ViT-B block's products cost as much as its linear layers",
         nudge="The exercise rests on which layers of an encoder block are linear, and how each one's cost grows "
-        "with the number of tokens.",
+        "with the number of tokens. Notebook 05 counted one attention layer; a block adds the MLP.",
         wrong=known_mistakes(
             [
                 (
