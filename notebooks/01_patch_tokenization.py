@@ -266,7 +266,8 @@ check.require(check.patch_number, fixed_patch_of_rect)
 # The cell shows where the two functions part: patches of 10 rows × 20 columns, pixel (45, 30).
 
 # %%
-print(f"patch_of_rect: {patch_of_rect(45, 30, 10, 20)}; fixed: {fixed_patch_of_rect(45, 30, 10, 20)}")
+right = (45 // 10) * (W // 20) + 30 // 20  # patch row 4, W // patch_w = 5 patches a row, patch column 1
+print(f"patch_of_rect: {patch_of_rect(45, 30, 10, 20)}; right: {right}")
 print(f"patches in a row of patches: W // patch_h = {W // 10}, W // patch_w = {W // 20}")
 
 # %% [markdown]

@@ -444,8 +444,9 @@ check.require(check.post_norm_scaled_ratio, answer_scaled_ratio)
 # ### After Exercise 3
 
 # %% [markdown]
-# The drift cell again, with the same 12 fresh blocks run through your `my_post_norm_block`: add, then
-# normalise. Then once more with the tokens entering block 0 ten times larger, in both orders.
+# The drift cell again, with the same 12 fresh blocks run in the post-norm order (add, then normalise: the fix
+# of Exercise 2, written out in the cell so that it runs whatever your answer). Then once more with the tokens
+# entering block 0 ten times larger, in both orders.
 
 
 # %% mystnb={"image": {"alt": "Line chart, log scale: token std entering block 0 and after each of blocks 0 to 11, for pre-norm and post-norm, with the input at its scale and ten times larger; the pre-norm lines climb slowly from 1 and from 10, both post-norm lines fall to 1 after block 0 and stay there"}}
@@ -453,7 +454,11 @@ def stack_stds(z: torch.Tensor, post: bool) -> list[float]:
     """The token std entering block 0, then after each of the 12 blocks of `deep`, pre-norm or post-norm."""
     stds = [z.std().item()]
     for layer in deep.blocks:
-        z = my_post_norm_block(layer, z) if post else layer(z)  # (2, N + 1, D)
+        if post:  # post-norm: each part's output added, then the sum normalised
+            z = layer.norm1(z + layer.attn(z))
+            z = layer.norm2(z + layer.mlp(z))  # (2, N + 1, D)
+        else:
+            z = layer(z)  # pre-norm, the package's block
         stds.append(z.std().item())
     return stds
 
