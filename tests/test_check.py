@@ -1,5 +1,6 @@
 """The exercise checkers: right answers pass, wrong answers of every kind get a hint, nothing ever raises."""
 
+import ast
 import importlib.util
 import math
 import re
@@ -340,17 +341,75 @@ def test_the_ladder_climbs_and_a_right_answer_resets_it(capsys) -> None:
     assert "grid's rows" not in check_core.int_answer(5, 7, "demo", **kwargs).message
 
 
-def test_choice_answer_lists_options_and_diagnoses(capsys) -> None:
-    check_core.reset_attempts()
+def test_choice_answer_lists_options_and_treats_every_wrong_option_alike(capsys) -> None:
+    """A string outside the options gets the options; each wrong option gets the same ladder, no diagnosis."""
     options = ("a", "b", "c", "d")
-    assert check_core.choice_answer(" B ", "b", "pick", options, "Think.")
-    assert "not one of the options" in check_core.choice_answer("e", "b", "pick", options, "Think.").message
-    wrong = {"c": "c confuses rows with columns."}
-    assert (
-        "confuses rows" in check_core.choice_answer("c", "b", "pick", options, "Think.", wrong=wrong).message
-    )
-    assert "Think." in check_core.choice_answer("a", "b", "pick", options, "Think.").message
-    assert "expected one of the strings" in check_core.choice_answer(3, "b", "pick", options, "x").message
+    hints = {"nudge": "Think.", "pointer": "Reread it."}
+    check_core.reset_attempts()
+    assert check_core.choice_answer(" B ", "b", "pick", options, **hints)
+    outside = check_core.choice_answer("e", "b", "pick", options, **hints).message
+    assert outside == "✗ pick: 'e' is not one of the options ['a', 'b', 'c', 'd']."
+    assert "expected one of the strings" in check_core.choice_answer(3, "b", "pick", options, **hints).message
+    for answer, shown in (("a", "a"), (" C ", "c"), ("D", "d")):
+        check_core.reset_attempts()
+        first = check_core.choice_answer(answer, "b", "pick", options, **hints).message
+        second = check_core.choice_answer(answer, "b", "pick", options, **hints).message
+        assert first == f"✗ pick: '{shown}' is not it. Think."
+        assert second == f"✗ pick: '{shown}' is not it. Think. Reread it. {check_core.SOLUTION_NOTE}"
+    with pytest.raises(TypeError):  # no table of diagnoses per wrong option: they let a learner eliminate
+        check_core.choice_answer(
+            "c", "b", "pick", options, wrong={"c": "c confuses rows with columns."}, **hints
+        )
+
+
+def _listed_options(checker) -> list[str] | None:
+    """The options a choice checker lists for a string that is none of them (see ``choice_answer``), or None
+    when its message lists none (an answer that is not one of a few options, such as a string of letters)."""
+    check_core.reset_attempts()
+    message = checker("none of the options, surely").message
+    found = re.search(r"is not one of the options (\[.*\])\.$", message)
+    return ast.literal_eval(found.group(1)) if found else None
+
+
+def _choice_checkers() -> list:
+    return [checker for checker, right in VALUE_CHECKS.items() if isinstance(right, str)]
+
+
+@pytest.mark.parametrize("checker", _choice_checkers(), ids=lambda f: f.__name__)
+def test_every_wrong_option_of_a_choice_gets_the_same_feedback(checker, capsys) -> None:
+    """The course's rule for choice questions: the feedback says no more about one wrong option than another,
+    on the first try and from the second on, so a learner can neither finish a question by elimination nor
+    read the right option off a diagnosis. The paired number or reason check grades the reasoning."""
+    options = _listed_options(checker)
+    if options is None:
+        pytest.skip(f"{checker.__name__} lists no options: not a one-of-a-few-options question")
+    right = VALUE_CHECKS[checker].strip().lower()
+    wrong = [o for o in options if o.strip().lower() != right]
+    assert len(wrong) == len(options) - 1, f"{checker.__name__}: the right answer is not one of {options}"
+    feedback: dict[str, tuple[str, str]] = {}
+    for option in wrong:
+        check_core.reset_attempts()
+        tries = (checker(option).message, checker(option).message)
+        assert not any(m.startswith("✓") for m in tries), f"{checker.__name__}: {option!r} passed"
+        feedback[option] = tuple(m.replace(repr(option), "<option>") for m in tries)
+    first, *others = wrong
+    for option in others:
+        assert feedback[option] == feedback[first], (
+            f"{checker.__name__}: the wrong options {first!r} and {option!r} get different feedback:\n"
+            f"{feedback[first]}\n{feedback[option]}"
+        )
+    assert check_core.SOLUTION_NOTE in feedback[first][1], f"{checker.__name__}: the ladder does not climb"
+    check_core.reset_attempts()
+
+
+def test_the_choice_rule_covers_the_course() -> None:
+    """The test above is not vacuous: it finds the options of the course's choice questions."""
+    covered = {c.__name__ for c in _choice_checkers() if _listed_options(c) is not None}
+    named = {"paper_s_meaning", "sqrt_rebuild_picture", "sqrt_rebuild_60x62", "sqrt_rebuild_36x64"}
+    named |= {"decay_reason", "seam_blocks_reason", "control_axis_prediction", "resize_control_design"}
+    named |= {"control_run", "control_rows_prediction"}
+    assert named <= covered, f"choice checkers whose options were not found: {sorted(named - covered)}"
+    check_core.reset_attempts()
 
 
 def test_an_unexplained_wrong_function_result_hides_the_expected_value(capsys) -> None:

@@ -24,7 +24,6 @@ MISTAKES: list = [
     (check.pixels_in_two_windows, 1500, "as lying in two"),
     (check.pixels_in_two_windows, 1600, "more than once"),
     (check.pixels_in_two_windows, 2400, "without the padding"),
-    (check.paper_s_meaning, "stride", "how paper_count reads it"),
     (check.unfold_count_side, 54, "by the paper's S"),
     (check.unfold_count_side, 18, "ceil(k/2)"),
     (check.unfold_count_side, 13, "the + 1 and the padding"),

@@ -32,9 +32,6 @@ FUNCTION_CHECKS: dict = {check.train_step: _train_step}
 MISTAKES: list = [
     (check.decay_choice, "a", "makes the model simpler"),
     (check.decay_choice, "xyz", "not a string made of the letters"),
-    (check.decay_reason, "ii", "makes the model no simpler"),
-    (check.decay_reason, "iii", "nothing after the scale"),
-    (check.decay_reason, "iv", "receives a gradient"),
     (check.decay_reason, "v", "not one of the options"),
     (check.schedule_bug_line, 0, "picks the branch"),
     (check.schedule_bug_line, 1, "climbs linearly"),

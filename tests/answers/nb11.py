@@ -38,8 +38,5 @@ MISTAKES: list = [
     (check.no_position_batch_dip, 0.3, "which images of the batch"),
     (check.seam_blocks_choice, "a", "what goes into one patch token"),
     (check.seam_blocks_choice, "e", "not one of the options"),
-    (check.seam_blocks_reason, "ii", "its own weights"),
-    (check.seam_blocks_reason, " III ", "however large"),
-    (check.seam_blocks_reason, "iv", "nothing is averaged"),
     (check.seam_blocks_reason, "b", "not one of the options"),
 ]

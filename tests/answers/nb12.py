@@ -17,10 +17,6 @@ VALUE_CHECKS: dict = {
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
-    (check.control_axis_prediction, "b", "section 1"),
-    (check.control_axis_prediction, "c", "random guess"),
-    (check.control_axis_prediction, "d", "what each token shows"),
-    (check.control_axis_prediction, "e", "behind the moon"),
     (check.stretched_corner_patch, 4, "does not know the picture"),
     (check.stretched_corner_patch, 3, "counted the old patches from 1"),
     (check.stretched_corner_patch, 9, "not stretched"),
@@ -30,8 +26,4 @@ MISTAKES: list = [
     (check.resize_control_accuracy, 1 / 240, "labels are still those of the old grid"),
     (check.resize_control_accuracy, 1 / 6, "row alone"),
     (check.resize_control_accuracy, 1 / 10, "column alone"),
-    (check.resize_control_design, "a", "takes nothing away"),
-    (check.resize_control_design, "c", "size and spread"),
-    (check.resize_control_design, "d", "much of the place survives"),
-    (check.resize_control_design, "e", "differs in every weight"),
 ]

@@ -9,8 +9,8 @@ What a learner sees (the design, so that no output gives an answer away before a
 
 * a right answer prints ``✓ <what>: right.``, never the value, so a notebook's stored output (which GitHub and
   JupyterLab show to everyone) does not reveal the answer under the collapsed solution;
-* a wrong answer that a known mistake explains gets that mistake's diagnosis (it names the mistake, not the
-  answer);
+* a wrong number, shape or function result that a known mistake explains gets that mistake's diagnosis (it
+  names the mistake, not the answer); a wrong option of a choice question never does (see the last point);
 * any other wrong answer gets a ladder: the first time a *nudge* (which idea the exercise rests on, in plain
   words, with no method); from the second unexplained try of the same exercise on, the nudge plus a *pointer*
   (which section of the notebook to reread, made by :func:`reread` so that a test can check that the section
@@ -19,7 +19,8 @@ What a learner sees (the design, so that no output gives an answer away before a
   (``tests/test_check.py`` checks every checker); "too large" / "too small" are never said, since they let a
   learner bisect to the answer without thinking;
 * questions with a few fixed options (:func:`choice_answer`) are asked together with a reason or a number, so
-  that guessing is not enough.
+  that guessing is not enough; every wrong option gets the same ladder and no diagnosis of its own, so that
+  the feedback cannot be used to eliminate options or to read off the right one.
 """
 
 from __future__ import annotations
@@ -298,13 +299,18 @@ def choice_answer(
     nudge: str,
     *,
     pointer: str = "",
-    wrong: Mapping[str, str] | None = None,
 ) -> Verdict:
     """Check an answer that is one of ``options`` (strings, matched case-insensitively after stripping).
 
-    A string outside the options gets the list of options; a wrong option in ``wrong`` gets its diagnosis; any
-    other wrong option climbs the hint ladder. Ask a few-option question together with a reason or a number
-    (two checks), so that it cannot be passed by guessing.
+    A string outside the options gets the list of options. Every wrong option gets the same feedback, the
+    hint ladder of :func:`unexplained` ("'x' is not it." and the nudge; from the second try the pointer and
+    where the worked solution is), so the feedback never says more about one wrong option than another.
+    That is why there is no ``wrong=`` table of diagnoses here, unlike the number checkers: with a few
+    options, a diagnosis per wrong option lets a learner finish the question by elimination (try each
+    option, read which are explained away), and a diagnosis of why an option is wrong all but names the
+    right one. For the same reason the nudge must fit every wrong option alike and must not point to the
+    right one. Ask a few-option question together with a reason or a number (two checks): that check grades
+    the reasoning, so guessing is not enough (``tests/test_check.py`` holds every choice checker to this).
     """
     valid = {o.strip().lower(): o for o in options}
     if answer is None:
@@ -318,9 +324,6 @@ def choice_answer(
         return say(False, f"{what}: {answer!r} is not one of the options {list(options)}.")
     if key == expected.strip().lower():
         return right(what)
-    diagnoses = {k.strip().lower(): v for k, v in (wrong or {}).items()}
-    if key in diagnoses:
-        return say(False, f"{what}: {valid[key]!r} is not it: {diagnoses[key]}")
     return unexplained(what, f"{valid[key]!r} is not it.", nudge, pointer)
 
 

@@ -107,7 +107,6 @@ def paper_s_meaning(answer: object) -> Verdict:
         S_OPTIONS,
         nudge="Compare the paper's S = [3, 1, 1] with the official code's strides for the same kernels.",
         pointer=reread("Counting the tokens"),
-        wrong={"stride": "that is how paper_count reads it, and paper_count has the bug."},
     )
 
 

@@ -114,29 +114,11 @@ def sqrt_rebuild_outcome(height: int, width: int) -> str:
 
 _SQRT_NUDGE = (
     "Two things decide it: the grid of tokens the first soft split makes from this input, and what a reshape "
-    "needs in order to run."
+    "needs in order to run: the shape it asks for must hold exactly as many entries as the tensor has."
 )
 
 
 _SQRT_POINTER = reread("A rebuild that assumes a square grid")
-
-
-_SQRT_WHY = {  # (input, wrong option) -> the mistake it reveals
-    ("picture", "works"): "the picture's first grid is not square, so a square reshape cannot put its tokens "
-    "back on their own rows and columns.",
-    (
-        "picture",
-        "scrambles",
-    ): "you expected the reshape to run. A reshape runs only when the shape it asks for "
-    "holds exactly as many entries as the tensor has.",
-    ("60x62", "raises"): "you assumed the reshape fails here; count the windows along each side first.",
-    ("60x62", "scrambles"): "tokens land in the wrong places only when the grid's rows and columns differ; a "
-    "non-square image does not always make such a grid.",
-    ("36x64", "raises"): "you assumed the reshape fails here; count the windows along each side, then the "
-    "tokens in all, first.",
-    ("36x64", "works"): "a square reshape of a grid whose rows and columns differ puts tokens beside tokens "
-    "that were not their neighbours.",
-}
 
 
 def _sqrt_check(answer: object, which: str) -> Verdict:
@@ -148,7 +130,6 @@ def _sqrt_check(answer: object, which: str) -> Verdict:
         SQRT_OPTIONS,
         nudge=_SQRT_NUDGE,
         pointer=_SQRT_POINTER,
-        wrong={option: why for (name, option), why in _SQRT_WHY.items() if name == which},
     )
 
 

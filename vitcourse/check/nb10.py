@@ -86,16 +86,6 @@ def decay_choice(answer: object) -> Verdict:
     )
 
 
-_REASON_WHY_DECAY = {
-    "ii": "a tensor that starts at 1 and scales the features is not a weight that mixes them: a pull towards 0 "
-    "makes the model no simpler there.",
-    "iii": "LayerNorm normalises first and multiplies by the scale afterwards: nothing after the scale undoes a "
-    "change to it.",
-    "iv": "the scale multiplies the normalised features, so the loss depends on it and it receives a gradient "
-    "like any other parameter.",
-}
-
-
 @never_raises
 def decay_reason(answer: object) -> Verdict:
     """Exercise 10.1, the statement (i to iv) about a LayerNorm scale that is true."""
@@ -104,9 +94,10 @@ def decay_reason(answer: object) -> Verdict:
         "i",
         "the true statement about a LayerNorm scale",
         ("i", "ii", "iii", "iv"),
-        nudge="Think of the value a LayerNorm scale starts at, and of what it does to the features it scales.",
+        nudge="Test each statement against what LayerNorm computes: in which order it normalises and "
+        "scales, the value its scale starts at, what the scale does to the features, and whether the loss "
+        "depends on the scale.",
         pointer=reread("The optimiser: AdamW and weight decay"),
-        wrong=_REASON_WHY_DECAY,
     )
 
 

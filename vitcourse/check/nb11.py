@@ -156,16 +156,6 @@ def seam_blocks_choice(answer: object) -> Verdict:
 _REASON_OPTIONS = ("i", "ii", "iii", "iv")
 
 
-_REASON_WHY = {
-    "ii": "a linear map gives every pixel of the patch its own weights: a quarter that lands in another corner "
-    "of the patch meets other weights, so the order inside a patch does matter.",
-    "iii": "attention without a position embedding is blind to any reordering of its tokens, however large "
-    "(notebook 03): a bigger shuffle is still a reordering.",
-    "iv": "the patch embedding reads every pixel of the patch with its own weight; nothing is averaged away, "
-    "and a block half the patch's side is still 100 pixels the embedding sees one by one.",
-}
-
-
 @never_raises
 def seam_blocks_reason(answer: object) -> Verdict:
     """Exercise 11.3, the reason (i to iv) behind the choice of :func:`seam_blocks_choice`."""
@@ -174,7 +164,7 @@ def seam_blocks_reason(answer: object) -> Verdict:
         "i",
         "the reason for your choice about 10 x 10 blocks",
         _REASON_OPTIONS,
-        nudge="Recall exactly what attention without a position embedding is blind to (notebook 03).",
+        nudge="Recall exactly what attention without a position embedding is blind to (notebook 03), and how "
+        "the patch embedding weighs the pixels inside one patch.",
         pointer=reread("Moving the seams"),
-        wrong=_REASON_WHY,
     )

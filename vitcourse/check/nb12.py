@@ -20,16 +20,6 @@ __all__ = [
 _CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
 
 
-_CONTROL_WRONG = {
-    "b": "attention cannot see the order of its tokens: that is notebook 03's section 1, and the control has no "
-    "position embedding.",
-    "c": "the number of rows and columns sets how often a random guess is right, not what the pixels give away.",
-    "d": "being blind to the order of the tokens is not being blind to what each token shows.",
-    "e": "a slope shades the picture along both axes at once; ask instead what lies behind the moon as it moves "
-    "down a column, and as it moves along a row.",
-}
-
-
 @never_raises
 def control_axis_prediction(answer: object) -> Verdict:
     """Exercise 12.1(a) (predict): the letter of the statement, among a to e, that says which the control without a
@@ -43,7 +33,6 @@ def control_axis_prediction(answer: object) -> Verdict:
         nudge="Each statement makes a choice and gives a reason; both must hold. The idea is what a model "
         "without a position embedding can still see: the pixels of each patch.",
         pointer=reread("What a trained table looks like"),
-        wrong=_CONTROL_WRONG,
     )
 
 
@@ -84,16 +73,6 @@ def stretched_corner_patch(answer: object) -> Verdict:
 _RESIZE_CONTROL_OPTIONS = ("a", "b", "c", "d", "e")
 
 
-_RESIZE_CONTROL_WRONG = {
-    "a": "that measures the model at the size it was trained for; it takes nothing away from the carried table.",
-    "c": "a fresh table takes the place away, but it also changes the size and spread of the numbers added to "
-    "every token, so it changes more than one thing.",
-    "d": "the naive stretch is a worse way to carry the table, not a table without place: it keeps each patch's "
-    "old patch row, so much of the place survives it and it would not tell you what the place is worth.",
-    "e": "a model trained from scratch differs in every weight, so it cannot say what this model's table holds.",
-}
-
-
 @never_raises
 def resize_control_design(answer: object) -> Verdict:
     """Exercise 12.3(a) (design a control): the letter of the comparison, among a to e, that shows the 2-D carried
@@ -107,7 +86,6 @@ def resize_control_design(answer: object) -> Verdict:
         nudge="A good control changes one thing only, the thing the claim is about; ask what else each "
         "comparison changes.",
         pointer=reread("Resizing the table"),
-        wrong=_RESIZE_CONTROL_WRONG,
     )
 
 

@@ -219,12 +219,6 @@ def moon_corner_distance(answer: object) -> Verdict:
 _CONTROL_OPTIONS = ("a", "b", "c", "d", "e", "f")
 
 
-_CONTROL_WRONG = (
-    "that run keeps the ingredient the claim credits, or takes away something the claim does not speak of: "
-    "the claim predicts no particular result for it, so no result could refute it."
-)
-
-
 @never_raises
 def control_run(answer: object) -> Verdict:
     """Exercise 13.3, the choice: which candidate run could refute the claim that learning the task put the
@@ -238,21 +232,10 @@ def control_run(answer: object) -> Verdict:
         nudge="A control can refute a claim only if the claim predicts its result: think of which ingredient of "
         "training the claim credits.",
         pointer=reread("Designing a control"),
-        wrong={letter: _CONTROL_WRONG for letter in _CONTROL_OPTIONS if letter != "c"},
     )
 
 
 _ROWS_OPTIONS = ("start", "between", "claim", "negative")
-
-
-_ROWS_WHY = {
-    "claim": "that is the claim run's own score: the control takes away the one ingredient the claim "
-    "credits.",
-    "between": "halfway would mean that the images and the optimiser put part of the structure there by "
-    "themselves: that is a rival explanation, not what the claim predicts.",
-    "negative": "a score clearly below the start's would mean structure reversed, not missing: the claim "
-    "gives no cause for that.",
-}
 
 
 @never_raises
@@ -267,5 +250,4 @@ def control_rows_prediction(answer: object) -> Verdict:
         nudge="A prediction follows from the claim alone: think of what the claim says the table owes to the "
         "one ingredient it credits.",
         pointer=reread("Designing a control"),
-        wrong=_ROWS_WHY,
     )
