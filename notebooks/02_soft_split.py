@@ -22,9 +22,10 @@
 #
 # ViT's patches never overlap, so whatever crosses a patch border is cut apart. The Tokens-to-Token model,
 # *T2T*, starts instead with a **soft split**: windows that overlap their neighbours, on a picture padded with
-# zeros so that the windows at the edge fit. T2T-ViT soft-splits the image three times, with a small transformer
-# between the splits (Yuan et al. 2021, Fig. 4 and Section 3.3). Here we take one split apart; notebook 08
-# chains three, and notebook 09 builds the whole module.
+# zeros so that the windows at the edge fit. T2T-ViT soft-splits three times, with a small transformer between
+# the splits: first the image, then twice the previous split's tokens, laid out as an image (Yuan et al. 2021,
+# Fig. 4 and Section 3.3). Here we take one split apart; notebook 08 chains three, and notebook 09 builds the
+# whole module.
 #
 # By the end you can
 # 1. count the tokens a sliding window makes, from its kernel, stride and padding,
@@ -64,7 +65,8 @@ print(f"picture: H={H}, W={W}, C={C}")
 # three settings. The *kernel* $k$ is the side of a window, in pixels. The *stride* $s$ is how far a window moves
 # from one token to the next. The *padding* $p$ is the number of rows and columns of zeros added on each side.
 # This notebook's soft split uses $k = 20$, $s = 10$, $p = 5$: windows as large as notebook 01's patches
-# ($P = 20$), each starting half a window after the last.
+# ($P = 20$), each starting half a window after the previous one. Two neighbouring windows share $k - s$ rows or
+# columns, their *overlap*.
 #
 # First, why overlap helps. The cell takes the 10 × 10 square just under the summit of the pale mountain
 # (`vitcourse.data.summit_square`). It counts the pieces that ViT's 20 × 20 patches cut it into, and the windows
@@ -97,13 +99,15 @@ assert holds  # true wherever the square lies: section 3 shows why
 #
 # $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$
 #
-# This is `nn.Unfold`'s formula without *dilation*, windows whose pixels are spread apart, which T2T does not use
-# ([windows with dilation](#Evidence:-windows-with-dilation)). The tokens form a grid of $n_{rows} \times n_{cols}$.
+# This is `nn.Unfold`'s formula without *dilation* (gaps between a window's pixels), which T2T does not use
+# ([windows with dilation](#Evidence:-windows-with-dilation)). The tokens form a grid of
+# $n_{rows} \times n_{cols}$.
 #
 # The article series says T2T-ViT sets $s = \lceil k/2 \rceil$ and $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token
 # Vision Transformers, Explained*). Neither the T2T paper nor the official code (the authors' T2T-ViT repository,
-# `models/t2t_vit.py`) states this rule, but it reproduces the official code's two settings, as the cell checks. Then it lists the window starts for $k = 20$ in the picture's own
-# coordinates, where the padding begins at $-p$.
+# `models/t2t_vit.py`) states this rule, but it gives the code's two settings: the cell checks it against them,
+# typed in from that file. Then it lists the window starts for $k = 20$ in the picture's own coordinates, where
+# the padding begins at $-p$.
 
 # %%
 k = 20
@@ -125,7 +129,8 @@ assert len(starts_down) * len(starts_across) == unfolded.shape[-1] == tokens.cou
 
 # %% [markdown]
 # **The paper's settings.** The T2T paper gives its three splits as "$P = [7, 3, 3]$, $S = [3, 1, 1]$"
-# (Section 3.3). It gives no padding; the paddings 2, 1, 1 come from the official code.
+# (Section 3.3). Its $P$ is the kernel $k$, not the course's patch side $P$. It gives no padding; the paddings
+# 2, 1, 1 come from the official code.
 #
 # A colleague writes a token count that takes the paper's $S$. The cell tests it on the picture's split, where
 # it agrees with `nn.Unfold`.
@@ -185,11 +190,10 @@ check.require(check.unfold_count_side, answer_unfold)
 # ### After Exercise 1
 
 # %% [markdown]
-# In `nn.Unfold`, $s$ is the stride. The T2T paper's $s$ is the *overlap*: the pixels two neighbouring windows
-# share. The stride is $k$ minus the overlap, so the paper's $S = [3, 1, 1]$ with kernels 7, 3, 3 are the
-# official code's strides 4, 2, 2. The paper's Eq. 3 counts $\lfloor (h + 2p - k)/(k - s) \rfloor + 1$ per side,
-# with its $s$ the overlap. The cell runs both counts on the paper's first split of a 224 × 224 image, and on the
-# split of the exercise.
+# In `nn.Unfold`, $s$ is the stride; the T2T paper's $S$ is the overlap. The stride is $k$ minus the overlap, so
+# the paper's $S = [3, 1, 1]$ with kernels 7, 3, 3 are the official code's strides 4, 2, 2, and the paper's Eq. 3
+# divides by $k - S$. The cell runs both counts on the paper's first split of a 224 × 224 image, and on the
+# exercise's split.
 #
 # The test above could not catch the bug: on the picture's split the kernel is twice the stride, so the overlap
 # $k - s$ equals the stride.
@@ -209,13 +213,12 @@ print(
 # %% [markdown]
 # ## 2. The padded picture and its windows (3 min)
 #
-# Padding adds $p$ rows of zeros above and below, and $p$ columns left and right. The figure keeps the picture's
-# own pixel coordinates, so the padding lies at negative coordinates and beyond the last row and column, outside
-# the dashed white border.
+# The figure keeps the picture's own coordinates, so the padding lies at negative coordinates and beyond the
+# last row and column, outside the dashed white border.
 #
-# All 60 windows at once would only show a grid, so the figure shows two: window 0, shaded orange, and window 1,
-# next along its row, outlined in cyan. They share the $k - s$ columns where the cyan outline crosses the orange
-# square. Window 10, first in the next row, shares rows with window 0 the same way.
+# It shows two windows: window 0, shaded orange, and window 1, next along its row, outlined in cyan.
+# They share the $k - s$ columns where the cyan outline crosses the orange square. Window 10, first in the next
+# row, shares rows with window 0 the same way.
 
 
 # %% mystnb={"image": {"alt": "The padded picture in its own pixel coordinates, with window 0 shaded orange in the top-left corner and window 1 outlined in cyan, overlapping it by 10 columns; the picture's border is dashed"}}
@@ -254,7 +257,8 @@ print(f"columns window 0 shares with window 1: {corners[1][1]} to {corners[0][1]
 # %% [markdown]
 # ## 3. How many windows hold each pixel? (14 min)
 #
-# In ViT every pixel belongs to exactly one token. With overlapping windows, a pixel can belong to several.
+# In ViT every pixel belongs to exactly one token when $H$ and $W$ are multiples of $P$, as 60 and 100 are of 20.
+# With overlapping windows, a pixel can belong to several.
 
 # %% [markdown]
 # ### Exercise 2 (predict)
@@ -286,8 +290,8 @@ check.require(check.pixels_in_two_windows, answer_two)
 # ### After Exercise 2
 
 # %% [markdown]
-# The cell counts, for every pixel, the windows that cover it. It adds 1 inside each window. The figure then draws
-# the counts as a heat map; its colour bar marks only the counts that occur.
+# The cell counts, for every pixel, the windows that cover it, and draws the counts as a heat map; its colour bar
+# marks only the counts that occur.
 
 # %%
 cover = torch.zeros(H, W, dtype=torch.long)  # (H, W)
@@ -308,28 +312,30 @@ plt.show()
 # %% [markdown]
 # Three quarters of the pixels lie in four windows, a band along each edge in two, the corner squares in one.
 # Along one side $k = 2s$, so every row (or column) lies in two windows, except near the ends, where one reaches
-# it. A pixel's count is its row's count times its column's, so no pixel lies in exactly three.
-#
-# Overlap does not mean that nothing is cut any more. Take a shape of length $L$ along one side. A window of side
-# $k$ can hold it at $k - L + 1$ different offsets. Windows start every $s$ pixels. So some window catches the
-# shape wherever it sits when $k - L + 1 \ge s$, that is $L \le k - s + 1$; for a longer shape, some place lies
-# between two window starts and no window catches it. This holds as long as the windows reach both edges of the
+# it. Every window pairs one span of rows with one span of columns, so a pixel's count is its row's count times
+# its column's, and no pixel lies in exactly three.
+
+# %% [markdown]
+# ### Which shapes stay whole in some window
+
+# %% [markdown]
+# Overlap does not stop every cut. Along one side, a window of side $k$ can hold a shape of length $L$ at
+# $k - L + 1$ offsets, and windows start every $s$ pixels. So some window catches the shape wherever it sits
+# exactly when $k - L + 1 \ge s$, that is $L \le k - s + 1$, as long as the windows reach both edges of the
 # image, which on the picture they do (section 7 gives the condition).
 #
 # So the largest square that stays whole wherever it lies is $(k - s + 1) \times (k - s + 1)$:
 # [a brute-force check](#Evidence:-the-largest-square-kept-whole) tries every place of every size, for this split
-# and T2T's two settings. Notebook 08
-# compares this with ViT's patches.
+# and T2T's two settings. Notebook 08 compares this with ViT's patches.
 
 
 # %% [markdown]
 # ## 4. All the windows, one after another (3 min)
 #
 # The animation shows the windows in the order the tokens come out, row by row, two frames per second, looping
-# ([read back from the GIF](#Evidence:-the-frames-of-the-animation)). Window $i$, which becomes token $i$, is
-# tinted orange, its neighbours on the token grid are outlined in cyan, and the caption gives its rows and
-# columns. Below the loop, one window stands still: the first that holds the square under the summit (dotted)
-# whole.
+# ([read back from the GIF](#Evidence:-the-frames-of-the-animation)). Each window is tinted orange, its
+# neighbours on the token grid are outlined in cyan, and the caption gives its rows and columns. Below the loop,
+# one window stands still: the first that holds the square under the summit (dotted) whole.
 
 # %% mystnb={"image": {"alt": "An animation of the 60 windows one after another, row by row, each tinted orange on the padded picture with its neighbours outlined in cyan"}}
 gif = plots.soft_split_animation(picture, k, s, p, scale=4, frames_per_second=2)  # built in memory, no file
@@ -348,7 +354,8 @@ show_windows(still, [], title, square=peak)  # peak: the square under the summit
 #
 # The first window starts in the padding, above and left of the picture. Every entry of its token that falls in
 # the padding is a zero that carries no picture. The cell counts those entries, then draws the first window
-# beside the whole token matrix, one row per token.
+# beside the whole token matrix, one row per token. Inside any window, rows and columns count from 0 at the
+# window's top-left corner.
 
 # %% mystnb={"image": {"alt": "Left, the first window as a 20 by 20 square whose top five rows and left five columns are padding zeros; right, the token matrix of 60 tokens by 400 values in two halves"}}
 toks = tokens.soft_split(image, k, s, p)  # (1, N, C*k*k)
@@ -376,11 +383,11 @@ assert (round(extent.width), round(extent.height)) == (3 * toks.shape[2] // 2, 3
 plt.show()
 
 # %% [markdown]
-# Some rows of the matrix start or end with a dark run; some have short dark runs at a regular spacing. Where
-# the picture's pixels alternate, in the dithered band, the matrix shows fine vertical hatching in the rows of
-# the tokens printed above, the windows that hold band rows: it is in the data, not a drawing artefact.
+# In the rows of the tokens printed above, whose windows hold the dithered band, the matrix shows fine vertical
+# hatching: the picture's pixels alternate there, so it is in the data, not a drawing artefact.
 #
-# Many dark runs are padding, but dark pixels of the picture look the same. To tell them apart, the cell splits an
+# Many rows also start or end with a dark run, or have short dark runs at a regular spacing: padding, or dark
+# pixels of the picture, which look the same. To tell them apart, the cell splits an
 # image of ones, where only the padding gives zeros, and prints each token's padding entries on the token grid.
 # The top row of windows begins with $p = 5$ padding rows, 100 entries; the left column begins each row with
 # 5 padding columns.
@@ -399,7 +406,7 @@ print(
 # %% [markdown]
 # ## 6. A soft split by hand (14 min)
 #
-# `nn.Unfold` hides the sliding. `Tensor.unfold(dim, size, step)` shows it on one axis at a time: axis `dim` then
+# `Tensor.unfold(dim, size, step)` shows the sliding on one axis at a time: axis `dim` then
 # counts the windows along it, and a new last axis of length `size` holds the pixels inside one window. A soft
 # split is then three steps. Pad. Cut both spatial axes into windows. Put the two window-count axes before the
 # channel axis and flatten. This is `nn.Unfold`'s order: windows row by row, and inside a token, channel by
@@ -409,7 +416,7 @@ print(
 # %%
 tiny = torch.arange(36.0).reshape(1, 1, 6, 6)  # (B, C, 6, 6): each value is its place in reading order
 step0 = F.pad(tiny, (1, 1, 1, 1))  # (1, 1, 8, 8): one ring of zeros
-step1 = step0.unfold(2, 4, 2)  # (1, 1, 3, 8, 4): window row, picture column, row inside the window
+step1 = step0.unfold(2, 4, 2)  # (1, 1, 3, 8, 4): window row, padded column, row inside the window
 step2 = step1.unfold(
     3, 4, 2
 )  # (1, 1, 3, 3, 4, 4): window row, window column, row and column inside the window
@@ -443,7 +450,8 @@ assert torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2))
 #
 # - (a) Which tokens hold the pixel? Set `answer_tokens` to a set of tokens, counted from 0.
 # - (b) Of these, take the token with the smallest number. At which position of that token does the pixel lie,
-#   counted from 0? Set `answer_position`.
+#   counted from 0? Set `answer_position` to one number from 0 to 399, the position as on the x axis of the
+#   token matrix in section 5.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "pixel_in_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_tokens = None  # replace None with your answer to (a): a set of tokens
@@ -478,8 +486,7 @@ check.require(check.pixel_position_entry, answer_position)
 
 # %% [markdown]
 # The cell splits an image that is 1 at pixel (30, 47) and 0 elsewhere. The 1 shows up once in every token that
-# holds the pixel, at the pixel's place in that window. Each window has its own corner, so the place differs
-# from token to token.
+# holds the pixel, at the pixel's place in that window, which differs with the window's corner.
 
 # %%
 marked = torch.zeros_like(image)
@@ -495,9 +502,11 @@ assert len(hits) == int(cover[30, 47])  # one token per window that covers the p
 # %% [markdown]
 # ## 7. Back in place (3 min)
 #
-# Every window knows where it came from, so the tokens can be put back. `F.fold` does it and *adds* the copies
-# where windows overlap. Write $x(i, j)$ for pixel $(i, j)$ of the picture, $t$ for its tokens, and $c(i, j)$ for
-# the number of windows that cover pixel $(i, j)$, the heat map of section 3. Then
+# A token holds pixel values and no note of where they came from. Its index says where: token $i$ sits in row
+# $\lfloor i / n_{cols} \rfloor$, column $i \bmod n_{cols}$ of the token grid, and with $k$, $s$, $p$ that fixes
+# its window. So `F.fold`, given the same settings, puts each token back, and *adds* the copies where windows
+# overlap. Write $x(i, j)$ for pixel $(i, j)$ of the picture, $t$ for its tokens, and $c(i, j)$ for
+# the number of windows that cover it, the heat map of section 3. Then
 #
 # $$\operatorname{fold}(t)(i, j) = c(i, j)\, x(i, j), \qquad
 # \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j).$$
@@ -508,6 +517,9 @@ assert len(hits) == int(cover[30, 47])  # one token per window that covers the p
 # window stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side. The padded side ends in $p$
 # zeros, so only when $r > p$ do the last $r - p$ rows or columns of the picture lie in no window. `unsplit`
 # returns 0 there. [Four square sizes](#Evidence:-when-every-pixel-is-covered) check this condition.
+#
+# T2T does not fold. Between its splits it lays the tokens on their $n_{rows} \times n_{cols}$ grid as an image,
+# each token one pixel whose channels are the token's entries, and splits that image again (notebook 08).
 
 # %%
 summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)
@@ -523,10 +535,9 @@ assert gap < 1e-6
 # %% [markdown]
 # ## 8. Play: kernel, stride, padding (2 min)
 #
-# Move the sliders (they need a live Python session) to see three windows on the padded picture, in the colours
-# of the animation, the token grid's size and the token matrix. Where the matrix has more entries than its panel
-# has room for, each drawn cell is the mean of a few neighbouring entries; its title says so. A stride larger than
-# the kernel leaves pixels that no token sees; the text line says so
+# Move the sliders (they need a live Python session) to see three windows on the padded picture, the token grid's
+# size and the token matrix. A large matrix is drawn with neighbouring entries averaged, as its title says. A
+# stride larger than the kernel leaves pixels that no token sees; the text line says so
 # ([for seven settings](#Evidence:-the-explorer-for-seven-settings)).
 
 # %% mystnb={"image": {"alt": "Sliders for kernel, stride and padding with three windows on the padded picture and the token matrix"}}
@@ -535,19 +546,17 @@ display(widgets.soft_split_explorer(picture))
 # %% [markdown]
 # ## Summary
 #
-# - A sliding window makes $\lfloor (w + 2p - k)/s \rfloor + 1$ tokens along each side. With the rule
-#   $s = \lceil k/2 \rceil$, $p = \lceil k/4 \rceil$, which gives T2T's official settings, the picture makes
-#   6 × 10 = 60 overlapping tokens of length 400.
+# - A sliding window makes $\lfloor (w + 2p - k)/s \rfloor + 1$ tokens along each side. With $k = 20$,
+#   $s = 10$, $p = 5$ the picture makes 6 × 10 = 60 overlapping tokens of length 400.
 # - The T2T paper gives the overlap, not the stride: the stride is $k$ minus the overlap.
-# - With $k = 2s$, as here, most pixels lie in four windows, the edges in fewer. A square stays whole wherever it lies only up to
-#   $(k - s + 1) \times (k - s + 1)$.
+# - With $k = 2s$, as here, most pixels lie in four windows, the edges in fewer. A square stays whole wherever it
+#   lies only up to $(k - s + 1) \times (k - s + 1)$.
 # - A soft split is padding plus strided windows, flattened in the order $(C, k, k)$.
 # - Fold, then divide by the coverage, puts the tokens back in place, provided every pixel is covered: for
 #   $s \le k$ and $p < k$, when $(w + 2p - k) \bmod s \le p$ on both sides.
 #
 # **Next:** [03 Position embeddings](03_position_embeddings.ipynb). Attention does not know where a token came
-# from. How do we tell it? The soft split returns in [notebook 08](08_t2t_soft_split.ipynb): T2T lays the tokens
-# on their grid as an image with many channels, and splits again.
+# from. How do we tell it? The soft split returns in [notebook 08](08_t2t_soft_split.ipynb).
 
 # %% [markdown]
 # ## Evidence: the largest square kept whole

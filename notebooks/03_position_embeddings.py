@@ -28,7 +28,8 @@
 #
 # After patch tokenization the picture is a list of 15 tokens, token 0 to token 14, read row by row. A
 # transformer compares every token with every other through **attention**, which has no notion of where a token
-# came from. A **position embedding** gives it one: one vector per token slot, added to the tokens.
+# came from. A **position embedding** gives it one: one vector per place in the list, added to the token in
+# that place.
 #
 # Notebook 04 builds attention in full; a sketch of it is enough here, and section 1 gives one. What a table
 # looks like once a model has learned it comes after training, in notebook 12. The **Evidence** sections at the
@@ -208,15 +209,19 @@ plt.show()
 # A ViT puts one extra learned token in front of the patch tokens, the **prediction token**; most code calls it
 # the **class token**. Its output alone becomes the prediction. The cell below uses a small ViT with random
 # weights, built in notebook 07. Besides attention it has layer norms and an **MLP**, a small network (notebook
-# 06 builds both). Both act on each token alone, so the whole stack of blocks is permutation-equivariant too.
+# 06 builds both). Both act on each token alone, so the whole stack of these layers is permutation-equivariant
+# too.
 #
 # Scrambling the patches leaves the prediction token in front, so its output stays the same. Without a position
 # embedding, a model gives **the same prediction for the picture and for its scrambled version**. With a learned
-# position embedding the two differ.
+# position embedding the two differ. The cell prints both outputs and their difference: without a position
+# embedding it is rounding error; with a learned one, still at its random start, it is over ten thousand times
+# larger.
 
 # %%
 torch.manual_seed(0)
-# embed_dim: token length D after the projection; depth: encoder blocks; num_heads: attention heads per block
+# embed_dim: token length D after the projection; depth: how many attention-and-MLP layers are stacked;
+# num_heads: how many attentions run side by side in each layer (notebook 05)
 settings = dict(img_size=(H, W), patch_size=P, in_chans=C, num_classes=1, embed_dim=64, depth=2, num_heads=4)
 blind = VisionTransformer(pos_embed="none", **settings).to(device).eval()
 seeing = VisionTransformer(pos_embed="learned", **settings).to(device).eval()
@@ -231,8 +236,12 @@ with torch.no_grad():
     seeing_out = seeing(both).cpu()
 blind_same = torch.allclose(blind_out[0], blind_out[1], rtol=0, atol=1e-6)
 seeing_same = torch.allclose(seeing_out[0], seeing_out[1], rtol=0, atol=1e-6)
-print(f"no position embedding:      same prediction for both pictures: {blind_same}")
-print(f"learned position embedding: same prediction for both pictures: {seeing_same}")
+for name, out in (("no position embedding:     ", blind_out), ("learned position embedding:", seeing_out)):
+    print(
+        f"{name} picture {out[0].item():+.6f}, scrambled {out[1].item():+.6f}, "
+        f"difference {(out[0] - out[1]).abs().item():.1e}"
+    )
+print(f"same prediction for both pictures (within 1e-6): no embedding {blind_same}, learned {seeing_same}")
 assert blind_same and not seeing_same
 
 
@@ -380,9 +389,10 @@ plt.show()
 # - **d.** All pairs alike: every row has length $\sqrt{d/2}$, and rows of equal length keep a similarity near 1.
 # - **e.** All pairs alike: slots 0 and 175 are the two ends of the table, so each term lies close to −1.
 #
-# (b) Estimate the cosine similarity itself, to within 0.1, and set `estimate_far` to it. Count a pair as barely
-# turned when it has turned by less than one radian at slot 175, and its term as 1; count the other terms as
-# adding up to about 0. The figure's wavelength panel tells how many of the 384 pairs are barely turned.
+# (b) Estimate the cosine similarity itself, to within 0.1, and set `estimate_far` to it. Use your answer to (a):
+# count each term of the pairs it names as 1, and the other terms as adding up to about 0. For this count, call a
+# pair *slow* when its wave is longer than $2\pi \times 175$ slots, the upper dashed line of the figure's
+# wavelength panel, and *fast* otherwise; the panel tells how many of the 384 pairs are slow.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "far_slots_similarity-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_far = None  # replace None with a letter, "a" to "e"
@@ -466,6 +476,9 @@ ax = plots.show_matrix(
 )
 ax.images[0].colorbar.set_label("dot product")
 plt.show()
+
+# %% [markdown]
+# ### A 1-D distance, added to the tokens
 
 # %% [markdown]
 # An explorer draws the table for any number of positions, token length and base:
@@ -596,7 +609,7 @@ plt.show()
 # %% [markdown]
 # ## 4. What the papers report (4 min)
 #
-# Does the kind of table matter? The papers that introduced these tables asked:
+# Does the kind of table matter? Here is what the three papers of this course did:
 #
 # - The original Transformer (Vaswani et al., 2017) tried a learned table beside its sinusoidal one and found
 #   nearly identical results. It kept the sinusoids because they *may* let the model extrapolate to sequences
@@ -604,11 +617,12 @@ plt.show()
 # - The **ViT paper** (Dosovitskiy et al., 2021) compared no position embedding with three kinds. *1-D*: one row
 #   per slot, as here. *2-D*: half of each row for the patch's grid row, half for its grid column. *Relative*:
 #   terms inside attention that depend only on how far apart two patches are. Each kind did better
-#   than none, and they differed little among themselves. ViT learns a 1-D table.
-# - The **T2T-ViT paper** (Yuan et al., 2021) adds a fixed sinusoidal table, which never changes.
+#   than none, and they differed little among themselves. ViT uses a learned 1-D table, which it calls standard.
+# - The **T2T-ViT paper** (Yuan et al., 2021) adds a fixed sinusoidal table, which never changes; it compares no
+#   kinds.
 #
-# Only the ViT paper tested images with no position embedding at all. See
-# [the papers' words](#Evidence:-the-papers-words).
+# Of these three, only the ViT paper tested images with no position embedding at all. See
+# [the papers' words](#Evidence:-the-papers'-words).
 
 # %% [markdown]
 # ## Summary
@@ -676,7 +690,7 @@ assert torch.equal(scores_int_swapped, scores_int[order][:, order]) and torch.eq
 assert torch.allclose(weights_int_swapped @ v_int[order], (weights_int @ v_int)[order])
 
 # %% [markdown]
-# ## Evidence: the papers words
+# ## Evidence: the papers' words
 #
 # - **"Attention Is All You Need"** (Vaswani et al., 2017, Section 3.5) also tried learned positional embeddings
 #   and found that the two versions gave nearly identical results (its Table 3, row E). It chose the sinusoidal
@@ -791,9 +805,9 @@ plt.show()
 # %% [markdown]
 # ## Evidence: more to try: the position explorer
 #
-# The explorer below draws the table for any number of positions $N$, token length $d$ and base, the formula's
-# 10000. It draws one pair of columns as curves, and the similarity of one position to all. It needs a running
-# kernel.
+# The explorer below draws the table for any number of positions (rows), token length $d$ and base, the
+# formula's 10000. It draws one pair of columns as curves, and the similarity of one position to all. It needs a
+# running kernel.
 #
 # **Predict first, from the formula, then play**, with $d = 768$ unless said otherwise:
 # - Which is the first pair whose wave is longer than 176 positions?
@@ -848,7 +862,8 @@ assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in
 #   (printed).
 # - **The explorer**: above $d = 256$ its table shows only the sine columns, since hundreds of alternating sine and
 #   cosine columns cannot be drawn at that size without false stripes. Its curve panels end their axes at a round
-#   number at or past $N - 1$ (the grey band holds no positions), so they do not jump while $N$ is dragged. It
+#   number at or past the last position (the grey band holds no positions), so they do not jump while the number
+#   of positions is dragged. It
 #   opens on pair 60, whose wavelength its text line prints. On its table, yellow dashed lines mark columns $2m$
 #   and $2m + 1$, and a green one position $i$.
 # - **Adding the table to the tokens**: before the addition no two tokens are closer than the two most alike;

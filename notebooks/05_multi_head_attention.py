@@ -93,8 +93,8 @@ print(f"x: {tuple(x.shape)}, qkv: {dim} -> {3 * dim}, proj: {dim} -> {dim}")
 #
 # - **a.** Each token holds its own numbers, but the heads' channels are interleaved, one from each head in
 #   turn: the head axis comes last before the reshape, so it varies fastest.
-# - **b.** Output token 0 holds head 0's channels of tokens 0 and 1: a reshape keeps the stored order, and there
-#   all of head 0's tokens come before head 1's.
+# - **b.** Output token 0 holds head 0's channels of tokens 0 and 1: a reshape keeps the reading order, and
+#   there all of head 0's tokens come before head 1's.
 # - **c.** Only the last token is wrong: the reshape runs out of numbers and wraps around.
 # - **d.** Nothing is wrong: each output token holds its own token's numbers, every one of them once.
 # - **e.** Output token 0 holds token 0 of every head, but head 1 first: the permute reverses the heads.
@@ -124,7 +124,7 @@ merge_bug = None  # one of "a", "b", "c", "d", "e"
 head2_channel5 = None  # replace None with a channel number, counted from 0
 ### BEGIN SOLUTION
 # Output token 0 reads 000 100 001 101: token 0 only, but head 0 and head 1 take turns. The permute puts the
-# head axis last, so in the stored order the head varies fastest, and the reshape keeps that order.
+# head axis last, so in reading order the head varies fastest, and the reshape keeps that order.
 merge_bug = "a"
 # After the permute a token's numbers are ordered (channel, head): output channel c * heads + h holds head h's
 # channel c. Head 2's channel 5 lands at 5 * 4 + 2.
@@ -151,16 +151,17 @@ check.require(check.merge_bug_channel, head2_channel5)
 # ### After Exercise 1
 
 # %% [markdown]
-# A reshape only regroups numbers in their stored order. The buggy merge puts the head axis after the
-# channels, so the heads take turns channel by channel. The right merge, `transpose(1, 2)`, puts the head axis
-# before the channels, so each head's channels stay together.
+# A reshape only regroups numbers in their reading order (notebook 01), the last axis fastest. The buggy merge
+# puts the head axis after the channels, so the heads take turns channel by channel. The right merge,
+# `transpose(1, 2)`, puts the head axis before the channels, so each head's channels stay together.
 #
-# Both merges keep each token's own numbers, so a shape check passes. A test that knows where each head's
+# Both merges give the right shape, so a shape check passes. The assert below checks more: that each output
+# token holds only its own token's numbers. Both merges pass that too. Only a test that knows where each head's
 # channels belong reveals the bug: the labels above, or a reference with the same weights (section 2).
 #
 # When does the bug matter? Trained from scratch, this merge would do no harm: it is a fixed reordering of the
 # channels, and `proj` would learn that order. It matters when weights come from another implementation: a
-# checkpoint, a library, or `nn.MultiheadAttention` in section 2.
+# checkpoint (a trained model's saved weights), a library, or `nn.MultiheadAttention` in section 2.
 
 
 # %%
@@ -180,6 +181,9 @@ head_labels = torch.arange(64).reshape(1, 4, 1, 16)  # (1, 4 heads, 1 token, 16)
 for name, merge in (("buggy", merge_heads_buggy), ("right", merge_heads)):
     place = int((merge(head_labels)[0, 0] == 2 * 16 + 5).nonzero()[0])  # where head 2's channel 5 lands
     print(f"4 heads of 16, {name} merge: head 2's channel 5 lands at output channel {place}")
+
+# %% [markdown]
+# ### Four heads on the walk-through
 
 # %% [markdown]
 # With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
@@ -240,13 +244,15 @@ print(
 # \text{head}_i = \text{Attention}(QW_i^Q, KW_i^K, VW_i^V).$$
 #
 # In *self-attention*, the only kind in this course, queries, keys and values all come from the same tokens:
-# $Q$, $K$ and $V$ are all the tokens $X$. Each head has its own $D \times \text{head\_dim}$
-# matrices $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`. The sources
+# $Q$, $K$ and $V$ are all the tokens $X$. Each head has its own $D \times \text{head\_dim}$ matrices
+# $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`'s weight. The sources
 # number the heads from 1; we count from 0, as Python indexes. Where are the $W_i$ in our code? `nn.Linear`
 # computes $x W^\top + b$, and `qkv.weight` has $3D$ rows: the q block, then the k block, then the v block,
 # each cut head by head. So head $i$'s $W_i^Q$ is rows $i \cdot \text{head\_dim}$ to
 # $(i + 1) \cdot \text{head\_dim} - 1$ of the q block, transposed (the Python slice
-# `i * head_dim : (i + 1) * head_dim`). The cell checks that for head 2.
+# `i * head_dim : (i + 1) * head_dim`). The cell checks that for head 2. The formula has no biases, but our
+# layers do: the cell adds head 2's rows of the qkv bias (zeros here) to $XW_2^Q$, $XW_2^K$ and $XW_2^V$,
+# and `proj` adds its bias after $W^O$.
 
 # %%
 i, rows = 2, slice(2 * head_dim, 3 * head_dim)  # head i = 2: its rows inside each block of qkv.weight
@@ -293,11 +299,13 @@ for h in (1, 4):
 #
 # So one attention layer on $N$ tokens costs $3ND^2$ for qkv and $ND^2$ for `proj`. The scores $QK^\top$ cost
 # each of the $h$ heads $N \cdot N \cdot (D/h)$, so $h \cdot N^2 (D/h) = N^2 D$ over all heads: cutting into
-# heads adds no multiply-adds. Weights @ V costs another $N^2D$. In total
+# heads adds no multiply-adds to the products. Weights @ V costs another $N^2D$. In total
 # $3ND^2 + N^2D + N^2D + ND^2 = 4ND^2 + 2N^2D$. The scaling and the softmax are left out: they take a few
-# operations per weight, no matrix product. `vitcourse.cost.count_macs` runs a real forward pass and counts
-# `qkv` and `proj` from the shapes that reach them; the two products are no layers it can watch, so it adds
-# $2 N^2 D$ by the same formula. Its first and last lines check the formula; its middle line only repeats it.
+# operations per weight, no matrix product; but there are $hN^2$ weights, $h$ times as many as with one head.
+# `vitcourse.cost.count_macs` runs a real forward pass and counts `qkv` and `proj` from the shapes that reach
+# them; the two products are no layers it can watch, so it adds $2 N^2 D$ by the same formula. So the qkv and
+# proj lines below check the formula; the products line only repeats it, and the total checks its $4ND^2$
+# part.
 
 # %%
 layer = Attention(dim, num_heads=4, qkv_bias=True)
@@ -318,10 +326,11 @@ assert counted == formula
 # %% [markdown]
 # ### Exercise 2 (predict): the cost of a layer that changes the token length
 #
-# The formula above keeps the token length $D$; T2T's first token transformer (notebook 08) does not. Its soft
-# split cuts the picture into windows of 7 × 7 pixels (kernel 7, stride 4, padding 2). The layer reads each
-# window's 49 pixels and gives tokens of 64 channels, with one head and no bias in qkv:
-# `Attention(49, chan=64, num_heads=1, qkv_bias=False)` ([the official code's
+# The formula above keeps the token length $D$. T2T's first *token transformer* (notebook 08), a block whose
+# attention changes the token length, does not. Its soft split cuts the picture into windows of 7 × 7 pixels
+# (kernel 7, stride 4, padding 2). The layer reads each window's 49 pixels and gives tokens of 64 channels,
+# with one head and no bias in qkv: `Attention(49, chan=64, num_heads=1, qkv_bias=False)`, where `chan` sets
+# the channels of q, k, v and the output ([the official code's
 # version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)). The cell below counts the tokens
 # of the picture's soft split, to place the picture afterwards; the question does not depend on that count.
 #
@@ -385,7 +394,8 @@ for split_n in (105, 106):
     assert (split_ratio > 1) == (split_n == 106)
 
 # %% [markdown]
-# The same growth at a real model's sizes, ViT-B from 224 to 384 pixels, is worked out in [the
+# The picture's 375 tokens lie far past 106: for them the products already cost 3.555 times as much as qkv
+# and `proj`. The same growth at a real model's sizes, ViT-B from 224 to 384 pixels, is worked out in [the
 # Evidence](#Evidence:-the-cost-of-ViT-B-at-a-larger-image-size).
 
 # %% [markdown]
@@ -444,8 +454,9 @@ assert not buggy_same
 # %% [markdown]
 # ### Exercise 3 (code): attention with the tokens first
 #
-# Everything above keeps the heads before the tokens. Some libraries keep the tokens first: FlashAttention's
-# `flash_attn_func` takes q, k and v of shape (B, N, heads, head_dim).
+# Everything above keeps the heads before the tokens. Some libraries keep the tokens first: FlashAttention, a
+# library of fast GPU attention routines, has `flash_attn_func` take q, k and v of shape
+# (B, N, heads, head_dim).
 #
 # Write `attention_tokens_first(q, k, v)` for that layout. Each head attends over the tokens, with the scale
 # $1/\sqrt{\text{head\_dim}}$, and the result keeps the inputs' layout. Do not call
@@ -551,15 +562,17 @@ print(
 #   own, with $d_k$ = head_dim in the scale. The outputs are glued back head 0 first, and `proj` ($W^O$) mixes
 #   them. A merge in the wrong order passes a shape check; labelled entries or a reference with the same
 #   weights catch it.
-# - Heads cost no extra parameters and no extra multiply-adds. A layer that keeps the token length costs
-#   $4ND^2 + 2N^2D$ multiply-adds: the two $N \times N$ products grow with the square of the token count and
-#   pass the linear layers beyond $2D$ tokens. For ViT-B ($D$ = 768) they stay below them at 224 × 224 and at
-#   384 × 384 (ratios 0.13 and 0.38, in the Evidence).
+# - Heads cost no extra parameters, and no extra multiply-adds in the products. But each head has its own
+#   weights, so the weight tensor and its softmax grow $h$-fold: (13, 4, 100, 100) on the walk-through's 4
+#   heads. A layer that keeps the token length costs $4ND^2 + 2N^2D$ multiply-adds: the two $N \times N$
+#   products grow with the square of the token count and pass the linear layers beyond $2D$ tokens. For ViT-B
+#   ($D$ = 768) they stay below them at 224 × 224 and at 384 × 384 (ratios 0.13 and 0.38, in the Evidence).
 # - The package's `Attention` gives the same numbers as the heads built by hand, as
 #   `F.scaled_dot_product_attention` and as `nn.MultiheadAttention` with the same weights.
 # - An attention map has one row per query and one column per key. Random heads on the picture stay closer to
-#   uniform than on unrelated tokens, because the picture's tokens are alike: a map of random heads shows how
-#   alike the tokens are, not what a model has learned. Notebook 13 reads the heads of a trained model.
+#   uniform than on unrelated tokens; random tokens as alike as the picture's give about as flat a median row.
+#   A map of random heads tells nothing of what a model has learned. Notebook 13 reads the heads of a trained
+#   model.
 #
 # **Next:** [06 The encoder block](06_encoder_block.ipynb) puts this attention into ViT's encoder block, with a
 # layer norm and an MLP.
@@ -687,13 +700,14 @@ print(
 # %% [markdown]
 # On random tokens, the more alike they are, the closer to uniform the weights stay, at every level of the
 # sweep. The last line compares the picture's tokens with random tokens just as alike: their median rows are
-# almost equal, so how alike the picture's tokens are accounts for how flat the random heads' weights are.
+# almost equal, but their largest rows are not (2.32 and 3.69). So, for this one random layer, tokens as
+# alike as the picture's give about as flat a typical row, though not as flat a largest row.
 #
 # **Identical patches, identical weights.** No position embedding is added in section 3, so two identical
 # patches give identical keys, and every query weighs them alike. The cell checks that by copying one patch
 # over another: the picture's two most alike patches, found by their mean pixel difference. It then prints
-# patch 7's weights on those two patches in the original picture, and their gap beside the gap between two
-# patches taken at random.
+# patch 7's weights on those two patches in the original picture, and their gap beside the mean gap over all
+# pairs of patches.
 
 # %%
 raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
@@ -728,7 +742,7 @@ all_gaps = (pic_weights[:, :, None] - pic_weights[:, None, :]).abs()  # (heads, 
 typical_gap = all_gaps.sum((1, 2)).mean() / (15 * 14)  # mean over the heads and the pairs of two patches
 print(
     f"gap between the weights on patches {pa} and {pb}: {alike_gap:.4f} (mean over the heads), "
-    f"{alike_gap / typical_gap:.2f} times the gap between two patches taken at random ({typical_gap:.4f})"
+    f"{alike_gap / typical_gap:.2f} times the mean gap over all pairs of patches ({typical_gap:.4f})"
 )
 
 

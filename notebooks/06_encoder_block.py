@@ -29,8 +29,9 @@
 #    through unchanged except for what the part adds;
 # 3. **prediction processing**: a final norm, then a linear head on the prediction token alone.
 #
-# This notebook writes the whole model down, then builds the first two steps. [Notebook
-# 07](07_vision_transformer.ipynb) adds the third, runs the whole model on the picture and counts its cost.
+# This notebook writes the whole model down, then builds the first two steps; section 4 also runs step 3's
+# final norm, to show why ViT needs it. [Notebook 07](07_vision_transformer.ipynb) builds the third step in
+# full, runs the whole model on the picture and counts its cost.
 #
 # By the end you can
 # 1. write ViT's four equations and point to the line of the whole model that implements each,
@@ -60,9 +61,9 @@ device = vitcourse.get_device()
 # ## 1. ViT in four equations (5 min)
 #
 # The ViT paper writes the whole model in four lines. An image is cut into $N$ patches. $\mathbf{x}_p^i$ is
-# patch $i$ flattened to length $P^2 C$. $\mathbf{E}$ is the $(P^2 C) \times D$ patch projection.
-# $\mathbf{x}_\text{class}$ is the learned prediction token, and $\mathbf{E}_\text{pos}$ the $(N + 1) \times D$
-# position embedding. With $L$ encoder blocks:
+# patch $i$ flattened to length $P^2 C$; the $p$ is only a label, p for patch. $\mathbf{E}$ is the
+# $(P^2 C) \times D$ patch projection. $\mathbf{x}_\text{class}$ is the learned prediction token, and
+# $\mathbf{E}_\text{pos}$ the $(N + 1) \times D$ position embedding. With $L$ encoder blocks:
 #
 # $$\mathbf{z}_0 = [\mathbf{x}_\text{class};\ \mathbf{x}_p^1 \mathbf{E};\ \mathbf{x}_p^2 \mathbf{E};\ \dots;\
 #   \mathbf{x}_p^N \mathbf{E}] + \mathbf{E}_\text{pos} \qquad (1)$$
@@ -105,9 +106,10 @@ plt.show()
 #
 # Here is the whole model in one class of plain PyTorch, `vitcourse/vit_listing.py`. Read it once from top to
 # bottom. Comments name the paper's equation where a line implements one, and each reshape carries its shape.
-# `nn.functional.gelu` is the MLP's activation, explained in section 4. The rest of
-# this notebook and notebook 07 take the parts apart one by one. The package's `VisionTransformer`, used from
-# here on, computes the same thing: [the listing against the package](#Evidence:-the-listing-against-the-package).
+# `nn.functional.gelu` is the MLP's activation, explained in section 4, and `forward`'s `p` is the patch size,
+# the paper's $P$. The rest of this notebook and notebook 07 take the parts apart one by one. The package's
+# `VisionTransformer`, used from here on, computes the same thing: [the listing against the
+# package](#Evidence:-the-listing-against-the-package).
 
 # %%
 print(inspect.getsource(vit_listing))
@@ -120,7 +122,7 @@ print(inspect.getsource(vit_listing))
 # The **prediction token** $\mathbf{x}_\text{class}$ is one learned vector of length $D$, the same for every
 # image. The ViT paper calls it the *class token* and the code `cls_token`; the course uses the article series'
 # name, because the head on it need not name a class. It carries no pixels. Through attention it gathers what
-# the prediction needs from the patch tokens. It is always token 0, so patch $p$ becomes token $p + 1$, and only
+# the prediction needs from the patch tokens. It is always token 0, so patch $k$ becomes token $k + 1$, and only
 # token 0's row goes to the head.
 #
 # Notebook 03's learned **position embedding** $\mathbf{E}_\text{pos}$ is one more table, of shape
@@ -145,8 +147,9 @@ print(f"+ position embedding {tuple(pos_embed.shape)} -> {tuple(tokens_in.shape)
 print(f"token 0 of item 5 is the prediction token: {torch.equal(with_cls[5, 0], cls_token[0, 0].detach())}")
 
 # %% [markdown]
-# `expand` repeats the (1, 1, D) token over the batch as a view, without copying. So the gradient that reaches
-# the one vector is the sum of every item's gradient, as the next cell shows with a stand-in loss.
+# `expand` repeats the (1, 1, D) token over the batch as a view, without copying. Every item uses the same
+# parameter, so by the chain rule its gradient is the sum of every item's gradient; a repeat that copies would
+# give the same sum. The next cell shows it with a stand-in loss.
 
 # %%
 per_item = torch.randn(batch, D, generator=torch.Generator().manual_seed(4)).to(device)  # a gradient per item
@@ -329,32 +332,36 @@ assert ln_same and not bn_same
 #
 # In pre-norm the path from input to output is a plain sum, an *identity path* from input to output, however deep the
 # stack; Xiong et al. (below) study what that does to the gradients (this notebook measures only the forward
-# pass). Post-norm Transformers need a *learning-rate warm-up*: over the first
+# pass). Post-norm Transformers usually need a *learning-rate warm-up*: over the first
 # steps of training the learning rate climbs from near zero. Pre-norm ones *can* train without it, as Xiong et
 # al. showed in *On Layer Normalization in the Transformer Architecture*, ICML 2020, Sections 3 and 4; ViT and
 # notebook 10 still use one.
 #
 # The price: nothing normalises the sum itself, so its scale drifts through the blocks. The cell takes the 12
 # blocks of a fresh ViT at D = 768, blocks 0 to 11, started as notebook 07 describes. It prints the tokens'
-# standard deviation after each block, then after a final LayerNorm.
+# *overall std*, the standard deviation of all their entries together (`z.std()`), after each block, then each
+# token's own std after a final LayerNorm.
 
 # %%
 torch.manual_seed(0)
 deep = VisionTransformer(embed_dim=D, depth=12, num_heads=12).to(device).eval()  # ViT-Base's blocks
 with torch.no_grad():
     z = tokens_in[:2]  # (2, N + 1, D)
-    spread = [z.std().item()]
+    spread = [z.std().item()]  # the overall std: all 2 x 176 x 768 entries together
     for layer in deep.blocks:
         z = layer(z)  # (2, N + 1, D): pre-norm, so z itself is never normalised
         spread.append(z.std().item())
     final_std = deep.norm(z).std(-1, unbiased=False)  # (2, N + 1): each token's std after the final norm
-print("token std entering block 0, then after blocks 0 to 11:", [f"{v:.2f}" for v in spread])
+print("overall std entering block 0, then after blocks 0 to 11:", [f"{v:.2f}" for v in spread])
 print(f"after the final LayerNorm, every token's std: {final_std.mean().item():.2f}")
 assert spread[-1] > spread[0] and bool(((final_std - 1).abs() < 1e-3).all())
 
 # %% [markdown]
-# ViT adds a **final** norm, so that the head sees token 0 normalised, at mean 0 and std 1 before the norm's
-# learned scale and shift, whatever the depth and, once trained, the image. That is equation (4).
+# This fresh stack grows only from 1.00 to 1.38 over its 12 blocks, so the case for a final norm does not rest
+# on this growth. It rests on trained models: there too the running sum $\mathbf{z}$ is never normalised,
+# whatever scale training gives it. ViT adds a **final** norm, so that the head sees token 0 normalised, at
+# mean 0 and std 1 before the norm's learned scale and shift, whatever the depth and, once trained, the image.
+# That is equation (4).
 #
 # The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens. The same block, step by
 # step in code: [ViT's block step by step](#Evidence:-ViT's-block-step-by-step).
@@ -405,7 +412,7 @@ check.require(check.post_norm_block_function, my_post_norm_block)
 # Put 12 of your post-norm blocks, freshly initialised, in place of the pre-norm ones
 # in the drift cell above.
 #
-# - (a) What std leaves the last one, block 11: `"about 1.0"`, `"about 1.4"` or `"above 2"`? Set
+# - (a) What overall std leaves the last one, block 11: `"about 1.0"`, `"about 1.4"` or `"above 2"`? Set
 #   `answer_post_norm_std`.
 # - (b) Now multiply the tokens that enter block 0 by 10. Divide the std that leaves block 11 by the std that
 #   enters block 0: what ratio do you expect? Set `answer_scaled_ratio` to a number.
@@ -449,9 +456,9 @@ check.require(check.post_norm_scaled_ratio, answer_scaled_ratio)
 # entering block 0 ten times larger, in both orders.
 
 
-# %% mystnb={"image": {"alt": "Line chart, log scale: token std entering block 0 and after each of blocks 0 to 11, for pre-norm and post-norm, with the input at its scale and ten times larger; the pre-norm lines climb slowly from 1 and from 10, both post-norm lines fall to 1 after block 0 and stay there"}}
+# %% mystnb={"image": {"alt": "Line chart, log scale: the tokens' overall std entering block 0 and after each of blocks 0 to 11, for pre-norm and post-norm, with the input at its scale and ten times larger; the pre-norm lines climb slowly from 1 and from 10, both post-norm lines fall to 1 after block 0 and stay there"}}
 def stack_stds(z: torch.Tensor, post: bool) -> list[float]:
-    """The token std entering block 0, then after each of the 12 blocks of `deep`, pre-norm or post-norm."""
+    """The overall std entering block 0, then after each of the 12 blocks of `deep`, pre-norm or post-norm."""
     stds = [z.std().item()]
     for layer in deep.blocks:
         if post:  # post-norm: each part's output added, then the sum normalised
@@ -470,7 +477,7 @@ with torch.no_grad():
         for factor in (1, 10)
     }
 spread_post, spread_post_10 = drift[True, 1], drift[True, 10]
-print("post-norm: token std entering block 0, then after blocks 0 to 11:", [f"{v:.2f}" for v in spread_post])
+print("post-norm: overall std entering block 0, then after blocks 0 to 11:", [f"{v:.2f}" for v in spread_post])
 print(
     f"input 10 times larger, std {spread_post_10[0]:.2f}: after block 11, post-norm {spread_post_10[-1]:.2f} "
     f"(ratio {spread_post_10[-1] / spread_post_10[0]:.2f}), pre-norm {drift[False, 10][-1]:.2f}"
@@ -485,8 +492,8 @@ for (post, factor), stds in drift.items():
 ax.set_yscale("log")
 ax.set_xticks(range(-1, 12), ["in"] + [str(k) for k in range(12)])
 ax.set_xlabel("after block (in: entering block 0)")
-ax.set_ylabel("token std (log scale)")
-ax.set_title("Token std through 12 fresh blocks: pre-norm drifts, post-norm resets to 1")
+ax.set_ylabel("overall std of the tokens (log scale)")
+ax.set_title("Overall std through 12 fresh blocks: pre-norm drifts, post-norm resets to 1")
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()
@@ -494,11 +501,13 @@ plt.show()
 # %% [markdown]
 # Read the chart block by block. The blue pre-norm lines keep the scale they start with: from 1 the std climbs
 # slowly, from 10 it stays near 10. The sum is never normalised, so the input's scale passes on through the
-# identity path and each block adds a little to it. Both orange post-norm lines are at 1 after block 0, wherever they start, and stay there: each post-norm block ends with a
-# LayerNorm, and a fresh one ($\boldsymbol\gamma = 1$, $\boldsymbol\beta = 0$) leaves every token at std 1,
-# whatever its scale on the way in. Once trained, $\boldsymbol\gamma$ and $\boldsymbol\beta$ set that scale
-# instead. So a post-norm stack needs no final norm, and the original Transformer has none. What post-norm gives
-# up is the identity path; what that does to the gradients is Xiong et al.'s subject, not measured here.
+# identity path and each block adds a little to it. Both orange post-norm lines are at 1 after block 0,
+# wherever they start, and stay there: each post-norm block ends with a LayerNorm, and a fresh one
+# ($\boldsymbol\gamma = 1$, $\boldsymbol\beta = 0$) leaves every token at mean 0 and std 1, so all entries
+# together too, whatever the scale on the way in. Once trained, $\boldsymbol\gamma$ and $\boldsymbol\beta$
+# set that scale instead. So a post-norm stack needs no final norm, and the original Transformer has none.
+# What post-norm gives up is the identity path; what that does to the gradients is Xiong et al.'s subject, not
+# measured here.
 
 # %% [markdown]
 # ## 5. A block's parameters (6 min)
@@ -531,7 +540,8 @@ for width in (64, 768):
 # MLP's hidden width, the heads and the parameters in millions. The cell builds each on the `meta` device,
 # free even at 632M parameters, counts it, and prints the paper's figure beside the count. ViT-B/16 is Base
 # with 16 × 16 patches. The counts are of the models as the package builds them for ImageNet: a
-# 224 × 224 × 3 input and a head for 1000 classes, whose $1000D + 1000$ parameters are part of the count.
+# 224 × 224 × 3 input and a head for 1000 classes, whose $1000D + 1000$ parameters are part of the count (the
+# "output layer" column).
 
 # %%
 paper_millions = {"ViT-B/16": 86, "ViT-L/16": 307, "ViT-H/16": 632, "ViT-H/14": 632}  # ViT paper, Table 1
@@ -558,15 +568,15 @@ with torch.device("meta"):
             )
         )
 print(
-    f"{'model':9s} {'layers':>6s} {'D':>5s} {'MLP':>5s} {'heads':>5s} {'counted':>12s} {'paper':>6s} "
-    f"{'in blocks':>9s} {'head':>6s}"
+    f"{'model':9s} {'layers':>6s} {'D':>5s} {'MLP':>5s} {'attn heads':>10s} {'counted':>12s} {'paper':>6s} "
+    f"{'in blocks':>9s} {'output layer (M)':>16s}"
 )
 for label, layers, d_model, mlp, heads, count, millions in rows:
     in_blocks = layers * (12 * d_model**2 + 13 * d_model) / count
     head_m = (1000 * d_model + 1000) / 1e6  # the 1000-class head, in millions
     print(
-        f"{label:9s} {layers:6d} {d_model:5d} {mlp:5d} {heads:5d} {count:12,d} {millions:5d}M "
-        f"{in_blocks:9.1%} {head_m:5.2f}M"
+        f"{label:9s} {layers:6d} {d_model:5d} {mlp:5d} {heads:10d} {count:12,d} {millions:5d}M "
+        f"{in_blocks:9.1%} {head_m:16.2f}"
     )
     assert mlp == 4 * d_model and in_blocks > 0.98  # ratio 4; almost every parameter sits in the blocks
 base_count = rows[0][5]
@@ -593,9 +603,9 @@ print(f"ViT-B/16 without its 1000-class head: {(base_count - (1000 * 768 + 1000)
 #   ViT-B/16, -L/16 and -H/14 hold 86.57M, 304.33M and 632.05M parameters (the paper's labels: 86M, 307M,
 #   632M), more than 98 % in their blocks.
 #
-# **Next:** [07 The whole Vision Transformer](07_vision_transformer.ipynb) adds the final norm and the head,
-# runs the whole model on the picture and counts what a block costs. The sections below hold the evidence
-# behind the findings above.
+# **Next:** [07 The whole Vision Transformer](07_vision_transformer.ipynb) builds the third step, the final
+# norm and the head, in full, runs the whole model on the picture and counts what a block costs. The sections
+# below hold the evidence behind the findings above.
 
 # %% [markdown]
 # ## Evidence: the listing against the package
@@ -721,10 +731,11 @@ plt.show()
 # %% [markdown]
 # ## Evidence: real weights and the lecture slides
 #
-# `vitcourse.checkpoints` loads timm's ViT checkpoints into our `VisionTransformer` through a documented key
-# map. The names are the same; only the patch embedding is stored as a convolution there and as a linear layer
-# here. The next cell compares our model with timm's on the picture only where the `timm` package and its
-# ViT-B/16 weights are already on this computer. It looks in the local Hugging Face cache and never downloads;
+# `vitcourse.checkpoints` loads timm's ViT checkpoints (saved weights) into our `VisionTransformer` through a
+# key map, documented in that module, from timm's parameter names to ours. Every name stays the same; only the
+# patch embedding's weight changes shape, stored as a convolution's there and as a linear layer's here. The
+# next cell compares our model with timm's on the picture only where the `timm` package and its ViT-B/16
+# weights are already on this computer. It looks in the local Hugging Face cache and never downloads;
 # otherwise it says that the comparison was skipped, and why.
 
 # %%

@@ -31,8 +31,9 @@
 # The paper blames in part the patch split, which it says cannot model local structure such as edges and lines
 # between neighbouring pixels. Overlapping windows keep small neighbourhoods of the image whole inside a token.
 # That is an *inductive bias* toward local structure: an assumption about images that the model holds from the
-# start instead of learning it from data. With the T2T module and a deep, narrow backbone together, the paper
-# reports T2T-ViT matching or beating ViT and ResNets of similar size.
+# start instead of learning it from data. With the T2T module and a deep, narrow backbone together (encoder
+# blocks narrower than ViT's, and more of them), the paper reports T2T-ViT matching or beating ViT and ResNets
+# (a widely used family of convolutional networks) of similar size.
 #
 # This notebook takes the module's pieces one at a time; [notebook 09](09_tokens_to_token.ipynb) puts them
 # together.
@@ -158,12 +159,17 @@ assert divmod(int(fixed_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks
 print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 10 grid")
 
 # %% [markdown]
-# Here is the package's version on the picture's tokens: a 400-channel image on the token grid. Channel
-# $j = a k + b$ holds pixel $(a, b)$ of every window, row $a$ and column $b$ inside it. So each channel samples
-# the padded picture every $s = 10$ pixels, shifted by that pixel's place in the window. Each channel is a
-# small, shifted copy of the picture. The cell draws the picture and three channels: pixel (0, 0), pixel
-# (10, 10) and pixel (19, 19) of each window. The four panels share one colour bar. Some cells sample the padding and hold a zero; the cell prints which and checks them. A black cell
-# elsewhere is one of the picture's own darkest pixels, of value 0; the cell lists those too.
+# ### The tokens on their grid
+
+# %% [markdown]
+# Here is the package's version on the picture's tokens: a 400-channel image on the token grid. On our
+# one-channel picture, channel $j = a k + b$ holds pixel $(a, b)$ of every window, row $a$ and column $b$ inside
+# it (with $C$ channels, pixel $(a, b)$ of channel $c$ goes to $j = c k^2 + a k + b$, `nn.Unfold`'s order). So
+# each channel samples the padded picture every $s = 10$ pixels, shifted by that pixel's place in the window.
+# Each channel is roughly a small, shifted copy of the picture. The cell draws the picture and three channels:
+# pixel (0, 0), pixel (10, 10) and pixel (19, 19) of each window. The four panels share one colour bar. Some
+# cells sample the padding and hold a zero; the cell prints which and checks them. A black cell elsewhere is one
+# of the picture's own darkest pixels, of value 0; the cell lists those too.
 
 # %% mystnb={"image": {"alt": "The picture, then three channels of the tokens laid onto the 6 by 10 token grid, for pixels (0, 0), (10, 10) and (19, 19) of each window: three small shifted copies of the picture"}}
 rebuilt = tokens.rebuild_image(toks, grid.rows, grid.cols)  # (1, C*k*k, rows, cols)
@@ -199,10 +205,11 @@ for ch in channels:
 
 # %% [markdown]
 # What to look for: each channel has the shapes of the picture at a tenth of its size, one sample every 10
-# pixels. The three channels differ by a shift. Channel 0 takes each window's top-left pixel; the first windows
-# start 5 pixels above and left of the picture, so its token row 0 and column 0 sample the padding. Channel 399
-# takes the bottom-right pixel, so its last token row and column do. Channel 210, near each window's centre,
-# never does.
+# pixels. A sample every 10th pixel can miss a small shape: the moon shows in channels 0 and 210 but not in
+# channel 399, whose first samples lie below it. The three channels differ by a shift. Channel 0 takes each
+# window's top-left pixel; the first windows start 5 pixels above and left of the picture, so its token row 0
+# and column 0 sample the padding. Channel 399 takes the bottom-right pixel, so its last token row and column
+# do. Channel 210, near each window's centre, never does.
 
 # %% [markdown]
 # ## 2. Three splits in a row (13 min)
@@ -330,15 +337,18 @@ for name, (hh, ww, kk, ss, pp) in splits.items():  # kk, ss, pp: the setup's k, 
     assert largest == kk - ss + 1
 t2t1, vit4 = grids["T2T stage 1"], grids["ViT, P = 4"]
 assert vit4 == t2t1  # the same token grid
+# [4] is m = 5 and [:4] is m = 1..4: the list counts from 0, m from 1
 assert shares["ViT, P = 4"][4] == 0 and all(v == 1 for v in shares["T2T stage 1"][:4])
-share5 = shares["T2T stage 1"][4]
+share5 = shares["T2T stage 1"][4]  # m = 5
 print(f"T2T stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
 assert share5 == (3 / 4) ** 2
 
 # %% [markdown]
 # T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
 # blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole,
-# counted in grid cells rather than pixels.
+# counted in grid cells rather than pixels. [More splits](#Evidence:-more-splits-and-the-block-counts) counts
+# this for stage 2 on the picture; for stage 3 it follows from the rule, since stage 3's windows reach its grid's
+# edges ([the edge check](#Evidence:-where-the-windows-reach-the-edges)).
 #
 # At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
 # patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches,
@@ -377,7 +387,7 @@ axes[0].set_xticks(block_sides[1:])  # block sides are whole numbers of pixels
 axes[0].set_ylim(-0.12, 1.12)
 axes[0].yaxis.set_major_formatter(PercentFormatter(1.0))
 axes[0].set_xlabel("block side m (pixels)")
-axes[0].set_ylabel("m x m blocks whole in some token")
+axes[0].set_ylabel("m x m blocks whole in some token\n(% of positions)")
 axes[0].set_title(f"Same token grid ({t2t1.rows} x {t2t1.cols}): blocks kept whole")
 axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8)  # below: no line hidden
 hh, ww, kk, ss, pp = splits["T2T stage 1"]
@@ -399,9 +409,14 @@ plt.show()
 # %% [markdown]
 # ## 4. The token transformer (17 min)
 #
-# After the first soft split a token is a 7 × 7 window of one channel: length $\text{dim} = 49$. A *token
-# transformer* is an encoder block (notebook 06) whose attention also changes the token length, to
-# $\text{chan} = 64$ (T2T's `token_dim`). For tokens $X$ of shape $(N, \text{dim})$ and one head:
+# After the first soft split a token is a 7 × 7 window of one channel, of length 49. A *token transformer* is an
+# encoder block (notebook 06) whose attention also changes the token length, to 64. The code names the sizes so:
+#
+# - dim: the input token length, $C k^2$, here 49 (in notebook 04, dim was the model width $D$);
+# - chan: the output token length, T2T's `token_dim`: 64, the paper's (notebook 14's trained T2T-ViT uses 16);
+# - `w_qkv`: $W_{qkv}$ as `nn.Linear` stores it, transposed, of shape (3·chan, dim), here (192, 49).
+#
+# For tokens $X$ of shape $(N, \text{dim})$ and one head:
 #
 # $$[Q, K, V] = \mathrm{LN}(X)\, W_{qkv}, \qquad W_{qkv} \in \mathbb{R}^{\text{dim} \times 3\,\text{chan}}
 #   \ (\text{no bias}),$$
@@ -412,11 +427,12 @@ plt.show()
 # LN is a layer norm and MLP the encoder block's two-layer network, both from notebook 06. The softmax and the
 # scale are attention's, from notebook 04.
 #
-# **The skip.** An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$. That cannot work
-# here. $X$ has length 49 and the attention's output length 64, and tensors of different lengths cannot be
-# added; the cell below the diagram tries it. $V$ already has length 64, and it is a linear function of the
-# normalised input. So T2T adds $V$ instead. The official T2T code has one head and adds `v.squeeze(1)`; for
-# several heads, this package first merges $V$'s heads side by side.
+# **The skip.** An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$. Here $X$ itself cannot
+# be added: it has length 49 and the attention's output length 64, and tensors of different lengths cannot be
+# added; the cell below the diagram tries it. Some map from length 49 to length 64 is needed, and T2T reuses one
+# it already has: $V$, a linear function of the normalised input, of length 64. So T2T adds $V$, and the block
+# has no identity path from $X$: its first residual carries $V$, not $X$. The official T2T code has one head
+# and adds `v.squeeze(1)`; for several heads, this package first merges $V$'s heads side by side.
 #
 # The MLP keeps length 64: its hidden layer is 64 wide, an MLP ratio of 1. Its residual is the ordinary one.
 #
@@ -427,7 +443,7 @@ plt.show()
 # pass `qk_scale=dim ** -0.5`. The scale changes no shape. The diagram uses the sizes of the walk-through at the
 # end of this section: a batch of 13 items of 100 tokens.
 
-# %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer that outputs 64 channels, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
+# %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer whose output has length 64, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
 diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
 plt.show()
 
@@ -511,12 +527,16 @@ check.require(check.v_skip_function, my_token_attention)
 # %% [markdown]
 # The colleague's function adds $v$ before the projection, so $v$ passes through $W_{\text{proj}}$ too. The
 # equation adds $V$ to the projected output.
-#
+
+# %% [markdown]
+# ### The token transformer, step by step
+
+# %% [markdown]
 # **The package's version** is `vitcourse.attention.Attention(dim, chan, num_heads, qkv_bias=False,
 # qk_scale=..., v_skip=True)`, the `attn` of every `TokenTransformer`. With one head it is exactly your function.
-# Below it runs on the walk-through's sizes: a batch of 13, 100 tokens of length 49, 64 channels, one head and an
-# MLP ratio of 1, as in the T2T module. The tokens are random normal numbers standing in for soft-split windows.
-# Each step is computed by hand from the module's own layers and compared with `TokenTransformer.forward`.
+# Below it runs on the walk-through's sizes: a batch of 13, 100 tokens of length 49 in and 64 out, one head and
+# an MLP ratio of 1, as in the T2T module. The tokens are random normal numbers standing in for soft-split
+# windows. Each step is computed by hand from the module's own layers and compared with `TokenTransformer.forward`.
 
 # %%
 batch, n_tokens, dim, chan = 13, 100, 49, 64
@@ -548,8 +568,8 @@ assert same and out.shape == (batch, n_tokens, chan)
 # - Each soft split rounds down, so a whole range of input sides ends as the same grid. T2T-ViT's three splits
 #   turn the paper's 224 × 224 input into a 14 × 14 grid; each split multiplies the channels by $k^2$.
 # - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole in
-#   some token, wherever its windows reach the image's edges: 4 × 4 for T2T's first split. At the same token grid,
-#   non-overlapping patches keep far fewer blocks whole.
+#   some token, provided that its windows reach the image's edges: 4 × 4 for T2T's first split. At the same
+#   token grid, non-overlapping patches keep far fewer blocks whole.
 # - A token transformer is an encoder block whose attention changes the token length, 49 to 64 in the first
 #   stage on the one-channel picture. Its first residual adds $v$, which already has the output length. Its
 #   scale comes from the input length: $1/7$ there.

@@ -73,7 +73,7 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 # $$T_i = \mathrm{SoftSplit}_i(I_i), \qquad I_{i+1} = \mathrm{Rebuild}\big(\mathrm{TT}_i(T_i)\big),$$
 #
 # where TT is a token transformer. Stage 3 splits $I_3$ and ends with a linear layer instead:
-# $\text{tokens} = \mathrm{SoftSplit}_3(I_3)\, W + b$, of length $D$. T2T's stages are
+# $\text{tokens} = \mathrm{SoftSplit}_3(I_3)\, W_{\text{proj}} + b_{\text{proj}}$, of length $D$. T2T's stages are
 # $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$, and the token transformers work at `token_dim` = 64.
 #
 # The diagram and the next cell follow the running example of the T2T article: a batch of 13 one-channel images
@@ -160,10 +160,10 @@ check.require(check.t2t_window_side, answer_window_side)
 # %%
 probe = torch.zeros(1, 1, H, W, requires_grad=True)  # blank: only which pixels reach the token matters
 img = probe
-for i, (k, s, p) in enumerate(T2T_STAGES):
+for i, (k, s, p) in enumerate(T2T_STAGES, start=1):  # stages 1, 2, 3, as in section 1
     grid = tokens.count_tokens(img.shape[2], img.shape[3], k, s, p)
     toks = tokens.soft_split(img, k, s, p)  # (1, N, C * k * k)
-    if i < len(T2T_STAGES) - 1:
+    if i < len(T2T_STAGES):  # stages 1 and 2 end with a rebuild
         img = tokens.rebuild_image(toks, grid.rows, grid.cols)  # windows only: no token transformer
 centre = (grid.rows // 2) * grid.cols + grid.cols // 2  # a final token away from the edges
 toks[0, centre].sum().backward()
@@ -198,15 +198,22 @@ assert inside > 0.5
 # %% [markdown]
 # One final token is built from a square about twice as wide as the distance between neighbouring tokens, so
 # neighbouring tokens share pixels: the soft split's overlap, compounded over three splits.
-#
-# Through the token transformers, though, every pixel reaches this token, since their attention is global. Yet most
-# of the gradient comes from inside the token's square, a small part of the image: the windows decide which pixels a
-# token holds *before* any attention, and that is T2T's bias toward local structure.
+
+# %% [markdown]
+# ### Global attention, local windows
+
+# %% [markdown]
+# Through the token transformers, though, every pixel reaches this token, since their attention is global. At
+# these random weights most of the gradient, 86%, still comes from inside the token's 31 × 31 square, 2.4% of the
+# image. What holds at any weights is the square itself: the windows decide which pixels a token holds *before*
+# any attention, and that is T2T's bias toward local structure.
 
 # %% [markdown]
 # ## 2. A rebuild that assumes a square grid (18 min)
 #
-# `TokensToToken` works on any $H \times W$: its rebuild lays the tokens on the grid's rows and columns.
+# A `TokensToToken` is built for one image size, given when it is made, and takes only images of that size. The
+# size can be any $H \times W$ large enough for the windows of the three splits: its rebuild lays the tokens on
+# the grid's rows and columns.
 
 # %%
 torch.manual_seed(0)
@@ -363,8 +370,14 @@ for ax, rebuilt, title in (
 axes[0].set_xlabel("column (pixel)")
 axes[0].set_ylabel("row (pixel)")
 fig.colorbar(axes[0].images[0], ax=axes, label="brightness", shrink=0.9)
-fig.suptitle("Channel 24 (each window's centre pixel) of stage 1's tokens, rebuilt two ways")
+fig.suptitle(
+    "Left: the input. Middle and right: channel 24 (each window's centre pixel) of its stage-1 tokens, "
+    "rebuilt two ways"
+)
 plt.show()
+side = official_rebuild(crop_tokens).shape[-1]  # 12 tokens per row of the square rebuild
+starts = [divmod(r * side, grid.cols) for r in range(5)]  # (grid row, grid column) of each row's first token
+print(f"rows 0 to 4 of official_rebuild start at (grid row, grid column): {starts}")
 
 # %% [markdown]
 # On the picture the reshape raises: its token count is not a square number, and the bug is found at once. On
@@ -372,6 +385,11 @@ plt.show()
 # token count is a square, so the reshape runs, and most tokens land in the wrong place. Nothing warns: the next
 # soft split would mix windows from different parts of the image. The course's rebuild takes the grid's rows and
 # columns from `count_tokens` instead.
+#
+# In the figure, look where the rows wrap. A row of the square rebuild holds 12 tokens and a grid row 16, so
+# each of its rows starts 4 grid columns further left than the row above: at columns 0, 12, 8, 4, 0, as printed.
+# The scene drifts by 4 columns from row to row, and shapes that sit one above the other in the picture land in
+# different columns of the right panel.
 
 # %% [markdown]
 # ## 3. T2T-ViT end to end (15 min)
@@ -384,8 +402,9 @@ plt.show()
 # $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
 #   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
 #
-# `vitcourse.models.T2TViT()` defaults to T2T-ViT$_t$-14's width, depth and MLP ratio, on the picture, with one
-# input channel and one output. The cell builds it and runs the picture through it.
+# `vitcourse.models.T2TViT()` defaults to the width, depth and MLP ratio of T2T-ViT$_t$-14. In the paper's name,
+# $t$ says that the token transformers are ordinary transformer blocks, and 14 counts the encoder blocks. It
+# takes the picture, with one input channel and one output. The cell builds it and runs the picture through it.
 
 # %%
 torch.manual_seed(0)
@@ -395,10 +414,14 @@ print(
     f"T2T-ViT on the picture: D = {model.embed_dim}, encoder blocks: {len(model.blocks)}, MLP ratio {mlp_ratio:g}"
 )
 
-with torch.device("meta"):
-    eps_official = create_model("t2t_vit_t_14").blocks[0].norm1.eps
-print(f"LayerNorm eps: {model.blocks[0].norm1.eps} here, {eps_official} in the t2t_vit_t_14 preset")
-assert model.blocks[0].norm1.eps == eps_official == 1e-5
+with torch.device("meta"):  # the course's preset, not the official code
+    eps_preset = create_model("t2t_vit_t_14").blocks[0].norm1.eps
+eps_pytorch = torch.nn.LayerNorm(1).eps
+print(
+    f"LayerNorm eps: {model.blocks[0].norm1.eps} here, {eps_preset} in the course's t2t_vit_t_14 preset, "
+    f"{eps_pytorch} PyTorch's default"
+)
+assert model.blocks[0].norm1.eps == eps_preset == eps_pytorch == 1e-5
 with torch.no_grad():
     emb = model.embed(image)
     pred = model(image)
@@ -570,11 +593,12 @@ plt.show()
 # Most of the compute is in the encoder blocks. The T2T module takes about a quarter, though it holds under 2% of
 # the parameters. Most of that quarter is the first token transformer. There, the attention products
 # $QK^\top$ and $AV$ cost $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens, far more than the linear layers.
-# The products grow with the square of the token count, the linear layers only in proportion to it. That is why the
-# official code also offers Performer token transformers. It is also why the module keeps the token length small
-# there: the cost $2N^2 \cdot 64$ grows only in proportion to that length.
-# Performer approximates attention at a cost that grows only in proportion to the token count ([the official
-# sizes](#Evidence:-the-official-sizes)). Stage 3 has no token transformer: its cost is the linear projection.
+# The products grow with the square of the token count, the linear layers only in proportion to it. The token
+# length counts too: each unit of it costs another $2N^2$ multiply-adds, so a length of 64, against the encoder
+# blocks' $D = 384$, keeps the products small. The official code also offers token transformers built on
+# *Performer* (Choromanski et al., 2021), which approximates attention at a cost that grows only in proportion to
+# the token count ([the official sizes](#Evidence:-the-official-sizes)). Stage 3 has no token transformer: its
+# cost is the linear projection.
 #
 # How the stages' shares change with the image size and the strides, with an explorer to try it: [more to
 # try](#Evidence:-more-to-try).
@@ -730,10 +754,9 @@ print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat
 #
 # The presets at 224 × 224 × 3 with 1000 classes, built on the meta device, beside the official code's parameter
 # counts. Sizes 14, 19 and 24 are the paper's T2T-ViT$_t$ models, with ordinary attention as built here. At sizes
-# 7, 10 and 12 the official code has only *Performer* token transformers. Performer (Choromanski et al., 2021)
-# approximates attention so that its cost grows with the number of tokens rather than with its square. The course
-# builds those sizes with ordinary attention, marked * in the table. Where the reference counts come from is
-# said below the table.
+# 7, 10 and 12 the official code has only *Performer* token transformers (section 4). The course builds those
+# sizes with ordinary attention, marked * in the table. Where the reference counts come from is said below the
+# table.
 
 # %%
 official = {  # preset: (all, trainable), from the official code (see below); * = not published
@@ -940,10 +963,10 @@ assert peaks[2, "official code and vitcourse"] < peaks[2, "article series"]  # 1
 
 # %% [markdown]
 # At stage 1 the scales are close, 1/7 and 1/8, and so are the weights: the official ones a little more peaked.
-# At stage 2 the input tokens are 576 long, and the official scale, 1/24, is a third of the articles' 1/8: its
-# weights stay much closer to uniform, and each query averages over more of the tokens. These are random initial
-# weights. The scales themselves are fixed, 1/24 against 1/8; how peaked trained weights become is not measured
-# here.
+# At stage 2 the input tokens are 576 long, and the official scale, 1/24, is a third of the articles' 1/8. Its
+# weights stay much closer to uniform: each query's largest weight is 1.39 times $1/N$, against 2.62.
+# These are random initial weights. The scales themselves are fixed, 1/24 against 1/8; how peaked trained
+# weights become is not measured here.
 #
 # The articles' ViT and the course's: where the position table trains, and the default heads; then
 # `count_tokens`'s order.

@@ -348,6 +348,9 @@ check.require(check.train_step, train_step)
 # still guessing.
 
 # %% [markdown]
+# ### The default run's training loss
+
+# %% [markdown]
 # The default run takes 200 steps; its warm-up takes steps 0 to 14 (dotted line). Before you run the next cell:
 # does the training loss leave the ln 2 line when the warm-up ends?
 

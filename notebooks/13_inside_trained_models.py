@@ -228,7 +228,10 @@ for h in range(heads):
     )
 
 # %% [markdown]
-# The model places the course picture's moon in the wrong patch (printed above). Maps of a picture it misreads
+# ### The course picture, misread
+
+# %% [markdown]
+# The model places the course picture's moon in the wrong patch (printed under After Exercise 1). Maps of a picture it misreads
 # show how it attends there, not how it finds a moon: learn from held-out scenes it reads right, like the one
 # above. Where a head looks also changes from picture to picture: compare heads 1 and 3 here with that scene. Why the picture misleads it, and every block and head in an
 # explorer: [the picture's moon and the shipped model](#Evidence:-the-picture's-moon-and-the-shipped-model).
@@ -380,7 +383,11 @@ assert abs(moon_only - bounds["uniform"]) < 2.0  # on this task: the two look al
 # corner moon, lowest for a central one. Over scenes whose moons are spread over the grid, those distances
 # average out near the uniform line. So the figure cannot say whether the heads attend evenly. They do not: block 0's patch queries are drawn
 # to the moon ([the numbers, the bounds and the control](#Evidence:-how-far-the-heads-look)).
-#
+
+# %% [markdown]
+# ### Figure 7's other views, and attention rollout
+
+# %% [markdown]
 # Figure 7's other two views are the patch filters ([the filter components](#Evidence:-the-filter-components),
 # the patterns that the patch embedding compares each patch with) and the position table (notebook 12). The
 # paper's Appendix D.8 adds [attention rollout](#Evidence:-attention-rollout), which follows how attention mixes

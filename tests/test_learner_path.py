@@ -8,6 +8,9 @@
   figure to read (a code exercise is the rest), and every exercise names its kind;
 * no stored output or text between an exercise and the next heading states the exercise's right value, other
   than the worked solution's own collapsed cell;
+* an "After Exercise N" fold (its heading cell up to the next heading cell of level 1 to 3, what JupyterLab hides
+  while it is folded) holds at most 4 cells, the ones that give the answer away, and no start of a numbered
+  section: core content after an answer sits under a heading of its own, not hidden in the fold;
 * every notebook but the errata appendix is an hour-long unit: a first-time learner's minutes for its core (prose
   at 180 words a minute, 0.75 min per code cell, 1 min per figure, 8 min per exercise) are at most 60, its stated
   time lies within 15 % of them, and it holds at most 4 exercises;
@@ -263,6 +266,103 @@ def test_the_answer_finder_finds_an_answer() -> None:
     reveal.outputs = [nbformat.v4.new_output("stream", text="growth: 8.579 times\n")]
     nb.cells = [exercise, check_cell, reveal, nbformat.v4.new_markdown_cell("## Next")]
     assert _spans(nb.cells) == [("scores_growth", 0, 1, 3)]
+
+
+# --- An "After Exercise N" fold hides the answer and no more.
+
+MAX_FOLD_CELLS = 4
+_AFTER_EXERCISE = re.compile(r"(#{1,6}) After Exercise (\d+)")
+_HEADING = re.compile(r"(#{1,6}) ")
+# Folds every cell of which shows the exercise's answer, so that none can move out: (notebook, exercise) -> cells.
+LONG_FOLDS = {
+    # "Why divide by √d_k" derives that unscaled scores give near one-hot rows and prints the largest weight
+    # with and without the scale: the answer (b) to which weights are flatter.
+    ("04_attention", 3): 6,
+    # Section 3's cost table is the worked answer: the table and its check give the tie N = 6D, ViT-B part by
+    # part gives the 4 % share, and the figure marks both.
+    ("07_vision_transformer", 3): 6,
+    # The seams inside the patches (figure, shared patches counted), then the blind model's outputs differing
+    # and a blind ViT beating chance on 10 x 10 scrambles: each shows the answer (b) or its reason (i).
+    ("11_training_choices", 3): 8,
+}
+
+
+def _first_line(cell: nbformat.NotebookNode) -> str:
+    lines = [line.strip() for line in cell.source.splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+def _heading_level(cell: nbformat.NotebookNode) -> int:
+    """The level of the heading a markdown cell starts with, as JupyterLab folds by it; 0 for no heading."""
+    found = _HEADING.match(_first_line(cell)) if cell.cell_type == "markdown" else None
+    return len(found.group(1)) if found else 0
+
+
+def after_exercise_folds(cells: list) -> list[tuple[int, int, list]]:
+    """(exercise number, index of the "After Exercise N" heading cell, the cells it folds) per fold. Folded, a
+    heading hides every cell up to the next heading cell of its own level or a higher one (### : levels 1 to 3)."""
+    folds = []
+    for index, cell in enumerate(cells):
+        found = _AFTER_EXERCISE.fullmatch(_first_line(cell)) if cell.cell_type == "markdown" else None
+        if not found:
+            continue
+        level = len(found.group(1))
+        end = next(
+            (i for i in range(index + 1, len(cells)) if 0 < _heading_level(cells[i]) <= level), len(cells)
+        )
+        folds.append((int(found.group(2)), index, cells[index + 1 : end]))
+    return folds
+
+
+def starts_numbered_section(cell: nbformat.NotebookNode) -> bool:
+    """A markdown cell that opens a numbered section: "#### 4. ...", "**4. ...**" or "4. ... (5 min)"."""
+    line = _first_line(cell)
+    if cell.cell_type != "markdown":
+        return False
+    if re.match(r"(?:#{1,6}\s+|\*\*)\d+(?:\.\d+)*\.?\s", line):
+        return True
+    return bool(re.match(r"\d+(?:\.\d+)*\.?\s", line) and _SECTION_TIME.search(line.rstrip("*")))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_an_after_exercise_fold_holds_the_answer_and_no_more(path: Path) -> None:
+    """A learner opens an "After Exercise N" fold only after trying, so the fold holds what gives the answer away
+    (its worked discussion, the cells that print or draw it), at most a few cells; what follows, new theory,
+    the section's next step, a figure that shows no answer, sits under a heading of its own."""
+    cells = _read(path).cells
+    for number, index, folded in after_exercise_folds(cells):
+        count, limit = len(folded), LONG_FOLDS.get((path.stem, number), MAX_FOLD_CELLS)
+        assert count <= limit, (
+            f"{path.name}, cell {index}: the fold after Exercise {number} hides {count} cells (at most {limit}); "
+            f"end it with a '### ' heading cell where the answer ends and other content begins"
+        )
+        if (path.stem, number) in LONG_FOLDS:
+            assert count > MAX_FOLD_CELLS, f"{path.name}: Exercise {number} no longer needs LONG_FOLDS"
+        numbered = [_first_line(c) for c in folded if starts_numbered_section(c)]
+        assert not numbered, (
+            f"{path.name}, cell {index}: the fold after Exercise {number} hides the start of a section: {numbered}"
+        )
+
+
+def test_the_fold_rule_can_fail() -> None:
+    """The folds are read as JupyterLab folds them: a '### ' or higher heading ends one, a '#### ' does not."""
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    cells = [
+        md("### After Exercise 1"),
+        md("The answer, worked through."),
+        code("print(answer)"),
+        md("#### 4. The next section (5 min)\n\nNew theory."),
+        md("**5. Another one**"),
+        md("1. a list, not a section"),
+        md("### After Exercise 2"),
+        code("print(answer)"),
+        md("### The next step"),
+        md("Visible."),
+    ]
+    folds = after_exercise_folds(cells)
+    assert [(number, index, len(folded)) for number, index, folded in folds] == [(1, 0, 5), (2, 6, 1)]
+    assert [starts_numbered_section(c) for c in folds[0][2]] == [False, False, True, True, False]
+    assert starts_numbered_section(md("2. Queries, keys and values (8 min)"))
 
 
 def _stated_minutes(path: Path) -> int | None:
