@@ -30,7 +30,8 @@
 # By the end you can
 # 1. say what a model without a position embedding can still read, and set a claim about a trained model against
 #    its control;
-# 2. read a trained table's similarity maps, and say what locality alone would give;
+# 2. read a trained table's similarity maps, and say what locality alone (nearby patches being alike) would
+#    give;
 # 3. carry a learned table to a larger patch grid in 2-D, and say why a stretch along the sequence goes wrong;
 # 4. design the control that shows that a carried table holds the model's sense of place.
 #
@@ -200,7 +201,11 @@ assert len(answers) == 1
 #
 # The reorderings of part (b), run on the course picture, give the control one answer (printed): it reads what
 # the patches show, never where they lie.
-#
+
+# %% [markdown]
+# ### The shipped model's trained table
+
+# %% [markdown]
 # Here is the shipped model's trained table, drawn like the starting table in notebook 03, section 3:
 
 # %% mystnb={"image": {"alt": "A 3 by 5 grid of small maps, one per patch, each showing the cosine similarity of that patch's trained position vector with every patch by patch row and patch column: high at the patch and its direct neighbours, negative towards the far side of the grid"}}
@@ -302,16 +307,17 @@ assert blind_fine["accuracy"] < 0.1
 # place away, or that one run failed to train; one control run cannot tell which.
 #
 # Now the paper's figure. For each patch it draws one map: the cosine similarity of that patch's position vector
-# with every patch's, laid out on the grid. Sixty such maps are too small to read, so the figure shows six of them,
-# from the corners and the middle (the patch itself in a black box), and beside them one map that sums all 60 up:
-# the mean similarity of two patches as a function of how far apart they lie, down and across.
+# with every patch's, laid out on the grid. Sixty such maps are too small to read, so the figure shows six: three
+# corners (patches 0, 50 and 59), one patch of the top edge (5) and two inside the grid (22 and 37). Each patch is
+# in a black box. Beside them one map sums all 60 up: the mean similarity of two patches as a function of how far
+# apart they lie, down and across.
 
 # %% mystnb={"image": {"alt": "Six 6 by 10 maps of the 60-patch model's trained position table, each the cosine similarity of one patch (0, 5, 22, 37, 50 and 59, boxed) with every patch: most are brightest along the patch's own row; beside them the mean similarity by offset, 11 rows by 19 columns, brightest at the centre and stretched along the horizontal, the same-row direction"}}
 fine_table = (
     fine["vit_within"].model.pos_embed.detach().cpu()
 )  # (1, 61, 64): slot 0 is the prediction token's
 fine_maps = position.cosine_similarity_grid(fine_table, *fine_grid)  # (6, 10, 6, 10): one map per patch
-shown = (0, 5, 22, 37, 50, 59)  # corners and middle, counted from 0 row by row
+shown = (0, 5, 22, 37, 50, 59)  # corners 0, 50, 59; top edge 5; inside 22, 37 (counted row by row from 0)
 rows_f, cols_f = fine_grid
 by_offset = torch.zeros(
     2 * rows_f - 1, 2 * cols_f - 1
@@ -369,8 +375,8 @@ plots.show_matrix(
     "equal",
     "cosine similarity",
 )
-ax.set_xticks(range(0, 2 * cols_f - 1, 3), [str(c - cols_f + 1) for c in range(0, 2 * cols_f - 1, 3)])
-ax.set_yticks(range(0, 2 * rows_f - 1, 2), [str(r - rows_f + 1) for r in range(0, 2 * rows_f - 1, 2)])
+ax.set_xticks(range(0, 2 * cols_f - 1, 3), [str(c - cols_f + 1) for c in range(0, 2 * cols_f - 1, 3)])  # -9 to 9
+ax.set_yticks(range(2 * rows_f - 1), [str(r - rows_f + 1) for r in range(2 * rows_f - 1)])  # every offset, -5 to 5
 fig.suptitle("vit_within (6 x 10 patches): cosine similarity of the trained position vectors")
 plt.show()
 
@@ -385,17 +391,18 @@ plt.show()
 # ### When only the position embedding says where
 #
 # The moon task's answer is a row and a column, yet two seeds of three show no column term beyond chance (the
-# Evidence's tables). The landscape may blur the test: its sky and ground also change from row to row, and the
-# table might take some of that in (not tested here). On a plain sky the moon's patch looks the same wherever it lies, so only the
-# position embedding can say where it is. So a second setting ships: the moon on a plain sky, trained for 9,000
-# steps instead of 3,000, three seeds (`datascale.load_sky`). The figure shows each seed's *terms*: how much more
-# alike two patches of one row, or of one column, are than their distance predicts (a fit, explained in [the
+# Evidence's tables). The landscape may blur the test: its sky and ground also change from row to row, and the table
+# might take some of that in (not tested here). On a plain sky the moon's patch looks the same wherever it lies, so
+# only the position embedding can say where it is. So a second setting ships: the moon on a plain sky, trained for
+# 9,000 steps instead of 3,000, three seeds (`datascale.load_sky`). The figure shows each seed's *terms*: how much
+# more alike two patches of one row, or of one column, are than their distance predicts (a fit, explained in [the
 # Evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid)). A one-hot row code beside a one-hot column code
-# scores 0.5 on each. Dashed: chance, the level that 95 in 100 random tables stay below, tables whose
-# neighbouring vectors are alike, as a trained table's are. The middle bars are runs on the plain sky with a 6,000-step schedule (recorded,
-# not shipped). The table adds two tests that need no fit: are patches far apart in one row (5 to 9 apart), and in
-# one column (3 to 5 apart), more alike than diagonal neighbours? A similarity that only falls with distance fails
-# both.
+# scores 0.5 on each. Dashed: chance, the level that 95 in 100 random tables stay below, tables whose neighbouring
+# vectors are alike, as a trained table's are. The middle bars are runs on the plain sky with a 6,000-step schedule
+# (recorded, not shipped). The table under the figure adds the fit's $R^2$: the share of the similarities' variance
+# that the fit explains (1 would be all of it). It also adds two tests that need no fit, the *line tests*: are
+# patches far apart in one row (5 to 9 apart), and in one column (3 to 5 apart), more alike than diagonal
+# neighbours? A similarity that only falls with distance fails both.
 
 # %% mystnb={"image": {"alt": "Two bar charts, rows and columns: for each of three seeds, the same-row or same-column term of the moon-task model with the landscape, of the plain-sky runs of 6,000 steps and of the shipped plain-sky models of 9,000 steps, against a dashed line at the smooth random codes' 95th percentile"}}
 stored_rowcol = json.loads((datascale.RESULTS / "rows_columns.json").read_text())
@@ -465,8 +472,9 @@ assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["
 # `vitcourse/datascale.py`). The ViT paper shows the structure for models trained on far more data (its Figure 7,
 # centre).
 #
-# So the picture's world can give a trained table rows and columns like the ViT paper's, and a control and a
-# chance level are what tell them apart from locality.
+# So the picture's world can give a trained table rows and columns like the ViT paper's: with the landscape one run
+# of three did, on a plain sky with 9,000 steps all three. A control and a chance level are what tell them apart
+# from locality.
 
 # %% [markdown]
 # ## 2. Resizing the table (20 min)
@@ -504,9 +512,10 @@ for height, width in ((224, 224), (384, 512)):
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "stretched_corner_patch-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_corner = None  # replace None with an old patch number, 0 to 14
 ### BEGIN SOLUTION
-# The corner is new slot 9 of the 60. Its centre lies 9.5 / 60 of the way along the sequence, which is
-# 9.5 / 60 * 15 = 2.4 old patches along: inside old patch 2, the third of the top row. The stretch follows the
-# sequence, not the grid: the new top row covers only the first 2.5 old patches.
+# The corner is patch slot 9 of the new 60 (table slot 10, after the prediction token's). Its centre lies 9.5 / 60
+# of the way along the sequence, which is 9.5 / 60 * 15 = 2.4 old patches along: inside old patch 2, the third of
+# the top row. The stretch follows the sequence, not the grid: the new top row covers only the first 2.5 old
+# patches.
 answer_corner = 2
 ### END SOLUTION
 
@@ -618,10 +627,10 @@ answer_resize_control = None  # replace None with a letter, "a" to "e"
 expected_control_accuracy = None  # replace None with a number
 ### BEGIN SOLUTION
 # (a) Shuffling the carried slots keeps every number the model gets, the same values at the same scale, and
-# removes only which patch each vector sits at. A fresh table (c) also removes the place, but it changes the numbers' size and
-# spread too (the trained table has grown from its start), so a drop could come from either. (a) removes nothing
-# from the carried table; (d) keeps each patch's old patch row and loses its column, so it removes only part of
-# the place; (e) changes every weight.
+# removes only which patch each vector sits at. A fresh table (c) also removes the place, but it changes the
+# numbers' size and spread too (the trained table has grown from its start), so a drop could come from either.
+# (a) removes nothing from the carried table; (d) keeps each patch's old patch row and mostly loses its column,
+# so it removes only part of the place; (e) changes every weight.
 answer_resize_control = "b"
 # (b) Chance: a random guess of one of the 60 patches of the old grid (6 rows times 10 columns), 1 / 60. The
 # labels are the old grid's, not the 240 patches of the larger one. The pixels may lift it a little, as the
@@ -648,11 +657,40 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 # %% [markdown]
 # ### After Exercise 3
 
+# %%
+# Exercise 3's control, run: the 60-patch model on the scenes at 120 x 200 (a 12 x 20 grid), before any
+# fine-tuning, with its table carried in 2-D, with the carried patch slots shuffled, and with a fresh table
+base_model = fine["vit_within"].model
+with torch.random.fork_rng(devices=[]):  # a new model draws weights, replaced at once: later cells' draws kept
+    larger = {
+        "carried in 2-D": resolution.at_resolution(base_model, 2),
+        "slots shuffled (control)": resolution.at_resolution(base_model, 2),
+        "fresh table (control)": resolution.at_resolution(base_model, 2, resize_pos=False, seed=0),
+    }
+shuffle = torch.randperm(
+    larger["slots shuffled (control)"].num_patches, generator=torch.Generator().manual_seed(0)
+)
+with torch.no_grad():  # the carried table's patch slots in a random order; slot 0, the prediction token's, kept
+    larger["slots shuffled (control)"].pos_embed[:, 1:] = larger["carried in 2-D"].pos_embed[:, 1:][:, shuffle]
+before_tuning = {
+    name: train.evaluate(model, "within", block=10, **train.SHIPPED_EVAL)["accuracy"]
+    for name, model in larger.items()
+}
+print(
+    f"at 120 x 200: {larger['carried in 2-D'].num_patches} patches, table "
+    f"{tuple(larger['carried in 2-D'].pos_embed.shape)} (was {tuple(base_model.pos_embed.shape)})"
+)
+print(f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes, before fine-tuning")
+for name, accuracy in before_tuning.items():
+    print(f"{name:26s}{accuracy:7.3f}")
+print(f"{'chance, 1/60':26s}{1 / 60:7.3f}")
+assert tuple(round(a, 2) for a in before_tuning.values()) == (0.43, 0.03, 0.02)  # the numbers cited below
+
 # %% [markdown]
 # Before any fine-tuning, the model with the carried table keeps part of its skill: it names the patch of 0.43
 # of the moons. With the carried slots shuffled among the patches it scores 0.03, and with a fresh table 0.02:
-# near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. The numbers are
-# computed, with what a short fine-tune adds, in
+# near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. What a short
+# fine-tune adds: see
 # [the resized table before and after fine-tuning](#Evidence:-the-resized-table-before-and-after-fine-tuning).
 
 # %% [markdown]
@@ -666,8 +704,8 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 #   the landscape and in 3 of 3 on a plain sky trained for 9,000 steps; what makes the difference is not shown:
 #   see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid).
 # - A learned table belongs to one patch grid. For another image size it is interpolated in 2-D, keeping the
-#   prediction token's slot; on a doubled grid a stretch along the sequence keeps each patch's row but loses its
-#   column. Shuffling the carried slots shows that the table carries the model's sense of place.
+#   prediction token's slot; on a doubled grid a stretch along the sequence keeps each patch's row but mostly
+#   loses its column. Shuffling the carried slots shows that the table carries the model's sense of place.
 #
 # **Next:** [13 Inside trained models](13_inside_trained_models.ipynb) reads a trained model's attention heads
 # and what a trained ViT has learned.
@@ -1155,42 +1193,27 @@ assert abs(far_lines["vit_within_seed2"][0] - far_lines["vit_within_seed2"][2]) 
 # 10-pixel patches its grid becomes 12 × 20 = 240 patches. `resolution.at_resolution(model, 2)` copies every
 # weight and carries the table to the new grid in 2-D. Two controls, those of Exercise 3:
 #
-# - the same copy with the carried table's 240 grid rows **shuffled** among the patches (the prediction token's
-#   row kept): the same numbers at the same scale, with only their places lost;
+# - the same copy with the carried table's 240 patch slots **shuffled** among the patches (the prediction
+#   token's slot kept): the same numbers at the same scale, with only their places lost;
 # - the same copy with a **freshly drawn table** (`resize_pos=False`): what the model would have if the trained
 #   table could not be carried over. It differs from the carried table in scale and spread as well as in place.
 #
-# The carried and the fresh table are measured as they are, then after the same short fine-tune (200 steps of 64 scenes at 120 × 200, learning rate
-# 2e-4; `make models` ran it, starting from `vit_within`): `vit_within_x2` with the carried table and
+# The three models were built and measured after Exercise 3. The carried and the fresh table are measured again
+# after the same short fine-tune (200 steps of 64 scenes at 120 × 200, learning rate 2e-4; `make models` ran it,
+# starting from `vit_within`): `vit_within_x2` with the carried table and
 # `vit_within_x2_newpos` with the fresh one. Both keep the settings of `vit_within`, an MLP ratio of 2 included.
 # The task, its labels and the held-out scenes are those of the 60 × 100 model.
 
 # %%
-base_model = fine["vit_within"].model
-larger = {
-    "carried in 2-D": resolution.at_resolution(base_model, 2),
-    "fresh table (control)": resolution.at_resolution(base_model, 2, resize_pos=False, seed=0),
-    "rows shuffled (control)": resolution.at_resolution(base_model, 2),
-}
-shuffle = torch.randperm(
-    larger["rows shuffled (control)"].num_patches, generator=torch.Generator().manual_seed(0)
-)
-with torch.no_grad():  # the carried table's grid rows in a random order; row 0, the prediction token's, kept
-    larger["rows shuffled (control)"].pos_embed[:, 1:] = larger["carried in 2-D"].pos_embed[:, 1:][:, shuffle]
 tuned = {
     "carried in 2-D": train.load_shipped("vit_within_x2", "cpu"),
     "fresh table (control)": train.load_shipped("vit_within_x2_newpos", "cpu"),
 }
-print(
-    f"at 120 x 200: {larger['carried in 2-D'].num_patches} patches, table "
-    f"{tuple(larger['carried in 2-D'].pos_embed.shape)} (was {tuple(base_model.pos_embed.shape)}); "
-    f"fine-tuned models' MLP ratio {tuned['carried in 2-D'].config.mlp_ratio:g}"
-)
+print(f"fine-tuned models' MLP ratio {tuned['carried in 2-D'].config.mlp_ratio:g}")
 resized_accuracy = {}
 print(f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes")
 print(f"{'':24s}{'before fine-tuning':>20s}{'after':>8s}")
-for name, model in larger.items():
-    before = train.evaluate(model, "within", block=10, **train.SHIPPED_EVAL)["accuracy"]
+for name, before in before_tuning.items():  # the models of "After Exercise 3"
     if name not in tuned:  # the shuffled control is measured before fine-tuning only
         resized_accuracy[name] = (before, None)
         print(f"{name:24s}{before:20.3f}{'-':>8s}")
@@ -1206,20 +1229,18 @@ print(f"{'chance':24s}{1 / 60:20.3f}")
 # what the controls show, checked: the carried table keeps much of the skill at once; a fresh or shuffled one loses it
 carried_before, carried_after = resized_accuracy["carried in 2-D"]
 fresh_before, fresh_after = resized_accuracy["fresh table (control)"]
-shuffled_before = resized_accuracy["rows shuffled (control)"][0]
+shuffled_before = resized_accuracy["slots shuffled (control)"][0]
 assert carried_before > 0.3 and fresh_before < 0.1 and shuffled_before < 0.1
-# the numbers cited after Exercise 3
-assert (round(carried_before, 2), round(shuffled_before, 2), round(fresh_before, 2)) == (0.43, 0.03, 0.02)
 assert carried_after > carried_before and carried_after > fresh_after
 
 # %% [markdown]
 # Before any fine-tuning the model with the carried table already names the patch of a good part of the moons,
-# although every patch it now sees shows a quarter of the area an original patch showed, at twice the size. With
-# the carried rows shuffled it is near chance, and so it is with a fresh table. The shuffled control has the same
-# weights and the same table rows as the carried one; only where each row sits differs. So the resized table
-# carried the model's sense of place to the larger grid. After the same short fine-tune the carried
-# table is still ahead of the fresh one (printed). This is a small version of the paper's recipe. What it shows is
-# about this model and these 200 steps, not about how long a fresh table would take to catch up.
+# although every patch it now sees shows a quarter of the area an original patch showed, at twice the size. With the
+# carried slots shuffled it is near chance, and so it is with a fresh table. The shuffled control has the same
+# weights and the same slot vectors as the carried one; only which patch each vector sits at differs. So the resized
+# table carried the model's sense of place to the larger grid. After the same short fine-tune the carried table is
+# still ahead of the fresh one (printed). This is a small version of the paper's recipe. What it shows is about this
+# model and these 200 steps, not about how long a fresh table would take to catch up.
 
 # %% [markdown]
 # ## Evidence: interpolation kernels

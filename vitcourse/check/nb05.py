@@ -88,7 +88,7 @@ def merge_bug_channel(answer: object) -> Verdict:
         answer,
         found,
         "the output channel asked for",
-        nudge="The idea is which axis varies fastest in the stored order just before the reshape.",
+        nudge="The idea is which axis varies fastest in reading order just before the reshape.",
         wrong=wrong,
         pointer=reread("Several heads"),
     )
