@@ -22,7 +22,8 @@
 # picture.
 #
 # A ViT cuts a picture into patches and turns each patch into a vector, a *token*. A *transformer* then reads the
-# tokens: a stack of attention layers, in which every token can draw on every other. The Tokens-to-Token module,
+# tokens: a stack of blocks, each an attention layer, in which every token can draw on every other, and a small
+# network applied to each token alone (an *MLP*, a multilayer perceptron). The Tokens-to-Token module,
 # *T2T*, replaces the patch cutting with overlapping windows.
 #
 # By the end you can
@@ -41,8 +42,8 @@
 # the old copy as a backup. (Teachers: README.md describes the notebooks in `notebooks/` and the nbgrader copies.)
 #
 # Each notebook starts with its time and its goals. Its core is a few numbered sections, each with its own time,
-# closed by a summary. In most notebooks, optional "Evidence" sections follow the summary: the controls and tables
-# that back each finding. They do not count in the notebook's time.
+# closed by a summary. In most notebooks, optional "Evidence" sections follow the summary: the tables and the
+# *controls* (runs that change one thing, to show what a finding depends on) that back each finding. They do not count in the notebook's time.
 #
 # Run the cells from top to bottom with **Shift + Enter**. The cells run in a *kernel*: the Python process behind
 # the notebook. If something looks odd, choose *Kernel → Restart Kernel*, then run the cells again from the top
@@ -88,8 +89,9 @@ device = vitcourse.get_device()
 # - the **T2T-ViT paper**: Yuan et al., *Tokens-to-Token ViT: Training Vision Transformers from Scratch on
 #   ImageNet*, ICCV 2021.
 #
-# *ImageNet*, in that title, is a large collection of labelled photos; the part the ViT paper uses has 1,000
-# classes and 1.3 million images (ViT paper, section 4.1). Most vision models are measured on it.
+# *ImageNet*, in that title, is a large collection of labelled photos. The ViT paper (section 4.1) uses its
+# common part, 1,000 classes and 1.3 million images, and for pre-training also the full ImageNet-21k (21,000
+# classes, 14 million images) and a private set, JFT-300M. Many vision models are measured on ImageNet.
 #
 # Other sources appear where they are used, for example Chi Yeong Heo's lab report on *timm*'s ViT-B/16 (timm is
 # a widely used PyTorch library of image models; ViT-B/16 is a model of the ViT paper, in section 5 below). Where
@@ -261,7 +263,7 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 # | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | ViT: 400 or 100 | 768 |
 # | $D$ | model width: the length of every token inside the transformer | 768 | 64 | 768 |
 # | $\mathbf{E}$ | the learned projection of raw tokens to width $D$ | 400 × 768 | ViT: 400 × 64 or 100 × 64 | 768 × 768 |
-# | $k$, $s$, $p$ | a sliding window's side, stride and padding | 20, 10, 5 | T2T-ViT: 7, 4, 2, then 3, 2, 1 twice | 16, 16, 0 |
+# | $k$, $s$, $p$ | a sliding window's side, stride and padding | notebook 02's soft split: 20, 10, 5 (60 windows, not the 15 patches) | T2T-ViT: 7, 4, 2, then 3, 2, 1 twice | 16, 16, 0 |
 # | token dim | width of T2T-ViT's small token transformers | — | 16 | — |
 # | $Q$, $K$, $V$ | queries, keys and values: one row per token | — | $(N + 1) \times 16$ per head | 197 × 64 per head |
 # | $h$ | attention heads per layer | — | 4 | 12 |
@@ -270,7 +272,7 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 # | $L$ | encoder blocks, one after another | — | 2 or 4 | 12 |
 # | prediction token | one extra learned token; the model's *head*, its last layer, reads the prediction from it | — | 1 | 1 |
 # | $N + 1$ | tokens with the prediction token | — | ViT: 16 or 61; T2T-ViT: 29 | 197 |
-# | $\mathbf{E}_\text{pos}$ | the position embedding: one row of length $D$ per token | — | $(N + 1) \times 64$ | 197 × 768 |
+# | $\mathbf{E}_\text{pos}$ | the position embedding: one row of length $D$ per token | — | $(N + 1) \times 64$ (none in the controls without one) | 197 × 768 |
 #
 # A few notes on the table:
 #
@@ -416,7 +418,8 @@ for path in sorted(Path(".").glob("[0-9][0-9]_*.ipynb")):
 #   folded. A hint first names the idea, then the section to reread.
 # - The picture is 60 × 100, one channel, values from 0 to 1, in a few grey levels; the colour bar has one swatch
 #   per level.
-# - Everything is counted from 0. The notation sheet in section 5 lists the main symbols with their values.
+# - Patches, tokens, windows, blocks and heads are counted from 0; notebooks from 00; sections and exercises from 1.
+#   The notation sheet in section 5 lists the main symbols with their values.
 #
 # **Next:** [01 Patch tokenization](01_patch_tokenization.ipynb) cuts the picture into patches, the first step of a
 # Vision Transformer.
