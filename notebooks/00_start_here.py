@@ -383,7 +383,7 @@ print(
 # | [11 Training choices: position embeddings and seams](11_training_choices.ipynb) | no, sinusoidal or learned position table; the scramble's seams | about 50 minutes |
 # | [12 Trained position tables](12_trained_position_tables.ipynb) | what a trained table holds; resizing it for a larger image | about 55 minutes |
 # | [13 Inside trained models](13_inside_trained_models.ipynb) | heads, attention distance, rollout; masked pre-training | about 60 minutes |
-# | [14 What shapes a ViT](14_what_shapes_a_vit.ipynb) | the amount of data; convolutions, distillation, T2T | about 55 minutes |
+# | [14 What shapes a ViT](14_what_shapes_a_vit.ipynb) | a ViT that trains (standardised inputs); the amount of data; convolutions, distillation, T2T | about 55 minutes |
 # | [15 Appendix: errata of the sources](15_errata.ipynb) | appendix: the sources' slips, each shown by a cell | about 55 minutes |
 #
 # Each notebook imports a few modules of the `vitcourse` package, the course's own code. The cell lists them, per
