@@ -25,8 +25,7 @@
 #
 # By the end you can
 #
-# - name each slip in the article series, the lecture slides, the MyViT equations, the preprint notes and the
-#   lab report, and say what is right instead;
+# - name each slip in the five sources and say what is right instead;
 # - tell a slip from a deliberate difference between a source and the official code;
 # - read how each entry is checked, with a cell of a few lines, so you can check the next slip the same way.
 #
@@ -47,7 +46,7 @@
 #   widely used PyTorch library of image models.
 #
 # The articles and the course call the token that carries the prediction the *prediction token*; the ViT paper,
-# the slides and the lab report call it the *class token*. Both names mean the same token.
+# the slides and the lab report call it the *class token*.
 #
 # Where the sources, the papers and the official code disagree, the course follows the papers and their code.
 # The ViT paper is *An Image is Worth 16x16 Words* by Dosovitskiy et al., ICLR 2021; the articles cite its 2020
@@ -59,9 +58,9 @@
 # Entries marked *a difference, not a slip* are code that runs but departs from the official code, which matters
 # when you compare numbers.
 #
-# Most entries have a short cell; one that meets an error catches it and prints it. A cell that runs a stand-in
-# for the source's line (1.5, 1.9, 2.3, 4.1, 4.2, 4.6) shows what Python does with it; that the source holds the
-# line, only the quotation in the entry's Evidence shows.
+# Most entries have a short cell; one that meets an error catches it and prints it. A cell that runs a source's
+# line, or a stand-in for it (as in 1.1, 1.5, 1.9, 2.3, 4.1, 4.2, 4.6 and 5.4), shows what Python does with it;
+# that the source holds the line, only the quotation in the entry's Evidence shows.
 #
 # [Evidence: the entries ranked](#Evidence:-the-entries-ranked) sorts all 41 by harm, in a table.
 
@@ -104,8 +103,7 @@ def fixed(value: float, digits: int = 2) -> str:
 # %% [markdown]
 # ## 1. "Vision Transformers, Explained" (10 min)
 #
-# The first article builds a ViT step by step. It cuts the picture into patch tokens and adds a prediction token
-# and a position table. Then it runs the encoder blocks and reads a prediction.
+# The first article builds a ViT step by step, from patch tokens to a prediction.
 
 # %% [markdown]
 # ### 1.1 The patch module's default image size
@@ -175,8 +173,8 @@ print(
 # ### 1.4 "number of tokens: 1001"
 #
 # In section *Prediction Processing*, 176 tokens of length 768 go through a layer norm. The printed output then
-# reads "number of tokens: 1001". The right number is 176. A layer norm works on each token alone, and it never
-# changes how many tokens there are. The printed line does not match its code.
+# reads "number of tokens: 1001". The right number is 176. A layer norm works on each token alone and never
+# changes how many there are. The printed line does not match its code.
 # [Evidence 1.4](#Evidence-1.4:-the-printed-1001)
 
 # %%
@@ -215,10 +213,10 @@ print(f"vitcourse: {vit.num_patches} patches from the tokenizer, position table 
 #
 # The series' one `Attention` module always adds its values $\mathbf{v}$ to its output. This skip belongs to T2T's token transformer, where the token length changes. The article's encoder
 # block then adds its input as well. So the attention half of each block computes
-# $\mathbf{z} + \mathbf{v} + \text{attention}$, with $\mathbf{v}$ computed from $\text{LN}(\mathbf{z})$; the MLP
-# half follows as usual. ViT's
+# $\mathbf{z} + \mathbf{v} + \text{attention}$, with $\mathbf{v}$ computed from $\text{LN}(\mathbf{z})$. ViT's
 # equation 2 has one residual and no $\mathbf{v}$. In `vitcourse` the skip through $\mathbf{v}$ is a switch:
-# off in `EncoderBlock`, on in `TokenTransformer`. The cell checks that the extra term is exactly $\mathbf{v}$.
+# off in `EncoderBlock`, on in `TokenTransformer`. The cell runs the attention module alone on random tokens and
+# checks that the extra term is exactly their $\mathbf{v}$.
 # [Evidence 1.6](#Evidence-1.6:-the-extra-v)
 
 # %%
@@ -277,9 +275,9 @@ with torch.no_grad():
 # ### 1.9 `Encoding_hidden_channel_mul`
 #
 # The paragraph under `ViT_Model` names a setting `Encoding_hidden_channel_mul`. The signature above it spells it
-# `Encoding_hidden_chan_mul`, and Python refuses the other name. The setting is the MLP ratio: the MLP's hidden
-# width as a multiple of the token length. Its default, 4, is ViT's. `vitcourse` calls it `mlp_ratio`, as timm
-# does. Every model this course trains uses an MLP ratio of 2.
+# `Encoding_hidden_chan_mul`, and Python refuses the other name. The slip is in the prose, not in code a reader
+# runs. The setting is the MLP ratio: the MLP's hidden width as a multiple of the token length. Its default, 4,
+# is ViT's. `vitcourse` calls it `mlp_ratio`, as timm does.
 # [Evidence 1.9](#Evidence-1.9:-the-misspelt-setting)
 
 
@@ -307,7 +305,7 @@ except TypeError as err:
 # The article says that the ViT paper's code is not public. It adds that the paper's repository "does not
 # contain model definitions". So it builds its ViT from the T2T-ViT code. In fact `google-research/vision_transformer`
 # has defined the model since 2020, in JAX and Flax: Google's Python libraries for numerical computing and
-# neural networks. The course takes its facts about the official ViT from there.
+# neural networks.
 # [Evidence 1.10](#Evidence-1.10:-the-official-ViT-code) transcribes that code's encoder block into PyTorch.
 
 # %% [markdown]
@@ -355,8 +353,8 @@ print(f"after the merge:               {tuple(merge_steps.merged.shape)}")
 # ### 2.3 "torch.nn.MultiheadedAttention"
 #
 # The conclusion points to PyTorch's `torch.nn.MultiheadedAttention`. The class is `torch.nn.MultiheadAttention`,
-# without "ed". It also differs from the article's module: it adds no
-# $\mathbf{v}$. [Evidence 2.3](#Evidence-2.3:-the-PyTorch-class)
+# without "ed"; the slip is in a sentence, not in code a reader runs. It also differs from the article's module:
+# it adds no $\mathbf{v}$. [Evidence 2.3](#Evidence-2.3:-the-PyTorch-class)
 
 # %%
 print(f"torch.nn has MultiheadedAttention: {hasattr(nn, 'MultiheadedAttention')}")
@@ -405,7 +403,7 @@ fig, axes = plt.subplots(
 )
 for row, (low, who) in enumerate(((0, "[0, 1] (the article's)"), (-1, "[-1, 1] (the values' own)"))):
     for ax, columns, title in (
-        (axes[row, 0], range(160), f"colour range {who}: columns 0-159, where the rows differ"),
+        (axes[row, 0], range(160), f"colour range {who}: columns 0-159, where the tokens differ"),
         (axes[row, 1], range(300, 320), "zoom: columns 300-319"),
     ):
         plots.show_table_columns(
@@ -425,11 +423,11 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# **Reading the figure.** The rows have different colour bars: white is 0.5 on top, 0 below. Left: columns 0 to
-# 159, where the rows differ. Right: columns 300 to 319, nearly the same in every row. Only entries below 0
-# darken a token, and the cell counts how few. On top they merge into one dark block at the bottom left, and the
-# zoom's sine columns, near 0, are the darkest purple; below, those columns are almost white. Even columns hold
-# sines, odd ones cosines.
+# **Reading the figure.** The colour bars differ: white is 0.5 in the upper panels, 0 in the lower ones. Left:
+# columns 0 to 159, where the tokens differ. Right: columns 300 to 319, nearly the same for every token. Only
+# entries below 0 darken a token, and the cell counts how few. In the upper panels they merge into one dark block at
+# the bottom left, and the zoom's sine columns, near 0, are the darkest purple; in the lower panels, those columns
+# are almost white. Even columns hold sines, odd ones cosines.
 
 # %% [markdown]
 # ### 3.2 `astype(int)`, then `/ 255`
@@ -437,7 +435,7 @@ plt.show()
 # The article casts the picture's tokens to integers and divides them by 255. It reads the pixels from
 # `gray_mountains`, a name it never defines. If that is the picture it loads, `mountains`, with values in [0, 1],
 # the cast turns every pixel below 1 into 0. After the division almost nothing of the picture is left. A picture
-# already in [0, 1] needs neither step. The next cell uses `position_mountains`, also never defined.
+# already in [0, 1] needs neither step.
 # [Evidence 3.2](#Evidence-3.2:-the-cast)
 
 # %%
@@ -553,8 +551,9 @@ except TypeError as err:
 # ### 4.2 A misspelt module in the weight initialisation
 #
 # The method `_init_weights` calls `timmm.trunc_normal_(m.weight, std=.02)`, with three m's. Dropping one m is
-# not enough: timm's top level does not export the function. The right call is `timm.layers.trunc_normal_`, as
-# the same article's backbone and the ViT article spell it (Evidence 4.2 quotes them). Once 4.1 and 1.5 are fixed, this is the next error. `vitcourse` uses PyTorch's own
+# not enough: timm's `__init__.py`, in its repository, does not import the function. The right call is
+# `timm.layers.trunc_normal_`, as the same article's backbone and the ViT article spell it (Evidence 4.2 quotes
+# both). Once 4.1 and 1.5 are fixed, this is the next error. `vitcourse` uses PyTorch's own
 # `nn.init.trunc_normal_`. [Evidence 4.2](#Evidence-4.2:-the-misspelt-module)
 
 # %%
@@ -749,9 +748,8 @@ print(f"N = {vit_b16.num_patches}, P^2 = {16**2}, position embedding {tuple(vit_
 #
 # A slide quotes four steps of self-attention from the survey *A Survey on Vision Transformer*. Step 4 computes
 # $Z = V \cdot P$, values times probabilities. The order is wrong: $Z = P \cdot V$. $P$ holds one row of weights
-# per query, and $P \cdot V$ gives each query a weighted average of the value rows. The slide says that its text
-# was taken from the survey. The unified formula on the same slide has the right
-# order. [Evidence 5.3](#Evidence-5.3:-the-order-of-the-product)
+# per query, and $P \cdot V$ gives each query a weighted average of the value rows. The unified formula on the
+# same slide has the right order. [Evidence 5.3](#Evidence-5.3:-the-order-of-the-product)
 
 # %%
 torch.manual_seed(0)
@@ -856,8 +854,9 @@ print(f"y: the same for both images: {torch.allclose(*y, atol=1e-5)}")
 #
 # The slide that quotes the survey gives queries, keys and values the length $d_q = d_k = d_v = d_{model} = 512$.
 # Right for one head; misleading for the base Transformer of *Attention Is All You Need*, 512 wide with 8 heads,
-# where each head's queries, keys and values have length $d_{model}/h = 64$, as the lab report writes, and the
-# scores are divided by its square root. The cell adds our own comparison: ViT-B/16, 768 wide, 12 heads. [Evidence 5.8](#Evidence-5.8:-the-width-of-a-head)
+# where each head's queries, keys and values have length $d_{model}/h = 64$, and the scores are divided by its
+# square root. The lab report applies the same rule, $d_{model}/h = 64$, to ViT-B/16: 768 wide, 12 heads. The
+# cell computes both. [Evidence 5.8](#Evidence-5.8:-the-width-of-a-head)
 
 # %%
 torch.manual_seed(0)
@@ -885,7 +884,8 @@ for d in (64, 768):
 # but one built from that signature with its defaults puts a ReLU between its layers; ViT's needs
 # `activation_layer=nn.GELU`. With the same weights, the
 # two differ wherever a hidden value is negative. The course does not install torchvision; the cell stacks its
-# layers. [Evidence 5.9](#Evidence-5.9:-the-MLP's-activation)
+# layers, two dropouts at rate 0 included (dropout zeroes random values during training).
+# [Evidence 5.9](#Evidence-5.9:-the-MLP's-activation)
 
 
 # %%
@@ -918,12 +918,13 @@ print(f"vitcourse's MLP in an encoder block: {EncoderBlock(768, num_heads=12).ml
 # %% [markdown]
 # ### 6.1 MyViT's missing subscripts
 #
-# The MyViT equations write $\mathbf{x}{p}$, $\mathbf{z}{0}$ and $\mathrm{SA}{1}$ for $\mathbf{x}_p$,
-# $\mathbf{z}_0$ and $\mathrm{SA}_1$: without the underscore, the subscript prints beside its letter. The output,
-# $\mathrm{LN}(\mathbf{z}^{0}{L})$, loses the block $L$. With the subscripts back, the equations are right. Not
-# slips: MyViT's $N$ counts the tokens, $N' + 1$, where the paper's counts patches; its heads
-# $\mathrm{SA}_1 \dots \mathrm{SA}_h$ are the course's heads 0 to $h - 1$. The cell builds 5.6's small ViT again
-# and checks the shapes.
+# The MyViT equations write $\mathbf{x}{p}$, $\mathbf{z}{0}$ and $\mathrm{SA}{1}$ for $\mathbf{x}_p$, $\mathbf{z}_0$
+# and $\mathrm{SA}_1$: without the underscore, the subscript prints beside its letter. The output,
+# $\mathrm{LN}(\mathbf{z}^{0}{L})$, loses the block $L$. The text has lost its `\\` line breaks too; a Markdown
+# renderer can strip both, so the slip may not be the author's. With the subscripts back, the equations are right.
+# Not slips: MyViT's $N$ counts the tokens, $N' + 1$, where the paper's counts patches; its heads
+# $\mathrm{SA}_1 \dots \mathrm{SA}_h$ are the course's heads 0 to $h - 1$. The cell checks the shapes on 5.6's
+# small ViT.
 # [Evidence 6.1](#Evidence-6.1:-the-MyViT-equations)
 
 # %%
@@ -982,9 +983,9 @@ print(
 # %% [markdown]
 # ## Summary
 #
-# Of the 41 entries, 11 break the code as written, 15 teach a wrong idea, 11 are cosmetic and 4 are not slips:
+# Of the 41 entries, 11 break the code as written, 14 teach a wrong idea, 12 are cosmetic and 4 are not slips:
 # two traps (4.4, 5.9) and two differences from the official code (1.7, 4.5). The worst stop a model from being
-# built (1.2, 1.5, 4.1) or teach a wrong idea (1.6, 3.3, 5.3).
+# built or run (1.1, 1.2, 1.5, 4.1) or teach a wrong idea (1.6, 3.3, 5.3).
 # [Evidence: the entries ranked](#Evidence:-the-entries-ranked) lists all 41.
 #
 # To check another slip, find the smallest cell that shows what the source says and what happens instead. Print
@@ -994,8 +995,9 @@ print(
 # ## Evidence: the entries ranked
 #
 # The entries, worst first. *Breaks the code*: it fails as written, or would with other sizes or once another
-# line reads it. *Wrong idea*: it runs, but teaches something false. *Cosmetic*: a name, a printed line or a
-# notation. *Not a slip*: a trap or a difference from the official code.
+# line reads it. *Wrong idea*: it runs, but teaches something false. *Cosmetic*: a name, a printed line, a
+# notation, or a demo that stops short of what it claims. *Not a slip*: a trap or a difference from the official
+# code.
 #
 # | entry | wrong → right | kind |
 # |---|---|---|
@@ -1016,7 +1018,6 @@ print(
 # | 4.8 | backbone "identical" to ViT's → three differences | wrong idea |
 # | 1.10 | ViT's code "not publicly available" → it is | wrong idea |
 # | 3.1 | colour range [0, 1] → [−1, 1] | wrong idea |
-# | 3.4 | demo without scale and softmax → with them | wrong idea |
 # | 5.6 | $\mathbf{z} = \text{LN}(\mathbf{z}^0)$ → $\mathbf{y} = \text{LN}(\mathbf{z}_L^0)$ | wrong idea |
 # | 5.7 | self-attention "proposed in" 1706.03762 → the Transformer was | wrong idea |
 # | 5.8 | $d_k = d_{model} = 512$ → $d_{model}/h$ per head | wrong idea |
@@ -1025,9 +1026,10 @@ print(
 # | 4.9 | heads "only works if =1" → any divisor of `chan` | wrong idea |
 # | 5.2 | $\mathbf{E}_{pos}$: $P^2 \times D$ → $(N+1) \times D$ | wrong idea |
 # | 2.4 | chan² weights → chan² + chan | wrong idea |
+# | 3.4 | demo without scale and softmax → with them | cosmetic |
 # | 1.8 | "split connection" → skip connection | cosmetic |
-# | 1.9 | `Encoding_hidden_channel_mul` → `Encoding_hidden_chan_mul` | cosmetic |
-# | 2.3 | `MultiheadedAttention` → `MultiheadAttention` | cosmetic |
+# | 1.9 | `Encoding_hidden_channel_mul` → `Encoding_hidden_chan_mul` (in the prose) | cosmetic |
+# | 2.3 | `MultiheadedAttention` → `MultiheadAttention` (in the prose) | cosmetic |
 # | 1.4 | printed "1001" tokens → 176 | cosmetic |
 # | 4.6 | printed line with spaces → without | cosmetic |
 # | 4.7 | prints `x` → `y` | cosmetic |
@@ -1083,7 +1085,8 @@ print(
 #
 # **The comparison.** With Python's `/` the count is stored as 15.0. The count is what would size the position
 # table, with one row per token plus one for the prediction token. The article's backbone never reads it, as
-# entry 1.5 shows, so the float does no harm there. The article's own walk-through, a few cells earlier, counts
+# entry 1.5 shows, so the float does no harm yet; it breaks the first line that sizes a tensor with it, as the
+# cell in 1.3 shows. The article's own walk-through, a few cells earlier, counts
 # the same patches with `N = int((H*W)/(P**2))`, an integer, and so does the position-embedding article. Use
 # `//` once the divisibility is checked, or unfold's own formula.
 
@@ -1190,8 +1193,8 @@ for label, bounds in (("default bounds -2, 2", {}), ("vitcourse's -0.04, 0.04", 
 # Encoding_hidden_channel_mul, qkv_bias, qk_scale, and act_layer parameters define the Encoding Bock modules."
 #
 # **The comparison.** Passed by the name in the text, Python refuses the setting, as the cell in 1.9 shows. The
-# default multiplier, 4, gives ViT-Base's MLP width: 4 × 768 = 3072. The models this course trains use an MLP
-# ratio of 2, so their MLPs are half as wide as ViT's.
+# default multiplier, 4, gives ViT-Base's MLP width: 4 × 768 = 3072. The encoder blocks of the transformers this
+# course trains use an MLP ratio of 2, so their MLPs are, for their token length, half as wide as ViT's.
 
 # %% [markdown]
 # ### Evidence 1.10: the official ViT code
@@ -1442,8 +1445,9 @@ print("vitcourse, token grid after each soft split:", [tuple(g[:2]) for g in t2t
 # %% [markdown]
 # ### Evidence 4.2: the misspelt module
 #
-# **The source.** Class `T2T_ViT`, method `_init_weights`: `timmm.trunc_normal_(m.weight, std=.02)`. The Vision
-# Transformers article's `ViT_Model` spells the same call `timm.layers.trunc_normal_(m.weight, std=.02)`.
+# **The source.** Class `T2T_ViT`, method `_init_weights`: `timmm.trunc_normal_(m.weight, std=.02)`. The same
+# article's `ViT_Backbone` calls `timm.layers.trunc_normal_(self.cls_token, std=.02)`. The Vision Transformers
+# article's `ViT_Model`, in its own `_init_weights`, writes `timm.layers.trunc_normal_(m.weight, std=.02)`.
 #
 # **The comparison.** The model initialises its weights at the end of its constructor, with
 # `self.apply(self._init_weights)`. That comes after it builds its T2T module, which fails as in 4.1, and its
@@ -1680,13 +1684,13 @@ for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
 # **The source.** The part 2 slide headed "Following text was taken from https://arxiv.org/pdf/2012.12556", the
 # survey *A Survey on Vision Transformer*, section 2.1 *Self-Attention*: "the input vector is first transformed
 # into three different vectors: the query vector q, the key vector k and the value vector v with dimension
-# $d_q = d_k = d_v = d_{model} = 512$". The lab report, section 3.3.2, quoting *Attention Is All You Need*:
+# $d_q = d_k = d_v = d_{model} = 512$". The lab report, section 3.3.2, following *Attention Is All You Need*:
 # "the dimensions are set as $d_k = d_v = d_{model}/h = 64$" for ViT-B/16's $h$ = 12 heads.
 #
 # **The comparison.** The quoted section describes a single self-attention, where q, k and v can have the
 # length $d_{model}$. But 512 is the width of the base Transformer, which *Attention Is All You Need* runs with 8
 # heads, and there each head's q, k and v have length 512 / 8 = 64. ViT-B/16, whose 768 the slides' own code
-# uses, has 12 heads: again 64 per head (our comparison, not the slide's). The cell in 5.8 builds attention at
+# uses, has 12 heads: again 64 per head, as the lab report writes. The cell in 5.8 builds attention at
 # both sizes and shows that the weights use $1/\sqrt{64}$, not $1/\sqrt{768}$.
 
 # %% [markdown]
@@ -1737,7 +1741,10 @@ print(
 # A few subscripts keep their underscore, such as $\mathbf{z}_{l}$ and $\mathbf{U}_{msa}$.
 #
 # **The comparison.** In LaTeX, `\mathbf{z}{0}` is a bold z followed by a 0 at full size: the subscript is lost,
-# and $\mathbf{z}^{0}{L}$ reads as token 0 of $\mathbf{z}$, then an $L$. The paper's forms are $\mathbf{x}_p$,
+# and $\mathbf{z}^{0}{L}$ reads as token 0 of $\mathbf{z}$, then an $L$. The same copy ends its lines with `\`,
+# not LaTeX's line break `\\`. Both are what a Markdown renderer can do to a README's LaTeX: it takes a pair of
+# underscores for emphasis and drops them, and reads `\\` as an escaped `\`. So the slip is in the text as
+# published or copied, and may come from its rendering, not from its author. The paper's forms are $\mathbf{x}_p$,
 # $\mathbf{E}_{pos}$, $\mathbf{z}_0$, $\mathbf{z}'_\ell$, $\mathrm{SA}_1$ and $\mathbf{z}_L^0$. The shapes are
 # right: one head's $\mathbf{U}_{qkv}$ is $D \times 3d$, the paper's $D \times 3D_h$ with $D_h = D/h$, and the
 # $h$ heads side by side make the $D \times 3D$ weight of a qkv layer. The cell in 6.1 prints them for the picture.
