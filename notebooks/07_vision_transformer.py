@@ -40,7 +40,7 @@ from matplotlib.ticker import MaxNLocator
 from torch import nn
 
 import vitcourse
-from vitcourse import check, load_mountains
+from vitcourse import check, load_mountains, plots
 from vitcourse.blocks import EncoderBlock
 from vitcourse.cost import count_macs
 from vitcourse.models import VisionTransformer, count_parameters, create_model
@@ -61,9 +61,9 @@ vit = VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
 # one output. A classifier for *ImageNet*, the standard benchmark of about 1.3 million photos in 1000 classes,
 # has 1000 outputs.
 #
-# The cell takes notebook 06's walk-through sizes, N = 175 patch tokens, at ViT-Base's width D = 768 so that the
-# output layer has a real classifier's sizes, with a batch of 2 items instead of 13, the prediction token in
-# front, through one encoder block of 12 attention heads.
+# The cell uses notebook 06's walk-through sizes: N = 175 patch tokens of length D = 768, ViT-Base's width, so
+# that the output layer has a real classifier's sizes. With the prediction token in front, they pass through one
+# encoder block of 12 attention heads; the batch holds 2 items instead of 13.
 
 # %%
 batch, n_tokens, D = 2, 175, 768
@@ -146,7 +146,6 @@ check.require(check.mean_pool_factor, answer_pool_factor)
 # | `vit.embed(image)` | $\mathbf z_0$ of equation (1): the prediction token in front, positions added |
 # | `vit.forward_features(image)` | the blocks, equations (2) and (3), then the final norm of (4) on every token |
 # | `vit(image)` | the output layer on token 0 of those: the prediction |
-# | `vit.attention_weights(image, block=b)` | block $b$'s attention weights (used after Exercise 2) |
 
 # %%
 with torch.no_grad():
@@ -166,10 +165,11 @@ assert prediction.shape == (1, 1) and torch.isfinite(prediction).all()
 
 # %% [markdown]
 # The figure draws what the printout lists: each step's tensor for the one picture, one row per patch or token
-# and one column per entry. The patches hold pixel values, drawn in grey like the picture. The token panels use
-# a red-blue scale centred at 0, each on its own range; their row 0 is the prediction token from equation (1) on.
+# and one column per entry. The picture carries its patch numbers, 0 to 14, and row $i$ of the patches panel is
+# patch $i$. The patches hold pixel values, drawn in the picture's colours. The token panels use a red-blue
+# scale centred at 0, each on its own range; their row 0 is the prediction token from equation (1) on.
 
-# %% mystnb={"image": {"alt": "Two rows of panels. Top: the picture with its 3 by 5 patch grid drawn on it and its 15 patches as a 15 by 400 matrix of grey pixel values. Bottom: the 15 tokens of length 64, the 16 tokens with the prediction token and the positions, and the 16 tokens after the two blocks and the final norm, each on a red-blue scale centred at 0 and titled with its shape"}}
+# %% mystnb={"image": {"alt": "Two rows of panels. Top: the picture with its 3 by 5 patch grid drawn on it, patches numbered 0 to 14, and its 15 patches as a 15 by 400 matrix of pixel values in the picture's purple scale. Bottom: the 15 tokens of length 64, the 16 tokens with the prediction token and the positions, and the 16 tokens after the two blocks and the final norm, each on a red-blue scale centred at 0 and titled with its shape"}}
 token_steps = {
     "tokens": (patch_tokens[0], "patch"),
     "+ prediction token and positions: eq. (1)": (embedded[0], "token"),
@@ -178,22 +178,20 @@ token_steps = {
 fig, axes = plt.subplot_mosaic(
     [["picture", "patches", "patches"], list(token_steps)], figsize=(12, 6.4), layout="constrained"
 )
-axes["picture"].imshow(picture, cmap="gray", vmin=0, vmax=1)
-axes["picture"].set_title(f"the picture {tuple(image.shape[-2:])}, 3 x 5 patches")
-patch_side = vit.patch_embed.patch_size
-for x in range(patch_side, image.shape[-1], patch_side):  # the patch grid: patch 0 top left, row by row
-    axes["picture"].axvline(x - 0.5, color="orange", lw=1)
-for y in range(patch_side, image.shape[-2], patch_side):
-    axes["picture"].axhline(y - 0.5, color="orange", lw=1)
-axes["picture"].set_xlabel("column (pixels)")
-axes["picture"].set_ylabel("row (pixels)")
-shown = axes["patches"].imshow(
-    patches[0].cpu(), aspect="auto", cmap="gray", vmin=0, vmax=1, interpolation="nearest"
+plots.show_picture(
+    picture, ax=axes["picture"], title=f"the picture {tuple(image.shape[-2:])}, patches 0-14", colorbar=False
 )
-axes["patches"].set_title(f"patches {tuple(patches[0].shape)}")
-axes["patches"].set_xlabel("entry (pixel of the patch)")
-axes["patches"].set_ylabel("patch")
-fig.colorbar(shown, ax=axes["patches"], fraction=0.05, label="brightness")
+plots.draw_patch_grid(axes["picture"], *image.shape[-2:], vit.patch_embed.patch_size)  # numbered row by row
+plots.show_matrix(
+    patches[0],
+    ax=axes["patches"],
+    title=f"patches {tuple(patches[0].shape)}",
+    xlabel="entry (pixel of the patch)",
+    ylabel="patch",
+    vmin=0,
+    vmax=1,
+    label="brightness",
+)  # the picture's colours and range
 for name, (values, row_name) in token_steps.items():
     ax = axes[name]
     limit = values.abs().max().item()  # each panel's own range, centred at 0
@@ -204,33 +202,55 @@ for name, (values, row_name) in token_steps.items():
     ax.set_xlabel("entry")
     ax.set_ylabel(row_name)
     fig.colorbar(shown, ax=ax, fraction=0.05, label="entry value, own range")
-for ax in axes.values():
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+for name in ["patches", *token_steps]:  # the picture keeps its ticks every 10 pixels
+    axes[name].yaxis.set_major_locator(MaxNLocator(integer=True))
 fig.suptitle("One picture through the untrained picture model, step by step")
 plt.show()
-unit = nn.functional.normalize(patch_tokens[0], dim=-1)  # (N, D): each patch token scaled to length 1
-cosines = unit @ unit.T  # (N, N)
-n_patches = cosines.shape[0]
-mean_cosine = (cosines.sum() - n_patches) / (n_patches * (n_patches - 1))  # the pairs of different tokens
-zero_share = (patches[0] == 0).float().mean(dim=-1)  # (N,): the share of black pixels in each patch
-print(f"mean cosine between two different patch tokens: {mean_cosine:.2f}")
-print(f"pixels: min {patches.min():.2f}; most black pixels in one patch: {zero_share.max():.0%}")
-print("token lengths entering block 0:", [round(x, 2) for x in embedded[0].norm(dim=-1).tolist()])
-print("token lengths after the final norm:", [round(x, 2) for x in feats[0].norm(dim=-1).tolist()])
+
+
+def mean_cosine(tokens: torch.Tensor) -> float:
+    """The mean cosine over the pairs of different tokens of (N, D)."""
+    unit = nn.functional.normalize(tokens, dim=-1)  # (N, D): each token scaled to length 1
+    n = unit.shape[0]
+    cosines = unit @ unit.T  # (N, N): the diagonal holds the n cosines of a token with itself, all 1
+    return (cosines.sum().item() - n) / (n * (n - 1))
+
+
+with torch.no_grad():
+    centred_tokens = vit.patch_embed.proj(patches[0] - patches.mean())  # (N, D): the mean pixel removed
+print(f"pixels: min {patches.min():.2f}, mean {patches.mean():.2f}")
+print(
+    f"mean cosine between two different patch tokens: {mean_cosine(patch_tokens[0]):.2f} from the raw pixels, "
+    f"{mean_cosine(centred_tokens):.2f} from the pixels minus their mean"
+)
+rows = {
+    "token": [f"{i:5d}" for i in range(embedded.shape[1])],
+    "patch (token - 1)": ["    -"] + [f"{i:5d}" for i in range(patches.shape[1])],
+    "patch mean brightness": ["    -"] + [f"{b:5.2f}" for b in patches[0].mean(dim=-1).tolist()],
+    "length entering block 0": [f"{x:5.2f}" for x in embedded[0].norm(dim=-1).tolist()],
+    "length after final norm": [f"{x:5.2f}" for x in feats[0].norm(dim=-1).tolist()],
+}
+for label, cells in rows.items():
+    print(f"{label:23s}" + "".join(cells))
 print(f"sqrt(D) = {vit.embed_dim**0.5:.0f}")
 
 # %% [markdown]
 # Three things to see. The patch tokens point in nearly the same direction: the bottom-left panel shows vertical
 # stripes, and the printed mean cosine between two different tokens is high. No pixel is negative, so
-# $\mathbf x_p \mathbf E$ leans the same way for every patch. Their lengths differ, though: a bright patch sums
-# many large pixels into a long token, a dark one gives a short token. Row 0 of the middle panel, the prediction
-# token, is faint because it starts from small random values, and the rows of the darkest patches are nearly as
-# faint. The final norm gives every token entries of mean 0 and spread 1, so every length becomes $\sqrt D$: in
-# the last panel row 0 is as vivid as the others.
+# $\mathbf x_p \mathbf E$ leans the same way for every patch; with the pixels' mean subtracted first, the mean
+# cosine falls to about 0. Notebook 14 shows what this does to training: a ViT on raw pixels can give every
+# picture the same output, and standardising the inputs (subtracting a mean, dividing by a spread) cures it.
+#
+# The tokens' lengths differ, though. The table starts with the prediction token, token 0, so token $i$ holds
+# patch $i - 1$. The brighter the patch, the longer its token, roughly: patch 5, the brightest, gives the longest
+# token, patch 14, the darkest, the shortest. Row 0 of the middle panel, the prediction token, is faint because
+# it starts from small random values, and the rows of the darkest patches are nearly as faint. In a fresh model
+# the final norm's scale is 1 and its shift 0, so it gives every token entries of mean 0 and spread 1, and every
+# length becomes $\sqrt D$: in the last panel row 0 is as vivid as the others.
 
 # %% [markdown]
-# Its one output is a number from fresh weights: it means nothing yet. Training (notebook 10) gives the weights
-# their meaning, and notebook 13 looks at what a trained ViT makes of the picture.
+# The prediction, `vit(image)`'s one number, comes from fresh weights: it means nothing yet. Training (notebook
+# 10) gives the weights their meaning, and notebook 13 looks at what a trained ViT makes of the picture.
 
 # %% [markdown]
 # ### How the weights start
@@ -269,7 +289,8 @@ check.require(check.zero_token_attention, answer_zero_token)
 # ### After Exercise 2
 
 # %% [markdown]
-# The run, along token 0, on the picture:
+# The run, along token 0, on the picture. `vit.attention_weights(image, block=b)` returns block $b$'s attention
+# weights, of shape (B, heads, N + 1, N + 1):
 
 # %%
 torch.manual_seed(0)
@@ -289,8 +310,8 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 # %% [markdown]
 # A zero query scores 0 against every key, so the softmax spreads its weight evenly. With a position embedding,
 # token 0 would enter block 0 as row 0 of $\mathbf{E}_\text{pos}$ instead. ViT's official code starts its class
-# token at zero that way, and such a token still receives a gradient: [how the weights
-# start](#Evidence:-how-the-weights-start).
+# token at zero, and a zero token still receives a gradient, with a position embedding or without one: [how the
+# weights start](#Evidence:-how-the-weights-start).
 
 # %% [markdown]
 # ## 3. What a block costs (14 min)
@@ -474,17 +495,19 @@ assert abs(12 * tie * d_b**2 - 2 * tie**2 * d_b) == 0  # the lines cross at N = 
 # %% [markdown]
 # ## Evidence: the paper's two heads
 #
-# The name *class token* comes from the [CLS] token that the language model BERT puts in front of every
-# sentence (Devlin et al., 2019).
+# The name *class token* comes from the [CLS] token that the language model BERT puts in front of every input
+# sequence (Devlin et al., 2019).
 #
 # The ViT paper trains in two stages (notebook 10 teaches training). **Pre-training** is a long training on a
 # large, general data set; **fine-tuning** continues the training on the task one cares about, with a new head.
 #
 # The ViT paper (Section 3.1) attaches a head to $\mathbf{z}_L^0$ in both phases, but not the same one: during
 # pre-training an MLP with one hidden layer, during fine-tuning a single linear layer. The article series says
-# so too, then uses a single linear layer, as T2T-ViT does. So does Chi Yeong Heo's lab report on timm's
-# ViT-B/16 ("Lab 5-1: Vision Transformer final-report"). The lecture slides name a "Classification Head" and
-# reproduce the paper's Figure 1 ("MLP Head") without saying which head each phase uses.
+# so too, then uses a single linear layer, as T2T-ViT does. Chi Yeong Heo's lab report ("Lab 5-1: Vision
+# Transformer final-report") builds no head of its own: it studies timm's pre-trained ViT-B/16, whose head it
+# calls an "MLP head" but describes as one linear layer from 768 to 1000. The lecture slides name a
+# "Classification Head" and reproduce the paper's Figure 1 ("MLP Head") without saying which head each phase
+# uses.
 #
 # The paper's sentence leaves the hidden layer's non-linearity out. The official code has it: a linear layer
 # named `pre_logits`, of width `representation_size`, followed by $\tanh$ (`vit_jax/models_vit.py`). Older
@@ -506,17 +529,17 @@ nn.init.zeros_(finetune_head.bias)
 with torch.no_grad():
     hidden = pretrain_head[1](pretrain_head[0](pred_token))  # (2, D): tanh keeps every entry in (-1, 1)
     pre_out = pretrain_head[2](hidden)  # (2, K)
-    fine_logits = finetune_head(pred_token)  # (2, K)
+    fine_scores = finetune_head(pred_token)  # (2, K)
 for name, head in (("pre-training", pretrain_head), ("fine-tuning", finetune_head)):
     print(f"{name} head: {sum(p.numel() for p in head.parameters()):>9,} parameters")
 print(
     f"pre-training: token {tuple(pred_token.shape)} -> hidden {tuple(hidden.shape)} -> {tuple(pre_out.shape)}"
 )
 print(f"  hidden entries within (-1, 1): {bool((hidden.abs() < 1).all())}")
-print(f"fine-tuning:  token {tuple(pred_token.shape)} -> {tuple(fine_logits.shape)}")
-probabilities = fine_logits.softmax(-1)  # (2, K)
+print(f"fine-tuning:  token {tuple(pred_token.shape)} -> {tuple(fine_scores.shape)}")
+probabilities = fine_scores.softmax(-1)  # (2, K)
 uniform = bool(torch.allclose(probabilities, torch.full_like(probabilities, 1 / n_classes)))
-print(f"  zero head: every score is 0: {bool((fine_logits == 0).all())}")
+print(f"  zero head: every score is 0: {bool((fine_scores == 0).all())}")
 print(f"  every class gets probability 1/{n_classes}: {uniform}")
 
 # %% [markdown]
@@ -590,10 +613,11 @@ assert changes[vit.embed_dim] < 0.05 < 0.2 < changes[768]  # what the text below
 # **The prediction token's start.** ViT's official code starts the class token at zero; timm at
 # $\mathcal N(0, (10^{-6})^2)$, as good as zero; the official T2T-ViT code and the article series' ViT code like
 # the other weights; the article series' walk-through prepends a token of zeros. With a position embedding, a
-# zero token enters block 0 as row 0 of $\mathbf E_\text{pos}$, not as zeros, and it still receives a
-# gradient, because the gradient of a sum reaches each of its terms. A nonzero gradient only means the token
-# can change; the course does not test how well a zero start trains. The cell checks both on a copy of the
-# picture model.
+# zero token enters block 0 as row 0 of $\mathbf E_\text{pos}$, not as zeros. With or without one, the token
+# receives a gradient: a gradient measures how the output changes when the token moves, and a token of zeros
+# can move like any other. A nonzero gradient only means the token can change; the course does not test how
+# well a zero start trains. The cell checks both on a copy of the picture model, and the gradient also on the
+# model of Exercise 2's run, which has no position embedding.
 
 # %%
 zero_start = copy.deepcopy(vit)
@@ -605,6 +629,8 @@ print(
     f"{torch.equal(first_input[0, 0], zero_start.pos_embed[0, 0])}"
 )
 zero_start(image).sum().backward()  # any loss will do
+no_position(image).sum().backward()  # Exercise 2's run: zero prediction token, no position embedding
 print(
-    f"gradient reaching the zero prediction token is nonzero: {bool(zero_start.cls_token.grad.abs().sum() > 0)}"
+    "length of the gradient reaching the zero prediction token: "
+    f"with positions {zero_start.cls_token.grad.norm():.2f}, without {no_position.cls_token.grad.norm():.2f}"
 )

@@ -141,7 +141,19 @@ def mean_pool_factor(answer: object) -> Verdict:
                 "that is what the buggy function divides by, not the factor between the two results.",
             ),
             (1.0, "the two results differ for any features whose patch tokens do not sum to zero."),
+            (
+                (n - 1) / n,
+                f"that counts the prediction token among the picture's {n} patches; N = {n} counts the patch "
+                "tokens alone.",
+            ),
+            (
+                (n + 1) / (n + 2),
+                "that counts the prediction token among the tokens the buggy function sums; its sum starts at "
+                "token 1.",
+            ),
+            (0.94, "close: give it exactly, as a fraction or to four decimals."),  # two decimals are too few
         ],
+        rel=1e-3,  # (N - 1) / N and (N + 1) / (N + 2) lie within 0.5 % of the answer
         pointer=reread("Prediction processing"),
     )
 
