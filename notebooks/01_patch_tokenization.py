@@ -27,7 +27,8 @@
 #
 # By the end you can
 # 1. say how many patches an image makes, how long each token is, and what changes when the image grows,
-# 2. cut the picture into patches and flatten them in the same order as PyTorch's `nn.Unfold`,
+# 2. cut the picture into patches and flatten them in the same order as `nn.Unfold`, PyTorch's layer for cutting
+#    patches,
 # 3. say where any pixel of any channel lands in a token,
 # 4. cut a whole batch into tokens with a reshape, a permute and a final reshape,
 # 5. project the tokens to width $D$, and say why that is a convolution that moves $P$ pixels at a time.
@@ -85,8 +86,7 @@ plt.show()
 
 # %% [markdown]
 # The axes count pixels from 0. Their ticks sit on the edges between pixels, so the last tick, 60 or 100, marks
-# the far edge of the last pixel, row 59 or column 99. Each patch's number is the index you type: row 7 of the
-# token matrix of section 3, `by_hand[0, 7]`, is patch 7.
+# the far edge of the last pixel, row 59 or column 99.
 #
 # Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two
 # patches is cut in two, and a shape over a corner where four patches meet is cut in four. The next cell shows it
@@ -119,9 +119,10 @@ else:
 
 # %% [markdown]
 # Two learned parts of a ViT have shapes that depend on how the image is cut. The *projection* $E$ maps every
-# token, a vector of length $P^2 C$, to a vector of length $D$ (section 6). The *position table* holds one learned vector of length $D$ for
-# each token position; it tells the model where a token came from (notebook 03). The ViT paper's table has one
-# row more, for an extra prediction token that notebook 06 adds; here we count the patches' tokens only.
+# token, a vector of length $P^2 C$, to a vector of length $D$ (section 6). The *position table* (the notation
+# sheet's $\mathbf{E}_\text{pos}$) holds one learned vector of length $D$ for each token position; it tells the
+# model where a token came from (notebook 03). The ViT paper's table has one row more, for an extra prediction
+# token that notebook 06 adds; here we count the patches' tokens only.
 
 # %% [markdown]
 # ### Exercise 1 (predict)
@@ -195,7 +196,7 @@ print(
 # We follow one patch into a token: the example of the series' ViT article (Callis, *Vision Transformers,
 # Explained*), cut out there as `mountains[40:60, 20:40]`. The article counts from 1 and calls it patch 12;
 # counted from 0 it is patch 11. The article picks it because it holds four shades. The cell finds its place in
-# the grid and counts the shades it holds in our rendition of the picture, to see whether ours matches.
+# the grid and counts its shades in our rendition of the picture.
 
 # %%
 number = 11
@@ -210,13 +211,17 @@ print(f"its token: shape {tuple(token.shape)}; shades in it: {len(token.unique()
 
 # %% mystnb={"image": {"alt": "Patch 11 as a 20 by 20 square of pixels above its token, a strip of 400 values in which each row of the patch follows the previous one"}}
 # Each of the token's entries gets exactly 2 screen pixels across, so that no entry is drawn wider than another.
-plots.show_patch_and_token(patch, token, name=f"patch {number}", px=2)
+fig = plots.show_patch_and_token(patch, token, name=f"patch {number}", px=2)
+strip = fig.axes[1]  # the token
+for line in strip.lines:  # the lines between the patch's rows, in black: a colour no brightness has
+    line.set_color("black")
+strip.set_xlabel("position in the token (black lines: where each row of the patch ends)")
 plt.show()
 
 # %% [markdown]
-# Ours differs from the article's 4 because the course draws its own pixel-art rendition of the scene (notebook
-# 00). The token is the patch read like a book, one row of $P$ pixels after another. The white lines in the strip
-# mark where one row of the patch ends and the next begins.
+# On the course's picture the count differs from the article's 4: the course draws its own pixel-art rendition of
+# the scene (notebook 00). The token is the patch read like a book, one row of $P$ pixels after another. The black
+# lines in the strip mark where one row of the patch ends and the next begins.
 #
 # Patches need not be square: PyTorch's tools for cutting patches (section 3) also take a patch size of
 # `(height, width)`. A colleague extends `patch_of` to patches of `patch_h` rows by `patch_w` columns. The cell
@@ -238,8 +243,8 @@ print(f"patch_of_rect agrees with patch_of on all {H * W} pixels for {P} x {P} p
 #
 # `patch_of_rect` passes the test above, yet it has a bug. Find a case where it fails, find the bug, then write
 # `fixed_patch_of_rect(row, col, patch_h, patch_w)`: the number (from 0, row by row) of the patch of `patch_h` rows × `patch_w` columns of the 60 × 100 picture that holds pixel `(row, col)`.
-# Write it with integer arithmetic, as `patch_of_rect` is. The check compares it with the patches `nn.Unfold` cuts,
-# for several patch shapes and pixels.
+# Write it with integer arithmetic, as `patch_of_rect` is. The check compares it with the patches `nn.Unfold` cuts
+# (section 3), for several patch shapes and pixels.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_number-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -269,6 +274,13 @@ check.require(check.patch_number, fixed_patch_of_rect)
 right = (45 // 10) * (W // 20) + 30 // 20  # patch row 4, W // patch_w = 5 patches a row, patch column 1
 print(f"patch_of_rect: {patch_of_rect(45, 30, 10, 20)}; right: {right}")
 print(f"patches in a row of patches: W // patch_h = {W // 10}, W // patch_w = {W // 20}")
+n_rect = (H // 10) * (W // 20)  # patches of 10 x 20 in the picture
+print(f"the grid: {H // 10} x {W // 20} = {n_rect} patches, numbered 0 to {n_rect - 1}")
+
+# %% [markdown]
+# So `patch_of_rect` gives 41, yet the grid has only 30 patches. The test before the exercise missed the bug
+# because its patches were square: there `patch_h` equals `patch_w`, so using one where the other belongs
+# changes nothing. Only patches with unequal sides can show it.
 
 # %% [markdown]
 # ## 3. All fifteen tokens (4 min)
@@ -307,16 +319,19 @@ fig = plots.show_token_matrix_exact(
     ylabel="token (= patch number)",
     px=2,
     row_px=16,
-    xstep=2 * P,
+    xstep=P,
 )
-for next_row_start in range(cols, N, cols):  # white lines between the rows of patches
-    fig.axes[0].axhline(next_row_start - 0.5, color="white", lw=1)
+# lines between the rows of patches, in orange, a colour no brightness has
+for next_row_start in range(cols, N, cols):
+    fig.axes[0].axhline(next_row_start - 0.5, color="tab:orange", lw=1.5)
 plt.show()
 
 # %% [markdown]
-# Read the figure one row at a time: each row is one patch read row by row, and the white lines part the picture's
-# rows of patches. So a feature of the picture becomes a pattern along the rows. The cell finds two: the tokens that hold the brightest pixels, the moon, and where the rows of the
-# dithered band of notebook 00 land in the tokens.
+# Read the figure one row at a time: each row is one patch read row by row, and the orange lines part the picture's
+# rows of patches. So a shape appears once per pixel row of its patch, every 20 positions. On the course's
+# picture, token 2's white dashes are the moon, one per pixel row; its top rows span the patch, so their dashes
+# join into one run. The fine stripes of tokens 5-9 in positions 0-119 are the rows of notebook 00's dithered
+# band. The cell finds both by number.
 
 # %%
 bright = (by_hand[0] == by_hand.max()).sum(dim=1)  # (N,) brightest entries in each token
@@ -334,6 +349,10 @@ for patch_row in sorted(set((band // P).tolist())):
         f"band rows {band[band // P == patch_row].min()}-{band[band // P == patch_row].max()}: tokens "
         f"{patch_row * cols}-{(patch_row + 1) * cols - 1}, positions {first}-{last} in each"
     )
+
+# %% [markdown]
+# The moon lies in patch 2, but it spills one pixel into patch 1 and one into patch 3, so tokens 1 and 3 hold one
+# brightest entry each: a shape cut by a patch border lands in several tokens.
 
 # %% [markdown]
 # ## 4. Tokens with several channels (5 min)
@@ -389,8 +408,8 @@ print(f"position {q} by the formulas: {by_formula}, as decoded (asserted)")
 # The loop in section 3 cuts one patch at a time. A reshape and a permute can cut all of them at once. A reshape
 # keeps the values in their reading order, row by row (the last axis fastest), and only regroups them: it splits
 # an axis of 6 into (2, 3) as (outer, inner), so index $i$ becomes $(i \,//\, 3, i \bmod 3)$. A permute
-# changes which axis is read first. The final reshape reads in that new order, so it must copy the values into
-# it; `.view`, which never copies, would refuse. Here is the idea on a 4 × 6 grid of the numbers 0 to 23, cut into patches of
+# reorders the axes. The final reshape reads the values in that new order, so it must copy them into it;
+# `.view`, which never copies, would refuse. Here is the idea on a 4 × 6 grid of the numbers 0 to 23, cut into patches of
 # 2 × 2. Each number is its place in reading order. Watch where patch 0, the values 0, 1, 6, 7, ends up.
 
 # %%
@@ -398,7 +417,7 @@ grid = torch.arange(24).reshape(4, 6)  # (rows, columns)
 print(f"grid {tuple(grid.shape)}:\n{grid}")
 split_sides = grid.reshape(2, 2, 3, 2)  # (patch row, row in patch, patch column, column in patch)
 print(f"reshape: {tuple(split_sides.shape)} = (patch row, row in patch, patch column, column in patch)")
-print(f"  [0, 0] = patch row 0, row 0 of its patches, all three patches side by side:\n{split_sides[0, 0]}")
+print(f"  [0, 0] = patch row 0, row 0 of each of its three patches, one patch per line:\n{split_sides[0, 0]}")
 patch_axes_first = split_sides.permute(0, 2, 1, 3)  # (patch row, patch column, row in patch, column in patch)
 print(
     f"permute(0, 2, 1, 3): {tuple(patch_axes_first.shape)} = (patch row, patch column, row in patch, column in patch)"
@@ -455,7 +474,8 @@ check.require(check.patchify_function, my_patchify)
 # A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map $E$, a matrix of
 # $P^2 C$ rows and $D$ columns, projects every token to the model width $D$. ViT-B/16 uses $D = 768$ (ViT paper,
 # Table 1). The ViT paper (Eq. 1) and the lecture slides' code (`bias=False`) use no bias, $x_p E$; the
-# package's `nn.Linear` adds one, so here $z = x_p E + b$.
+# package's `nn.Linear` adds one, a learned vector $b$ of length $D$, so here the projected tokens are
+# $z = x_p E + b$.
 #
 # `vitcourse.tokens.PatchTokenizer` does both steps: split, then project. Here they are one at a time.
 # `nn.Linear` stores its weight $W_{\text{lin}}$ as `(out, in)`, that is $(D, P^2 C)$, and computes
@@ -482,8 +502,8 @@ assert n_params == P * P * C * D + D
 # P \times P$ weights. With `kernel_size = stride = P` (a *strided* convolution: it moves $P$ pixels at a time)
 # it looks at each patch exactly once. Filter $d$ is then column $d$ of $E$ reshaped to $(C, P, P)$, the token's
 # order, and its sum is the token's $d$-th output, $x_p E$ at column $d$, plus a bias. So the convolution gives the
-# same tokens. The lecture slides build the patch embedding this way. [The check, with the lecture slides' ViT-B/16 example](#Evidence:-the-patch-embedding-as-a-convolution),
-# runs it.
+# same tokens. The lecture slides build the patch embedding this way;
+# [the check, with their ViT-B/16 example](#Evidence:-the-patch-embedding-as-a-convolution), runs it.
 
 # %% [markdown]
 # ## 7. Play: choose the patch size (2 min)
@@ -512,7 +532,8 @@ display(widgets.patch_explorer(picture))
 #   does not.
 # - `nn.Unfold` stores a token channel by channel, each channel row by row: the order $(C, P, P)$.
 # - A reshape, a permute and a final reshape cut a whole batch into patches.
-# - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens.
+# - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens when the
+#   convolution holds the linear layer's weights reshaped to $(D, C, P, P)$, and its bias.
 # - Patches do not overlap, so a shape that crosses a patch border is cut apart.
 #
 # **Next:** [02 Soft split](02_soft_split.ipynb) lets the windows overlap, the first idea of Tokens-to-Token.
@@ -525,9 +546,12 @@ display(widgets.patch_explorer(picture))
 # another order than the token's, the pairing of weights and pixels is wrong and the tokens differ. The
 # convolution's output is a *feature map*, one $D$-vector per patch on the patch grid; flattening the grid and
 # moving $D$ last gives the tokens. On a GPU the cell turns off TF32, a faster but less precise number format that
-# convolutions may use, so that both sides compute in full float32.
+# convolutions may use, so that both sides compute in full float32. It prints the largest differences, whose last
+# digits vary from machine to machine; the cell after it asserts their bounds.
 
 # %%
+# NBVAL_IGNORE_OUTPUT
+# (rounding differs from machine to machine; the next cell asserts what holds on any)
 conv = nn.Conv2d(C, D, kernel_size=P, stride=P).to(device)
 full_float32 = torch.backends.cudnn.flags(enabled=torch.backends.cudnn.enabled, allow_tf32=False)
 with torch.no_grad(), full_float32:
@@ -538,6 +562,9 @@ with torch.no_grad(), full_float32:
     gap = (from_conv - tokenizer(img)).abs().max().item()
     conv.weight.copy_(conv.weight.transpose(2, 3).clone())  # each filter transposed: the wrong pairing
     wrong_gap = (conv(img).flatten(2).transpose(1, 2) - tokenizer(img)).abs().max().item()
+print(f"largest difference from Unfold + Linear: {gap:.1e}; with each filter transposed: {wrong_gap:.2f}")
+
+# %%
 print(f"conv output {tuple(feature_map.shape)} -> flatten -> {tuple(from_conv.shape)}")
 print(f"largest difference from Unfold + Linear below 1e-5: {gap < 1e-5}")
 print(f"with each filter transposed, largest difference above 0.1: {wrong_gap > 0.1}")

@@ -183,7 +183,7 @@ def test_require_is_silent_on_a_right_answer_and_fails_with_the_hint(
 ) -> None:
     assert check.require(check.count_growth, 4) is None
     assert capsys.readouterr().out == ""  # the check cell above the grading cell already printed the verdict
-    with pytest.raises(AssertionError, match="doubled the count once"):
+    with pytest.raises(AssertionError, match="how much each side of the picture grows"):
         check.require(check.count_growth, 2)
     with pytest.raises(AssertionError, match="still None"):
         check.require(check.count_growth, None)

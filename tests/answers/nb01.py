@@ -34,7 +34,7 @@ FUNCTION_CHECKS: dict = {
     check.patch_number: fixed_patch_of_rect,
 }
 MISTAKES: list = [
-    (check.count_growth, 2, "doubled the count once"),
+    (check.count_growth, 2, "how much each side of the picture grows"),
     (check.count_growth, 1, "more of them fit"),
     (check.count_growth, 60, "a number of tokens"),
     (check.count_growth, 61 / 16, "a row for a prediction token"),

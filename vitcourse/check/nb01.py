@@ -73,7 +73,8 @@ def count_growth(answer: object) -> Verdict:
         nudge="The count depends on the picture's size and on the patch size, and here only the picture changes.",
         wrong={
             1: "with the patches kept, more of them fit into the larger picture, so the number of tokens grows.",
-            2: "you doubled the count once.",
+            2: "that is how much each side of the picture grows; look again at how the number of tokens "
+            "depends on the sides.",
             grown: "that is a number of tokens; the question asks for the factor the number grows by.",
         },
         pointer=reread("How many patches?"),
