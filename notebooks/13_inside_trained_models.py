@@ -123,7 +123,7 @@ assert on_moon[1] > 0.5 and on_moon[3] > 0.5  # what the text says of heads 1 an
 # block 0's head 0 puts most of it on the moon's patch and head 2 stays spread out. Heads 1 and 3 look at the
 # moon on this scene, but put only about a third of their weight there over all scenes.
 #
-# Where a head looks is not what the model uses. [Switching heads
+# Where a head looks does not show what the model uses. [Switching heads
 # off](#Evidence:-switching-heads-off-in-the-60-patch-model) tests what one run needs, not what a head does.
 
 # %% [markdown]
@@ -144,13 +144,16 @@ with torch.no_grad():
         [vit.attention_weights(scene, block=b)[0].cpu() for b in range(depth)]
     )  # (blocks, heads, 16, 16)
 asked, asked_column = map_questions(scene_maps)  # a clear row of a patch query, and a clear column
-ask_block, ask_head = asked.index
+(ask_block, ask_head), ask_query, ask_key = asked.index, asked.query, asked_column.key
+del asked, asked_column  # only the questions stay; the answers come after the exercise
 print(
-    f"Questions, in block {ask_block}, head {ask_head}: which token does token {asked.query} (patch "
-    f"{asked.query - 1}) attend to most? Which patch token attends most to token {asked_column.key} (patch "
-    f"{asked_column.key - 1})?"
+    f"Questions, in block {ask_block}, head {ask_head}: which token does token {ask_query} (patch "
+    f"{ask_query - 1}) attend to most? Which patch token attends most to token {ask_key} (patch "
+    f"{ask_key - 1})?"
 )
-fig = plots.show_attention_map(scene_picture.numpy(), scene_maps, ask_block, ask_head, others=True)
+fig = plots.show_attention_map(
+    scene_picture.numpy(), scene_maps, ask_block, ask_head, others=True, shown="the held-out scene"
+)
 plt.show()
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_map_reading-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -158,10 +161,10 @@ answer_key = None  # replace None with a token number, as on the map's axes
 answer_query = None  # replace None with a token number, as on the map's axes
 ### BEGIN SOLUTION
 # the query's row (row = query token, column = key token), and the key token with the largest weight in it
-answer_key = int(scene_maps[ask_block, ask_head, asked.query].argmax())
+answer_key = int(scene_maps[ask_block, ask_head, ask_query].argmax())
 # the second token as a key: its column, and the query with the largest weight in it, patch tokens only
 answer_query = 1 + int(
-    scene_maps[ask_block, ask_head, 1:, asked_column.key].argmax()
+    scene_maps[ask_block, ask_head, 1:, ask_key].argmax()
 )  # row p of [1:]: token p + 1
 ### END SOLUTION
 
@@ -191,6 +194,7 @@ check.require(check.attention_map_column, answer_query, scene_picture)
 # prediction token looks in block 0.
 
 # %%
+asked, asked_column = map_questions(scene_maps)  # the two questions again, with their answers
 asked_row = scene_maps[ask_block, ask_head, asked.query]  # (16,): one query's weights over the keys
 print(f"block {ask_block}, head {ask_head}, row of patch {asked.query - 1} (sum {asked_row.sum():.2f}):")
 print(f"  prediction token: {asked_row[0]:.2f}")
@@ -231,7 +235,7 @@ for h in range(heads):
 # ### The course picture, misread
 
 # %% [markdown]
-# The model places the course picture's moon in the wrong patch (printed under After Exercise 1). Maps of a picture it misreads
+# The model places the course picture's moon in the wrong patch (printed above). Maps of a picture it misreads
 # show how it attends there, not how it finds a moon: learn from held-out scenes it reads right, like the one
 # above. Where a head looks also changes from picture to picture: compare heads 1 and 3 here with that scene. Why the picture misleads it, and every block and head in an
 # explorer: [the picture's moon and the shipped model](#Evidence:-the-picture's-moon-and-the-shipped-model).
@@ -241,7 +245,7 @@ for h in range(heads):
 #
 # The ViT paper's Figure 7 looks inside a trained ViT in three ways: the patch filters, the learned position
 # table (notebook 12), and how far each head looks. This section measures the last on the shipped `vit_within`
-# (4 blocks of 4 heads, 60 patches; the table at the top).
+# (4 blocks of 4 heads, 60 patches).
 #
 # A head's **mean attention distance** is the distance in pixels from a query patch to the patches it attends
 # to, weighted by the attention weights and averaged over the query patches and the images
@@ -578,9 +582,9 @@ assert share["sinusoidal"]["scrambled, patch 14 as it was"] > 0.5, (
 # that left it in place. It behaves as if it checked one thing: is the bottom-right patch the
 # one that belongs there? Its block 0 prediction token puts most of its attention on patch 14 in every head, where
 # the untrained model gives each token about 1/16. That is a **shortcut**: a check of one patch that settles
-# almost every held-out image, but not all. The sinusoidal run also looks hard at patch 14, yet gets more than half of
-# those scrambles right. Where a model looks does not tell what it does with what it sees. One seed each; more in
-# [where the prediction token looks](#Evidence:-where-the-prediction-token-looks).
+# almost every held-out image, but not all. The sinusoidal run also looks hard at patch 14, yet, in the run stored
+# here, gets all 11 of those scrambles right. Where a model looks does not tell what it does with what it sees.
+# One seed each; more in [where the prediction token looks](#Evidence:-where-the-prediction-token-looks).
 
 # %% [markdown]
 # ### The learned position embedding
@@ -773,18 +777,18 @@ assert control["rows only"] < after["rows only"] - 0.1  # clearly less of the st
 # clearly less of the structure: a rows-only score more than 0.1 below the claim run's (both asserted). Its
 # score stays near the start's, as the claim predicted: the claim survived a test that could have refuted it.
 # But the control fitted nothing at all: its training loss stayed at a guess's. It rules out the images and the
-# optimiser by themselves, not "any learning would have done it". See [the shuffled-label
-# control](#Evidence:-the-shuffled-label-control), and [the shipped ViT's
+# optimiser by themselves, not "any learning would have done it". See [the control
+# run](#Evidence:-the-control-run), and [the shipped ViT's
 # embedding](#Evidence:-the-embedding-of-the-shipped-ViT), a model that learned another task.
 
 # %% [markdown]
 # ## Summary
 #
-# - An attention map has one row per query and one column per key. Where a head looks is not what the model
-#   uses.
+# - An attention map has one row per query and one column per key. Where a head looks does not show what the
+#   model uses.
 # - Read a model's maps on pictures it reads right: the shipped ViT misreads the course picture.
 # - The mean attention distance averages over query patches and images: a head that looks only at a moving
-#   moon lands on the uniform line. The course's trained ViTs have no local heads.
+#   moon lands on the uniform line. `vit_within`'s three runs have no local heads.
 # - Masked-patch pre-training brought heads of blocks 1 to 3 closer, but not block 0, unlike Xie et al.'s
 #   local heads in every block.
 # - Measure before you describe: the learned-embedding run took a shortcut through patch 14. A claim needs a
@@ -1324,8 +1328,8 @@ assert maps_untrained.max() < 2 / 60  # the control: no patch stands out
 
 # %% [markdown]
 # In almost every scene the largest rollout falls on the same patch as the first block's weights alone, so in
-# this model the later blocks do not move the rollout's peak. The untrained model's maps are nearly flat, too
-# faint to see on the trained maps' scale, so their row has a colour scale of its own. On the picture, which the model never saw, the printout says how
+# this model the later blocks do not move the rollout's peak. The untrained model's maps, 0.015 on every patch
+# (printed), are near black on the shared scale. On the picture, which the model never saw, the printout says how
 # many of the brightest pixels the top patch holds. [Switching block 0's heads
 # off](#Evidence:-switching-heads-off-in-the-60-patch-model) for the prediction token is the test of use.
 
@@ -1646,12 +1650,12 @@ assert abs(trained_look[2] / moon_windows.float().mean().item() - 1) < 0.1  # th
 # ## Evidence: where the prediction token looks
 #
 # The prediction token's attention in block 0, the first, of the learned-embedding ViT, where section 4 found it
-# looking at patch 14, on the course picture and on a copy with its 20 × 20 blocks scrambled (notebook 11). Each heat map shows
+# looking at patch 14, on the course picture and on a copy with its 20 × 20 tiles scrambled (notebook 11). Each heat map shows
 # one head's weights on the 15 patches, laid out on the 3 × 5 patch grid with the values written in: patch 0 top
 # left, patch 14 bottom right. All eight maps share one colour scale. Whatever is missing from 1 went to the
 # prediction token itself, printed below the maps with the model's answer for each image. What to look for: on
-# the scrambled copy, does the weight stay on the bottom-right slot, which now holds another block, or follow the
-# picture's bottom-right block to its new slot? The numbers on the pictures give each slot.
+# the scrambled copy, does the weight stay on the bottom-right slot, which now holds another tile, or follow the
+# picture's bottom-right tile to its new slot? The numbers on the pictures give each slot.
 
 # %% mystnb={"image": {"alt": "The course picture and its 20 by 20 scrambled copy with numbered patches, and for each of the 4 heads of block 0 a 3 by 5 heat map of the prediction token's attention over the patches, on one colour scale"}}
 scrambled = scenes.scramble_patches(image, 20, torch.Generator().manual_seed(3))  # as in notebook 11
@@ -1712,10 +1716,10 @@ print(f"scrambled copy: heads whose most weight follows the picture's patch 14 t
 
 # %% [markdown]
 # Every head's weight sits on patch 14 in the course picture. In the scrambled copy the
-# largest share of it follows the picture's bottom-right block to its new slot; both counts are printed above. On
-# this one picture the prediction token finds that block by what it shows. Over held-out scrambles this was not
+# largest share of it follows the picture's bottom-right tile to its new slot; both counts are printed above. On
+# this one picture the prediction token finds that tile by what it shows. Over held-out scrambles this was not
 # measured. Together with the misses of section 4, exactly the scrambles that left patch 14 in place, that fits a
-# model that asks whether the bottom-right block sits in the bottom-right slot. Which layer makes that check is
+# model that asks whether the bottom-right tile sits in the bottom-right slot. Which layer makes that check is
 # not tested here.
 #
 # How peaked is attention, and how far does it reach? Two more probes measure every head. The **entropy** of each
@@ -1996,7 +2000,7 @@ assert after["score, mean removed"] > before["score, mean removed"] + 0.1  # wha
 # row/column pattern directly (its Figure 7, centre).
 
 # %% [markdown]
-# ## Evidence: the shuffled-label control
+# ## Evidence: the control run
 #
 # The table puts the control of Exercise 3 beside the claim's run and the start. Beside the probe's scores it
 # prints each run's training loss over its last 20 steps, and how far its position embedding moved from the
@@ -2034,8 +2038,8 @@ print(f"the control's rows-only score lies inside the range of the 100 random ta
 # %% [markdown]
 # The control learned nothing about the task: its held-out accuracy is at chance. Its embedding has clearly less
 # of the structure than the claim's run (asserted: a rows-only score more than 0.1 lower).
-# the score is nearer to the start's, and inside the range of the random tables, as the claim predicted; both are
-# printed above. The claim survived a test that could have refuted it.
+# Its rows-only score is nearer to the start's, and inside the range of the random tables, as the claim
+# predicted; both are printed above. The claim survived a test that could have refuted it.
 #
 # But look at the last two columns: the control fitted nothing at all. Its training loss stayed at ln 2 ≈ 0.693,
 # the loss of a guess, and its position embedding moved far less from its start than the claim run's did. So it

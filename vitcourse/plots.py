@@ -1464,7 +1464,13 @@ def show_cls_attention(scene: Array, cls_weights: Array, target: tuple[int, int]
 
 
 def show_attention_map(
-    picture: Array, maps: Array, block: int, head: int, others: bool = True, patch: int = 20
+    picture: Array,
+    maps: Array,
+    block: int,
+    head: int,
+    others: bool = True,
+    patch: int = 20,
+    shown: str = "the picture",
 ) -> Figure:
     """Multi-panel: the picture with its numbered patches, beside one head's full attention map (query token by
     key token, token 0 the prediction token, thin lines between it and each row of patches) drawn large, and,
@@ -1474,6 +1480,7 @@ def show_attention_map(
         picture: (H, W).
         maps: (blocks, heads, tokens, tokens), row = query token, column = key token.
         block, head: 0-based, the head drawn large.
+        shown: what ``picture`` is, as the titles name it (e.g. "the held-out scene").
 
     Returns:
         The figure.
@@ -1493,7 +1500,7 @@ def show_attention_map(
         max(len(rest), 1), 3 if rest else 2, width_ratios=[1.6, 2.3, 0.8][: 3 if rest else 2]
     )
     picture_ax = fig.add_subplot(grid_spec[:, 0])
-    show_picture(img, ax=picture_ax, title="the picture: patch p is token p + 1", colorbar=False)
+    show_picture(img, ax=picture_ax, title=f"{shown}: patch p is token p + 1", colorbar=False)
     draw_patch_grid(picture_ax, img.shape[0], img.shape[1], patch)
     top = float(m[block].max())  # one colour range for every head of the block
     map_axes = [fig.add_subplot(grid_spec[:, 1])] + [
@@ -1521,7 +1528,7 @@ def show_attention_map(
             ax.axvline(edge, color="white", lw=0.6, alpha=0.6)
     fig.colorbar(map_axes[0].images[0], ax=map_axes, fraction=0.03, pad=0.02, label="attention weight")
     fig.suptitle(
-        f"Shipped ViT, block {block}: attention weights on the picture (token 0: the prediction token)"
+        f"Shipped ViT, block {block}: attention weights on {shown} (token 0: the prediction token)"
     )
     return fig
 

@@ -53,6 +53,7 @@ def _map_reading() -> tuple[int, int, int, int, int, int]:
 KEY, QUERY, COLUMN, COLUMN_KEY, COLUMN_QUERY, COLUMN_ROW = _map_reading()
 
 
+LADDER = "is not it. The exercise rests on"  # the first rung of an undiagnosed wrong answer's hint ladder
 CORNER = 55.96  # a moon-only head on one scene with the moon in patch 0: mean of 10 * |centre - (0, 0)|, 60 patches
 
 VALUE_CHECKS: dict = {
@@ -73,8 +74,10 @@ MISTAKES: list = [
     (check.attention_map_column, COLUMN_KEY, "the token asked about"),
     (check.attention_map_column, COLUMN_QUERY - 1, "patch number"),
     (check.attention_map_column, COLUMN_QUERY + 1, "counted the ticks from 1"),
-    (check.moon_only_head_distance, 10.0, "nearest neighbours"),
-    (check.moon_only_head_distance, 81.2, "farthest patch"),
+    # the figure's other reference lines (itself, nearest, farthest) get the hint ladder, no diagnosis of their own
+    (check.moon_only_head_distance, 0.0, LADDER),
+    (check.moon_only_head_distance, 10.0, LADDER),
+    (check.moon_only_head_distance, 81.2, LADDER),
     (check.moon_only_head_distance, CORNER, "one scene's distance"),
     (check.moon_corner_distance, CORNER / 10, "in patches"),
     (check.moon_corner_distance, 42.04, "uniform line"),

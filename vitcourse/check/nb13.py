@@ -155,25 +155,20 @@ def moon_only_distance(n_scenes: int = 256, seed: int = 0) -> tuple[float, dict[
 @never_raises
 def moon_only_head_distance(answer: object) -> Verdict:
     """Exercise 13.2 (a): the mean attention distance, in pixels, over many scenes, of a head whose patch queries
-    attend only to the moon's patch (within about 3 pixels)."""
-    distance, lines = moon_only_distance()
+    attend only to the moon's patch (within about 3 pixels).
+
+    The figure's four reference lines (:data:`DISTANCE_LINES`) are a few options to pick from, so, as in
+    :func:`~vitcourse.check._core.choice_answer`, the wrong ones get no diagnosis of their own, only the hint
+    ladder: a diagnosis per line would let a learner find the answer by elimination. Only a value that is no
+    line, one corner scene's distance, is diagnosed."""
+    distance, _lines = moon_only_distance()
     return float_answer(
         answer,
         distance,
         "a moon-only head's distance over many scenes",
         nudge="The exercise rests on what the mean attention distance averages over: every query patch, and "
         "every scene.",
-        wrong=[
-            (
-                lines["nearest"],
-                "that is the distance of a head whose patches attend to their nearest neighbours.",
-            ),
-            (
-                lines["farthest"],
-                "that is the distance of a head whose patches attend to their farthest patch.",
-            ),
-            (moon_corner_distance_value(), "that is one scene's distance, with the moon in a corner."),
-        ],
+        wrong=[(moon_corner_distance_value(), "that is one scene's distance, with the moon in a corner.")],
         rel=3.0 / distance,
         pointer=reread("How far the heads look"),
     )
@@ -203,7 +198,8 @@ def moon_corner_distance(answer: object) -> Verdict:
             (expected / 10, "that is the distance in patches; the function and the question count pixels."),
             (
                 float(bounds["uniform"]),
-                "that is the uniform line, an average over many scenes; this is one scene.",
+                "that is the uniform line, where a head that attends evenly lands; this head puts every "
+                "query's weight on patch 0: build those weights and measure them.",
             ),
             (
                 probes.mean_attention_distance(torch.eye(60)[None], 6, 10, 10).item(),
