@@ -477,7 +477,9 @@ with torch.no_grad():
         for factor in (1, 10)
     }
 spread_post, spread_post_10 = drift[True, 1], drift[True, 10]
-print("post-norm: overall std entering block 0, then after blocks 0 to 11:", [f"{v:.2f}" for v in spread_post])
+print(
+    "post-norm: overall std entering block 0, then after blocks 0 to 11:", [f"{v:.2f}" for v in spread_post]
+)
 print(
     f"input 10 times larger, std {spread_post_10[0]:.2f}: after block 11, post-norm {spread_post_10[-1]:.2f} "
     f"(ratio {spread_post_10[-1] / spread_post_10[0]:.2f}), pre-norm {drift[False, 10][-1]:.2f}"

@@ -375,8 +375,12 @@ plots.show_matrix(
     "equal",
     "cosine similarity",
 )
-ax.set_xticks(range(0, 2 * cols_f - 1, 3), [str(c - cols_f + 1) for c in range(0, 2 * cols_f - 1, 3)])  # -9 to 9
-ax.set_yticks(range(2 * rows_f - 1), [str(r - rows_f + 1) for r in range(2 * rows_f - 1)])  # every offset, -5 to 5
+ax.set_xticks(
+    range(0, 2 * cols_f - 1, 3), [str(c - cols_f + 1) for c in range(0, 2 * cols_f - 1, 3)]
+)  # -9 to 9
+ax.set_yticks(
+    range(2 * rows_f - 1), [str(r - rows_f + 1) for r in range(2 * rows_f - 1)]
+)  # every offset, -5 to 5
 fig.suptitle("vit_within (6 x 10 patches): cosine similarity of the trained position vectors")
 plt.show()
 
@@ -661,7 +665,9 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 # Exercise 3's control, run: the 60-patch model on the scenes at 120 x 200 (a 12 x 20 grid), before any
 # fine-tuning, with its table carried in 2-D, with the carried patch slots shuffled, and with a fresh table
 base_model = fine["vit_within"].model
-with torch.random.fork_rng(devices=[]):  # a new model draws weights, replaced at once: later cells' draws kept
+with torch.random.fork_rng(
+    devices=[]
+):  # a new model draws weights, replaced at once: later cells' draws kept
     larger = {
         "carried in 2-D": resolution.at_resolution(base_model, 2),
         "slots shuffled (control)": resolution.at_resolution(base_model, 2),
@@ -670,8 +676,12 @@ with torch.random.fork_rng(devices=[]):  # a new model draws weights, replaced a
 shuffle = torch.randperm(
     larger["slots shuffled (control)"].num_patches, generator=torch.Generator().manual_seed(0)
 )
-with torch.no_grad():  # the carried table's patch slots in a random order; slot 0, the prediction token's, kept
-    larger["slots shuffled (control)"].pos_embed[:, 1:] = larger["carried in 2-D"].pos_embed[:, 1:][:, shuffle]
+with (
+    torch.no_grad()
+):  # the carried table's patch slots in a random order; slot 0, the prediction token's, kept
+    larger["slots shuffled (control)"].pos_embed[:, 1:] = larger["carried in 2-D"].pos_embed[:, 1:][
+        :, shuffle
+    ]
 before_tuning = {
     name: train.evaluate(model, "within", block=10, **train.SHIPPED_EVAL)["accuracy"]
     for name, model in larger.items()
@@ -680,7 +690,9 @@ print(
     f"at 120 x 200: {larger['carried in 2-D'].num_patches} patches, table "
     f"{tuple(larger['carried in 2-D'].pos_embed.shape)} (was {tuple(base_model.pos_embed.shape)})"
 )
-print(f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes, before fine-tuning")
+print(
+    f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes, before fine-tuning"
+)
 for name, accuracy in before_tuning.items():
     print(f"{name:26s}{accuracy:7.3f}")
 print(f"{'chance, 1/60':26s}{1 / 60:7.3f}")

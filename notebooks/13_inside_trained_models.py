@@ -163,9 +163,7 @@ answer_query = None  # replace None with a token number, as on the map's axes
 # the query's row (row = query token, column = key token), and the key token with the largest weight in it
 answer_key = int(scene_maps[ask_block, ask_head, ask_query].argmax())
 # the second token as a key: its column, and the query with the largest weight in it, patch tokens only
-answer_query = 1 + int(
-    scene_maps[ask_block, ask_head, 1:, ask_key].argmax()
-)  # row p of [1:]: token p + 1
+answer_query = 1 + int(scene_maps[ask_block, ask_head, 1:, ask_key].argmax())  # row p of [1:]: token p + 1
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "attention_map_reading-check", "locked": true, "schema_version": 3, "solution": false, "task": false}

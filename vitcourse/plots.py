@@ -1527,9 +1527,7 @@ def show_attention_map(
             ax.axhline(edge, color="white", lw=0.6, alpha=0.6)
             ax.axvline(edge, color="white", lw=0.6, alpha=0.6)
     fig.colorbar(map_axes[0].images[0], ax=map_axes, fraction=0.03, pad=0.02, label="attention weight")
-    fig.suptitle(
-        f"Shipped ViT, block {block}: attention weights on {shown} (token 0: the prediction token)"
-    )
+    fig.suptitle(f"Shipped ViT, block {block}: attention weights on {shown} (token 0: the prediction token)")
     return fig
 
 
