@@ -39,8 +39,9 @@
 # once you have answered.
 #
 # **What is reproducible.** Every run is seeded, but its rounding depends on the hardware and the PyTorch build,
-# so trained numbers may differ a little on another machine. "In the run stored here" marks one run's details;
-# where the text relies on a trained number, a cell checks it with a margin.
+# so trained numbers may differ a little on another machine. "In the run stored here" marks one run's details:
+# the course's reference run, whose outputs `notebooks/` stores (your copy shows your own run). Where the text
+# relies on a trained number, a cell checks it with a margin.
 
 # %%
 import math
@@ -64,15 +65,16 @@ defaults = train.TrainConfig(device=device)  # the settings of every run below u
 # scrambled?** Every scene appears twice, intact (label 0) and scrambled (label 1). The block side is 20, the
 # ViT's patch size, unless a cell says otherwise.
 #
-# A run trains in **steps**. Each step takes a **batch** of B = 64 images here (the stored models of notebooks 12
-# to 14 used 128), computes how wrong the model is on them,
-# and changes the weights a little. So a run of T steps sees **T × B samples**, "steps × batch": the number to
-# compare when two runs use different batch sizes.
+# A run trains in **steps**. Each step takes a **batch** of B = 64 images here (some runs of later notebooks use
+# other batch sizes), computes how wrong the model is on them, and changes the weights a little. So a run of
+# T steps sees **T × B samples**, "steps × batch": one number to compare when two runs use different batch sizes.
 #
 # The images come from a **fixed pool** of 1024 scenes, drawn once: 2048 images. Every batch samples that pool
 # **with replacement**, so an image can come twice in a run, or never. A run's samples divided by the pool's size
-# count its **epochs**: one epoch is as many samples as the pool holds, not a visit to every image. The **held-out set** that measures the model holds 128 other scenes, each intact and
-# scrambled: images the model never trains on, so a good score there cannot come from remembering them.
+# count its **epochs**. Elsewhere an epoch usually means one pass over every image; here, where batches sample
+# with replacement, the word names only the count: one epoch is as many samples as the pool holds. The
+# **held-out set** that measures the model holds 128 other scenes, each intact and scrambled: images the model
+# never trains on, so a good score there cannot come from remembering them.
 #
 # A **seed** is the number a random generator starts from: the same seed gives the same draws. The pool, the
 # held-out set and each run have their own; a run's seed fixes its starting weights and batch order. One seed is
@@ -191,11 +193,15 @@ assert torch.isclose(by_hand, F.cross_entropy(logits, held_out.targets))
 #
 # $$\theta \leftarrow \theta - \eta_t\left(\frac{\hat m}{\sqrt{\hat v} + \epsilon} + \lambda\,\theta\right).$$
 #
-# m̂, the **momentum**, and v̂ are running averages of the gradient and of its square (β1 and β2, printed below,
-# set how fast they forget), corrected for their start at 0. So each entry's step is divided by the typical size
-# of its own recent gradients; ε keeps the division finite. The term λθ is the **weight decay**: it pulls each
-# entry a little towards 0 at every step, which keeps weights from growing large. The W of AdamW says the decay
-# is added to the step directly; Adam with an L2 penalty in the loss would divide it by √v̂ like a gradient.
+# m̂, the **momentum**, and v̂ are running averages of the gradient and of its square (β1 and β2, printed after
+# Exercise 1, set how fast they forget), corrected for their start at 0. So each entry's step is divided by the
+# typical size of its own recent gradients; ε keeps the division finite. The term λθ is the **weight decay**: it
+# pulls each entry a little towards 0 at every step, which keeps weights from growing large. The W of AdamW says
+# the decay is added to the step directly; Adam with an L2 penalty (λ‖θ‖²/2 added to the loss, whose gradient
+# is λθ) would divide it by √v̂ like a gradient.
+#
+# A weight matrix multiplies its input: small entries make each output follow the input less. A bias only adds
+# a constant to one output, whatever the input, so shrinking it does not make the outputs follow the input less.
 
 # %% [markdown]
 # ### Exercise 1 (explain)
@@ -221,9 +227,9 @@ assert torch.isclose(by_hand, F.cross_entropy(logits, held_out.targets))
 answer_decay = None  # replace None with a string of letters, such as "bd"
 answer_decay_reason = None  # replace None with "i", "ii", "iii" or "iv"
 ### BEGIN SOLUTION
-# Only the weight matrices, (a) and (d), mix features; a pull towards 0 keeps their entries small. A bias (b)
-# sets one output each and mixes no features; leaving biases undecayed is timm's convention, as for the class
-# token. A LayerNorm scale (c) is neutral at 1; the sinusoidal table (e) does not train
+# Only the weight matrices, (a) and (d), multiply their input; a pull towards 0 keeps their entries small. A
+# bias (b) adds a constant to one output whatever the input, so shrinking it makes the model no simpler (timm
+# leaves biases undecayed). A LayerNorm scale (c) is neutral at 1; the sinusoidal table (e) does not train
 # (requires_grad False above), so no optimiser group holds it.
 answer_decay = "ad"
 answer_decay_reason = "i"  # scale 1 passes the normalised features on; scale 0 would erase them
@@ -296,6 +302,10 @@ print(
 # $$\eta_t = \eta_{\max}\,\frac{t + 1}{T_w}\ \ (t < T_w), \qquad
 #   \eta_t = \eta_{\max}\,\tfrac12\left(1 + \cos\frac{\pi\,(t - T_w)}{T - T_w}\right)\ \ (t \ge T_w).$$
 #
+# The warm-up keeps the first steps small while v̂ still averages only a few squared gradients, a poor estimate
+# of their typical size; the decay makes the last steps small, so that one batch moves the weights less as the
+# run ends.
+#
 # Steps count from 0; the +1 gives step 0 a small rate instead of none. The rate would reach 0 at t = T, where the
 # cosine's angle reaches π, one step after the last step, T − 1. So the last step still uses a small rate.
 #
@@ -313,7 +323,7 @@ print(
 #
 # Write `train_step(model, optimiser, scheduler, images, labels)`: one step of the loop, returning the batch's
 # training loss as a float (`loss.item()`). The check runs it as the body of a short loop and compares every loss
-# with `vitcourse.train.train`'s.
+# with that of a right step on the same batches.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "train_step-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -354,26 +364,37 @@ check.require(check.train_step, train_step)
 # The default run takes 200 steps; its warm-up takes steps 0 to 14 (dotted line). Before you run the next cell:
 # does the training loss leave the ln 2 line when the warm-up ends?
 
-# %% mystnb={"image": {"alt": "Training loss against step for a 200-step run: near the dashed ln 2 line long after the dotted end of the warm-up, then a drop, a spike cut off at the top of the plot, a second stretch near ln 2, and a final fall to about 0.2"}}
+# %% mystnb={"image": {"alt": "Training loss against step for a 200-step run: near the dashed ln 2 line long after the dotted end of the warm-up, then a drop below the dash-dotted 0.6 line, a spike cut off at the top of the plot with an arrow giving its peak, a second stretch near ln 2, and a final fall to about 0.2"}}
 # NBVAL_IGNORE_OUTPUT
 run = train.train(defaults, progress=False)
 curve = torch.tensor(run.losses)  # (200,): the training loss of each step
 first_drop = int((curve < 0.6).nonzero()[0])  # the first step below 0.6
 below_for_good = next(t for t in range(defaults.steps) if curve[t:].max() < 0.6)
 spike = first_drop + int(curve[first_drop:].argmax())  # the highest loss after the first drop
-fig, ax = plt.subplots(figsize=(9, 3))
+fig, ax = plt.subplots(figsize=(9, 3.6), layout="constrained")
 ax.plot(run.losses, color="tab:blue", label="training loss (each step's batch)")
 ax.axhline(math.log(2), color="grey", ls="--", label="ln 2, the loss of a guess")
+ax.axhline(0.6, color="tab:green", ls="-.", lw=1, label="0.6, the level the printout below uses")
 ax.axvline(
     defaults.warmup, color="grey", ls=":", label=f"step {defaults.warmup}: first step after the warm-up"
 )
-ax.set_ylim(0, 1.2)  # a spike above 1.2 is cut off; the cell prints its height
+top = 1.2  # the plot's top edge: a higher loss is cut off there
+ax.set_ylim(0, top)
+if curve[spike] > top:  # point at the cut-off spike and give its peak
+    ax.annotate(
+        f"cut off: peaks at {curve[spike]:.2f} (step {spike})",
+        xy=(spike, top),
+        xytext=(spike + 8, top - 0.15),
+        arrowprops={"arrowstyle": "->"},
+        fontsize=8,
+        va="center",
+    )
 ax.set_xlabel("training step")
 ax.set_ylabel("loss")
 ax.set_title(
     f"{defaults.steps} steps: held-out loss {run.metrics['loss']:.2f}, accuracy {run.metrics['accuracy']:.2f}"
 )
-ax.legend(fontsize=8, loc="lower left")
+fig.legend(fontsize=8, loc="outside lower center", ncols=2)
 plt.show()
 print(f"training loss: step 0 {curve[0]:.2f}; first below 0.6 at step {first_drop}")
 print(
@@ -388,10 +409,11 @@ assert first_drop > defaults.warmup  # the plateau outlasts the warm-up
 assert run.metrics["accuracy"] > 0.8 and run.metrics["loss"] < 0.5  # far better than a guess (0.5, ln 2)
 
 # %% [markdown]
-# No: in the run stored here the loss sits at ln 2 some 40 steps past the warm-up before it first drops. Then, at
-# the spike, one step's loss jumps far above that of a guess; the run recovers, sits near ln 2 again for a while,
-# and falls for good. The held-out accuracy shows the model has learned the task rather than its batches. One
-# seed's curve shows one path; whether a long plateau or a spike is typical of these settings or luck of this
+# No: the loss is still near ln 2 when the warm-up ends and first drops below 0.6 only later (the cell after the
+# figure checks this). In the run stored here it waits some 40 steps past the warm-up, and a spike follows the
+# drop: for several steps in a row the loss climbs far above ln 2, then it comes back, sits near ln 2 again for a
+# while and falls for good. The held-out accuracy shows the model has learned the task rather than its batches.
+# One seed's curve shows one path; whether a long plateau or a spike is typical of these settings or luck of this
 # seed takes runs with other seeds to tell.
 
 # %% [markdown]
@@ -494,9 +516,9 @@ assert zero < defaults.steps - 1 and buggy_rates[-1] > buggy_rates[zero]
 #   on two labels; only certainty of the right label costs 0, so the loss can keep falling while the accuracy
 #   stays the same. The training loss is measured on a step's batch, the held-out loss on the held-out set.
 # - A training step is a handful of lines: loss, zero_grad, backward, AdamW step, schedule step; 200 of them take
-#   the default ViT from the loss of a guess, ln 2, to a held-out accuracy far above 0.5 (not smoothly: a
-#   plateau and a spike first). Weight decay goes on
-#   the weight matrices only; the learning rate warms up, then follows a cosine towards 0.
+#   the default ViT from the loss of a guess, ln 2, to a held-out accuracy far above 0.5, though not at once: the
+#   loss is still near ln 2 when the warm-up ends. Weight decay pulls entries towards 0, and not every tensor
+#   should take it; the learning rate warms up, then follows a cosine towards 0.
 # - Pre-training, fine-tuning and a teacher are other starts and other targets for the same loop.
 #
 # Next: notebook 11 trains this ViT for 200 steps, with and without position embeddings, and moves the block borders

@@ -33,13 +33,13 @@ MISTAKES: list = [
     (check.decay_choice, "a", "makes the model simpler"),
     (check.decay_choice, "xyz", "not a string made of the letters"),
     (check.decay_reason, "v", "not one of the options"),
-    (check.schedule_bug_line, 0, "picks the branch"),
-    (check.schedule_bug_line, 1, "climbs linearly"),
-    (check.schedule_bug_line, 3, "as it stands"),
+    (check.schedule_bug_line, 0, "Compare each line"),  # every wrong line (0, 1, 3) gets the same ladder
+    (check.schedule_bug_line, 1, "Compare each line"),
+    (check.schedule_bug_line, 3, "Compare each line"),
     (check.schedule_bug_line, 4, "count from 0"),
     (check.schedule_bug_line, 7, "Compare each line"),
     (check.schedule_zero_step, 200, "one step after the run"),
     (check.schedule_zero_step, 199, "last step"),
     (check.schedule_zero_step, 170, "twice"),
-    (check.schedule_zero_step, 100, "progress reach 1"),
+    (check.schedule_zero_step, 100, "at its lowest"),
 ]

@@ -107,18 +107,17 @@ _BUGGY_LINE = 2
 
 @never_raises
 def schedule_bug_line(answer: object) -> Verdict:
-    """Exercise 10.3, the line: which of the four numbered lines (0 to 3) of the buggy schedule holds the bug."""
+    """Exercise 10.3, the line: which of the four numbered lines (0 to 3) of the buggy schedule holds the bug.
+
+    The four lines are a few-option question: every wrong line gets the same hint ladder, never a diagnosis of
+    its own, so that trying the lines one by one does not find the bug by elimination (see
+    :func:`vitcourse.check._core.choice_answer`); :func:`schedule_zero_step` grades the reasoning."""
     return int_answer(
         answer,
         _BUGGY_LINE,
         "the line of the schedule with the bug",
         nudge="Compare each line with the formula of the schedule, branch by branch.",
-        wrong={
-            0: "the test that picks the branch is right: the warm-up is the steps before the warm-up's end.",
-            1: "the warm-up line climbs linearly to the peak at the end of the warm-up, as the formula says.",
-            3: "that line is the formula's cosine term as it stands.",
-            4: "the lines count from 0: there is no line 4.",
-        },
+        wrong={4: "the lines count from 0: there is no line 4."},
         pointer=reread("The schedule and the loop"),
     )
 
@@ -135,14 +134,14 @@ def schedule_zero_step(answer: object) -> Verdict:
         answer,
         _BUG_STEPS - _BUG_WARMUP,
         "the first step where the buggy rate is 0",
-        nudge="The rate is 0 where the cosine's angle is pi: at which step does the buggy line's progress reach 1?",
+        nudge="The rate is 0 where the cosine term is at its lowest: find the step where the buggy function, as "
+        "written, gets there.",
         wrong={
-            _BUG_STEPS: "that is where the formula's rate would reach 0, one step after the run; the buggy clock "
-            "runs differently.",
-            _BUG_STEPS - 1: "that is the run's last step; the buggy clock runs differently.",
+            _BUG_STEPS: "that is where the formula's rate would reach 0, one step after the run; the buggy function "
+            "runs on another clock.",
+            _BUG_STEPS - 1: "that is the run's last step; the buggy function runs on another clock.",
             _BUG_STEPS
-            - 2 * _BUG_WARMUP: "that subtracts the warm-up twice; the buggy line's progress divides the "
-            "step itself.",
+            - 2 * _BUG_WARMUP: "that subtracts the warm-up twice; follow the buggy function as written.",
         },
         pointer=reread("The schedule and the loop"),
     )
@@ -154,7 +153,7 @@ _STEP_RUN = train.TrainConfig(steps=6, warmup=2, batch_size=8, train_scenes=64, 
 
 def _step_losses(step: object) -> list[float]:
     """The training losses of ``_STEP_RUN`` with ``step(model, optimiser, scheduler, images, labels)`` as the
-    loop body, on the batches train.train draws (same seed, same pool)."""
+    loop body, on batches drawn as train.train draws them (a generator seeded with the run's seed)."""
     import torch
 
     from .. import scenes
@@ -166,11 +165,13 @@ def _step_losses(step: object) -> list[float]:
     order = torch.Generator().manual_seed(config.seed)
     model.train()
     losses = []
-    warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step", category=UserWarning)
-    for _ in range(config.steps):
-        index = torch.randint(len(pool.targets), (config.batch_size,), generator=order)
-        loss = step(model, optimiser, scheduler, pool.images[index], pool.targets[index])
-        losses.append(float(loss.item() if hasattr(loss, "item") else loss))
+    with warnings.catch_warnings():  # only here: the learner's kernel keeps its warnings
+        # PyTorch warns when the schedule steps before the optimiser; the check judges the losses instead
+        warnings.filterwarnings("ignore", message="Detected call of `lr_scheduler.step", category=UserWarning)
+        for _ in range(config.steps):
+            index = torch.randint(len(pool.targets), (config.batch_size,), generator=order)
+            loss = step(model, optimiser, scheduler, pool.images[index], pool.targets[index])
+            losses.append(float(loss.item() if hasattr(loss, "item") else loss))
     return losses
 
 
@@ -214,7 +215,8 @@ _STEP_MISTAKES = (
 @never_raises
 def train_step(func: object) -> Verdict:
     """Exercise 10.2: one training step, ``func(model, optimiser, scheduler, images, labels) -> float``, run as
-    the body of a short loop and compared, loss by loss, with the loop of :func:`vitcourse.train.train`."""
+    the body of a short loop and compared, loss by loss, with the same loop around a right step (the body of
+    :func:`vitcourse.train.train`'s loop), on the same batches."""
     what = "your train_step"
     if func is None:
         return say(
@@ -240,8 +242,8 @@ def train_step(func: object) -> Verdict:
     )
     return unexplained(
         what,
-        f"the losses of a short run differ from train.train's from step {first} on.",
-        nudge="Reread the four pieces of PyTorch listed before the exercise: each step needs all of them, in an "
+        f"the losses of a short run differ from those of a right step from step {first} on.",
+        nudge="Reread the five pieces of PyTorch listed before the exercise: each step needs all of them, in an "
         "order where each finds what it needs.",
         pointer=reread("The schedule and the loop"),
     )
