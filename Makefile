@@ -138,11 +138,13 @@ models: $(STAMP)
 # (vitcourse/datascale.py): every run from its fixed seed in JOBS worker processes (CUDA when present, else the
 # CPU, one thread each), sorted into vitcourse/assets/experiments/*.json; the pre-trained encoders go to
 # vitcourse/assets/checkpoints/vit_mpp_seed*.pt, the rows-and-columns models to vit_sky_seed*.pt. Then the
-# first steps of the cheapest sweep run and of pre-training on the CPU, which the tests re-run on any machine. Time and device of the shipped results: book/pages/experiments.md.
-# PARTS picks the experiments (add pretrain_tries for the higher mask ratios that were tried, rowcol_short for
-# the plain-sky runs of 6,000 steps that notebook 12 shows beside the shipped ones).
+# first steps of the cheapest sweep run and of pre-training on the CPU, which the tests re-run on any machine.
+# PARTS picks any subset: sweep (the data-scale sweep), controls (its ViT on raw and per-channel inputs), pretrain,
+# finetune, rowcol; and, not among the defaults, swap_sweep and sweep_long (the earlier swap sweep and its
+# control), pretrain_tries (higher mask ratios), rowcol_short (the plain-sky runs of 6,000 steps). The time each
+# part took, and on which device: book/pages/experiments.md.
 JOBS ?= 2
-PARTS ?= pretrain finetune rowcol sweep sweep_long
+PARTS ?= sweep controls pretrain finetune rowcol
 EXPERIMENT_LOG ?= build/experiments.jsonl
 experiments: $(STAMP)
 	mkdir -p $(dir $(EXPERIMENT_LOG)) && rm -f $(EXPERIMENT_LOG)

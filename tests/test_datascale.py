@@ -21,19 +21,50 @@ def _load(name: str) -> dict:
     return json.loads((RESULTS / name).read_text())
 
 
+#: Sweep models that do not fit their training pictures at the sweep's budget, with the reason. DeiT trains on
+#: augmented pictures (flips and shifts, :data:`vitcourse.datascale.DEIT_AUGMENT`) and, at these budgets, fits
+#: 60 to 90 % of its pool (notebook 14 says so and shows it). When it fits, the test asks for its entry to go.
+UNDERFITTING = {"deit": "augmented pictures: each step sees new versions, and the budget is the others'"}
+
+
 def test_data_scale_file_holds_every_run() -> None:
+    """Figure 3 at toy scale: every model, size and seed, each model without augmentation fitting its training
+    pictures (training accuracy at least 0.95), the others listed in UNDERFITTING with their reason."""
     body = _load("data_scale.json")
     runs = body["runs"]
-    needed = {"model", "train_size", "seed", "accuracy", "steps", "multiply_adds", "settings", "device"}
+    needed = {"model", "train_size", "seed", "accuracy", "train_accuracy", "steps", "multiply_adds", "device"}
     assert all(needed <= set(r) for r in runs)
     cells = {(r["model"], r["train_size"], r["seed"]) for r in runs}
     sizes = sorted({r["train_size"] for r in runs})
-    assert len(sizes) >= 4 and sizes[-1] >= 16 * sizes[0]
+    assert sizes == list(datascale.SIZES) and len(sizes) >= 4 and sizes[-1] >= 16 * sizes[0]
     for model in ("vit", "t2t", "convstem", "deit", "cnn"):
         for size in sizes:
             assert {(model, size, s) for s in (0, 1, 2)} <= cells
-    assert len({r["steps"] * r["batch_size"] for r in runs}) == 1  # one budget in images seen
-    assert all(0.0 <= r["accuracy"] <= 1.0 for r in runs)
+    for r in runs:
+        assert r["settings"]["task"] == "shapes" and r["settings"]["standardize"] == "pixel"
+        assert r["steps"] == datascale.steps_for(datascale.SWEEP, r["train_size"])
+        if r["model"] not in UNDERFITTING:
+            assert r["train_accuracy"] >= 0.95, (r["model"], r["train_size"], r["seed"], r["train_accuracy"])
+        assert 0.0 <= r["accuracy"] <= 1.0
+        assert (r["settings"]["shift"] > 0) == (r["model"] == "deit")  # DeiT's augmentation, only DeiT's
+    for model in UNDERFITTING:  # still true of the stored runs, or its entry must go
+        assert min(r["train_accuracy"] for r in runs if r["model"] == model) < 0.95
+
+
+def test_data_scale_controls_hold_the_vit_on_raw_and_per_channel_inputs() -> None:
+    controls = _load("data_scale.json")["controls"]
+    kinds = sorted((r["settings"]["standardize"], r["seed"]) for r in controls)
+    assert kinds == [(k, s) for k in ("channel", "none") for s in (0, 1, 2)]
+    assert all(r["model"] == "vit" and r["train_size"] == datascale.CONTROL_SIZE for r in controls)
+
+
+def test_swap_sweep_file_keeps_the_earlier_sweep() -> None:
+    body = _load("swap_sweep.json")
+    assert {r["settings"]["task"] for r in body["runs"]} == {"swap"}
+    cells = {(r["model"], r["train_size"], r["seed"]) for r in body["runs"]}
+    assert {
+        (m, n, s) for m in datascale.SWEEP_MODELS for n in datascale.SWAP_SIZES for s in (0, 1, 2)
+    } <= cells
 
 
 def test_masked_pretraining_file() -> None:
@@ -103,14 +134,17 @@ def test_pipeline_runs_end_to_end(tmp_path: Path) -> None:
     assert len(records) == 2 * 2 * 3  # two smoke sizes, three seeds
     assert all(r["device"].startswith("CPU") and r["steps"] == 3 for r in records)
     more = tmp_path / "more.jsonl"
-    parts = ["rowcol", "rowcol_short", "sweep_long"]
+    parts = ["rowcol", "rowcol_short", "sweep_long", "controls"]
     subprocess.run([*command, "--part", *parts, "--out", str(more)], env=env, check=True)
     records = [json.loads(line) for line in more.read_text().splitlines()]
-    assert sorted(r["part"] for r in records) == ["rowcol"] * 3 + ["rowcol_short"] * 3 + ["sweep_long"]
+    expected = ["control"] * 6 + ["rowcol"] * 3 + ["rowcol_short"] * 3 + ["sweep_long"]
+    assert sorted(r["part"] for r in records) == expected
     assert all((tmp_path / "checkpoints" / f"vit_sky_seed{s}.pt").exists() for s in (0, 1, 2))
     written = datascale.assemble(more, tmp_path / "experiments")
-    controls = json.loads(written["data_scale.json"].read_text())["controls"]
+    controls = json.loads(written["swap_sweep.json"].read_text())["controls"]
     assert [(r["model"], r["steps"]) for r in controls] == [("vit", 12)]
+    controls = json.loads(written["data_scale.json"].read_text())["controls"]
+    assert sorted(r["settings"]["standardize"] for r in controls) == ["channel"] * 3 + ["none"] * 3
     sky = json.loads(written["rows_columns.json"].read_text())
     # the shipped runs and the shorter ones sit apart, each with its own steps; only the shipped are saved
     assert [r["seed"] for r in sky["runs"]] == [r["seed"] for r in sky["shorter_runs"]] == [0, 1, 2]
@@ -120,7 +154,7 @@ def test_pipeline_runs_end_to_end(tmp_path: Path) -> None:
 def test_first_steps_of_the_cheapest_sweep_run_hold_on_any_machine() -> None:
     """The sweep's cheapest run (fewest multiply-adds) started again on the CPU: its pictures, initial weights,
     multiply-adds and first steps' losses are the recorded ones. Its end is not re-run: after 600 steps two
-    machines' runs can part by more than rounding (seen: held-out accuracy 0.57 against 0.61)."""
+    machines' runs can part by more than rounding (seen in the swap sweep: held-out accuracy 0.57 against 0.61)."""
     body = _load("data_scale.json")
     stored = body["first_steps"][0]
     model, size, seed = datascale.cheapest_sweep_run(body["runs"])
@@ -268,3 +302,37 @@ def test_show_data_scale_against_compute_keeps_each_size_apart() -> None:
     bars = ax.containers[0].lines[2][0].get_segments()  # each bar: the lowest to the highest seed of one size
     assert [(round(b[0][1], 3), round(b[1][1], 3)) for b in bars] == [(0.6, 0.62), (0.9, 0.92)]
     plt.close("all")
+
+
+def test_shapes_batch_draws_one_white_shape_per_scene() -> None:
+    batch = datascale.shapes_batch(40, seed=3)
+    assert batch.images.shape == (40, 1, 60, 100) and batch.targets.shape == (40,)
+    assert batch.images.min() >= 0 and batch.images.max() == 1
+    assert set(batch.targets.tolist()) == set(range(len(datascale.SHAPES)))
+    again = datascale.shapes_batch(40, seed=3)
+    assert torch.equal(batch.images, again.images) and torch.equal(batch.targets, again.targets)
+    assert not torch.equal(batch.images, datascale.shapes_batch(40, seed=4).images)
+    # the shape's pixels: white, 9 to 11 across; a ring has fewer than a disc of its size, a cross fewer than a square
+    white = (batch.images[:, 0] == 1).flatten(1).sum(1).float()
+    by_shape = {k: white[batch.targets == k].mean().item() for k in range(4)}
+    assert by_shape[1] < by_shape[0] and by_shape[3] < by_shape[2]
+    assert 40 < by_shape[3] and by_shape[2] < 11 * 11 + 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"size": 0}, ValueError, "size"),
+        ({"seed": -1}, ValueError, "seed"),
+        ({"size": 2.5}, TypeError, "size"),
+    ],
+)
+def test_shapes_batch_rejects_bad_input(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        datascale.shapes_batch(**{"size": 4, "seed": 0, **kwargs})
+
+
+def test_steps_grow_with_the_passes_over_the_pictures() -> None:
+    settings = datascale.SWEEP
+    assert datascale.steps_for(settings, 64) == settings.steps
+    assert datascale.steps_for(settings, 1024) == settings.epochs * 1024 // settings.batch_size

@@ -1,6 +1,6 @@
 """Whole models: the Vision Transformer, the Tokens-to-Token module and T2T-ViT.
 
-Both models share one body (:class:`_Body`) and differ only in how they make tokens:
+Both models share one body (:class:`Body`) and differ only in how they make tokens:
 
     ViT:      image -> PatchTokenizer ("patch_embed")   -> (B, N, D)
     T2T-ViT:  image -> TokensToToken ("tokens_to_token") -> (B, N, D)
@@ -70,6 +70,8 @@ __all__ = [
     "VIT_DEFAULTS",
     "T2T_VIT_DEFAULTS",
     "body_settings",
+    "init_weights",
+    "Body",
     "VisionTransformer",
     "TokensToToken",
     "T2TViT",
@@ -152,7 +154,7 @@ def body_settings(defaults: BodySettings, given: Mapping[str, Any]) -> BodySetti
     return settings
 
 
-def _init_weights(module: nn.Module) -> None:
+def init_weights(module: nn.Module) -> None:
     """Truncated-normal (std 0.02) linear weights, zero biases, LayerNorm at identity (as timm and T2T do)."""
     if isinstance(module, nn.Linear):
         nn.init.trunc_normal_(module.weight, std=0.02, a=-0.04, b=0.04)
@@ -163,7 +165,7 @@ def _init_weights(module: nn.Module) -> None:
         nn.init.zeros_(module.bias)
 
 
-class _Body(nn.Module):
+class Body(nn.Module):
     """The part ViT and T2T-ViT share: prediction token, position embedding, blocks, norm and head.
 
     Args:
@@ -219,7 +221,7 @@ class _Body(nn.Module):
         )
         self.norm = nn.LayerNorm(embed_dim, eps=norm_eps)
         self.head = nn.Linear(embed_dim, num_classes)
-        self.apply(_init_weights)
+        self.apply(init_weights)
         nn.init.trunc_normal_(self.cls_token, std=0.02, a=-0.04, b=0.04)
 
     @property
@@ -293,7 +295,7 @@ class _Body(nn.Module):
         return target.attn.steps(target.norm1(x))[1].weights
 
 
-class VisionTransformer(_Body):
+class VisionTransformer(Body):
     """The Vision Transformer (Dosovitskiy et al., 2021) for images of any H x W divisible by the patch size.
 
     Shapes: ``(B, C, H, W) -> (B, num_classes)``. The tokenizer is ``patch_embed``, a
@@ -408,7 +410,7 @@ class TokensToToken(nn.Module):
         return self.project(tokens)  # (B, N, D)
 
 
-class T2TViT(_Body):
+class T2TViT(Body):
     """T2T-ViT: the Tokens-to-Token module followed by the ViT body (Yuan et al., 2021).
 
     Shapes: ``(B, C, H, W) -> (B, num_classes)``. The tokenizer is ``tokens_to_token``, a

@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -61,6 +61,7 @@ __all__ = [
     "param_groups",
     "lr_factor",
     "make_optimiser",
+    "task_loss",
     "train",
     "evaluate",
     "where_predictions",
@@ -254,7 +255,7 @@ def _start_model(config: TrainConfig) -> nn.Module:
     return at_resolution(start.model, config.scale, config.resize_pos, config.seed)
 
 
-def _loss(task: str, outputs: torch.Tensor, targets: torch.Tensor, patch: int = 20) -> torch.Tensor:
+def task_loss(task: str, outputs: torch.Tensor, targets: torch.Tensor, patch: int = 20) -> torch.Tensor:
     """The task's loss; for "where" and "within" the row's cross-entropy plus the column's (grid of ``patch``
     pixels)."""
     if task == "scramble":
@@ -375,7 +376,7 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
         index = torch.randint(len(pool_targets), (config.batch_size,), generator=order).to(device)
         images, targets = upscale(pool_images[index], config.scale), pool_targets[index]
         result.lrs.append(optimiser.param_groups[0]["lr"])  # the rate this step uses
-        loss = _loss(config.task, model(images), targets, config.patch_size)
+        loss = task_loss(config.task, model(images), targets, config.patch_size)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
         optimiser.step()
@@ -435,7 +436,7 @@ def evaluate(
             f"model gives outputs of shape {tuple(outputs.shape)}; task {task!r} needs (B, {wanted}): "
             f"build it with num_classes={wanted}"
         )
-    metrics = {"loss": _loss(task, outputs, batch.targets, block).item()}
+    metrics = {"loss": task_loss(task, outputs, batch.targets, block).item()}
     if task == "scramble":
         metrics["accuracy"] = (outputs.argmax(-1) == batch.targets).float().mean().item()
     elif task in WHERE_TASKS:
@@ -462,8 +463,19 @@ def save_checkpoint(result: TrainResult, path: str | Path) -> None:
     torch.save({"config": asdict(result.config), "state_dict": result.model.state_dict()}, path)
 
 
-def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[nn.Module, TrainConfig]:
-    """Rebuild a model saved by :func:`save_checkpoint`; reads with ``weights_only=True`` (no pickled code).
+def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[nn.Module, Any]:
+    """Rebuild any model the package saves; reads with ``weights_only=True`` (no pickled code).
+
+    One loader for every file in ``vitcourse/assets/checkpoints/``. A file holds ``state_dict`` and the settings
+    that built the model, and the settings say which kind it is:
+
+    * ``config`` with :class:`TrainConfig`'s fields: written by :func:`save_checkpoint` (the shipped models);
+    * ``config`` with :class:`vitcourse.masked.PretrainConfig`'s fields: a masked-patch pre-trained encoder
+      (``vit_mpp_seed*.pt``, written by ``make experiments``);
+    * ``settings`` with :class:`vitcourse.datascale.SweepSettings`' fields: a ViT trained by the experiments
+      (``vit_sky_seed*.pt``).
+
+    Returns ``(model in eval mode, its settings)``: a TrainConfig, PretrainConfig or SweepSettings.
 
     Args:
         path: the checkpoint file.
@@ -479,20 +491,32 @@ def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[nn.Module, T
     device = get_device(device)
     if not Path(path).is_file():
         raise FileNotFoundError(f"path {str(path)!r} is not a file; pass the path save_checkpoint wrote")
-    not_ours = f"path {str(path)!r} is not a checkpoint written by vitcourse.train.save_checkpoint"
+    not_ours = (
+        f"path {str(path)!r} is not a checkpoint written by vitcourse (save_checkpoint or make experiments)"
+    )
     try:
         saved = torch.load(path, map_location=device, weights_only=True)
     except Exception as err:  # torch raises several kinds for a file that is not a checkpoint
         raise ValueError(f"{not_ours}: torch.load could not read it ({type(err).__name__})") from err
-    if not (
-        isinstance(saved, dict)
-        and isinstance(saved.get("config"), dict)
-        and isinstance(saved.get("state_dict"), dict)
-    ):
-        raise ValueError(f"{not_ours}: it should hold a dict with 'config' and 'state_dict' dicts")
+    settings = saved.get("config", saved.get("settings")) if isinstance(saved, dict) else None
+    if not (isinstance(settings, dict) and isinstance(saved.get("state_dict"), dict)):
+        raise ValueError(
+            f"{not_ours}: it should hold a dict with 'config' (or 'settings') and 'state_dict' dicts"
+        )
+    from .datascale import SweepSettings, build  # here: datascale imports this module
+    from .masked import PretrainConfig
+
     try:
-        config = TrainConfig(**saved["config"])
-        model = build_model(config).to(device)
+        if "config" not in saved:
+            config: Any = SweepSettings(**settings)
+            model = build("vit", config, 0)
+        elif "mask_ratio" in settings:
+            config = PretrainConfig(**settings)
+            model = config.encoder()
+        else:
+            config = TrainConfig(**settings)
+            model = build_model(config)
+        model = model.to(device)
         model.load_state_dict(saved["state_dict"])
     except (TypeError, ValueError, RuntimeError) as err:
         raise ValueError(f"{not_ours}, or its settings and weights do not fit: {err}") from err

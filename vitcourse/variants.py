@@ -35,7 +35,7 @@ from torch import nn
 
 from ._validate import image_size, positive_int
 from .data import HEIGHT, WIDTH
-from .models import VIT_DEFAULTS, VisionTransformer, _Body, _init_weights, body_settings
+from .models import VIT_DEFAULTS, Body, VisionTransformer, body_settings, init_weights
 from .position import learned_position_embedding
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class ConvStem(nn.Module):
         return self.proj(self.convs(images)).flatten(2).transpose(1, 2)
 
 
-class ConvStemViT(_Body):
+class ConvStemViT(Body):
     """A ViT whose tokens come from :class:`ConvStem` (stored as ``stem``); the body is the ViT's."""
 
     def __init__(
@@ -131,7 +131,7 @@ class DistilledViT(VisionTransformer):
         nn.init.trunc_normal_(self.dist_token, std=0.02, a=-0.04, b=0.04)
         self.pos_embed = learned_position_embedding(self.num_patches + 2, d)
         self.head_dist = nn.Linear(d, self.head.out_features)
-        _init_weights(self.head_dist)
+        init_weights(self.head_dist)
 
     def no_weight_decay(self) -> set[str]:
         """As the ViT's, plus the distillation token."""

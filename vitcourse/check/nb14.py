@@ -1,11 +1,11 @@
 """Exercise checkers for notebook 14, what shapes a ViT.
 
-Exercise 14.1 reads the stored data-scale sweep, ``data_scale.json`` in :data:`vitcourse.datascale.RESULTS`
-(the file named by ``datascale.FILES["sweep"]``, which ``make experiments`` writes): its ``"runs"`` (one record per
-model, training-set size and seed: ``"model"``, ``"train_size"``, ``"accuracy"``), its ``"sizes"`` and its
-``"settings"``. Exercise 14.2 asks for the loss floor of a position-blind model on a scene and its swapped copy
-(ln 2) and what a training loss at that floor says. Exercise 14.3 counts the multiply-adds per image of the two models
-of section 2 as the notebook does (:func:`vitcourse.cost.count_macs` on :func:`vitcourse.train.build_model`'s ViT
+Exercise 14.1 asks for the loss floor of a model that gives every picture the same output on four equally
+frequent shapes (ln 4) and what a training loss at that floor says. Exercise 14.2 reads the stored data-scale
+sweep, ``data_scale.json`` in :data:`vitcourse.datascale.RESULTS` (the file named by ``datascale.FILES["sweep"]``,
+which ``make experiments`` writes): its ``"runs"`` (one record per model, training-set size and seed:
+``"model"``, ``"train_size"``, ``"accuracy"``) and its ``"sizes"``. Exercise 14.3 counts the multiply-adds per image of the two models
+of section 3 as the notebook does (:func:`vitcourse.cost.count_macs` on :func:`vitcourse.train.build_model`'s ViT
 and T2T-ViT). No right answer is typed in here: when the experiments are run again, the checkers follow.
 """
 
@@ -24,8 +24,8 @@ __all__ = [
     "matched_compute_batch",
     "matched_compute_steps",
     "matched_compute_winner",
-    "sweep_lowest_seed",
-    "sweep_t2t_rise",
+    "sweep_gap_large",
+    "sweep_gap_small",
     "vit_flat_line",
     "vit_flat_line_floor",
 ]
@@ -50,69 +50,45 @@ def _mean(model: str, size: int) -> float:
     return sum(found) / len(found)
 
 
-def t2t_rise() -> tuple[float, int, int]:
-    """Exercise 14.1 (a): how much T2T-ViT's mean held-out accuracy rises from the sweep's smallest training set
-    to 1,024 pictures (the third size), and those two sizes."""
-    sizes = _sweep()["sizes"]
-    small, large = sizes[0], sizes[2]
-    return _mean("t2t", large) - _mean("t2t", small), small, large
+def cnn_lead(size: int) -> float:
+    """The small CNN's lead over the ViT at ``size`` training pictures: the difference of their plotted points
+    (each the mean held-out accuracy of three seeds)."""
+    return _mean("cnn", size) - _mean("vit", size)
 
 
-@never_raises
-def sweep_t2t_rise(answer: object) -> Verdict:
-    """Exercise 14.1 (a): the rise of T2T-ViT's mean held-out accuracy (the plotted point, the mean of three
-    seeds) from the smallest training set to 1,024 pictures, read off the data-scale figure to within 0.03."""
-    rise, small, large = t2t_rise()
-    largest = _sweep()["sizes"][-1]
+def _gap(answer: object, size: int, which: str) -> Verdict:
+    lead = cnn_lead(size)
     wrong = [
-        (-rise, "you subtracted the other way round: the rise is the later point minus the earlier one."),
+        (-lead, "you subtracted the other way round: the lead is the CNN's point minus the ViT's."),
+        (100 * lead, "that is in percentage points; the figure's axis reads accuracy as a fraction, 0 to 1."),
         (
-            _mean("t2t", largest) - _mean("t2t", small),
-            "that is the rise up to the largest training set; the question stops at the third size.",
+            _mean("cnn", size),
+            "that is the CNN's point alone; the lead is the distance between the CNN's point and the ViT's.",
         ),
-        (100 * rise, "that is in percentage points; the figure's axis reads accuracy as a fraction, 0 to 1."),
     ]
     return float_answer(
         answer,
-        rise,
-        "T2T-ViT's rise from the smallest set",
-        nudge="The exercise rests on reading two of T2T-ViT's points, each the mean of its three seeds, on the "
-        "accuracy axis.",
+        lead,
+        f"the CNN's lead {which}",
+        nudge="The exercise rests on two points at one size on the held-out panel, each the mean of three seeds.",
         wrong=wrong,
-        rel=READING / abs(rise),
-        pointer=reread("The three answers, measured on the scenes"),
+        rel=READING / max(abs(lead), READING),
+        pointer=reread("Figure 3 at toy scale"),
     )
-
-
-def t2t_lowest_seed() -> float:
-    """Exercise 14.1 (b): the held-out accuracy of T2T-ViT's lowest seed on the largest training set."""
-    return min(_seeds("t2t", _sweep()["sizes"][-1]))
 
 
 @never_raises
-def sweep_lowest_seed(answer: object) -> Verdict:
-    """Exercise 14.1 (b): the held-out accuracy of T2T-ViT's lowest seed at the largest training set, the lower
-    end of its bar in the data-scale figure, read to within 0.03."""
-    lowest = t2t_lowest_seed()
-    largest = _sweep()["sizes"][-1]
-    wrong = [
-        (
-            _mean("t2t", largest),
-            "that is the point, the mean of the three seeds; the bar's lower end is one seed.",
-        ),
-        (max(_seeds("t2t", largest)), "that is the upper end of the bar, the best seed."),
-        (100 * lowest, "that is in percent; the figure's axis reads accuracy as a fraction, 0 to 1."),
-    ]
-    return float_answer(
-        answer,
-        lowest,
-        "T2T-ViT's lowest seed on the largest set",
-        nudge="The exercise rests on what a bar in this figure spans: from the lowest of the three seeds to the "
-        "highest.",
-        wrong=wrong,
-        rel=READING / lowest,
-        pointer=reread("The three answers, measured on the scenes"),
-    )
+def sweep_gap_small(answer: object) -> Verdict:
+    """Exercise 14.2 (a): the CNN's lead over the ViT in held-out accuracy at the sweep's smallest training set,
+    read off the data-scale figure to within 0.03."""
+    return _gap(answer, _sweep()["sizes"][0], "on the smallest training set")
+
+
+@never_raises
+def sweep_gap_large(answer: object) -> Verdict:
+    """Exercise 14.2 (b): the CNN's lead over the ViT in held-out accuracy at the sweep's largest training set,
+    read off the data-scale figure to within 0.03."""
+    return _gap(answer, _sweep()["sizes"][-1], "on the largest training set")
 
 
 _FLAT_OPTIONS = ("i", "ii", "iii", "iv")
@@ -120,7 +96,7 @@ _FLAT_OPTIONS = ("i", "ii", "iii", "iv")
 
 @never_raises
 def vit_flat_line(answer: object) -> Verdict:
-    """Exercise 14.2 (b), the choice: what a ViT whose training loss sits at the floor of (a), ln 2, at every size
+    """Exercise 14.1 (b), the choice: what a ViT whose training loss sits at the floor of (a), ln 4, at every size
     would say about how much data it needs, as "i" to "iv"; :func:`vit_flat_line_floor` checks the number."""
     return choice_answer(
         answer,
@@ -129,50 +105,51 @@ def vit_flat_line(answer: object) -> Verdict:
         _FLAT_OPTIONS,
         nudge="The exercise rests on what a training loss at the floor of (a) says about the pictures the model "
         "trained on.",
-        pointer=reread("ViT and the amount of data"),
+        pointer=reread("A ViT that learns nothing, and why"),
     )
 
 
 def loss_floor() -> float:
-    """Exercise 14.2 (a): the lowest mean cross-entropy (natural log) over a scene and its swapped copy for a
-    model that gives both the same probability q of "swapped": -(ln q + ln(1 - q)) / 2 at q = 1/2, ln 2."""
-    return math.log(2)
+    """Exercise 14.1 (a): the lowest mean cross-entropy (natural log) a model that gives every picture the same
+    probabilities can reach on four equally frequent shapes: every q = 1/4, ln 4."""
+    return math.log(4)
 
 
 @never_raises
 def vit_flat_line_floor(answer: object) -> Verdict:
-    """Exercise 14.2 (a): the lowest mean loss a position-blind model can reach on a scene and its swapped copy."""
+    """Exercise 14.1 (a): the lowest mean loss of a model that gives every picture the same output."""
     floor = loss_floor()
     wrong = [
-        (1.0, "you took the logarithm to base 2; the course's losses use the natural log."),
+        (2.0, "you took the logarithm to base 2; the course's losses use the natural log."),
         (-floor, "you dropped the minus sign: a cross-entropy is minus the log of a probability."),
-        (0.5, "that is an accuracy, not a loss."),
-        (2 * floor, "that is the two pictures' losses added; the question asks for their mean."),
+        (0.25, "that is an accuracy (chance among four), not a loss."),
+        (math.log(2), "that is the floor for two classes; here there are four shapes."),
+        (4 * floor, "that is four pictures' losses added, one per shape; the question asks for their mean."),
     ]
     if isinstance(answer, int | float) and not isinstance(answer, bool) and abs(answer) < 1e-3:
         return float_answer(
             answer,
             floor,
-            "the loss floor of a position-blind model",
-            nudge="The exercise rests on the one output shared by the two pictures.",
-            pointer=reread("ViT and the amount of data"),
+            "the loss floor of a model that ignores its input",
+            nudge="The exercise rests on the one output shared by every picture.",
+            pointer=reread("A ViT that learns nothing, and why"),
             wrong=[
                 (
                     answer,
-                    "a loss of 0 needs the model sure and right on both pictures, but it gives both the same "
-                    "output and one of them is swapped.",
+                    "a loss of 0 needs the model sure and right on every picture, but it gives every picture the "
+                    "same output and the pictures hold four different shapes.",
                 )
             ],
         )
     return float_answer(
         answer,
         floor,
-        "the loss floor of a position-blind model",
-        nudge="The exercise rests on the one output shared by the two pictures: one of them is intact, the other "
-        "swapped, and the loss counts both.",
+        "the loss floor of a model that ignores its input",
+        nudge="The exercise rests on the one output shared by every picture: the shapes come equally often, and "
+        "the loss counts every picture.",
         wrong=wrong,
         rel=0.01,
-        pointer=reread("ViT and the amount of data"),
+        pointer=reread("A ViT that learns nothing, and why"),
     )
 
 
