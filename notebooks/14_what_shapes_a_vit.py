@@ -36,11 +36,8 @@
 #    batch that match two runs' compute;
 # 4. say what a small run on toy scenes can and cannot show about ImageNet.
 #
-# **What is reproducible.** Sections 1 and 3 train small models here. Everything is seeded, but a run's rounding
-# depends on the hardware, the PyTorch build and the threads, so trained numbers can differ on another machine.
-# Cells that print them begin with `# NBVAL_IGNORE_OUTPUT` (a marker that tells nbval, the course's notebook
-# test, not to compare their output); the cell after each asserts, with margins, what the text claims. Section 2
-# reads stored runs (`make experiments` makes them in about an hour on two CPU cores).
+# **What is reproducible.** Sections 1 and 3 train small models here, seeded; on another machine the rounding
+# differs, so the cells assert what the text claims with margins. Section 2 reads stored runs (`make experiments`).
 #
 # The Evidence sections after the Summary are optional, about 45 more minutes.
 
@@ -88,7 +85,7 @@ plt.show()
 
 # %% [markdown]
 # Trained on such pictures as they are, values from 0 to 1, the course's ViT (10-pixel patches, D 64, 4 blocks)
-# stays at chance at every training-set size. Its outputs tell what happened: they stop depending on the picture.
+# can stay at chance: its outputs stop depending on the picture.
 #
 # **The idea.** Scenes share most of their pixels: the sky is pale at the top of every one, the ground dark at
 # the bottom. So each patch token is, in every picture, mostly one and the same vector (the average picture's
@@ -120,9 +117,8 @@ print(f"per-pixel standardised:     {shared_share(per_pixel(pool_256)):.1%}")
 assert shared_share(pool_256) > 0.9 and shared_share(per_pixel(pool_256)) < 1e-6
 
 # %% [markdown]
-# Ninety-four per cent of a raw picture is what every picture holds. **Standardising** the inputs, as every
-# practitioner does before a network sees them, takes it away: subtract a mean and divide by a spread, both
-# measured on the training pictures (`vitcourse.standardize.Standardize`). torchvision's `Normalize` does it per
+# Ninety-four per cent of a raw picture is what every picture holds. **Standardising** the inputs takes it away:
+# subtract a mean and divide by a spread, both measured on the training pictures (`standardize.Standardize`). torchvision's `Normalize` does it per
 # channel, one number each; that leaves most of the shared picture in place (one number cannot remove a pale
 # top and a dark bottom). Per pixel, with the mean picture, removes it all.
 
@@ -180,10 +176,9 @@ check.require(check.vit_flat_line, answer_flat)
 # %% [markdown]
 # ### The collapse, measured
 #
-# The cell trains the sweep's ViT for its first 60 steps on those 256 pictures twice: once on raw pixels, once
-# standardised per pixel. At each step it records the *spread* of the outputs, their standard deviation over
-# the batch (near 0: every picture gets the same output), and the size (norm) of the gradient that reaches the
-# patch embedding (`datascale.probe_collapse`). About half a minute on a CPU.
+# The cell trains the sweep's ViT for 60 steps on those 256 pictures, on raw pixels and standardised per pixel,
+# and records at each step the *spread* of the outputs (their standard deviation over the batch; near 0: every
+# picture gets the same output) and the size (norm) of the patch embedding's gradient.
 
 # %% mystnb={"image": {"alt": "Two panels against the training step, on log scales: the spread of the outputs over the batch falls tenfold on raw pixels and stays about a hundred times higher on standardised ones; the patch embedding's gradient falls about fiftyfold on raw pixels"}}
 probes = {kind: datascale.probe_collapse(kind, steps=60, device=device) for kind in ("none", "pixel")}
@@ -235,8 +230,7 @@ assert max(raw["grad"][-10:]) < raw["grad"][0] / 10  # the patch embedding stops
 #   augmentation as far as the shapes allow (random horizontal flips and shifts by up to 2 pixels), so that it
 #   sees a new version of each picture at every step.
 #
-# Each point is the mean of three seeds; its bar runs from the lowest seed to the highest. The x axis is
-# logarithmic.
+# Each point is the mean of three seeds, its bar from the lowest seed to the highest; the x axis is logarithmic.
 
 # %% mystnb={"image": {"alt": "Two panels against the number of training pictures, 64 to 1,024 on a log scale, five models, each point the mean of three seeds with a bar from the lowest to the highest: held-out accuracy on the left, training accuracy on the right"}}
 sweep = json.loads((datascale.RESULTS / datascale.FILES["sweep"]).read_text())  # the stored runs
@@ -339,15 +333,14 @@ assert all(sweep_mean("deit", n) > sweep_mean("vit", n) + 0.03 for n in sizes)  
 # What the runs show, each point asserted by the cell:
 #
 # - **Every model trained on the pictures as they are fits them all** (training accuracy 0.98 or more), so the
-#   held-out lines measure what Figure 3 asks. DeiT does not fit its pool at this budget: its augmentation makes
-#   every step's pictures new ones, and its training accuracy stays below 0.95 (the right panel).
+#   held-out lines measure what Figure 3 asks. DeiT, whose augmentation makes every step's pictures new, does
+#   not fit its pool at this budget (the right panel).
 # - **The CNN is ahead of every transformer at every size.**
-# - **The ViT learns its pictures by heart**: up to 256 pictures it is near chance on new ones, though it fits
-#   every training picture. On 1,024 it starts to carry something over. T2T-ViT, whose token transformers are
-#   narrow (length 16), stays near chance even on 1,024.
+# - **The ViT learns its pictures by heart**: up to 256 pictures it is near chance on new ones. On 1,024 it starts
+#   to carry something over. T2T-ViT stays near chance even on 1,024.
 # - **Does the gap close with data?** The CNN's lead over the ViT grows up to 256 pictures and narrows on 1,024,
-#   where it is still more than 0.3. Within these sizes, 16 times apart, it does not close. The paper's ViT caught
-#   up only after hundreds of millions of images; these runs cannot say whether this one would.
+#   where it is still more than 0.3. Within these sizes, 16 times apart, it does not close; whether it would
+#   with far more pictures, as the paper's did, these runs cannot say.
 # - **What lowers the hunger here:** a convolutional stem (near the CNN on 1,024), and DeiT's teacher with its
 #   augmentation (ahead of the ViT at every size, most on 1,024, without fitting its pool). T2T's soft splits did
 #   not.
@@ -605,14 +598,11 @@ plt.show()
 # %% [markdown]
 # ## Summary
 #
-# - ViT builds in almost none of a convolution's assumptions, so it must learn them from data: on ImageNet
-#   alone it trailed ResNets, with far more pre-training data it beat them (the ViT paper, Figure 3).
 # - On raw pixels the course's ViT gives every picture nearly the same output: most of a raw picture is the mean
 #   picture every scene shares, LayerNorm keeps that share, and the outputs' spread and the patch embedding's
 #   gradient fade within 50 steps. Standardising the inputs per pixel cures it; per channel (torchvision's
 #   `Normalize`) removes only part of the shared picture.
-# - A data-scale claim needs models that fit their training pictures: read the training accuracy beside the
-#   held-out accuracy, and each point's bar (its seeds).
+# - A data-scale claim needs models that fit their training pictures: read training beside held-out accuracy.
 # - On the shapes, from 64 to 1,024 pictures, the CNN leads every transformer; the ViT learns its pictures by
 #   heart and starts to generalise only on 1,024; the gap narrows there but does not close. A convolutional
 #   stem comes closest to the CNN; DeiT's teacher and augmentation help; T2T's soft splits did not.
