@@ -133,7 +133,7 @@ levels = np.unique(picture)
 print(f"shape: {picture.shape}  (rows x columns), dtype: {picture.dtype}")
 print(f"values from {picture.min():.2f} to {picture.max():.2f}, {len(levels)} grey levels")
 
-# %% mystnb={"image": {"alt": "The mountain picture at dusk, 60 rows by 100 columns, in purple shades, with six labelled boxes: the moon at the top edge, the upper sky, the sky below the dithered band, the left and right faces of the pale mountain, and the dark ridges; beside it a colour bar with one swatch per grey level and a line at one half"}}
+# %% mystnb={"image": {"alt": "The mountain picture at dusk, 60 rows by 100 columns, in purple shades, with six labelled boxes: the moon at the top edge, the upper sky, the sky below the dithered band, the left and right faces of the large mountain, and the ridges; beside it a colour bar with one swatch per grey level and a line at one half"}}
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
@@ -173,9 +173,9 @@ plt.show()
 # beside it has one swatch per grey level of the picture, at its value; the red line marks one half. The axes
 # count pixels from 0, and a tick sits on a pixel's edge: the tick 10 marks where row (or column) 10 begins.
 #
-# The orange boxes mark six regions, each by a small box of its pixels: the bright **moon**, cut by the top edge;
-# the **upper sky**; below it a *dithered* band, and the **sky below the band**; the pale mountain on the left,
-# with its **left face** and **right face**; and the dark **ridges** below it, above the darkest ground.
+# The orange boxes mark six regions, each by a small box of its pixels: the **moon**, cut by the top edge; the
+# **upper sky**; below it a *dithered* band, and the **sky below the band**; the large mountain on the left, with
+# its **left face** and **right face**; and the **ridges** below it, above the ground.
 # Dithering is pixel art's way to show a shade between two tones: they alternate pixel by pixel, like a
 # checkerboard. [Evidence: what the picture holds](#Evidence:-what-the-picture-holds) measures each of these from
 # the pixels.

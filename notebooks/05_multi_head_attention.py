@@ -85,11 +85,11 @@ print(f"x: {tuple(x.shape)}, qkv: {dim} -> {3 * dim}, proj: {dim} -> {dim}")
 # ### Exercise 1 (find the bug): a merge that mixes things up
 #
 # The heads' outputs, (B, heads, N, head_dim), must be glued back into (B, N, heads · head_dim), head 0's
-# channels first. Here is a merge that passes a shape check but is wrong.
-#
-# The test below labels each entry of a small input: head $h$, token $t$, channel $c$ holds $100h + 10t + c$,
-# so 121 is head 1, token 2, channel 1. Read what each output token holds, then set `merge_bug` to the letter of
-# the statement that says what goes wrong and why.
+# channels first. The cell below defines a merge that passes a shape check but is wrong. Read its code and work
+# out, on paper, what it does to a small input whose entries name themselves: 2 heads, 3 tokens, 2 channels, where
+# head $h$, token $t$, channel $c$ holds $100h + 10t + c$ (so 121 is head 1, token 2, channel 1). Write down
+# output token 0's four numbers, then set `merge_bug` to the letter of the statement that says what goes wrong
+# and why. The cell after the exercise runs the merge on that input, so you can check your paper.
 #
 # - **a.** Each token holds its own numbers, but the heads' channels are interleaved, one from each head in
 #   turn: the head axis comes last before the reshape, so it varies fastest.
@@ -109,15 +109,6 @@ def merge_heads_buggy(o: torch.Tensor) -> torch.Tensor:
     """Should glue (B, heads, N, head_dim) into (B, N, heads * head_dim), head 0's channels first."""
     b, h, n, d = o.shape
     return o.permute(0, 2, 3, 1).reshape(b, n, h * d)
-
-
-labels = torch.tensor([[[100 * h + 10 * t + c for c in range(2)] for t in range(3)] for h in range(2)])[
-    None
-]  # (1, 2 heads, 3 tokens, 2 channels): each entry names its head, token and channel
-glued_buggy = merge_heads_buggy(labels)  # (1, 3, 4)
-print(f"input {tuple(labels.shape)} -> output {tuple(glued_buggy.shape)}: the shape is right")
-for t in range(3):
-    print(f"output token {t}: " + "  ".join(f"{value:03d}" for value in glued_buggy[0, t].tolist()))
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "merge_bug_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 merge_bug = None  # one of "a", "b", "c", "d", "e"
@@ -149,6 +140,15 @@ check.require(check.merge_bug_channel, head2_channel5)
 
 # %% [markdown]
 # ### After Exercise 1
+
+# %%
+labels = torch.tensor([[[100 * h + 10 * t + c for c in range(2)] for t in range(3)] for h in range(2)])[
+    None
+]  # (1, 2 heads, 3 tokens, 2 channels): each entry names its head, token and channel
+glued_buggy = merge_heads_buggy(labels)  # (1, 3, 4)
+print(f"input {tuple(labels.shape)} -> output {tuple(glued_buggy.shape)}: the shape is right")
+for t in range(3):
+    print(f"output token {t}: " + "  ".join(f"{value:03d}" for value in glued_buggy[0, t].tolist()))
 
 # %% [markdown]
 # A reshape only regroups numbers in their reading order (notebook 01), the last axis fastest. The buggy merge

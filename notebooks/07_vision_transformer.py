@@ -328,34 +328,34 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 # 196 patches, so N = 197 tokens, D = 768 and 12 blocks at MLP ratio 4. Its published cost is **17.6 G** multiply-adds, from
 # the T2T-ViT paper's comparison table.
 #
-# - (a) What share of it do those two products take: about 4 %, 25 % or 50 %? Set `answer_share` to the string
-#   `"4"`, `"25"` or `"50"`.
+# - (a) What share of it do those two products take? Work it out for one block, in per cent, and set
+#   `answer_share` to that number (for 12.5 %, `12.5`).
 # - (b) At how many tokens N would one of ViT-B's blocks spend exactly as much on the two products as on all
 #   its linear layers, the MLP's included? Set `answer_tie_tokens` to a whole number.
 #
 # The section works both out after the check.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_share_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_share = None  # replace None with "4", "25" or "50"
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "attention_share_percent-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_share = None  # replace None with a number, in per cent
 answer_tie_tokens = None  # replace None with a whole number
 ### BEGIN SOLUTION
 # (b) The linear layers cost 3ND² (qkv) + ND² (proj) + 8ND² (the MLP, D to 4D and back) = 12ND²; the two
 # products cost 2N²D. They are equal when 2N²D = 12ND², that is N = 6D = 4608.
 answer_tie_tokens = 6 * 768
 # (a) The share of the products in a block is 2N²D / (12ND² + 2N²D) = 2N / (12D + 2N). With N = 197 and
-# D = 768 that is 394 / 9610, about 4 %: N is far below the tie of (b). The patch embedding and the head add a
-# little, so the share of the whole model is about 4 % too.
-answer_share = "4"
+# D = 768 that is 394 / 9610, 4.1 %: N is far below the tie of (b). The patch embedding and the head add a
+# little, so the share of the whole model is about 4.1 % too.
+answer_share = 100 * 2 * 197 / (12 * 768 + 2 * 197)
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "attention_share_choice-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.attention_share_choice(answer_share)
+# %% nbgrader={"grade": false, "grade_id": "attention_share_percent-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.attention_share_percent(answer_share)
 check.block_cost_tie_tokens(answer_tie_tokens)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_share_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_share_percent-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.attention_share_choice, answer_share)
+check.require(check.attention_share_percent, answer_share)
 ### END HIDDEN TESTS
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "block_cost_tie_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

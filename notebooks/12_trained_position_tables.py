@@ -388,97 +388,12 @@ plt.show()
 # In most of the six maps the brightest band runs along the patch's own row; a band down its own column is much
 # fainter. The mean map says the same for all 60: it stretches along the rows, and patches of one row are on
 # average more alike than patches of one column (printed). Rows stand out far more than columns. Whether that is
-# more than locality, nearby patches being alike, takes controls: see
-# [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid).
-
-# %% [markdown]
-# ### When only the position embedding says where
-#
-# The moon task's answer is a row and a column, yet two seeds of three show no column term beyond chance (the
-# Evidence's tables). The landscape may blur the test: its sky and ground also change from row to row, and the table
-# might take some of that in (not tested here). On a plain sky the moon's patch looks the same wherever it lies, so
-# only the position embedding can say where it is. So a second setting ships: the moon on a plain sky, trained for
-# 9,000 steps instead of 3,000, three seeds (`datascale.load_sky`). The figure shows each seed's *terms*: how much
-# more alike two patches of one row, or of one column, are than their distance predicts (a fit, explained in [the
-# Evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid)). A one-hot row code beside a one-hot column code
-# scores 0.5 on each. Dashed: chance, the level that 95 in 100 random tables stay below, tables whose neighbouring
-# vectors are alike, as a trained table's are. The middle bars are runs on the plain sky with a 6,000-step schedule
-# (recorded, not shipped). The table under the figure adds the fit's $R^2$: the share of the similarities' variance
-# that the fit explains (1 would be all of it). It also adds two tests that need no fit, the *line tests*: are
-# patches far apart in one row (5 to 9 apart), and in one column (3 to 5 apart), more alike than diagonal
-# neighbours? A similarity that only falls with distance fails both.
-
-# %% mystnb={"image": {"alt": "Two bar charts, rows and columns: for each of three seeds, the same-row or same-column term of the moon-task model with the landscape, of the plain-sky runs of 6,000 steps and of the shipped plain-sky models of 9,000 steps, against a dashed line at the smooth random codes' 95th percentile"}}
-stored_rowcol = json.loads((datascale.RESULTS / "rows_columns.json").read_text())
-chance_95 = stored_rowcol["chance_95th_percentile"]  # smooth random codes' 95th percentile (see the Evidence)
-sky_terms = [datascale.rowcol_terms(datascale.load_sky(seed)) for seed in range(3)]
-for t, run in zip(sky_terms, sorted(stored_rowcol["runs"], key=lambda r: r["seed"]), strict=True):
-    # each shipped model is its recorded run (terms stored to 4 decimals; another CPU may round the last apart)
-    assert all(abs(t[k] - run[k]) <= 2e-4 for k in t)
-setting_terms = {
-    "with the landscape, 3,000 steps": [datascale.rowcol_terms(fine[n].model) for n in fine_names[:3]],
-    "plain sky, 6,000 steps": sorted(stored_rowcol["shorter_runs"], key=lambda r: r["seed"]),
-    "plain sky, 9,000 steps (shipped)": sky_terms,
-}
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True, layout="constrained")
-for ax, key, word in zip(axes, ("same_row", "same_column"), ("row", "column"), strict=True):
-    for k, (setting, terms) in enumerate(setting_terms.items()):
-        ax.bar(torch.arange(3) + (k - 1) * 0.27, [t[key] for t in terms], width=0.25, label=setting)
-    ax.axhline(chance_95[key], color="grey", ls="--", lw=1, label="chance: 95th percentile")
-    ax.axhline(0, color="black", lw=0.5)
-    ax.set_xticks(range(3), [f"seed {s}" for s in range(3)])
-    ax.set_ylabel(f"same-{word} term")
-    ax.set_title(f"same {word}: how much more alike than distance predicts", fontsize=9)
-axes[1].legend(fontsize=8)
-plt.show()
-print(
-    f"{'':40s} {'row term':>9s} {'column term':>12s} {'far in a row':>13s} {'far in a column':>16s} {'diagonal':>9s}"
-    f" {'fit R^2':>8s}"
-)
-for setting, terms in setting_terms.items():
-    for seed, t in enumerate(terms):
-        print(
-            f"{setting + ', seed ' + str(seed):40s} {t['same_row']:9.3f} {t['same_column']:12.3f} "
-            f"{t['far_row']:13.3f} {t['far_column']:16.3f} {t['diagonal']:9.3f} {t['r_squared']:8.2f}"
-        )
-print(f"{'chance, 95th percentile':40s} {chance_95['same_row']:9.3f} {chance_95['same_column']:12.3f}")
-
-
-def rows_and_columns(t: dict) -> bool:
-    """Both terms beyond chance and both line tests passed (far pairs of a row, and of a column, more alike
-    than diagonal neighbours)."""
-    terms = t["same_row"] > chance_95["same_row"] and t["same_column"] > chance_95["same_column"]
-    return terms and t["far_row"] > t["diagonal"] and t["far_column"] > t["diagonal"]
-
-
-passed = {setting: [rows_and_columns(t) for t in terms] for setting, terms in setting_terms.items()}
-print({setting: f"{sum(p)} of 3 seeds" for setting, p in passed.items()})
-for key in ("shorter_runs", "runs"):
-    plain_runs = sorted(stored_rowcol[key], key=lambda r: r["seed"])
-    print(
-        f"plain sky, {plain_runs[0]['steps']:,} steps: held-out accuracy (moon's row and column both right), "
-        f"seeds 0 1 2: " + " ".join(f"{r['accuracy']:.3f}" for r in plain_runs)
-    )
-assert list(passed.values()) == [[True, False, False], [True, True, False], [True, True, True]]
-assert all(t["same_row"] > chance_95["same_row"] for terms in setting_terms.values() for t in terms)
-assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["shorter_runs"])
-
-# %% [markdown]
-# Every run has a row term beyond chance. With 9,000 steps on the plain sky, all three seeds also have a column
-# term beyond chance and pass both line tests; with 6,000 steps two seeds did, with the landscape one. The
-# 6,000-step seed 2 names every held-out moon's patch (accuracy 1.000, printed above) with a column term
-# below chance: a model can carry the column in a code these tests do not see. Its 9,000-step run starts from the
-# same weights and draws the same batches, but its learning rate decays over 9,000 steps, so it is a separate run,
-# not a continuation; it ended with both terms. Rows and columns stand out beyond locality, yet the fit explains
-# only 8 to 16 % of the similarities (R²): most of the table is neither. What these runs do not show is a cause.
-# With three seeds per setting, 1, 2 and 3 of 3 differ by one seed each. The landscape was not trained for 9,000
-# steps. And the 9,000-step setting was kept after shorter and other tries fell short (listed in
-# `vitcourse/datascale.py`). The ViT paper shows the structure for models trained on far more data (its Figure 7,
-# centre).
-#
-# So the picture's world can give a trained table rows and columns like the ViT paper's: with the landscape one run
-# of three did, on a plain sky with 9,000 steps all three. A control and a chance level are what tell them apart
-# from locality.
+# more than locality, nearby patches being alike, takes controls and a chance level: see
+# [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid). In short, every seed
+# holds more along its rows than distance explains, and only one seed of three more along its columns. The same
+# Evidence section also trains the task with the moon on a plain sky, where nothing but the position embedding can
+# say where the moon is, and for three times as many steps: there all three seeds show both rows and columns beyond
+# chance.
 
 # %% [markdown]
 # ## 2. Resizing the table (20 min)
@@ -1195,6 +1110,94 @@ assert abs(far_lines["vit_within_seed2"][0] - far_lines["vit_within_seed2"][2]) 
 # three (0.25 to 0.38): much of what these tables hold is neither locality nor rows and columns, and the terms
 # describe only the part the fit explains. Why the rows come out stronger than the columns these runs do not say;
 # the grid has 6 rows of 10 patches and 10 columns of 6.
+
+# %% [markdown]
+# ### When only the position embedding says where: the plain sky
+#
+# The moon task's answer is a row and a column, yet two seeds of three show no column term beyond chance (the
+# tables above). The landscape may blur the test: its sky and ground also change from row to row, and the table
+# might take some of that in (not tested here). On a plain sky the moon's patch looks the same wherever it lies, so
+# only the position embedding can say where it is. So a second setting ships: the moon on a plain sky, trained for
+# 9,000 steps instead of 3,000, three seeds (`datascale.load_sky`). The figure shows each seed's *terms*: how much
+# more alike two patches of one row, or of one column, are than their distance predicts (the fit above). A one-hot
+# row code beside a one-hot column code scores 0.5 on each. Dashed: chance, the level that 95 in 100 random tables stay below, tables whose neighbouring
+# vectors are alike, as a trained table's are. The middle bars are runs on the plain sky with a 6,000-step schedule
+# (recorded, not shipped). The table under the figure adds the fit's $R^2$: the share of the similarities' variance
+# that the fit explains (1 would be all of it). It also adds two tests that need no fit, the *line tests*: are
+# patches far apart in one row (5 to 9 apart), and in one column (3 to 5 apart), more alike than diagonal
+# neighbours? A similarity that only falls with distance fails both.
+
+# %% mystnb={"image": {"alt": "Two bar charts, rows and columns: for each of three seeds, the same-row or same-column term of the moon-task model with the landscape, of the plain-sky runs of 6,000 steps and of the shipped plain-sky models of 9,000 steps, against a dashed line at the smooth random codes' 95th percentile"}}
+stored_rowcol = json.loads((datascale.RESULTS / "rows_columns.json").read_text())
+chance_95 = stored_rowcol["chance_95th_percentile"]  # smooth random codes' 95th percentile (see the Evidence)
+sky_terms = [datascale.rowcol_terms(datascale.load_sky(seed)) for seed in range(3)]
+for t, run in zip(sky_terms, sorted(stored_rowcol["runs"], key=lambda r: r["seed"]), strict=True):
+    # each shipped model is its recorded run (terms stored to 4 decimals; another CPU may round the last apart)
+    assert all(abs(t[k] - run[k]) <= 2e-4 for k in t)
+setting_terms = {
+    "with the landscape, 3,000 steps": [datascale.rowcol_terms(fine[n].model) for n in fine_names[:3]],
+    "plain sky, 6,000 steps": sorted(stored_rowcol["shorter_runs"], key=lambda r: r["seed"]),
+    "plain sky, 9,000 steps (shipped)": sky_terms,
+}
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True, layout="constrained")
+for ax, key, word in zip(axes, ("same_row", "same_column"), ("row", "column"), strict=True):
+    for k, (setting, terms) in enumerate(setting_terms.items()):
+        ax.bar(torch.arange(3) + (k - 1) * 0.27, [t[key] for t in terms], width=0.25, label=setting)
+    ax.axhline(chance_95[key], color="grey", ls="--", lw=1, label="chance: 95th percentile")
+    ax.axhline(0, color="black", lw=0.5)
+    ax.set_xticks(range(3), [f"seed {s}" for s in range(3)])
+    ax.set_ylabel(f"same-{word} term")
+    ax.set_title(f"same {word}: how much more alike than distance predicts", fontsize=9)
+axes[1].legend(fontsize=8)
+plt.show()
+print(
+    f"{'':40s} {'row term':>9s} {'column term':>12s} {'far in a row':>13s} {'far in a column':>16s} {'diagonal':>9s}"
+    f" {'fit R^2':>8s}"
+)
+for setting, terms in setting_terms.items():
+    for seed, t in enumerate(terms):
+        print(
+            f"{setting + ', seed ' + str(seed):40s} {t['same_row']:9.3f} {t['same_column']:12.3f} "
+            f"{t['far_row']:13.3f} {t['far_column']:16.3f} {t['diagonal']:9.3f} {t['r_squared']:8.2f}"
+        )
+print(f"{'chance, 95th percentile':40s} {chance_95['same_row']:9.3f} {chance_95['same_column']:12.3f}")
+
+
+def rows_and_columns(t: dict) -> bool:
+    """Both terms beyond chance and both line tests passed (far pairs of a row, and of a column, more alike
+    than diagonal neighbours)."""
+    terms = t["same_row"] > chance_95["same_row"] and t["same_column"] > chance_95["same_column"]
+    return terms and t["far_row"] > t["diagonal"] and t["far_column"] > t["diagonal"]
+
+
+passed = {setting: [rows_and_columns(t) for t in terms] for setting, terms in setting_terms.items()}
+print({setting: f"{sum(p)} of 3 seeds" for setting, p in passed.items()})
+for key in ("shorter_runs", "runs"):
+    plain_runs = sorted(stored_rowcol[key], key=lambda r: r["seed"])
+    print(
+        f"plain sky, {plain_runs[0]['steps']:,} steps: held-out accuracy (moon's row and column both right), "
+        f"seeds 0 1 2: " + " ".join(f"{r['accuracy']:.3f}" for r in plain_runs)
+    )
+assert list(passed.values()) == [[True, False, False], [True, True, False], [True, True, True]]
+assert all(t["same_row"] > chance_95["same_row"] for terms in setting_terms.values() for t in terms)
+assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["shorter_runs"])
+
+# %% [markdown]
+# Every run has a row term beyond chance. With 9,000 steps on the plain sky, all three seeds also have a column
+# term beyond chance and pass both line tests; with 6,000 steps two seeds did, with the landscape one. The
+# 6,000-step seed 2 names every held-out moon's patch (accuracy 1.000, printed above) with a column term
+# below chance: a model can carry the column in a code these tests do not see. Its 9,000-step run starts from the
+# same weights and draws the same batches, but its learning rate decays over 9,000 steps, so it is a separate run,
+# not a continuation; it ended with both terms. Rows and columns stand out beyond locality, yet the fit explains
+# only 8 to 16 % of the similarities (R²): most of the table is neither. What these runs do not show is a cause.
+# With three seeds per setting, 1, 2 and 3 of 3 differ by one seed each. The landscape was not trained for 9,000
+# steps. And the 9,000-step setting was kept after shorter and other tries fell short (listed in
+# `vitcourse/datascale.py`). The ViT paper shows the structure for models trained on far more data (its Figure 7,
+# centre).
+#
+# So the picture's world can give a trained table rows and columns like the ViT paper's: with the landscape one run
+# of three did, on a plain sky with 9,000 steps all three. A control and a chance level are what tell them apart
+# from locality.
 
 # %% [markdown]
 # ## Evidence: the resized table before and after fine-tuning

@@ -337,3 +337,38 @@ def test_steps_grow_with_the_passes_over_the_pictures() -> None:
     settings = datascale.SWEEP
     assert datascale.steps_for(settings, 64) == settings.steps
     assert datascale.steps_for(settings, 1024) == settings.epochs * 1024 // settings.batch_size
+
+
+def test_multiply_adds_count_attention_like_the_closed_form_counter() -> None:
+    """FlopCounterMode misses the fused attention kernels on the CPU; datascale counts on the math path, so its
+    count of a ViT and a T2T-ViT equals ``cost.count_macs`` (linear layers and both attention products)."""
+    from vitcourse import cost
+
+    for name in ("vit", "t2t"):
+        model = datascale.build(name, datascale.SWEEP, 0).eval()
+        expected = sum(cost.count_macs(model, torch.zeros(1, 1, 60, 100)).values())
+        assert datascale.multiply_adds(model) == expected
+
+
+@pytest.mark.parametrize("name", ["data_scale.json", "swap_sweep.json", "rows_columns.json"])
+def test_stored_multiply_adds_are_what_the_counter_gives(name: str) -> None:
+    """Every stored run's multiply-adds per forward pass is the count of its model rebuilt from its settings, and
+    its training total is 3 forward passes per image (plus DeiT's teacher's forward passes)."""
+    counted: dict = {}
+    body = _load(name)
+    for key, records in body.items():
+        if not isinstance(records, list) or key == "first_steps":
+            continue
+        for r in records:
+            if not isinstance(r, dict) or "forward_multiply_adds" not in r:
+                continue
+            settings = datascale.SweepSettings(**r["settings"])
+            tag = (r["model"], json.dumps(asdict(settings), sort_keys=True))
+            if tag not in counted:
+                counted[tag] = datascale.multiply_adds(datascale.build(r["model"], settings, 0))
+            assert r["forward_multiply_adds"] == counted[tag], (name, key, r["model"], r["train_size"])
+            images = r["steps"] * r["batch_size"]
+            teacher = 0
+            if r["model"] == "deit":
+                teacher = datascale.multiply_adds(datascale.build("cnn", settings, 0))
+            assert r["multiply_adds"] == 3 * r["forward_multiply_adds"] * images + teacher * images

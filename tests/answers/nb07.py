@@ -11,13 +11,16 @@ from vitcourse import check
 VALUE_CHECKS: dict = {
     check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
     check.mean_pool_factor: 15 / 16,  # (sum / 16) / (sum / 15)
-    check.attention_share_choice: "4",  # 12 * 2 N² D / 17.58 G = 4.1 %: N = 197 is far below the tie
+    check.attention_share_percent: 4.1,  # 12 * 2 N² D / 17.58 G = 4.1 %: N = 197 is far below the tie
     check.block_cost_tie_tokens: 4608,  # 2 N² D = 12 N D² at N = 6 D
 }
 FUNCTION_CHECKS: dict = {
     check.mean_pool_function: lambda f: f[:, 1:].mean(dim=1),
 }
 MISTAKES: list = [
+    (check.attention_share_percent, 2.05, "one of the two products"),
+    (check.attention_share_percent, 11.4, "include the MLP"),
+    (check.attention_share_percent, 0.041, "per cent"),
     (check.zero_token_attention, 1 / 15, "count the keys again"),
     (check.mean_pool_factor, 16 / 15, "right divided by buggy"),
     (check.mean_pool_factor, 1 / 16, "divides by"),

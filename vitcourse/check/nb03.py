@@ -43,15 +43,13 @@ def _permutation_cases() -> list[tuple[tuple, torch.Tensor]]:
 @never_raises
 def permuted_weights_function(func: object) -> Verdict:
     """Exercise 03.1: ``func(weights, perm)`` predicts the attention weights of the permuted tokens."""
+    half = (
+        "your prediction gets some entries right and others wrong. Test it on the warm-up: with tokens 0 and 2 "
+        "swapped, which old entry is A'[0, 5] on paper, and which does your function give? Then A'[5, 0]."
+    )  # one text for both halves: which half moved is for the learner to find
     mistakes = [
-        Mistake(
-            lambda a, p: a[p],
-            "in your prediction only the queries (rows) follow the reordering.",
-        ),
-        Mistake(
-            lambda a, p: a[:, p],
-            "in your prediction only the keys (columns) follow the reordering.",
-        ),
+        Mistake(lambda a, p: a[p], half),
+        Mistake(lambda a, p: a[:, p], half),
         Mistake(
             lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)],
             "you used the inverse permutation.",

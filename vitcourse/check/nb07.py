@@ -9,7 +9,6 @@ from ._core import (
     Mistake,
     Verdict,
     check_function,
-    choice_answer,
     float_answer,
     int_answer,
     known_mistakes,
@@ -19,7 +18,7 @@ from ._core import (
 )
 
 __all__ = [
-    "attention_share_choice",
+    "attention_share_percent",
     "block_cost_tie_tokens",
     "mean_pool_factor",
     "mean_pool_function",
@@ -158,11 +157,6 @@ def mean_pool_factor(answer: object) -> Verdict:
     )
 
 
-#: Exercise 07.3 (a): the options for the share of ViT-B/16's multiply-adds at 224 x 224 that attention's two
-#: products take, in per cent.
-SHARE_OPTIONS = ("4", "25", "50")
-
-
 def vit_b_attention_share() -> float:
     """The share of ViT-B/16's multiply-adds at 224 x 224 (``count_macs``, on the meta device) that its 12 blocks'
     two attention products, ``2 N^2 D`` each, take."""
@@ -177,18 +171,24 @@ def vit_b_attention_share() -> float:
 
 
 @never_raises
-def attention_share_choice(answer: object) -> Verdict:
-    """Exercise 07.3 (a): about what share of ViT-B/16's 17.6 G MACs attention's two products take."""
+def attention_share_percent(answer: object) -> Verdict:
+    """Exercise 07.3 (a): what share of ViT-B/16's 17.6 G MACs attention's two products take, in per cent (a
+    number; within 10 % of it, so that one block's share, 4.10, and the whole model's, 4.06, both pass)."""
     share = 100 * vit_b_attention_share()
-    expected = min(SHARE_OPTIONS, key=lambda o: abs(float(o) - share))
-    return choice_answer(
+    n, d = 197, 768
+    return float_answer(
         answer,
-        expected,
-        "the share of ViT-B/16's multiply-adds in attention's two products",
-        SHARE_OPTIONS,
-        nudge="The exercise rests on how one block's cost splits between attention's two products and its "
-        "linear layers, at ViT-B/16's number of tokens and width. Notebook 05 counted one attention layer; "
-        "a block adds the MLP.",
+        share,
+        "the share of ViT-B/16's multiply-adds in attention's two products, in per cent",
+        nudge="Count one block: its linear layers (qkv, proj, the MLP's two) cost a multiple of N D², attention's "
+        "two products a multiple of N² D. The share is the products over the sum, at ViT-B/16's N and D. "
+        "Notebook 05 counted one attention layer; a block adds the MLP.",
+        wrong=[
+            (100 * n * n * d / (12 * n * d * d + n * n * d), "you counted one of the two products."),
+            (100 * 2 * n * n * d / (4 * n * d * d + 2 * n * n * d), "the linear layers include the MLP's two."),
+            (share / 100, "give the share in per cent (a number such as 12.5), not as a fraction."),
+        ],
+        rel=0.1,
         pointer=reread("What a block costs"),
     )
 
