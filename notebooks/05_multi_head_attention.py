@@ -110,6 +110,7 @@ def merge_heads_buggy(o: torch.Tensor) -> torch.Tensor:
     b, h, n, d = o.shape
     return o.permute(0, 2, 3, 1).reshape(b, n, h * d)
 
+
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "merge_bug_choice-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 merge_bug = None  # one of "a", "b", "c", "d", "e"
 head2_channel5 = None  # replace None with a channel number, counted from 0

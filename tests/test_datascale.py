@@ -130,9 +130,30 @@ def test_pipeline_runs_end_to_end(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "vitcourse.datascale", "--jobs", "1", "--device", "cpu"]
     subprocess.run([*command, "--part", "sweep", "--only", "cnn", "--out", str(out)], env=env, check=True)
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert sorted({r["model"] for r in records}) == ["cnn", "deit"]  # DeiT learns from each CNN
-    assert len(records) == 2 * 2 * 3  # two smoke sizes, three seeds
+    kinds = sorted({(r["part"], r["model"]) for r in records})
+    assert kinds == [
+        ("sweep", "cnn"),
+        ("sweep", "deit"),
+        ("teacher", "cnn"),
+    ]  # DeiT with a teacher of its own
+    assert len(records) == 3 * 2 * 3  # the CNN, DeiT's teacher and DeiT; two smoke sizes, three seeds
     assert all(r["device"].startswith("CPU") and r["steps"] == 3 for r in records)
+    for r in records:  # the teacher and DeiT learn from augmented pictures, the sweep's CNN from the pictures
+        assert (r["settings"]["shift"], r["settings"]["flip"]) == ((0, False) if r["part"] == "sweep" and
+                r["model"] == "cnn" else (2, True))  # fmt: skip
+    written = datascale.assemble(out, tmp_path / "experiments")
+    first = json.loads(written["data_scale.json"].read_text())
+    assert len(first["runs"]) == 12 and len(first["teachers"]) == 6
+    # a later DeiT-only assemble renews DeiT's runs and its teachers and keeps the CNN's
+    deit_only = tmp_path / "deit.jsonl"
+    again = [{**r, "accuracy": 0.5} for r in records if r["model"] == "deit" or r["part"] == "teacher"]
+    deit_only.write_text("".join(json.dumps(r) + "\n" for r in again))
+    merged = json.loads(
+        datascale.assemble(deit_only, tmp_path / "experiments")["data_scale.json"].read_text()
+    )
+    assert sorted(r["model"] for r in merged["runs"]) == ["cnn"] * 6 + ["deit"] * 6
+    assert {r["accuracy"] for r in merged["runs"] if r["model"] == "deit"} == {0.5}
+    assert len(merged["teachers"]) == 6
     more = tmp_path / "more.jsonl"
     parts = ["rowcol", "rowcol_short", "sweep_long", "controls"]
     subprocess.run([*command, "--part", *parts, "--out", str(more)], env=env, check=True)
@@ -248,6 +269,8 @@ def test_show_data_scale_draws_one_line_per_model_from_the_seeds() -> None:
         [0.91, 0.91]
     )  # the mean of the three seeds
     assert ax.get_xscale() == "log" and ax.get_ylabel() == "held-out accuracy"
+    left, right = (c.lines[0].get_xdata() for c in drawn)  # each model a little to its side of the size
+    assert all(0.95 * n < a < n < b < 1.05 * n for a, b, n in zip(left, right, (64, 256), strict=True))
     with pytest.raises(ValueError, match="t2t"):
         plots.show_data_scale(runs, {"t2t": "T2T-ViT"}, ax=ax)
     with pytest.raises(TypeError, match="runs"):

@@ -1544,6 +1544,9 @@ def show_data_scale(
     ``x`` the runs are grouped by training-set size too, so a bar never spans sizes; sizes that share one value
     of ``x`` (one budget) are drawn as separate points at that value.
 
+    Against training-set size each model's points sit a little to the side of the size (the ticks), in the
+    legend's order, so that two models with equal means stay visible; the y axis has light gridlines.
+
     Args:
         runs: records as :mod:`vitcourse.datascale` stores them (``model``, ``accuracy`` and ``x`` in each).
         models: the models to draw, name -> label, in the legend's order; each must have runs.
@@ -1582,6 +1585,8 @@ def show_data_scale(
         high = np.array([max(a) for a in acc]) - mean
         values = [key[0] for key in keys]
         shared = len(set(values)) < len(values)  # several sizes at one x: points, no line between them
+        if x == "train_size":  # each model a little to the side, so that equal points do not hide each other
+            values = [v * 2 ** (0.05 * (k - (len(models) - 1) / 2)) for v in values]
         ax.errorbar(
             values, mean, yerr=[low, high], marker=markers[k % len(markers)], capsize=3, label=label,
             ls="none" if shared else "-",
@@ -1595,6 +1600,7 @@ def show_data_scale(
         ax.minorticks_off()
     ax.set_xlabel({"train_size": "training pictures", "multiply_adds": "training multiply-adds"}.get(x, x))
     ax.set_ylabel("held-out accuracy")
+    ax.grid(axis="y", alpha=0.3)
     ax.set_title(
         title or "held-out accuracy against training images (mean of the seeds; bars: lowest to highest)"
     )

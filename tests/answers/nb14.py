@@ -49,7 +49,7 @@ VALUE_CHECKS: dict = {
     check.vit_flat_line_floor: FLOOR,
     check.matched_compute_steps: MATCHED_STEPS,
     check.matched_compute_batch: MATCHED_BATCH,
-    check.matched_compute_winner: "steps",
+    check.matched_compute_winner: "a",
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
@@ -62,10 +62,10 @@ MISTAKES: list = [
     (check.vit_flat_line_floor, 2.0, "base 2"),
     (check.vit_flat_line_floor, -FLOOR, "minus sign"),
     (check.vit_flat_line_floor, 0.25, "an accuracy"),
-    (check.vit_flat_line_floor, math.log(2), "two classes"),
+    (check.vit_flat_line_floor, math.log(2), "notebook 10's task"),
     (check.vit_flat_line_floor, 4 * FLOOR, "added"),
     (check.vit_flat_line_floor, 0, "sure and right"),
-    (check.matched_compute_winner, "both", "not one of the options"),
+    (check.matched_compute_winner, "steps", "not one of the options"),
     (check.matched_compute_steps, round(30 / RATIO), "divided by the ratio"),
     (check.matched_compute_steps, round(30 * 32 * RATIO), "counts images, not steps"),
     (check.matched_compute_steps, MATCHED_BATCH, "the batch size"),

@@ -185,7 +185,10 @@ def attention_share_percent(answer: object) -> Verdict:
         "Notebook 05 counted one attention layer; a block adds the MLP.",
         wrong=[
             (100 * n * n * d / (12 * n * d * d + n * n * d), "you counted one of the two products."),
-            (100 * 2 * n * n * d / (4 * n * d * d + 2 * n * n * d), "the linear layers include the MLP's two."),
+            (
+                100 * 2 * n * n * d / (4 * n * d * d + 2 * n * n * d),
+                "the linear layers include the MLP's two.",
+            ),
             (share / 100, "give the share in per cent (a number such as 12.5), not as a fraction."),
         ],
         rel=0.1,

@@ -105,7 +105,7 @@ def vit_flat_line(answer: object) -> Verdict:
         _FLAT_OPTIONS,
         nudge="The exercise rests on what a training loss at the floor of (a) says about the pictures the model "
         "trained on.",
-        pointer=reread("A ViT that learns nothing, and why"),
+        pointer=reread("A ViT stuck at its start, and why"),
     )
 
 
@@ -123,7 +123,11 @@ def vit_flat_line_floor(answer: object) -> Verdict:
         (2.0, "you took the logarithm to base 2; the course's losses use the natural log."),
         (-floor, "you dropped the minus sign: a cross-entropy is minus the log of a probability."),
         (0.25, "that is an accuracy (chance among four), not a loss."),
-        (math.log(2), "that is the floor for two classes; here there are four shapes."),
+        (
+            math.log(2),
+            "that is a floor from notebook 10's task, not this one: write the mean loss over the four shapes with "
+            "the shared q's, then find the q's that make it smallest.",
+        ),
         (4 * floor, "that is four pictures' losses added, one per shape; the question asks for their mean."),
     ]
     if isinstance(answer, int | float) and not isinstance(answer, bool) and abs(answer) < 1e-3:
@@ -132,7 +136,7 @@ def vit_flat_line_floor(answer: object) -> Verdict:
             floor,
             "the loss floor of a model that ignores its input",
             nudge="The exercise rests on the one output shared by every picture.",
-            pointer=reread("A ViT that learns nothing, and why"),
+            pointer=reread("A ViT stuck at its start, and why"),
             wrong=[
                 (
                     answer,
@@ -149,7 +153,7 @@ def vit_flat_line_floor(answer: object) -> Verdict:
         "the loss counts every picture.",
         wrong=wrong,
         rel=0.01,
-        pointer=reread("A ViT that learns nothing, and why"),
+        pointer=reread("A ViT stuck at its start, and why"),
     )
 
 
@@ -248,17 +252,22 @@ def matched_compute_batch(answer: object, t2t_steps: int = 30, batch: int = 32) 
     )
 
 
+#: Exercise 14.3 (c)'s statements, as the notebook lists them; "a" is right.
+WINNER_OPTIONS = ("a", "b", "c", "d")
+
+
 @never_raises
 def matched_compute_winner(answer: object) -> Verdict:
     """Exercise 14.3 (c): the prediction, which compute-matched ViT reaches the higher held-out accuracy on 20 x 20
-    scrambles: "steps" (more steps of 32) or "batch" (30 steps of larger batches). The notebook's cell under the
+    scrambles and why: the letter of the statement, among a to d, whose choice and reason both hold ("a": more
+    steps of 32, the same multiply-adds buying about six times the weight updates). The notebook's cell under the
     seed table asserts the outcome, with margins against the seeds' spread."""
     return choice_answer(
         answer,
-        "steps",
-        "the compute-matched ViT that wins",
-        ("steps", "batch"),
-        nudge="The exercise rests on what still differs between the two runs once their multiply-adds and "
-        "images are equal: compare your answers to (a) and (b).",
+        "a",
+        "the compute-matched ViT that wins, and why",
+        WINNER_OPTIONS,
+        nudge="Each statement names a run and a reason; both must hold. The exercise rests on what still differs "
+        "between the two runs once their multiply-adds and images are equal.",
         pointer=reread("ViT or T2T-ViT, trained from scratch"),
     )
