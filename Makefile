@@ -139,7 +139,8 @@ models: $(STAMP)
 # CPU, one thread each), sorted into vitcourse/assets/experiments/*.json; the pre-trained encoders go to
 # vitcourse/assets/checkpoints/vit_mpp_seed*.pt, the rows-and-columns models to vit_sky_seed*.pt. Then the
 # first steps of the cheapest sweep run and of pre-training on the CPU, which the tests re-run on any machine.
-# PARTS picks any subset: sweep (the data-scale sweep), controls (its ViT on raw and per-channel inputs), pretrain,
+# PARTS picks any subset: sweep (the data-scale sweep, DeiT and its teachers included), deit (DeiT and its teachers
+# alone), controls (its ViT on raw and per-channel inputs), pretrain,
 # finetune, rowcol; and, not among the defaults, swap_sweep and sweep_long (the earlier swap sweep and its
 # control), pretrain_tries (higher mask ratios), rowcol_short (the plain-sky runs of 6,000 steps). The time each
 # part took, and on which device: book/pages/experiments.md.

@@ -195,8 +195,8 @@ print(
 #
 # We follow one patch into a token: the example of the series' ViT article (Callis, *Vision Transformers,
 # Explained*), cut out there as `mountains[40:60, 20:40]`. The article counts from 1 and calls it patch 12;
-# counted from 0 it is patch 11. The article picks it because it holds four shades. The cell finds its place in
-# the grid and counts its shades in our rendition of the picture.
+# counted from 0 it is patch 11. On the article's picture it holds four shades; the cell finds its place in the
+# grid and counts its shades in our rendition of the picture.
 
 # %%
 number = 11
@@ -225,7 +225,7 @@ plt.show()
 #
 # Patches need not be square: PyTorch's tools for cutting patches (section 3) also take a patch size of
 # `(height, width)`. A colleague extends `patch_of` to patches of `patch_h` rows by `patch_w` columns. The cell
-# tests it on square patches, where it agrees with `patch_of` on every pixel.
+# tests it against `patch_of` on square patches.
 
 
 # %%
@@ -502,8 +502,8 @@ assert n_params == P * P * C * D + D
 # P \times P$ weights. With `kernel_size = stride = P` (a *strided* convolution: it moves $P$ pixels at a time)
 # it looks at each patch exactly once. Filter $d$ is then column $d$ of $E$ reshaped to $(C, P, P)$, the token's
 # order, and its sum is the token's $d$-th output, $x_p E$ at column $d$, plus a bias. So the convolution gives the
-# same tokens. The lecture slides build the patch embedding this way;
-# [the check, with their ViT-B/16 example](#Evidence:-the-patch-embedding-as-a-convolution), runs it.
+# same tokens. The lecture slides build the patch embedding this way, and
+# [the check, with their ViT-B/16 example](#Evidence:-the-patch-embedding-as-a-convolution) runs both ways.
 
 # %% [markdown]
 # ## 7. Play: choose the patch size (2 min)

@@ -68,9 +68,8 @@ print(f"picture: H={H}, W={W}, C={C}")
 # ($P = 20$), each starting half a window after the previous one. Two neighbouring windows share $k - s$ rows or
 # columns, their *overlap*.
 #
-# First, why overlap helps. The cell takes the 10 × 10 square just under the summit of the pale mountain
-# (`vitcourse.data.summit_square`). It counts the pieces that ViT's 20 × 20 patches cut it into, and the windows
-# of this soft split that hold it whole.
+# First, why overlap helps: the cell counts the pieces into which ViT's 20 × 20 patches cut the 10 × 10 square
+# under the summit of the pale mountain (`vitcourse.data.summit_square`), and the windows that hold it whole.
 
 # %%
 peak = summit_square(picture, side=10)  # (top, left, height, width): the square under the summit
@@ -94,7 +93,7 @@ print(f"windows of this notebook's soft split that hold it whole: {holds}")
 assert holds  # true wherever the square lies: section 3 shows why
 
 # %% [markdown]
-# Now the count. Along a side of $w$ pixels, the padded side has $w + 2p$. Windows start at $0, s, 2s, \dots$ and must end
+# ViT's patches cut the square into 4 pieces; two windows hold it whole. Now the count. Along a side of $w$ pixels, the padded side has $w + 2p$. Windows start at $0, s, 2s, \dots$ and must end
 # inside, so the number of windows is
 #
 # $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$
@@ -191,7 +190,7 @@ check.require(check.unfold_count_side, answer_unfold)
 
 # %% [markdown]
 # In `nn.Unfold`, $s$ is the stride; the T2T paper's $S$ is the overlap. The stride is $k$ minus the overlap, so
-# the paper's $S = [3, 1, 1]$ with kernels 7, 3, 3 are the official code's strides 4, 2, 2, and the paper's Eq. 3
+# the paper's $S = [3, 1, 1]$ with kernels 7, 3, 3 correspond to the official code's strides 4, 2, 2, and the paper's Eq. 3
 # divides by $k - S$. The cell runs both counts on the paper's first split of a 224 × 224 image, and on the
 # exercise's split.
 #
@@ -217,8 +216,8 @@ print(
 # last row and column, outside the dashed white border.
 #
 # It shows two windows: window 0, shaded orange, and window 1, next along its row, outlined in cyan.
-# They share the $k - s$ columns where the cyan outline crosses the orange square. Window 10, first in the next
-# row, shares rows with window 0 the same way.
+# They share $k - s$ columns: the part of the orange square that lies inside the cyan outline. Window 10, first in
+# the next row (not drawn), shares rows with window 0 the same way.
 
 
 # %% mystnb={"image": {"alt": "The padded picture in its own pixel coordinates, with window 0 shaded orange in the top-left corner and window 1 outlined in cyan, overlapping it by 10 columns; the picture's border is dashed"}}
@@ -334,7 +333,8 @@ plt.show()
 #
 # The animation shows the windows in the order the tokens come out, row by row, two frames per second, looping
 # ([read back from the GIF](#Evidence:-the-frames-of-the-animation)). Each window is tinted orange, its
-# neighbours on the token grid are outlined in cyan, and the caption gives its rows and columns. Below the loop,
+# four neighbours on the token grid are outlined in cyan; their outlines cut it into four 10 × 10 quarters. The
+# caption gives its rows and columns. Below the loop,
 # one window stands still: the first that holds the square under the summit (dotted) whole.
 
 # %% mystnb={"image": {"alt": "An animation of the 60 windows one after another, row by row, each tinted orange on the padded picture with its neighbours outlined in cyan"}}
@@ -384,7 +384,8 @@ plt.show()
 
 # %% [markdown]
 # In the rows of the tokens printed above, whose windows hold the dithered band, the matrix shows fine vertical
-# hatching: the picture's pixels alternate there, so it is in the data, not a drawing artefact.
+# hatching: the picture's pixels alternate there, so it is in the data (a shrunken figure can add stripes of its
+# own).
 #
 # Many rows also start or end with a dark run, or have short dark runs at a regular spacing: padding, or dark
 # pixels of the picture, which look the same. To tell them apart, the cell splits an
@@ -512,14 +513,13 @@ assert len(hits) == int(cover[30, 47])  # one token per window that covers the p
 # \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j).$$
 #
 # So `vitcourse.tokens.unsplit` divides by the coverage, and the picture comes back. That needs every pixel
-# covered, which holds for this picture, not for every size. Take $s \le k$, so that neighbouring windows leave
-# no gap, and $p < k$, so that every window reaches into the picture. Along a side of length $w$, the last
-# window stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side. The padded side ends in $p$
-# zeros, so only when $r > p$ do the last $r - p$ rows or columns of the picture lie in no window. `unsplit`
-# returns 0 there. [Four square sizes](#Evidence:-when-every-pixel-is-covered) check this condition.
+# covered, which holds for this picture, not for every size: with $s \le k$ and $p < k$, the last window along a
+# side of $w$ stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side, so when $r > p$ the last
+# $r - p$ rows or columns lie in no window, and `unsplit` returns 0 there
+# ([four square sizes](#Evidence:-when-every-pixel-is-covered)).
 #
-# T2T does not fold. Between its splits it lays the tokens on their $n_{rows} \times n_{cols}$ grid as an image,
-# each token one pixel whose channels are the token's entries, and splits that image again (notebook 08).
+# T2T does not fold. Between its splits it lays the tokens on their grid as an image, each token one pixel whose
+# channels are its entries (changed first by a small transformer), and splits that image again (notebooks 08, 09).
 
 # %%
 summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)

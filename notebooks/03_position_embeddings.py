@@ -38,6 +38,7 @@
 # %%
 import math
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -139,7 +140,7 @@ check.require(check.permuted_weights_function, predict_weights)
 # tell which token came from the top-left corner.
 
 # %% [markdown]
-# ### The proof, on the picture's tokens
+# #### The proof, on the picture's tokens
 #
 # The demo uses a **layer norm**, which notebook 06 builds. At its core it subtracts each token's own mean and
 # divides by its own standard deviation.
@@ -215,8 +216,7 @@ plt.show()
 # Scrambling the patches leaves the prediction token in front, so its output stays the same. Without a position
 # embedding, a model gives **the same prediction for the picture and for its scrambled version**. With a learned
 # position embedding the two differ. The cell prints both outputs and their difference: without a position
-# embedding it is rounding error; with a learned one, still at its random start, it is over ten thousand times
-# larger.
+# embedding it is rounding error; with a learned one, still at its random start, it is far above rounding error.
 
 # %%
 torch.manual_seed(0)
@@ -347,7 +347,9 @@ ax4.set_xlabel("pair m (columns 2m and 2m + 1)")
 ax4.set_ylabel("wavelength 2 pi / omega_m (slots)")
 ax4.set_title("wavelength of each of the 384 pairs")
 ax4.set_xlim(0, len(pair_index) - 1)
+ax4.xaxis.set_minor_locator(matplotlib.ticker.MultipleLocator(10))  # a minor tick every 10 pairs, to read m
 ax4.grid(True, which="major", alpha=0.3)
+ax4.grid(True, which="minor", axis="x", alpha=0.12)
 fig.suptitle(f"sinusoidal table {table.shape[0]} x {table.shape[1]}, drawn column by column")
 fig.tight_layout()
 plt.show()
@@ -389,10 +391,11 @@ plt.show()
 # - **d.** All pairs alike: every row has length $\sqrt{d/2}$, and rows of equal length keep a similarity near 1.
 # - **e.** All pairs alike: slots 0 and 175 are the two ends of the table, so each term lies close to −1.
 #
-# (b) Estimate the cosine similarity itself, to within 0.1, and set `estimate_far` to it. Use your answer to (a):
-# count each term of the pairs it names as 1, and the other terms as adding up to about 0. For this count, call a
-# pair *slow* when its wave is longer than $2\pi \times 175$ slots, the upper dashed line of the figure's
-# wavelength panel, and *fast* otherwise; the panel tells how many of the 384 pairs are slow.
+# (b) Estimate the cosine similarity itself and set `estimate_far` to it. Use your answer to (a): count each term
+# of the pairs it names as 1, and the other terms as adding up to about 0. To tell the pairs apart, use the upper
+# dashed line of the figure's wavelength panel, a wave of $2\pi \times 175$ slots: it splits the 384 pairs into
+# those whose wave has turned by less than one radian at slot 175 and the rest, and the panel tells how many lie
+# on each side.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "far_slots_similarity-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_far = None  # replace None with a letter, "a" to "e"
@@ -430,8 +433,8 @@ check.require(check.far_slots_value, estimate_far)
 # %% [markdown]
 # The cell checks that each of the 176 diagonals of the dot products is constant. It then splits the similarity
 # of slots 0 and 175 into its slow and its fast pairs. In the heat map, look along the diagonals: each has one
-# colour, brightest on the main diagonal and fading away from it; no dot product is negative (the smallest is
-# printed).
+# colour, brightest on the main diagonal and mostly darker away from it, though not steadily (the smallest dot
+# product, printed, is not the farthest pair's); no dot product is negative.
 
 # %% mystnb={"image": {"alt": "A 176 by 176 heat map of the dot products between the rows of the sinusoidal table, token slot by token slot: bright along the diagonal and constant along every diagonal"}}
 dots = table @ table.T  # (176, 176)
@@ -628,7 +631,8 @@ plt.show()
 # ## Summary
 #
 # - Attention is permutation-equivariant: reordering the tokens reorders the outputs. A model that reads a
-#   prediction token is then blind to the order of the patches.
+#   prediction token is then blind to the order of its tokens; for ViT, whose tokens are non-overlapping patches,
+#   to the order of the patches.
 # - A position embedding, one row per token slot added to the tokens, fixes that.
 # - In the sinusoidal table each pair of columns is a sine and a cosine of one frequency, so the dot product of
 #   two rows depends only on their distance, and far-apart rows stay alike through their slowest pairs.
@@ -841,7 +845,7 @@ assert "repeat every 26.5 positions" in widgets.position_view()[1]  # pair 60 (t
 assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in a 5-row table
 
 # %% [markdown]
-# A smaller base makes every wave shorter, so neighbouring positions drift apart faster: with base 100, position
+# A smaller base makes every wave but pair 0's shorter, so neighbouring positions drift apart faster: with base 100, position
 # 11 is less like position 10 than with 10000 (printed).
 
 # %% [markdown]
@@ -857,8 +861,8 @@ assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in
 #   Where the waves are short, they drift more than a quarter wave apart by the last slot, and the heat map fills
 #   with fringes (moiré) that come from drawing every 8th column, not from the table. The heat map starts at the
 #   first drawn column whose drift stays within a quarter wave (computed at the end of this section), just past the left panel's last pair; all its
-#   drawn columns are sines, since every 8th column is even. In the panel below it, column 100 is a slower wave
-#   than columns 0 and 1, and column 600 has so low a frequency that it barely leaves 0 even over all 176 slots
+#   drawn columns are sines, since every 8th column is even. In the column-curves panel (bottom left), column 100
+#   is a slower wave than columns 0 and 1, and column 600 has so low a frequency that it barely leaves 0 even over all 176 slots
 #   (printed).
 # - **The explorer**: above $d = 256$ its table shows only the sine columns, since hundreds of alternating sine and
 #   cosine columns cannot be drawn at that size without false stripes. Its curve panels end their axes at a round

@@ -29,8 +29,8 @@
 # 1. cut Q, K and V into heads and glue them back head 0 first, and find the bug in a merge that passes a
 #    shape check;
 # 2. write multi-head attention as the sources do, $\text{Concat}(\text{head}_0, \dots)\,W^O$, and name the
-#    slice of our weights that each matrix is;
-# 3. count a layer's weights and multiply-adds, and find from how many tokens on the $N \times N$ products cost
+#    slice of our parameters that each matrix is;
+# 3. count a layer's parameters and multiply-adds, and find from how many tokens on the $N \times N$ products cost
 #    more than the linear layers;
 # 4. check the package's attention against PyTorch's, and write attention for a tokens-first layout;
 # 5. read the picture's attention maps head by head, and say why random heads stay close to uniform there.
@@ -87,7 +87,7 @@ print(f"x: {tuple(x.shape)}, qkv: {dim} -> {3 * dim}, proj: {dim} -> {dim}")
 # The heads' outputs, (B, heads, N, head_dim), must be glued back into (B, N, heads · head_dim), head 0's
 # channels first. The cell below defines a merge that passes a shape check but is wrong. Read its code and work
 # out, on paper, what it does to a small input whose entries name themselves: 2 heads, 3 tokens, 2 channels, where
-# head $h$, token $t$, channel $c$ holds $100h + 10t + c$ (so 121 is head 1, token 2, channel 1). Write down
+# head $g$, token $t$, channel $c$ holds $100g + 10t + c$ (so 121 is head 1, token 2, channel 1). Write down
 # output token 0's four numbers, then set `merge_bug` to the letter of the statement that says what goes wrong
 # and why. The cell after the exercise runs the merge on that input, so you can check your paper.
 #
@@ -158,11 +158,11 @@ for t in range(3):
 #
 # Both merges give the right shape, so a shape check passes. The assert below checks more: that each output
 # token holds only its own token's numbers. Both merges pass that too. Only a test that knows where each head's
-# channels belong reveals the bug: the labels above, or a reference with the same weights (section 2).
+# channels belong reveals the bug: the labelled input, or a reference with the same parameters (section 2).
 #
 # When does the bug matter? Trained from scratch, this merge would do no harm: it is a fixed reordering of the
-# channels, and `proj` would learn that order. It matters when weights come from another implementation: a
-# checkpoint (a trained model's saved weights), a library, or `nn.MultiheadAttention` in section 2.
+# channels, and `proj` would learn that order. It matters when parameters come from another implementation: a
+# checkpoint (a trained model's saved parameters), a library, or `nn.MultiheadAttention` in section 2.
 
 
 # %%
@@ -211,29 +211,35 @@ for i, ax in enumerate(axes):
     plots.show_matrix(
         w4[0, i, :show, :show].cpu(),
         ax=ax,
-        title=f"head {i}: item 0, 20 of 100",
+        title=f"head {i}: item 0, queries and keys 0-19",
         xlabel="key token",
         ylabel="query token",
         cmap="magma",
         vmin=0,
-        vmax=float(w4[0, :, :show, :show].max()),  # one colour range for the four heads
+        vmax=3 / n_tokens,  # one colour range for the four heads, up to 3 times the uniform weight
         colorbar=False,
         aspect="equal",
     )
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-bar = fig.colorbar(axes[0].images[0], ax=axes, fraction=0.02, pad=0.02, label="attention weight")
-bar.ax.axhline(1 / n_tokens, color="cyan", lw=2)  # the uniform weight 1/100
+bar = fig.colorbar(
+    axes[0].images[0], ax=axes, fraction=0.02, pad=0.02, label="attention weight (cut at 3 x uniform)"
+)
+bar.ax.axhline(1 / n_tokens, color="cyan", lw=3)  # the uniform weight 1/100
 plt.show()
 print(
     f"item 0, its first 20 queries and keys: largest weight {w4[0, :, :show, :show].max():.3f}, "
-    f"uniform 1/{n_tokens} = {1 / n_tokens:.2f} (the cyan line on the colour bar)"
+    f"uniform 1/{n_tokens} = {1 / n_tokens:.2f} (the cyan line on the colour bar); "
+    f"weights above 3 x uniform, drawn at the brightest: {int((w4[0, :, :show, :show] > 3 / n_tokens).sum())} of "
+    f"{w4[0, :, :show, :show].numel()}"
 )
 
 # %% [markdown]
 # Each map shows item 0's first 20 queries (rows) and first 20 keys (columns) of one head; every row goes on
-# over 80 more keys. Compare the heads: the bright keys sit in different places, because each head computes
-# its own weights from its own channels. Here the tokens and the weights are random, so the patterns are
+# over 80 more keys. The colour scale stops at three times the uniform weight, so that weights near uniform
+# (dark red) and the few far above it (brightest) both show. Compare the heads: the bright keys sit in different
+# places, because each head computes
+# its own weights from its own channels. Here the tokens and the parameters are random, so the patterns are
 # noise; what a trained head attends to is notebook 13's subject.
 
 # %% [markdown]
@@ -278,7 +284,7 @@ print(
 assert torch.allclose(head_2, o4[:, 2], atol=1e-5) and torch.equal(concat, glued)
 
 # %% [markdown]
-# ### Weights and multiply-adds
+# ### Parameters and multiply-adds
 #
 # Heads cost no extra parameters. There is one qkv layer, $3D^2 + 3D$ numbers with its bias, and one `proj`,
 # $D^2 + D$, whatever $h$ is. Only the reshape changes.
@@ -409,7 +415,7 @@ for split_n in (105, 106):
 # `F.scaled_dot_product_attention`, PyTorch's attention function. Its fastest routines never store the whole
 # N × N matrix of weights.
 #
-# We copy our weights in and compare: the step path with our hand-built heads, the fused path with the step
+# We copy our parameters in and compare: the step path with our hand-built heads, the fused path with the step
 # path, and both with PyTorch's `nn.MultiheadAttention`.
 #
 # `nn.MultiheadAttention` keeps the three matrices packed in one `in_proj_weight`, rows q, then k, then v: the
@@ -597,7 +603,7 @@ print(
 # such models trained on 224 × 224 images and then trained further at 384 × 384 (Dosovitskiy et al., 2021).
 #
 # Every head compares every token with every token, so $QK^\top$ grows with the square of the token count:
-# from 197 to 577 tokens, that is $(577/197)^2 \approx 8.58$ times. The prediction token is one of those tokens.
+# from 197 to 577 tokens (here $N$ counts the prediction token too), that is $(577/197)^2 \approx 8.58$ times.
 
 # %%
 entries = {}

@@ -67,7 +67,7 @@ picture = load_mountains()
 image = vitcourse.to_tensor(picture)  # (1, 1, H, W)
 _, C, H, W = image.shape
 height, width = H, W
-k = 20  # notebook 02's kernel, with T2T's rule for the stride and the padding
+k = 20  # notebook 02's kernel, with the article series' rule for the stride and the padding
 s, p = tokens.t2t_stride_padding(k)  # (10, 5)
 grid = tokens.count_tokens(H, W, k, s, p)  # 6 x 10 windows
 toks = tokens.soft_split(image, k, s, p)  # (1, 60, 400): token i is window i
@@ -168,8 +168,8 @@ print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 
 # each channel samples the padded picture every $s = 10$ pixels, shifted by that pixel's place in the window.
 # Each channel is roughly a small, shifted copy of the picture. The cell draws the picture and three channels:
 # pixel (0, 0), pixel (10, 10) and pixel (19, 19) of each window. The four panels share one colour bar. Some
-# cells sample the padding and hold a zero; the cell prints which and checks them. A black cell elsewhere is one
-# of the picture's own darkest pixels, of value 0; the cell lists those too.
+# cells sample the padding and hold a zero; the cell prints which and checks them. A cell of the darkest purple
+# elsewhere is one of the picture's own darkest pixels, of value 0; the cell lists those too.
 
 # %% mystnb={"image": {"alt": "The picture, then three channels of the tokens laid onto the 6 by 10 token grid, for pixels (0, 0), (10, 10) and (19, 19) of each window: three small shifted copies of the picture"}}
 rebuilt = tokens.rebuild_image(toks, grid.rows, grid.cols)  # (1, C*k*k, rows, cols)
@@ -177,6 +177,7 @@ print(f"rebuild_image: {tuple(toks.shape)} -> {tuple(rebuilt.shape)}")
 channels = [0, (k // 2) * k + k // 2, k * k - 1]  # pixels (0, 0), (10, 10), (19, 19) of each window
 fig, axes = plt.subplots(1, 4, figsize=(14, 2.8))
 plots.show_picture(image[0, 0], ax=axes[0], title="the picture (60 x 100 pixels)", colorbar=False)
+axes[0].set_xticks([0, 25, 50, 75, 100])  # a few ticks, so that their labels do not run together
 for ax, ch in zip(axes[1:], channels, strict=True):
     plots.show_picture(
         rebuilt[0, ch],
@@ -217,8 +218,8 @@ for ch in channels:
 # T2T-ViT's module splits three times. It soft-splits the image with $(k, s, p) = (7, 4, 2)$. It lays the tokens
 # onto their grid, one pixel each. It soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and
 # soft-splits once more with $(3, 2, 1)$. Notebook 09 adds a small transformer before each laying-down. It changes
-# the tokens' channels, not the grid. Each soft split, with what follows it, is a *stage*, numbered 1 to 3 as in
-# the paper; in code, `T2T_STAGES[0]` holds stage 1's $(k, s, p)$.
+# the tokens' channels, not the grid. Each soft split, with what follows it, is a *stage*, numbered 1 to 3 in
+# this course; in code, `T2T_STAGES[0]` holds stage 1's $(k, s, p)$.
 #
 # The cell runs the three splits on the picture. The channels grow, because each token of a split becomes a pixel
 # with $k^2$ times the channels it came from. Then the cell follows the side of the paper's 224 × 224 input
@@ -296,7 +297,7 @@ assert ends_14 == list(range(ends_14[0], ends_14[-1] + 1))  # one unbroken range
 print(f"square sides that end as 14 x 14: {ends_14[0]} to {ends_14[-1]}, {len(ends_14)} sides")
 
 # %% [markdown]
-# ## 3. Which neighbourhoods a soft split keeps whole (4 min)
+# ## 3. Which neighbourhoods a soft split keeps whole (8 min)
 #
 # Notebook 02 showed that a soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$
 # block of pixels whole in some window, wherever it lies. This needs windows that reach the image's edges. They
@@ -344,22 +345,15 @@ print(f"T2T stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(
 assert share5 == (3 / 4) ** 2
 
 # %% [markdown]
+# Why whole matters: a token's pixels enter the next layer together, so the token transformer's qkv layer
+# (section 4) sees a whole block's pixels at once, while pixels split over several tokens meet only through
+# attention.
 # T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
 # blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole,
 # counted in grid cells rather than pixels. [More splits](#Evidence:-more-splits-and-the-block-counts) counts
 # this for stage 2 on the picture; for stage 3 it follows from the rule, since stage 3's windows reach its grid's
 # edges ([the edge check](#Evidence:-where-the-windows-reach-the-edges)).
-#
-# At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
-# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches,
-# such as notebook 01's $P = 20$, keep more blocks whole but give far fewer tokens. Overlap buys whole
-# neighbourhoods at a given number of tokens, at the price of tokens about 3 times longer: 49 entries against 16.
-# The other splits and the block counts: [more splits](#Evidence:-more-splits-and-the-block-counts).
-#
-# The right panel maps the 5 × 5 blocks of T2T's first split. The windows cover rows $-2 \dots 4$, $2 \dots 8$,
-# $6 \dots 12$, and so on, every $s = 4$ pixels. A block whose top row is 1, 5, 9, ... would need rows 1 to 5,
-# 5 to 9, ..., and no window holds those: 1 top row in 4, and likewise 1 left column in 4, is cut. So
-# $(3/4)^2 \approx 0.56$ of the positions are whole.
+
 
 # %% mystnb={"image": {"alt": "Two panels. Left: the share of m by m blocks kept whole in some token, for m from 2 to 7 pixels, for T2T's first soft split and for ViT patches of 4 pixels on the same 15 by 25 token grid; T2T keeps every block up to 4 by 4 whole and a falling share of larger ones, ViT a lower share from 2 by 2 on and no block of 5 or more. Right: a map over block top rows and left columns of which 5 by 5 blocks are whole in T2T's first split, a pattern that repeats every 4 pixels with one row and one column in four cut."}}
 fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), width_ratios=[1.0, 1.25], layout="constrained")
@@ -405,6 +399,18 @@ axes[1].legend(
     bbox_to_anchor=(1.01, 1.0),
 )
 plt.show()
+
+# %% [markdown]
+# At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
+# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches,
+# such as notebook 01's $P = 20$, keep more blocks whole but give far fewer tokens. Overlap buys whole
+# neighbourhoods at a given number of tokens, at the price of tokens about 3 times longer: 49 entries against 16.
+# The other splits and the block counts: [more splits](#Evidence:-more-splits-and-the-block-counts).
+#
+# The right panel maps the 5 × 5 blocks of T2T's first split. The windows cover rows $-2 \dots 4$, $2 \dots 8$,
+# $6 \dots 12$, and so on, every $s = 4$ pixels. A block whose top row is 1, 5, 9, ... would need rows 1 to 5,
+# 5 to 9, ..., and no window holds those: 1 top row in 4, and likewise 1 left column in 4, is cut. So
+# $(3/4)^2 \approx 0.56$ of the positions are whole.
 
 # %% [markdown]
 # ## 4. The token transformer (17 min)
@@ -592,26 +598,27 @@ print("fixed_rebuild equals vitcourse.tokens.rebuild_image on a 3 x 7 grid of 5-
 # ## Evidence: where the windows reach the edges
 #
 # Section 3's rule needs windows at both edges of every side. The first window starts at $-p \le 0$; the last one
-# must end at or past the last pixel. When it does not, the last pixels lie in no window at all. On a side of 10
-# with $(k, s, p) = (7, 4, 2)$, the two windows cover rows $-2 \dots 4$ and $2 \dots 8$, and row 9 is in neither.
-# The first cell checks where the last window ends, for each stage, on the picture's sides, on 224, and on that
-# side of 10; the second tries every pixel of a 10 × 10 image.
+# must cover the last pixel, $n - 1$ on a side of $n$. When it does not, the last pixels lie in no window at all.
+# On a side of 10 with $(k, s, p) = (7, 4, 2)$, the two windows cover rows $-2 \dots 4$ and $2 \dots 8$ (both ends
+# included), and row 9 is in neither. The first cell prints the last row the last window covers, for each stage,
+# on the picture's sides, on 224, and on that side of 10; the second tries every pixel of a 10 × 10 image.
 
 
 # %%
 def last_window_end(side: int, kernel: int, stride: int, padding: int) -> int:
-    """One past the last pixel the last window covers along a side (windows start at -padding)."""
+    """The last pixel the last window covers along a side, that pixel included (windows start at -padding)."""
     n_windows = (side + 2 * padding - kernel) // stride + 1
-    return -padding + (n_windows - 1) * stride + kernel
+    return -padding + (n_windows - 1) * stride + kernel - 1
 
 
 for side, stages in ((60, T2T_STAGES), (100, T2T_STAGES), (224, T2T_STAGES), (10, T2T_STAGES[:1])):
     start, reach = side, []
     for kk, ss, pp in stages:  # each stage splits the side the previous one produced
         end = last_window_end(side, kk, ss, pp)
-        reach.append(end >= side)
+        reach.append(end >= side - 1)
         print(
-            f"side {side:3d}, (k, s, p) = {(kk, ss, pp)}: last window ends at {end}, reaches the edge: {end >= side}"
+            f"side {side:3d}, (k, s, p) = {(kk, ss, pp)}: last window covers up to pixel {end} (the last is "
+            f"{side - 1}), reaches the edge: {end >= side - 1}"
         )
         side = (side + 2 * pp - kk) // ss + 1
     assert all(reach) == (start != 10)  # only the 10-pixel side is left with pixels in no window
@@ -624,8 +631,8 @@ print(
 assert not edge[9].any() and not edge[:, 9].any()
 
 # %% [markdown]
-# Along a side of $n$ pixels the windows end at $n + p - r$, with $r$ the remainder of $(n + 2p - k) / s$. So when
-# $r > p$ the last $r - p$ rows (and columns) fall in no window. The cell lists every square side that T2T's three
+# Along a side of $n$ pixels the last window covers up to pixel $n + p - r - 1$ (that pixel included), with $r$
+# the remainder of $(n + 2p - k) / s$. So when $r > p$ the last $r - p$ rows (and columns) fall in no window. The cell lists every square side that T2T's three
 # splits turn into the official 14 × 14 grid, with its three grids and the pixel rows that no stage-1 window
 # covers. On these sides stages 2 and 3 always reach their grid's edges; the cell checks it. It ends with the
 # heights and widths that give the picture's final 4 × 7 grid.
@@ -638,11 +645,11 @@ dropped_at = []
 for n in sides:
     grid_sides = [g.rows for g in tokens.stage_grids(n, n)]
     kk, ss, pp = T2T_STAGES[0]
-    dropped = max(0, n - last_window_end(n, kk, ss, pp))
+    dropped = max(0, n - 1 - last_window_end(n, kk, ss, pp))
     assert dropped == max(0, (n + 2 * pp - kk) % ss - pp)  # the rule above
     for side_in, side_out, (k2, s2, p2) in zip(grid_sides, grid_sides[1:], T2T_STAGES[1:], strict=False):
         assert (
-            last_window_end(side_in, k2, s2, p2) >= side_in and side_out == (side_in + 2 * p2 - k2) // s2 + 1
+            last_window_end(side_in, k2, s2, p2) >= side_in - 1 and side_out == (side_in + 2 * p2 - k2) // s2 + 1
         )
     if dropped:
         dropped_at.append(n)

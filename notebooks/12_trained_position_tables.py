@@ -76,7 +76,8 @@ print(
 #
 # The course ships a small trained ViT, trained with the loop of notebook 10: $D$ = 64, patches of 20, an MLP
 # ratio of 2 like every trained model here. It sees random scenes of the picture's world and names the moon's
-# patch row, one of 3 (0 to 2), and patch column, one of 5 (0 to 4). Its accuracy is held out: measured on 256
+# patch row, one of 3 (0 to 2), and patch column, one of 5 (0 to 4): its head gives 3 + 5 scores, and the largest
+# of the first 3 names the row, the largest of the last 5 the column. Its accuracy is held out: measured on 256
 # scenes never used in training.
 #
 # The pixels might give part of the moon's place away. So a **control** ships beside the model: the same run with
@@ -87,8 +88,8 @@ print(
 #
 # Before the models are evaluated below.
 #
-# (a) Which will the control still get right further above chance, the moon's patch row or its patch column, and
-# why? Set `answer_control` to the letter of the statement whose choice and reason both hold:
+# (a) Which will the control still get right further above chance (by more accuracy: its accuracy minus
+# chance's), the moon's patch row or its patch column, and why? Set `answer_control` to the letter of the statement whose choice and reason both hold:
 #
 # - **a.** The row: the control still sees each patch's pixels, and what lies around the moon plausibly
 #   changes more from top to bottom than from left to right.
@@ -247,9 +248,9 @@ assert trained_neighbours >= 0.8 * grid.total and trained_neighbours > random_ne
 
 # %% [markdown]
 # Training has changed the table a lot. For most patches the most alike other patch is now a direct neighbour;
-# in random tables only for a few (printed). Pairs far apart that share neither row nor column are unlike. On a
-# grid of 3 × 5 that is all it shows: row-like and column-like patterns also appear by chance in random tables
-# whose neighbouring vectors are alike (the Evidence draws such tables).
+# in tables of random numbers only for a few (printed). Pairs far apart that share neither row nor column are
+# unlike. On a grid of 3 × 5 that is all it shows: row-like and column-like patterns also appear by chance in
+# *smooth* random tables, whose neighbouring vectors are alike (the Evidence draws such tables).
 # See [the small grid against locality and chance](#Evidence:-the-small-grid-against-locality-and-chance).
 
 # %% [markdown]
@@ -390,10 +391,10 @@ plt.show()
 # average more alike than patches of one column (printed). Rows stand out far more than columns. Whether that is
 # more than locality, nearby patches being alike, takes controls and a chance level: see
 # [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid). In short, every seed
-# holds more along its rows than distance explains, and only one seed of three more along its columns. The same
-# Evidence section also trains the task with the moon on a plain sky, where nothing but the position embedding can
-# say where the moon is, and for three times as many steps: there all three seeds show both rows and columns beyond
-# chance.
+# holds more along its rows than a similarity that falls alike with distance in every direction, and only one seed
+# of three more along its columns, beyond what smooth random tables give. The same Evidence section also trains
+# the task with the moon on a plain sky, where nothing but the position embedding can say where the moon is, and
+# for three times as many steps: there all three seeds show both rows and columns beyond smooth random tables.
 
 # %% [markdown]
 # ## 2. Resizing the table (20 min)
@@ -627,12 +628,14 @@ assert tuple(round(a, 2) for a in before_tuning.values()) == (0.43, 0.03, 0.02) 
 #   the moon's row from the pixels, since it reads what each patch shows; mainly the column needs the embedding.
 # - Training turns a random table into one where neighbouring patches are alike. On 3 × 5 patches that is all a
 #   test can show: locality alone already favours rows and columns there.
-# - On 60 patches, every run holds more along its rows than distance explains. Columns show in 1 of 3 runs with
-#   the landscape and in 3 of 3 on a plain sky trained for 9,000 steps; what makes the difference is not shown:
-#   see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid).
+# - On 60 patches, every run's table is more alike along its rows than a similarity falling alike in every
+#   direction explains (in two runs of three that may be locality stretched along the rows). Columns show in 1 of
+#   3 runs with the landscape and in 3 of 3 on a plain sky trained for 9,000 steps; what makes the difference is
+#   not shown: see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid).
 # - A learned table belongs to one patch grid. For another image size it is interpolated in 2-D, keeping the
 #   prediction token's slot; on a doubled grid a stretch along the sequence keeps each patch's row but mostly
-#   loses its column. Shuffling the carried slots shows that the table carries the model's sense of place.
+#   loses its column. A control that changes one thing only (Exercise 3) shows that the carried table holds the
+#   model's sense of place.
 #
 # **Next:** [13 Inside trained models](13_inside_trained_models.ipynb) reads a trained model's attention heads
 # and what a trained ViT has learned.

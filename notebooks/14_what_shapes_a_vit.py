@@ -86,20 +86,17 @@ fig.supylabel("pixel row")
 plt.show()
 
 # %% [markdown]
-# Trained on such pictures raw, values from 0 to 1, the ViT of this notebook's sweep (printed below: 10-pixel
-# patches, 60 tokens, D 64, 4 blocks) can stay at chance: its outputs stop depending on the picture. In the
-# controls of the Evidence, three runs of 2,400 steps, one seed never left that state, and the other two left it
-# late and fitted only about four in five of their training pictures.
+# Trained on such pictures raw, values from 0 to 1, the sweep's ViT (printed below) can stay at chance: its
+# outputs stop depending on the picture.
 #
-# **The idea.** Scenes share most of their pixels: the sky is pale at the top of every one, the ground dark at
-# the bottom. So each patch token is, in every picture, mostly one and the same vector (the average picture's
-# patch, embedded), plus a small part that differs. LayerNorm normalises each token on its own, so it keeps that
-# proportion: the smaller the differing part, the less the outputs depend on the picture. The first steps of
-# training move the outputs towards the class frequencies, which every picture shares; the small differing part
-# gets little push, and once the outputs ignore it, the gradient that reaches the patch embedding fades too. A CNN
-# on the same raw pixels does learn (the swap sweep in the Evidence). It differs from the ViT in many ways, among
-# them BatchNorm (notebook 06), which after each convolution subtracts each channel's mean over the batch and all
-# places; which difference saves it, this notebook does not test.
+# **The idea.** Scenes share most of their pixels: the sky pale at the top of every one, the ground dark at the
+# bottom. So each patch token is mostly one and the same vector in every picture (the average picture's patch,
+# embedded), plus a small part that differs. LayerNorm normalises each token on its own and keeps that
+# proportion, so the outputs depend little on the picture. The first steps move the outputs towards the class
+# frequencies, which every picture shares; the small differing part gets little push, and once the outputs ignore
+# it, the gradient reaching the patch embedding fades too. A CNN on the same raw pixels does learn (the swap sweep,
+# in the Evidence). Among its differences, BatchNorm (notebook 06) subtracts each channel's mean over the batch
+# and all places after each convolution; which difference saves it is not tested here.
 #
 # The cell measures the shared part: the average picture's share of a picture's squared size (the sum of its
 # squared values), on the sweep's first 256 training pictures.
@@ -127,13 +124,11 @@ print(
 )
 
 # %% [markdown]
-# On raw pixels the mean picture, which every scene shares, is 94 % of a picture's squared size; the part that
-# differs from picture to picture is the other 6 %. **Standardising** the inputs shrinks the shared part: subtract
-# a mean and divide by a spread, both measured on the training pictures (`standardize.Standardize`).
-# torchvision's `Normalize` does it per channel, one mean and one spread for the whole picture: that leaves most
-# of the shared picture in place (one number cannot remove a pale top and a dark bottom), but the differing part
-# grows from 6 % to 27 %. Per pixel, the mean picture itself is subtracted, so nothing shared is left, by
-# construction.
+# On raw pixels the mean picture is 94 % of a picture's squared size; what differs from picture to picture is
+# the other 6 %. **Standardising** shrinks the shared part: subtract a mean and divide by a spread, both measured
+# on the training pictures (`standardize.Standardize`). torchvision's `Normalize` does it per channel, one mean
+# and one spread for the whole picture, which cannot remove a pale top and a dark bottom: the differing part
+# grows to 27 %. Per pixel the mean picture itself is subtracted: nothing shared is left, by construction.
 
 # %% [markdown]
 # ### Exercise 1 (predict, then explain): the loss of a model that ignores its input
@@ -220,11 +215,10 @@ ax_s.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# On raw pixels the spread starts near 0.002 and falls about tenfold within 50 steps: the outputs no longer depend
-# on the picture. The gradient into the patch embedding falls with them, about tenfold from step 1 on (step 0's
-# gradient is larger in every setting). From the same weights, standardised per channel the spread starts about
-# ten times larger than on raw pixels, per pixel more, and both grow. The order is the order of the differing
-# part's share: 6 %, 27 %, all of it. The cell asserts each point, with margins.
+# On raw pixels the spread starts near 0.002 and falls about tenfold within 50 steps: the outputs stop depending
+# on the picture, and the gradient into the patch embedding falls about tenfold from step 1 on (step 0's is
+# larger in every setting). From the same weights, per channel the spread starts about ten times larger, per
+# pixel more, and both grow: the order of the differing part's share, 6 %, 27 %, all. The cell asserts each point.
 
 # %%
 raw, chan, std = probes["none"], probes["channel"], probes["pixel"]
@@ -240,11 +234,10 @@ for kept in (chan, std):  # standardised: far from it, and growing
 assert max(raw["grad"][-10:]) < raw["grad"][1] / 5  # the patch embedding stops learning
 
 # %% [markdown]
-# Over a whole run (1,024 pictures, 2,400 steps, three seeds each: [the
-# controls](#Evidence:-Figure-3-at-toy-scale)), one raw-pixel seed stayed in the collapse to the end, at chance,
-# and the other two fitted only about four pictures in five. Standardised per channel every seed fitted 98 % or
-# more of its pictures, per pixel all of them; the per-pixel runs did better on new ones. So section 2
-# standardises per pixel.
+# Over whole runs (1,024 pictures, 2,400 steps, three seeds each: [the controls](#Evidence:-Figure-3-at-toy-scale)),
+# one raw-pixel seed stayed stuck to the end, at chance, and the other two left late and fitted only about four
+# pictures in five. Per channel every seed fitted 98 % or more of its pictures, per pixel all; the per-pixel runs
+# did better on new ones. So section 2 standardises per pixel.
 
 # %% [markdown]
 # ## 2. Figure 3 at toy scale (15 min)
@@ -388,23 +381,21 @@ assert all(sweep_mean("deit", n) > sweep_mean("vit", n) + 0.03 for n in sizes)  
 # ## 3. ViT or T2T-ViT, trained from scratch (18 min)
 #
 # The T2T paper claims that soft splits and token transformers help a model trained from scratch without a huge
-# data set. "Better" can mean two things, each with its own comparison.
+# data set. "Better" can mean two things, each with its own comparison:
 #
-# - **Sample efficiency: the same samples.** Both models train for 30 steps of 32 images.
-# - **Compute efficiency: the same multiply-adds.** T2T-ViT spends more multiply-adds per image than this
-#   section's ViT, counted by `vitcourse.cost.count_macs`. A ViT can be given the same multiply-adds
-#   in more steps, or in larger batches over the same 30 steps. Both runs are here.
-# - **A position-blind T2T-ViT.** Some of T2T's overlapping 7 × 7 windows straddle a seam of a 20 × 20 scramble,
-#   where no ViT patch does, and its zero-padded windows at the image's edge tell the edge blocks from the inner
-#   ones. A T2T-ViT *without* a position embedding tests whether its windows and padded edge see the scramble.
+# - **Sample efficiency, the same samples**: both models train for 30 steps of 32 images.
+# - **Compute efficiency, the same multiply-adds**: T2T-ViT spends more per image than this section's ViT
+#   (`vitcourse.cost.count_macs`), so a ViT can spend the same in more steps, or in larger batches over the same
+#   30 steps. Both runs are here.
+# - **A position-blind T2T-ViT**: T2T's overlapping 7 × 7 windows straddle the seams of a 20 × 20 scramble,
+#   where no ViT patch does, and its zero-padded edge tells the edge blocks from the inner ones. Without a
+#   position embedding, it tests whether those alone see the scramble.
 #
-# The task is notebook 10's: is the scene intact, or are its blocks scrambled? With 20 × 20 blocks the seams lie
-# on the ViT's patch borders; with 10 × 10 blocks they lie inside its patches (notebook 11, section 2). The bodies
-# are the same: width 64, 2 blocks, 4 heads, MLP ratio 2. This ViT is not the sweep's: it cuts 20-pixel patches
-# (15 tokens) and adds a sinusoidal table, where the sweep's cut 10-pixel ones (60 tokens) through 4 blocks with a
-# learned table. Like every run of notebooks 10 to 13, these train on raw pixels (notebook 10's training, no
-# standardising). Every setting runs seeds 0, 1 and 2 on 20 × 20 scrambles; three also run on 10 × 10 ones, two
-# of them with seed 0 only.
+# The task is notebook 10's scramble: with 20 × 20 blocks the seams lie on the ViT's patch borders, with 10 × 10
+# blocks inside its patches. Both bodies: width 64, 2 blocks, 4 heads, MLP ratio 2. This ViT cuts 20-pixel patches
+# (15 tokens) and adds a sinusoidal table, so it is not the sweep's; like every run of notebooks 10 to 13, these
+# train on raw pixels. Seeds 0, 1 and 2 on 20 × 20 scrambles; three settings also on 10 × 10, two of them with
+# seed 0 only.
 
 # %%
 t2t_steps, batch, seeds = 30, 32, (0, 1, 2)
@@ -596,38 +587,6 @@ assert all(abs(a - 0.5) < 0.05 for a in accuracy[vit].tolist())
 print("20 x 20, same samples: every ViT seed within 0.05 of 0.5, a guess between two classes")
 
 # %% [markdown]
-# The figure plots *training* loss against the multiply-adds spent, each legend entry with its (steps × batch):
-# read it for how fast each run fits its pictures per multiply-add. The conclusions below are about held-out
-# accuracy, which is in the seed table above, not in the figure: T2T-ViT, ahead there at equal samples, need
-# not look ahead here.
-
-# %% mystnb={"image": {"alt": "Two panels of training loss against multiply-adds spent, for 20 by 20 and 10 by 10 scrambles: T2T-ViT's curve falls within its 30 steps, the ViT with the same samples barely moves, the ViT given T2T-ViT's compute as more steps falls furthest, and the ViT given it as larger batches falls less"}}
-fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True, layout="constrained")
-looks = {  # the same-samples ViT's 10 warm-up steps are those of the run with more steps: dashed, on top
-    "ViT, same samples": dict(color="black", ls="--", lw=1.2, marker="o", ms=3, markevery=3, zorder=4),
-    "ViT, mult-adds as steps": dict(color="tab:purple", lw=2.5, alpha=0.8),
-    "ViT, mult-adds as batch": dict(color="tab:green", lw=1.5, ls="-."),
-    "T2T-ViT": dict(color="tab:orange", lw=1.5),
-    "T2T-ViT, no positions": dict(color="tab:red", lw=1.5, ls=":"),
-}
-for ax, block in zip(axes, (20, 10), strict=True):
-    for name, look in looks.items():
-        if (block, name) not in compare:
-            continue
-        m, _, steps, bs = settings[name]
-        curves = torch.tensor([r.losses for r in compare[block, name]])  # (seeds, steps)
-        spent = torch.arange(1, steps + 1) * bs * macs[m] / 1e9  # G multiply-adds so far
-        ax.plot(spent, curves.mean(0), label=f"{name} ({steps} x {bs})", **look)
-        ax.fill_between(spent, curves.min(0).values, curves.max(0).values, color=look["color"], alpha=0.15)
-    ax.axhline(math.log(2), color="grey", ls=":", lw=1, label="chance (ln 2)")
-    ax.set_xlabel("training compute so far (G multiply-adds, forward passes only)")
-    ax.set_title(f"{block} x {block} blocks scrambled")
-axes[0].set_ylabel("training loss (mean of the seeds)")
-fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize=9)
-fig.suptitle("training loss against compute; legend: (steps x batch) (band: min to max over the seeds)")
-plt.show()
-
-# %% [markdown]
 # What the seed table shows on this task, each point asserted against the spread of the seeds:
 #
 # - At the same samples, T2T-ViT is far ahead of ViT on 20 × 20 scrambles, and the position-blind T2T-ViT does
@@ -637,8 +596,7 @@ plt.show()
 #   collapse or only too few steps, these runs do not separate.
 # - At the same multiply-adds spent as more steps, ViT is as accurate, within the seeds' spread, and its held-out
 #   loss is lower. Spent as larger batches in 30 steps, it falls short of the ViT given more steps.
-# - With 10 × 10 blocks (the table; the right panel shows their training loss), both compute-matched runs, seed
-#   0 only, are above 0.9 held-out accuracy.
+# - With 10 × 10 blocks both compute-matched runs, seed 0 only, are above 0.9 held-out accuracy.
 #
 # So per sample T2T-ViT learned more. Per multiply-add, a ViT given more steps did at least as well, with a far
 # lower held-out loss in the runs stored here (0.04 against 0.44). Which matters depends on what is scarce. The
@@ -1008,7 +966,40 @@ print(
 # This section backs the findings of section 3. The cell under the seed table asserts each bullet below, with
 # margins measured against the spread of the seeds, so that it holds on a CPU and on a GPU although the runs
 # follow other trajectories there.
-#
+
+# %% [markdown]
+# The figure plots section 3's *training* loss against the multiply-adds spent, each legend entry with its
+# (steps × batch): read it for how fast each run fits its pictures per multiply-add. The findings are about
+# held-out accuracy, which is in the seed table, not in the figure: T2T-ViT, ahead there at equal samples, need
+# not look ahead here.
+
+# %% mystnb={"image": {"alt": "Two panels of training loss against multiply-adds spent, for 20 by 20 and 10 by 10 scrambles: T2T-ViT's curve falls within its 30 steps, the ViT with the same samples barely moves, the ViT given T2T-ViT's compute as more steps falls furthest, and the ViT given it as larger batches falls less"}}
+fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True, layout="constrained")
+looks = {  # the same-samples ViT's 10 warm-up steps are those of the run with more steps: dashed, on top
+    "ViT, same samples": dict(color="black", ls="--", lw=1.2, marker="o", ms=3, markevery=3, zorder=4),
+    "ViT, mult-adds as steps": dict(color="tab:purple", lw=2.5, alpha=0.8),
+    "ViT, mult-adds as batch": dict(color="tab:green", lw=1.5, ls="-."),
+    "T2T-ViT": dict(color="tab:orange", lw=1.5),
+    "T2T-ViT, no positions": dict(color="tab:red", lw=1.5, ls=":"),
+}
+for ax, block in zip(axes, (20, 10), strict=True):
+    for name, look in looks.items():
+        if (block, name) not in compare:
+            continue
+        m, _, steps, bs = settings[name]
+        curves = torch.tensor([r.losses for r in compare[block, name]])  # (seeds, steps)
+        spent = torch.arange(1, steps + 1) * bs * macs[m] / 1e9  # G multiply-adds so far
+        ax.plot(spent, curves.mean(0), label=f"{name} ({steps} x {bs})", **look)
+        ax.fill_between(spent, curves.min(0).values, curves.max(0).values, color=look["color"], alpha=0.15)
+    ax.axhline(math.log(2), color="grey", ls=":", lw=1, label="chance (ln 2)")
+    ax.set_xlabel("training compute so far (G multiply-adds, forward passes only)")
+    ax.set_title(f"{block} x {block} blocks scrambled")
+axes[0].set_ylabel("training loss (mean of the seeds)")
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize=9)
+fig.suptitle("training loss against compute; legend: (steps x batch) (band: min to max over the seeds)")
+plt.show()
+
+# %% [markdown]
 # - **Same samples, seams on ViT's grid (20 × 20):** T2T-ViT is far ahead: its mean beats ViT's by more than the
 #   two standard deviations together. In the runs stored here this ViT is still on its *starting plateau* on
 #   every seed: the loss sits near ln 2, where every run begins, before it starts to fall. Its accuracy is 0.5,

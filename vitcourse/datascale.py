@@ -6,8 +6,10 @@ results in ``vitcourse/assets/experiments/`` (one JSON record per run) and the p
 
 1. **Data scale** (the ViT paper's Figure 3 at toy scale, :data:`SWEEP`, notebook 14): held-out accuracy
    against the number of training pictures (:data:`SIZES`, 64 to 1,024) for the small CNN, a ViT, a T2T-ViT, a
-   ViT with a convolutional stem and DeiT (a ViT with a distillation token taught by the CNN of the same size and
-   seed, with DeiT's augmentation as far as the task allows, :data:`DEIT_AUGMENT`), three seeds each. The task
+   ViT with a convolutional stem and DeiT (a ViT with a distillation token, with DeiT's augmentation as far as
+   the task allows, :data:`DEIT_AUGMENT`, and a budget of its own, :data:`DEIT_BUDGET`; its teacher is the CNN
+   trained on the same pictures with the same augmentation, :func:`deit_teacher`, recorded as ``teachers``),
+   three seeds each. The task
    (:func:`shapes_batch`): which of four white shapes lies somewhere on a random scene. Every model sees the
    inputs standardised per pixel with its training pictures' statistics (:mod:`vitcourse.standardize`: on raw
    pixels the ViT gives every picture the same output and learns nothing), and trains for at least 500 steps of
@@ -37,6 +39,7 @@ results in ``vitcourse/assets/experiments/`` (one JSON record per run) and the p
 Command line::
 
     python -m vitcourse.datascale --part sweep controls --jobs 2 # the data-scale sweep and its controls
+    python -m vitcourse.datascale --part deit --jobs 2           # DeiT and its teachers only
     python -m vitcourse.datascale --part pretrain finetune rowcol --jobs 2
     python -m vitcourse.datascale --assemble runs.jsonl          # sort the records into the result files
     python -m vitcourse.datascale --first-steps                  # record the first steps the tests re-run

@@ -84,7 +84,7 @@ MISTAKES: list = [
         lambda b, x: (lambda y: b.norm2(y + b.attn(y)))(b.norm1(x + b.mlp(x))),
         "MLP runs before the attention",
     ),
-    (check.slides_token_count_one_image, 32, "32 different images"),
+    (check.slides_token_count_one_image, 32, "same image here"),
     (check.slides_token_count_one_image, 0, "at least one"),
     (check.slides_token_count_one_image, 768, "entries of one token"),
     (check.post_norm_scaled_ratio, 1.0, "input's scale"),

@@ -119,7 +119,7 @@ MISTAKES: list = [
     (check.v_skip_function, with_the_package, "already does the job"),
     (check.v_skip_function, with_torch_attention, "already does the job"),
     (check.v_skip_function, attention_without_skip, "the skip is missing"),
-    (check.v_skip_function, skip_before_projection, "before the projection"),
+    (check.v_skip_function, skip_before_projection, "what proj does to v"),
     (check.v_skip_function, skip_adds_x, "adding the input x fails"),
     (check.v_skip_function, skip_adds_x_where_it_fits, "you added x"),
     (check.v_skip_function, softmax_over_queries, "wrong axis"),

@@ -18,7 +18,6 @@ VALUE_CHECKS: dict = {
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
     (check.stretched_corner_patch, 4, "does not know the picture"),
-    (check.stretched_corner_patch, 3, "counted the old patches from 1"),
     (check.stretched_corner_patch, 9, "not stretched"),
     (check.scrambled_predictions, 15, "places the moon's patch can land"),
     (check.scrambled_predictions, 3, "rows"),

@@ -40,7 +40,8 @@ def reusable_part(answer: object) -> Verdict:
         "E",
         "the learned part that the larger picture leaves as it is",
         ["E", "position table", "both", "neither"],
-        nudge="Reread the paragraph that introduces the two learned parts.",
+        nudge="The idea is what each learned part's shape depends on: the size of one patch, or the number of "
+        "patches.",
         pointer=reread("How many patches?"),
     )
 

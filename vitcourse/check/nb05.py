@@ -45,8 +45,8 @@ def merge_bug_choice(answer: object) -> Verdict:
         _MERGE_RIGHT,
         "the bug in the merge",
         _MERGE_OPTIONS,
-        nudge="Each statement says what goes wrong and why; both must hold. The idea is the order of the axes "
-        "just before the reshape.",
+        nudge="Each statement says what goes wrong and why; both must hold. Work the code through on the small "
+        "labelled input, axis by axis.",
         pointer=reread("Several heads"),
     )  # no diagnosis per wrong letter: the letters are not to be walked through one by one
 
@@ -82,7 +82,7 @@ def merge_bug_channel(answer: object) -> Verdict:
         right: "that is where the right merge puts it, after the earlier heads' channels; this merge orders "
         "the channels differently.",
         channel * 2 + head: "that would hold with the small test's 2 heads; here there are 4 heads.",
-        head * heads + channel: "head and channel have traded places: check which of the two varies fastest.",
+        head * heads + channel: "check, on the labelled input, which of head and channel varies fastest in reading order.",
     }
     return int_answer(
         answer,
@@ -119,8 +119,8 @@ def cost_threshold_tokens(answer: object) -> Verdict:
         "this one reads 49 and gives 64.",
         2 * dim + 1: "that would hold for a layer that keeps the token length, with 49 channels in and out; "
         "this one reads 49 and gives 64.",
-        right - 1: "at that count the layers still cost more: the products must cost more, not the same or "
-        "less.",
+        right - 1: "check your count: the question asks for the first N at which the products cost more than the "
+        "layers, not the same or less.",
     }
     return int_answer(
         answer,
@@ -165,7 +165,7 @@ def attention_function(func: object) -> Verdict:
         Mistake(lambda q, k, v: _tokens_first(q, k, v, 1.0), "the scores are not scaled."),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, 1 / q.shape[-1]),
-            "wrong scale: you divided by head_dim itself; notebook 04's section 4 says what the scale is.",
+            "wrong scale: you divided by head_dim itself; notebook 04's section 3 says what the scale is.",
         ),
         Mistake(
             lambda q, k, v: _tokens_first(q, k, v, (q.shape[2] * q.shape[-1]) ** -0.5),

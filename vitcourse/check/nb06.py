@@ -81,7 +81,7 @@ def slides_token_count_one_image(answer: object) -> Verdict:
         nudge="The exercise rests on what sets two rows of the parameter apart: where they start, and what each "
         "row's gradient is computed from.",
         wrong={
-            32: "that is the count for 32 different images; here every slot holds the same image.",
+            32: "every slot holds the same image here: what, then, could make two rows' gradients differ?",
             0: "a parameter of this shape holds at least one token vector.",
             768: "that counts the entries of one token vector, not token vectors.",
         },

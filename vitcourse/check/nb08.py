@@ -237,8 +237,8 @@ V_SKIP_MISTAKES = [
     ),
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: sum(_pieces(x, w_qkv, scale)) @ w_proj.T + b_proj,
-        "you added v before the projection, so v went through proj too; the skip adds v to the projected "
-        "output, after proj.",
+        "your output differs from the package's by what proj does to v: trace, term by term, which terms of "
+        "the equation for Y pass through proj.",
     ),
     Mistake(
         lambda x, w_qkv, w_proj, b_proj, scale: x + _pieces(x, w_qkv, scale)[0] @ w_proj.T + b_proj,

@@ -31,7 +31,7 @@ def control_axis_prediction(answer: object) -> Verdict:
         "which the control reads more often, and why",
         _CONTROL_OPTIONS,
         nudge="Each statement makes a choice and gives a reason; both must hold. The idea is what a model "
-        "without a position embedding can still see: the pixels of each patch.",
+        "without a position embedding can and cannot still use, and what changes across the picture.",
         pointer=reread("What a trained table looks like"),
     )
 
@@ -53,16 +53,13 @@ def stretched_corner_patch(answer: object) -> Verdict:
         answer,
         expected,
         "the old patch the stretched table's top-right corner is most like",
-        nudge="A stretch along the sequence knows where each row sits among the 15, not where its patch lies "
+        nudge="A stretch along the sequence knows where each slot sits among the 15, not where its patch lies "
         "in the picture.",
         wrong={
             4: "that old patch lies under the corner in the picture; a stretch along the sequence does not know "
             "the picture.",
-            expected
-            + 1: "one patch off: check whether you counted the old patches from 1; the course counts them from 0, "
-            "as Python indexes.",
-            9: "that is the old patch with the new row's own index, as if the sequence were not stretched: 15 old "
-            "rows are spread over 60 new ones.",
+            9: "that is the old patch with the new slot's own index, as if the sequence were not stretched: 15 "
+            "old slots are spread over 60 new ones.",
         },
         pointer=reread("Resizing the table"),
     )
