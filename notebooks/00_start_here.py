@@ -24,7 +24,7 @@
 # A ViT cuts a picture into patches and turns each patch into a vector, a *token*. A *transformer* then reads the
 # tokens: a stack of blocks, each an attention layer, in which every token can draw on every other, and a small
 # network applied to each token alone (an *MLP*, a multilayer perceptron). The Tokens-to-Token module,
-# *T2T*, replaces the patch cutting with overlapping windows.
+# *T2T*, replaces the patch cutting with overlapping windows and small transformers between them.
 #
 # By the end you can
 # - say how the notebooks, the exercises and the hints work,
@@ -38,8 +38,8 @@
 #
 # `make lab` opens JupyterLab on your **learner copies**, in the folder `learner/`. A learner copy holds no stored
 # outputs: you see each output when you run its cell. Your work there survives later runs of `make lab`. To start
-# one notebook afresh, run `python -m vitcourse.classroom --learner --rebuild notebooks/NN_name.ipynb`; it keeps
-# the old copy as a backup. (Teachers: README.md describes the notebooks in `notebooks/` and the nbgrader copies.)
+# one notebook afresh, run `make relearn NB=NN_name` in a terminal in the course's folder; it keeps the old copy
+# as a backup. (Teachers: README.md describes the notebooks in `notebooks/` and the nbgrader copies.)
 #
 # Each notebook starts with its time and its goals. Its core is a few numbered sections, each with its own time,
 # closed by a summary. In most notebooks, optional "Evidence" sections follow the summary: the tables and the
@@ -90,7 +90,8 @@ device = vitcourse.get_device()
 #   ImageNet*, ICCV 2021.
 #
 # *ImageNet*, in that title, is a large collection of labelled photos. The ViT paper (section 4.1) uses its
-# common part, 1,000 classes and 1.3 million images, and for pre-training also the full ImageNet-21k (21,000
+# standard 1,000-class subset (ILSVRC-2012, 1.3 million images), and for *pre-training* (a first, long training
+# whose weights later tasks start from) also the full ImageNet-21k (21,000
 # classes, 14 million images) and a private set, JFT-300M. Many vision models are measured on ImageNet.
 #
 # Other sources appear where they are used, for example Chi Yeong Heo's lab report on *timm*'s ViT-B/16 (timm is
@@ -154,10 +155,13 @@ for name, (rows, cols) in check.nb00.REGIONS.items():  # a box of each region's 
 # The colour bar: one swatch per grey level, drawn at its value (a picture with many levels gets a plain bar).
 bar.set_ylim(-0.05, 1.05)
 bar.set_xticks([])
-bar.set_facecolor("0.8")  # grey between the swatches, so that the white one shows
-if len(levels) <= 16:
+if len(levels) <= 16:  # separate swatches on no background, like a legend, each with a black edge
+    bar.set_facecolor("none")
+    for spine in bar.spines.values():
+        spine.set_visible(False)
     for level in levels:
-        bar.add_patch(Rectangle((0, level - 0.04), 1, 0.08, color=plt.get_cmap(plots.CMAP)(level), ec="grey"))
+        swatch = Rectangle((0, level - 0.04), 1, 0.08, fc=plt.get_cmap(plots.CMAP)(level), ec="black", lw=0.8)
+        bar.add_patch(swatch)
     bar.set_yticks(levels, [f"{v:.2f}" for v in levels])
 else:
     bar.imshow(
@@ -166,6 +170,8 @@ else:
 bar.axhline(0.5, color="red", lw=1.5)
 bar.yaxis.tick_right()
 bar.set_title("½ in red", fontsize=8, color="red")
+bar.set_ylabel("brightness (one swatch per grey level)", fontsize=8)
+bar.yaxis.set_label_position("right")
 plt.show()
 
 # %% [markdown]
@@ -177,8 +183,8 @@ plt.show()
 # **upper sky**; below it a *dithered* band, and the **sky below the band**; the large mountain on the left, with
 # its **left face** and **right face**; and the **ridges** below it, above the ground.
 # Dithering is pixel art's way to show a shade between two tones: they alternate pixel by pixel, like a
-# checkerboard. [Evidence: what the picture holds](#Evidence:-what-the-picture-holds) measures each of these from
-# the pixels.
+# checkerboard. [Evidence: what the picture holds](#Evidence:-what-the-picture-holds) measures the moon, the band,
+# the ridges and the ground from the pixels; the cell after Exercise 1 gives each region's level.
 
 # %% [markdown]
 # ### From picture to batch
@@ -276,8 +282,8 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 #
 # A few notes on the table:
 #
-# - The prediction token is ViT's *class token*, `cls_token` in code. Notebook 03 introduces it, notebook 06 puts
-#   it in front of the patch tokens, and notebook 07 reads the prediction from it.
+# - The prediction token is ViT's *class token*, `cls_token` in code. Notebook 03 introduces it and puts it in
+#   front of the patch tokens, and notebook 07 reads the prediction from it.
 # - "Head" has two meanings: the model's head, its last layer, and an attention head, of which there are $h$.
 # - A patch grid is a sliding window with $k = s = P$ and $p = 0$. T2T-ViT's three soft splits use other windows;
 #   notebooks 02 and 08 explain them. The article series uses a token dim of 64, the T2T-ViT code's default.
@@ -286,8 +292,8 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 #   formulas, $h$ counts heads.
 # - **One counting rule:** patches, tokens, windows, blocks and heads are all counted from 0, as Python indexes,
 #   so that a label is the index you type: patch 0 is the top-left patch and `tokens[0]` is its token; `blocks[0]`
-#   is block 0. Patches and windows go row by row. Once the prediction token comes first (notebook 06), patch $p$
-#   sits at token $p + 1$.
+#   is block 0. Patches and windows go row by row. Once the prediction token comes first (notebook 03 on), patch
+#   $p$ sits at token $p + 1$. Sections and exercises are counted from 1, notebooks from 00.
 #
 # The next cell checks the sheet's numbers for ViT-B/16 and for the models trained here against the package. You
 # need not read its code, only run it.
@@ -297,7 +303,7 @@ from vitcourse import models, tokens, train
 
 with torch.device("meta"):  # the model's shapes only, without allocating its weights
     vit_b16 = models.create_model("vit_base_patch16_224")
-print(f"ViT-B/16 holds {sum(w.numel() for w in vit_b16.parameters()) / 1e6:.1f} million weights")
+print(f"ViT-B/16 holds {sum(w.numel() for w in vit_b16.parameters()) / 1e6:.1f} million parameters")
 block = vit_b16.blocks[0]
 b16 = {
     "D": vit_b16.embed_dim,
@@ -359,7 +365,8 @@ for name, c in further.items():
         f"trained further from {c.start_from}: {name} on {c.scale * train.HEIGHT} x {c.scale * train.WIDTH}, B = {c.batch_size}"
     )
 print(
-    "asserted against the package: D, h, d_k, MLP ratio, L, N, P, P^2 C, B, token dim, T2T's windows, E_pos"
+    "asserted against the package: D, h, MLP ratio, L, N, P, B, token dim, T2T's windows, E_pos; for ViT-B/16 "
+    "also d_k and P^2 C"
 )
 
 # %% [markdown]

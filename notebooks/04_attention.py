@@ -22,7 +22,8 @@
 #
 # Attention lets every token take a weighted average of vectors made from all the tokens, their *values*; a
 # last linear layer then mixes the result. This notebook builds ViT's attention layer with one *head* (one
-# such attention over all the channels), one step at a time; notebook 05 cuts it into several heads.
+# such attention over all the *channels*, the entries of a token vector), one step at a time; notebook 05 cuts
+# it into several heads.
 #
 # By the end you can
 # 1. draw attention as a lookup: a query matched against keys, a softmax, a weighted sum of values, and say
@@ -430,14 +431,17 @@ print(f"a gap of 8: unscaled e^8 = {math.exp(8):.0f}, scaled e^(8 / 8) = {math.e
 # A weight ratio is $e$ raised to the gap, so a gap of 8 that gave a factor of about 3,000 now gives one of $e$.
 
 # %% [markdown]
-# **Why divide by √d_k.** Take q and k whose entries are independent, with mean 0 and variance 1. Their dot product
+# ### Why divide by √d_k
+#
+# Take q and k whose entries are independent, with mean 0 and variance 1. Their dot product
 # $q \cdot k = \sum_{c=0}^{d_k - 1} q_c k_c$ is a sum of $d_k$ products $q_c k_c$, each with mean 0 and variance 1.
 # The products are independent, so their variances add: $q \cdot k$ has variance $d_k$. Dividing by $\sqrt{d_k}$
 # brings it back to 1, whatever the head size.
 #
-# Scores that far apart push the softmax towards a one-hot row. That is the reason Vaswani et al. (2017,
-# "Attention Is All You Need") give for the scale: for large $d_k$ the dot products grow large, and the softmax
-# lands where it has "extremely small gradients".
+# Unscaled, the scores spread with standard deviation $\sqrt{d_k}$, 16 for $d_k$ = 256, and gaps that large push
+# the softmax towards a one-hot row. Vaswani et al. (2017, "Attention Is All You Need") suspect that this is why
+# the scale helps: for large $d_k$ the dot products grow large, and the softmax lands where it has "extremely
+# small gradients".
 #
 # A model learns by nudging its parameters along *gradients*: rates of change passed backwards through every
 # step of the computation. The softmax's derivative is $\partial a_j / \partial s_l = a_j(\delta_{jl} - a_l)$,
@@ -516,10 +520,10 @@ plt.show()
 #
 # The gradients show what the scale does. Without it, 96 % of the keys' scores get under 1/100 of their row's
 # largest gradient: the pattern is nearly frozen. With it, only 18 % do. At the scores, the softmax's input, the
-# gradient is 8 times larger with the scale: the small gradients Vaswani et al. describe. But the scale also
+# gradient is 8 times smaller without the scale: the small gradients Vaswani et al. describe. But the scale also
 # multiplies the path back to q by $1/\sqrt{d_k}$ = 1/16, so the gradient reaching q is not larger with the
-# scale: here it is about half as large. What the scale buys is not a larger gradient at q but one spread
-# over most of the keys.
+# scale: here it is about half as large. What the scale buys is not a larger gradient at q; it is a gradient
+# that reaches the scores of most keys, not of one.
 
 # %% [markdown]
 # ## Summary

@@ -236,10 +236,10 @@ print(f"sqrt(D) = {vit.embed_dim**0.5:.0f}")
 
 # %% [markdown]
 # Three things to see. The patch tokens point in nearly the same direction: the bottom-left panel shows vertical
-# stripes, and the printed mean cosine between two different tokens is high. No pixel is negative, so
-# $\mathbf x_p \mathbf E$ leans the same way for every patch; with the pixels' mean subtracted first, the mean
-# cosine falls to about 0. Notebook 14 shows what this does to training: a ViT on raw pixels can give every
-# picture the same output, and standardising the inputs (subtracting a mean, dividing by a spread) cures it.
+# stripes, and the printed mean cosine between two different tokens is high. Every patch shares a large
+# positive mean (no pixel is negative), so every token $\mathbf x_p \mathbf E$ holds the same vector; with the
+# pixels' mean subtracted first, the mean cosine falls to about 0. Notebook 14 shows what this does to training:
+# a ViT on raw pixels can give every picture nearly the same output, and standardising the inputs (subtracting a mean, dividing by a spread) cures it.
 #
 # The tokens' lengths differ, though. The table starts with the prediction token, token 0, so token $i$ holds
 # patch $i - 1$. The brighter the patch, the longer its token, roughly: patch 5, the brightest, gives the longest
@@ -289,8 +289,8 @@ check.require(check.zero_token_attention, answer_zero_token)
 # ### After Exercise 2
 
 # %% [markdown]
-# The run, along token 0, on the picture. `vit.attention_weights(image, block=b)` returns block $b$'s attention
-# weights, of shape (B, heads, N + 1, N + 1):
+# Here is Exercise 2's experiment, run on the picture and read along token 0's row.
+# `vit.attention_weights(image, block=b)` returns block $b$'s attention weights, of shape (B, heads, N + 1, N + 1):
 
 # %%
 torch.manual_seed(0)
@@ -328,8 +328,9 @@ print(f"the same in every head: {bool(torch.allclose(row0, row0[:1].expand_as(ro
 # 196 patches, so N = 197 tokens, D = 768 and 12 blocks at MLP ratio 4. Its published cost is **17.6 G** multiply-adds, from
 # the T2T-ViT paper's comparison table.
 #
-# - (a) What share of it do those two products take? Work it out for one block, in per cent, and set
-#   `answer_share` to that number (for 12.5 %, `12.5`).
+# - (a) What share of one block's multiply-adds do those two products take, in per cent? Set `answer_share` to
+#   that number (for 12.5 %, `12.5`). The patch embedding and the head add little, so it is also about their
+#   share of the 17.6 G.
 # - (b) At how many tokens N would one of ViT-B's blocks spend exactly as much on the two products as on all
 #   its linear layers, the MLP's included? Set `answer_tie_tokens` to a whole number.
 #
@@ -389,8 +390,8 @@ check.require(check.block_cost_tie_tokens, answer_tie_tokens)
 # heads and 16 × 16 patches, $6D$ = 2,304 tokens takes a square image of 768 pixels a side or more (48 × 48
 # patches; the cell prints both numbers).
 #
-# The cell checks the formula against `count_macs`, which adds up every linear layer and both products in a
-# forward pass, and counts DeiT-S one patch row on either side of the crossing: 752 and 768 pixels a side.
+# The cell checks the formula against `count_macs`, which counts every linear layer by running it and adds both
+# products from the same $2N^2D$ (so the check tests the linear part, $12ND^2$), and counts DeiT-S one patch row on either side of the crossing: 752 and 768 pixels a side.
 
 # %%
 
@@ -457,7 +458,7 @@ assert macs_formula(6 * d_b, d_b) == 2 * (2 * (6 * d_b) ** 2 * d_b)  # (b): the 
 # logarithmic, so a power $N^k$ draws a straight line whose slope is $k$: 1 for the linear layers, 2 for the
 # products.
 
-# %% mystnb={"image": {"alt": "Log-log plot of one ViT-B block's multiply-adds against the number of tokens: the linear layers as a straight line of slope 1, the two attention products as a line of slope 2, crossing at 4,608 tokens; a dotted line marks ViT-B/16's 197 tokens at 224 by 224, far left of the crossing"}}
+# %% mystnb={"image": {"alt": "Log-log plot of one ViT-B block's multiply-adds against the number of tokens: the linear layers as a straight line of slope 1, the two attention products as a line of slope 2, crossing far to the right; a dotted line marks ViT-B/16's 197 tokens at 224 by 224, far left of the crossing"}}
 n_range = torch.logspace(1, 5, 200)  # 10 to 100,000 tokens
 linear_part = 12 * n_range * d_b**2  # qkv, proj and the MLP at ratio 4
 products_part = 2 * n_range**2 * d_b  # the scores and the weights times V

@@ -77,7 +77,7 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 # $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$, and the token transformers work at `token_dim` = 64.
 #
 # The diagram and the next cell follow the running example of the T2T article: a batch of 13 one-channel images
-# of 400 × 100 random numbers. The article picks 13 because a prime will not be mistaken for another size. The
+# of 400 × 100 random numbers. The batch of 13 differs from every other size here, so no axis can be mistaken for another. The
 # module ends where the *ViT body* begins: the prediction token, the position table, the encoder blocks, the final
 # norm and the head (section 3). Between two splits, the tokens are laid back on their grid as in notebook 08;
 # what the picture's tokens look like there, before and after a token transformer, is in [the picture's tokens
@@ -204,9 +204,10 @@ assert inside > 0.5
 
 # %% [markdown]
 # Through the token transformers, though, every pixel reaches this token, since their attention is global. At
-# these random weights most of the gradient, 86%, still comes from inside the token's 31 × 31 square, 2.4% of the
-# image. What holds at any weights is the square itself: the windows decide which pixels a token holds *before*
-# any attention, and that is T2T's bias toward local structure.
+# these random weights most of the gradient, 86%, still comes from inside the token's square of windows (its
+# side is Exercise 1's answer), 2.4% of the image. What holds at any weights is the square itself: stage 1's windows decide which pixels enter a token
+# before any attention, and the later splits decide which of those tokens meet in a window. That is T2T's bias
+# toward local structure.
 
 # %% [markdown]
 # ## 2. A rebuild that assumes a square grid (18 min)
@@ -387,7 +388,8 @@ print(f"rows 0 to 4 of official_rebuild start at (grid row, grid column): {start
 # columns from `count_tokens` instead.
 #
 # In the figure, look where the rows wrap. A row of the square rebuild holds 12 tokens and a grid row 16, so
-# each of its rows starts 4 grid columns further left than the row above: at columns 0, 12, 8, 4, 0, as printed.
+# each of its rows starts 12 tokens after the row above, which wraps to 4 grid columns further left: at columns
+# 0, 12, 8, 4, 0, as printed.
 # The scene drifts by 4 columns from row to row, and shapes that sit one above the other in the picture land in
 # different columns of the right panel.
 
@@ -608,8 +610,8 @@ plt.show()
 #
 # - The T2T module alternates soft split, token transformer and rebuild, and ends with a linear layer. One final
 #   token's windows cover a square of the image wider than the distance between neighbouring tokens, so
-#   neighbours share pixels. The token transformers' attention is global; the local mixing comes from the soft
-#   splits around them.
+#   neighbours share pixels. The token transformers' attention is global; the local mixing comes from the layers
+#   that read one whole window at a time, after each soft split.
 # - A rebuild must take the grid's rows and columns from the token-count formula. The official square root raises
 #   where the token count is not a square number, and silently scrambles a non-square grid where it is.
 # - T2T-ViT is the T2T module followed by a ViT body. Only the layers that read the incoming token, norm1 and qkv
@@ -861,7 +863,7 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 
 # %% [markdown]
 # Stage 2's share falls. Both stages get 4 times the tokens, but their costs grow differently. Stage 1's cost is
-# mostly attention products (notebook 05, "Weights and multiply-adds"), which grow with the square of the token count:
+# mostly attention products (notebook 05, "Parameters and multiply-adds"), which grow with the square of the token count:
 # close to 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more. They grow only 4 times, and stage
 # 2's cost grows less than stage 1's.
 #

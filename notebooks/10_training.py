@@ -23,7 +23,7 @@
 # Until now every model had random weights, and its output meant nothing. **Training** changes the weights, step
 # by step, until the outputs answer a task. Here we set up the data, the loss and the loop that trains a small ViT
 # from scratch, and write that loop in plain PyTorch. This notebook is where the course teaches its training
-# words: the later notebooks use them without explaining them again.
+# words: the later notebooks use them, mostly without explaining them again.
 #
 # By the end you can
 # 1. say what a training run sees: a fixed pool of scenes, batches, steps × batch samples, epochs, a held-out set,
@@ -131,7 +131,7 @@ for ax in axes[0]:
     ax.set_xlabel("")  # the bottom row's labels name the same pixel columns
 fig.colorbar(axes[0, 0].images[0], ax=axes, fraction=0.02, pad=0.01, label="brightness (0 to 1)")
 fig.suptitle(
-    "four scenes of the training world: each intact (label 0) and with its 20 x 20 blocks scrambled (label 1)"
+    "four scenes drawn like the training ones: each intact (label 0) and with its 20 x 20 blocks scrambled (label 1)"
 )
 plt.show()
 
@@ -259,7 +259,8 @@ check.require(check.decay_reason, answer_decay_reason)
 # scales and shifts, goes into a group with λ = 0. So do the names in `model.no_weight_decay()`: the prediction
 # token and the position embedding. Leaving those two out is timm's and DeiT's convention, not a rule that
 # follows from their shape. A parameter that does not train goes into neither group. The pull is gentle: each
-# step shrinks a decayed entry by the factor 1 − η_t λ, printed below for the whole run.
+# step shrinks a decayed entry by the factor 1 − η_t λ; the cell prints that factor at the peak rate and what
+# all the run's steps multiply to.
 
 # %%
 # the groups of the sinusoidal ViT printed above, whose table does not train
@@ -289,7 +290,8 @@ shrink = math.prod(
     for k in range(defaults.steps)
 )
 print(
-    f"eta * lambda at the peak: {defaults.lr * defaults.weight_decay:.0e} per step; decay alone over "
+    f"eta * lambda at the peak: {defaults.lr * defaults.weight_decay:.0e} per step (factor "
+    f"{1 - defaults.lr * defaults.weight_decay:.5f}); decay alone over "
     f"{defaults.steps} steps shrinks an entry by {1 - shrink:.1%}"
 )
 
@@ -361,7 +363,8 @@ check.require(check.train_step, train_step)
 # ### The default run's training loss
 
 # %% [markdown]
-# The default run takes 200 steps; its warm-up takes steps 0 to 14 (dotted line). Before you run the next cell:
+# The default run takes 200 steps; its warm-up takes steps 0 to 14 (the dotted line marks step 15, the first after
+# it). Before you run the next cell:
 # does the training loss leave the ln 2 line when the warm-up ends?
 
 # %% mystnb={"image": {"alt": "Training loss against step for a 200-step run: near the dashed ln 2 line long after the dotted end of the warm-up, then a drop below the dash-dotted 0.6 line, a spike cut off at the top of the plot with an arrow giving its peak, a second stretch near ln 2, and a final fall to about 0.2"}}
@@ -529,7 +532,8 @@ assert zero < defaults.steps - 1 and buggy_rates[-1] > buggy_rates[zero]
 # ## Evidence: the loop by hand
 #
 # Here is the whole loop for 20 steps, with the step written out (it holds the answer to Exercise 2: read it
-# after you have tried). `vitcourse.train.train` runs exactly this loop.
+# after you have tried). `vitcourse.train.train` runs the same loop, with a few extras (it records the learning
+# rates, and other tasks' losses); at these settings it gives the same losses, as the cell checks.
 # `model.train()` switches the model to training mode, which matters for layers that act differently while
 # training; this small ViT has none, but the habit keeps a loop right for models that do.
 

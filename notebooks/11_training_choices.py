@@ -212,8 +212,8 @@ assert same_as_10
 
 # %% [markdown]
 # What to look at: the blind run (thick pale band) stays on the dotted chance line, with small dips below it and
-# bumps above it. The two other runs fall towards 0 after the grey warm-up steps, but not steadily: the learned
-# run is knocked back up once (its peak is cut off at the top of the plot). The cell under the figure prints each
+# bumps above it. The two other runs sit on the chance line well past the grey warm-up steps, then fall towards 0,
+# not steadily: the learned run is knocked back up once (its peak is cut off at the top of the plot). The cell under the figure prints each
 # run's largest rise, and the blind run's lowest batch with its labels.
 
 # %% mystnb={"image": {"alt": "Training loss against step for the three ViTs: the one without a position embedding stays on the chance line at ln 2; the sinusoidal and learned ones fall towards 0, the learned one with a spike"}}
@@ -226,7 +226,7 @@ styles = {  # the blind run lies on the chance line: a thick pale band, with the
 for kind, run in runs.items():
     ax_loss.plot(run.losses, label=kind, **styles[kind])
 ax_loss.axvspan(0, defaults.warmup, color="0.9", zorder=0, label=f"warm-up ({defaults.warmup} steps)")
-ax_loss.set_ylim(0, 1.0)  # a higher peak is cut off: the cell below prints it
+ax_loss.set_ylim(0, 1.0)  # a higher peak is cut off: the cell below prints each run's highest loss
 ax_loss.axhline(math.log(2), color="black", ls=":", lw=1.5, zorder=4, label="chance (ln 2)")
 ax_loss.set_xlabel("training step")
 ax_loss.set_ylabel("cross-entropy loss")
@@ -243,7 +243,7 @@ for kind, run in runs.items():
     k = int(rise.argmax())
     print(
         f"{kind:10s}: largest rise {rise[k]:+.2f}, from step {k} to {k + 1} ({curve[k]:.2f} -> {curve[k + 1]:.2f}); "
-        f"last training loss {curve[-1]:.3f}"
+        f"highest loss {curve.max():.2f} at step {int(curve.argmax())}; last training loss {curve[-1]:.3f}"
     )
 blind = torch.tensor(runs["none"].losses)  # (steps,)
 k = int(blind.argmin())
@@ -311,8 +311,8 @@ print(
 # Why the blind run dips: a batch draws images, not pairs. A batch of whole pairs always holds as many intact
 # images as scrambled ones, and on it the blind model's best is ln 2. A batch of unpaired images can be lopsided.
 # The blind model gives almost the same output for every image (the trained model's range is printed above). So
-# its loss on a batch depends on the batch's labels: leaning towards the majority label, it scores below ln 2;
-# leaning the other way, above. For a constant output the floor is the *entropy* of the label share,
+# its loss on a batch depends on the batch's labels: leaning mildly towards the majority label, it scores below
+# ln 2; leaning the other way, above. For a constant output the floor is the *entropy* of the label share,
 # $-(s \ln s + (1 - s) \ln (1 - s))$ for a share $s$ of scrambled images. In the run stored here the lowest
 # batch (step 90, the run's most lopsided) held 45 scrambled images of 64 and no complete pair: floor 0.608, and
 # the run scored 0.665, below ln 2, so its output leaned to "scrambled". The next batch held only 29 scrambled
@@ -321,8 +321,7 @@ print(
 
 # %% [markdown]
 # In the run stored here the learned run's jump sent its batch loss back up to the chance line or above, and it
-# took some steps (printed above) to recover: fewer steps to learn in, which fits its lower held-out accuracy.
-# From one seed that says nothing about which table is better: another seed may jump elsewhere or not at all.
+# took some steps (printed above) to recover. From one seed that says nothing about which table is better: another seed may jump elsewhere or not at all.
 
 # %% [markdown]
 # ## 2. Moving the seams (16 min)

@@ -18,13 +18,13 @@
 #
 # **Time:** about 60 minutes
 #
-# Before this: notebook [10](10_training.ipynb) (training) and [12](12_trained_position_tables.ipynb) (what a
-# trained position table holds).
+# Before this: notebooks [10](10_training.ipynb) (training), [11](11_training_choices.ipynb) (the three
+# position-embedding runs, which section 4 reads) and [12](12_trained_position_tables.ipynb) (what a trained
+# position table holds).
 #
 # Notebooks 04 to 09 ran models with random weights. This notebook asks what trained weights hold, with the
-# tools of the ViT paper's Figure 7, on the course's own small models. Each measurement stands beside a control,
-# most often the same model before training: what the trained model does and its start does not, training put
-# there.
+# tools of the ViT paper's Figure 7, on the course's own small models, each measurement beside a control, most
+# often the same model before training.
 #
 # By the end you can
 # 1. read a trained model's attention maps, the prediction token's and a patch's, and say why a map of a
@@ -45,9 +45,9 @@
 # | masked runs | 10 px (6 × 10) | fill in patches | 4 × 4 | § 3 |
 # | scramble runs | 20 px (3 × 5) | intact or scrambled? | 2 × 4 | § 4 |
 #
-# **What is reproducible.** Section 4 trains small models, seeded; another machine can round them differently.
-# Every trained number you read is from the run stored in `notebooks/`; yours may differ in the second decimal.
-# Cells that print them begin with `# NBVAL_IGNORE_OUTPUT` and assert, with margins, what the text claims.
+# **What is reproducible.** Section 4 trains small models, seeded. The numbers you read are the stored run's;
+# on another machine a run can differ a little or even settle elsewhere. The core's cells assert what the text
+# claims, with margins, so such a run stops with a message that says so.
 
 # %%
 import json
@@ -83,9 +83,8 @@ image = vitcourse.to_tensor(picture)  # (1, 1, 60, 100), on the CPU; models get 
 # %% [markdown]
 # ## 1. Where a trained model's heads look (10 min)
 #
-# The course ships a small ViT trained by the loop of notebook 10: tokens of length $D$ = 64 from patches of
-# 20 pixels, 2 encoder blocks (block 0 and block 1) of 4 heads, MLP ratio 2. It was trained on random scenes to
-# name the patch row and column of the moon. Its prediction token is token 0, and patch $p$ is token $p + 1$.
+# The course ships a small ViT, `vit_where`, trained by the loop of notebook 10 (the table above) to name the
+# patch row and column of the moon in random scenes. Its prediction token is token 0, and patch $p$ is token $p + 1$.
 # The classifier, the final linear layer, reads only the prediction token's output, so the rows to read first
 # are row 0 of each head's weights: where that token looks. The maps show one *held-out* scene, one the model never saw in training,
 # the moon's patch outlined in red.
@@ -228,14 +227,16 @@ for h in range(heads):
         f"block 0, head {h}: the prediction token reads patch {top_patch} most ({read_by_cls[h].max():.2f}), "
         + ("the moon's patch" if top_patch == moon_here else "not the moon's")
     )
+assert int(read_by_cls[0].argmax()) == moon_here and read_by_cls[0].max() > 0.9  # head 0 looks at the moon
 
 # %% [markdown]
 # ### The course picture, misread
 
 # %% [markdown]
-# The model places the course picture's moon in the wrong patch (printed above). Maps of a picture it misreads
-# show how it attends there, not how it finds a moon: learn from held-out scenes it reads right, like the one
-# above. Where a head looks also changes from picture to picture: compare heads 1 and 3 here with that scene. Why the picture misleads it, and every block and head in an
+# The model places the course picture's moon in the wrong patch (printed above), yet in block 0 head 0's
+# prediction token puts almost all its weight (printed) on the moon's own patch: a head can look at exactly the right place
+# while the model still answers wrong. Where a head looks is not what the model uses; so learn from held-out
+# scenes it reads right, like the one above. Why the picture misleads it, and every block and head in an
 # explorer: [the picture's moon and the shipped model](#Evidence:-the-picture's-moon-and-the-shipped-model).
 
 # %% [markdown]
@@ -402,12 +403,14 @@ assert abs(moon_only - bounds["uniform"]) < 2.0  # on this task: the two look al
 # Why no local heads? Raghu et al. (2021, *Do Vision Transformers See Like Convolutional Neural Networks?*)
 # found that ViT's lower blocks learn to look close by only with very large pre-training data. Xie et al. (2022,
 # *Revealing the Dark Secrets of Masked Image Modeling*) found that *masked image modelling*, hiding patches and
-# training the model to fill them in, gives every block local heads. The ViT paper tried it as masked patch prediction
+# training the model to fill them in, brings a locality bias and a wide range of attention distances into every
+# block. The ViT paper tried it as masked patch prediction
 # (its Section 4.6). Filling in a hidden patch should reward looking at the patches around it.
 #
 # The course ran it with three seeds (`vitcourse.masked`). Each run **pre-trains** the same ViT: a share of each
 # scene's patches is replaced by a learned mask token, and the loss is the error on their pixels. Then it
-# **fine-tunes** it: trains it further on the moon task, starting from those weights. The figure sets the runs
+# **fine-tunes** it on the moon task. The distances are measured on whole scenes, with no patch hidden, which the
+# pre-trained encoders never saw in pre-training. The figure sets the runs
 # beside the untrained model and the three moon-task runs of notebook 10's loop (on 128 held-out scenes, as
 # `masked.attention_distances` measures them); the cell prints the settings. The dotted line marks half
 # the uniform distance: a head below it would look clearly close by.
@@ -482,7 +485,7 @@ assert closest["then fine-tuned on the moon task"] < closest["moon task"] - 5  #
 # %% [markdown]
 # Filling in patches brought most heads of blocks 1 to 3 closer than any head of the three moon-task runs, in
 # all three seeds, and fine-tuning on the moon task kept part of it. Block 0, the first, stayed near uniform.
-# That differs from Xie et al., who found local heads in every block. It differs too from the ViT paper's
+# That differs from Xie et al., who found locality in every block. It differs too from the ViT paper's
 # Figure 7 (a large ViT trained with labels on 300 million images), where the lowest blocks hold local heads
 # beside global ones. These runs do not say why. No head came down to half the uniform distance, and pre-training also saw more
 # scenes and steps than the moon task ([the Evidence](#Evidence:-masked-patch-prediction) weighs this).
@@ -771,9 +774,9 @@ assert abs(control_accuracy - 0.5) <= 0.1  # chance: it learned nothing about th
 assert control["rows only"] < after["rows only"] - 0.1  # clearly less of the structure than the claim's run
 
 # %% [markdown]
-# The control learned nothing about the task: its held-out accuracy is within 0.1 of chance. Its embedding has
-# clearly less of the structure: a rows-only score more than 0.1 below the claim run's (both asserted). Its
-# score stays near the start's, as the claim predicted: the claim survived a test that could have refuted it.
+# The control learned nothing about the task: its held-out accuracy is within 0.1 of chance. Its rows-only score
+# is more than 0.1 below the claim run's, near the start's (both asserted), as the claim predicted: the claim
+# survived a test that could have refuted it.
 # But the control fitted nothing at all: its training loss stayed at a guess's. It rules out the images and the
 # optimiser by themselves, not "any learning would have done it". See [the control
 # run](#Evidence:-the-control-run), and [the shipped ViT's
@@ -787,9 +790,10 @@ assert control["rows only"] < after["rows only"] - 0.1  # clearly less of the st
 # - Read a model's maps on pictures it reads right: the shipped ViT misreads the course picture.
 # - The mean attention distance averages over query patches and images: a head that looks only at a moving
 #   moon lands on the uniform line. `vit_within`'s three runs have no local heads.
-# - Masked-patch pre-training brought heads of blocks 1 to 3 closer, but not block 0, unlike Xie et al.'s
-#   local heads in every block.
-# - Measure before you describe: the learned-embedding run took a shortcut through patch 14. A claim needs a
+# - Masked-patch pre-training brought heads of blocks 1 to 3 closer, but not block 0, unlike the locality Xie et
+#   al. found in every block.
+# - Measure before you describe: the learned-embedding run behaves as if it took a shortcut through patch 14 (one
+#   run). A claim needs a
 #   control that could refute it, a run that keeps everything but the one thing the claim credits.
 #
 # **Next:** [14 What shapes a ViT](14_what_shapes_a_vit.ipynb): data, convolutions, distillation and T2T.
@@ -859,7 +863,7 @@ assert on_moon[1].max() < 1 / 3  # block 1: no head puts a third of its weight t
 # less there than uniform weights would. In block 1 no head puts even a third of its weight on the moon's
 # patch.
 #
-# The four heads of a block started out alike and were trained together on the same task, yet they ended up
+# The four heads of a block started out attending alike and were trained together on the same task, yet they ended up
 # attending in different ways. The table shows where the heads look, not what the model uses. Whether the model
 # needs head 0 to find the moon takes another experiment, such as switching the head off. The next section does
 # that on the other shipped model, `vit_within`; `vit_where`'s heads were not switched off.
@@ -1415,8 +1419,9 @@ assert (
 #
 # The rollout points at the moon's patch in seeds 0 and 2 but never in seed 1, although seed 1 names the moon's
 # patch in most held-out scenes (the accuracy column) and its prediction token attends to the moon in block 1.
-# So a rollout map is not a reliable guide to where a model's information comes from: averaging the heads and
-# multiplying through the blocks can bury one head's look at the moon. Claims about *how* a trained model works
+# So in these runs a rollout map was not a reliable guide to where a model's information comes from. One possible
+# reason, not tested here: averaging the heads and multiplying through the blocks can bury one head's look at the
+# moon. Claims about *how* a trained model works
 # belong to one run until other seeds say otherwise.
 
 
@@ -1640,7 +1645,7 @@ assert abs(trained_look[2] / moon_windows.float().mean().item() - 1) < 0.1  # th
 # Trained or untrained, the first token transformer's attention is all but uniform: its entropy is within
 # 0.02 of the uniform value, its mean distance is the uniform one, and the windows that hold the moon get about
 # their share of the weight (all three averaged over the 375 queries). Each token of the first stage gets about the
-# same average of all 375 windows. What is local in this model's T2T module must come from elsewhere: the soft
+# same average of all 375 windows. Whatever is local in this model's T2T module, if anything, comes from elsewhere: the soft
 # splits' overlapping windows (notebook 08), the skip connection that adds $v$ back to the attention's output in
 # the token transformer (notebook 08), and the MLPs, which this look does not separate.
 

@@ -554,7 +554,9 @@ except TypeError as err:
 # not enough: timm's `__init__.py`, in its repository, does not import the function. The right call is
 # `timm.layers.trunc_normal_`, as the same article's backbone and the ViT article spell it (Evidence 4.2 quotes
 # both). Once 4.1 and 1.5 are fixed, this is the next error. `vitcourse` uses PyTorch's own
-# `nn.init.trunc_normal_`. [Evidence 4.2](#Evidence-4.2:-the-misspelt-module)
+# `nn.init.trunc_normal_`. timm is not installed here, so no cell can show what its `__init__.py` imports; the
+# cell shows only the first failure the line meets, the misspelt name itself.
+# [Evidence 4.2](#Evidence-4.2:-the-misspelt-module)
 
 # %%
 try:
@@ -883,7 +885,8 @@ for d in (64, 768):
 # adds the ViT paper's sentence: "The MLP contains two layers with a GELU non-linearity". The slides build no MLP,
 # but one built from that signature with its defaults puts a ReLU between its layers; ViT's needs
 # `activation_layer=nn.GELU`. With the same weights, the
-# two differ wherever a hidden value is negative. The course does not install torchvision; the cell stacks its
+# two differ at every hidden value but 0, most where it is negative (GELU(1) is about 0.84, ReLU(1) is 1). The
+# course does not install torchvision; the cell stacks its
 # layers, two dropouts at rate 0 included (dropout zeroes random values during training).
 # [Evidence 5.9](#Evidence-5.9:-the-MLP's-activation)
 
@@ -1701,7 +1704,7 @@ for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
 # <class 'torch.nn.modules.activation.ReLU'>, inplace = None, bias: bool = True, dropout: float = 0.0)`. Under the
 # first one: "The MLP contains two layers with a GELU non-linearity."
 #
-# **The comparison.** `torchvision.ops.MLP` builds, for each hidden width, a linear layer, the norm if given, the
+# **The comparison.** `torchvision.ops.MLP` builds, for each width in `hidden_channels` but the last, a linear layer, the norm if given, the
 # activation and a dropout, then a last linear layer and a dropout. With `hidden_channels=[3072, 768]` that is
 # ViT-B's two layers, with a ReLU between them unless told otherwise. torchvision's own ViT builds its MLP block as
 # `MLP(in_dim, [mlp_dim, in_dim], activation_layer=nn.GELU, ...)`. The ViT paper, timm, the official code and

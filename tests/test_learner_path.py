@@ -275,9 +275,6 @@ _AFTER_EXERCISE = re.compile(r"(#{1,6}) After Exercise (\d+)")
 _HEADING = re.compile(r"(#{1,6}) ")
 # Folds every cell of which shows the exercise's answer, so that none can move out: (notebook, exercise) -> cells.
 LONG_FOLDS = {
-    # "Why divide by √d_k" derives that unscaled scores give near one-hot rows and prints the largest weight
-    # with and without the scale: the answer (b) to which weights are flatter.
-    ("04_attention", 3): 6,
     # Section 3's cost table is the worked answer: the table and its check give the tie N = 6D, ViT-B part by
     # part gives the 4 % share, and the figure marks both.
     ("07_vision_transformer", 3): 6,

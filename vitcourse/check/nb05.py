@@ -128,7 +128,7 @@ def cost_threshold_tokens(answer: object) -> Verdict:
         "the token count asked for",
         nudge="The idea is which of the layer's costs depend on its input length and which on its channels.",
         wrong=wrong,
-        pointer=reread("Weights and multiply-adds"),
+        pointer=reread("Parameters and multiply-adds"),
     )
 
 

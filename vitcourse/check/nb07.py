@@ -180,9 +180,8 @@ def attention_share_percent(answer: object) -> Verdict:
         answer,
         share,
         "the share of ViT-B/16's multiply-adds in attention's two products, in per cent",
-        nudge="Count one block: its linear layers (qkv, proj, the MLP's two) cost a multiple of N D², attention's "
-        "two products a multiple of N² D. The share is the products over the sum, at ViT-B/16's N and D. "
-        "Notebook 05 counted one attention layer; a block adds the MLP.",
+        nudge="The exercise rests on what one block costs, part by part, at ViT-B/16's number of tokens and "
+        "width. Notebook 05 counted one attention layer; a block adds the MLP.",
         wrong=[
             (100 * n * n * d / (12 * n * d * d + n * n * d), "you counted one of the two products."),
             (

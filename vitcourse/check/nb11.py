@@ -103,7 +103,7 @@ def no_position_batch_dip(answer: object) -> Verdict:
             ),
             (
                 _SINGLE / _BATCH * math.log(2),
-                "that binds the single images and frees the pairs: the other way round.",
+                "check, for each kind of image in the batch, whether the model must give it the same output as another.",
             ),
             (0.17, "close: give it to three decimals."),
         ],
