@@ -551,11 +551,9 @@ except TypeError as err:
 # ### 4.2 A misspelt module in the weight initialisation
 #
 # The method `_init_weights` calls `timmm.trunc_normal_(m.weight, std=.02)`, with three m's. Dropping one m is
-# not enough: timm's `__init__.py`, in its repository, does not import the function. The right call is
-# `timm.layers.trunc_normal_`, as the same article's backbone and the ViT article spell it (Evidence 4.2 quotes
-# both). Once 4.1 and 1.5 are fixed, this is the next error. `vitcourse` uses PyTorch's own
-# `nn.init.trunc_normal_`. timm is not installed here, so no cell can show what its `__init__.py` imports; the
-# cell shows only the first failure the line meets, the misspelt name itself.
+# not enough: timm's `__init__.py` does not import the function. The right call is `timm.layers.trunc_normal_`,
+# as the same article's backbone and the ViT article spell it. Once 4.1 and 1.5 are fixed, this is the next
+# error. `vitcourse` uses `nn.init.trunc_normal_`. Without timm, the cell shows only the misspelt name's NameError.
 # [Evidence 4.2](#Evidence-4.2:-the-misspelt-module)
 
 # %%
@@ -885,8 +883,7 @@ for d in (64, 768):
 # adds the ViT paper's sentence: "The MLP contains two layers with a GELU non-linearity". The slides build no MLP,
 # but one built from that signature with its defaults puts a ReLU between its layers; ViT's needs
 # `activation_layer=nn.GELU`. With the same weights, the
-# two differ at every hidden value but 0, most where it is negative (GELU(1) is about 0.84, ReLU(1) is 1). The
-# course does not install torchvision; the cell stacks its
+# two differ at every hidden value but 0, most where it is negative. The course does not install torchvision; the cell stacks its
 # layers, two dropouts at rate 0 included (dropout zeroes random values during training).
 # [Evidence 5.9](#Evidence-5.9:-the-MLP's-activation)
 

@@ -33,7 +33,7 @@ MISTAKES: list = [
     (check.no_position_batch_dip, 0.693, "every image"),
     (check.no_position_batch_dip, 0.0, "fitted too"),
     (check.no_position_batch_dip, 0.0866, "counts the paired scenes"),
-    (check.no_position_batch_dip, 0.520, "the other way"),
+    (check.no_position_batch_dip, 0.520, "the same output as another"),
     (check.no_position_batch_dip, 0.17, "three decimals"),
     (check.no_position_batch_dip, 0.3, "which images of the batch"),
     (check.seam_blocks_choice, "a", "what goes into one patch token"),
