@@ -649,7 +649,8 @@ for n in sides:
     assert dropped == max(0, (n + 2 * pp - kk) % ss - pp)  # the rule above
     for side_in, side_out, (k2, s2, p2) in zip(grid_sides, grid_sides[1:], T2T_STAGES[1:], strict=False):
         assert (
-            last_window_end(side_in, k2, s2, p2) >= side_in - 1 and side_out == (side_in + 2 * p2 - k2) // s2 + 1
+            last_window_end(side_in, k2, s2, p2) >= side_in - 1
+            and side_out == (side_in + 2 * p2 - k2) // s2 + 1
         )
     if dropped:
         dropped_at.append(n)

@@ -358,7 +358,9 @@ answer_seams_reason = None  # replace None with "i", "ii", "iii" or "iv"
 ### BEGIN SOLUTION
 # A patch of a 10 x 10 scramble holds four blocks from different places: a token the intact image does not
 # have. The two images' tokens are no longer one bag (multiset) in two orders, so the blind model's outputs can
-# differ.
+# differ. (ii) is half true: the embedding is linear, but each pixel's weight depends on where it sits in the
+# patch, so moving a quarter to another corner changes the token. (iii) would let attention see order, which
+# section 1 ruled out; (iv) no weights average a block away.
 answer_seams = "b"
 answer_seams_reason = "i"
 ### END SOLUTION

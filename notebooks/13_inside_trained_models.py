@@ -694,7 +694,9 @@ answer_control_rows = None  # replace None with "start", "between", "claim" or "
 # images, and takes away only what the labels say. If the task put the structure there, a run without the
 # task gets none of it: its rows-only score stays where training started. Run (f) changes the labels too, but
 # to another task, about which the claim predicts nothing: that task may put structure of its own into the
-# table, so no result of (f) could contradict the claim.
+# table, so no result of (f) could contradict the claim. (a) and (d) keep the labels, so the claim predicts the
+# structure again: they test how robust it is, not what put it there; (b) removes the table being measured; (e)
+# is the start itself, already measured, and changes the images' role too: no run at all.
 answer_control = "c"
 answer_control_rows = "start"
 ### END SOLUTION

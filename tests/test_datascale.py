@@ -25,7 +25,9 @@ def _load(name: str) -> dict:
 #: augmented pictures (flips and shifts, :data:`vitcourse.datascale.DEIT_AUGMENT`) and, even with its own longer
 #: budget (:data:`vitcourse.datascale.DEIT_BUDGET`), fits 61 to 95 % of its pool from 128 pictures on (notebook 14
 #: says so and shows it); on 64 it fits. When it fits everywhere, the test asks for its entry to go.
-UNDERFITTING = {"deit": "augmented pictures: each step sees new versions of the pool, more than its budget fits"}
+UNDERFITTING = {
+    "deit": "augmented pictures: each step sees new versions of the pool, more than its budget fits"
+}
 
 
 def test_data_scale_file_holds_every_run() -> None:
@@ -66,7 +68,9 @@ def test_every_deit_run_has_its_teacher_trained_with_deits_augmentation() -> Non
     for r in deit:
         teacher = teachers[r["train_size"], r["seed"]]
         images = r["steps"] * r["batch_size"]
-        assert r["multiply_adds"] == (3 * r["forward_multiply_adds"] + teacher["forward_multiply_adds"]) * images
+        assert (
+            r["multiply_adds"] == (3 * r["forward_multiply_adds"] + teacher["forward_multiply_adds"]) * images
+        )
 
 
 def test_data_scale_controls_hold_the_vit_on_raw_and_per_channel_inputs() -> None:

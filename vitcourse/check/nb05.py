@@ -82,7 +82,8 @@ def merge_bug_channel(answer: object) -> Verdict:
         right: "that is where the right merge puts it, after the earlier heads' channels; this merge orders "
         "the channels differently.",
         channel * 2 + head: "that would hold with the small test's 2 heads; here there are 4 heads.",
-        head * heads + channel: "check, on the labelled input, which of head and channel varies fastest in reading order.",
+        head * heads + channel: "check, on the labelled input, which of head and channel varies fastest in "
+        "reading order.",
     }
     return int_answer(
         answer,
@@ -119,8 +120,8 @@ def cost_threshold_tokens(answer: object) -> Verdict:
         "this one reads 49 and gives 64.",
         2 * dim + 1: "that would hold for a layer that keeps the token length, with 49 channels in and out; "
         "this one reads 49 and gives 64.",
-        right - 1: "check your count: the question asks for the first N at which the products cost more than the "
-        "layers, not the same or less.",
+        right - 1: "check your count: the question asks for the first N at which the products cost more "
+        "than the layers, not the same or less.",
     }
     return int_answer(
         answer,
