@@ -49,7 +49,18 @@ import torch
 import torch.nn.functional as F
 
 import vitcourse
-from vitcourse import check, datascale, load_mountains, plots, position, probes, resolution, tokens, train
+from vitcourse import (
+    check,
+    datascale,
+    load_mountains,
+    plots,
+    position,
+    probes,
+    resolution,
+    scenes,
+    tokens,
+    train,
+)
 
 
 def num(x: float | torch.Tensor, digits: int = 3) -> float:
@@ -81,7 +92,20 @@ print(
 # scenes never used in training.
 #
 # The pixels might give part of the moon's place away. So a **control** ships beside the model: the same run with
-# no position embedding. Whatever the control gets right, the pixels alone gave away.
+# no position embedding. Whatever the control gets right, the pixels alone gave away. Four scenes of the task,
+# with the patch grid and each scene's answer:
+
+# %% mystnb={"image": {"alt": "Four random scenes of the moon task, each with the 3 by 5 patch grid drawn over it and titled with the moon's patch row and column"}}
+task_scenes = scenes.make_batch("where", 4, seed=3)  # not the held-out set: seed 3
+fig, axes = plt.subplots(1, 4, figsize=(14, 2.6), layout="constrained")
+for ax, scene, (row, col) in zip(axes, task_scenes.images, task_scenes.targets.tolist(), strict=True):
+    plots.show_picture(scene[0], ax=ax, title=f"moon in patch row {row}, column {col}", colorbar=False)
+    for k in range(1, grid.cols):
+        ax.axvline(k * P - 0.5, color="orange", lw=1)
+    for k in range(1, grid.rows):
+        ax.axhline(k * P - 0.5, color="orange", lw=1)
+    ax.set_xticks([0, 20, 40, 60, 80])
+plt.show()
 
 # %% [markdown]
 # ### Exercise 1 (predict)

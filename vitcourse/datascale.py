@@ -12,8 +12,9 @@ results in ``vitcourse/assets/experiments/`` (one JSON record per run) and the p
    three seeds each. The task
    (:func:`shapes_batch`): which of four white shapes lies somewhere on a random scene. Every model sees the
    inputs standardised per pixel with its training pictures' statistics (:mod:`vitcourse.standardize`: on raw
-   pixels the ViT gives every picture the same output and learns nothing), and trains for at least 500 steps of
-   64 and at least 100 passes over its pictures (:func:`steps_for`), so that every model fits its training set;
+   pixels the ViT can stay stuck, giving every picture nearly the same output), and trains for at least 500
+   steps of 64 and at least 150 passes over its pictures (:func:`steps_for`), so that every model trained on
+   un-augmented pictures fits its training set (DeiT, on augmented ones, fits only the smallest);
    each record stores its training accuracy, its multiply-adds and the spread of its outputs before and after.
    The controls (``--part controls``): the ViT on :data:`CONTROL_SIZE` pictures with raw and with per-channel
    standardised inputs, three seeds each. ``run`` can also fine-tune the masked-patch pre-trained encoders

@@ -1,4 +1,4 @@
-"""Input standardisation, and the collapse it cures: why a ViT on raw pixels can learn nothing.
+"""Input standardisation, and the collapse it cures: why a ViT on raw pixels can stay stuck at its start.
 
 **The collapse.** Raw pixels in [0, 1] share most of their values from picture to picture: the sky is pale at
 the top of every scene, the ground dark at the bottom. So every token a patch embedding makes is mostly the same
