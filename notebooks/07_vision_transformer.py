@@ -57,8 +57,8 @@ vit = VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
 #
 # After the last block come a final layer norm, equation (4), and an output layer (the paper's *head*) on
 # token 0 only. The code normalises every token, the paper only $\mathbf z_L^0$; LayerNorm works on each token
-# by itself, so the two agree on token 0. The article series predicts a single number, so its output layer has
-# one output. A classifier for *ImageNet*, the standard benchmark of about 1.3 million photos in 1000 classes,
+# by itself, so the two agree on token 0. The article series predicts a single number, "a single estimated
+# regression value" on its random example inputs, so its output layer has one output. A classifier for *ImageNet*, the standard benchmark of about 1.3 million photos in 1000 classes,
 # has 1000 outputs.
 #
 # The cell uses notebook 06's walk-through sizes: N = 175 patch tokens of length D = 768, ViT-Base's width, so

@@ -140,7 +140,8 @@ plt.show()
 #
 # The model is the ViT of notebook 07, made small: tokens of width D = 64, 2 encoder blocks (block 0 and
 # block 1), 4 heads, and an **MLP ratio of 2**. So each block's MLP has a hidden layer of 2D = 128 units, where
-# ViT-Base uses 4D. The next cell prints such a ViT, with the fixed sinusoidal position table of notebook 03.
+# ViT-Base uses 4D. The next cell prints such a ViT, with the fixed sinusoidal position table of notebook 03 (the
+# runs below use a learned one; this one has a table that does not train, which Exercise 1 asks about).
 
 # %%
 sinusoidal_vit = train.build_model(train.TrainConfig(pos_embed="sinusoidal"))

@@ -22,7 +22,7 @@ MISTAKES: list = [
     (check.attention_share_percent, 11.4, "include the MLP"),
     (check.attention_share_percent, 0.041, "per cent"),
     (check.zero_token_attention, 1 / 15, "count the keys again"),
-    (check.mean_pool_factor, 16 / 15, "right divided by buggy"),
+    (check.mean_pool_factor, 16 / 15, "which of the two"),
     (check.mean_pool_factor, 1 / 16, "divides by"),
     (check.mean_pool_factor, 1.0, "differ"),
     (check.mean_pool_factor, 14 / 15, "among the picture's 15 patches"),

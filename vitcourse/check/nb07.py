@@ -134,7 +134,7 @@ def mean_pool_factor(answer: object) -> Verdict:
         "the factor between the buggy and the right mean pooling",
         nudge="The exercise rests on what the buggy function sums and what it divides that sum by.",
         wrong=[
-            ((n + 1) / n, "that is right divided by buggy; the question asks for buggy divided by right."),
+            ((n + 1) / n, "check which of the two the question divides by which."),
             (
                 1 / (n + 1),
                 "that is what the buggy function divides by, not the factor between the two results.",
