@@ -858,6 +858,23 @@ FILES = {
 }
 
 
+#: Where :func:`assemble` puts each part's records: (result file, list in that file); other parts go where
+#: "rowcol" goes.
+PLACES = {
+    "sweep": ("data_scale.json", "runs"),
+    "control": ("data_scale.json", "controls"),
+    "teacher": ("data_scale.json", "teachers"),
+    "swap_sweep": ("swap_sweep.json", "runs"),
+    "sweep_long": ("swap_sweep.json", "controls"),
+    "pretrain": ("masked_pretraining.json", "pretraining"),
+    "pretrain_try": ("masked_pretraining.json", "pretraining_tries"),
+    "pretrain_long": ("masked_pretraining.json", "pretraining_long"),
+    "finetune": ("masked_pretraining.json", "finetune"),
+    "rowcol_short": ("rows_columns.json", "shorter_runs"),
+    "rowcol": ("rows_columns.json", "runs"),
+}
+
+
 def _run_key(record: object) -> tuple | None:
     """What makes a run of a sweep one of a kind (model, pictures, seed, input statistics); None for other records."""
     if not isinstance(record, dict) or not {"model", "train_size", "seed", "settings"} <= set(record):
@@ -916,29 +933,8 @@ def assemble(lines: str | Path, folder: Path = RESULTS) -> dict[str, Path]:
         },
     }
     for record in records:
-        part = record.pop("part")
-        if part == "sweep":
-            bodies["data_scale.json"]["runs"].append(record)
-        elif part == "control":
-            bodies["data_scale.json"]["controls"].append(record)
-        elif part == "teacher":
-            bodies["data_scale.json"]["teachers"].append(record)
-        elif part == "swap_sweep":
-            bodies["swap_sweep.json"]["runs"].append(record)
-        elif part == "sweep_long":
-            bodies["swap_sweep.json"]["controls"].append(record)
-        elif part == "pretrain":
-            bodies["masked_pretraining.json"]["pretraining"].append(record)
-        elif part == "pretrain_try":
-            bodies["masked_pretraining.json"]["pretraining_tries"].append(record)
-        elif part == "pretrain_long":
-            bodies["masked_pretraining.json"]["pretraining_long"].append(record)
-        elif part == "finetune":
-            bodies["masked_pretraining.json"]["finetune"].append(record)
-        elif part == "rowcol_short":
-            bodies["rows_columns.json"]["shorter_runs"].append(record)
-        else:
-            bodies["rows_columns.json"]["runs"].append(record)
+        name, key = PLACES.get(record.pop("part"), PLACES["rowcol"])
+        bodies[name][key].append(record)
     written = {}
     for name, body in bodies.items():
         path = folder / name
