@@ -823,8 +823,9 @@ from vitcourse import widgets
 widgets.position_explorer()
 
 # %% [markdown]
-# ### After the explorer: what the formula says
-#
+# ### After playing
+
+# %% [markdown]
 # The cell below answers from the formula, then prints the explorer's summary line for each setting asked about.
 
 # %%

@@ -776,8 +776,9 @@ from vitcourse import widgets
 widgets.attention_explorer(picture)
 
 # %% [markdown]
-# **After playing: the answers.**
-#
+# ### After playing
+
+# %% [markdown]
 # The explorer's text line for each setting:
 
 # %%

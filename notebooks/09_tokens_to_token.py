@@ -826,8 +826,9 @@ from vitcourse import widgets
 widgets.t2t_stages_explorer()
 
 # %% [markdown]
-# ### After playing: the answers
-#
+# ### After playing
+
+# %% [markdown]
 # The explorer's text line for each setting, then the two answers, computed.
 
 # %%

@@ -200,9 +200,6 @@ assert torch.isclose(by_hand, F.cross_entropy(logits, held_out.targets))
 # pulls each entry a little towards 0 at every step, which keeps weights from growing large. The W of AdamW says
 # the decay is added to the step directly; Adam with an L2 penalty (λ‖θ‖²/2 added to the loss, whose gradient
 # is λθ) would divide it by √v̂ like a gradient.
-#
-# A weight matrix multiplies its input: small entries make each output follow the input less. A bias only adds
-# a constant to one output, whatever the input, so shrinking it does not make the outputs follow the input less.
 
 # %% [markdown]
 # ### Exercise 1 (explain)
@@ -256,6 +253,9 @@ check.require(check.decay_reason, answer_decay_reason)
 # ### After Exercise 1
 
 # %% [markdown]
+# A weight matrix multiplies its input: small entries make each output follow the input less. A bias only adds
+# a constant to one output, whatever the input, so shrinking it does not make the outputs follow the input less.
+#
 # `train.param_groups` follows timm's rule. Every parameter with fewer than 2 dims, the biases and LayerNorm
 # scales and shifts, goes into a group with λ = 0. So do the names in `model.no_weight_decay()`: the prediction
 # token and the position embedding. Leaving those two out is timm's and DeiT's convention, not a rule that
@@ -532,13 +532,13 @@ assert zero < defaults.steps - 1 and buggy_rates[-1] > buggy_rates[zero]
 # %% [markdown]
 # ## Evidence: the loop by hand
 #
-# Here is the whole loop for 20 steps, with the step written out (it holds the answer to Exercise 2: read it
-# after you have tried). `vitcourse.train.train` runs the same loop, with a few extras (it records the learning
+# Here is the whole loop for 20 steps, with the step written out. It holds the answer to Exercise 2, so its
+# code opens folded: unfold it (the "..." below) once you have tried. `vitcourse.train.train` runs the same loop, with a few extras (it records the learning
 # rates, and other tasks' losses); at these settings it gives the same losses, as the cell checks.
 # `model.train()` switches the model to training mode, which matters for layers that act differently while
 # training; this small ViT has none, but the habit keeps a loop right for models that do.
 
-# %%
+# %% jupyter={"source_hidden": true} tags=["answer-inside"]
 config = train.TrainConfig(steps=20, device=device)
 model = train.build_model(config).to(device)
 optimiser = torch.optim.AdamW(train.param_groups(model, config.weight_decay), lr=config.lr)

@@ -145,29 +145,45 @@ for kind, run in runs.items():
     )
 
 # %% [markdown]
-# ### Exercise 2 (predict)
+# ### Exercise 2 (predict, then explain)
 #
 # The held-out set holds 128 scenes, each once intact and once scrambled, and the table
-# gives the held-out accuracy of the blind ViT. For how many of the 128 scenes does it give the scene's two
-# images the same answer, both "intact" or both "scrambled"? Give a whole number.
+# gives the held-out accuracy of the blind ViT.
+#
+# (a) For how many of the 128 scenes does it give the scene's two images the same answer, both "intact" or both
+# "scrambled"? Give a whole number.
+#
+# (b) A model that answered each of the 256 images by tossing a fair coin would also be right half the time, on
+# average. How likely is it to score *exactly* 0.5, 128 right of 256? Give the probability to three significant
+# figures. Then say, in a sentence to yourself, what this means for reading the blind ViT's 0.5 from one run.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "blind_pairs_same_answer-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_same = None  # replace None with a whole number
+answer_coin = None  # replace None with a probability
 ### BEGIN SOLUTION
 # Without positions the model sees a scene and its scrambled copy as the same bag (multiset) of tokens, so it
 # gives them the same output and the same answer: in every scene, all 128. Their labels differ, so that answer
 # is right for exactly one of the two images. That is why the accuracy is exactly one half, not one half on
 # average, as two coin tosses per scene would give.
 answer_same = 128
+# Each of the 2**256 sequences of right and wrong is equally likely; comb(256, 128) of them hold 128 right.
+answer_coin = math.comb(256, 128) / 2**256  # 0.0498: a coin lands on exactly 0.5 about one time in 20
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "blind_pairs_same_answer-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.blind_pairs_same_answer(answer_same)
+check.coin_exact_half(answer_coin)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "blind_pairs_same_answer-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.blind_pairs_same_answer, answer_same)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "coin_exact_half-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.coin_exact_half, answer_coin)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -178,6 +194,10 @@ check.require(check.blind_pairs_same_answer, answer_same)
 # repeats kept), and a scrambled scene has the same bag. So the output is the same for a scene and its scrambled copy, whatever the weights: exactly one of
 # the two answers is right, accuracy exactly 0.5. The held-out loss cannot go below ln 2 ≈ 0.693, reached at
 # probability 1/2 for both images of a pair. A training batch draws images, not pairs, so its loss can dip lower.
+#
+# A fair coin lands on exactly 128 of 256 only about one time in 20 (printed below). The blind ViT lands there
+# with every weight and every seed, so one run is enough to show *this* 0.5: it follows from what the model
+# receives, not from luck.
 #
 # With either embedding the ViT learns the task in this run. The docstring of `train.TrainConfig` says its
 # defaults were picked by trying seeds, and that with them the ViT left the ln 2 plateau with every seed tried.
@@ -196,6 +216,8 @@ print(
     f"pairs with exactly one image right: {one_right} of {half}"
 )
 assert identical and runs["none"].metrics["accuracy"] == 0.5 and one_right == half
+coin = math.comb(2 * half, half) / 2 ** (2 * half)  # a fair coin on each of the 256 images
+print(f"a fair coin per image scores exactly 0.5 with probability {coin:.4f}")
 at_floor = runs["none"].metrics["loss"] >= math.log(2) - 1e-4
 print(f"no position embedding: held-out loss at or above ln 2 = {math.log(2):.4f}: {at_floor}")
 assert at_floor

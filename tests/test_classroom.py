@@ -84,7 +84,9 @@ def test_student_copies_hold_no_solution_and_no_output(student_dir: Path) -> Non
             assert not classroom.has_solution(s_cell.source)
             if s_cell.cell_type == "code":
                 assert s_cell.outputs == [] and s_cell.execution_count is None
-                assert "source_hidden" not in s_cell.metadata.get("jupyter", {})
+                # folded only where the cell's code is an exercise's answer (tagged so), as in the full notebook
+                folded = "source_hidden" in s_cell.metadata.get("jupyter", {})
+                assert not folded or "answer-inside" in s_cell.metadata.get("tags", [])
             if not (classroom.has_solution(o_cell.source) or classroom.has_hidden_tests(o_cell.source)):
                 assert s_cell.source == o_cell.source  # everything else is kept
             assert not classroom.has_hidden_tests(s_cell.source) and "check.require" not in s_cell.source

@@ -234,7 +234,7 @@ def test_the_worked_solution_drops_every_placeholder_it_replaces() -> None:
     assert "a = 1" in body and "b = None or 2" in body  # the solution's own lines stay, even one naming None
 
 
-_AFTER = re.compile(r"^#{1,6} After Exercise (\d+)")
+_AFTER = re.compile(r"^#{1,6} After (?:Exercise (\d+)|playing)")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -261,7 +261,7 @@ def test_what_follows_an_exercise_is_a_bare_heading_and_opens_collapsed(path: Pa
         if c.cell_type == "markdown" and _AFTER.match(c.source.lstrip())
     ]
     for heading in headings:
-        assert re.fullmatch(r"#{2,4} After Exercise \d+", heading), (
+        assert re.fullmatch(r"#{2,4} After (Exercise \d+|playing)", heading), (
             f"{path.name}: {heading!r} says more than its number"
         )
     alone = [c.source.strip() for c in cells if c.cell_type == "markdown" and _AFTER.match(c.source.lstrip())]
@@ -272,6 +272,28 @@ def test_what_follows_an_exercise_is_a_bare_heading_and_opens_collapsed(path: Pa
     collapsed = [c for c in copy.cells if c.metadata.get(COLLAPSED_HEADING)]
     assert len(collapsed) == len(headings)
     assert all(_AFTER.match(c.source.lstrip()) for c in collapsed)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_predict_then_play_has_its_answers_folded(path: Path) -> None:
+    """An explorer that asks for a prediction ("predict ... then play") is followed, before the next section,
+    by an "After playing" heading, which the learner copy opens collapsed: the answers stay out of sight until
+    the learner has played."""
+    cells = _cells(path)
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "markdown" or not re.search(r"predict[^.]*then play", cell.source, re.I):
+            continue
+        rest = [c for c in cells[index + 1 :] if c.cell_type == "markdown"]
+        section = []
+        for c in rest:
+            if re.match(r"#{1,2} ", c.source.lstrip()):
+                break
+            section.append(c.source.strip())
+        assert "### After playing" in section, f"{path.name}, cell {index}: a play's answers are not folded"
+    copy = _learner(path)
+    for c in copy.cells:
+        if c.cell_type == "markdown" and c.source.strip() == "### After playing":
+            assert c.metadata.get(COLLAPSED_HEADING), f"{path.name}: an After playing heading opens unfolded"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

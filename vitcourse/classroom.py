@@ -173,8 +173,9 @@ def strip_solutions(source: str, where: str = "cell") -> str:
     return "\n".join(out)
 
 
-AFTER_EXERCISE = re.compile(r"^#{1,6} After Exercise \d+\b")
-"""The heading that opens what follows an exercise: its answer worked through, the cells that show it."""
+AFTER_EXERCISE = re.compile(r"^#{1,6} After (Exercise \d+|playing)\b")
+"""The heading that opens what follows an exercise or a "predict, then play" explorer: the answer worked through,
+the cells that show it."""
 
 COLLAPSED_HEADING = "jp-MarkdownHeadingCollapsed"
 """The cell metadata with which JupyterLab opens a heading collapsed (the cells under it hidden until a click)."""

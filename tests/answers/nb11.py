@@ -10,6 +10,7 @@ from vitcourse import check
 
 VALUE_CHECKS: dict = {
     check.blind_pairs_same_answer: 128,  # a scene and its scrambled copy: one set of tokens, one output
+    check.coin_exact_half: 0.0498,  # comb(256, 128) / 2**256
     check.no_position_loss_floor: 0.637,  # one probability for a scene's three images: p = 2/3 scrambled
     check.no_position_batch_dip: 0.173,  # 16 paired images at ln 2, 48 single ones free
     check.seam_blocks_choice: "b",
@@ -22,6 +23,12 @@ MISTAKES: list = [
     (check.blind_pairs_same_answer, 256, "counts images"),
     (check.blind_pairs_same_answer, 100, "what the model without positions receives"),
     (check.blind_pairs_same_answer, 0.5, "not a whole number"),
+    (check.coin_exact_half, 0.5, "mean accuracy"),
+    (check.coin_exact_half, 1.0, "must answer both images"),
+    (check.coin_exact_half, 0.0704, "tosses once per scene"),
+    (check.coin_exact_half, 0.0, "very many such sequences"),
+    (check.coin_exact_half, 0.05, "three significant figures"),
+    (check.coin_exact_half, 0.2, "Count the ways"),
     (check.no_position_loss_floor, 0.693, "single probability"),
     (check.no_position_loss_floor, 0.667, "share of right answers"),
     (check.no_position_loss_floor, 0.0, "different answers"),

@@ -20,6 +20,7 @@ from ._core import (
 
 __all__ = [
     "blind_pairs_same_answer",
+    "coin_exact_half",
     "no_position_batch_dip",
     "no_position_loss_floor",
     "seam_blocks_choice",
@@ -132,6 +133,39 @@ def blind_pairs_same_answer(answer: object) -> Verdict:
             0: "that assumes the model tells every scene's two images apart.",
             _HELD_OUT_SCENES * 2: "that counts images; the question counts scenes.",
         },
+        pointer=reread("Position embeddings: none, sinusoidal, learned"),
+    )
+
+
+#: Exercise 11.2(b): the held-out images a coin-tossing model answers, and how many of them it must get right.
+_HELD_OUT_IMAGES = 2 * _HELD_OUT_SCENES
+
+
+@never_raises
+def coin_exact_half(answer: object) -> Verdict:
+    """Exercise 11.2(b): the probability that a model answering each of the 256 held-out images by a fair coin
+    gets exactly half of them right (the binomial probability of 128 of 256)."""
+    half = _HELD_OUT_IMAGES // 2
+    return float_answer(
+        answer,
+        math.comb(_HELD_OUT_IMAGES, half) / 2**_HELD_OUT_IMAGES,
+        "the chance that a fair coin scores exactly 0.5 on the 256 held-out images",
+        nudge="Count the ways to choose which 128 of the 256 tosses come out right, and the probability of "
+        "any one sequence of 256 tosses.",
+        wrong=[
+            (0.5, "that is the coin's mean accuracy; the question asks how often it lands exactly on it."),
+            (
+                1.0,
+                "that holds for the blind ViT, which must answer both images of a scene alike; a coin need not.",
+            ),
+            (
+                math.comb(_HELD_OUT_SCENES, _HELD_OUT_SCENES // 2) / 2**_HELD_OUT_SCENES,
+                "that tosses once per scene; the coin answers each of the 256 images on its own.",
+            ),
+            (0.0, "a sequence of exactly 128 right answers is rare, but there are very many such sequences."),
+            (0.05, "close: give it to three significant figures."),
+        ],
+        rel=0.003,
         pointer=reread("Position embeddings: none, sinusoidal, learned"),
     )
 
