@@ -22,8 +22,8 @@
 # picture.
 #
 # A ViT cuts a picture into patches and turns each patch into a vector, a *token*. A *transformer* then reads the
-# tokens: a stack of blocks, each an attention layer, in which every token can draw on every other, and a small
-# network applied to each token alone (an *MLP*, a multilayer perceptron). The Tokens-to-Token module,
+# tokens: a stack of blocks. Each block has two parts: an attention layer, in which every token can draw on every
+# other, and a small network applied to each token alone (an *MLP*, a multilayer perceptron). The Tokens-to-Token module,
 # *T2T*, replaces the patch cutting with overlapping windows and small transformers between them.
 #
 # By the end you can
@@ -43,7 +43,8 @@
 #
 # Each notebook starts with its time and its goals. Its core is a few numbered sections, each with its own time,
 # closed by a summary. In most notebooks, optional "Evidence" sections follow the summary: the tables and the
-# *controls* (runs that change one thing, to show what a finding depends on) that back each finding. They do not count in the notebook's time.
+# *controls* (the comparison runs a finding is measured against: the same run with one thing removed or held
+# fixed) that back each finding. They do not count in the notebook's time.
 #
 # Run the cells from top to bottom with **Shift + Enter**. The cells run in a *kernel*: the Python process behind
 # the notebook. If something looks odd, choose *Kernel → Restart Kernel*, then run the cells again from the top
@@ -97,7 +98,7 @@ device = vitcourse.get_device()
 # Other sources appear where they are used, for example Chi Yeong Heo's lab report on *timm*'s ViT-B/16 (timm is
 # a widely used PyTorch library of image models; ViT-B/16 is a model of the ViT paper, in section 5 below). Where
 # the course departs from a source, the notebook says why. The appendix [15 Errata of the sources](15_errata.ipynb)
-# lists the sources' slips, each with a line of code that shows it.
+# lists the sources' slips, each shown by a cell.
 
 # %% [markdown]
 # ## 3. Your device (2 min)
@@ -184,7 +185,7 @@ plt.show()
 # its **left face** and **right face**; and the **ridges** below it, above the ground.
 # Dithering is pixel art's way to show a shade between two tones: they alternate pixel by pixel, like a
 # checkerboard. [Evidence: what the picture holds](#Evidence:-what-the-picture-holds) measures the moon, the band,
-# the ridges and the ground from the pixels; the cell after Exercise 1 gives each region's level.
+# the ridges and the ground from the pixels.
 
 # %% [markdown]
 # ### From picture to batch
@@ -265,7 +266,7 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 # | $C$ | channels of the image: 1 for grey, 3 for colour | 1 | 1 | 3 |
 # | $B$ | images in a batch | 1 | 128 | any |
 # | $P$ | side of a square patch, in pixels | 20 | ViT: 20 or 10 | 16 |
-# | $N$ | patch tokens, without the prediction token | 15 | ViT: 15 or 60; T2T-ViT: 28 | 196 |
+# | $N$ | tokens from the cut (patches, or T2T's windows), without the prediction token | 15 | ViT: 15 or 60; T2T-ViT: 28 | 196 |
 # | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | ViT: 400 or 100 | 768 |
 # | $D$ | model width: the length of every token inside the transformer | 768 | 64 | 768 |
 # | $\mathbf{E}$ | the learned projection of raw tokens to width $D$ | 400 × 768 | ViT: 400 × 64 or 100 × 64 | 768 × 768 |
@@ -295,79 +296,7 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 #   is block 0. Patches and windows go row by row. Once the prediction token comes first (notebook 03 on), patch
 #   $p$ sits at token $p + 1$. Sections and exercises are counted from 1, notebooks from 00.
 #
-# The next cell checks the sheet's numbers for ViT-B/16 and for the models trained here against the package. You
-# need not read its code, only run it.
-
-# %%
-from vitcourse import models, tokens, train
-
-with torch.device("meta"):  # the model's shapes only, without allocating its weights
-    vit_b16 = models.create_model("vit_base_patch16_224")
-print(f"ViT-B/16 holds {sum(w.numel() for w in vit_b16.parameters()) / 1e6:.1f} million parameters")
-block = vit_b16.blocks[0]
-b16 = {
-    "D": vit_b16.embed_dim,
-    "h": block.attn.num_heads,
-    "d_k": vit_b16.embed_dim // block.attn.num_heads,
-    "MLP ratio": block.mlp.fc1.out_features // vit_b16.embed_dim,
-    "L": len(vit_b16.blocks),
-    "N": vit_b16.num_patches,
-    "P^2 C": vit_b16.tokenizer.proj.in_features,
-}
-print("ViT-B/16:", b16)
-assert b16 == {"D": 768, "h": 12, "d_k": 64, "MLP ratio": 4, "L": 12, "N": 196, "P^2 C": 768}
-assert tokens.count_tokens(224, 224, 16, 16, 0).total == 196  # a patch grid: k = s = P, p = 0
-
-# The models trained from scratch (notebook 12 also uses one at another size).
-shipped = {name: c for name, c in train.SHIPPED_CONFIGS.items() if c.start_from is None}
-trained = {
-    "D": sorted({c.embed_dim for c in shipped.values()}),
-    "h": sorted({c.num_heads for c in shipped.values()}),
-    "MLP ratio": sorted({c.mlp_ratio for c in shipped.values()}),
-    "L": sorted({c.depth for c in shipped.values()}),
-    "P": sorted({c.patch_size for c in shipped.values() if c.model == "vit"}),
-    "B": sorted({c.batch_size for c in shipped.values()}),
-}
-print("trained here:", trained)
-assert trained == {
-    "D": [64],
-    "h": [4],
-    "MLP ratio": [2.0],
-    "L": [2, 4],
-    "P": [10, 20],
-    "B": [128],
-}
-assert models.T2T_STAGES == ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T-ViT trained here uses them too
-assert any(c.model == "t2t" for c in shipped.values())
-assert [tokens.count_tokens(height, width, q, q, 0).total for q in (20, 10)] == [15, 60]
-tokens_before = {}  # (model, patch size, image size) -> N, the tokens before the prediction token
-for c in shipped.values():
-    with torch.device("meta"):  # shapes only
-        model = train.build_model(c)
-    size = (c.scale * train.HEIGHT, c.scale * train.WIDTH)
-    tokens_before[(c.model, c.patch_size if c.model == "vit" else None, size)] = model.num_patches
-    if c.pos_embed != "none":  # E_pos: (N + 1) x D; the controls without one have none
-        assert tuple(model.pos_embed.shape) == (1, model.num_patches + 1, c.embed_dim)
-for (kind, size_p, size), n in tokens_before.items():
-    patches = f", P = {size_p}" if size_p else ""
-    print(f"trained here: {kind}{patches} on {size[0]} x {size[1]}: N = {n}")
-assert tokens_before == {
-    ("vit", 20, (60, 100)): 15,
-    ("vit", 10, (60, 100)): 60,
-    ("t2t", None, (60, 100)): 28,
-}
-assert {c.token_dim for c in shipped.values() if c.model == "t2t"} == {16}
-assert tuple(vit_b16.pos_embed.shape) == (1, 197, 768)
-assert tokens.t2t_stride_padding(20) == (10, 5)  # our picture's soft split in notebook 02
-further = {name: c for name, c in train.SHIPPED_CONFIGS.items() if c.start_from is not None}
-for name, c in further.items():
-    print(
-        f"trained further from {c.start_from}: {name} on {c.scale * train.HEIGHT} x {c.scale * train.WIDTH}, B = {c.batch_size}"
-    )
-print(
-    "asserted against the package: D, h, MLP ratio, L, N, P, B, token dim, T2T's windows, E_pos; for ViT-B/16 "
-    "also d_k and P^2 C"
-)
+# [The sheet, checked](#Evidence:-the-notation-sheet,-checked) asserts these values against the package.
 
 # %% [markdown]
 # ## 6. The map of the course (3 min)
@@ -393,28 +322,8 @@ print(
 # | [14 What shapes a ViT](14_what_shapes_a_vit.ipynb) | a ViT that trains (standardised inputs); the amount of data; convolutions, distillation, T2T | about 55 minutes |
 # | [15 Appendix: errata of the sources](15_errata.ipynb) | appendix: the sources' slips, each shown by a cell | about 55 minutes |
 #
-# Each notebook imports a few modules of the `vitcourse` package, the course's own code. The cell lists them, per
-# notebook.
-
-# %%
-import json
-import pkgutil
-import re
-from pathlib import Path
-
-modules = {m.name for m in pkgutil.iter_modules(vitcourse.__path__) if not m.name.startswith("_")}
-for path in sorted(Path(".").glob("[0-9][0-9]_*.ipynb")):
-    cells = json.loads(path.read_text())["cells"]
-    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
-    imported = re.findall(
-        r"^from vitcourse import \(([^)]*)\)", code, flags=re.M
-    )  # from vitcourse import (a, b)
-    imported += re.findall(
-        r"^from vitcourse import ([\w, ]+)", code, flags=re.M
-    )  # from vitcourse import a, b
-    imported += re.findall(r"^from vitcourse\.(\w+) import", code, flags=re.M)  # from vitcourse.a import f
-    used = {name.strip() for group in imported for name in group.split(",")} & modules
-    print(f"{path.stem:<28} {', '.join(sorted(used))}")
+# Each notebook imports a few modules of the `vitcourse` package, the course's own code:
+# [the modules per notebook](#Evidence:-the-modules-per-notebook).
 
 # %% [markdown]
 # ## Summary
@@ -490,3 +399,109 @@ print(
 )
 print(f"the darkest ground: value {darkest:.2f}, {where_value(darkest)}")
 print(f"  both bottom corners that dark: {bool(picture[-1, 0] == darkest and picture[-1, -1] == darkest)}")
+
+
+# %% [markdown]
+# ## Evidence: the notation sheet, checked
+#
+# The next cell checks part of the sheet against the package: for ViT-B/16 its $D$, $h$, $d_k$, MLP ratio, $L$,
+# $N$ and $P^2C$, and for the models trained here $D$, $h$, MLP ratio, $L$, $N$, $P$, $B$, the token dim, T2T's
+# windows and the shape of $E_{pos}$ (its last line lists them). The other entries follow from these by the
+# formulas in the table. You need not read its code, only run it.
+
+# %%
+from vitcourse import models, tokens, train
+
+with torch.device("meta"):  # the model's shapes only, without allocating its weights
+    vit_b16 = models.create_model("vit_base_patch16_224")
+print(f"ViT-B/16 holds {sum(w.numel() for w in vit_b16.parameters()) / 1e6:.1f} million parameters")
+block = vit_b16.blocks[0]
+b16 = {
+    "D": vit_b16.embed_dim,
+    "h": block.attn.num_heads,
+    "d_k": vit_b16.embed_dim // block.attn.num_heads,
+    "MLP ratio": block.mlp.fc1.out_features // vit_b16.embed_dim,
+    "L": len(vit_b16.blocks),
+    "N": vit_b16.num_patches,
+    "P^2 C": vit_b16.tokenizer.proj.in_features,
+}
+print("ViT-B/16:", b16)
+assert b16 == {"D": 768, "h": 12, "d_k": 64, "MLP ratio": 4, "L": 12, "N": 196, "P^2 C": 768}
+assert tokens.count_tokens(224, 224, 16, 16, 0).total == 196  # a patch grid: k = s = P, p = 0
+
+# The models trained from scratch (notebook 12 also uses one at another size).
+shipped = {name: c for name, c in train.SHIPPED_CONFIGS.items() if c.start_from is None}
+trained = {
+    "D": sorted({c.embed_dim for c in shipped.values()}),
+    "h": sorted({c.num_heads for c in shipped.values()}),
+    "MLP ratio": sorted({c.mlp_ratio for c in shipped.values()}),
+    "L": sorted({c.depth for c in shipped.values()}),
+    "P": sorted({c.patch_size for c in shipped.values() if c.model == "vit"}),
+    "B": sorted({c.batch_size for c in shipped.values()}),
+}
+print("trained here:", trained)
+assert trained == {
+    "D": [64],
+    "h": [4],
+    "MLP ratio": [2.0],
+    "L": [2, 4],
+    "P": [10, 20],
+    "B": [128],
+}
+assert models.T2T_STAGES == ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T-ViT trained here uses them too
+assert any(c.model == "t2t" for c in shipped.values())
+assert [tokens.count_tokens(height, width, q, q, 0).total for q in (20, 10)] == [15, 60]
+tokens_before = {}  # (model, patch size, image size) -> N, the tokens before the prediction token
+for c in shipped.values():
+    with torch.device("meta"):  # shapes only
+        model = train.build_model(c)
+    size = (c.scale * train.HEIGHT, c.scale * train.WIDTH)
+    tokens_before[(c.model, c.patch_size if c.model == "vit" else None, size)] = model.num_patches
+    if c.pos_embed != "none":  # E_pos: (N + 1) x D; the controls without one have none
+        assert tuple(model.pos_embed.shape) == (1, model.num_patches + 1, c.embed_dim)
+for (kind, size_p, size), n in tokens_before.items():
+    patches = f", P = {size_p}" if size_p else ""
+    print(f"trained here: {kind}{patches} on {size[0]} x {size[1]}: N = {n}")
+assert tokens_before == {
+    ("vit", 20, (60, 100)): 15,
+    ("vit", 10, (60, 100)): 60,
+    ("t2t", None, (60, 100)): 28,
+}
+assert {c.token_dim for c in shipped.values() if c.model == "t2t"} == {16}
+assert tuple(vit_b16.pos_embed.shape) == (1, 197, 768)
+assert tokens.t2t_stride_padding(20) == (10, 5)  # our picture's soft split in notebook 02
+further = {name: c for name, c in train.SHIPPED_CONFIGS.items() if c.start_from is not None}
+for name, c in further.items():
+    print(
+        f"trained further from {c.start_from}: {name} on {c.scale * train.HEIGHT} x {c.scale * train.WIDTH}, B = {c.batch_size}"
+    )
+print(
+    "asserted against the package: D, h, MLP ratio, L, N, P, B, token dim, T2T's windows, E_pos; for ViT-B/16 "
+    "also d_k and P^2 C"
+)
+
+
+# %% [markdown]
+# ## Evidence: the modules per notebook
+#
+# The cell lists, per notebook, the modules of `vitcourse` it imports.
+
+# %%
+import json
+import pkgutil
+import re
+from pathlib import Path
+
+modules = {m.name for m in pkgutil.iter_modules(vitcourse.__path__) if not m.name.startswith("_")}
+for path in sorted(Path(".").glob("[0-9][0-9]_*.ipynb")):
+    cells = json.loads(path.read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    imported = re.findall(
+        r"^from vitcourse import \(([^)]*)\)", code, flags=re.M
+    )  # from vitcourse import (a, b)
+    imported += re.findall(
+        r"^from vitcourse import ([\w, ]+)", code, flags=re.M
+    )  # from vitcourse import a, b
+    imported += re.findall(r"^from vitcourse\.(\w+) import", code, flags=re.M)  # from vitcourse.a import f
+    used = {name.strip() for group in imported for name in group.split(",")} & modules
+    print(f"{path.stem:<28} {', '.join(sorted(used))}")

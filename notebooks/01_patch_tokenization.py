@@ -122,7 +122,7 @@ else:
 # token, a vector of length $P^2 C$, to a vector of length $D$ (section 6). The *position table* (the notation
 # sheet's $\mathbf{E}_\text{pos}$) holds one learned vector of length $D$ for each token position; it tells the
 # model where a token came from (notebook 03). The ViT paper's table has one row more, for an extra prediction
-# token that notebook 06 adds; here we count the patches' tokens only.
+# token that notebook 03 introduces; here we count the patches' tokens only.
 
 # %% [markdown]
 # ### Exercise 1 (predict)
@@ -503,7 +503,8 @@ assert n_params == P * P * C * D + D
 # it looks at each patch exactly once. Filter $d$ is then column $d$ of $E$ reshaped to $(C, P, P)$, the token's
 # order, and its sum is the token's $d$-th output, $x_p E$ at column $d$, plus a bias. So the convolution gives the
 # same tokens. The lecture slides build the patch embedding this way, and
-# [the check, with their ViT-B/16 example](#Evidence:-the-patch-embedding-as-a-convolution) runs both ways.
+# [the check](#Evidence:-the-patch-embedding-as-a-convolution) compares the two on the picture (the slides'
+# ViT-B/16 example there prints shapes only).
 
 # %% [markdown]
 # ## 7. Play: choose the patch size (2 min)

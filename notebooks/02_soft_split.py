@@ -22,14 +22,14 @@
 #
 # ViT's patches never overlap, so whatever crosses a patch border is cut apart. The Tokens-to-Token model,
 # *T2T*, starts instead with a **soft split**: windows that overlap their neighbours, on a picture padded with
-# zeros so that the windows at the edge fit. T2T-ViT soft-splits three times, with a small transformer between
+# zeros so that windows sit centred nearer its edges. T2T-ViT soft-splits three times, with a small transformer between
 # the splits: first the image, then twice the previous split's tokens, laid out as an image (Yuan et al. 2021,
 # Fig. 4 and Section 3.3). Here we take one split apart; notebook 08 chains three, and notebook 09 builds the
 # whole module.
 #
 # By the end you can
 # 1. count the tokens a sliding window makes, from its kernel, stride and padding,
-# 2. translate the T2T paper's $S$ into a stride,
+# 2. read the T2T paper's split settings as `nn.Unfold`'s kernel, stride and padding,
 # 3. say how many windows hold each pixel, and where the padding lands inside a token,
 # 4. take a soft split apart into padding and strided windows, and follow one pixel into every token that holds it,
 # 5. put the tokens back in place with `F.fold`, and say when every pixel comes back.
@@ -131,7 +131,7 @@ assert len(starts_down) * len(starts_across) == unfolded.shape[-1] == tokens.cou
 # (Section 3.3). Its $P$ is the kernel $k$, not the course's patch side $P$. It gives no padding; the paddings
 # 2, 1, 1 come from the official code.
 #
-# A colleague writes a token count that takes the paper's $S$. The cell tests it on the picture's split, where
+# A colleague writes a token count that takes the paper's terms. The cell tests it on the picture's split, where
 # it agrees with `nn.Unfold`.
 
 
@@ -151,32 +151,41 @@ print(f"nn.Unfold's count: {(by_unfold.rows, by_unfold.cols)}")
 # %% [markdown]
 # ### Exercise 1 (find the bug)
 #
-# `paper_count` passes the test above, yet it is wrong.
+# `paper_count` passes the test above, yet it is wrong. T2T-ViT's first split of a 224 × 224 image is kernel 7,
+# the paper's $S = 3$, padding 2, and the official model makes 56 × 56 tokens from it; `paper_count` does not.
 #
-# - (a) What does the paper's $S$ measure? Set `answer_s` to `"stride"`, `"overlap"`, `"padding"` or
-#   `"kernel"`.
+# - (a) Find what the paper's $S$ measures and write
+#   `fixed_count(h, w, k, paper_s, p)`: the same arguments, the `(rows, cols)` that `nn.Unfold` makes. The check
+#   tries seven splits and refuses `nn.Unfold` and the package's counters.
 # - (b) A split is given in the paper's terms as kernel 5 and $S = 1$, with padding 1. How many tokens per side
 #   does `nn.Unfold` make from a 56 × 56 input with this split? Set `answer_unfold`.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "paper_s_meaning-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_s = None  # replace None with your answer to (a)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "paper_count_fixed-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+def fixed_count(h: int, w: int, k: int, paper_s: int, p: int) -> tuple[int, int]:
+    """Tokens (rows, cols) of a soft split in the T2T paper's terms: kernel k, the paper's S, padding p."""
+    ### BEGIN SOLUTION
+    # The paper's S is the overlap: the pixels two neighbouring windows share. Its S = [3, 1, 1] beside the
+    # official strides 4, 2, 2 for kernels 7, 3, 3: stride = k - S. paper_count moved the windows by S.
+    stride = k - paper_s
+    return (h + 2 * p - k) // stride + 1, (w + 2 * p - k) // stride + 1
+    ### END SOLUTION
+
+
 answer_unfold = None  # (b): tokens per side from nn.Unfold
 ### BEGIN SOLUTION
-# (a) The paper's S is the overlap: the pixels two neighbouring windows share, k minus the stride (7 - 4 = 3).
-#     paper_count divides by it, so it moves each window by the overlap; a window moves by k - S.
-answer_s = "overlap"
 # (b) the stride is 5 - 1 = 4, on 56 + 2 * 1 - 5 pixels
 answer_unfold = (56 + 2 * 1 - 5) // (5 - 1) + 1
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "paper_s_meaning-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.paper_s_meaning(answer_s)
+# %% nbgrader={"grade": false, "grade_id": "paper_count_fixed-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.paper_count_fixed(fixed_count)
 check.unfold_count_side(answer_unfold)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "paper_s_meaning-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "paper_count_fixed-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.paper_s_meaning, answer_s)
+check.require(check.paper_count_fixed, fixed_count)
 ### END HIDDEN TESTS
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "unfold_count_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -189,13 +198,9 @@ check.require(check.unfold_count_side, answer_unfold)
 # ### After Exercise 1
 
 # %% [markdown]
-# In `nn.Unfold`, $s$ is the stride; the T2T paper's $S$ is the overlap. The stride is $k$ minus the overlap, so
-# the paper's $S = [3, 1, 1]$ with kernels 7, 3, 3 correspond to the official code's strides 4, 2, 2, and the paper's Eq. 3
-# divides by $k - S$. The cell runs both counts on the paper's first split of a 224 × 224 image, and on the
-# exercise's split.
-#
-# The test above could not catch the bug: on the picture's split the kernel is twice the stride, so the overlap
-# $k - s$ equals the stride.
+# The T2T paper's $S$ is the overlap, $k - s$: its $S = [3, 1, 1]$ with kernels 7, 3, 3 are the official strides
+# 4, 2, 2. The picture's split hid the bug: its kernel is twice the stride, so the overlap equals the stride. The
+# cell runs both counts on the 224 × 224 split and on part (b)'s.
 
 # %%
 buggy = paper_count(224, 224, 7, 3, 2)
@@ -333,7 +338,8 @@ plt.show()
 #
 # The animation shows the windows in the order the tokens come out, row by row, two frames per second, looping
 # ([read back from the GIF](#Evidence:-the-frames-of-the-animation)). Each window is tinted orange, its
-# four neighbours on the token grid are outlined in cyan; their outlines cut it into four 10 × 10 quarters. The
+# neighbours on the token grid are outlined in cyan (four inside the grid, three or two at its edges); their
+# outlines cut it into 10 × 10 quarters. The
 # caption gives its rows and columns. Below the loop,
 # one window stands still: the first that holds the square under the summit (dotted) whole.
 
@@ -458,7 +464,7 @@ assert torch.equal(by_hand(image, k, s, p), unfolded.transpose(1, 2))
 answer_tokens = None  # replace None with your answer to (a): a set of tokens
 answer_position = None  # (b)
 ### BEGIN SOLUTION
-# (a) Rows: the windows start at -5, 5, 15, 25, 35; row 30 lies in those at 15 and 25, token rows 2 and 3.
+# (a) Rows: the windows start at -5, 5, 15, 25, 35, 45; row 30 lies in those at 15 and 25, token rows 2 and 3.
 # Columns: starts -5, 5, ..., 85; column 47 lies in those at 35 and 45, token columns 4 and 5.
 # Token = 10 * token row + token column.
 answer_tokens = {24, 25, 34, 35}
@@ -498,16 +504,17 @@ for n, pos in hits:
         f"token {n}: window corner {tuple(int(v) for v in corners[n])}, position {pos} = row {pos // k}, "
         f"column {pos % k} of the window"
     )
-assert len(hits) == int(cover[30, 47])  # one token per window that covers the pixel
+assert len(hits) == len(tokens.windows_holding((30, 47, 1, 1), H, W, k, s, p))  # one per window over it
 
 # %% [markdown]
 # ## 7. Back in place (3 min)
 #
-# A token holds pixel values and no note of where they came from. Its index says where: token $i$ sits in row
-# $\lfloor i / n_{cols} \rfloor$, column $i \bmod n_{cols}$ of the token grid, and with $k$, $s$, $p$ that fixes
+# A token holds pixel values and no note of where they came from. Its index says where: token $n$ sits in row
+# $\lfloor n / n_{cols} \rfloor$, column $n \bmod n_{cols}$ of the token grid, and with $k$, $s$, $p$ that fixes
 # its window. So `F.fold`, given the same settings, puts each token back, and *adds* the copies where windows
 # overlap. Write $x(i, j)$ for pixel $(i, j)$ of the picture, $t$ for its tokens, and $c(i, j)$ for
-# the number of windows that cover it, the heat map of section 3. Then
+# the number of windows that cover it, the heat map of section 3 (the cell gets it by folding the split of a
+# picture of ones). Then
 #
 # $$\operatorname{fold}(t)(i, j) = c(i, j)\, x(i, j), \qquad
 # \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j).$$
@@ -517,14 +524,14 @@ assert len(hits) == int(cover[30, 47])  # one token per window that covers the p
 # side of $w$ stops $r = (w + 2p - k) \bmod s$ pixels before the end of the padded side, so when $r > p$ the last
 # $r - p$ rows or columns lie in no window, and `unsplit` returns 0 there
 # ([four square sizes](#Evidence:-when-every-pixel-is-covered)).
-#
-# T2T does not fold. Between its splits it lays the tokens on their grid as an image, each token one pixel whose
-# channels are its entries (changed first by a small transformer), and splits that image again (notebooks 08, 09).
+
 
 # %%
 summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)
 print(f"fold: {tuple(toks.shape)} -> {tuple(summed.shape)}")
-assert torch.allclose(summed[0, 0], image[0, 0] * cover, atol=1e-6)
+ones = torch.ones_like(image)  # fold, then unfold, a picture of ones: each pixel's coverage count
+coverage = F.fold(F.unfold(ones, k, stride=s, padding=p), (H, W), k, stride=s, padding=p)  # (1, 1, H, W)
+assert torch.allclose(summed, image * coverage, atol=1e-6)
 back = tokens.unsplit(toks, H, W, k, s, p)  # (1, C, H, W)
 gap = (back - image).abs().max().item()
 print(
@@ -537,7 +544,7 @@ assert gap < 1e-6
 #
 # Move the sliders (they need a live Python session) to see three windows on the padded picture, the token grid's
 # size and the token matrix. A large matrix is drawn with neighbouring entries averaged, as its title says. A
-# stride larger than the kernel leaves pixels that no token sees; the text line says so
+# stride larger than the kernel leaves pixels between windows that no token sees; the text line says so
 # ([for seven settings](#Evidence:-the-explorer-for-seven-settings)).
 
 # %% mystnb={"image": {"alt": "Sliders for kernel, stride and padding with three windows on the padded picture and the token matrix"}}

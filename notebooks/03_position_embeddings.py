@@ -391,11 +391,9 @@ plt.show()
 # - **d.** All pairs alike: every row has length $\sqrt{d/2}$, and rows of equal length keep a similarity near 1.
 # - **e.** All pairs alike: slots 0 and 175 are the two ends of the table, so each term lies close to −1.
 #
-# (b) Estimate the cosine similarity itself and set `estimate_far` to it. Use your answer to (a): count each term
-# of the pairs it names as 1, and the other terms as adding up to about 0. To tell the pairs apart, use the upper
-# dashed line of the figure's wavelength panel, a wave of $2\pi \times 175$ slots: it splits the 384 pairs into
-# those whose wave has turned by less than one radian at slot 175 and the rest, and the panel tells how many lie
-# on each side.
+# (b) Estimate the cosine similarity itself and set `estimate_far` to it, from your answer to (a) and the figure's
+# wavelength panel. Its upper dashed line is a wave of $2\pi \times 175$ slots: a pair on it has turned by one
+# radian at slot 175.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "far_slots_similarity-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_far = None  # replace None with a letter, "a" to "e"
@@ -711,7 +709,7 @@ assert torch.allclose(weights_int_swapped @ v_int[order], (weights_int @ v_int)[
 #   `self.pos_embed = nn.Parameter(data=get_sinusoid_encoding(n_position=num_patches + 1, d_hid=embed_dim),
 #   requires_grad=False)`. So a sinusoidal table adds no *trainable* numbers: `model.parameters()` still counts it,
 #   but the optimiser never changes it.
-# - The **prediction token** is what everyone else calls the **class token**, from a language model called BERT
+# - The **prediction token** is what most papers and code call the **class token**, from a language model called BERT
 #   whose first token is `[CLS]`; `cls_token` in the code of timm, of the article series and of `vitcourse`.
 
 # %% [markdown]

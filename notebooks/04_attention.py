@@ -181,7 +181,7 @@ check.require(check.single_head_function, single_head_attention)
 # before its learned scale and shift (notebook 06; a fresh one leaves them so). Standard normal tokens have mean 0 and variance 1 on average; each token's own mean and variance
 # scatter around those (printed), so they stand in for normalised tokens.
 #
-# One linear layer, `qkv`, maps each token to $3D$ numbers, which are split into q, k and v: its parameters hold
+# One linear layer, `qkv`, maps each token to $3 \times D$ numbers, which are split into q, k and v: its parameters hold
 # $W_q$, $W_k$ and $W_v$ side by side.
 
 # %% [markdown]
@@ -195,7 +195,7 @@ check.require(check.single_head_function, single_head_attention)
 # article's ViT code starts every bias, so that q, k and v are exactly the formula's $XW_q$, $XW_k$ and $XW_v$.
 
 # %% [markdown]
-# **The reshape and the permute, axis by axis.** A token's $3D$ numbers come as three blocks, [q | k | v], and
+# **The reshape and the permute, axis by axis.** A token's $3 \times D$ numbers come as three blocks, [q | k | v], and
 # inside each block the channels come head by head. So `reshape(batch, n_tokens, 3, heads, head_dim)` reads
 # the last axis from the outside in: block, head, channel. Then `permute(2, 0, 3, 1, 4)` lists the old axes in
 # their new order: q, k or v first, so that unpacking gives the three; then batch, head, token and channel.
@@ -281,9 +281,10 @@ print(
 # to 1.
 #
 # Look first at the weights: every query row has its own pattern, a few keys with several times the average
-# weight 1/100 and many with almost none (the median of the largest weight in a row is printed). Then compare V
-# and the output, drawn on one colour scale: the output is paler. Each output row averages 100 value rows that
-# are far from all alike, and such an average varies less than what it averages
+# weight 1/100 and the rest below it (the median of the largest weight in a row is printed). Then compare V and
+# the output, drawn on one colour scale: the output is paler, and its rows look alike, so its columns form
+# stripes. Each output row averages the same 100 value rows with weights that differ only a little, and such an
+# average varies less than what it averages
 # ([how much less, with a control](#Evidence:-the-walk-through-and-its-sources)).
 
 # %% mystnb={"image": {"alt": "Three heat maps for 20 tokens of the first item: the attention weights, query token by key token, with a few bright keys per row; V, token by channel; and the output weights times V, paler than V on the same colour scale"}}
@@ -464,9 +465,11 @@ for d_k in (4, 16, 64, 256, 1024):
     dots = (qs * ks).sum(-1)
     print(f"{d_k:4d} {dots.var():10.1f} {dots.var() / d_k:14.2f} {(dots / math.sqrt(d_k)).var():20.2f}")
     assert abs(dots.var() / d_k - 1) < 0.1
+with torch.no_grad():
+    walk_scores = (q @ k.transpose(-2, -1)).cpu()  # (B, 1, N, N): the walk-through's unscaled scores
 print(
-    f"walk-through: var(QK^T) = {scores_cpu.var().item():.1f}, "
-    f"var(QK^T / 8) = {(scores_cpu * scale).var().item():.2f}"
+    f"walk-through: var(QK^T) = {walk_scores.var().item():.1f}, "
+    f"var(QK^T / 8) = {(walk_scores * scale).var().item():.2f}"
 )
 d_k = 256
 qrows, keys = torch.randn(1000, d_k, generator=gen), torch.randn(100, d_k, generator=gen)
@@ -522,8 +525,8 @@ plt.show()
 # largest gradient: the pattern is nearly frozen. With it, only 18 % do. At the scores, the softmax's input, the
 # gradient is 8 times smaller without the scale: the small gradients Vaswani et al. describe. But the scale also
 # multiplies the path back to q by $1/\sqrt{d_k}$ = 1/16, so the gradient reaching q is not larger with the
-# scale: here it is about half as large. What the scale buys is not a larger gradient at q; it is a gradient
-# that reaches the scores of most keys, not of one.
+# scale: here it is about half as large. In this draw, what the scale buys is not a larger gradient at q; it is a
+# gradient that reaches the scores of most keys, not of one.
 
 # %% [markdown]
 # ## Summary

@@ -89,7 +89,7 @@ print(f"x: {tuple(x.shape)}, qkv: {dim} -> {3 * dim}, proj: {dim} -> {dim}")
 # out, on paper, what it does to a small input whose entries name themselves: 2 heads, 3 tokens, 2 channels, where
 # head $g$, token $t$, channel $c$ holds $100g + 10t + c$ (so 121 is head 1, token 2, channel 1). Write down
 # output token 0's four numbers, then set `merge_bug` to the letter of the statement that says what goes wrong
-# and why. The cell after the exercise runs the merge on that input, so you can check your paper.
+# and why. Once you have answered, the cells after the exercise run the merge on that input.
 #
 # - **a.** Each token holds its own numbers, but the heads' channels are interleaved, one from each head in
 #   turn: the head axis comes last before the reshape, so it varies fastest.
@@ -198,7 +198,7 @@ with torch.no_grad():
     )  # each (B, 4, N, 16)
     w4 = (q4 @ k4.transpose(-2, -1) * head_dim**-0.5).softmax(-1)  # (B, 4, N, N)
     o4 = w4 @ v4  # (B, 4, N, 16)
-    glued = merge_heads(o4)  # (B, N, 4, 16) -> (B, N, 64)
+    glued = o4.transpose(1, 2).reshape(batch, n_tokens, dim)  # the right merge: (B, N, 4, 16) -> (B, N, 64)
     out4 = proj(glued)  # (B, N, 64)
 print(
     f"head_dim {head_dim}: Q per head {tuple(q4.shape)}, weights {tuple(w4.shape)}, "
@@ -237,7 +237,7 @@ print(
 # %% [markdown]
 # Each map shows item 0's first 20 queries (rows) and first 20 keys (columns) of one head; every row goes on
 # over 80 more keys. The colour scale stops at three times the uniform weight, so that weights near uniform
-# (dark red) and the few far above it (brightest) both show. Compare the heads: the bright keys sit in different
+# (dark) and the few far above it (brightest) both show. Compare the heads: the bright keys sit in different
 # places, because each head computes
 # its own weights from its own channels. Here the tokens and the parameters are random, so the patterns are
 # noise; what a trained head attends to is notebook 13's subject.
@@ -252,7 +252,7 @@ print(
 #
 # In *self-attention*, the only kind in this course, queries, keys and values all come from the same tokens:
 # $Q$, $K$ and $V$ are all the tokens $X$. Each head has its own $D \times \text{head\_dim}$ matrices
-# $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`'s weight. The sources
+# $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`'s weight transposed, `proj.weight.T`. The sources
 # number the heads from 1; we count from 0, as Python indexes. Where are the $W_i$ in our code? `nn.Linear`
 # computes $x W^\top + b$, and `qkv.weight` has $3D$ rows: the q block, then the k block, then the v block,
 # each cut head by head. So head $i$'s $W_i^Q$ is rows $i \cdot \text{head\_dim}$ to
@@ -279,7 +279,7 @@ print(
     f"head {i} from its own matrices = head {i} of the reshape: {torch.allclose(head_2, o4[:, i], atol=1e-5)}"
 )
 print(
-    f"Concat(heads) = merge_heads: {torch.equal(concat, glued)}; W^O = proj.weight.T {tuple(proj.weight.T.shape)}"
+    f"Concat(heads) = the merge: {torch.equal(concat, glued)}; W^O = proj.weight.T {tuple(proj.weight.T.shape)}"
 )
 assert torch.allclose(head_2, o4[:, 2], atol=1e-5) and torch.equal(concat, glued)
 
@@ -707,8 +707,9 @@ print(
 # %% [markdown]
 # On random tokens, the more alike they are, the closer to uniform the weights stay, at every level of the
 # sweep. The last line compares the picture's tokens with random tokens just as alike: their median rows are
-# almost equal, but their largest rows are not (2.32 and 3.69). So, for this one random layer, tokens as
-# alike as the picture's give about as flat a typical row, though not as flat a largest row.
+# almost equal. (Their largest rows, 2.32 and 3.69, do not compare: the largest of many random rows is larger
+# than the largest of the picture's few by the count alone.) So, for this one random layer, tokens as alike as
+# the picture's give about as flat a typical row.
 #
 # **Identical patches, identical weights.** No position embedding is added in section 3, so two identical
 # patches give identical keys, and every query weighs them alike. The cell checks that by copying one patch

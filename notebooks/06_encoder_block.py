@@ -357,8 +357,8 @@ assert spread[-1] > spread[0] and bool(((final_std - 1).abs() < 1e-3).all())
 
 # %% [markdown]
 # This fresh stack grows only from 1.00 to 1.38 over its 12 blocks. The point is not the size of the growth but
-# that nothing bounds it: in pre-norm the running sum $\mathbf{z}$ is never normalised, so its scale is whatever
-# the input and the blocks make it, in a fresh model and in a trained one. ViT adds a **final** norm, so that
+# that nothing rescales the sum: in pre-norm the running sum $\mathbf{z}$ is never normalised, each block only
+# adds its update to it, so its scale is whatever the input and the blocks make it. ViT adds a **final** norm, so that
 # the head sees token 0 normalised, at mean 0 and std 1 before the norm's learned scale and shift, whatever that
 # scale. That is equation (4).
 #
@@ -488,12 +488,17 @@ for factor in (1, 10):
     )
 assert all(abs(v * in_std - 1) < 1e-2 for v in spread_post[1:])  # post-norm: std 1 after every block
 assert all(abs(v * 10 * in_std - 1) < 1e-2 for v in spread_post_10[1:])  # whatever the scale coming in
-assert drift[False, 1][-1] > 1.2 and 1 < drift[False, 10][-1] < 1.02  # pre-norm: a bounded update, added
+assert (
+    drift[False, 1][-1] > 1.2 and 1 < drift[False, 10][-1] < 1.02
+)  # pre-norm: updates of a fixed size, added
 fig, ax = plt.subplots(figsize=(7.5, 4))
-for (post, factor), stds in drift.items():
+for (post, factor), stds in drift.items():  # post-norm x1 drawn wide and pale: pre-norm x10 lies on it, at 1
+    wide = post and factor == 1
     ax.plot(
-        range(-1, 12), stds, marker="o", ms=3, color="tab:orange" if post else "tab:blue",
-        ls="-" if factor == 1 else "--", label=f"{'post' if post else 'pre'}-norm, input x{factor}",
+        range(-1, 12), stds, marker="o" if factor == 1 else "s", ms=3 if factor == 1 else 5,
+        mfc="none" if factor == 10 else None, lw=5 if wide else 1.5, alpha=0.4 if wide else 1.0,
+        color="tab:orange" if post else "tab:blue", ls="-" if factor == 1 else "--",
+        label=f"{'post' if post else 'pre'}-norm, input x{factor}", zorder=1 if wide else 3,
     )  # fmt: skip
 ax.axhline(1, color="grey", lw=0.5)
 ax.set_xticks(range(-1, 12), ["in"] + [str(k) for k in range(12)])
@@ -505,11 +510,13 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read the chart block by block, each line relative to its own start. The blue pre-norm lines keep the scale
+# Read the chart block by block, each line relative to its own start. The blue dashed line (pre-norm, input ×
+# 10, open squares) lies on the wide pale orange one (post-norm, input × 1) at 1. The blue pre-norm lines keep the scale
 # they start with: the sum is never normalised, so the input's scale passes on through the identity path, and
 # each block adds an update $f(\text{LN}(\mathbf{z}))$ whose size does not depend on that scale (its input is
-# normalised). At the input's own scale the updates add up to 38 % over 12 blocks; ten times larger, the same
-# updates are ten times smaller beside the stream, under 1 % (printed). The orange post-norm lines reach std 1
+# normalised). Variances add: at the input's own scale (variance 1) the 12 updates add about 0.9 to the
+# variance, and the std grows to $\sqrt{1.9} \approx 1.38$. Ten times larger (variance 100), the same updates add
+# the same 0.9: $\sqrt{100.9}/10 \approx 1.005$, a growth under 1 % (printed). The orange post-norm lines reach std 1
 # after block 0, wherever they start (1 relative to the input's own scale, a tenth of it from ten times larger),
 # and stay there: each post-norm block ends with a LayerNorm, and a fresh one ($\boldsymbol\gamma = 1$,
 # $\boldsymbol\beta = 0$) leaves every token at mean 0 and std 1, so all entries together too, whatever the

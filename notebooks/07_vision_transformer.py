@@ -62,8 +62,9 @@ vit = VisionTransformer(embed_dim=64, depth=2, num_heads=4).to(device).eval()
 # has 1000 outputs.
 #
 # The cell uses notebook 06's walk-through sizes: N = 175 patch tokens of length D = 768, ViT-Base's width, so
-# that the output layer has a real classifier's sizes. With the prediction token in front, they pass through one
-# encoder block of 12 attention heads; the batch holds 2 items instead of 13.
+# that the output layer has a real classifier's sizes. Random numbers stand in for the tokens, 176 of them: row 0
+# plays the prediction token, in front of the 175 patch tokens. They pass through one encoder block of 12
+# attention heads; the batch holds 2 items instead of 13.
 
 # %%
 batch, n_tokens, D = 2, 175, 768
@@ -237,8 +238,9 @@ print(f"sqrt(D) = {vit.embed_dim**0.5:.0f}")
 # %% [markdown]
 # Three things to see. The patch tokens point in nearly the same direction: the bottom-left panel shows vertical
 # stripes, and the printed mean cosine between two different tokens is high. Every patch shares a large
-# positive mean (no pixel is negative), so every token $\mathbf x_p \mathbf E$ holds the same vector; with the
-# pixels' mean subtracted first, the mean cosine falls to about 0. Notebook 14 shows what this does to training:
+# positive mean (no pixel is negative), so every token $\mathbf x_p \mathbf E$ holds a multiple of one vector, the
+# patch's mean brightness times the sum of $\mathbf E$'s rows, plus a smaller part that differs; with the pixels'
+# mean subtracted first, the mean cosine falls to about 0. Notebook 14 shows what this does to training:
 # a ViT on raw pixels can give every picture nearly the same output, and standardising the inputs (subtracting a mean, dividing by a spread) cures it.
 #
 # The tokens' lengths differ, though. The table starts with the prediction token, token 0, so token $i$ holds
@@ -258,7 +260,8 @@ print(f"sqrt(D) = {vit.embed_dim**0.5:.0f}")
 # A fresh `VisionTransformer` starts every linear layer's weights from a normal distribution with standard
 # deviation 0.02, cut at ±0.04 (the cut leaves a std of about 0.0176, as notebook 03 measures), and every bias
 # at 0. Every LayerNorm starts with scale 1 and shift 0: it still normalises, and only its scale-and-shift part
-# does nothing yet. The prediction token and the position embedding start from the same cut normal. Why 0.02: [how the weights
+# does nothing yet. (A token of all zeros has nothing to normalise: its mean and variance are 0, the $\epsilon$
+# inside the square root, `eps=1e-6`, keeps the division finite, and the output is the shift, 0.) The prediction token and the position embedding start from the same cut normal. Why 0.02: [how the weights
 # start](#Evidence:-how-the-weights-start).
 
 # %% [markdown]
@@ -391,7 +394,8 @@ check.require(check.block_cost_tie_tokens, answer_tie_tokens)
 # patches; the cell prints both numbers).
 #
 # The cell checks the formula against `count_macs`, which counts every linear layer by running it and adds both
-# products from the same $2N^2D$ (so the check tests the linear part, $12ND^2$), and counts DeiT-S one patch row on either side of the crossing: 752 and 768 pixels a side.
+# products from the same $2N^2D$ (so the check tests the linear part, $12ND^2$), and counts DeiT-S on either side of the crossing: 752 and 768 pixels a side, grids of 47 × 47 and 48 × 48
+# patches.
 
 # %%
 
@@ -630,7 +634,11 @@ print(
     f"{torch.equal(first_input[0, 0], zero_start.pos_embed[0, 0])}"
 )
 zero_start(image).sum().backward()  # any loss will do
-no_position(image).sum().backward()  # Exercise 2's run: zero prediction token, no position embedding
+torch.manual_seed(0)  # Exercise 2's model, built again: zero prediction token, no position embedding
+no_position = VisionTransformer(embed_dim=64, depth=2, num_heads=4, pos_embed="none").to(device).eval()
+with torch.no_grad():
+    no_position.cls_token.zero_()
+no_position(image).sum().backward()
 print(
     "length of the gradient reaching the zero prediction token: "
     f"with positions {zero_start.cls_token.grad.norm():.2f}, without {no_position.cls_token.grad.norm():.2f}"

@@ -104,8 +104,9 @@ print(f"{tuple(toks.shape)} -> {tuple(plain_rebuild(toks, grid.rows, grid.cols).
 # `plain_rebuild` gives the right shape but the wrong image. Take the picture's tokens,
 # `(1, 60, 400)`, laid onto the 6 × 10 grid. Look at channel 0 of the output, at grid row 1, column 0. Which
 # token, and which entry of it, land there? Answer `(token, entry)`, both counted from 0, as `answer_channel0`.
-# Then think how you would fix it for a grid of any $h$ rows and $w$ columns. The official T2T code takes a
-# square root here, so it only works for square grids (notebook 09 shows what that does).
+# Then think how you would fix it for a grid of any $h$ rows and $w$ columns. (The official T2T code rebuilds
+# correctly but takes the grid's side as a square root of the token count, so it only works for square grids;
+# notebook 09 shows what that does.)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_channel0 = None  # replace None with (token, entry)
@@ -131,8 +132,8 @@ check.require(check.plain_rebuild_channel0, answer_channel0)
 # ### After Exercise 1
 
 # %% [markdown]
-# A plain reshape reads the $(N, C)$ token matrix row by row. So it fills channel 0 with the first $h \cdot w$
-# entries of token 0, here entries 0 to 59. The token axis has to move behind the channel axis before it is
+# A plain reshape reads the $(N, C)$ token matrix row by row, so channel 0 gets the first $h \cdot w$ numbers of
+# that matrix: here, with $h \cdot w = 60$ and tokens of 400 entries, entries 0 to 59 of token 0. The token axis has to move behind the channel axis before it is
 # split into rows and columns. The cell shows it and checks the fix against the package on the picture.
 # [A grid that is not square](#Evidence:-the-fixed-rebuild-on-a-grid-that-is-not-square) gets the same check.
 
@@ -347,7 +348,7 @@ assert share5 == (3 / 4) ** 2
 # %% [markdown]
 # Why whole matters: a token's pixels enter the next layer together, so the token transformer's qkv layer
 # (section 4) sees a whole block's pixels at once, while pixels split over several tokens meet only through
-# attention.
+# attention or at the next split, which puts neighbouring tokens into one window again.
 # T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
 # blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole,
 # counted in grid cells rather than pixels. [More splits](#Evidence:-more-splits-and-the-block-counts) counts
@@ -446,7 +447,8 @@ plt.show()
 # length, and so does `TokensToToken`: $49^{-1/2} = 1/7$ for the one-channel picture's first stage (an RGB
 # image gives dim = 147, and the later stages dim = 9 · 64 = 576, a scale of 1/24). A bare `TokenTransformer`
 # takes $(\text{chan} / \text{heads})^{-1/2} = 1/8$ by default (the last cell prints both), so the cells below
-# pass `qk_scale=dim ** -0.5`. The scale changes no shape. The diagram uses the sizes of the walk-through at the
+# pass `qk_scale=dim ** -0.5`. Notebook 04's rule would give $1/8$ everywhere: q and k have 64 channels. The
+# official choice departs from it, most at the later stages, whose scores it makes three times flatter. The scale changes no shape. The diagram uses the sizes of the walk-through at the
 # end of this section: a batch of 13 items of 100 tokens.
 
 # %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer whose output has length 64, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
@@ -587,13 +589,14 @@ assert same and out.shape == (batch, n_tokens, chan)
 # %% [markdown]
 # ## Evidence: the fixed rebuild on a grid that is not square
 #
-# Section 1's `fixed_rebuild` moves the token axis behind the channels before the reshape. The cell checks it
-# against `vitcourse.tokens.rebuild_image` on random tokens laid onto a 3 × 7 grid.
+# Section 1's fix moves the token axis behind the channels before the reshape. The cell checks it against
+# `vitcourse.tokens.rebuild_image` on random tokens laid onto a 3 × 7 grid.
 
 # %%
 odd = torch.randn(2, 3 * 7, 5)  # a 3 x 7 grid of 5-channel tokens
-assert torch.equal(fixed_rebuild(odd, 3, 7), tokens.rebuild_image(odd, 3, 7))
-print("fixed_rebuild equals vitcourse.tokens.rebuild_image on a 3 x 7 grid of 5-channel tokens")
+moved_first = odd.transpose(1, 2).reshape(2, 5, 3, 7)  # the fix: (B, N, L) -> (B, L, N) -> (B, L, 3, 7)
+assert torch.equal(moved_first, tokens.rebuild_image(odd, 3, 7))
+print("the fix equals vitcourse.tokens.rebuild_image on a 3 x 7 grid of 5-channel tokens")
 # %% [markdown]
 # ## Evidence: where the windows reach the edges
 #

@@ -77,7 +77,7 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 # $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$, and the token transformers work at `token_dim` = 64.
 #
 # The diagram and the next cell follow the running example of the T2T article: a batch of 13 one-channel images
-# of 400 × 100 random numbers. The batch of 13 differs from every other size here, so no axis can be mistaken for another. The
+# of 400 × 100 random numbers (the second rebuild's grid is 50 × 13, so read the batch axis by its place). The
 # module ends where the *ViT body* begins: the prediction token, the position table, the encoder blocks, the final
 # norm and the head (section 3). Between two splits, the tokens are laid back on their grid as in notebook 08;
 # what the picture's tokens look like there, before and after a token transformer, is in [the picture's tokens
@@ -204,8 +204,9 @@ assert inside > 0.5
 
 # %% [markdown]
 # Through the token transformers, though, every pixel reaches this token, since their attention is global. At
-# these random weights most of the gradient, 86%, still comes from inside the token's square of windows (its
-# side is Exercise 1's answer), 2.4% of the image. What holds at any weights is the square itself: stage 1's windows decide which pixels enter a token
+# these random weights, on this random input, most of the gradient, 86%, still comes from inside the token's
+# square of windows, Exercise 1's square. What holds at any weights is that square itself, along the split path:
+# stage 1's windows decide which pixels enter a token
 # before any attention, and the later splits decide which of those tokens meet in a window. That is T2T's bias
 # toward local structure.
 
@@ -345,7 +346,7 @@ for (h, w), outcome in outcomes.items():  # any image: the outcome follows from 
 crop = image[:, :, :36, :64]  # (1, 1, 36, 64): the picture's top-left corner
 grid = tokens.count_tokens(36, 64, *T2T_STAGES[0])
 crop_tokens = tokens.soft_split(crop, *T2T_STAGES[0])  # (1, 144, 49)
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), width_ratios=[64, 16, 12], layout="constrained")
+fig, axes = plt.subplots(1, 3, figsize=(14, 3.6), width_ratios=[64, 40, 30], layout="constrained")
 plots.show_picture(
     crop[0, 0].cpu(), ax=axes[0], title="the input: the picture's top-left 36 x 64", colorbar=False
 )
@@ -388,8 +389,8 @@ print(f"rows 0 to 4 of official_rebuild start at (grid row, grid column): {start
 # columns from `count_tokens` instead.
 #
 # In the figure, look where the rows wrap. A row of the square rebuild holds 12 tokens and a grid row 16, so
-# each of its rows starts 12 tokens after the row above, which wraps to 4 grid columns further left: at columns
-# 0, 12, 8, 4, 0, as printed.
+# each of its rows starts 12 tokens after the row above: 12 = 16 − 4, the next grid row, 4 columns earlier. So its
+# rows start at grid columns 0, 12, 8, 4, 0, as printed.
 # The scene drifts by 4 columns from row to row, and shapes that sit one above the other in the picture land in
 # different columns of the right panel.
 

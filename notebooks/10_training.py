@@ -111,7 +111,7 @@ assert overlap == 0
 
 # %% [markdown]
 # Four scenes, intact and scrambled. Look along the rows and columns at multiples of 20 pixels: there a scrambled
-# scene breaks, where an intact one runs on.
+# scene often breaks (not where two blocks of plain sky meet), where an intact one runs on.
 
 # %% mystnb={"image": {"alt": "Four generated scenes, each shown intact and with its 20 by 20 blocks scrambled: a moon, a mountain and ridges, then the same pieces shuffled into a patchwork"}}
 examples = scenes.make_batch("scramble", 8, seed=0)
@@ -138,10 +138,10 @@ plt.show()
 # %% [markdown]
 # ## 2. The loss: cross-entropy, and ln 2 for a guess (12 min)
 #
-# The model is the ViT of notebook 07, made small: tokens of width D = 64, 2 encoder blocks (block 0 and
-# block 1), 4 heads, and an **MLP ratio of 2**. So each block's MLP has a hidden layer of 2D = 128 units, where
+# The model is the small ViT of notebooks 06 and 07: tokens of width D = 64, 2 encoder blocks (block 0 and
+# block 1), 4 heads, with an **MLP ratio of 2** in place of 4. So each block's MLP has a hidden layer of 2D = 128 units, where
 # ViT-Base uses 4D. The next cell prints such a ViT, with the fixed sinusoidal position table of notebook 03 (the
-# runs below use a learned one; this one has a table that does not train, which Exercise 1 asks about).
+# runs below use a learned one).
 
 # %%
 sinusoidal_vit = train.build_model(train.TrainConfig(pos_embed="sinusoidal"))
@@ -189,7 +189,7 @@ assert torch.isclose(by_hand, F.cross_entropy(logits, held_out.targets))
 # ## 3. The optimiser: AdamW and weight decay (10 min)
 #
 # `loss.backward()` adds the gradient of the loss to `θ.grad` for every parameter θ, and `optimiser.step()`
-# moves every parameter. The **optimiser** decides how far. Ours is **AdamW**. With learning rate η_t at step t
+# moves every parameter the optimiser holds. The **optimiser** decides how far. Ours is **AdamW**. With learning rate η_t at step t
 # and weight decay λ it updates
 #
 # $$\theta \leftarrow \theta - \eta_t\left(\frac{\hat m}{\sqrt{\hat v} + \epsilon} + \lambda\,\theta\right).$$
@@ -414,9 +414,9 @@ assert run.metrics["accuracy"] > 0.8 and run.metrics["loss"] < 0.5  # far better
 
 # %% [markdown]
 # No: the loss is still near ln 2 when the warm-up ends and first drops below 0.6 only later (the cell after the
-# figure checks this). In the run stored here it waits some 40 steps past the warm-up, and a spike follows the
+# figure checks this). In the run stored here it waits some 45 steps past the warm-up, and a spike follows the
 # drop: for several steps in a row the loss climbs far above ln 2, then it comes back, sits near ln 2 again for a
-# while and falls for good. The held-out accuracy shows the model has learned the task rather than its batches.
+# while and falls for good. The held-out accuracy shows the model has learned the task, not only its pool.
 # One seed's curve shows one path; whether a long plateau or a spike is typical of these settings or luck of this
 # seed takes runs with other seeds to tell.
 

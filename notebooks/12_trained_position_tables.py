@@ -234,6 +234,7 @@ assert len(answers) == 1
 # Here is the shipped model's trained table, drawn like the starting table in notebook 03, section 3:
 
 # %% mystnb={"image": {"alt": "A 3 by 5 grid of small maps, one per patch, each showing the cosine similarity of that patch's trained position vector with every patch by patch row and patch column: high at the patch and its direct neighbours, negative towards the far side of the grid"}}
+shipped = train.load_shipped("vit_where", "cpu")  # the 3 x 5 model again (its control is not needed here)
 trained = shipped.model.pos_embed.detach().cpu()  # (1, 16, 64): slot 0 is the prediction token's
 plots.show_similarity_grid(
     position.cosine_similarity_grid(trained, grid.rows, grid.cols),
@@ -280,7 +281,7 @@ assert trained_neighbours >= 0.8 * grid.total and trained_neighbours > random_ne
 # %% [markdown]
 # ### A grid of 60 patches, as in the ViT paper's Figure 7
 #
-# Figure 7 is drawn for grids of 7 × 7 patches and more. So a second ViT ships, on 10-pixel patches: **6 × 10 =
+# Figure 7 draws a grid of 7 × 7 patches (ViT-L/32 at 224 × 224). So a second ViT ships, on 10-pixel patches: **6 × 10 =
 # 60 patches**, 4 blocks, $D$ = 64, MLP ratio 2. It names the patch row and column of a smaller moon that lies
 # wholly inside one patch. Its control and two more seeds ship beside it.
 
@@ -410,7 +411,7 @@ fig.suptitle("vit_within (6 x 10 patches): cosine similarity of the trained posi
 plt.show()
 
 # %% [markdown]
-# In most of the six maps the brightest band runs along the patch's own row; a band down its own column is much
+# In several of the six maps the brightest band runs along the patch's own row; a band down its own column is
 # fainter. The mean map says the same for all 60: it stretches along the rows, and patches of one row are on
 # average more alike than patches of one column (printed). Rows stand out far more than columns. Whether that is
 # more than locality, nearby patches being alike, takes controls and a chance level: see
@@ -428,8 +429,8 @@ plt.show()
 # fine-tunes at higher resolutions with the same patch size (Section 3.2). A larger image has more patches than
 # the learned table has slots.
 #
-# A worked example: ViT-L/16, with $D$ = 1024 and patches of 16 × 16, pre-trained at 224 × 224 and fine-tuned on
-# images 384 pixels high and 512 wide:
+# A made-up example: ViT-L/16, with $D$ = 1024 and patches of 16 × 16, pre-trained at 224 × 224 and fine-tuned on
+# images 384 pixels high and 512 wide (the paper fine-tunes on squares, such as 384 × 384):
 
 # %%
 vit_l_dim = 1024
@@ -476,7 +477,16 @@ check.require(check.stretched_corner_patch, answer_corner)
 # ### After Exercise 2
 
 # %% [markdown]
-# **Interpolating the table in 2-D.** The ViT paper carries a learned table to a new grid by "2D interpolation of the pre-trained position
+# The new corner is patch slot 9 of 60. Its centre lies 9.5/60 of the way along the sequence, and 9.5/60 × 15 =
+# 2.4 old patches along: inside old patch 2, in the top row but far from the corner's place over old patch 4. A
+# stretch along the sequence ignores the grid: the new top row takes its vectors from the first 2.5 old patches
+# only. The figure below shows it for every new patch.
+
+# %% [markdown]
+# ### Interpolating the table in 2-D
+
+# %% [markdown]
+# The ViT paper carries a learned table to a new grid by "2D interpolation of the pre-trained position
 # embeddings, according to their location in the original image". Step by step, for an embedding of shape
 # (1, 1 + h·w, D) with the prediction token's slot first:
 #
@@ -600,6 +610,15 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 
 # %% [markdown]
 # ### After Exercise 3
+
+# %% [markdown]
+# Shuffling the carried slots, (b), keeps every number the model gets, at the same scale, and removes only which
+# patch each vector sits at. A fresh table, (c), removes the place too, but also changes the numbers' size and
+# spread, so a drop could come from either. If the table is all that says where a patch lies, the shuffled model
+# can only guess among the old grid's 60 patches: 1/60.
+
+# %% [markdown]
+# ### The control, run
 
 # %%
 # Exercise 3's control, run: the 60-patch model on the scenes at 120 x 200 (a 12 x 20 grid), before any

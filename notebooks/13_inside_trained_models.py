@@ -27,8 +27,7 @@
 # often the same model before training.
 #
 # By the end you can
-# 1. read a trained model's attention maps, the prediction token's and a patch's, and say why a map of a
-#    picture the model misreads says little;
+# 1. read a trained model's attention maps, the prediction token's and a patch's, on a scene it reads right;
 # 2. measure how far each head looks (the mean attention distance), and say what that measure cannot see;
 # 3. say what masked-patch pre-training changed in the course's runs, and where that differs from the ViT
 #    paper's Figure 7;
@@ -83,7 +82,7 @@ image = vitcourse.to_tensor(picture)  # (1, 1, 60, 100), on the CPU; models get 
 # %% [markdown]
 # ## 1. Where a trained model's heads look (10 min)
 #
-# The course ships a small ViT, `vit_where`, trained by the loop of notebook 10 (the table above) to name the
+# The course ships a small ViT, `vit_where` (in the table above), trained by the loop of notebook 10 to name the
 # patch row and column of the moon in random scenes. Its prediction token is token 0, and patch $p$ is token $p + 1$.
 # The classifier, the final linear layer, reads only the prediction token's output, so the rows to read first
 # are row 0 of each head's weights: where that token looks. The maps show one *held-out* scene, one the model never saw in training,
@@ -186,9 +185,7 @@ check.require(check.attention_map_column, answer_query, scene_picture)
 
 # %% [markdown]
 # A query's row holds its weights over the 16 keys, which sum to 1; a *column*, how much each query attends to
-# one key, need not. The cell prints the first question's row. Then it turns to the course picture (not one of
-# the training scenes): which patches hold its moon's near-white pixels, what the model answers, and where the
-# prediction token looks in block 0.
+# one key, need not. The cell prints the first question's row.
 
 # %%
 asked, asked_column = map_questions(scene_maps)  # the two questions again, with their answers
@@ -201,43 +198,6 @@ print(
     f"{asked_column.key - 1}: largest from patch {asked_column.query - 1}, {asked_column.ratio:.1f} times the "
     "second largest"
 )
-with torch.no_grad():
-    picture_maps = torch.stack(
-        [vit.attention_weights(image.to(device), block=b)[0].cpu() for b in range(depth)]
-    )  # (blocks, heads, 16, 16): the course picture
-bright_counts = (tokens.patchify(image, 20)[0] >= 0.95).sum(-1)  # (15,): near-white pixels per patch
-brightest_patches = bright_counts.argsort(descending=True, stable=True)[:3].tolist()
-print(
-    "pixels of brightness 0.95 or more: "
-    + ", ".join(f"patch {p}: {int(bright_counts[p])}" for p in brightest_patches)
-)
-moon_here = brightest_patches[0]  # the patch with the most near-white pixels
-with torch.no_grad():
-    guess = train.where_predictions(vit(image.to(device)).cpu())[0]  # (2,): patch row and column
-guessed_patch = int(guess[0]) * 5 + int(guess[1])
-print(
-    f"the model on the course picture: moon in patch row {int(guess[0])}, column {int(guess[1])} (patch "
-    f"{guessed_patch}); " + ("right" if guessed_patch == moon_here else f"not the moon's patch, {moon_here}")
-)
-assert guessed_patch != moon_here  # what the text below says: it misreads the course picture
-read_by_cls = picture_maps[0, :, 0, 1:]  # (heads, 15): block 0, the prediction token's weights on the patches
-for h in range(heads):
-    top_patch = int(read_by_cls[h].argmax())
-    print(
-        f"block 0, head {h}: the prediction token reads patch {top_patch} most ({read_by_cls[h].max():.2f}), "
-        + ("the moon's patch" if top_patch == moon_here else "not the moon's")
-    )
-assert int(read_by_cls[0].argmax()) == moon_here and read_by_cls[0].max() > 0.9  # head 0 looks at the moon
-
-# %% [markdown]
-# ### The course picture, misread
-
-# %% [markdown]
-# The model places the course picture's moon in the wrong patch (printed above), yet in block 0 head 0's
-# prediction token puts almost all its weight (printed) on the moon's own patch: a head can look at exactly the right place
-# while the model still answers wrong. Where a head looks is not what the model uses; so learn from held-out
-# scenes it reads right, like the one above. Why the picture misleads it, and every block and head in an
-# explorer: [the picture's moon and the shipped model](#Evidence:-the-picture's-moon-and-the-shipped-model).
 
 # %% [markdown]
 # ## 2. How far the heads look (12 min)
@@ -592,7 +552,7 @@ assert share["sinusoidal"]["scrambled, patch 14 as it was"] > 0.5, (
 #
 # The learned embedding started as random vectors. What did training change? Notebook 12's
 # `probes.row_column_score` takes, for each patch, the mean cosine similarity to the patches in its row or
-# column, minus the mean to all others (`along="row"` or `"column"`: one line only). The figure draws every
+# column, minus the mean to the patches in neither (`along="row"` or `"column"` scores one of the two only). The figure draws every
 # pair of patches; the table gives the mean similarity of different patches, then the rows-only and columns-only
 # scores with the patches' mean vector, the component they all share, removed.
 
@@ -667,7 +627,7 @@ assert random_rows.max() < after["rows only"] < measured["a perfect grid"]["rows
 # %% [markdown]
 # After training the patches' vectors share a component: their mean similarity rose from about 0. Once it is
 # removed, patches in one row are more alike than in one column: the rows-only score is far beyond random tables
-# and near a perfect grid's (printed), and beyond locality ([the embedding against
+# and well on the way to a perfect grid's (both printed), and beyond locality ([the embedding against
 # locality](#Evidence:-the-embedding-against-locality)). But this is no 2-D grid: in the figure **patch 14 stands
 # apart** from every other patch, patches 12 and 13 partly. A score cannot tell a grid from one odd corner.
 # That fits the shortcut, untested.
@@ -681,7 +641,7 @@ assert random_rows.max() < after["rows only"] < measured["a perfect grid"]["rows
 # so that the claim predicts its result. If the result comes out otherwise, the claim is refuted.
 
 # %% [markdown]
-# ### Exercise 3 (design the control, predict, then run)
+# ### Exercise 3 (design the control, then predict)
 #
 # Which one of these candidates could refute the claim?
 # Answer with its letter. Then give, in one word, what the claim predicts for that candidate's rows-only score,
@@ -730,6 +690,15 @@ check.require(check.control_rows_prediction, answer_control_rows)
 
 # %% [markdown]
 # ### After Exercise 3
+
+# %% [markdown]
+# The claim credits the labels, so the control keeps the weights, the batch order, the steps and the images, and
+# takes away only what the labels say: (c). If the task put the structure there, a run without the task gets none
+# of it, and its rows-only score stays near the start's. New labels from another task, (f), would teach a task of
+# their own, about which the claim predicts nothing: no result of (f) could refute it.
+
+# %% [markdown]
+# ### The control, run
 
 # %% [markdown]
 # The control reuses notebook 10's training loop with one change: it reads the pool's labels in a random order,
@@ -788,7 +757,7 @@ assert control["rows only"] < after["rows only"] - 0.1  # clearly less of the st
 
 # %% [markdown]
 # The control learned nothing about the task: its held-out accuracy is within 0.1 of chance. Its rows-only score
-# is more than 0.1 below the claim run's, near the start's (both asserted), as the claim predicted: the claim
+# is more than 0.1 below the claim run's (asserted), about where the start's is (printed), as the claim predicted: the claim
 # survived a test that could have refuted it.
 # But the control fitted nothing at all: its training loss stayed at a guess's. It rules out the images and the
 # optimiser by themselves, not "any learning would have done it". See [the control
@@ -800,7 +769,8 @@ assert control["rows only"] < after["rows only"] - 0.1  # clearly less of the st
 #
 # - An attention map has one row per query and one column per key. Where a head looks does not show what the
 #   model uses.
-# - Read a model's maps on pictures it reads right: the shipped ViT misreads the course picture.
+# - Read a model's maps on pictures it reads right: the shipped ViT misreads the course picture
+#   ([the picture's moon](#Evidence:-the-picture's-moon-and-the-shipped-model)).
 # - The mean attention distance averages over query patches and images: a head that looks only at a moving
 #   moon lands on the uniform line. `vit_within`'s three runs have no local heads.
 # - Masked-patch pre-training brought heads of blocks 1 to 3 closer, but not block 0, unlike the locality Xie et
@@ -1023,10 +993,51 @@ assert all(
 # %% [markdown]
 # ## Evidence: the picture's moon and the shipped model
 #
-# Section 1 found that the shipped `vit_where` places the course picture's moon in the wrong patch. This section
-# shows where its prediction token looks on the picture in every block and head, and why the picture is no fair
-# test of the model: its moon was not drawn the way the moons of the training scenes were.
-#
+# Section 1 read the shipped `vit_where`'s maps on a held-out scene it reads right. On the course picture it
+# misreads the moon's place. This section shows it, shows where its prediction token looks on the picture in
+# every block and head, and why the picture is no fair test of the model: its moon was not drawn the way the
+# moons of the training scenes were.
+
+# %% [markdown]
+# The course picture is not one of the training scenes. The cell finds which patches hold its moon's
+# near-white pixels, asks the model where the moon is, and prints where the prediction token looks in block 0.
+
+# %%
+with torch.no_grad():
+    picture_maps = torch.stack(
+        [vit.attention_weights(image.to(device), block=b)[0].cpu() for b in range(depth)]
+    )  # (blocks, heads, 16, 16): the course picture
+bright_counts = (tokens.patchify(image, 20)[0] >= 0.95).sum(-1)  # (15,): near-white pixels per patch
+brightest_patches = bright_counts.argsort(descending=True, stable=True)[:3].tolist()
+print(
+    "pixels of brightness 0.95 or more: "
+    + ", ".join(f"patch {p}: {int(bright_counts[p])}" for p in brightest_patches)
+)
+moon_here = brightest_patches[0]  # the patch with the most near-white pixels
+with torch.no_grad():
+    guess = train.where_predictions(vit(image.to(device)).cpu())[0]  # (2,): patch row and column
+guessed_patch = int(guess[0]) * 5 + int(guess[1])
+print(
+    f"the model on the course picture: moon in patch row {int(guess[0])}, column {int(guess[1])} (patch "
+    f"{guessed_patch}); " + ("right" if guessed_patch == moon_here else f"not the moon's patch, {moon_here}")
+)
+assert guessed_patch != moon_here  # what the text below says: it misreads the course picture
+read_by_cls = picture_maps[0, :, 0, 1:]  # (heads, 15): block 0, the prediction token's weights on the patches
+for h in range(heads):
+    top_patch = int(read_by_cls[h].argmax())
+    print(
+        f"block 0, head {h}: the prediction token reads patch {top_patch} most ({read_by_cls[h].max():.2f}), "
+        + ("the moon's patch" if top_patch == moon_here else "not the moon's")
+    )
+assert int(read_by_cls[0].argmax()) == moon_here and read_by_cls[0].max() > 0.9  # head 0 looks at the moon
+
+# %% [markdown]
+# The model places the course picture's moon in the wrong patch, yet in block 0, head 0's prediction token puts
+# almost all its weight on the moon's own patch (both printed): a head can look at exactly the right place while
+# the model still answers wrong. A map shows where a head looks, on any picture; whether the model *uses* that
+# look takes an experiment ([switching heads off](#Evidence:-switching-heads-off-in-the-60-patch-model)).
+
+# %% [markdown]
 # **Every block and head.** The explorer below, in a running kernel, fills each patch with the prediction token's
 # weight on it, for one block and one head, and writes on each patch its number and that weight. Patches count
 # from 0, row by row, and so do blocks and heads: block 0 is the first, and patch $p$ is token $p + 1$.

@@ -24,9 +24,8 @@
 # A ViT assumes little about images, so it has to learn from data what a convolution is built to know. The ViT
 # paper's Figure 3 shows the price: pre-trained on smaller data sets, ViT transfers worse than a CNN; only with
 # far more data does it catch up. This notebook asks the same question at toy scale, training from scratch on one
-# task. First it meets a ViT that stays stuck at its start on raw pixels, finds why, and fixes it; then it sets
-# five models side by side on 64 to 1,024 pictures, with the answers the field found (DeiT's training and
-# distillation, a convolutional stem, T2T's soft splits).
+# task. First it finds why a ViT on raw pixels stays stuck at its start, and fixes it; then it sets five models
+# side by side on 64 to 1,024 pictures.
 #
 # By the end you can
 # 1. say why a ViT on raw pixels can give every picture nearly the same output, measure it, and fix it by standardising
@@ -37,8 +36,8 @@
 #    batch that match two runs' compute;
 # 4. say what a small run on toy scenes can and cannot show about ImageNet.
 #
-# **What is reproducible.** Sections 1 and 3 train small models here, seeded; on another machine the rounding
-# differs, so the cells assert what the text claims with margins. Section 2 reads stored runs (`make experiments`).
+# **What is reproducible.** Sections 1 and 3 train small seeded models here; another machine rounds differently,
+# so the cells assert the text's claims with margins. Section 2 reads stored runs (`make experiments`).
 #
 # The Evidence sections after the Summary are optional, about 45 more minutes.
 
@@ -72,7 +71,7 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 # To ask how much data a model needs, each model must first be able to fit the pictures it trains on. The task
 # of this notebook: which of four white shapes (a disc, a ring, a square, a cross, 9 to 11 pixels across) lies
 # somewhere on a random scene? The shape can be anywhere, not on the patch grid, so a ViT must learn what a ring
-# looks like whichever way its patches cut it. A CNN's filters see an outline wherever it lies.
+# looks like whichever way its patches cut it.
 
 # %% mystnb={"image": {"alt": "Eight random scenes, each with one white shape somewhere on it, titled with the shape's name"}}
 examples = datascale.shapes_batch(8, seed=1)  # the first pictures of the sweep's training pool
@@ -87,20 +86,19 @@ fig.supylabel("pixel row")
 plt.show()
 
 # %% [markdown]
-# Trained on such pictures raw, values from 0 to 1, the sweep's ViT (printed below) can stay at chance: its
+# Trained on raw pixel values, the sweep's ViT can stay at chance: its
 # outputs stop depending on the picture.
 #
 # **The idea.** Scenes share most of their pixels: the sky pale at the top of every one, the ground dark at the
 # bottom. So each patch token is mostly one and the same vector in every picture (the average picture's patch,
 # embedded), plus a small part that differs. LayerNorm normalises each token on its own and keeps that
-# proportion, so the outputs depend little on the picture. The first steps move the outputs towards the class
-# frequencies, which every picture shares; the small differing part gets little push, and once the outputs ignore
-# it, the gradient reaching the patch embedding fades too. A CNN on the same raw pixels does learn (the swap sweep,
-# in the Evidence). Among its differences, BatchNorm (notebook 06) subtracts each channel's mean over the batch
-# and all places after each convolution; which difference saves it is not tested here.
+# proportion, so the outputs depend little on the picture, and the differing part gets little push from the
+# gradients; below, the push reaching the patch embedding fades as training goes on. A CNN on the same raw pixels does learn (the swap sweep,
+# in the Evidence). Its BatchNorm (notebook 06) subtracts each channel's mean over the batch after every
+# convolution; whether that is what saves it is not tested here.
 #
 # The cell measures the shared part: the average picture's share of a picture's squared size (the sum of its
-# squared values), on the sweep's first 256 training pictures.
+# squared values), on 256 of the sweep's training pictures.
 
 # %%
 pool_256 = datascale.shapes_batch(256, seed=1).images  # (256, 1, 60, 100), values in [0, 1]
@@ -126,7 +124,7 @@ print(
 
 # %% [markdown]
 # On raw pixels the mean picture is 94 % of a picture's squared size; what differs from picture to picture is
-# the other 6 %. **Standardising** shrinks the shared part: subtract a mean and divide by a spread, both measured
+# the other 6 % (about a quarter of its length, since $\sqrt{0.06/0.94} \approx 0.25$). **Standardising** shrinks the shared part: subtract a mean and divide by a spread, both measured
 # on the training pictures (`standardize.Standardize`). torchvision's `Normalize` does it per channel, one mean
 # and one spread for the whole picture, which cannot remove a pale top and a dark bottom: the differing part
 # grows to 27 %. Per pixel the mean picture itself is subtracted: nothing shared is left, by construction.
@@ -140,8 +138,8 @@ print(
 # (a) Its loss is the mean cross-entropy (natural log, as in notebook 10) over many pictures. What is the lowest
 # that mean can be, over all choices of the $q$'s? Set `answer_floor`.
 #
-# (b) Suppose a ViT, trained on 64, 128, 256 and 1,024 pictures, ends every run with a training loss of 1.386
-# and a held-out accuracy of 0.25. What would that say about how many pictures a ViT needs? Set `answer_flat` to
+# (b) Suppose a ViT, trained on 64, 128, 256 and 1,024 pictures, ends every run with its training loss at the
+# floor of (a) and a held-out accuracy of 0.25. What would that say about how many pictures a ViT needs? Set `answer_flat` to
 # "i", "ii", "iii" or "iv".
 #
 # - (i) It needs more than 1,024 pictures to learn this task.
@@ -271,6 +269,15 @@ sweep_labels = {
     "deit": "DeiT (CNN teacher, augmentation)",
     "vit": "ViT",
 }
+sizes = sweep["sizes"]
+
+
+def sweep_mean(model: str, size: int, key: str = "accuracy") -> float:
+    """The mean of ``key`` over ``model``'s seeds at ``size`` training pictures, in the stored sweep."""
+    found = [r[key] for r in sweep["runs"] if r["model"] == model and r["train_size"] == size]
+    return sum(found) / len(found)
+
+
 teachers = [{**r, "model": "teacher"} for r in sweep["teachers"]]  # DeiT's teachers: the CNN, augmented
 shown = {**sweep_labels, "teacher": "small CNN with DeiT's augmentation (DeiT's teacher)"}
 fig, (ax_held, ax_train) = plt.subplots(1, 2, figsize=(11, 4), layout="constrained", sharey=True)
@@ -337,15 +344,7 @@ check.require(check.sweep_gap_large, answer_gap_large)
 # %% [markdown]
 # The cell prints each model's mean held-out and training accuracy at each size, and the CNN's lead.
 
-
 # %%
-def sweep_mean(model: str, size: int, key: str = "accuracy") -> float:
-    """The mean of ``key`` over ``model``'s seeds at ``size`` training pictures, in the stored sweep."""
-    found = [r[key] for r in sweep["runs"] if r["model"] == model and r["train_size"] == size]
-    return sum(found) / len(found)
-
-
-sizes = sweep["sizes"]
 print(f"held out: {sweep['settings']['eval_size']:,} pictures of scenes no training pool holds")
 header = "".join(f"{n:>8d}" for n in sizes) + "   training pictures"
 for key, what in (("accuracy", "held-out"), ("train_accuracy", "training")):
@@ -385,20 +384,20 @@ assert all(sweep_mean("deit", n) > sweep_mean("vit", n) + 0.03 for n in sizes)  
 # %% [markdown]
 # What the runs show, each point asserted by the cell:
 #
-# - **Every model trained on un-augmented pictures fits them all** (training accuracy 0.98 or more), so their
-#   held-out lines measure what Figure 3 asks. DeiT, whose augmentation shows it new versions of its pictures at
-#   every step, fits its pool only on 64 pictures, even with its longer budget (the right panel), while its
-#   teacher, the CNN on the same augmented pictures, fits at every size.
-# - **The CNN is ahead of every transformer at every size**, and with DeiT's augmentation (the dashed line) it is
-#   above 0.9 from 128 pictures on.
-# - **The ViT learns its pictures by heart**: up to 256 pictures it is near chance on new ones. On 1,024 it starts
-#   to carry something over. T2T-ViT stays near chance even on 1,024.
+# - **Every model trained on un-augmented pictures fits its pool** (every run at training accuracy 0.98 or
+#   more), so their held-out lines measure what Figure 3 asks. DeiT, which sees new versions of its pictures at
+#   every step, fits its pool only on 64 pictures (right panel); its teacher, the CNN on the same augmented
+#   pictures, fits at every size.
+# - **The CNN is ahead of every transformer at every size**; with DeiT's augmentation (dashed) it is above 0.9
+#   from 128 pictures on.
+# - **The ViT learns its pictures by heart**: up to 256 pictures it is near chance on new ones; on 1,024 it starts
+#   to carry something over. This T2T-ViT stays near chance even on 1,024.
 # - **Does the gap close with data?** The CNN's lead over the ViT grows up to 256 pictures and narrows on 1,024,
 #   where it is still more than 0.3. Within these sizes, 16 times apart, it does not close; whether it would
 #   with far more pictures, as the paper's did, these runs cannot say.
 # - **What lowers the hunger here:** a convolutional stem (near the CNN on 1,024), and DeiT's recipe (ahead of the
-#   ViT at every size, without fitting its pool). T2T's soft splits did not. The same augmentation lifts the CNN
-#   too, most on the smallest pools, and keeps it far ahead.
+#   ViT at every size, though it changes three things at once: distillation, augmentation and a longer budget).
+#   This T2T-ViT, at these settings, did not.
 #
 # Seeds, the controls of section 1 and the compute each run spent: [Figure 3 at toy
 # scale](#Evidence:-Figure-3-at-toy-scale).
@@ -412,7 +411,7 @@ assert all(sweep_mean("deit", n) > sweep_mean("vit", n) + 0.03 for n in sizes)  
 # - **Sample efficiency, the same samples**: both models train for 30 steps of 32 images.
 # - **Compute efficiency, the same multiply-adds**: T2T-ViT spends more per image than this section's ViT
 #   (`vitcourse.cost.count_macs`), so a ViT can spend the same in more steps, or in larger batches over the same
-#   30 steps. Both runs are here.
+#   30 steps.
 # - **A position-blind T2T-ViT**: T2T's overlapping 7 × 7 windows straddle the seams of a 20 × 20 scramble,
 #   where no ViT patch does, and its zero-padded edge tells the edge blocks from the inner ones. Without a
 #   position embedding, it tests whether those alone see the scramble.
@@ -517,15 +516,24 @@ check.require(check.matched_compute_winner, answer_winner)
 # ### After Exercise 3
 
 # %% [markdown]
-# The cell works out both matched runs and lists the five settings: each one's steps, batch, multiply-adds and
-# samples. Both ViT runs at matched compute spend T2T-ViT's multiply-adds to within 1 %.
+# T2T-ViT's steps, or its batch, times the ratio of the two models' multiply-adds per image:
 
 # %%
-vit_steps, vit_batch = round(t2t_steps * ratio), round(batch * ratio)
 print(
-    f"matched compute: ViT steps = {t2t_steps} x {ratio:.4f} = {t2t_steps * ratio:.2f}, rounded to {vit_steps}; "
-    f"or ViT batch = {batch} x {ratio:.4f} = {batch * ratio:.2f}, rounded to {vit_batch}"
+    f"matched compute: ViT steps = {t2t_steps} x {ratio:.4f} = {t2t_steps * ratio:.2f}, rounded to "
+    f"{round(t2t_steps * ratio)}; or ViT batch = {batch} x {ratio:.4f} = {batch * ratio:.2f}, rounded to "
+    f"{round(batch * ratio)}"
 )
+
+# %% [markdown]
+# ### The five runs
+
+# %% [markdown]
+# Each setting's steps, batch, multiply-adds and samples; the two matched ViT runs spend T2T-ViT's multiply-adds
+# to within 1 %.
+
+# %%
+vit_steps, vit_batch = round(t2t_steps * ratio), round(batch * ratio)  # the matched runs of Exercise 3
 settings = {  # name: (model, position embedding, steps, batch size)
     "ViT, same samples": ("vit", "sinusoidal", t2t_steps, batch),
     "ViT, mult-adds as steps": ("vit", "sinusoidal", vit_steps, batch),
@@ -965,9 +973,9 @@ assert sweep_tokens.shape[1] == (H // 10) * (W // 10)
 # they could be. T2T answers the first with overlapping windows, built step by step (notebooks 08 and 09), and the
 # second with a deeper, narrower backbone.
 #
-# **The course's own models** (notebooks 10 to 13) learn from scratch, with no pre-training, no data augmentation,
-# no distillation and no standardising of the inputs (`vitcourse.train` has none of the four; their tasks, where
-# things are, were learned on raw pixels), on a pool of synthetic 60 × 100 scenes drawn for one
+# **The course's own models** (notebooks 10 to 13) learn with no data augmentation, no distillation and no
+# standardising of the inputs (`vitcourse.train` has none of the three; their tasks, where things are, were
+# learned on raw pixels), mostly from scratch (notebook 13's masked-patch runs pre-train first), on a pool of synthetic 60 × 100 scenes drawn for one
 # task. The shipped ViT below shows that a small ViT can learn such a task without a large data set. It is not
 # the sweep's ViT (the cell prints its settings), and its task, which patch holds the moon, is not the sweep's
 # shapes task. They cannot show how ViT, DeiT's recipe, a convolutional stem or T2T fare on ImageNet, where the

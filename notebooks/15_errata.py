@@ -20,8 +20,8 @@
 #
 # **Before this:** notebooks 01–14, which build and train what these entries correct.
 #
-# The course grew from five pieces of teaching material. All are useful guides, and all contain slips. This
-# appendix lists each slip: what the source says, what is right, and why it matters.
+# The course grew from five pieces of teaching material: useful guides, each with slips. This appendix lists
+# each slip: what the source says, what is right, and why it matters.
 #
 # By the end you can
 #
@@ -29,7 +29,7 @@
 # - tell a slip from a deliberate difference between a source and the official code;
 # - read how each entry is checked, with a cell of a few lines, so you can check the next slip the same way.
 #
-# There are no exercises here. Read an entry when a source and the course disagree, or read them all in order.
+# There are no exercises here. Read an entry when a source and the course disagree, or read them all.
 # The Evidence sections after the Summary quote each source's own lines and hold the longer checks: optional,
 # about 40 more minutes.
 
@@ -42,8 +42,8 @@
 # - **The lecture slides "ViT (Vision Transformer)"**. They set the ViT paper's equations beside short PyTorch
 #   snippets: `nn.Conv2d` patching, the class token, `nn.LayerNorm` and `nn.MultiheadAttention`.
 # - **Three short write-ups of the ViT paper.** The equations of *MyViT*, a small ViT simplified from timm's. Notes
-#   on the ViT preprint. Chi Yeong Heo's "Lab 5-1: Vision Transformer final-report" on timm's ViT-B/16. timm is a
-#   widely used PyTorch library of image models.
+#   on the ViT preprint. Chi Yeong Heo's "Lab 5-1: Vision Transformer final-report" on timm's ViT-B/16 (timm: a
+#   PyTorch library of image models).
 #
 # The articles and the course call the token that carries the prediction the *prediction token*; the ViT paper,
 # the slides and the lab report call it the *class token*.
@@ -59,10 +59,10 @@
 # when you compare numbers.
 #
 # Most entries have a short cell; one that meets an error catches it and prints it. A cell that runs a source's
-# line, or a stand-in for it (as in 1.1, 1.5, 1.9, 2.3, 4.1, 4.2, 4.6 and 5.4), shows what Python does with it;
-# that the source holds the line, only the quotation in the entry's Evidence shows.
+# line, or a stand-in for it (1.1, 1.5, 1.9, 2.3, 4.1, 4.2, 4.6, 5.4), shows what Python does with it; the
+# quotation in the entry's Evidence shows that the source holds the line.
 #
-# [Evidence: the entries ranked](#Evidence:-the-entries-ranked) sorts all 41 by harm, in a table.
+# [Evidence: the entries ranked](#Evidence:-the-entries-ranked) sorts all 41 by kind, in a table.
 
 # %%
 import contextlib
@@ -582,7 +582,7 @@ print(
 )
 
 # %% [markdown]
-# ### 4.4 `count_tokens` returns the width first: a trap, not a slip
+# ### 4.4 The article's `count_tokens` returns the width first: a trap, not a slip
 #
 # The function `count_tokens(w, h, k, s, p)` returns the tokens along the width first. The article always
 # unpacks it that way, so its code is right. But images and tensors put the height first, so the order is easy
@@ -883,7 +883,7 @@ for d in (64, 768):
 # adds the ViT paper's sentence: "The MLP contains two layers with a GELU non-linearity". The slides build no MLP,
 # but one built from that signature with its defaults puts a ReLU between its layers; ViT's needs
 # `activation_layer=nn.GELU`. With the same weights, the
-# two differ at every hidden value but 0, most where it is negative. The course does not install torchvision; the cell stacks its
+# two differ at every hidden value but 0, by as much at $x$ as at $-x$ (printed). The course does not install torchvision; the cell stacks its
 # layers, two dropouts at rate 0 included (dropout zeroes random values during training).
 # [Evidence 5.9](#Evidence-5.9:-the-MLP's-activation)
 
@@ -904,7 +904,12 @@ with torch.no_grad():
     hidden = relu_mlp[0](tokens_in)  # (1, 197, 3072), before the activation
     same_output = torch.allclose(relu_mlp(tokens_in), gelu_mlp(tokens_in), atol=1e-5)
 print(
-    f"hidden values below 0, which ReLU sets to 0 and GELU does not: {(hidden < 0).float().mean().item():.0%}"
+    f"hidden values below 0, which ReLU sets to 0 and GELU to a small negative: {(hidden < 0).float().mean().item():.0%}"
+)
+gap = (F.relu(hidden) - F.gelu(hidden)).abs()  # (1, 197, 3072): where the two activations differ
+print(
+    f"mean |ReLU - GELU| on the negative values {gap[hidden < 0].mean():.4f}, on the positive values "
+    f"{gap[hidden > 0].mean():.4f}"
 )
 print(f"the same output with the same weights: {same_output}")
 print(f"vitcourse's MLP in an encoder block: {EncoderBlock(768, num_heads=12).mlp.act}")
@@ -920,7 +925,7 @@ print(f"vitcourse's MLP in an encoder block: {EncoderBlock(768, num_heads=12).ml
 #
 # The MyViT equations write $\mathbf{x}{p}$, $\mathbf{z}{0}$ and $\mathrm{SA}{1}$ for $\mathbf{x}_p$, $\mathbf{z}_0$
 # and $\mathrm{SA}_1$: without the underscore, the subscript prints beside its letter. The output,
-# $\mathrm{LN}(\mathbf{z}^{0}{L})$, loses the block $L$. The text has lost its `\\` line breaks too; a Markdown
+# $\mathrm{LN}(\mathbf{z}^{0}{L})$, prints the block $L$ in the wrong place, after the token's $0$. The text has lost its `\\` line breaks too; a Markdown
 # renderer can strip both, so the slip may not be the author's. With the subscripts back, the equations are right.
 # Not slips: MyViT's $N$ counts the tokens, $N' + 1$, where the paper's counts patches; its heads
 # $\mathrm{SA}_1 \dots \mathrm{SA}_h$ are the course's heads 0 to $h - 1$. The cell checks the shapes on 5.6's
@@ -994,7 +999,7 @@ print(
 # %% [markdown]
 # ## Evidence: the entries ranked
 #
-# The entries, worst first. *Breaks the code*: it fails as written, or would with other sizes or once another
+# The entries, by kind, the most harmful kind first. *Breaks the code*: it fails as written, or would with other sizes or once another
 # line reads it. *Wrong idea*: it runs, but teaches something false. *Cosmetic*: a name, a printed line, a
 # notation, or a demo that stops short of what it claims. *Not a slip*: a trap or a difference from the official
 # code.

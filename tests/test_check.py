@@ -405,7 +405,7 @@ def test_every_wrong_option_of_a_choice_gets_the_same_feedback(checker, capsys) 
 def test_the_choice_rule_covers_the_course() -> None:
     """The test above is not vacuous: it finds the options of the course's choice questions."""
     covered = {c.__name__ for c in _choice_checkers() if _listed_options(c) is not None}
-    named = {"paper_s_meaning", "sqrt_rebuild_picture", "sqrt_rebuild_60x62", "sqrt_rebuild_36x64"}
+    named = {"sqrt_rebuild_picture", "sqrt_rebuild_60x62", "sqrt_rebuild_36x64"}
     named |= {"decay_reason", "seam_blocks_reason", "control_axis_prediction", "resize_control_design"}
     named |= {"control_run", "control_rows_prediction"}
     assert named <= covered, f"choice checkers whose options were not found: {sorted(named - covered)}"

@@ -8,6 +8,7 @@ no ✓ message and no hint holds the value).
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -294,6 +295,51 @@ def test_every_predict_then_play_has_its_answers_folded(path: Path) -> None:
     for c in copy.cells:
         if c.cell_type == "markdown" and c.source.strip() == "### After playing":
             assert c.metadata.get(COLLAPSED_HEADING), f"{path.name}: an After playing heading opens unfolded"
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The names a code cell binds (assignments, defs, imports, arguments) and the names it reads."""
+    tree = ast.parse(source)
+    nodes = list(ast.walk(tree))
+    bound = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)}
+    bound |= {n.name for n in nodes if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    bound |= {a.arg for n in nodes if isinstance(n, ast.arguments) for a in n.args + n.kwonlyargs}
+    for n in nodes:
+        if isinstance(n, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in n.names}
+    read = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return bound, read
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_cell_needs_a_folded_section(path: Path) -> None:
+    """JupyterLab does not run the cells under a folded heading when a learner runs on past it (Shift+Enter goes
+    to the next visible cell). So no cell outside an "After Exercise N" or "After playing" fold reads a name that
+    only a cell inside such a fold defines: a learner who leaves the answers folded still runs the whole notebook."""
+    fold_level = None
+    in_fold: dict[str, int] = {}
+    in_open: set[str] = set()
+    for index, cell in enumerate(_cells(path)):
+        if cell.cell_type == "markdown":
+            heading = re.match(r"(#{1,6}) ", cell.source.lstrip())
+            if heading and fold_level is not None and len(heading.group(1)) <= fold_level:
+                fold_level = None
+            if _AFTER.match(cell.source.lstrip()):
+                fold_level = len(heading.group(1))
+            continue
+        if has_solution(cell.source) or has_hidden_tests(cell.source):
+            continue
+        bound, read = _names(cell.source)
+        if fold_level is None:
+            needed = sorted(n for n in read - bound if n in in_fold and n not in in_open)
+            assert not needed, (
+                f"{path.name}, cell {index} reads {needed}, which only folded cells define "
+                f"(cells {sorted({in_fold[n] for n in needed})})"
+            )
+            in_open |= bound
+        else:
+            for name in bound - in_open:
+                in_fold.setdefault(name, index)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

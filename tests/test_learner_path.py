@@ -281,9 +281,6 @@ LONG_FOLDS = {
     # The seams inside the patches (figure, shared patches counted), then the blind model's outputs differing
     # and a blind ViT beating chance on 10 x 10 scrambles: each shows the answer (b) or its reason (i).
     ("11_training_choices", 3): 8,
-    # The exercise asks which of the two compute-matched ViTs wins, before the runs: the matched settings, the
-    # runs, their seed table, the loss figure and its reading each show the winner.
-    ("14_what_shapes_a_vit", 3): 7,
 }
 
 

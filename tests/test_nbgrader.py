@@ -186,7 +186,10 @@ def test_release_is_the_make_student_copy(course: Path, path: Path) -> None:
         assert r_cell.source == s_cell.source, f"{path.name} cell {index}: nbgrader and make student differ"
         if r_cell.cell_type == "code":
             assert r_cell.outputs == [] and r_cell.execution_count is None, f"{path.name} cell {index}"
-            assert "source_hidden" not in r_cell.metadata.get("jupyter", {}), f"{path.name} cell {index}"
+            folded = "source_hidden" in r_cell.metadata.get("jupyter", {})  # only a cell that holds an answer
+            assert not folded or "answer-inside" in r_cell.metadata.get("tags", []), (
+                f"{path.name} cell {index}"
+            )
         else:  # an "After Exercise N" section opens folded in both
             key = classroom.COLLAPSED_HEADING
             assert r_cell.metadata.get(key) == s_cell.metadata.get(key), f"{path.name} cell {index}"

@@ -12,11 +12,31 @@ VALUE_CHECKS: dict = {
     check.pixels_in_two_windows: 1400,
     check.pixel_in_tokens: {24, 25, 34, 35},
     check.pixel_position_entry: 312,
-    check.paper_s_meaning: "overlap",
     check.unfold_count_side: 14,
 }
-FUNCTION_CHECKS: dict = {}
+
+
+def fixed_count(h, w, k, paper_s, p):
+    stride = k - paper_s  # the paper's S is the overlap
+    return (h + 2 * p - k) // stride + 1, (w + 2 * p - k) // stride + 1
+
+
+def count_by_s(h, w, k, paper_s, p):  # paper_count's own bug
+    return (h + 2 * p - k) // paper_s + 1, (w + 2 * p - k) // paper_s + 1
+
+
+def count_by_unfold(h, w, k, paper_s, p):
+    import torch
+
+    n = torch.nn.Unfold(k, stride=k - paper_s, padding=p)(torch.zeros(1, 1, h, w)).shape[-1]
+    return n, 1
+
+
+FUNCTION_CHECKS: dict = {check.paper_count_fixed: fixed_count}
 MISTAKES: list = [
+    (check.paper_count_fixed, count_by_s, "by the paper's S"),
+    (check.paper_count_fixed, count_by_unfold, "write it yourself"),
+    (check.paper_count_fixed, lambda h, w, k, paper_s, p: (0, 0), "beside the official code's strides"),
     (check.pixels_in_two_windows, 4500, "four windows"),
     (check.pixels_in_two_windows, 100, "covered by exactly one window"),
     (check.pixels_in_two_windows, 900, "one pair of opposite edges"),

@@ -36,7 +36,7 @@ MISTAKES: list = [
     (check.no_position_loss_floor, 0.405, "scrambled images alone"),
     (check.no_position_loss_floor, 1.099, "intact image's loss alone"),
     (check.no_position_loss_floor, 0.64, "three decimals"),
-    (check.no_position_loss_floor, 0.3, "sees its tokens as a set"),
+    (check.no_position_loss_floor, 0.3, "sees its tokens as a bag"),
     (check.no_position_batch_dip, 0.693, "every image"),
     (check.no_position_batch_dip, 0.0, "fitted too"),
     (check.no_position_batch_dip, 0.0866, "counts the paired scenes"),

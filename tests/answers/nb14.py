@@ -59,7 +59,7 @@ MISTAKES: list = [
     (check.sweep_gap_large, -LEAD_LARGE, "the other way round"),
     (check.sweep_gap_large, 100 * LEAD_LARGE, "percentage points"),
     (check.vit_flat_line, "v", "not one of the options"),
-    (check.vit_flat_line_floor, 2.0, "base 2"),
+    (check.vit_flat_line_floor, 2.0, "base of your logarithm"),
     (check.vit_flat_line_floor, -FLOOR, "minus sign"),
     (check.vit_flat_line_floor, 0.25, "an accuracy"),
     (check.vit_flat_line_floor, math.log(2), "notebook 10's task"),

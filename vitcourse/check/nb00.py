@@ -5,7 +5,7 @@ half (``bright_regions``), and (b) the upper sky's grey level (``upper_sky_level
 (``REGIONS``), computed from the picture in use (``load_mountains()``, which follows ``VITCOURSE_IMAGE``), so
 the warm-up holds for the course's picture and for the article series' crop alike. On the course's picture two
 regions lie one grey level from one half, on either side (the upper sky at 0.45, the sky below the dithered band
-at 0.60): the checker names such a slip as a misreading near the middle of the colour bar, never which region,
+at 0.60): the checker names such a slip as a colour-bar misreading, never which region,
 how many or in which direction; part (b) grades the same reading as a number.
 """
 
@@ -86,9 +86,9 @@ def bright_regions(answer: object) -> Verdict:
         # which one it is stays the learner's to find.
         return say(
             False,
-            f"{what}: this is not it: a region whose shade lies near the middle of the colour bar is on the wrong "
-            "side of one half, a colour-bar misreading. Match each such region's colour with a swatch of the bar "
-            "and see on which side of the line at one half that swatch lies.",
+            f"{what}: this is not it: a colour-bar misreading puts some region on the wrong side of one half. "
+            "Match each region's colour with a swatch of the bar and see on which side of the line at one half "
+            "that swatch lies.",
         )
     return unexplained(what, "this is not it.", nudge=BRIGHT_NUDGE, pointer=reread("The picture"))
 

@@ -56,7 +56,7 @@ def count_growth(answer: object) -> Verdict:
     what = "the factor the number of tokens grows by"
     with_prediction = (grown + 1) / (
         own + 1
-    )  # the whole table, with the prediction token's row (notebook 06)
+    )  # the whole table, with the prediction token's row (notebook 03)
     if (
         isinstance(answer, int | float)
         and not isinstance(answer, bool)

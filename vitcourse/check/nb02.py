@@ -14,8 +14,9 @@ import torch.nn.functional as F
 
 from .. import tokens
 from ._core import (
+    Mistake,
     Verdict,
-    choice_answer,
+    check_function,
     describe,
     int_answer,
     never_raises,
@@ -26,7 +27,7 @@ from ._core import (
 )
 
 __all__ = [
-    "paper_s_meaning",
+    "paper_count_fixed",
     "pixel_in_tokens",
     "pixel_position_entry",
     "pixels_in_two_windows",
@@ -88,25 +89,71 @@ def pixels_in_two_windows(answer: object) -> Verdict:
 PAPER_SPLIT = (56, 5, 1, 1)  # Exercise 02.1 (b): side, kernel, the paper's S, padding
 
 
-S_OPTIONS = ["stride", "overlap", "padding", "kernel"]
-
-
 def _side_count(n: int, k: int, step: int, p: int, plus_one: bool = True, ceil: bool = False) -> int:
     """Windows along a side of n pixels, padded by p, of kernel k moved by step (a typical slip per flag)."""
     span = n + 2 * p - k
     return (math.ceil(span / step) if ceil else span // step) + int(plus_one)
 
 
+def _counts(k_of_step: object) -> object:
+    """A token count (rows, cols) in the paper's terms whose windows move by ``k_of_step(k, paper_s)``."""
+
+    def count(h: int, w: int, k: int, paper_s: int, p: int) -> tuple[int, int]:
+        step = k_of_step(k, paper_s)
+        return (h + 2 * p - k) // step + 1, (w + 2 * p - k) // step + 1
+
+    return count
+
+
+#: Exercise 02.1 (a): splits in the paper's terms (h, w, kernel, the paper's S, padding): T2T-ViT's three on a
+#: 224 x 224 image, the picture's, and three more whose kernel is not twice the stride.
+PAPER_CASES = [
+    (224, 224, 7, 3, 2),
+    (56, 56, 3, 1, 1),
+    (28, 28, 3, 1, 1),
+    (60, 100, 20, 10, 5),
+    (60, 100, 7, 3, 2),
+    (30, 45, 5, 1, 1),
+    (33, 50, 9, 6, 0),
+]
+
+PAPER_MISTAKES = [
+    Mistake(
+        _counts(lambda k, paper_s: paper_s),
+        "your windows still move by the paper's S, as paper_count's do.",
+    ),
+    Mistake(
+        _counts(lambda k, paper_s: math.ceil(k / 2)),
+        "you took the stride from the rule s = ceil(k/2); a split given by its S need not follow the rule.",
+    ),
+    Mistake(
+        _counts(lambda k, paper_s: k), "your windows move by k, as ViT's patches do: that leaves no overlap."
+    ),
+    Mistake(
+        _counts(lambda k, paper_s: k + paper_s),
+        "your windows move further than a kernel, so they would leave gaps; the paper's windows overlap.",
+    ),
+]
+
+
 @never_raises
-def paper_s_meaning(answer: object) -> Verdict:
-    """Exercise 02.1 (a): what does the T2T paper's S measure? One of ``S_OPTIONS``."""
-    return choice_answer(
-        answer,
-        "overlap",
-        "what the paper's S measures",
-        S_OPTIONS,
-        nudge="Compare the paper's S = [3, 1, 1] with the official code's strides for the same kernels.",
+def paper_count_fixed(func: object) -> Verdict:
+    """Exercise 02.1 (a): ``fixed_count(h, w, k, paper_s, p)``, the (rows, cols) of tokens ``nn.Unfold`` makes
+    for a split given in the T2T paper's terms; written without nn.Unfold or the package's counters."""
+    return check_function(
+        func,
+        "fixed_count",
+        [
+            (case, tuple(tokens.count_tokens(case[0], case[1], case[2], case[2] - case[3], case[4])[:2]))
+            for case in PAPER_CASES
+        ],
+        normalise=lambda got: tuple(int(v) for v in got) if isinstance(got, tuple | list) else got,
+        mistakes=PAPER_MISTAKES,
+        nudge="Put the paper's S = [3, 1, 1] beside the official code's strides for the same kernels 7, 3, 3.",
         pointer=reread("Counting the tokens"),
+        forbidden=("Unfold", "unfold", "count_tokens", "t2t_stride_padding", "conv2d", "Conv2d"),
+        forbidden_objects=(torch.nn.Unfold, F.unfold, tokens.count_tokens),
+        write_with="the window-count formula",
     )
 
 

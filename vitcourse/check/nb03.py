@@ -130,7 +130,7 @@ def far_slots_value(answer: object) -> Verdict:
         wrong=(
             (
                 0.0,
-                "that is what two random vectors give; these rows are not random, and their slow pairs agree.",
+                "that is what two random vectors give; these rows are not random: ask which of their terms are still near 1.",
             ),
             (
                 1.0,
@@ -138,11 +138,11 @@ def far_slots_value(answer: object) -> Verdict:
             ),
             (
                 -1.0,
-                "rows at the two ends of the table do not point opposite ways; most slow pairs still agree.",
+                "rows at the two ends of the table do not point opposite ways: ask which of their terms are still near 1.",
             ),
             (
                 -0.5,
-                "rows at the two ends of the table do not point opposite ways; most slow pairs still agree.",
+                "rows at the two ends of the table do not point opposite ways: ask which of their terms are still near 1.",
             ),
         ),
         rel=(high - low) / (low + high),

@@ -38,7 +38,7 @@ def no_position_loss_floor(answer: object) -> Verdict:
         answer,
         -(third * math.log(third) + (1 - third) * math.log(1 - third)),
         "the lowest held-out loss without a position embedding",
-        nudge="Attention without a position embedding sees its tokens as a set (notebook 03); cross-entropy "
+        nudge="Attention without a position embedding sees its tokens as a bag, order lost (notebook 03); cross-entropy "
         "charges each image for the probability it gives the image's own label.",
         wrong=[
             (

@@ -103,8 +103,8 @@ def vit_flat_line(answer: object) -> Verdict:
         "iii",
         "what the ViT's flat line says",
         _FLAT_OPTIONS,
-        nudge="The exercise rests on what a training loss at the floor of (a) says about the pictures the model "
-        "trained on.",
+        nudge="The exercise rests on what each statement assumes about the training pictures, and whether a loss at "
+        "the floor of (a) allows it.",
         pointer=reread("A ViT stuck at its start, and why"),
     )
 
@@ -120,7 +120,7 @@ def vit_flat_line_floor(answer: object) -> Verdict:
     """Exercise 14.1 (a): the lowest mean loss of a model that gives every picture the same output."""
     floor = loss_floor()
     wrong = [
-        (2.0, "you took the logarithm to base 2; the course's losses use the natural log."),
+        (2.0, "check the base of your logarithm against the course's losses."),
         (-floor, "you dropped the minus sign: a cross-entropy is minus the log of a probability."),
         (0.25, "that is an accuracy (chance among four), not a loss."),
         (
@@ -267,7 +267,7 @@ def matched_compute_winner(answer: object) -> Verdict:
         "a",
         "the compute-matched ViT that wins, and why",
         WINNER_OPTIONS,
-        nudge="Each statement names a run and a reason; both must hold. The exercise rests on what still differs "
-        "between the two runs once their multiply-adds and images are equal.",
+        nudge="Each statement names a run and a reason; both must hold. Check each reason against the runs' "
+        "steps, batches and multiply-adds in (a) and (b).",
         pointer=reread("ViT or T2T-ViT, trained from scratch"),
     )
