@@ -51,8 +51,6 @@ import vitcourse
 from vitcourse import check, load_mountains, plots, tokens, widgets
 from vitcourse.data import summit_square
 
-torch.manual_seed(0)
-device = vitcourse.get_device()
 picture = load_mountains()
 image = vitcourse.to_tensor(picture)  # (1, 1, H, W)
 _, C, H, W = image.shape
@@ -68,7 +66,7 @@ print(f"picture: H={H}, W={W}, C={C}")
 # ($P = 20$), each starting half a window after the previous one. Two neighbouring windows share $k - s$ rows or
 # columns, their *overlap*.
 #
-# First, why overlap helps: the cell counts the pieces into which ViT's 20 × 20 patches cut the 10 × 10 square
+# First, what overlap changes: the cell counts the pieces into which ViT's 20 × 20 patches cut the 10 × 10 square
 # under the summit of the pale mountain (`vitcourse.data.summit_square`), and the windows that hold it whole.
 
 # %%
@@ -98,24 +96,28 @@ assert holds  # true wherever the square lies: section 3 shows why
 #
 # $$n = \left\lfloor \frac{w + 2p - k}{s} \right\rfloor + 1.$$
 #
-# This is `nn.Unfold`'s formula without *dilation* (gaps between a window's pixels), which T2T does not use
+# This is `nn.Unfold`'s formula for windows without gaps between their pixels
 # ([windows with dilation](#Evidence:-windows-with-dilation)). The tokens form a grid of
 # $n_{rows} \times n_{cols}$.
 #
 # The article series says T2T-ViT sets $s = \lceil k/2 \rceil$ and $p = \lceil k/4 \rceil$ (Callis, *Tokens-to-Token
 # Vision Transformers, Explained*). Neither the T2T paper nor the official code (the authors' T2T-ViT repository,
-# `models/t2t_vit.py`) states this rule, but it gives the code's two settings: the cell checks it against them,
-# typed in from that file. Then it lists the window starts for $k = 20$ in the picture's own coordinates, where
-# the padding begins at $-p$.
+# `models/t2t_vit.py`) states this rule, but it gives the code's settings: the cell checks it against all three
+# splits, typed in from that file. Then it lists the window starts for $k = 20$ in the picture's own
+# coordinates, where the padding begins at $-p$. This padding gives a side of $w$ pixels $w/s$ windows, as the
+# counts show.
 
 # %%
 k = 20
 s, p = math.ceil(k / 2), math.ceil(k / 4)
 assert (s, p) == tokens.t2t_stride_padding(k)
-official = {7: (4, 2), 3: (2, 1)}  # (stride, padding) of the soft splits in T2T-ViT's models/t2t_vit.py
-for kk, sp in official.items():
-    print(f"k = {kk}: the rule gives (s, p) = {tokens.t2t_stride_padding(kk)}, the official code uses {sp}")
-assert all(tokens.t2t_stride_padding(kk) == sp for kk, sp in official.items())
+# (kernel, stride, padding) of the three soft splits in T2T-ViT's models/t2t_vit.py
+official = [(7, 4, 2), (3, 2, 1), (3, 2, 1)]
+for i, (kk, ss, pp) in enumerate(official, 1):
+    print(
+        f"split {i}, k = {kk}: the rule gives (s, p) = {tokens.t2t_stride_padding(kk)}, the code uses {(ss, pp)}"
+    )
+assert all(tokens.t2t_stride_padding(kk) == (ss, pp) for kk, ss, pp in official)
 print(f"kernel {k}: stride {s}, padding {p}")
 starts_down = list(range(-p, H + p - k + 1, s))  # top rows of the windows
 starts_across = list(range(-p, W + p - k + 1, s))  # left columns of the windows
@@ -245,9 +247,8 @@ def show_windows(filled: int, outlined: list[int], title: str, square: tuple | N
     plt.show()
 
 
-padded = F.pad(
-    image, (p, p, p, p)
-)  # (left, right, top, bottom) of the last axis first: (1, 1, H + 2p, W + 2p)
+# F.pad's (p, p, p, p) is (left, right) for the last axis, then (top, bottom): (1, 1, H + 2p, W + 2p)
+padded = F.pad(image, (p, p, p, p))  # the same padding show_windows draws
 print(f"padded picture: {tuple(padded.shape[-2:])}, rows {-p} to {H + p - 1}, columns {-p} to {W + p - 1}")
 corners = tokens.window_corners(H, W, k, s, p)  # (N, 2) top-left (row, col) of every window
 grid = tokens.count_tokens(H, W, k, s, p)
@@ -305,6 +306,9 @@ values, counts = cover.unique(return_counts=True)
 for v, n in zip(values.tolist(), counts.tolist(), strict=True):
     print(f"covered by {v} window(s): {n:5d} pixels ({100 * n / (H * W):.1f} %)")
 print(f"every pixel covered: {bool((cover > 0).all())}; most common count: {int(values[counts.argmax()])}")
+# the picture rows that only one window reaches
+one_window = [r for r in range(H) if sum(t <= r < t + k for t in starts_down) == 1]
+print(f"picture rows that only one window reaches: {one_window}")
 
 # %% mystnb={"image": {"alt": "A heat map of how many windows cover each pixel: four in the inner block, two in a band along each edge, one in the four corner squares"}}
 fig, ax = plt.subplots(figsize=(7.5, 4))
@@ -315,9 +319,9 @@ plt.show()
 
 # %% [markdown]
 # Three quarters of the pixels lie in four windows, a band along each edge in two, the corner squares in one.
-# Along one side $k = 2s$, so every row (or column) lies in two windows, except near the ends, where one reaches
-# it. Every window pairs one span of rows with one span of columns, so a pixel's count is its row's count times
-# its column's, and no pixel lies in exactly three.
+# Along one side $k = 2s$, so every row (or column) lies in two windows, except the $s - p$ at each end, which
+# one reaches: rows of the picture, not padding. Every window pairs one span of rows with one span of columns,
+# so a pixel's count is its row's count times its column's, and no pixel lies in exactly three.
 
 # %% [markdown]
 # ### Which shapes stay whole in some window
@@ -358,8 +362,8 @@ show_windows(still, [], title, square=peak)  # peak: the square under the summit
 # %% [markdown]
 # ## 5. The first token: where the padding shows (4 min)
 #
-# The first window starts in the padding, above and left of the picture. Every entry of its token that falls in
-# the padding is a zero that carries no picture. The cell counts those entries, then draws the first window
+# The first window starts in the padding, above and left of the picture. Its entries in the padding are zeros
+# that carry no picture. The cell counts those entries, then draws the first window
 # beside the whole token matrix, one row per token. Inside any window, rows and columns count from 0 at the
 # window's top-left corner.
 
@@ -380,6 +384,14 @@ band = (differs.mean(axis=1) > 0.5).nonzero()[0].tolist()  # rows of the dithere
 print(f"picture rows in which most pixels differ from their right-hand neighbour (the dithered band): {band}")
 band_tokens = [n for n, (r0, _) in enumerate(corners.tolist()) if any(r0 <= b < r0 + k for b in band)]
 print(f"tokens whose windows hold some of these rows: {band_tokens[0]} to {band_tokens[-1]}")
+assert band_tokens[0] % grid.cols == 0 and len(band_tokens) % grid.cols == 0  # whole rows of the token grid
+for n in band_tokens[:: grid.cols]:  # the first token of each such row
+    r0 = int(corners[n][0])
+    in_window = [b - r0 for b in band if r0 <= b < r0 + k]  # the band's rows, counted inside the window
+    print(
+        f"tokens {n} to {n + grid.cols - 1}: band in window rows {in_window[0]} to {in_window[-1]}, "
+        f"positions {k * in_window[0]} to {k * in_window[-1] + k - 1}"
+    )
 
 # Every matrix entry gets exactly 3 x 3 screen pixels, so that the picture's one-pixel pattern is not resampled
 # into stripes that are not in the data. The 400 positions are drawn in two halves of 200.
@@ -389,9 +401,8 @@ assert (round(extent.width), round(extent.height)) == (3 * toks.shape[2] // 2, 3
 plt.show()
 
 # %% [markdown]
-# In the rows of the tokens printed above, whose windows hold the dithered band, the matrix shows fine vertical
-# hatching: the picture's pixels alternate there, so it is in the data (a shrunken figure can add stripes of its
-# own).
+# The dithered band shows in the matrix as fine vertical hatching, at the positions printed above. One token row
+# down, the window starts $s$ rows lower, so the same picture rows sit $s \cdot k$ positions further left.
 #
 # Many rows also start or end with a dark run, or have short dark runs at a regular spacing: padding, or dark
 # pixels of the picture, which look the same. To tell them apart, the cell splits an
@@ -513,8 +524,7 @@ assert len(hits) == len(tokens.windows_holding((30, 47, 1, 1), H, W, k, s, p))  
 # $\lfloor n / n_{cols} \rfloor$, column $n \bmod n_{cols}$ of the token grid, and with $k$, $s$, $p$ that fixes
 # its window. So `F.fold`, given the same settings, puts each token back, and *adds* the copies where windows
 # overlap. Write $x(i, j)$ for pixel $(i, j)$ of the picture, $t$ for its tokens, and $c(i, j)$ for
-# the number of windows that cover it, the heat map of section 3 (the cell gets it by folding the split of a
-# picture of ones). Then
+# the number of windows that cover it, the heat map of section 3. Then
 #
 # $$\operatorname{fold}(t)(i, j) = c(i, j)\, x(i, j), \qquad
 # \operatorname{unsplit}(t)(i, j) = \frac{\operatorname{fold}(t)(i, j)}{c(i, j)} = x(i, j).$$
@@ -529,7 +539,7 @@ assert len(hits) == len(tokens.windows_holding((30, 47, 1, 1), H, W, k, s, p))  
 # %%
 summed = F.fold(toks.transpose(1, 2), output_size=(H, W), kernel_size=k, stride=s, padding=p)  # (1, C, H, W)
 print(f"fold: {tuple(toks.shape)} -> {tuple(summed.shape)}")
-ones = torch.ones_like(image)  # fold, then unfold, a picture of ones: each pixel's coverage count
+ones = torch.ones_like(image)  # unfold, then fold, a picture of ones: each pixel's coverage count
 coverage = F.fold(F.unfold(ones, k, stride=s, padding=p), (H, W), k, stride=s, padding=p)  # (1, 1, H, W)
 assert torch.allclose(summed, image * coverage, atol=1e-6)
 back = tokens.unsplit(toks, H, W, k, s, p)  # (1, C, H, W)
@@ -544,8 +554,9 @@ assert gap < 1e-6
 #
 # Move the sliders (they need a live Python session) to see three windows on the padded picture, the token grid's
 # size and the token matrix. A large matrix is drawn with neighbouring entries averaged, as its title says. A
-# stride larger than the kernel leaves pixels between windows that no token sees; the text line says so
-# ([for seven settings](#Evidence:-the-explorer-for-seven-settings)).
+# stride larger than the kernel leaves pixels between windows that no token sees; the text line flags that
+# ([for seven settings](#Evidence:-the-explorer-for-seven-settings)), but not pixels lost at the end of a side
+# (section 7).
 
 # %% mystnb={"image": {"alt": "Sliders for kernel, stride and padding with three windows on the padded picture and the token matrix"}}
 display(widgets.soft_split_explorer(picture))

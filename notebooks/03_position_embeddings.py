@@ -86,10 +86,10 @@ plt.show()
 # %% [markdown]
 # ### Attention in one paragraph
 #
-# Stack the N tokens as the rows of a matrix $X$ (N × d). Three weight matrices turn every token into a
-# **query**, a **key** and a **value**: $Q = XW_q$, $K = XW_k$, $V = XW_v$. Token $i$'s output is a weighted
-# average of all the values, $\text{out}_i = \sum_j a_{ij} v_j$. The weights of row $i$ are a softmax over the
-# scores of query $i$ against every key:
+# Stack the N tokens, each of length D, as the rows of a matrix $X$ (N × D). Three weight matrices turn every
+# token into a **query**, a **key** and a **value**: $Q = XW_q$, $K = XW_k$, $V = XW_v$. Token $i$'s output is
+# a weighted average of all the values, $\text{out}_i = \sum_j a_{ij} v_j$. The weights of row $i$ are a softmax
+# over the scores of query $i$ against every key:
 #
 # $$a_{ij} = \frac{\exp(q_i \cdot k_j / \sqrt{d_k})}{\sum_{j'} \exp(q_i \cdot k_{j'} / \sqrt{d_k})},
 # \qquad A = \text{softmax}_\text{rows}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right), \qquad \text{out} = AV.$$
@@ -196,8 +196,9 @@ plots.show_swapped_weights(a, a_swapped, residual, marked=(0, 2))
 plt.show()
 
 # %% [markdown]
-# In the middle panel rows 0 and 2 have traded places, and so have columns 0 and 2. The right panel is black:
-# the new weights are exactly the old ones reordered. In any other row $r$ only entries 0 and 2 change:
+# In the middle panel rows 0 and 2 have traded places, and so have columns 0 and 2. The right panel is black;
+# the printout is more precise than its colours: the new weights are the old ones reordered, to within rounding
+# (below 1e-6). In any other row $r$ only entries 0 and 2 change:
 # they trade values, so each moves by $|a_{r,0} - a_{r,2}|$, printed above. A patch of one shade only
 # (printed) gives a flat row of weights. Its layer-normed token is all zeros, so its query is zero, every score
 # is 0, and the softmax of equal scores is uniform.
@@ -211,9 +212,10 @@ plt.show()
 # the **class token**. Its output alone becomes the prediction. The cell below uses a small ViT with random
 # weights, built in notebook 07. Besides attention it has layer norms and an **MLP**, a small network (notebook
 # 06 builds both). Both act on each token alone, so the whole stack of these layers is permutation-equivariant
-# too.
+# too: reorder its input tokens, and its outputs come out reordered the same way.
 #
-# Scrambling the patches leaves the prediction token in front, so its output stays the same. Without a position
+# Each patch becomes its token on its own, so scrambling the patches on their grid only reorders the patch
+# tokens. The prediction token stays in front, so its output stays the same. Without a position
 # embedding, a model gives **the same prediction for the picture and for its scrambled version**. With a learned
 # position embedding the two differ. The cell prints both outputs and their difference: without a position
 # embedding it is rounding error; with a learned one, still at its random start, it is far above rounding error.
@@ -300,12 +302,13 @@ assert abs(small[3, 201] - math.cos(0.03)) < 1e-6
 # A real model needs one row per token plus one for the prediction token. The figure draws the table the article
 # series draws for T2T-ViT: 175 tokens plus the prediction token, 176 rows of length 768 (notebook 09 counts
 # the tokens). Top left: four pairs of columns as curves, a sine and a cosine each; the waves get longer from pair
-# to pair. Top right: a heat map of every 8th column from column 200 on. Every 8th column is even, so it shows
-# sines only; it starts at 200 because the faster columns, drawn only every 8th, would fill it with false
-# stripes ([details](#Evidence:-details-left-out-of-the-text)). Read it from left to right: the waves slow down
-# until the last columns barely leave 0 over all 176 slots. Bottom left: four columns as curves. Bottom right:
-# every pair's wavelength, on a logarithmic scale, against two dashed lines: 175 slots, and $2\pi \times 175$
-# slots, the wavelength of a pair that turns by exactly one radian between slot 0 and slot 175.
+# to pair. Top right: a heat map of every 8th column from column 200 on, sines only (why 200:
+# [details](#Evidence:-details-left-out-of-the-text)). Read it from left to right: the waves slow down until the
+# last columns barely leave 0 over all 176 slots. Bottom left: four single columns over the first 50 slots.
+# Columns 0 and 1 repeat every 6.3 slots (printed), but a table has values at whole slots only, so their lines
+# look jagged; column 600 barely leaves 0. Bottom right: every pair's wavelength, on a logarithmic scale. A pair
+# above the lower dashed line, 175 slots, does not finish one wave between slot 0 and slot 175; a pair above the
+# upper one, $2\pi \times 175$ slots, turns by less than one radian.
 
 # %% mystnb={"image": {"alt": "The 176 by 768 sinusoidal table: eight columns drawn as sine and cosine curves over 64 token slots, a heat map of the sine columns from 200 on, every 8th, over all 176 slots, whose waves slow down from left to right, four columns as curves over 50 slots, column 600 staying near 0, and the wavelength of each of the 384 pairs on a logarithmic scale, rising from about 6 slots, with dashed lines at 175 and 2 pi times 175 slots"}}
 table = position.sinusoidal_table(175 + 1, 768)  # (176, 768): the T2T walk-through's 175 tokens + 1
@@ -366,21 +369,22 @@ plt.show()
 # for the rows themselves; inside attention a query and a key are tokens times $W_q$ and $W_k$, which need not
 # keep it. Vaswani et al. chose the formula for a related reason: for a fixed offset $k$, $PE_{i+k}$ is a linear
 # function of $PE_i$ (each pair is turned by the angle $k\omega_m$), which they hoped would let a model learn to
-# attend by relative position.
+# attend by relative position: by how far apart two tokens are, not by where each one is.
 #
 # The **cosine similarity** keeps only the angle between two vectors:
 #
 # $$\cos(a, b) = \frac{a \cdot b}{\lVert a \rVert\, \lVert b \rVert} \in [-1, 1].$$
 #
 # It is 1 when $a$ and $b$ point the same way, 0 when they are orthogonal, and −1 when they point opposite ways.
-# Every row of the sinusoidal table has length $\sqrt{d/2}$, since each pair adds $\sin^2 + \cos^2 = 1$. So here
-# the cosine similarity is the dot product divided by $d/2$.
+# Every row of the sinusoidal table has the same norm, $\lVert PE_i \rVert = \sqrt{d/2}$, since each pair adds
+# $\sin^2 + \cos^2 = 1$. So here the cosine similarity is the dot product divided by $d/2$.
 
 # %% [markdown]
 # ### Exercise 2 (predict, from the figure)
 #
 # Before the next cell: slots 0 and 175 are the two rows of the
-# 176 × 768 table farthest apart. Use the sum above and the figure of the table, not a calculator.
+# 176 × 768 table farthest apart (slot 0 is the prediction token's row). Use the sum above and the figure of
+# the table, not a calculator.
 #
 # (a) Which pairs' terms $\cos(175\,\omega_m)$ make up most of their cosine similarity? Set `answer_far` to the
 # letter.
@@ -388,7 +392,7 @@ plt.show()
 # - **a.** None: 175 slots apart, the rows are like two random vectors, each term as likely negative as positive.
 # - **b.** The fast pairs: their waves last a few slots, so by slot 175 many have come round close to the start.
 # - **c.** The slow pairs: their waves are far longer than 175 slots, so they have barely turned by slot 175.
-# - **d.** All pairs alike: every row has length $\sqrt{d/2}$, and rows of equal length keep a similarity near 1.
+# - **d.** All pairs alike: every row has norm $\sqrt{d/2}$, and rows of equal norm keep a similarity near 1.
 # - **e.** All pairs alike: slots 0 and 175 are the two ends of the table, so each term lies close to −1.
 #
 # (b) Estimate the cosine similarity itself and set `estimate_far` to it, from your answer to (a) and the figure's
@@ -431,8 +435,8 @@ check.require(check.far_slots_value, estimate_far)
 # %% [markdown]
 # The cell checks that each of the 176 diagonals of the dot products is constant. It then splits the similarity
 # of slots 0 and 175 into its slow and its fast pairs. In the heat map, look along the diagonals: each has one
-# colour, brightest on the main diagonal and mostly darker away from it, though not steadily (the smallest dot
-# product, printed, is not the farthest pair's); no dot product is negative.
+# colour, brightest on the main diagonal and darker away from it. The fall is not quite steady: the smallest dot
+# product (printed) is a little below that of slots 0 and 175 (printed beside it). None is negative.
 
 # %% mystnb={"image": {"alt": "A 176 by 176 heat map of the dot products between the rows of the sinusoidal table, token slot by token slot: bright along the diagonal and constant along every diagonal"}}
 dots = table @ table.T  # (176, 176)
@@ -454,7 +458,10 @@ print(
     f"cosine similarity: cos(PE_0, PE_1) = {cosines[1]:.3f}, cos(PE_0, PE_50) = {cosines[50]:.3f} "
     f"(the dot products divided by {table.shape[1] // 2})"
 )
-print(f"smallest dot product between two rows: {dots.min():.1f}")
+print(
+    f"smallest dot product between two rows: {dots.min():.1f}; slots 0 and {n_slots - 1}: {dots[0, -1]:.1f}"
+)
+assert 0 < dots.min() < dots[0, -1]  # none negative, and the farthest pair is not the least alike
 assert same_along_diagonals
 assert torch.allclose(cosines, dots[0] / (table.shape[1] / 2), atol=1e-4)
 far = n_slots - 1  # slot 175
@@ -552,15 +559,15 @@ check.require(check.sinusoidal_function, fixed_table)
 # %% [markdown]
 # ## 3. Learned position embeddings (7 min)
 #
-# ViT does not fix the table. It makes it a parameter $\mathbf{E}_\text{pos}$ of shape (1, N + 1, D), one row per
-# slot, and learns it with everything else. Row 0 belongs to the prediction token. It is added to the tokens
+# ViT does not fix the table. It makes it a parameter $\mathbf{E}_\text{pos}$ of shape (N + 1) × D, one row per
+# slot, and learns it with everything else. In code its shape is (1, N + 1, D): the leading 1 lets it add to a
+# whole batch of pictures. Row 0 belongs to the prediction token. It is added to the tokens
 # just as the sinusoidal table is (ViT's equation 1, in [details](#Evidence:-details-left-out-of-the-text)).
 # Notebook 06 builds that step.
 #
 # It starts as small random numbers: ViT's official code draws them from a normal distribution with mean 0 and
-# standard deviation 0.02. timm calls `trunc_normal_(std=0.02)`, whose bounds ±2 are absolute, not in standard
-# deviations: they lie so many standard deviations out (printed) that no draw reaches them, so in effect
-# nothing is cut. `vitcourse` cuts
+# standard deviation 0.02. timm calls `trunc_normal_(std=0.02)`, whose bounds ±2 are absolute values, so many
+# standard deviations out (printed) that in effect nothing is cut. `vitcourse` cuts
 # the draws at ±0.04 (two standard deviations), **our own choice**. The three starts, measured ([details](#Evidence:-details-left-out-of-the-text)):
 
 # %%
@@ -622,7 +629,7 @@ plt.show()
 # - The **T2T-ViT paper** (Yuan et al., 2021) adds a fixed sinusoidal table, which never changes; it compares no
 #   kinds.
 #
-# Of these three, only the ViT paper tested images with no position embedding at all. See
+# Of these three, only the ViT paper trained a model with no position embedding at all, as a control. See
 # [the papers' words](#Evidence:-the-papers'-words).
 
 # %% [markdown]
@@ -719,7 +726,9 @@ assert torch.allclose(weights_int_swapped @ v_int[order], (weights_int @ v_int)[
 # the picture's raw tokens; in a model it goes onto the projected tokens.
 #
 # The cell finds the two patches whose pixels are the most alike. After the addition they also differ by their
-# two table rows, and that difference dominates. The heat maps draw the first 100 entries of each token, and red
+# two table rows, and here that difference is most of their distance (printed). That holds for raw pixels in
+# [0, 1] and a table of values in [−1, 1]; a learned table starts far smaller (standard deviation 0.02, section 3),
+# so in a model the balance can differ. The heat maps draw the first 100 entries of each token, and red
 # marks the two. Below: their difference over all 400 entries, before and after the addition.
 
 # %% mystnb={"image": {"alt": "Heat maps of the first 100 entries of the 15 patch tokens, of the 15 by 400 sinusoidal table and of their sum, token index by entry, the two most alike tokens marked in red; below, the difference between those two tokens entry by entry, near zero before the table is added and large after"}}
@@ -807,9 +816,9 @@ plt.show()
 # %% [markdown]
 # ## Evidence: more to try: the position explorer
 #
-# The explorer below draws the table for any number of positions (rows), token length $d$ and base, the
-# formula's 10000. It draws one pair of columns as curves, and the similarity of one position to all. It needs a
-# running kernel.
+# The explorer below draws the table for any number of positions (rows, the slots of section 2), token length
+# $d$ and base, the formula's 10000. It draws one pair of columns as curves, and the similarity of one position
+# to all. It needs a running kernel.
 #
 # **Predict first, from the formula, then play**, with $d = 768$ unless said otherwise:
 # - Which is the first pair whose wave is longer than 176 positions?
@@ -873,7 +882,8 @@ assert widgets.position_view(num_tokens=5, position=7)[0] is None  # no row 7 in
 #   the cell counts how many of their 400 pixels differ. The heat maps draw the first 100 entries of each token,
 #   the top five pixel rows of its patch, each entry as its own cell: the raw tokens on the picture's grey scale
 #   from 0 to 1, the table and the sum on $[-1, 2]$ with 0 white, so that the table's negative values show in
-#   blue. Red rings in the pixel panel circle the pixels in which the two most alike tokens differ. In the panel
+#   blue. The two halves of that colour bar have the same length but not the same range: full blue is −1, full
+#   red is 2. Red rings in the pixel panel circle the pixels in which the two most alike tokens differ. In the panel
 #   below, the table's sine (even) and cosine (odd) entries are drawn as two curves, since they alternate entry by
 #   entry. In a model the table goes onto the projected tokens of length $D$, with one more row for the
 #   prediction token.

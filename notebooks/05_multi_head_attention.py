@@ -20,10 +20,11 @@
 #
 # **Before this:** [notebook 04](04_attention.ipynb), which builds attention with one head.
 #
-# One head compares the tokens on all their channels at once. A layer with several *heads* cuts the channels
-# into groups, and each group attends on its own: one head can follow one kind of likeness, another head
-# another. This notebook cuts notebook 04's layer into heads, checks the package's attention three ways, and
-# runs it on the picture.
+# One head compares the tokens on all their channels at once, and gives each query one row of weights: one
+# weighted average of the values. A layer with several *heads* cuts the channels into groups, and each group
+# attends on its own, with its own row of weights: one head can follow one kind of likeness, another head
+# another. This costs no extra parameters (section 1 counts them). This notebook cuts notebook 04's layer into
+# heads, checks the package's attention three ways, and runs it on the picture.
 #
 # By the end you can
 # 1. cut Q, K and V into heads and glue them back head 0 first, and find the bug in a merge that passes a
@@ -161,7 +162,8 @@ for t in range(3):
 # channels belong reveals the bug: the labelled input, or a reference with the same parameters (section 2).
 #
 # When does the bug matter? Trained from scratch, this merge would do no harm: it is a fixed reordering of the
-# channels, and `proj` would learn that order. It matters when parameters come from another implementation: a
+# channels, and a `proj` whose columns are reordered the same way gives the right output (section 2 checks
+# this), so training can find such a `proj`. It matters when parameters come from another implementation: a
 # checkpoint (a trained model's saved parameters), a library, or `nn.MultiheadAttention` in section 2.
 
 
@@ -237,25 +239,26 @@ print(
 # %% [markdown]
 # Each map shows item 0's first 20 queries (rows) and first 20 keys (columns) of one head; every row goes on
 # over 80 more keys. The colour scale stops at three times the uniform weight, so that weights near uniform
-# (dark) and the few far above it (brightest) both show. Compare the heads: the bright keys sit in different
-# places, because each head computes
-# its own weights from its own channels. Here the tokens and the parameters are random, so the patterns are
-# noise; what a trained head attends to is notebook 13's subject.
+# (purple, at the cyan mark) and the few far above it (pale yellow) both show. Follow one query, say row 0,
+# across the four maps: its bright keys sit in different places in each head, because each head computes its
+# own weights from its own channels. That is all this figure shows. The tokens and the parameters are random,
+# so the patterns are noise; what a trained head attends to is notebook 13's subject.
 
 # %% [markdown]
 # ### The sources' notation
 #
-# The lecture slides quote PyTorch's documentation of `nn.MultiheadAttention`, which writes the layer as
+# The Transformer paper (Vaswani et al., 2017, "Attention Is All You Need", Section 3.2.2) writes the layer
+# as below; the lecture slides quote it from PyTorch's documentation of `nn.MultiheadAttention`:
 #
 # $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
 # \text{head}_i = \text{Attention}(QW_i^Q, KW_i^K, VW_i^V).$$
 #
 # In *self-attention*, the only kind in this course, queries, keys and values all come from the same tokens:
 # $Q$, $K$ and $V$ are all the tokens $X$. Each head has its own $D \times \text{head\_dim}$ matrices
-# $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`'s weight transposed, `proj.weight.T`. The sources
-# number the heads from 1; we count from 0, as Python indexes. Where are the $W_i$ in our code? `nn.Linear`
-# computes $x W^\top + b$, and `qkv.weight` has $3D$ rows: the q block, then the k block, then the v block,
-# each cut head by head. So head $i$'s $W_i^Q$ is rows $i \cdot \text{head\_dim}$ to
+# $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`'s weight transposed,
+# `proj.weight.T`. The sources number the heads from 1; we count from 0, as Python indexes. Where are the
+# $W_i$ in our code? `nn.Linear` computes $x W^\top + b$, and `qkv.weight` has $3D$ rows: the q block, then
+# the k block, then the v block, each cut head by head. So head $i$'s $W_i^Q$ is rows $i \cdot \text{head\_dim}$ to
 # $(i + 1) \cdot \text{head\_dim} - 1$ of the q block, transposed (the Python slice
 # `i * head_dim : (i + 1) * head_dim`). The cell checks that for head 2. The formula has no biases, but our
 # layers do: the cell adds head 2's rows of the qkv bias (zeros here) to $XW_2^Q$, $XW_2^K$ and $XW_2^V$,
@@ -278,9 +281,8 @@ print(
 print(
     f"head {i} from its own matrices = head {i} of the reshape: {torch.allclose(head_2, o4[:, i], atol=1e-5)}"
 )
-print(
-    f"Concat(heads) = the merge: {torch.equal(concat, glued)}; W^O = proj.weight.T {tuple(proj.weight.T.shape)}"
-)
+print(f"Concat(heads) = the merge: {torch.equal(concat, glued)}")
+print(f"W^O is proj.weight.T, of shape {tuple(proj.weight.T.shape)} (a shape, not a check)")
 assert torch.allclose(head_2, o4[:, 2], atol=1e-5) and torch.equal(concat, glued)
 
 # %% [markdown]
@@ -310,13 +312,13 @@ for h in (1, 4):
 # $3ND^2 + N^2D + N^2D + ND^2 = 4ND^2 + 2N^2D$. The scaling and the softmax are left out: they take a few
 # operations per weight, no matrix product; but there are $hN^2$ weights, $h$ times as many as with one head.
 # `vitcourse.cost.count_macs` runs a real forward pass and counts `qkv` and `proj` from the shapes that reach
-# them; the two products are no layers it can watch, so it adds $2 N^2 D$ by the same formula. So the qkv and
-# proj lines below check the formula; the products line only repeats it, and the total checks its $4ND^2$
-# part.
+# them. It cannot watch the two products, which are no layers, so it adds $2N^2D$ from the formula. So only
+# the qkv and proj lines below are independent checks of the formula.
 
 # %%
 layer = Attention(dim, num_heads=4, qkv_bias=True)
 counted = count_macs(layer, torch.zeros(1, n_tokens, dim), depth=1)  # one item
+# count_macs files the two products, which belong to no layer, under the name "(model)"
 formula = {"qkv": 3 * n_tokens * dim**2, "(model)": 2 * n_tokens**2 * dim, "proj": n_tokens * dim**2}
 for name, value in counted.items():
     label = "QK^T and weights @ V" if name == "(model)" else name
@@ -333,17 +335,19 @@ assert counted == formula
 # %% [markdown]
 # ### Exercise 2 (predict): the cost of a layer that changes the token length
 #
-# The formula above keeps the token length $D$. T2T's first *token transformer* (notebook 08), a block whose
-# attention changes the token length, does not. Its soft split cuts the picture into windows of 7 × 7 pixels
-# (kernel 7, stride 4, padding 2). The layer reads each window's 49 pixels and gives tokens of 64 channels,
-# with one head and no bias in qkv: `Attention(49, chan=64, num_heads=1, qkv_bias=False)`, where `chan` sets
-# the channels of q, k, v and the output ([the official code's
-# version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)). The cell below counts the tokens
-# of the picture's soft split, to place the picture afterwards; the question does not depend on that count.
+# The formula above is for a layer whose output tokens have the same length $D$ as its input. T2T's first
+# *token transformer* (notebook 08) has an attention layer that changes the token length. Its soft split cuts
+# the picture into windows of 7 × 7 pixels (kernel 7, stride 4, padding 2). The layer reads each window's 49
+# pixels and gives tokens of 64 channels, with one head and no bias in qkv:
+# `Attention(49, chan=64, num_heads=1, qkv_bias=False)`, where `chan` sets the channels of q, k, v and the
+# output ([the official code's version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)).
+# The cell below counts the tokens of the picture's soft split, to place the picture afterwards; the question
+# does not depend on that count.
 #
 # Compare the multiply-adds of the two matrix products, $QK^\top$ and weights @ V, with those of the two
-# linear layers, qkv and `proj`. From how many tokens $N$ on do the two products cost more than qkv and `proj`
-# together, for this layer? Set `threshold_tokens` to that whole number before you run the count after the check.
+# linear layers, qkv and `proj`. For this layer, what is the smallest number of tokens $N$ at which the two
+# products cost more than qkv and `proj` together? Set `threshold_tokens` to that whole number before you run
+# the count after the check.
 
 # %%
 first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)
@@ -412,11 +416,13 @@ for split_n in (105, 106):
 # `k`, `v`, the scaled `scores`, the `weights`, the `heads` (weights @ V) and `merged`.
 #
 # The *fused* path, `forward`, makes one call for the scores, the softmax and weights @ V:
-# `F.scaled_dot_product_attention`, PyTorch's attention function. Its fastest routines never store the whole
-# N × N matrix of weights.
+# `F.scaled_dot_product_attention`, PyTorch's attention function. On a GPU its fastest routines, such as
+# FlashAttention (Dao et al., 2022), work through the keys in blocks and never store the whole N × N matrix of
+# weights.
 #
 # We copy our parameters in and compare: the step path with our hand-built heads, the fused path with the step
-# path, and both with PyTorch's `nn.MultiheadAttention`.
+# path, and both with PyTorch's `nn.MultiheadAttention`. Last comes Exercise 1's merge: wrong with our `proj`,
+# right with `proj`'s columns reordered to match.
 #
 # `nn.MultiheadAttention` keeps the three matrices packed in one `in_proj_weight`, rows q, then k, then v: the
 # same layout as our `qkv.weight`, so the copy goes row for row. $W^O$ is its `out_proj`. Two defaults differ
@@ -457,12 +463,19 @@ with torch.no_grad():
 buggy_same = torch.allclose(ref, buggy_out, atol=1e-5)
 print(f"{'with the merge of Exercise 1: = nn.MultiheadAttention':46s} {buggy_same}")
 assert not buggy_same
+# the buggy merge puts right-merge channel order[j] at channel j: proj's columns in that order undo it
+order = merge_heads_buggy(torch.arange(dim).reshape(1, heads, 1, head_dim))[0, 0].to(device)  # (D,)
+with torch.no_grad():
+    reordered_out = F.linear(merge_heads_buggy(steps.heads), att.proj.weight[:, order], att.proj.bias)
+reordered_same = torch.allclose(ref, reordered_out, atol=1e-5)
+print(f"the same, with proj's columns reordered to match: = nn.MultiheadAttention {reordered_same}")
+assert reordered_same
 
 # %% [markdown]
 # ### Exercise 3 (code): attention with the tokens first
 #
 # Everything above keeps the heads before the tokens. Some libraries keep the tokens first: FlashAttention, a
-# library of fast GPU attention routines, has `flash_attn_func` take q, k and v of shape
+# library of fast GPU attention routines, documents its `flash_attn_func` as taking q, k and v of shape
 # (B, N, heads, head_dim).
 #
 # Write `attention_tokens_first(q, k, v)` for that layout. Each head attends over the tokens, with the scale
@@ -500,8 +513,9 @@ check.require(check.attention_function, attention_tokens_first)
 # the 3 × 5 patch grid.
 #
 # Random parameters know nothing of mountains, but the weights depend on the tokens' *content*. The picture's
-# tokens are very alike, by their mean cosine similarity (notebook 03; printed below). Alike tokens give alike keys, so a query's
-# scores differ little, and a random head's weights stay closer to uniform than on unrelated tokens.
+# tokens are very alike, by their mean cosine similarity (notebook 03; printed below). Alike tokens give alike
+# keys, so a query's scores differ little, and a random head's weights stay close to uniform. (The Evidence
+# compares this with random tokens.)
 
 # %%
 picture = load_mountains()
@@ -511,7 +525,7 @@ embed = tokens.PatchTokenizer(picture.shape, 20, 1, 64).to(device)
 att_pic = Attention(64, num_heads=4, qkv_bias=True)
 nn.init.normal_(att_pic.qkv.weight, std=64**-0.5)  # drawn on the CPU, then moved
 att_pic = att_pic.to(device)
-query = 7  # patch 7, the middle of the picture (row 1, column 2 of the 3 x 5 grid)
+query = 7  # patch 7, the middle of the picture (row 1, column 2 of the 3 x 5 grid, counted from 0)
 with torch.no_grad():
     picture_tokens = F.layer_norm(embed(image), (64,))  # (1, 15, 64)
     _, pic_steps = att_pic.steps(picture_tokens)
@@ -544,7 +558,7 @@ for i in range(4):
     )  # one colour range for the four heads
     axes[i + 1].add_patch(
         Rectangle((1.5, 0.5), 1, 1, fill=False, ec="cyan", lw=2.5)
-    )  # patch 7: row 1, column 2
+    )  # patch 7: row 1, column 2, counted from 0
 bar = fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
 bar.ax.axhline(1 / 15, color="cyan", lw=2)  # the uniform weight 1/15
 fig.suptitle("Random 4-head attention of patch 7 (outlined) over the 15 patches; cyan line: uniform 1/15")
@@ -557,10 +571,13 @@ print(
 # %% [markdown]
 # Read each map against the cyan line on the colour bar, the uniform $1/15 \approx 0.07$. In all four heads,
 # every weight written in the cells stays between about 0.03 and 0.12 (printed under the figure), the query
-# patch 7 (row 1, column 2, outlined) included: no head comes near the weight 1 of a head fixed on one patch. How far the weights stray from uniform depends on how alike the tokens are;
-# without a position embedding, as here, identical patches would get identical weights ([random tokens beside
-# the picture's tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). To change the scale, a temperature and the
-# number of heads on the picture, try [the explorer](#Evidence:-more-to-try:-the-attention-explorer).
+# patch 7 (outlined; row 1, column 2, counted from 0 as on the axes) included. Head 2 is the flattest: all its
+# cells sit close to the uniform weight. No head comes near the weight 1 of a head fixed on one patch. How far
+# the weights stray from uniform depends on how alike the tokens are; without a position embedding, as here,
+# identical patches would get identical weights ([random tokens beside the picture's
+# tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). [The
+# explorer](#Evidence:-more-to-try:-the-attention-explorer) lets you change the scale, a temperature and the
+# number of heads yourself.
 
 # %% [markdown]
 # ## Summary
@@ -576,10 +593,10 @@ print(
 #   ($D$ = 768) they stay below them at 224 × 224 and at 384 × 384 (ratios 0.13 and 0.38, in the Evidence).
 # - The package's `Attention` gives the same numbers as the heads built by hand, as
 #   `F.scaled_dot_product_attention` and as `nn.MultiheadAttention` with the same weights.
-# - An attention map has one row per query and one column per key. Random heads on the picture stay closer to
-#   uniform than on unrelated tokens; random tokens as alike as the picture's give about as flat a median row.
-#   A map of random heads tells nothing of what a model has learned. Notebook 13 reads the heads of a trained
-#   model.
+# - An attention map has one row per query and one column per key. Random heads on the picture stay close to
+#   uniform, because the picture's tokens are alike; random tokens just as alike give weights about as flat
+#   (in the Evidence). A map of random heads tells nothing of what a model has learned. Notebook 13 reads the
+#   heads of a trained model.
 #
 # **Next:** [06 The encoder block](06_encoder_block.ipynb) puts this attention into ViT's encoder block, with a
 # layer norm and an MLP.
@@ -635,7 +652,7 @@ print(
 )
 for side in (224, 384):
     print(f"{side} x {side}: products / linear layers = N / (2D) = {macs[side][1] / macs[side][0]:.2f}")
-print(f"the products pass the linear layers only from N > 2D = {2 * d_base:,} tokens on")
+print(f"the products cost more than the linear layers only when N > 2D = {2 * d_base:,} tokens")
 assert all(macs[side][1] < macs[side][0] for side in (224, 384))
 
 
@@ -643,9 +660,10 @@ assert all(macs[side][1] < macs[side][0] for side in (224, 384))
 # ## Evidence: random tokens beside the picture tokens
 #
 # Section 3 says that how far random heads' weights stray from uniform depends on how alike the tokens are.
-# The statistic is each row's largest weight divided by the uniform 1/15, for the median row of the layer's 4
-# heads × 15 rows; for random tokens it is averaged over 20 draws, the picture is one. How alike tokens are is measured by their mean cosine similarity
-# over all pairs (notebook 03).
+# The measure of flatness: take each of the layer's 4 heads × 15 rows, and divide its largest weight by the
+# uniform 1/15 (a uniform row gives 1). The *median row* is the middle of these 60 values, a typical row. For
+# random tokens it is averaged over 20 draws; the picture is one draw. How alike tokens are is measured by
+# their mean cosine similarity over all pairs (notebook 03).
 #
 # The same random layer runs on 15 random tokens made more and more alike: one shared random direction per
 # draw, plus noise for each token, layer-normed as the picture's tokens are. At mean cosine 0 they are
@@ -715,7 +733,8 @@ print(
 # patches give identical keys, and every query weighs them alike. The cell checks that by copying one patch
 # over another: the picture's two most alike patches, found by their mean pixel difference. It then prints
 # patch 7's weights on those two patches in the original picture, and their gap beside the mean gap over all
-# pairs of patches.
+# pairs of patches. A gap far below the mean (the last line) says that nearly identical patches get nearly
+# equal weights too.
 
 # %%
 raw_patches = tokens.patchify(vitcourse.to_tensor(picture), 20)[0]  # (15, 400)
@@ -760,13 +779,16 @@ print(
 # An optional play with attention on the picture. It is not section 3's layer: the explorer takes the
 # picture's 15 raw patches, 400 pixels each, layer-normed without a patch projection, and runs its own seeded
 # attention layer on them (400 channels in, 64 for q, k and v). It draws the weights of up to 8 heads, with the
-# mean entropy of their rows: $\ln 15 \approx 2.71$ nats for uniform weights. Its colour scale is a square
-# root, so that small weights stay visible beside large ones. The weights are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a *temperature* $T < 1$
-# sharpens them, $T > 1$ flattens them.
+# mean entropy of their rows (notebook 04): $\ln 15 \approx 2.71$ nats for uniform weights, 0 for one-hot
+# rows. Entropy measures flatness on the whole row, where the Evidence above looked only at a row's largest
+# weight. Its colour scale is a square root, so that small weights stay visible beside large ones. The weights
+# are $\mathrm{softmax}(QK^\top \cdot \text{scale} / T)$: a *temperature* $T < 1$ sharpens them, $T > 1$
+# flattens them.
 #
 # **Predict, then play.** It starts with 4 heads, the scale $1/\sqrt{\text{head\_dim}}$ and $T$ = 1. Write
 # down your guesses, then try them.
-# 1. Drop the scale: set it to none. To roughly what mean entropy?
+# 1. Drop the scale: set it to none. With 16 channels per head, the scores become $\sqrt{16}$ = 4 times as
+#    large. Does the mean entropy move towards one-hot (0) or stay near uniform (2.71)?
 # 2. At $T$ = 0.1 and at $T$ = 10: how close to one-hot, and how close to uniform?
 # 3. With 16 heads, each compares the tokens on 4 channels, with the scale 1/2. Close to the 4 heads' value, to
 #    uniform, or to one-hot?

@@ -27,7 +27,8 @@
 # 2. **encoder blocks**: attention and an MLP, each after a layer norm and inside a *residual connection*,
 #    which adds a part's output to the part's own input, $\mathbf{z} + f(\mathbf{z})$, so the tokens pass
 #    through unchanged except for what the part adds;
-# 3. **prediction processing**: a final norm, then a linear head on the prediction token alone.
+# 3. **prediction processing**: a final norm, then the *head*, a linear output layer (not an attention head),
+#    on the prediction token alone.
 #
 # This notebook writes the whole model down, then builds the first two steps; section 4 also runs step 3's
 # final norm. [Notebook 07](07_vision_transformer.ipynb) builds the third step in
@@ -77,17 +78,19 @@ device = vitcourse.get_device()
 # $$\mathbf{y} = \text{LN}(\mathbf{z}_L^0) \qquad (4)$$
 #
 # MSA is notebook 05's multi-head self-attention and LN a layer norm. $\mathbf{z}_L^0$ is token 0 of the last
-# block's output, the prediction token's row. A linear head turns $\mathbf{y}$ into the prediction.
+# block's output, the prediction token's row. The head turns $\mathbf{y}$ into the prediction. Here it is one
+# linear layer; notebook 07 shows the paper's other head, with a hidden layer.
 #
 # The paper counts from 1. Its $\mathbf{x}_p^1$ is the course's patch 0, and $\mathbf{z}_\ell$ is what its block
 # $\ell$ gives out, with $\mathbf{z}_0$ entering the first. In code the blocks sit in a list, `model.blocks`, and
 # the course counts them as Python does: `model.blocks[0]` is block 0, and it computes $\mathbf{z}_1$.
 #
 # We build a small ViT for the picture: 60 × 100 pixels, one channel, 20 × 20 patches, one output. It has
-# D = 64, 4 heads, 2 blocks and ViT's MLP ratio of 4: the MLP's hidden layer is 4D wide. The models trained
-# from notebook 10 on use an MLP ratio of 2 instead. The diagram is drawn by running the model on the `meta`
-# device, which computes shapes but no numbers, for a batch of 13 images (the batch size of section 3's
-# walk-through).
+# D = 64, 4 heads, 2 blocks and ViT's MLP ratio of 4: the MLP's hidden layer is 4D wide. The diagram is drawn by
+# running the model on the `meta` device, which computes shapes but no numbers, for a batch of 13 images (the
+# batch size of section 3's walk-through). In the diagram, follow the token count, the middle number of each
+# shape: 15 patch tokens become 16 when the prediction token is prepended, the blocks keep all 16, and taking
+# token 0 leaves one row of 64 per image for the head.
 
 # %% mystnb={"image": {"alt": "Diagram of the picture's ViT: the 60 by 100 image cut into 15 patches, projected to tokens of length 64, a prediction token prepended, the position embedding added, two encoder blocks, the final norm and the head on token 0, with the tensor shape at every step"}}
 torch.manual_seed(0)
@@ -104,10 +107,10 @@ plt.show()
 # %% [markdown]
 # ## 2. The whole ViT in one listing (5 min)
 #
-# Here is the whole model in one class of plain PyTorch, `vitcourse/vit_listing.py`. Read it once from top to
-# bottom. Comments name the paper's equation where a line implements one, and each reshape carries its shape.
-# `nn.functional.gelu` is the MLP's activation, explained in section 4, and `forward`'s `p` is the patch size,
-# the paper's $P$. The rest of this notebook and notebook 07 take the parts apart one by one. The package's
+# Here is the whole model in one class of plain PyTorch, `vitcourse/vit_listing.py`. Skim it once for its
+# order: this notebook and notebook 07 then take it apart, part by part. Comments name the paper's equation
+# where a line implements one, and each reshape carries its shape. `nn.functional.gelu` is the MLP's
+# activation (section 4), and `forward`'s `p` is the patch size, the paper's $P$. The package's
 # `VisionTransformer`, used from here on, computes the same thing: [the listing against the
 # package](#Evidence:-the-listing-against-the-package).
 
@@ -120,23 +123,23 @@ print(inspect.getsource(vit_listing))
 # Notebook 01 made the patch tokens $\mathbf{x}_p^i \mathbf{E}$. Equation (1) adds two things.
 #
 # The **prediction token** $\mathbf{x}_\text{class}$ is one learned vector of length $D$, the same for every
-# image. The ViT paper calls it the *class token* and the code `cls_token`; the course uses the article series'
-# name, because the head on it need not name a class. It carries no pixels. Through attention it gathers what
-# the prediction needs from the patch tokens. It is always token 0, so patch $k$ becomes token $k + 1$, and only
-# token 0's row goes to the head.
+# image. The ViT paper calls it the *class token* and the code `cls_token`; the course uses the article
+# series' name, because the head on it need not name a class. It carries no pixels; through attention it can
+# gather what the prediction needs from the patch tokens. It is always token 0, so patch $k$ becomes
+# token $k + 1$, and only token 0's row goes to the head.
 #
 # Notebook 03's learned **position embedding** $\mathbf{E}_\text{pos}$ is one more table, of shape
 # (1, N + 1, D), added to the tokens. The prediction token gets a row too.
 #
 # The walk-through uses the article series' sizes: a batch of 13 items of 175 random tokens of length 768.
-# The three lengths differ, so every printed shape tells which axis is which; 768 is ViT-Base's $D$, and 175
-# tokens plus the prediction token make 176.
+# The three lengths differ, so every printed shape tells which axis is which. 175 is the article series' token
+# count for T2T-ViT (notebook 03), 768 is ViT-Base's $D$, and the prediction token makes 176 tokens.
 
 # %%
 batch, n_tokens, D = 13, 175, 768
 x = torch.randn(batch, n_tokens, D, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, D)
 cls_token = nn.Parameter(torch.zeros(1, 1, D))  # (1, 1, D): one per model
-nn.init.trunc_normal_(cls_token, std=0.02, a=-0.04, b=0.04)  # as the package starts it (notebook 07)
+nn.init.trunc_normal_(cls_token, std=0.02, a=-0.04, b=0.04)  # the package's random start (notebook 07)
 cls_token = nn.Parameter(cls_token.detach().to(device))  # moved to the device, still a parameter that learns
 pos_embed = learned_position_embedding(n_tokens + 1, D).to(device)  # (1, N + 1, D)
 with torch.no_grad():
@@ -148,8 +151,8 @@ print(f"token 0 of item 5 is the prediction token: {torch.equal(with_cls[5, 0], 
 
 # %% [markdown]
 # `expand` repeats the (1, 1, D) token over the batch as a view, without copying. Every item uses the same
-# parameter, so by the chain rule its gradient is the sum of every item's gradient; a repeat that copies would
-# give the same sum. The next cell shows it with a stand-in loss.
+# parameter, so by the chain rule its gradient is the sum of every item's gradient. The next cell shows it with
+# a stand-in loss.
 
 # %%
 per_item = torch.randn(batch, D, generator=torch.Generator().manual_seed(4)).to(device)  # a gradient per item
@@ -159,7 +162,7 @@ print(f"gradient {tuple(cls_token.grad.shape)} = the sum over the 13 items: "
 cls_token.grad = None
 
 # %% [markdown]
-# The lecture slides *ViT (Vision Transformer)*, the course's other source, build the token as
+# The lecture slides *ViT (Vision Transformer)*, one of the course's four main sources, build the token as
 # `nn.Parameter(torch.ones(batch_size, 1, 768))`: one row of ones for each slot of a batch. The class below is
 # that token alone.
 
@@ -319,8 +322,9 @@ assert ln_same and not bn_same
 # $$\text{MLP}(\mathbf{x}) = \text{GELU}(\mathbf{x} W_1 + \mathbf{b}_1)\, W_2 + \mathbf{b}_2, \qquad
 #   W_1: D \times 4D,\ W_2: 4D \times D$$
 #
-# GELU is a smooth relative of ReLU: [GELU against ReLU](#Evidence:-GELU-against-ReLU). Attention *mixes*
-# tokens; the MLP *transforms* each token on its own.
+# GELU is a smooth relative of ReLU: $x\,\Phi(x)$, with $\Phi$ the standard normal's cumulative distribution,
+# so almost $x$ for large $x$ and slightly negative for $x < 0$ ([GELU against
+# ReLU](#Evidence:-GELU-against-ReLU)). Attention *mixes* tokens; the MLP *transforms* each token on its own.
 
 # %% [markdown]
 # ### Pre-norm and post-norm
@@ -330,16 +334,16 @@ assert ln_same and not bn_same
 # part. That is **pre-norm**: $\mathbf{z} \leftarrow \mathbf{z} + f(\text{LN}(\mathbf{z}))$, equations (2)
 # and (3).
 #
-# In pre-norm the path from input to output is a plain sum, an *identity path*, however deep the stack; Xiong et al. (below) study what that does to the gradients (this notebook measures only the forward
-# pass). Post-norm Transformers usually need a *learning-rate warm-up*: over the first
-# steps of training the learning rate climbs from near zero. Pre-norm ones *can* train without it, as Xiong et
+# In pre-norm the input reaches the output through a plain sum, an *identity path*, however deep the stack.
+# Post-norm Transformers usually need a *learning-rate warm-up*: over the first steps of training the learning
+# rate climbs from near zero. Pre-norm ones *can* train without it, as Xiong et
 # al. showed in *On Layer Normalization in the Transformer Architecture*, ICML 2020, Sections 3 and 4; ViT and
 # notebook 10 still use one.
 #
 # The price: nothing normalises the sum itself, so its scale drifts through the blocks. The cell takes the 12
-# blocks of a fresh ViT at D = 768, blocks 0 to 11, started as notebook 07 describes. It prints the tokens'
-# *overall std*, the standard deviation of all their entries together (`z.std()`), after each block, then each
-# token's own std after a final LayerNorm.
+# blocks of a fresh ViT at D = 768, blocks 0 to 11, with the package's random starting weights. It prints the
+# tokens' *overall std*, the standard deviation of all their entries together (`z.std()`), after each block,
+# then each token's own std after a final LayerNorm.
 
 # %%
 torch.manual_seed(0)
@@ -356,13 +360,13 @@ print(f"after the final LayerNorm, every token's std: {final_std.mean().item():.
 assert spread[-1] > spread[0] and bool(((final_std - 1).abs() < 1e-3).all())
 
 # %% [markdown]
-# This fresh stack grows only from 1.00 to 1.38 over its 12 blocks. The point is not the size of the growth but
-# that nothing rescales the sum: in pre-norm the running sum $\mathbf{z}$ is never normalised, each block only
-# adds its update to it, so its scale is whatever the input and the blocks make it. ViT adds a **final** norm, so that
-# the head sees token 0 normalised, at mean 0 and std 1 before the norm's learned scale and shift, whatever that
-# scale. That is equation (4).
+# This fresh stack grows only from 1.00 to 1.38 over its 12 blocks. What matters is the cause: nothing ever
+# rescales the running sum $\mathbf{z}$. Each block only adds its update, so the scale is whatever the input
+# and the updates make it. ViT therefore adds a **final** norm, equation (4): the head sees token 0 at mean 0
+# and std 1, before the norm's learned scale and shift, whatever the scale of $\mathbf{z}$.
 #
-# The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens. The same block, step by
+# The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens. Each residual path leaves
+# *before* its LayerNorm, so the sum at ⊕ is never normalised: that is pre-norm. The same block, step by
 # step in code: [ViT's block step by step](#Evidence:-ViT's-block-step-by-step).
 
 # %% mystnb={"image": {"alt": "Diagram of one pre-norm encoder block: the tokens (13, 176, 768) go through norm1, 12-head attention and a residual sum, then norm2, an MLP widening to 3072 and back, and a second residual sum"}}
@@ -486,6 +490,13 @@ for factor in (1, 10):
         f"input x{factor} (std {factor * in_std:.2f}): after block 11, relative to the start, "
         f"pre-norm {drift[False, factor][-1]:.3f}, post-norm {drift[True, factor][-1]:.3f}"
     )
+added = drift[False, 1][-1] ** 2 - 1  # the variance the 12 pre-norm updates add, relative to the input's
+predicted = (100 + added) ** 0.5 / 10  # the same updates added to an input of 100 times the variance
+print(
+    f"pre-norm: the updates add {added:.2f} to a variance of 1; from x10 that predicts "
+    f"sqrt(100 + {added:.2f}) / 10 = {predicted:.3f}, measured {drift[False, 10][-1]:.3f}"
+)
+assert abs(predicted - drift[False, 10][-1]) < 2e-3  # the variance sum explains the x10 run
 assert all(abs(v * in_std - 1) < 1e-2 for v in spread_post[1:])  # post-norm: std 1 after every block
 assert all(abs(v * 10 * in_std - 1) < 1e-2 for v in spread_post_10[1:])  # whatever the scale coming in
 assert (
@@ -510,20 +521,21 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read the chart block by block, each line relative to its own start. The blue dashed line (pre-norm, input ×
-# 10, open squares) lies on the wide pale orange one (post-norm, input × 1) at 1. The blue pre-norm lines keep the scale
-# they start with: the sum is never normalised, so the input's scale passes on through the identity path, and
-# each block adds an update $f(\text{LN}(\mathbf{z}))$ whose size does not depend on that scale (its input is
-# normalised). Variances add: at the input's own scale (variance 1) the 12 updates add about 0.9 to the
-# variance, and the std grows to $\sqrt{1.9} \approx 1.38$. Ten times larger (variance 100), the same updates add
-# the same 0.9: $\sqrt{100.9}/10 \approx 1.005$, a growth under 1 % (printed). The orange post-norm lines reach std 1
-# after block 0, wherever they start (1 relative to the input's own scale, a tenth of it from ten times larger),
-# and stay there: each post-norm block ends with a LayerNorm, and a fresh one ($\boldsymbol\gamma = 1$,
-# $\boldsymbol\beta = 0$) leaves every token at mean 0 and std 1, so all entries together too, whatever the
-# scale on the way in. Once trained, $\boldsymbol\gamma$ and $\boldsymbol\beta$
-# set that scale instead. So a post-norm stack needs no final norm, and the original Transformer has none.
-# What post-norm gives up is the identity path; what that does to the gradients is Xiong et al.'s subject, not
-# measured here.
+# Each line is drawn relative to its own input's std. The blue dashed line (pre-norm, input × 10, open squares)
+# lies on the wide pale orange one (post-norm, input × 1), at 1.
+#
+# **Pre-norm (blue).** The sum is never normalised, so the input's scale passes on through the identity path.
+# Each block adds an update $f(\text{LN}(\mathbf{z}))$ whose size does not depend on that scale, because its
+# input is normalised. Roughly independent variances add. At the input's own scale (variance 1) the 12 updates
+# add the variance printed above, and the std grows by about 38 %. From ten times larger (variance 100), the
+# same amount is a small share: prediction and measurement, both printed, grow under 1 %.
+#
+# **Post-norm (orange).** Both lines reach std 1 after block 0 and stay there; relative to their inputs that
+# is 1 and 0.1. Each post-norm block ends with a LayerNorm, and a fresh one ($\boldsymbol\gamma = 1$,
+# $\boldsymbol\beta = 0$) leaves every token at mean 0 and std 1, whatever the scale on the way in. After
+# training, the learned $\boldsymbol\gamma$ and $\boldsymbol\beta$ set that scale instead. So a post-norm
+# stack needs no final norm, and the original Transformer has none. What post-norm gives up is the identity
+# path; what that does to the gradients is Xiong et al.'s subject, not measured here.
 
 # %% [markdown]
 # ## 5. A block's parameters (6 min)
@@ -597,9 +609,10 @@ for label, layers, d_model, mlp, heads, count, millions in rows:
     assert mlp == 4 * d_model and in_blocks > 0.98  # ratio 4; almost every parameter sits in the blocks
 
 # %% [markdown]
-# The paper's figures are approximate labels, within 1 % of the exact counts ([the sizes against the
-# paper](#Evidence:-the-sizes-against-the-paper) prints the gaps). In all sizes the blocks hold more than 98 % of
-# the parameters (the "in blocks" column). Notebook 07 counts the multiply-adds that go with them.
+# The paper's figures are rounded, and it does not say how it counted; they lie within 1 % of the exact counts
+# of this layout ([the sizes against the paper](#Evidence:-the-sizes-against-the-paper) prints the gaps). In
+# all sizes the blocks hold more than 98 % of the parameters (the "in blocks" column). Notebook 07 counts the
+# multiply-adds that go with them.
 
 # %% [markdown]
 # ## Summary
@@ -707,7 +720,7 @@ print(f"the T2T-ViT paper's 86.8M for ViT-B/16 minus the exact count: {86.8 - ro
 assert all(count == timm_counts[label] for label, *_, count, _ in rows if label in timm_counts)
 
 # %% [markdown]
-# Base and Large equal exactly the counts timm reports (typed into the cell: timm is not needed to run the course). Table 1's figures are approximate labels, off by under 1 %
+# Base and Large equal exactly the counts timm reports (typed into the cell: timm is not needed to run the course). Table 1's figures are off by under 1 %
 # either way: the exact count is 0.57M *above* Base's 86M (86.57M would round to 87M) and 2.67M *below* Large's
 # 307M. The paper does not say how it counted; the exact count of the layout, ours and timm's, is the
 # reference. Huge is within 0.2M of 632M with either patch size. The two Huge counts differ little from each
@@ -746,8 +759,9 @@ plt.show()
 # ## Evidence: real weights and the lecture slides
 #
 # `vitcourse.checkpoints` loads timm's ViT checkpoints (saved weights) into our `VisionTransformer` through a
-# key map, documented in that module, from timm's parameter names to ours. For timm the map is the identity:
-# every name stays the same, and only the patch embedding's weight changes shape, stored as a convolution's there and as a linear layer's here. The
+# key map, documented in that module, from timm's parameter names to ours. For timm every name stays the same.
+# One tensor is also reshaped: the patch embedding's weight, stored as a convolution's there and as a linear
+# layer's here. The
 # next cell compares our model with timm's on the picture only where the `timm` package and its ViT-B/16
 # weights are already on this computer. It looks in the local Hugging Face cache and never downloads;
 # otherwise it says that the comparison was skipped, and why.

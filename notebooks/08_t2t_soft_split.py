@@ -133,8 +133,9 @@ check.require(check.plain_rebuild_channel0, answer_channel0)
 
 # %% [markdown]
 # A plain reshape reads the $(N, C)$ token matrix row by row, so channel 0 gets the first $h \cdot w$ numbers of
-# that matrix: here, with $h \cdot w = 60$ and tokens of 400 entries, entries 0 to 59 of token 0. The token axis has to move behind the channel axis before it is
-# split into rows and columns. The cell shows it and checks the fix against the package on the picture.
+# that matrix. Here $h \cdot w = 60$ is less than a token's 400 entries, so all 60 are entries 0 to 59 of token 0;
+# on a larger grid, channel 0 runs on into token 1 and beyond. The token axis has to move behind the channel axis
+# before it is split into rows and columns. The cell shows it and checks the fix against the package on the picture.
 # [A grid that is not square](#Evidence:-the-fixed-rebuild-on-a-grid-that-is-not-square) gets the same check.
 
 # %%
@@ -165,9 +166,11 @@ print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 
 # %% [markdown]
 # Here is the package's version on the picture's tokens: a 400-channel image on the token grid. On our
 # one-channel picture, channel $j = a k + b$ holds pixel $(a, b)$ of every window, row $a$ and column $b$ inside
-# it (with $C$ channels, pixel $(a, b)$ of channel $c$ goes to $j = c k^2 + a k + b$, `nn.Unfold`'s order). So
-# each channel samples the padded picture every $s = 10$ pixels, shifted by that pixel's place in the window.
-# Each channel is roughly a small, shifted copy of the picture. The cell draws the picture and three channels:
+# it. (A picture with $C$ colour channels puts pixel $(a, b)$ of colour channel $c$ into channel
+# $j = c k^2 + a k + b$, `nn.Unfold`'s order.) Token $(r, c)$'s window starts at picture pixel
+# $(s r - p, s c - p)$, so channel $j$ at token $(r, c)$ is picture pixel $(s r - p + a, s c - p + b)$. Each
+# channel thus samples the padded picture every $s = 10$ pixels: a small copy of the picture, shifted by the
+# pixel's place in the window. The cell draws the picture and three channels:
 # pixel (0, 0), pixel (10, 10) and pixel (19, 19) of each window. The four panels share one colour bar. Some
 # cells sample the padding and hold a zero; the cell prints which and checks them. A cell of the darkest purple
 # elsewhere is one of the picture's own darkest pixels, of value 0; the cell lists those too.
@@ -204,11 +207,17 @@ for ch in channels:
         f"channel {ch}: token rows {pad_rows} and token columns {pad_cols} sample the padding; "
         f"the picture's own zeros at (token row, token column): {own}"
     )
+centre = channels[1]  # pixel (10, 10) of each window
+one_cell = torch.equal(rebuilt[0, centre, :-1, :-1], rebuilt[0, 0, 1:, 1:])
+print(f"channel {centre} at token (r, c) equals channel 0 at token (r + 1, c + 1): {one_cell}")
+assert one_cell
 
 # %% [markdown]
 # What to look for: each channel has the shapes of the picture at a tenth of its size, one sample every 10
 # pixels. A sample every 10th pixel can miss a small shape: the moon shows in channels 0 and 210 but not in
-# channel 399, whose first samples lie below it. The three channels differ by a shift. Channel 0 takes each
+# channel 399, whose first samples lie below it. The three channels differ by a shift. Since $k = 2s$, pixel
+# (10, 10) of a window is pixel (0, 0) of the window one token down and one right: channel 210 is channel 0
+# moved up and left by exactly one token cell (the cell checks it). Channel 0 takes each
 # window's top-left pixel; the first windows start 5 pixels above and left of the picture, so its token row 0
 # and column 0 sample the padding. Channel 399 takes the bottom-right pixel, so its last token row and column
 # do. Channel 210, near each window's centre, never does.
@@ -225,11 +234,17 @@ for ch in channels:
 # The cell runs the three splits on the picture. The channels grow, because each token of a split becomes a pixel
 # with $k^2$ times the channels it came from. Then the cell follows the side of the paper's 224 × 224 input
 # through the same three splits.
+#
+# Why split again? Each later split puts 3 × 3 neighbouring tokens into one window, so pixels that stage 1 cut
+# apart meet again in one token. Leaving the token transformers aside (their attention mixes all tokens), each
+# stage's tokens draw on a wider square of the picture and sit further apart. The cell's last lines print both,
+# in input pixels, and set them beside ViT's 16 × 16 patches on 224 × 224: stage 3 ends with ViT's grid and
+# spacing, but each token draws on a larger square.
 
 # %%
 x = image  # (1, 1, H, W)
 lengths = []  # the token length after each split, with no token transformer between the splits
-for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
+for kk, ss, pp in T2T_STAGES:
     split_tokens = tokens.soft_split(x, kk, ss, pp)  # (1, rows * cols, C * kk * kk)
     lengths.append(split_tokens.shape[-1])
     step = tokens.count_tokens(x.shape[-2], x.shape[-1], kk, ss, pp)
@@ -239,7 +254,7 @@ for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
     )
     x = tokens.rebuild_image(split_tokens, step.rows, step.cols)  # (1, C * kk * kk, rows, cols)
 sides = [224]  # the paper's input side
-for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
+for kk, ss, pp in T2T_STAGES:
     sides.append(tokens.count_tokens(sides[-1], sides[-1], kk, ss, pp).rows)
 print("the paper's input side, split after split: " + " -> ".join(str(n) for n in sides))
 token_dim = 64  # the T2T-ViT paper's token transformers make every token 64 channels wide
@@ -249,6 +264,14 @@ print(
     f"in the T2T-ViT paper the later splits see {token_dim} channels, "
     f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 09)"
 )
+span, stride = 1, 1  # in input pixels: the side of the square a token draws on, and the step between tokens
+for stage, (kk, ss, _) in enumerate(T2T_STAGES, start=1):
+    span, stride = span + (kk - 1) * stride, stride * ss  # a window of kk tokens, stride pixels apart
+    print(f"stage {stage}: tokens {stride} pixels apart, each drawing on {span} x {span} input pixels")
+print(
+    f"ViT, P = 16, on 224: a {224 // 16} x {224 // 16} grid, tokens 16 pixels apart, each on 16 x 16 pixels"
+)
+assert stride == 16 and 224 // 16 == sides[-1]
 
 # %% [markdown]
 # ### Exercise 2 (predict)
@@ -290,7 +313,7 @@ check.require(check.t2t_input_sides, answer_sides)
 ends_14 = []
 for side in range(1, 401):
     n = side
-    for kk, ss, pp in ((7, 4, 2), (3, 2, 1), (3, 2, 1)):
+    for kk, ss, pp in T2T_STAGES:
         n = tokens.count_tokens(n, n, kk, ss, pp).rows if n + 2 * pp >= kk else 0
     if n == 14:
         ends_14.append(side)
@@ -344,11 +367,14 @@ assert shares["ViT, P = 4"][4] == 0 and all(v == 1 for v in shares["T2T stage 1"
 share5 = shares["T2T stage 1"][4]  # m = 5
 print(f"T2T stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
 assert share5 == (3 / 4) ** 2
+k1 = T2T_STAGES[0][0]  # stage 1's kernel
+tops = sorted({int(t) for t in tokens.window_corners(height, width, *T2T_STAGES[0])[:, 0]})  # window top rows
+print("T2T stage 1's windows cover rows " + ", ".join(f"{t}..{t + k1 - 1}" for t in tops[:4]) + ", ...")
 
 # %% [markdown]
 # Why whole matters: a token's pixels enter the next layer together, so the token transformer's qkv layer
-# (section 4) sees a whole block's pixels at once, while pixels split over several tokens meet only through
-# attention or at the next split, which puts neighbouring tokens into one window again.
+# (section 4) sees a whole block's pixels at once. Pixels split over several tokens meet only through attention,
+# or at the next split, which puts neighbouring tokens into one window again.
 # T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
 # blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole,
 # counted in grid cells rather than pixels. [More splits](#Evidence:-more-splits-and-the-block-counts) counts
@@ -393,8 +419,8 @@ axes[1].set_ylabel("block's top row (pixel)")
 axes[1].set_title(f"5 x 5 blocks, T2T stage 1 (k={kk}, s={ss}, p={pp}): top-left 24 x 40 positions")
 axes[1].legend(
     handles=[
-        Patch(color=colours(1), label="whole in some window"),
-        Patch(color=colours(0), label="cut by every window"),
+        Patch(color=colours(1), label="whole in some token"),
+        Patch(color=colours(0), label="cut in every token"),
     ],
     loc="upper left",
     bbox_to_anchor=(1.01, 1.0),
@@ -403,13 +429,14 @@ plt.show()
 
 # %% [markdown]
 # At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
-# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel. Larger patches,
+# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel, which starts at
+# $m = 2$ since a single pixel is always whole. Larger patches,
 # such as notebook 01's $P = 20$, keep more blocks whole but give far fewer tokens. Overlap buys whole
 # neighbourhoods at a given number of tokens, at the price of tokens about 3 times longer: 49 entries against 16.
 # The other splits and the block counts: [more splits](#Evidence:-more-splits-and-the-block-counts).
 #
 # The right panel maps the 5 × 5 blocks of T2T's first split. The windows cover rows $-2 \dots 4$, $2 \dots 8$,
-# $6 \dots 12$, and so on, every $s = 4$ pixels. A block whose top row is 1, 5, 9, ... would need rows 1 to 5,
+# $6 \dots 12$, and so on, every $s = 4$ pixels (the cell printed them). A block whose top row is 1, 5, 9, ... would need rows 1 to 5,
 # 5 to 9, ..., and no window holds those: 1 top row in 4, and likewise 1 left column in 4, is cut. So
 # $(3/4)^2 \approx 0.56$ of the positions are whole.
 
@@ -420,7 +447,7 @@ plt.show()
 # encoder block (notebook 06) whose attention also changes the token length, to 64. The code names the sizes so:
 #
 # - dim: the input token length, $C k^2$, here 49 (in notebook 04, dim was the model width $D$);
-# - chan: the output token length, T2T's `token_dim`: 64, the paper's (notebook 14's trained T2T-ViT uses 16);
+# - chan: the output token length, T2T's `token_dim`: 64, the paper's;
 # - `w_qkv`: $W_{qkv}$ as `nn.Linear` stores it, transposed, of shape (3·chan, dim), here (192, 49).
 #
 # For tokens $X$ of shape $(N, \text{dim})$ and one head:
@@ -443,13 +470,17 @@ plt.show()
 #
 # The MLP keeps length 64: its hidden layer is 64 wide, an MLP ratio of 1. Its residual is the ordinary one.
 #
-# **The scale.** The official T2T code scales $QK^\top$ by $(\text{dim} / \text{heads})^{-1/2}$, from the input
-# length, and so does `TokensToToken`: $49^{-1/2} = 1/7$ for the one-channel picture's first stage (an RGB
-# image gives dim = 147, and the later stages dim = 9 · 64 = 576, a scale of 1/24). A bare `TokenTransformer`
-# takes $(\text{chan} / \text{heads})^{-1/2} = 1/8$ by default (the last cell prints both), so the cells below
-# pass `qk_scale=dim ** -0.5`. Notebook 04's rule would give $1/8$ everywhere: q and k have 64 channels. The
-# official choice departs from it, most at the later stages, whose scores it makes three times flatter. The scale changes no shape. The diagram uses the sizes of the walk-through at the
-# end of this section: a batch of 13 items of 100 tokens.
+# **The scale.** Notebook 04 scaled $QK^\top$ by one over the square root of the length of q and k. Here q and k
+# have 64 channels, so that rule gives $1/8$ at every stage; a bare `TokenTransformer` follows it by default. The
+# official T2T code takes the input length instead, $(\text{dim} / \text{heads})^{-1/2}$, and so does
+# `TokensToToken`: $49^{-1/2} = 1/7$ at the one-channel picture's first stage. So the cells below pass
+# `qk_scale=dim ** -0.5`. The later stages have dim = 9 · 64, and their scale is smaller still: their scores are
+# a third of notebook 04's, and the softmax flatter. The last cell prints these scales. The scale changes no
+# shape.
+#
+# The diagram uses the sizes of the walk-through at the end of this section: a batch of 13 items of 100 tokens.
+# Follow the arrow on the right: the skip leaves the qkv layer carrying $v$ and joins after proj. No arrow
+# carries the input tokens past the attention.
 
 # %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer whose output has length 64, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
 diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
@@ -493,6 +524,7 @@ def buggy_token_attention(
 
 gen = torch.Generator().manual_seed(2)
 x_try = torch.randn(2, 10, 49, generator=gen)  # (B, N, dim)
+# each weight divided by the square root of its layer's input length, 49 or 64, so that values stay near 1
 w_try = (torch.randn(192, 49, generator=gen) / 7, torch.randn(64, 64, generator=gen) / 8, torch.zeros(64))
 # fused=False: the attention computed step by step, not with PyTorch's fused kernel
 reference = Attention(49, 64, num_heads=1, qkv_bias=False, qk_scale=49**-0.5, v_skip=True, fused=False)
@@ -566,6 +598,13 @@ with torch.no_grad():
 print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:.4f} = 1/7")
 default_scale = TokenTransformer(dim, chan, num_heads=1).attn.scale  # without qk_scale
 print(f"a bare TokenTransformer's default scale: {default_scale:.4f} = 1/{round(default_scale**-1)}")
+later_dim = 3 * 3 * chan  # stages 2 and 3: 3 x 3 windows of 64-channel tokens
+later_scale = TokenTransformer(later_dim, chan, num_heads=1, qk_scale=later_dim**-0.5).attn.scale
+print(
+    f"stages 2 and 3, dim = {later_dim}: scale {later_scale:.4f} = 1/{round(later_scale**-1)}, "
+    f"{default_scale / later_scale:.0f} times smaller than the default 1/8"
+)
+assert abs(default_scale / later_scale - 3) < 1e-9
 assert same and out.shape == (batch, n_tokens, chan)
 
 # %% [markdown]
@@ -574,13 +613,14 @@ assert same and out.shape == (batch, n_tokens, chan)
 # - Between its splits, T2T lays each token on its grid cell as one pixel whose channels are the token's entries.
 #   A plain reshape gives the right shape and the wrong image: the token axis must move behind the channels first.
 # - Each soft split rounds down, so a whole range of input sides ends as the same grid. T2T-ViT's three splits
-#   turn the paper's 224 × 224 input into a 14 × 14 grid; each split multiplies the channels by $k^2$.
+#   turn the paper's 224 × 224 input into a 14 × 14 grid; each split multiplies the channels by $k^2$. Each later
+#   split joins 3 × 3 neighbouring tokens, so a token draws on a wider square of the picture.
 # - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole in
 #   some token, provided that its windows reach the image's edges: 4 × 4 for T2T's first split. At the same
 #   token grid, non-overlapping patches keep far fewer blocks whole.
 # - A token transformer is an encoder block whose attention changes the token length, 49 to 64 in the first
 #   stage on the one-channel picture. Its first residual adds $v$, which already has the output length. Its
-#   scale comes from the input length: $1/7$ there.
+#   scale comes from the input length: $1/7$ there, where notebook 04's rule gives $1/8$.
 #
 # **Next:** [09 Tokens-to-Token](09_tokens_to_token.ipynb) puts these pieces together: the T2T module stage by
 # stage, on the picture, and T2T-ViT end to end.

@@ -417,6 +417,10 @@ assert run.metrics["accuracy"] > 0.8 and run.metrics["loss"] < 0.5  # far better
 # figure checks this). In the run stored here it waits some 45 steps past the warm-up, and a spike follows the
 # drop: for several steps in a row the loss climbs far above ln 2, then it comes back, sits near ln 2 again for a
 # while and falls for good. The held-out accuracy shows the model has learned the task, not only its pool.
+#
+# A likely reason for the wait: a scramble of 20 × 20 blocks only reorders the patch tokens (notebook 03), so the
+# model can tell the two images apart only through its position table, which starts as small random numbers and
+# has to grow into something the blocks can read. Notebook 11 takes the table away to show it is needed.
 # One seed's curve shows one path; whether a long plateau or a spike is typical of these settings or luck of this
 # seed takes runs with other seeds to tell.
 

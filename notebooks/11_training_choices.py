@@ -23,15 +23,15 @@
 # Notebook 03 showed that attention cannot see the order of its tokens, and built two position tables that give
 # it one: the fixed sinusoidal table and a learned one. Notebook 10 built the loop that trains a small ViT on
 # intact or scrambled scenes. Here we use that loop to ask what the tables are for: we train the same ViT with no
-# position embedding, with the sinusoidal table and with a learned one, then change the task so that the answer
-# changes.
+# position embedding, with the sinusoidal table and with a learned one, then change how the scenes are
+# scrambled.
 #
 # By the end you can
 # 1. work out, from what a ViT without a position embedding receives, the lowest loss it can reach on a set of
 #    images and what that bound does and does not say about one training batch;
 # 2. read three runs' training and held-out losses, and say what one seed's run does and does not show;
-# 3. predict what happens to a ViT without positions when the scramble's block borders no longer match its
-#    patch borders, and give the reason.
+# 3. predict what a ViT without positions can do when the scramble's block borders no longer match its patch
+#    borders, and give the reason.
 #
 # **What is reproducible.** Everything is seeded, but trained numbers can differ a little on another machine
 # (rounding depends on the hardware and the PyTorch build). Where the text relies on a trained number, a cell
@@ -60,8 +60,9 @@ half = len(held_out.targets) // 2  # 128 scenes: the intact images first, then t
 #
 # On photos, a patch's content alone says much about the class. In one ablation the ViT paper pre-trained its
 # models on a large data set, then tested them on **ImageNet** (1000 classes) with a *few-shot linear probe*: a
-# linear classifier fitted on the features of the model, kept fixed ("frozen"), for 5 images per class. There the model without a position embedding scored about
-# 0.61 against about 0.64 with one, worse but far above chance (0.001)
+# linear classifier fitted, on 5 images per class, to the vectors the model outputs (its *features*), with the
+# model's weights kept fixed ("frozen"). There the model without a position embedding scored about 0.61 against
+# about 0.64 with one, worse but far above chance (0.001)
 # ([the test and its numbers](#Evidence:-position-embeddings-in-the-ViT-paper)).
 #
 # Our task is built the other way round: an intact scene and its scrambled copy hold the same patches. We train
@@ -79,13 +80,13 @@ half = len(held_out.targets) // 2  # 128 scenes: the intact images first, then t
 # scrambled, with two different scrambles. What is the lowest held-out loss the blind ViT could reach on it? Give
 # the number to three decimals. The loss is the mean cross-entropy over the held-out images, natural logarithm.
 #
-# (b) A training batch is drawn image by image from the pool, with replacement. Suppose a batch of 64 images
-# holds both images (intact and scrambled) of 8 scenes and a single image of each of 48 other scenes. What is
-# the lowest loss on this batch that the blind ViT could approach, whatever its weights? Three decimals.
+# (b) A training batch is drawn image by image from notebook 10's training pool, with replacement. Suppose a
+# batch of 64 images holds both images (intact and scrambled) of 8 scenes and a single image of each of 48 other
+# scenes. What is the lowest loss on this batch that the blind ViT could approach, whatever its weights? Three
+# decimals.
 #
-# This batch is made up for the exercise. A real batch of 64 images drawn from the pool's 2,048 holds about one
-# complete pair (both images of one scene), not eight. Its 64 draws make 2,016 pairs of draws, and each is one
-# scene's two images with a chance of 1 in 2,048.
+# This batch is made up for the exercise: a real batch holds about one complete pair (both images of one scene),
+# not eight, as a cell further down counts.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "no_position_loss_floor-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_floor = None  # replace None with a number
@@ -200,18 +201,20 @@ check.require(check.coin_exact_half, answer_coin)
 
 # %% [markdown]
 # Without a position embedding the prediction token attends to a *bag* of patches (a multiset: order lost,
-# repeats kept), and a scrambled scene has the same bag. So the output is the same for a scene and its scrambled copy, whatever the weights: exactly one of
-# the two answers is right, accuracy exactly 0.5. The held-out loss cannot go below ln 2 ≈ 0.693, reached at
+# repeats kept), and a scrambled scene has the same bag. So the output is the same for a scene and its scrambled
+# copy, whatever the weights: exactly one of the two answers is right, accuracy exactly 0.5. The held-out loss cannot go below ln 2 ≈ 0.693, reached at
 # probability 1/2 for both images of a pair. A training batch draws images, not pairs, so its loss can dip lower.
 #
-# A fair coin lands on exactly 128 of 256 only about one time in 20 (printed below). The blind ViT lands there
-# with every weight and every seed, so one run is enough to show *this* 0.5: it follows from what the model
-# receives, not from luck.
+# A fair coin per image scores exactly 0.5 about one time in 20 (printed below), so an exact 0.5 alone proves
+# little. The pairs are what rule out luck: the blind ViT gets exactly one image right in every one of the 128
+# pairs, which a coin does with the far smaller chance printed below. The blind ViT does so with any weights,
+# so one run is enough to show *this* 0.5: it follows from what the model receives.
 #
 # With either embedding the ViT learns the task in this run. The docstring of `train.TrainConfig` says its
-# defaults were picked by trying seeds, and that with them the ViT left the ln 2 plateau with every seed tried.
-# Which of the two did better is one seed's result, not a ranking of the two kinds. The next cell checks these
-# claims.
+# defaults were picked by trying seeds, and that with them the ViT left the ln 2 *plateau* (the flat stretch at
+# chance before a run starts to learn) with every seed tried; those seeds are not rerun here. Which of the two
+# did better is one seed's result, not a ranking of the two kinds. The next cell checks the claims about these
+# runs.
 
 # %%
 with torch.no_grad():
@@ -227,6 +230,9 @@ print(
 assert identical and runs["none"].metrics["accuracy"] == 0.5 and one_right == half
 coin = math.comb(2 * half, half) / 2 ** (2 * half)  # a fair coin on each of the 256 images
 print(f"a fair coin per image scores exactly 0.5 with probability {coin:.4f}")
+print(
+    f"a fair coin per image gets exactly one image right in all {half} pairs with probability {0.5**half:.1e}"
+)
 at_floor = runs["none"].metrics["loss"] >= math.log(2) - 1e-4
 print(f"no position embedding: held-out loss at or above ln 2 = {math.log(2):.4f}: {at_floor}")
 assert at_floor
@@ -242,10 +248,11 @@ assert same_as_10
 # ### The three runs' training losses
 
 # %% [markdown]
-# What to look at: the blind run (thick pale band) stays on the dotted chance line, with small dips below it and
-# bumps above it. The two other runs sit on the chance line well past the grey warm-up steps, then fall towards 0,
-# not steadily: the learned run is knocked back up once (its peak is cut off at the top of the plot). The cell under the figure prints each
-# run's largest rise, and the blind run's lowest batch with its labels.
+# What to look at: the blind run (thick pale band) stays on the dotted chance line; its dips below it and bumps
+# above it are too small to read at this scale. The two other runs sit on the chance line well past the grey
+# warm-up steps, then fall towards 0, not steadily: the learned run is knocked back up once (its peak is cut off
+# at the top of the plot). The cell under the figure prints each run's largest rise, and the blind run's lowest
+# batch with its labels.
 
 # %% mystnb={"image": {"alt": "Training loss against step for the three ViTs: the one without a position embedding stays on the chance line at ln 2; the sinusoidal and learned ones fall towards 0, the learned one with a spike"}}
 fig, ax_loss = plt.subplots(figsize=(9, 4), layout="constrained")
@@ -343,18 +350,19 @@ print(
 # %% [markdown]
 # Why the blind run dips: a batch draws images, not pairs. A batch of whole pairs always holds as many intact
 # images as scrambled ones, and on it the blind model's best is ln 2. A batch of unpaired images can be lopsided.
-# The blind model gives almost the same output for every image (the trained model's range is printed above). So
-# its loss on a batch depends on the batch's labels: leaning mildly towards the majority label, it scores below
-# ln 2; leaning the other way, above. For a constant output the floor is the *entropy* of the label share,
-# $-(s \ln s + (1 - s) \ln (1 - s))$ for a share $s$ of scrambled images. In the run stored here the lowest
-# batch (step 90, the run's most lopsided) held 45 scrambled images of 64 and no complete pair: floor 0.608, and
-# the run scored 0.665, below ln 2, so its output leaned to "scrambled". The next batch held only 29 scrambled
-# images; there the run scored 0.708, its largest rise. Memorising single images, Exercise 1(b)'s bound, played
-# no part: the blind model's output hardly moves from image to image.
+# The trained blind model gives almost the same output for every image (its range is printed above). For such a
+# constant output the lowest loss on a batch is the *entropy* of the label share,
+# $-(s \ln s + (1 - s) \ln (1 - s))$ for a share $s$ of scrambled images, below ln 2 whenever $s \ne 1/2$. So
+# the loss depends on the batch's labels: an output leaning mildly towards the batch's majority label scores
+# below ln 2, one leaning the other way above. The printout shows the run's lowest batch: lopsided, its loss
+# between that floor and ln 2. In the run stored here it is also the most lopsided batch, with no complete pair,
+# and the next batch, lopsided the other way, gives the run's largest rise. Memorising single images, Exercise
+# 1(b)'s bound, played no part: the blind model's output hardly moves from image to image.
 
 # %% [markdown]
 # In the run stored here the learned run's jump sent its batch loss back up to the chance line or above, and it
-# took some steps (printed above) to recover. From one seed that says nothing about which table is better: another seed may jump elsewhere or not at all.
+# took some steps (printed above) to recover. From one seed that says nothing about which table is better:
+# another seed may jump elsewhere or not at all.
 
 # %% [markdown]
 # ## 2. Moving the seams (16 min)
@@ -391,9 +399,10 @@ answer_seams_reason = None  # replace None with "i", "ii", "iii" or "iv"
 ### BEGIN SOLUTION
 # A patch of a 10 x 10 scramble holds four blocks from different places: a token the intact image does not
 # have. The two images' tokens are no longer one bag (multiset) in two orders, so the blind model's outputs can
-# differ. (ii) is half true: the embedding is linear, but each pixel's weight depends on where it sits in the
-# patch, so moving a quarter to another corner changes the token. (iii) would let attention see order, which
-# section 1 ruled out; (iv) no weights average a block away.
+# differ. (ii) is half true: the embedding is linear, so a token is the sum of its quarters' contributions, but
+# the four quarters come from four different intact patches, and each pixel's weight depends on where it sits in
+# the patch. So the sum is, in general, none of the intact image's tokens. (iii) would let attention see order,
+# which section 1 ruled out; (iv) no weights average a block away.
 answer_seams = "b"
 answer_seams_reason = "i"
 ### END SOLUTION
@@ -475,13 +484,14 @@ assert (
 
 # %% [markdown]
 # So almost all of the scrambled image's tokens are new tokens, the two images no longer hold the same bag
-# (multiset) of tokens, and nothing forces the two outputs to be equal. The next cells
-# show it on the blind model, then train a ViT without positions on 10 × 10 scrambles for 60 steps of 32 images.
+# (multiset) of tokens, and nothing forces the two outputs to be equal. The next cells show it on the blind model
+# of section 1, then train a ViT without positions on 10 × 10 scrambles: 60 steps of 32 images, 10 of warm-up.
 
 # %%
 with torch.no_grad():
     out_10 = runs["none"].model(held_out_10.images.to(device)).cpu()  # (256, 2)
-differ = not torch.allclose(out_10[:half], out_10[half:], rtol=0, atol=1e-6)
+gap = (out_10[:half] - out_10[half:]).abs().max()  # the largest change of an output within a pair
+differ = bool(gap > 1e-6)
 print(f"blind model, 10 x 10 scrambles: outputs for a scene and its scrambled copy differ: {differ}")
 assert differ
 seams = train.TrainConfig(
@@ -491,6 +501,7 @@ seam_run = train.train(seams, progress=False)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
+print(f"blind model of section 1, 10 x 10 scrambles: largest output difference within a pair {gap:.1e}")
 print(
     f"ViT without positions, trained on 10 x 10 scrambles ({seams.steps} steps of {seams.batch_size} images): "
     f"held-out accuracy {seam_run.metrics['accuracy']:.3f}"
@@ -502,8 +513,8 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 
 # %% [markdown]
 # Here the patch tokens themselves change, so no position is needed to tell the two images apart. This run's
-# task (10 × 10 blocks) and budget (60 steps of 32) differ from the runs above, so its accuracy is not a
-# comparison with them. What it reads in the tokens, the seams or something else, is not tested here.
+# task (10 × 10 blocks) and settings (60 steps of 32, 10 of warm-up) differ from the runs above, so its accuracy
+# is not a comparison with them. What it reads in the tokens, the seams or something else, is not tested here.
 
 # %% [markdown]
 # ## Summary
@@ -513,8 +524,7 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 #   exactly chance, not chance on average, and its held-out loss at least ln 2. A training batch draws images,
 #   not pairs, so its labels can be lopsided: leaning towards its majority label, the blind model scores below
 #   ln 2 on it.
-# - With the sinusoidal or the learned table the same ViT learns the task (with defaults that, by
-#   `train.TrainConfig`'s docstring, let it leave the ln 2 plateau with every seed tried). Which of the two did
+# - With the sinusoidal or the learned table the same ViT learns the task in this run. Which of the two did
 #   better is one seed's result, not a ranking.
 # - Once the seams fall inside the patches, the patch tokens themselves change, and even the ViT without positions
 #   beats chance.
@@ -542,6 +552,7 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 # python -m vitcourse.train --model t2t --pos-embed sinusoidal --scramble-block 10 --seeds 0 1 2 3 4
 # ```
 #
-# `--task moon` trains a regression task, where is the moon, with one output like the article series' head.
+# `--task moon` asks where the moon is: the model gives one number, the moon's column divided by the picture's
+# width. That is a regression task, with a one-output head like the article series' model.
 # `--scramble-block` sets the block side (default: the patch size). `--save` writes the weights and settings;
 # `vitcourse.train.load_checkpoint` reads them back with `torch.load(..., weights_only=True)`.

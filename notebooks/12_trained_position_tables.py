@@ -21,11 +21,11 @@
 #
 # **Time:** about 55 minutes
 #
-# Notebook 03 left a learned position table at its start: small random numbers, every position vector nearly
-# orthogonal to every other. Here we read what such tables hold once small ViTs have been trained on the picture's world, and
-# how a trained table is carried to a larger image. The training words come from notebook 10: a **held-out**
-# set (scenes never used in training), **steps** and **batches**, a **seed** (which fixes a run's random draws),
-# and **fine-tuning** (training a little longer, from trained weights, on a new task or size).
+# Notebook 03 left a learned position table at its start: small random numbers, with no pattern linking one
+# position's vector to another's. Here we read what such tables hold once small ViTs have been trained on the
+# picture's world, and how a trained table is carried to a larger image. The training words come from notebook 10:
+# a **held-out** set (scenes never used in training), **steps** and **batches**, a **seed** (which fixes a run's
+# random draws), and **fine-tuning** (training a little longer, from trained weights, on a new task or size).
 #
 # By the end you can
 # 1. say what a model without a position embedding can still read, and set a claim about a trained model against
@@ -87,8 +87,8 @@ print(
 #
 # The course ships a small trained ViT, trained with the loop of notebook 10: $D$ = 64, patches of 20, an MLP
 # ratio of 2 like every trained model here. It sees random scenes of the picture's world and names the moon's
-# patch row, one of 3 (0 to 2), and patch column, one of 5 (0 to 4): its head gives 3 + 5 scores, and the largest
-# of the first 3 names the row, the largest of the last 5 the column. Its accuracy is held out: measured on 256
+# patch row, one of 3 (0 to 2), and patch column, one of 5 (0 to 4): its output layer gives 3 + 5 scores, and the
+# largest of the first 3 names the row, the largest of the last 5 the column. Its accuracy is held out: measured on 256
 # scenes never used in training.
 #
 # The pixels might give part of the moon's place away. So a **control** ships beside the model: the same run with
@@ -112,8 +112,9 @@ plt.show()
 #
 # Before the models are evaluated below.
 #
-# (a) Which will the control still get right further above chance (by more accuracy: its accuracy minus
-# chance's), the moon's patch row or its patch column, and why? Set `answer_control` to the letter of the statement whose choice and reason both hold:
+# (a) Chance is the accuracy of a random guess: right 1 time in 3 for the row, 1 in 5 for the column. Which will
+# the control beat chance by more, the moon's patch row or its patch column, and why? Set `answer_control` to the
+# letter of the statement whose choice and reason both hold:
 #
 # - **a.** The row: the control still sees each patch's pixels, and what lies around the moon plausibly
 #   changes more from top to bottom than from left to right.
@@ -167,8 +168,7 @@ check.require(check.scrambled_predictions, answer_scrambles)
 # ### After Exercise 1
 
 # %% [markdown]
-# The cell evaluates both models on the same 256 held-out scenes. Chance is the accuracy of a random guess: a
-# row 1 time in 3, a column 1 time in 5.
+# The cell evaluates both models on the same 256 held-out scenes, with chance printed first.
 
 # %%
 where_models = {name: train.load_shipped(name, "cpu") for name in ("vit_where", "vit_where_nopos")}
@@ -231,15 +231,23 @@ assert len(answers) == 1
 # ### The shipped model's trained table
 
 # %% [markdown]
-# Here is the shipped model's trained table, drawn like the starting table in notebook 03, section 3:
+# Here is the shipped model's trained table, drawn like the starting table in notebook 03, section 3. Each small
+# map belongs to one patch (boxed) and sits at its place on the grid: red where another patch's vector is alike,
+# blue where it is unlike.
 
 # %% mystnb={"image": {"alt": "A 3 by 5 grid of small maps, one per patch, each showing the cosine similarity of that patch's trained position vector with every patch by patch row and patch column: high at the patch and its direct neighbours, negative towards the far side of the grid"}}
 shipped = train.load_shipped("vit_where", "cpu")  # the 3 x 5 model again (its control is not needed here)
 trained = shipped.model.pos_embed.detach().cpu()  # (1, 16, 64): slot 0 is the prediction token's
-plots.show_similarity_grid(
+similarity_fig = plots.show_similarity_grid(
     position.cosine_similarity_grid(trained, grid.rows, grid.cols),
     title="shipped ViT's learned position embedding after training: cosine similarity of each patch with all",
 )
+for p, ax in enumerate(
+    similarity_fig.axes[: grid.total]
+):  # the maps, patch by patch; the colourbar comes last
+    ax.add_patch(
+        plt.Rectangle((p % grid.cols - 0.5, p // grid.cols - 0.5), 1, 1, fill=False, ec="black", lw=1.5)
+    )
 plt.show()
 
 
@@ -273,10 +281,11 @@ assert trained_neighbours >= 0.8 * grid.total and trained_neighbours > random_ne
 
 # %% [markdown]
 # Training has changed the table a lot. For most patches the most alike other patch is now a direct neighbour;
-# in tables of random numbers only for a few (printed). Pairs far apart that share neither row nor column are
-# unlike. On a grid of 3 × 5 that is all it shows: row-like and column-like patterns also appear by chance in
-# *smooth* random tables, whose neighbouring vectors are alike (the Evidence draws such tables).
-# See [the small grid against locality and chance](#Evidence:-the-small-grid-against-locality-and-chance).
+# in tables of random numbers, only for a few (printed). Pairs far apart that share neither row nor column are
+# unlike. This is **locality**: nearby patches are alike. Does the table know rows and columns as well? On a grid
+# of 3 × 5 the tests cannot say: random tables whose neighbouring vectors are alike (*smooth* random tables) pass
+# them too often by chance. See
+# [the small grid against locality and chance](#Evidence:-the-small-grid-against-locality-and-chance).
 
 # %% [markdown]
 # ### A grid of 60 patches, as in the ViT paper's Figure 7
@@ -310,7 +319,7 @@ print(f"held-out accuracy on {train.SHIPPED_EVAL['size']} scenes      row   colu
 print(f"{'chance (a random guess)':34s} {1 / 6:6.3f} {1 / 10:8.3f} {1 / 60:6.3f}")
 print(
     f"{'learned embedding, 3 seeds, mean':34s} {seeded[:, 0].mean():6.3f} {seeded[:, 1].mean():8.3f} "
-    f"{seeded[:, 2].mean():6.3f}   (std {seeded[:, 0].std():.3f}, {seeded[:, 1].std():.3f}, {seeded[:, 2].std():.3f})"
+    f"{seeded[:, 2].mean():6.3f}   (standard deviation over seeds {seeded[:, 0].std():.3f}, {seeded[:, 1].std():.3f}, {seeded[:, 2].std():.3f})"
 )
 for k, name in enumerate(fine_names[:3]):
     print(f"{'  ' + name:34s} {seeded[k, 0]:6.3f} {seeded[k, 1]:8.3f} {seeded[k, 2]:6.3f}")
@@ -336,7 +345,8 @@ assert blind_fine["accuracy"] < 0.1
 # with every patch's, laid out on the grid. Sixty such maps are too small to read, so the figure shows six: three
 # corners (patches 0, 50 and 59), one patch of the top edge (5) and two inside the grid (22 and 37). Each patch is
 # in a black box. Beside them one map sums all 60 up: the mean similarity of two patches as a function of how far
-# apart they lie, down and across.
+# apart they lie, down and across. All seven maps share one colour scale. The offset map's outer cells average
+# few pairs (its far corners one pair each), so its centre is the part to trust.
 
 # %% mystnb={"image": {"alt": "Six 6 by 10 maps of the 60-patch model's trained position table, each the cosine similarity of one patch (0, 5, 22, 37, 50 and 59, boxed) with every patch: most are brightest along the patch's own row; beside them the mean similarity by offset, 11 rows by 19 columns, brightest at the centre and stretched along the horizontal, the same-row direction"}}
 fine_table = (
@@ -412,14 +422,11 @@ plt.show()
 
 # %% [markdown]
 # In several of the six maps the brightest band runs along the patch's own row; a band down its own column is
-# fainter. The mean map says the same for all 60: it stretches along the rows, and patches of one row are on
-# average more alike than patches of one column (printed). Rows stand out far more than columns. Whether that is
-# more than locality, nearby patches being alike, takes controls and a chance level: see
-# [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid). In short, every seed
-# holds more along its rows than a similarity that falls alike with distance in every direction, and only one seed
-# of three more along its columns, beyond what smooth random tables give. The same Evidence section also trains
-# the task with the moon on a plain sky, where nothing but the position embedding can say where the moon is, and
-# for three times as many steps: there all three seeds show both rows and columns beyond smooth random tables.
+# fainter. The mean map says the same for all 60: it stretches along the rows, and two patches of one row are on
+# average more alike than two of one column (printed). Is that more than locality? The Evidence tests each seed
+# against smooth random tables. In short: every seed holds more along its rows than locality gives; only one seed
+# of three holds more along its columns. See
+# [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid).
 
 # %% [markdown]
 # ## 2. Resizing the table (20 min)
@@ -444,7 +451,8 @@ for height, width in ((224, 224), (384, 512)):
 # %% [markdown]
 # The naive way treats the table as a sequence. Its slots, without the prediction token's, are stretched to the
 # new length by linear interpolation: each new slot takes its vector from the same fraction of the way along the
-# old sequence. The new slots are then read onto the new grid, patch row by patch row.
+# old sequence, measured at the slots' centres. The new slots are then read onto the new grid, patch row by patch
+# row.
 
 # %% [markdown]
 # ### Exercise 2 (predict)
@@ -457,9 +465,9 @@ for height, width in ((224, 224), (384, 512)):
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "stretched_corner_patch-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_corner = None  # replace None with an old patch number, 0 to 14
 ### BEGIN SOLUTION
-# The corner is patch slot 9 of the new 60 (table slot 10, after the prediction token's). Its centre lies 9.5 / 60
-# of the way along the sequence, which is 9.5 / 60 * 15 = 2.4 old patches along: inside old patch 2, the third of
-# the top row. The stretch follows the sequence, not the grid: the new top row covers only the first 2.5 old
+# The corner is new patch 9 (patch row 0, patch column 9), the tenth of the 60 patch slots. Its centre lies
+# 9.5 / 60 of the way along the sequence, which is 9.5 / 60 * 15 = 2.4 old patches along: inside old patch 2, the
+# third of the top row. The stretch follows the sequence, not the grid: the new top row covers only the first 2.5 old
 # patches.
 answer_corner = 2
 ### END SOLUTION
@@ -477,10 +485,10 @@ check.require(check.stretched_corner_patch, answer_corner)
 # ### After Exercise 2
 
 # %% [markdown]
-# The new corner is patch slot 9 of 60. Its centre lies 9.5/60 of the way along the sequence, and 9.5/60 × 15 =
-# 2.4 old patches along: inside old patch 2, in the top row but far from the corner's place over old patch 4. A
-# stretch along the sequence ignores the grid: the new top row takes its vectors from the first 2.5 old patches
-# only. The figure below shows it for every new patch.
+# The new corner is new patch 9, the tenth of the 60 patch slots. Its centre lies 9.5/60 of the way along the
+# sequence, and 9.5/60 × 15 = 2.4 old patches along: inside old patch 2, in the top row but far from the corner's
+# place over old patch 4. A stretch along the sequence ignores the grid: the new top row takes its vectors from the
+# first 2.5 old patches only. The figure below shows it for every new patch.
 
 # %% [markdown]
 # ### Interpolating the table in 2-D
@@ -613,9 +621,9 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 
 # %% [markdown]
 # Shuffling the carried slots, (b), keeps every number the model gets, at the same scale, and removes only which
-# patch each vector sits at. A fresh table, (c), removes the place too, but also changes the numbers' size and
-# spread, so a drop could come from either. If the table is all that says where a patch lies, the shuffled model
-# can only guess among the old grid's 60 patches: 1/60.
+# patch each vector sits at. A fresh table, (c), removes the place too, but also changes the numbers' size (the
+# cell below prints it), so a drop could come from either. If the table is all that says where a patch lies, the
+# shuffled model can only guess among the old grid's 60 patches: 1/60.
 
 # %% [markdown]
 # ### The control, run
@@ -655,13 +663,23 @@ print(
 for name, accuracy in before_tuning.items():
     print(f"{name:26s}{accuracy:7.3f}")
 print(f"{'chance, 1/60':26s}{1 / 60:7.3f}")
+table_size = {  # root mean square of the patch slots' entries: how large the table's numbers are
+    name: larger[name].pos_embed.detach()[0, 1:].pow(2).mean().sqrt().item()
+    for name in ("carried in 2-D", "fresh table (control)")
+}
+print(
+    f"size of the table's numbers (root mean square): carried {table_size['carried in 2-D']:.3f}, "
+    f"fresh {table_size['fresh table (control)']:.3f}"
+)
+assert table_size["carried in 2-D"] > 3 * table_size["fresh table (control)"]  # training grew the table
 assert tuple(round(a, 2) for a in before_tuning.values()) == (0.43, 0.03, 0.02)  # the numbers cited below
 
 # %% [markdown]
 # Before any fine-tuning, the model with the carried table keeps part of its skill: it names the patch of 0.43
 # of the moons. With the carried slots shuffled among the patches it scores 0.03, and with a fresh table 0.02:
-# near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. What a short
-# fine-tune adds: see
+# near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. The fresh table's
+# numbers are several times smaller than the carried one's (printed): a fresh-table control changes more than
+# the place. What a short fine-tune adds: see
 # [the resized table before and after fine-tuning](#Evidence:-the-resized-table-before-and-after-fine-tuning).
 
 # %% [markdown]
@@ -669,12 +687,11 @@ assert tuple(round(a, 2) for a in before_tuning.values()) == (0.43, 0.03, 0.02) 
 #
 # - A claim about a trained model needs its control. Without a position embedding the 3 × 5 model still reads
 #   the moon's row from the pixels, since it reads what each patch shows; mainly the column needs the embedding.
-# - Training turns a random table into one where neighbouring patches are alike. On 3 × 5 patches that is all a
-#   test can show: locality alone already favours rows and columns there.
-# - On 60 patches, every run's table is more alike along its rows than a similarity falling alike in every
-#   direction explains (in two runs of three that may be locality stretched along the rows). Columns show in 1 of
-#   3 runs with the landscape and in 3 of 3 on a plain sky trained for 9,000 steps; what makes the difference is
-#   not shown: see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid).
+# - Training turns a random table into one where neighbouring patches are alike (locality). On 3 × 5 patches the
+#   tests here cannot show more: locality alone already favours rows and columns there.
+# - On 60 patches, every run's table holds more along its rows than locality gives. Columns stand out beyond
+#   chance in one run of three; the Evidence finds them in all three when the moon is on a plain sky and training
+#   runs longer (see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid)).
 # - A learned table belongs to one patch grid. For another image size it is interpolated in 2-D, keeping the
 #   prediction token's slot; on a doubled grid a stretch along the sequence keeps each patch's row but mostly
 #   loses its column. A control that changes one thing only (Exercise 3) shows that the carried table holds the
@@ -757,13 +774,14 @@ assert all(sc["column"] > sc["row"] for sc in locality)  # locality alone favour
 assert abs(references["one-hot row + column code"]["both"] - 0.5) < 1e-6
 
 # %% [markdown]
-# The trained score is far above its start and above every distance-only control. But a score is one number,
-# and on this small grid it cannot tell row and column structure from plain locality. On 3 × 5 every distance
-# between two patches occurs either only within rows and columns (1, 2, 3, 4) or only between patches that share
-# neither (√2, √5, …). Rows only against columns only needs its references too. Locality alone scores columns well
-# above rows here: a column has 3 patches, so its patches are near each other; a row has 5. The perfect grid
-# scores rows a little higher. So the trained table's higher column score is no evidence by itself that it holds
-# columns better than rows.
+# The trained score is far above its start and above every distance-only control. But a score is one number, and
+# on this small grid it cannot tell row and column structure from a similarity that depends on distance alone. On
+# 3 × 5 every distance between two patches occurs either only within rows and columns (1, 2, 3, 4) or only between
+# patches that share neither (√2, √5, …), so a suitable function of distance can give a high score. Whether the
+# similarity falls steadily with distance, as plain locality would, the table below shows. Rows only against
+# columns only needs its references too. Locality alone scores columns well above rows here: a column has 3
+# patches, so its patches are near each other; a row has 5. The perfect grid scores rows a little higher. So the
+# trained table's higher column score is no evidence by itself that it holds columns better than rows.
 #
 # **Similarity by distance.** `probes.similarity_by_distance` averages the cosine similarity over the pairs of
 # patches at each distance, separately for pairs in one row, in one column, and in neither. For an embedding that
@@ -1152,7 +1170,7 @@ assert abs(far_lines["vit_within_seed2"][0] - far_lines["vit_within_seed2"][2]) 
 # seed 0 reached a column term of 0.1. The course website's page on the shipped models
 # (`book/pages/shipped_models.md`) lists the runs tried on the way, none of which did. That run is a selected
 # run, not a typical one: with about 3 in 100 smooth random codes reaching its column term, one such
-# run among the eight or so tried is not far from what chance alone could give. The fit's $R^2$ is low for all
+# run among the several tried is not far from what chance alone could give. The fit's $R^2$ is low for all
 # three (0.25 to 0.38): much of what these tables hold is neither locality nor rows and columns, and the terms
 # describe only the part the fit explains. Why the rows come out stronger than the columns these runs do not say;
 # the grid has 6 rows of 10 patches and 10 columns of 6.
@@ -1166,12 +1184,14 @@ assert abs(far_lines["vit_within_seed2"][0] - far_lines["vit_within_seed2"][2]) 
 # only the position embedding can say where it is. So a second setting ships: the moon on a plain sky, trained for
 # 9,000 steps instead of 3,000, three seeds (`datascale.load_sky`). The figure shows each seed's *terms*: how much
 # more alike two patches of one row, or of one column, are than their distance predicts (the fit above). A one-hot
-# row code beside a one-hot column code scores 0.5 on each. Dashed: chance, the level that 95 in 100 random tables stay below, tables whose neighbouring
-# vectors are alike, as a trained table's are. The middle bars are runs on the plain sky with a 6,000-step schedule
-# (recorded, not shipped). The table under the figure adds the fit's $R^2$: the share of the similarities' variance
-# that the fit explains (1 would be all of it). It also adds two tests that need no fit, the *line tests*: are
-# patches far apart in one row (5 to 9 apart), and in one column (3 to 5 apart), more alike than diagonal
-# neighbours? A similarity that only falls with distance fails both.
+# row code beside a one-hot column code scores 0.5 on each. Dashed: chance, the level that 95 in 100 smooth random
+# tables (scales 1 to 2, the fit above) stay below. Those tables are smoother than the trained ones; the rougher
+# ones of scale 0.5 stay below the line too (printed in the fit's table). The middle bars are runs on the plain sky
+# with a 6,000-step schedule (recorded, not shipped). The bars of one seed are not one run: only a seed's two
+# plain-sky runs share a start and their batches. The table under the figure adds the fit's $R^2$: the share of the
+# similarities' variance that the fit explains (1 would be all of it). It also adds two tests that need no fit, the
+# *line tests*: are patches far apart in one row (5 to 9 apart), and in one column (3 to 5 apart), more alike than
+# diagonal neighbours? A similarity that only falls with distance fails both.
 
 # %% mystnb={"image": {"alt": "Two bar charts, rows and columns: for each of three seeds, the same-row or same-column term of the moon-task model with the landscape, of the plain-sky runs of 6,000 steps and of the shipped plain-sky models of 9,000 steps, against a dashed line at the smooth random codes' 95th percentile"}}
 stored_rowcol = json.loads((datascale.RESULTS / "rows_columns.json").read_text())
@@ -1241,7 +1261,7 @@ assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["
 # `vitcourse/datascale.py`). The ViT paper shows the structure for models trained on far more data (its Figure 7,
 # centre).
 #
-# So the picture's world can give a trained table rows and columns like the ViT paper's: with the landscape one run
+# So these small tasks can give a trained table rows and columns like the ViT paper's: with the landscape one run
 # of three did, on a plain sky with 9,000 steps all three. A control and a chance level are what tell them apart
 # from locality.
 
@@ -1260,8 +1280,8 @@ assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["
 #   table could not be carried over. It differs from the carried table in scale and spread as well as in place.
 #
 # The three models were built and measured after Exercise 3. The carried and the fresh table are measured again
-# after the same short fine-tune (200 steps of 64 scenes at 120 × 200, learning rate 2e-4; `make models` ran it,
-# starting from `vit_within`): `vit_within_x2` with the carried table and
+# after the same short fine-tune (its settings are printed below; `make models`, the command that trains the
+# course's shipped models, ran it, starting from `vit_within`): `vit_within_x2` with the carried table and
 # `vit_within_x2_newpos` with the fresh one. Both keep the settings of `vit_within`, an MLP ratio of 2 included.
 # The task, its labels and the held-out scenes are those of the 60 × 100 model.
 
@@ -1270,7 +1290,11 @@ tuned = {
     "carried in 2-D": train.load_shipped("vit_within_x2", "cpu"),
     "fresh table (control)": train.load_shipped("vit_within_x2_newpos", "cpu"),
 }
-print(f"fine-tuned models' MLP ratio {tuned['carried in 2-D'].config.mlp_ratio:g}")
+tune_cfg = tuned["carried in 2-D"].config
+print(
+    f"fine-tune: {tune_cfg.steps} steps of {tune_cfg.batch_size} scenes at {tune_cfg.scale} x the size, "
+    f"peak learning rate {tune_cfg.lr:g}, from {tune_cfg.start_from}; MLP ratio {tune_cfg.mlp_ratio:g}"
+)
 resized_accuracy = {}
 print(f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes")
 print(f"{'':24s}{'before fine-tuning':>20s}{'after':>8s}")
@@ -1309,13 +1333,13 @@ assert carried_after > carried_before and carried_after > fresh_after
 # The ViT paper's words (Dosovitskiy et al., 2021, Section 3.2, "Fine-tuning and higher resolution") are a "2D
 # interpolation of the pre-trained position embeddings, according to their location in the original image". It
 # names no kernel. ViT's official code (`vit_jax/checkpoint.py`) zooms the grid with
-# `scipy.ndimage.zoom(..., order=1)`, a linear interpolation, and handles square grids only. Bicubic is timm's
-# choice (`resample_abs_pos_embed` in `timm/layers/pos_embed.py`), and this course's: `F.interpolate` with
-# `mode="bicubic", align_corners=False`, so each new patch takes its value from the old patches around its
-# centre. timm also passes `antialias=True` by default. Anti-aliasing matters when a grid shrinks: each new value
-# then averages over all the old values it covers, so that detail finer than the new grid is smoothed away instead
-# of turning into false patterns. With it, PyTorch's bicubic also weights the neighbours differently, so the
-# numbers differ a little even when enlarging:
+# `scipy.ndimage.zoom(..., order=1)`, a linear interpolation, and handles square grids only. Bicubic is timm's choice
+# (`resample_abs_pos_embed` in `timm/layers/pos_embed.py`), and this course's: `F.interpolate` with
+# `mode="bicubic", align_corners=False`: each patch counts as a cell sampled at its centre, so each new patch takes
+# its value from the old patches around its centre. timm also passes `antialias=True` by default. Anti-aliasing
+# matters when a grid shrinks: each new value then averages over all the old values it covers, so that detail finer
+# than the new grid is smoothed away instead of turning into false patterns. With it, PyTorch's bicubic also
+# weights the neighbours differently, so the numbers differ a little even when enlarging:
 
 # %%
 timm_like_resize = position.resize_position_embedding(trained, old_grid, new_grid, antialias=True)
@@ -1327,13 +1351,13 @@ print(
 # %% [markdown]
 # ## Evidence: details left out of the text
 #
-# - **The 3 × 5 model** is `vit_where`, its control `vit_where_nopos`; `make models` re-trains both from a fixed
-#   seed, and `vitcourse.train.load_shipped` loads them with their held-out accuracy, measured on 256 scenes
-#   drawn with their own seed; the notebook evaluates on the CPU, where those numbers were measured. Its moon,
-#   of radius 5 to 8 pixels, sits anywhere in the frame, centred within 5 pixels of its patch's centre in each
-#   direction, so it can spill into the neighbouring patches. Which pixels
-#   give the row away, the pair of models does not say; plausibly the sky above and the ridges below the moon.
-# - **The 60-patch model** is `vit_within`, task `"within"`: a moon of radius 2.5 to 4 pixels drawn wholly inside
+# - **The 3 × 5 model** is `vit_where`, its control `vit_where_nopos`; `make models` (the course's training
+#   command) re-trains both from a fixed seed, and `vitcourse.train.load_shipped` loads them with their held-out
+#   accuracy, measured on 256 scenes drawn with their own seed; the notebook evaluates on the CPU, where those
+#   numbers were measured. Its moon sits anywhere in the frame, centred near its patch's centre, and can spill into
+#   the neighbouring patches (sizes and placement: `vitcourse.scenes.where_scene`). Which pixels give the row away,
+#   the pair of models does not say; plausibly the sky above and the ridges below the moon.
+# - **The 60-patch model** is `vit_within`, task `"within"`: a smaller moon drawn wholly inside
 #   one of the 60 patches, anywhere in the frame; 6 row classes and 10 column classes. Its control is
 #   `vit_within_nopos`, its other seeds `vit_within_seed1` and `vit_within_seed2`. Its control learned almost
 #   nothing (near chance on both axes): either the small moon's pixels give little of its place away, or that

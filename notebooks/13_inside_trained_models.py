@@ -143,7 +143,7 @@ with torch.no_grad():
     )  # (blocks, heads, 16, 16)
 asked, asked_column = map_questions(scene_maps)  # a clear row of a patch query, and a clear column
 (ask_block, ask_head), ask_query, ask_key = asked.index, asked.query, asked_column.key
-del asked, asked_column  # only the questions stay; the answers come after the exercise
+del asked, asked_column  # the questions are all this cell needs
 print(
     f"Questions, in block {ask_block}, head {ask_head}: which token does token {ask_query} (patch "
     f"{ask_query - 1}) attend to most? Which patch token attends most to token {ask_key} (patch "
