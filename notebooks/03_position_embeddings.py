@@ -557,6 +557,33 @@ check.require(check.sinusoidal_function, fixed_table)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ### After Exercise 3
+
+# %% [markdown]
+# The two ways to lay out one frequency per pair, on three pairs: `repeat` tiles the list, `repeat_interleave`
+# doubles each entry. Only the second gives a pair's sine and cosine the same frequency, and only then is each
+# pair's term a function of the distance alone.
+
+# %%
+pairs_omega = torch.tensor([1.0, 0.1, 0.01], dtype=torch.float64)  # three pairs' frequencies
+print(f"repeat(2):            {pairs_omega.repeat(2).tolist()}")
+print(f"repeat_interleave(2): {pairs_omega.repeat_interleave(2).tolist()}")
+fixed_dots = table_by_hand(176, 768) @ table_by_hand(176, 768).T  # (176, 176): the right table
+offsets = (3, 100)
+print(
+    "right table, dot products along diagonals "
+    + ", ".join(
+        f"{o}: {fixed_dots.diagonal(o).min():.2f} to {fixed_dots.diagonal(o).max():.2f}" for o in offsets
+    )
+)
+print(
+    "buggy table, along the same diagonals "
+    + ", ".join(
+        f"{o}: {suspect_dots.diagonal(o).min():.2f} to {suspect_dots.diagonal(o).max():.2f}" for o in offsets
+    )
+)
+
+# %% [markdown]
 # ## 3. Learned position embeddings (7 min)
 #
 # ViT does not fix the table. It makes it a parameter $\mathbf{E}_\text{pos}$ of shape (N + 1) × D, one row per
