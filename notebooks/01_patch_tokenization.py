@@ -399,8 +399,8 @@ print(f"position {q} by the formulas: {by_formula}, as decoded (asserted)")
 
 # %% [markdown]
 # The same position holds different pixels in the two orders. So weights learned for one order are wrong for the
-# other: reused weights need their own order. Learned from the start, either order does as well: the same values,
-# with the rows of $E$ reordered.
+# other: reused weights need their own order. Learned from the start, either order can express the same
+# projections, with $E$'s rows reordered.
 
 # %% [markdown]
 # ## 5. All patches at once: reshape and permute (12 min)

@@ -489,8 +489,8 @@ assert abs(12 * tie * d_b**2 - 2 * tie**2 * d_b) == 0  # the lines cross at N = 
 # - A fresh ViT starts its linear weights at std 0.02 (before the cut), its biases at 0 and its LayerNorms'
 #   scale at 1 and shift at 0. A token of zeros, with no position embedding, therefore asks a query of zeros,
 #   and a query of zeros scores every key alike.
-# - One block costs $12ND^2 + 2N^2D$ multiply-adds on $N$ tokens at MLP ratio 4, and holds $12D^2 + 13D$
-#   parameters (notebook 06).
+# - One block costs $12ND^2 + 2N^2D$ multiply-adds on $N$ tokens (section 3's $N$, the prediction token
+#   counted) at MLP ratio 4, and holds $12D^2 + 13D$ parameters (notebook 06).
 #   Attention's two products outweigh the linear layers only at many more tokens than ViT-B/16's 197, so they
 #   take a small share of its 17.6 G.
 #

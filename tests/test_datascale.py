@@ -50,7 +50,8 @@ def test_data_scale_file_holds_every_run() -> None:
         if r["model"] not in UNDERFITTING:
             assert r["train_accuracy"] >= 0.95, (r["model"], r["train_size"], r["seed"], r["train_accuracy"])
         assert 0.0 <= r["accuracy"] <= 1.0
-        assert (r["settings"]["shift"] > 0) == (r["model"] == "deit")  # DeiT's augmentation, only DeiT's
+        augmented = {k: r["settings"][k] for k in datascale.DEIT_AUGMENT}
+        assert (augmented == datascale.DEIT_AUGMENT) == (r["model"] == "deit")  # DeiT's augmentation, only DeiT's
     for model in UNDERFITTING:  # still true of the stored runs, or its entry must go
         assert min(r["train_accuracy"] for r in runs if r["model"] == model) < 0.95
 
@@ -63,7 +64,7 @@ def test_every_deit_run_has_its_teacher_trained_with_deits_augmentation() -> Non
     deit = [r for r in body["runs"] if r["model"] == "deit"]
     assert {(r["train_size"], r["seed"]) for r in deit} == set(teachers)
     for r in teachers.values():
-        assert r["model"] == "cnn" and r["settings"]["shift"] == 2 and r["settings"]["flip"]
+        assert r["model"] == "cnn" and all(r["settings"][k] == v for k, v in datascale.DEIT_AUGMENT.items())
         assert r["train_accuracy"] >= 0.95
     for r in deit:
         teacher = teachers[r["train_size"], r["seed"]]
@@ -161,8 +162,8 @@ def test_pipeline_runs_end_to_end(tmp_path: Path) -> None:
     assert len(records) == 3 * 2 * 3  # the CNN, DeiT's teacher and DeiT; two smoke sizes, three seeds
     assert all(r["device"].startswith("CPU") and r["steps"] == 3 for r in records)
     for r in records:  # the teacher and DeiT learn from augmented pictures, the sweep's CNN from the pictures
-        assert (r["settings"]["shift"], r["settings"]["flip"]) == ((0, False) if r["part"] == "sweep" and
-                r["model"] == "cnn" else (2, True))  # fmt: skip
+        augmented = all(r["settings"][k] == v for k, v in datascale.DEIT_AUGMENT.items())
+        assert augmented == (r["part"] != "sweep" or r["model"] != "cnn")
     written = datascale.assemble(out, tmp_path / "experiments")
     first = json.loads(written["data_scale.json"].read_text())
     assert len(first["runs"]) == 12 and len(first["teachers"]) == 6
