@@ -105,7 +105,7 @@ plt.show()
 # Multiply the query by a number $c > 1$: same direction, $c$ times the norm. The keys and the values stay as they
 # are. How large must $c$ be for key 2, the best match, to get a weight of at least 0.99? Reason from the scores
 # printed above: what does $c$ do to each score, and what does the softmax make of the new scores? Then set
-# `query_factor` to that $c$, within 10 %.
+# `query_factor` to that $c$, within 10 %. A pen-and-paper estimate is enough: keep only key 2's closest rival.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "longer_query_weight-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 query_factor = None  # replace None with a number
@@ -129,6 +129,21 @@ check.longer_query_weight(query_factor)
 ### BEGIN HIDDEN TESTS
 check.require(check.longer_query_weight, query_factor)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 1
+
+# %% [markdown]
+# Multiplying the query by $c$ multiplies every score, and so every gap between key 2's score and another's, by
+# $c$. Key 2's weight climbs towards 1 but never reaches it. The cell prints it for a few values of $c$, and the
+# $c$ at which it first reaches 0.99.
+
+# %%
+for factor in (1, 2, 3, 4, 5, 6, 8):
+    print(f"c = {factor}: key 2's weight {(factor * lookup_scores).softmax(dim=0)[2]:.3f}")
+grid_c = torch.linspace(1, 20, 1901)  # c in steps of 0.01
+reach = grid_c[[(c * lookup_scores).softmax(dim=0)[2] >= 0.99 for c in grid_c]][0]
+print(f"key 2's weight first reaches 0.99 at c = {reach:.2f}")
 
 # %% [markdown]
 # ### All the queries at once
