@@ -255,8 +255,8 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 # only in the notebook that introduces them, so on a first read, skim it. The column "our picture" gives the
 # values of notebooks 01 and 02. The column "trained here" gives the small models that notebooks 10 to 14 train
 # from scratch and load: ViTs and one T2T-ViT, on pictures of 60 × 100 in batches of 128. (Notebook 12 also
-# uses two more, trained further from one of them on 120 × 200 pictures in batches of 64; the next cell prints
-# both.) The last column gives ViT-B/16, the ViT paper's base model with 16 × 16 patches: its $D$, MLP size, $h$
+# uses two more, trained further from one of them on 120 × 200 pictures in batches of 64; the Evidence cell
+# below prints both.) The last column gives ViT-B/16, the ViT paper's base model with 16 × 16 patches: its $D$, MLP size, $h$
 # and $L$ are in the paper's Table 1; its 224 × 224 input is the size of timm's `vit_base_patch16_224`, the model
 # of Heo's lab report.
 #
@@ -296,7 +296,7 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 #   is block 0. Patches and windows go row by row. Once the prediction token comes first (notebook 03 on), patch
 #   $p$ sits at token $p + 1$. Sections and exercises are counted from 1, notebooks from 00.
 #
-# [The sheet, checked](#Evidence:-the-notation-sheet,-checked) asserts these values against the package.
+# [The sheet, checked](#Evidence:-the-notation-sheet,-checked) asserts part of these values against the package.
 
 # %% [markdown]
 # ## 6. The map of the course (3 min)
@@ -429,7 +429,7 @@ print("ViT-B/16:", b16)
 assert b16 == {"D": 768, "h": 12, "d_k": 64, "MLP ratio": 4, "L": 12, "N": 196, "P^2 C": 768}
 assert tokens.count_tokens(224, 224, 16, 16, 0).total == 196  # a patch grid: k = s = P, p = 0
 
-# The models trained from scratch (notebook 12 also uses one at another size).
+# The models trained from scratch (notebook 12 also uses two trained further, at another size).
 shipped = {name: c for name, c in train.SHIPPED_CONFIGS.items() if c.start_from is None}
 trained = {
     "D": sorted({c.embed_dim for c in shipped.values()}),

@@ -1,6 +1,7 @@
 """The exercise checkers: right answers pass, wrong answers of every kind get a hint, nothing ever raises."""
 
 import ast
+import importlib
 import importlib.util
 import math
 import re
@@ -535,3 +536,26 @@ def test_write_it_yourself_checks_catch_what_runs_not_only_what_is_written(capsy
     for checker, answer in FUNCTION_CHECKS.items():  # the right answers, written by hand, still pass
         assert checker(answer).ok, checker.__name__
     capsys.readouterr()
+
+
+def _written_forms(answer: object) -> set[str]:
+    """How a right numeric answer could be written in a docstring: the integer itself (10 or more, so that
+    small counts in a question's wording do not count), or the float at 2 to 4 significant figures."""
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return set()
+    if isinstance(answer, int):
+        return {str(answer)} if abs(answer) >= 10 else set()
+    forms = {f"{answer:.{n}g}" for n in (2, 3, 4)} | {f"{answer:.2f}", f"{answer:.3f}"}
+    return {f for f in forms if len(f.lstrip("-0.")) >= 2}
+
+
+@pytest.mark.parametrize("checker", list(VALUE_CHECKS), ids=lambda f: f.__name__)
+def test_no_docstring_states_the_right_value(checker) -> None:
+    """`check.name?` in JupyterLab shows a checker's docstring, and `check.nb04?` its module's: neither may state
+    the right value of a numeric answer."""
+    module = importlib.import_module(checker.__module__)
+    for where, text in (("docstring", checker.__doc__ or ""), ("module docstring", module.__doc__ or "")):
+        for form in _written_forms(VALUE_CHECKS[checker]):
+            assert not re.search(rf"(?<![\w.]){re.escape(form)}(?![\w])", text), (
+                f"{checker.__name__}: its {where} states the right value {form}"
+            )

@@ -51,7 +51,9 @@ def test_data_scale_file_holds_every_run() -> None:
             assert r["train_accuracy"] >= 0.95, (r["model"], r["train_size"], r["seed"], r["train_accuracy"])
         assert 0.0 <= r["accuracy"] <= 1.0
         augmented = {k: r["settings"][k] for k in datascale.DEIT_AUGMENT}
-        assert (augmented == datascale.DEIT_AUGMENT) == (r["model"] == "deit")  # DeiT's augmentation, only DeiT's
+        assert (augmented == datascale.DEIT_AUGMENT) == (
+            r["model"] == "deit"
+        )  # DeiT's augmentation, only DeiT's
     for model in UNDERFITTING:  # still true of the stored runs, or its entry must go
         assert min(r["train_accuracy"] for r in runs if r["model"] == model) < 0.95
 

@@ -4,8 +4,7 @@ Exercise 00.1 (read a figure), in two graded parts: (a) which of six regions of 
 half (``bright_regions``), and (b) the upper sky's grey level (``upper_sky_level``), both read off the colour bar. A region's level is the median of a small box of pixels
 (``REGIONS``), computed from the picture in use (``load_mountains()``, which follows ``VITCOURSE_IMAGE``), so
 the warm-up holds for the course's picture and for the article series' crop alike. On the course's picture two
-regions lie one grey level from one half, on either side (the upper sky at 0.45, the sky below the dithered band
-at 0.60): the checker names such a slip as a colour-bar misreading, never which region,
+regions lie one grey level from one half, on either side: the checker names such a slip as a colour-bar misreading, never which region,
 how many or in which direction; part (b) grades the same reading as a number.
 """
 
@@ -95,7 +94,7 @@ def bright_regions(answer: object) -> Verdict:
 
 @never_raises
 def upper_sky_level(answer: object) -> Verdict:
-    """Exercise 00.1(b): the upper sky's grey level (0.45 on the course's picture), read off the colour bar; right
+    """Exercise 00.1(b): the upper sky's grey level, read off the colour bar; right
     within 0.04, less than half the 0.15 between two levels of the picture (one half is not within it)."""
     level = region_levels()["upper sky"]
     return float_answer(

@@ -64,8 +64,8 @@ _FACTOR_WHAT = "the factor c that brings key 2's weight to 0.99"
 @never_raises
 def longer_query_weight(answer: object) -> Verdict:
     """Exercise 04.1 (prediction): in section 1's lookup, the factor c by which the query must be multiplied (same
-    direction) for key 2's weight to reach 0.99 (about 5.16), within 10 %. Every score, and every gap between
-    scores, grows by c; the closest key alone gives ln 99 / gap, about 4.7, which passes."""
+    direction) for key 2's weight to reach 0.99, within 10 %. Every score, and every gap between scores, grows by
+    c; the estimate from the closest key alone is a little low and passes."""
     value, refusal = _number(answer, _FACTOR_WHAT, "a number")
     if refusal is not None:
         return refusal

@@ -73,7 +73,7 @@ def _channel_of(heads: int, head_dim: int, head: int = 1, channel: int = 0, bugg
 @never_raises
 def merge_bug_channel(answer: object) -> Verdict:
     """Exercise 05.1, second part: with the buggy merge on the walk-through's 4 heads of 16 channels, the output
-    channel (counted from 0) that holds head 2's channel 5 (5 * 4 + 2 = 22)."""
+    channel (counted from 0) that holds head 2's channel 5."""
     heads, _, head_dim = MERGE_SHAPE
     head, channel = MERGE_ASKED
     found = _channel_of(heads, head_dim, head, channel)

@@ -51,7 +51,7 @@ def slides_tokens_after_one_step(batch_size: int = 32, dim: int = 16, one_image:
 @never_raises
 def slides_token_count(answer: object) -> Verdict:
     """Exercise 06.1 (a): the different token vectors of the slides' prediction token after one step of gradient
-    descent on 32 different images."""
+    descent on a batch of different images, one in each slot."""
     expected = slides_tokens_after_one_step()
     return int_answer(
         answer,
