@@ -104,8 +104,7 @@ assert holds  # true wherever the square lies: section 3 shows why
 # Vision Transformers, Explained*). Neither the T2T paper nor the official code (the authors' T2T-ViT repository,
 # `models/t2t_vit.py`) states this rule, but it gives the code's settings: the cell checks it against all three
 # splits, typed in from that file. Then it lists the window starts for $k = 20$ in the picture's own
-# coordinates, where the padding begins at $-p$. This padding gives a side of $w$ pixels $w/s$ windows, as the
-# counts show.
+# coordinates, where the padding begins at $-p$. When $s$ divides $w$, this padding gives $w/s$ windows a side.
 
 # %%
 k = 20

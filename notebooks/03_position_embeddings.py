@@ -16,7 +16,7 @@
 # %% [markdown]
 # # 03 · Position embeddings
 #
-# **Before this:** notebook 01 (the picture cut into 15 patch tokens).
+# **Before this:** notebooks 01 (the picture cut into 15 patch tokens) and 02 (a split put back with `unsplit`).
 #
 # **Time:** about 55 minutes
 #
@@ -665,7 +665,7 @@ plt.show()
 # - Attention is permutation-equivariant: reordering the tokens reorders the outputs. A model that reads a
 #   prediction token is then blind to the order of its tokens; for ViT, whose tokens are non-overlapping patches,
 #   to the order of the patches.
-# - A position embedding, one row per token slot added to the tokens, fixes that.
+# - A position embedding, one row per token slot added to the tokens, makes the order visible to the model.
 # - In the sinusoidal table each pair of columns is a sine and a cosine of one frequency, so the dot product of
 #   two rows depends only on their distance, and far-apart rows stay alike through their slowest pairs.
 # - A learned table is a parameter, one row per slot; it starts as small random numbers, nearly orthogonal.

@@ -105,7 +105,7 @@ plt.show()
 # Multiply the query by a number $c > 1$: same direction, $c$ times the norm. The keys and the values stay as they
 # are. How large must $c$ be for key 2, the best match, to get a weight of at least 0.99? Reason from the scores
 # printed above: what does $c$ do to each score, and what does the softmax make of the new scores? Then set
-# `query_factor` to that $c$, within 10 %. A pen-and-paper estimate is enough: keep only key 2's closest rival.
+# `query_factor` to that $c$, within 15 %. A pen-and-paper estimate is enough: keep only key 2's closest rival.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "longer_query_weight-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 query_factor = None  # replace None with a number

@@ -594,8 +594,8 @@ print(
 # - The package's `Attention` gives the same numbers as the heads built by hand, as
 #   `F.scaled_dot_product_attention` and as `nn.MultiheadAttention` with the same weights.
 # - An attention map has one row per query and one column per key. Random heads on the picture stay close to
-#   uniform, because the picture's tokens are alike; random tokens just as alike give weights about as flat
-#   (in the Evidence). A map of random heads tells nothing of what a model has learned. Notebook 13 reads the
+#   uniform, and for this one random layer random tokens just as alike give weights about as flat (in the
+#   Evidence). A map of random heads tells nothing of what a model has learned. Notebook 13 reads the
 #   heads of a trained model.
 #
 # **Next:** [06 The encoder block](06_encoder_block.ipynb) puts this attention into ViT's encoder block, with a
@@ -661,13 +661,14 @@ assert all(macs[side][1] < macs[side][0] for side in (224, 384))
 #
 # Section 3 says that how far random heads' weights stray from uniform depends on how alike the tokens are.
 # The measure of flatness: take each of the layer's 4 heads × 15 rows, and divide its largest weight by the
-# uniform 1/15 (a uniform row gives 1). The *median row* is the middle of these 60 values, a typical row. For
+# uniform 1/15 (a uniform row gives 1). The *median row* is the median of these 60 values (the lower of the two
+# middle ones), a typical row. For
 # random tokens it is averaged over 20 draws; the picture is one draw. How alike tokens are is measured by
 # their mean cosine similarity over all pairs (notebook 03).
 #
 # The same random layer runs on 15 random tokens made more and more alike: one shared random direction per
 # draw, plus noise for each token, layer-normed as the picture's tokens are. At mean cosine 0 they are
-# independent standard normal tokens. The last row uses random tokens as alike as the picture's.
+# independent standard normal tokens, layer-normed. The last row uses random tokens as alike as the picture's.
 
 
 # %%

@@ -362,7 +362,8 @@ assert spread[-1] > spread[0] and bool(((final_std - 1).abs() < 1e-3).all())
 # %% [markdown]
 # This fresh stack grows only from 1.00 to 1.38 over its 12 blocks. What matters is the cause: nothing ever
 # rescales the running sum $\mathbf{z}$. Each block only adds its update, so the scale is whatever the input
-# and the updates make it. ViT therefore adds a **final** norm, equation (4): the head sees token 0 at mean 0
+# and the updates make it. ViT ends with a **final** norm, equation (4) (the paper gives no reason; one is that
+# nothing else fixes the sum's scale): the head sees token 0 at mean 0
 # and std 1, before the norm's learned scale and shift, whatever the scale of $\mathbf{z}$.
 #
 # The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens. Each residual path leaves
@@ -515,7 +516,7 @@ ax.axhline(1, color="grey", lw=0.5)
 ax.set_xticks(range(-1, 12), ["in"] + [str(k) for k in range(12)])
 ax.set_xlabel("after block (in: entering block 0)")
 ax.set_ylabel("overall std of the tokens / std entering block 0")
-ax.set_title("Std through 12 fresh blocks, relative to the input's: pre-norm drifts, post-norm resets")
+ax.set_title("Std through 12 fresh blocks, relative to the input's: pre-norm adds to it, post-norm resets it")
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()

@@ -240,8 +240,9 @@ print(f"sqrt(D) = {vit.embed_dim**0.5:.0f}")
 # stripes, and the printed mean cosine between two different tokens is high. Every patch shares a large
 # positive mean (no pixel is negative), so every token $\mathbf x_p \mathbf E$ holds a multiple of one vector, the
 # patch's mean brightness times the sum of $\mathbf E$'s rows, plus a smaller part that differs; with the pixels'
-# mean subtracted first, the mean cosine falls to about 0. Notebook 14 shows what this does to training:
-# a ViT on raw pixels can give every picture nearly the same output, and standardising the inputs (subtracting a mean, dividing by a spread) cures it.
+# mean subtracted first, the mean cosine falls to about 0. Notebook 14 meets a related effect across pictures:
+# a mean picture that all of them share, after which a ViT on raw pixels can give every picture nearly the same
+# output; with standardised inputs every seed of its controls trained.
 #
 # The tokens' lengths differ, though. The table starts with the prediction token, token 0, so token $i$ holds
 # patch $i - 1$. The brighter the patch, the longer its token, roughly: patch 5, the brightest, gives the longest

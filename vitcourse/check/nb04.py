@@ -64,7 +64,7 @@ _FACTOR_WHAT = "the factor c that brings key 2's weight to 0.99"
 @never_raises
 def longer_query_weight(answer: object) -> Verdict:
     """Exercise 04.1 (prediction): in section 1's lookup, the factor c by which the query must be multiplied (same
-    direction) for key 2's weight to reach 0.99, within 10 %. Every score, and every gap between scores, grows by
+    direction) for key 2's weight to reach 0.99, within 15 %. Every score, and every gap between scores, grows by
     c; the estimate from the closest key alone is a little low and passes."""
     value, refusal = _number(answer, _FACTOR_WHAT, "a number")
     if refusal is not None:
@@ -92,7 +92,7 @@ def longer_query_weight(answer: object) -> Verdict:
                 "the scores grow by the same factor as the query, not by its square.",
             ),
         ),
-        rel=0.1,
+        rel=0.15,
         pointer=reread("Attention as a lookup"),
     )
 
