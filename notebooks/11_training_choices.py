@@ -526,8 +526,8 @@ print("the ViT without positions beats chance on 10 x 10 scrambles (held-out acc
 #   ln 2 on it.
 # - With the sinusoidal or the learned table the same ViT learns the task in this run. Which of the two did
 #   better is one seed's result, not a ranking.
-# - Once the seams fall inside the patches, the patch tokens themselves change, and even the ViT without positions
-#   beats chance.
+# - Section 2 moves the seams inside the patches and asks what a ViT without positions can then do; its answer,
+#   and the run that shows it, are under "After Exercise 3".
 #
 # Next: notebook 12 looks at what a trained position table holds, and carries it to another image size. To train
 # for longer, see [the commands](#Evidence:-longer-runs-from-the-command-line).

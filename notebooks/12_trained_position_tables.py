@@ -626,7 +626,7 @@ check.require(check.resize_control_accuracy, expected_control_accuracy)
 # shuffled model can only guess among the old grid's 60 patches: 1/60.
 
 # %% [markdown]
-# ### The control, run
+# #### The control, run
 
 # %%
 # Exercise 3's control, run: the 60-patch model on the scenes at 120 x 200 (a 12 x 20 grid), before any
@@ -1267,6 +1267,8 @@ assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["
 
 # %% [markdown]
 # ## Evidence: the resized table before and after fine-tuning
+#
+# This section builds on the control run under "After Exercise 3": open that section and run its cells first.
 #
 # The paper resizes the table so that a model can be fine-tuned at the higher resolution (Section 3.2). Does the
 # resized table carry what the model learned? The course's test: `vit_within` on the same held-out scenes drawn

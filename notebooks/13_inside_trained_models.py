@@ -698,7 +698,7 @@ check.require(check.control_rows_prediction, answer_control_rows)
 # their own, about which the claim predicts nothing: no result of (f) could refute it.
 
 # %% [markdown]
-# ### The control, run
+# #### The control, run
 
 # %% [markdown]
 # The control reuses notebook 10's training loop with one change: it reads the pool's labels in a random order,
@@ -1068,7 +1068,7 @@ assert (
 # %% [markdown]
 # The scenes `vit_where` was trained on each hold one moon, a disc of radius 5 to 8 pixels centred within 5
 # pixels of a patch's centre (`scenes.where_scene`). The picture was not drawn that way. The cell measures the
-# picture's near-white pixels, those of brightness 0.95 or more as in section 1: how far they reach, whether the
+# picture's near-white pixels, those of brightness 0.95 or more as counted at the start of this section: how far they reach, whether the
 # picture's edge cuts them, and how they fall on the 3 × 5 patches. It measures the moons of the training scenes
 # the same way, each against its own brightest pixel, and prints, for each block, the largest weight any head gives
 # the patch with the most near-white pixels.
@@ -1080,7 +1080,7 @@ n_rows, n_cols = scenes.where_classes(patch_px)
 bright = pic >= 0.95 * pic.max()  # (H, W); the picture's brightest pixel is 1, so this is section 1's rule
 rows_b, cols_b = torch.nonzero(bright, as_tuple=True)
 per_patch = bright.reshape(n_rows, patch_px, n_cols, patch_px).sum(dim=(1, 3))  # (3, 5): per patch
-assert per_patch.flatten().tolist() == bright_counts.tolist()  # the counts of section 1, patch by patch
+assert per_patch.flatten().tolist() == bright_counts.tolist()  # the counts above, patch by patch
 edges = {"top": bright[0], "bottom": bright[-1], "left": bright[:, 0], "right": bright[:, -1]}
 cut_by = [name for name, line in edges.items() if line.any()]
 print(
@@ -1093,7 +1093,7 @@ for r in range(n_rows):
     print("   " + " ".join(f"{int(v):4d}" for v in per_patch[r]))
 print(
     f"the most: patch {moon_here} (patch row {moon_here // n_cols}, column {moon_here % n_cols}); the patch the "
-    f"model names in section 1 holds {int(bright_counts[guessed_patch])} of them"
+    f"model names on the picture holds {int(bright_counts[guessed_patch])} of them"
 )
 where_pool = scenes.scene_pool(
     "where", shipped.config.train_scenes, 1, patch_px
@@ -2028,6 +2028,8 @@ assert after["score, mean removed"] > before["score, mean removed"] + 0.1  # wha
 
 # %% [markdown]
 # ## Evidence: the control run
+#
+# This section builds on the control run under "After Exercise 3": open that section and run its cells first.
 #
 # The table puts the control of Exercise 3 beside the claim's run and the start. Beside the probe's scores it
 # prints each run's training loss over its last 20 steps, and how far its position embedding moved from the

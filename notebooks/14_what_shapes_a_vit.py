@@ -263,10 +263,10 @@ assert max(raw["grad"][-10:]) < min(
 # - **a ViT with a convolutional stem** (Xiao et al., 2021): a few small convolutions in place of the patch split,
 #   ending on the same 6 × 10 grid;
 # - **DeiT** (Touvron et al., 2021): the ViT with a second learned token, the *distillation token*, whose own head
-#   learns the hard decisions (argmax) of a *teacher*; and DeiT's augmentation as far as the shapes allow
-#   (random horizontal flips and shifts by up to 2 pixels), so that it sees new versions of its pictures at every
-#   step. Its teacher is the small CNN trained on the same pictures with the same augmentation (dashed in the
-#   figure), and DeiT trains longer than the others: at least 2,000 steps and 300 passes.
+#   learns the hard decisions (argmax) of a *teacher*; and random horizontal flips, the part of DeiT's
+#   augmentation that keeps the labels and that the student still fits (`datascale.DEIT_AUGMENT` notes what
+#   else was tried). Its teacher is the small CNN trained on the same flipped pictures (dashed in the figure), and
+#   DeiT trains longer than the others: at least 2,000 steps and 300 passes.
 #
 # Each point is the mean of three seeds, its bar from the lowest seed to the highest; the x axis is logarithmic;
 # each model's points sit beside their tick, so that none hides another.
@@ -393,7 +393,7 @@ assert sweep_mean("convstem", 1024) > 0.8 and sweep_mean("deit", 1024) > sweep_m
 assert all(sweep_mean("deit", n) > sweep_mean("vit", n) + 0.03 for n in sizes)  # DeiT ahead at every size
 
 # %% [markdown]
-# ### What the runs show
+# #### What the runs show
 #
 # Each point below is asserted by the table's cell:
 #
@@ -539,7 +539,7 @@ print(
 )
 
 # %% [markdown]
-# ### The five runs
+# #### The five runs
 
 # %% [markdown]
 # Each setting's steps, batch, multiply-adds and samples; the two matched ViT runs spend T2T-ViT's multiply-adds
@@ -1031,6 +1031,8 @@ print(
 
 # %% [markdown]
 # ## Evidence: ViT against T2T-ViT over seeds
+#
+# This section builds on the runs under "After Exercise 3": open that section and run its cells first.
 #
 # This section backs the findings of section 3. The cell under the seed table asserts each bullet below, with
 # margins measured against the spread of the seeds, so that it holds on a CPU and on a GPU although the runs

@@ -314,9 +314,12 @@ def _names(source: str) -> tuple[set[str], set[str]]:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_no_cell_needs_a_folded_section(path: Path) -> None:
     """JupyterLab does not run the cells under a folded heading when a learner runs on past it (Shift+Enter goes
-    to the next visible cell). So no cell outside an "After Exercise N" or "After playing" fold reads a name that
-    only a cell inside such a fold defines: a learner who leaves the answers folded still runs the whole notebook."""
+    to the next visible cell). So no cell of the core outside an "After Exercise N" or "After playing" fold reads
+    a name that only a cell inside such a fold defines: a learner who leaves the answers folded still runs the
+    whole core. An optional Evidence section may build on an answer's run if its own text says so (it names the
+    "After Exercise" section to run first)."""
     fold_level = None
+    evidence_says_so = None  # in an Evidence section: whether its text names the After section it needs
     in_fold: dict[str, int] = {}
     in_open: set[str] = set()
     for index, cell in enumerate(_cells(path)):
@@ -326,13 +329,17 @@ def test_no_cell_needs_a_folded_section(path: Path) -> None:
                 fold_level = None
             if _AFTER.match(cell.source.lstrip()):
                 fold_level = len(heading.group(1))
+            if re.match(r"#{1,2} Evidence", cell.source.lstrip()):
+                evidence_says_so = False
+            if evidence_says_so is not None and re.search(r'"After (Exercise \d+|playing)"', cell.source):
+                evidence_says_so = True
             continue
         if has_solution(cell.source) or has_hidden_tests(cell.source):
             continue
         bound, read = _names(cell.source)
         if fold_level is None:
             needed = sorted(n for n in read - bound if n in in_fold and n not in in_open)
-            assert not needed, (
+            assert not needed or evidence_says_so, (
                 f"{path.name}, cell {index} reads {needed}, which only folded cells define "
                 f"(cells {sorted({in_fold[n] for n in needed})})"
             )
