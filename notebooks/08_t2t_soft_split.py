@@ -237,9 +237,9 @@ assert one_cell
 #
 # Why split again? Each later split puts 3 × 3 neighbouring tokens into one window, so pixels that stage 1 cut
 # apart meet again in one token. Leaving the token transformers aside (their attention mixes all tokens), each
-# stage's tokens draw on a wider square of the picture and sit further apart. The cell's last lines print both,
-# in input pixels, and set them beside ViT's 16 × 16 patches on 224 × 224: stage 3 ends with ViT's grid and
-# spacing, but each token draws on a larger square.
+# stage's tokens draw on a wider square of the picture and sit further apart. The cell's last lines print the
+# spacing, in input pixels, beside ViT's 16 × 16 patches on 224 × 224: stage 3 ends with ViT's grid and spacing,
+# but each token draws on a larger square (how large is notebook 09's first exercise).
 
 # %%
 x = image  # (1, 1, H, W)
@@ -264,10 +264,10 @@ print(
     f"in the T2T-ViT paper the later splits see {token_dim} channels, "
     f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 09)"
 )
-span, stride = 1, 1  # in input pixels: the side of the square a token draws on, and the step between tokens
-for stage, (kk, ss, _) in enumerate(T2T_STAGES, start=1):
-    span, stride = span + (kk - 1) * stride, stride * ss  # a window of kk tokens, stride pixels apart
-    print(f"stage {stage}: tokens {stride} pixels apart, each drawing on {span} x {span} input pixels")
+stride = 1  # in input pixels: the step between neighbouring tokens
+for stage, (_, ss, _) in enumerate(T2T_STAGES, start=1):
+    stride = stride * ss  # each split steps over ss tokens of the stage before
+    print(f"stage {stage}: tokens {stride} pixels apart")
 print(
     f"ViT, P = 16, on 224: a {224 // 16} x {224 // 16} grid, tokens 16 pixels apart, each on 16 x 16 pixels"
 )

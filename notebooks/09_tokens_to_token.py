@@ -196,7 +196,7 @@ print(
 assert inside > 0.5
 
 # %% [markdown]
-# One final token is built from a square about twice as wide as the distance between neighbouring tokens, so
+# One final token's windows cover a square about twice as wide as the distance between neighbouring tokens, so
 # neighbouring tokens share pixels: the soft split's overlap, compounded over three splits.
 
 # %% [markdown]
@@ -528,7 +528,8 @@ assert changed == ["norm1", "attn.qkv"]
 # ## 4. Where the compute goes (4 min)
 #
 # The cell counts the multiply-adds of one forward pass of T2T-ViT$_t$-14 at 224 × 224 on the meta device.
-# `vitcourse.cost.count_macs` puts hooks on every linear layer and every attention product. **Published:** 6.1 G
+# `vitcourse.cost.count_macs` counts every linear layer by running it, and adds each attention product from its
+# shapes (notebook 05). **Published:** 6.1 G
 # multiply-adds for T2T-ViT$_t$-14 at 224 × 224 (Yuan et al., ICCV 2021, Tables 3 and 7). Its encoder blocks use
 # the preset's MLP ratio of 3, not the 4 that notebook 07's count of $12 \cdot N \cdot D^2$ assumes.
 
