@@ -377,20 +377,15 @@ print(
     f"{min(teacher_fit):.3f} for DeiT's teachers"
 )
 assert min(plain) >= 0.95  # every model trained on un-augmented pictures fits every training set
-assert min(deit_fit) < 0.95 <= min(teacher_fit)  # DeiT, on augmented pictures, does not; its teacher does
-assert sweep_mean("deit", 64, "train_accuracy") >= 0.95  # ... except on 64 pictures
-assert all(sweep_mean("deit", n, "train_accuracy") < 0.95 for n in sizes[1:])
-gain = {n: teacher_mean[n] - sweep_mean("cnn", n) for n in sizes}  # what DeiT's augmentation gives the CNN
-assert max(gain, key=gain.get) == sizes[0]  # most on the smallest pool
+assert min(deit_fit) >= 0.95 and min(teacher_fit) >= 0.95  # DeiT and its teachers, on flipped pictures, too
 transformers = ("vit", "t2t", "convstem", "deit")
 assert all(sweep_mean("cnn", n) > max(sweep_mean(m, n) for m in transformers) for n in sizes)  # CNN ahead
-assert all(teacher_mean[n] > sweep_mean("cnn", n) for n in sizes)  # augmentation lifts the CNN
-assert all(teacher_mean[n] > 0.9 for n in sizes[1:])  # from 128 pictures on
+assert all(teacher_mean[n] > sweep_mean("cnn", n) for n in sizes)  # flips lift the CNN
 assert all(sweep_mean(m, n) < 0.35 for m in ("vit", "t2t") for n in sizes[:3])  # near chance up to 256
 assert sweep_mean("vit", 1024) > sweep_mean("vit", 256) + 0.15 and sweep_mean("t2t", 1024) < 0.35
 assert max(lead, key=lead.get) == 256 and 0.3 < lead[1024] < lead[256]  # the gap narrows, and stays wide
-assert sweep_mean("convstem", 1024) > 0.8 and sweep_mean("deit", 1024) > sweep_mean("vit", 1024) + 0.15
-assert all(sweep_mean("deit", n) > sweep_mean("vit", n) + 0.03 for n in sizes)  # DeiT ahead at every size
+assert sweep_mean("convstem", 1024) > 0.8 and sweep_mean("deit", 1024) > sweep_mean("vit", 1024) + 0.05
+assert all(abs(sweep_mean("deit", n) - sweep_mean("vit", n)) < 0.05 for n in sizes[:3])  # level up to 256
 
 # %% [markdown]
 # #### What the runs show
@@ -398,19 +393,17 @@ assert all(sweep_mean("deit", n) > sweep_mean("vit", n) + 0.03 for n in sizes)  
 # Each point below is asserted by the table's cell:
 #
 # - **Every model trained on un-augmented pictures fits its pool** (every run at training accuracy 0.98 or
-#   more), so their held-out lines measure what Figure 3 asks. DeiT, which sees new versions of its pictures at
-#   every step, fits its pool only on 64 pictures (right panel); its teacher, the CNN on the same augmented
-#   pictures, fits at every size.
-# - **The CNN is ahead of every transformer at every size**; with DeiT's augmentation (dashed) it is above 0.9
-#   from 128 pictures on.
+#   more), and so do DeiT and its teachers on flipped pictures (right panel), so every held-out line measures
+#   what Figure 3 asks.
+# - **The CNN is ahead of every transformer at every size**; with flips (dashed) it is further ahead.
 # - **The ViT learns its pictures by heart**: up to 256 pictures it is near chance on new ones; on 1,024 it starts
 #   to carry something over. This T2T-ViT stays near chance even on 1,024.
 # - **Does the gap close with data?** The CNN's lead over the ViT grows up to 256 pictures and narrows on 1,024,
 #   where it is still more than 0.3. Within these sizes, 16 times apart, it does not close; whether it would
 #   with far more pictures, as the paper's did, these runs cannot say.
-# - **What lowers the hunger here:** a convolutional stem (near the CNN on 1,024), and DeiT's recipe (ahead of the
-#   ViT at every size, though it changes three things at once: distillation, augmentation and a longer budget).
-#   This T2T-ViT, at these settings, did not.
+# - **What lowers the hunger here:** a convolutional stem (near the CNN on 1,024). DeiT's recipe is level with the
+#   ViT up to 256 pictures and ahead on 1,024; it changes three things at once (distillation, flips and a longer
+#   budget). This T2T-ViT, at these settings, did not.
 #
 # Seeds, the controls of section 1 and the compute each run spent: [Figure 3 at toy
 # scale](#Evidence:-Figure-3-at-toy-scale).
@@ -664,8 +657,8 @@ print("20 x 20, same samples: every ViT seed within 0.05 of 0.5, a guess between
 # - A data-scale claim needs models that fit their training pictures: read training beside held-out accuracy.
 # - On the shapes, from 64 to 1,024 pictures, the CNN leads every transformer; the ViT learns its pictures by
 #   heart and starts to generalise only on 1,024; the gap narrows there but does not close. A convolutional
-#   stem comes closest to the CNN; DeiT's recipe helps without fitting its pool, and its augmentation lifts the
-#   CNN too; this T2T-ViT, at its settings, did not.
+#   stem comes closest to the CNN; DeiT's recipe helps only on the largest pool, and its flips lift the CNN
+#   too; this T2T-ViT, at its settings, did not.
 # - Say which efficiency a comparison measures, and run it over seeds. Per sample, in 30 steps on the scramble
 #   task, T2T-ViT learned more, even without positions, while the ViT never left its start; per multiply-add spent as more steps, ViT did at least as
 #   well.
