@@ -100,7 +100,7 @@ def _counts(k_of_step: object) -> object:
 
     def count(h: int, w: int, k: int, paper_s: int, p: int) -> tuple[int, int]:
         step = k_of_step(k, paper_s)
-        return (h + 2 * p - k) // step + 1, (w + 2 * p - k) // step + 1
+        return _side_count(h, k, step, p), _side_count(w, k, step, p)
 
     return count
 
