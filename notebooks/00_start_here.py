@@ -23,7 +23,7 @@
 #
 # A ViT cuts a picture into patches and turns each patch into a vector, a *token*. A *transformer* then reads the
 # tokens: a stack of blocks. Each block has two parts: an attention layer, in which every token can draw on every
-# other, and a small network applied to each token alone (an *MLP*, a multilayer perceptron). The Tokens-to-Token module,
+# token, itself included, and a small network applied to each token alone (an *MLP*, a multilayer perceptron). The Tokens-to-Token module,
 # *T2T*, replaces the patch cutting with overlapping windows and small transformers between them.
 #
 # By the end you can
@@ -31,6 +31,7 @@
 # - name the sources the course explains,
 # - check which device runs the course on your computer,
 # - describe the picture that most notebooks use, and read a value off its colour bar,
+# - count patches the course's way, from 0 and row by row,
 # - look up the course's main symbols in the notation sheet.
 
 # %% [markdown]
@@ -90,10 +91,10 @@ device = vitcourse.get_device()
 # - the **T2T-ViT paper**: Yuan et al., *Tokens-to-Token ViT: Training Vision Transformers from Scratch on
 #   ImageNet*, ICCV 2021.
 #
-# *ImageNet*, in that title, is a large collection of labelled photos. The ViT paper (section 4.1) uses its
-# standard 1,000-class subset (ILSVRC-2012, 1.3 million images), and for *pre-training* (a first, long training
-# whose weights later tasks start from) also the full ImageNet-21k (21,000
-# classes, 14 million images) and a private set, JFT-300M. Many vision models are measured on ImageNet.
+# *ImageNet*, in that title, is a large collection of labelled photos. For *pre-training* (a first, long training
+# whose weights later tasks start from), the ViT paper (section 4.1) uses three sets: ImageNet's standard
+# 1,000-class subset (ILSVRC-2012, 1.3 million images), the full ImageNet-21k (21,000 classes, 14 million images)
+# and a private set, JFT-300M. Many vision models are measured on ImageNet.
 #
 # Other sources appear where they are used, for example Chi Yeong Heo's lab report on *timm*'s ViT-B/16 (timm is
 # a widely used PyTorch library of image models; ViT-B/16 is a model of the ViT paper, in section 5 below). Where
@@ -104,8 +105,8 @@ device = vitcourse.get_device()
 # ## 3. Your device (2 min)
 #
 # The course runs on a CUDA GPU when there is one, and on the CPU otherwise. The code is the same. The next cell
-# says which device you have; its output differs between computers. The cell after it checks that a small
-# computation works there.
+# says which device you have; its output differs between computers (its first line, `# NBVAL_IGNORE_OUTPUT`,
+# tells the course's own tests not to compare it). The cell after it checks that a small computation works there.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -137,104 +138,91 @@ print(f"values from {picture.min():.2f} to {picture.max():.2f}, {len(levels)} gr
 
 # %% mystnb={"image": {"alt": "The mountain picture at dusk, 60 rows by 100 columns, in purple shades, with six labelled boxes: the moon at the top edge, the upper sky, the sky below the dithered band, the left and right faces of the large mountain, and the ridges; beside it a colour bar with one swatch per grey level and a line at one half"}}
 import matplotlib.pyplot as plt
-from matplotlib.patches import Rectangle
 
-fig, (ax, bar) = plt.subplots(1, 2, figsize=(8, 4), width_ratios=(12, 1))
-plots.show_picture(picture, ax=ax, title=f"Mountain at Dusk, {height} x {width}", colorbar=False)
-for name, (rows, cols) in check.nb00.REGIONS.items():  # a box of each region's pixels
-    ax.add_patch(
-        Rectangle(
-            (cols.start, rows.start),
-            cols.stop - cols.start,
-            rows.stop - rows.start,
-            fill=False,
-            ec="orange",
-            lw=1.5,
-        )
-    )
-    ax.text(cols.start, rows.stop + 0.5, name, color="orange", fontsize=8, va="top", fontweight="bold")
-# The colour bar: one swatch per grey level, drawn at its value (a picture with many levels gets a plain bar).
-bar.set_ylim(-0.05, 1.05)
-bar.set_xticks([])
-if len(levels) <= 16:  # separate swatches on no background, like a legend, each with a black edge
-    bar.set_facecolor("none")
-    for spine in bar.spines.values():
-        spine.set_visible(False)
-    for level in levels:
-        swatch = Rectangle((0, level - 0.04), 1, 0.08, fc=plt.get_cmap(plots.CMAP)(level), ec="black", lw=0.8)
-        bar.add_patch(swatch)
-    bar.set_yticks(levels, [f"{v:.2f}" for v in levels])
-else:
-    bar.imshow(
-        np.linspace(0, 1, 256)[:, None], cmap=plots.CMAP, aspect="auto", extent=(0, 1, 0, 1), origin="lower"
-    )
-bar.axhline(0.5, color="red", lw=1.5)
-bar.yaxis.tick_right()
-bar.set_title("½ in red", fontsize=8, color="red")
-bar.set_ylabel("brightness (one swatch per grey level)", fontsize=8)
-bar.yaxis.set_label_position("right")
+plots.show_picture_regions(picture, check.nb00.REGIONS, title=f"Mountain at Dusk, {height} x {width}")
 plt.show()
 
 # %% [markdown]
 # The course draws the picture with the `Purples_r` colour map: dark purple is 0 and white is 1. The colour bar
-# beside it has one swatch per grey level of the picture, at its value; the red line marks one half. The axes
-# count pixels from 0, and a tick sits on a pixel's edge: the tick 10 marks where row (or column) 10 begins.
+# beside it has one swatch per grey level of the picture, at its value; the dashed red line marks one half. The
+# axes count pixels from 0, and a tick sits on a pixel's edge: the tick 10 marks where row (or column) 10 begins,
+# and the last tick, 60 or 100, marks the far edge of the last pixel.
 #
 # The orange boxes mark six regions, each by a small box of its pixels: the **moon**, cut by the top edge; the
 # **upper sky**; below it a *dithered* band, and the **sky below the band**; the large mountain on the left, with
 # its **left face** and **right face**; and the **ridges** below it, above the ground.
 # Dithering is pixel art's way to show a shade between two tones: they alternate pixel by pixel, like a
 # checkerboard. [Evidence: what the picture holds](#Evidence:-what-the-picture-holds) measures the moon, the band,
-# the ridges and the ground from the pixels.
+# the pale mountain, the ridges and the ground from the pixels.
 
 # %% [markdown]
 # ### From picture to batch
 #
 # The picture is the course's own pixel-art rendition of *"Mountain at Dusk Background"* by Luis Zuno (@ansimuz,
-# CC0). The article series used a 60 × 100 crop of the original. If you are online, start JupyterLab with
-# `VITCOURSE_IMAGE=original` to run the course on that crop.
+# CC0: free to use, no rights reserved). The article series used a 60 × 100 crop of the original. If you are
+# online, `VITCOURSE_IMAGE=original make lab` runs the course on that crop.
 #
 # Models want a batch of images of shape (B, C, H, W): B images, C channels, H rows and W columns. This is
-# PyTorch's order. `vitcourse.to_tensor` turns the picture into a batch of one single-channel image:
+# PyTorch's order. `vitcourse.to_tensor` turns the picture, a numpy array, into a batch of one single-channel
+# image, in float32, the number type PyTorch models use. By hand, that is `torch.from_numpy` (a tensor sharing the
+# array's memory), `.float()` (a float32 copy, since the array holds float64) and `[None, None]` (two new axes of
+# size 1 in front, for B and C):
 
 # %%
 batch = vitcourse.to_tensor(picture).to(device)
 print(f"tensor shape {tuple(batch.shape)}, dtype {batch.dtype}")
+by_hand = torch.from_numpy(picture).float()[None, None]  # (H, W) float64 -> (1, 1, H, W) float32
+assert torch.equal(batch.cpu(), by_hand)
+print("the same as torch.from_numpy(picture).float()[None, None] (asserted)")
+
+# %% [markdown]
+# ### Counting from 0
+#
+# Notebook 01 cuts the picture into square *patches* of 20 × 20 pixels: 3 rows of 5 patches. The course has
+# **one counting rule**: pixels, patches, tokens and windows, and later the model's blocks and heads (its
+# repeated parts, built in notebooks 05 to 07), are all counted from 0, as Python indexes, so that a label is the
+# index you type. Patch 0 is the top-left patch, and `tokens[0]` is its token. Patches and windows go row by
+# row: patches 0 to 4 make the top row, 5 to 9 the next. A range such as "columns 39-60" includes both ends.
+# From notebook 03 on, one extra token sits in front of the patch tokens, so patch $p$ becomes entry $p + 1$ of
+# the sequence; those notebooks say so where it matters. Sections and exercises are counted from 1, notebooks
+# from 00.
 
 # %% [markdown]
 # ### Exercise 1 (read a figure)
 #
-# This warm-up is there to try the mechanics once. Look at the figure and its colour bar.
+# This warm-up is there to try the mechanics once. Look at the figure, its ticks and its colour bar.
 #
 # (a) Which of the six regions are brighter than one half? Set `answer_regions` to a set of their names:
 # `"moon"`, `"upper sky"`, `"sky below the band"`, `"left face"`, `"right face"` and `"ridges"`.
 #
-# (b) Read the upper sky's grey level off the colour bar, and set `answer_sky_level` to it.
+# (b) Cut into patches of 20 × 20 pixels and counted as above, which patch holds the pixel at row 45, column 30?
+# Set `answer_pixel_patch` to its number.
 #
 # Try a wrong answer once too, to see a hint.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "bright_regions-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_regions = None  # replace None with a set of names, such as {"ridges"}
-answer_sky_level = None  # replace None with a number
+answer_pixel_patch = None  # replace None with a whole number
 ### BEGIN SOLUTION
-# Match each region's colour with a swatch of the colour bar. On the course's picture, the moon, both faces and
-# the sky below the band match swatches above the red line; the ridges match one far below it, and the upper sky
-# the swatch just below the line, 0.45. The two skies are the ones to look at closely: their swatches sit on
-# either side of one half. A check in code, on any picture: each region's median level.
+# (a) Match each region's colour with a swatch of the colour bar, and see on which side of the red line that
+# swatch lies. The two skies need a close look: their swatches sit on either side of one half. A check in code,
+# on any picture: each region's median level.
 levels_by_region = check.nb00.region_levels(picture)
 answer_regions = {name for name, level in levels_by_region.items() if level > 0.5}
-answer_sky_level = levels_by_region["upper sky"]
+# (b) A patch is 20 pixels on a side, two tick steps: patch row = row // 20, patch column = column // 20,
+# and a row of patches holds width // 20 of them.
+answer_pixel_patch = (45 // 20) * (width // 20) + 30 // 20  # row by row, from 0
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "bright_regions-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.bright_regions(answer_regions)
-check.upper_sky_level(answer_sky_level)
+check.pixel_patch(answer_pixel_patch)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "bright_regions-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the checks above and fails if an answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.bright_regions, answer_regions)
-check.require(check.upper_sky_level, answer_sky_level)
+check.require(check.pixel_patch, answer_pixel_patch)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -242,61 +230,37 @@ check.require(check.upper_sky_level, answer_sky_level)
 
 # %% [markdown]
 # Each region's level, the median of its box of pixels. Only colour separates the two skies on the figure; the
-# numbers show which swatch each one matches.
+# numbers show which swatch each one matches. Then the pixel of part (b): its patch row and patch column.
 
 # %%
 for region, level in check.nb00.region_levels(picture).items():  # the median of a box of the region's pixels
     print(f"{region:>18}: {level:.2f}, {'brighter' if level > 0.5 else 'not brighter'} than one half")
+row, col = 45, 30
+patch_row, patch_col = row // 20, col // 20  # 20 pixels per patch side
+per_row = width // 20  # patches in one row of patches
+print(f"pixel ({row}, {col}): patch row {patch_row}, patch column {patch_col}, {per_row} patches per row")
+print(f"patch {patch_row} * {per_row} + {patch_col} = {patch_row * per_row + patch_col}")
 
 # %% [markdown]
-# ## 5. The notation sheet (5 min)
+# ## 5. The notation sheet (3 min)
 #
-# The sheet lists the course's main symbols. Come back to it whenever a symbol is unclear; most rows become clear
-# only in the notebook that introduces them, so on a first read, skim it. The column "our picture" gives the
-# values of notebooks 01 and 02. The column "trained here" gives the small models that notebooks 10 to 14 train
-# from scratch and load: ViTs and one T2T-ViT, on pictures of 60 × 100 in batches of 128. (Notebook 12 also
-# uses two more, trained further from one of them on 120 × 200 pictures in batches of 64; the Evidence cell
-# below prints both.) The last column gives ViT-B/16, the ViT paper's base model with 16 × 16 patches: its $D$, MLP size, $h$
-# and $L$ are in the paper's Table 1; its 224 × 224 input is the size of timm's `vit_base_patch16_224`, the model
-# of Heo's lab report.
+# The sheet lists the symbols of the first notebooks, with their values on our picture and in ViT-B/16, the ViT
+# paper's base model with 16 × 16 patches (its $D$ is in the paper's Table 1; its 224 × 224 input is the size of
+# timm's `vit_base_patch16_224`, the model of Heo's lab report). Come back to it whenever a symbol is unclear.
 #
-# | symbol | meaning | our picture | trained here | ViT-B/16 |
-# |---|---|---|---|---|
-# | $H$, $W$ | image height and width, in pixels | 60, 100 | 60, 100 | 224, 224 |
-# | $C$ | channels of the image: 1 for grey, 3 for colour | 1 | 1 | 3 |
-# | $B$ | images in a batch | 1 | 128 | any |
-# | $P$ | side of a square patch, in pixels | 20 | ViT: 20 or 10 | 16 |
-# | $N$ | tokens from the cut (patches, or T2T's windows), without the prediction token | 15 | ViT: 15 or 60; T2T-ViT: 28 | 196 |
-# | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | ViT: 400 or 100 | 768 |
-# | $D$ | model width: the length of every token inside the transformer | 768 | 64 | 768 |
-# | $\mathbf{E}$ | the learned projection of raw tokens to width $D$ | 400 × 768 | ViT: 400 × 64 or 100 × 64 | 768 × 768 |
-# | $k$, $s$, $p$ | a sliding window's side, stride and padding | notebook 02's soft split: 20, 10, 5 (60 windows, not the 15 patches) | T2T-ViT: 7, 4, 2, then 3, 2, 1 twice | 16, 16, 0 |
-# | token dim | width of T2T-ViT's small token transformers | — | 16 | — |
-# | $Q$, $K$, $V$ | queries, keys and values: one row per token | — | $(N + 1) \times 16$ per head | 197 × 64 per head |
-# | $h$ | attention heads per layer | — | 4 | 12 |
-# | $d_k = D/h$ | length of each head's queries and keys | — | 16 | 64 |
-# | MLP ratio | the MLP's hidden width divided by $D$ | — | 2 | 4 |
-# | $L$ | encoder blocks, one after another | — | 2 or 4 | 12 |
-# | prediction token | one extra learned token; the model's *head*, its last layer, reads the prediction from it | — | 1 | 1 |
-# | $N + 1$ | tokens with the prediction token | — | ViT: 16 or 61; T2T-ViT: 29 | 197 |
-# | $\mathbf{E}_\text{pos}$ | the position embedding: one row of length $D$ per token | — | $(N + 1) \times 64$ (none in the controls without one) | 197 × 768 |
+# | symbol | meaning | our picture | ViT-B/16 |
+# |---|---|---|---|
+# | $H$, $W$ | image height and width, in pixels | 60, 100 | 224, 224 |
+# | $C$ | channels of the image: 1 for grey, 3 for colour | 1 | 3 |
+# | $B$ | images in a batch | 1 | any |
+# | $P$ | side of a square patch, in pixels | 20 | 16 |
+# | $N = HW/P^2$ | patches, each of which becomes a token | 15 | 196 |
+# | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | 768 |
+# | $D$ | model width: the length of every token inside the transformer | notebook 01 takes 768 | 768 |
+# | $\mathbf{E}$ | the learned projection of raw tokens to width $D$ | 400 × 768 | 768 × 768 |
 #
-# A few notes on the table:
-#
-# - The prediction token is ViT's *class token*, `cls_token` in code. Notebook 03 introduces it and puts it in
-#   front of the patch tokens, and notebook 07 reads the prediction from it.
-# - "Head" has two meanings: the model's head, its last layer, and an attention head, of which there are $h$.
-# - A patch grid is a sliding window with $k = s = P$ and $p = 0$. T2T-ViT's three soft splits use other windows;
-#   notebooks 02 and 08 explain them. The article series uses a token dim of 64, the T2T-ViT code's default.
-# - Some letters have a second meaning: $p$ is also a patch's index (patch $p$), and $L$ also a length
-#   (notebooks 02 and 05). In code, lowercase `h` and `w` are often a height and a width, as in notebook 02; in
-#   formulas, $h$ counts heads.
-# - **One counting rule:** patches, tokens, windows, blocks and heads are all counted from 0, as Python indexes,
-#   so that a label is the index you type: patch 0 is the top-left patch and `tokens[0]` is its token; `blocks[0]`
-#   is block 0. Patches and windows go row by row. Once the prediction token comes first (notebook 03 on), patch
-#   $p$ sits at token $p + 1$. Sections and exercises are counted from 1, notebooks from 00.
-#
-# [The sheet, checked](#Evidence:-the-notation-sheet,-checked) asserts part of these values against the package.
+# [The full sheet](#Evidence:-the-full-notation-sheet) adds the symbols of later notebooks (windows, attention,
+# blocks) and the small models that notebooks 10 to 14 train.
 
 # %% [markdown]
 # ## 6. The map of the course (3 min)
@@ -306,21 +270,21 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 # | notebook | what you learn | time |
 # |---|---|---|
 # | [00 Start here](00_start_here.ipynb) | how the course works, the sources, the picture, the notation, the counting rule | about 30 minutes |
-# | [01 Patch tokenization](01_patch_tokenization.ipynb) | patches: cut, flatten in `nn.Unfold`'s order, project | about 55 minutes |
+# | [01 Patch tokenization](01_patch_tokenization.ipynb) | patches: cut, flatten in `nn.Unfold`'s order, project | about 60 minutes |
 # | [02 Soft split: overlapping patches](02_soft_split.ipynb) | overlapping windows: padding, counting, coverage, a soft split and back | about 60 minutes |
 # | [03 Position embeddings](03_position_embeddings.ipynb) | why attention cannot see order; sinusoidal and learned tables | about 55 minutes |
 # | [04 Attention: one head, step by step](04_attention.ipynb) | one head: a lookup, Q, K and V, softmax, why 1/√d_k | about 52 minutes |
 # | [05 Multi-head attention](05_multi_head_attention.ipynb) | several heads, their cost, checked against PyTorch | about 55 minutes |
 # | [06 The encoder block](06_encoder_block.ipynb) | ViT's equations and listing; tokens in; LayerNorm, GELU, pre-norm | about 60 minutes |
-# | [07 The whole Vision Transformer](07_vision_transformer.ipynb) | prediction processing: the head on the prediction token; the whole ViT; a block's cost | about 50 minutes |
+# | [07 The whole Vision Transformer](07_vision_transformer.ipynb) | prediction processing: the head on the prediction token; the whole ViT; a block's cost | about 60 minutes |
 # | [08 T2T's soft split and the token transformer](08_t2t_soft_split.ipynb) | T2T's soft splits; what they keep whole; the token transformer | about 55 minutes |
-# | [09 Tokens-to-Token: the module and T2T-ViT](09_tokens_to_token.ipynb) | the T2T module stage by stage; T2T-ViT; where the compute goes | about 55 minutes |
-# | [10 Training a ViT](10_training.ipynb) | a training loop: cross-entropy, ln 2, AdamW, weight decay, schedule | about 56 minutes |
+# | [09 Tokens-to-Token: the module and T2T-ViT](09_tokens_to_token.ipynb) | the T2T module stage by stage; T2T-ViT; where the compute goes | about 58 minutes |
+# | [10 Training a ViT](10_training.ipynb) | a training loop: cross-entropy, ln 2, AdamW, weight decay, schedule | about 58 minutes |
 # | [11 Training choices: position embeddings and seams](11_training_choices.ipynb) | no, sinusoidal or learned position table; the scramble's seams | about 50 minutes |
-# | [12 Trained position tables](12_trained_position_tables.ipynb) | what a trained table holds; resizing it for a larger image | about 55 minutes |
+# | [12 Trained position tables](12_trained_position_tables.ipynb) | what a trained table holds; resizing it for a larger image | about 60 minutes |
 # | [13 Inside trained models](13_inside_trained_models.ipynb) | heads, attention distance, rollout; masked pre-training | about 60 minutes |
 # | [14 What shapes a ViT](14_what_shapes_a_vit.ipynb) | a ViT that trains (standardised inputs); the amount of data; convolutions, distillation, T2T | about 55 minutes |
-# | [15 Appendix: errata of the sources](15_errata.ipynb) | appendix: the sources' slips, each shown by a cell | about 55 minutes |
+# | [15 Appendix: errata of the sources](15_errata.ipynb) | appendix: the sources' slips, each shown by a cell | about 45 minutes |
 #
 # Each notebook imports a few modules of the `vitcourse` package, the course's own code:
 # [the modules per notebook](#Evidence:-the-modules-per-notebook).
@@ -334,8 +298,8 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 #   folded. A hint first names the idea, then the section to reread.
 # - The picture is 60 × 100, one channel, values from 0 to 1, in a few grey levels; the colour bar has one swatch
 #   per level.
-# - Patches, tokens, windows, blocks and heads are counted from 0; notebooks from 00; sections and exercises from 1.
-#   The notation sheet in section 5 lists the main symbols with their values.
+# - Patches, tokens, windows, blocks and heads are counted from 0, row by row; notebooks from 00; sections and
+#   exercises from 1. The notation sheet in section 5 lists the first symbols with their values.
 #
 # **Next:** [01 Patch tokenization](01_patch_tokenization.ipynb) cuts the picture into patches, the first step of a
 # Vision Transformer.
@@ -343,8 +307,11 @@ for region, level in check.nb00.region_levels(picture).items():  # the median of
 # %% [markdown]
 # ## Evidence: what the picture holds
 #
-# Each line is measured from the picture in use. A range such as "0-39" includes both ends: rows 0 to 39, which
-# is the slice `0:40` in code.
+# Each line is measured from the picture in use, and checks one feature of the scene: the moon is cut by the top
+# edge; the band's rows are dithered; the pale mountain lies on the left (its left third is brighter than its
+# right third); the ridges rise towards the right (a dark pixel starts higher in the last column than in the
+# first); the darkest ground fills the bottom corners. A range such as "0-39" includes both ends: rows 0 to 39,
+# which is the slice `0:40` in code.
 
 
 # %%
@@ -371,7 +338,7 @@ bright = picture > 0.5  # (H, W): True where brighter than one half
 print(f"brighter than 0.5: {int(bright.sum())} of {picture.size} pixels, a share of {bright.mean():.3f}")
 
 brightest, darkest = picture.max(), picture.min()
-print(f"the moon: brightest value {brightest:.2f}, {where_value(brightest)}")
+print(f"the moon, its brightest pixels: value {brightest:.2f}, {where_value(brightest)}")
 print(f"  some of them in the top row: {bool((picture[0] == brightest).any())}")
 
 differs = picture[:, 1:] != picture[:, :-1]  # (H, W - 1): each pixel against its right-hand neighbour
@@ -402,12 +369,56 @@ print(f"  both bottom corners that dark: {bool(picture[-1, 0] == darkest and pic
 
 
 # %% [markdown]
+# ## Evidence: the full notation sheet
+#
+# Most rows become clear only in the notebook that introduces them; on a first read, skim it. The column "our
+# picture" gives the values of notebooks 01 and 02. The column "trained here" gives the small models that notebooks
+# 10 to 14 train from scratch and load: ViTs and one T2T-ViT, on pictures of 60 × 100 in batches of 128. (Notebook
+# 12 also uses two more, trained further from one of them on 120 × 200 pictures in batches of 64;
+# [the next Evidence cell](#Evidence:-the-notation-sheet,-checked) prints both. The short runs that notebooks 10
+# and 11 train while you watch use batches of 64 too, the default the same cell checks.) The last column gives ViT-B/16:
+# its $D$, MLP size (3072, four times $D$), $h$ and $L$ are in the paper's Table 1.
+#
+# | symbol | meaning | our picture | trained here | ViT-B/16 |
+# |---|---|---|---|---|
+# | $H$, $W$ | image height and width, in pixels | 60, 100 | 60, 100 | 224, 224 |
+# | $C$ | channels of the image: 1 for grey, 3 for colour | 1 | 1 | 3 |
+# | $B$ | images in a batch | 1 | 128 | any |
+# | $P$ | side of a square patch, in pixels | 20 | ViT: 20 or 10 | 16 |
+# | $N$ | tokens from the cut (patches, or T2T's windows), without the prediction token | 15 | ViT: 15 or 60; T2T-ViT: 28 | 196 |
+# | $P^2 C$ | length of a raw token: the pixels of one patch | 400 | ViT: 400 or 100 | 768 |
+# | $D$ | model width: the length of every token inside the transformer | 768 | 64 | 768 |
+# | $\mathbf{E}$ | the learned projection of raw tokens to width $D$ | 400 × 768 | ViT: 400 × 64 or 100 × 64 | 768 × 768 |
+# | $k$, $s$, $p$ | a sliding window's side, stride and padding | notebook 02's soft split: 20, 10, 5 (60 windows, not the 15 patches) | T2T-ViT: 7, 4, 2, then 3, 2, 1 twice | 16, 16, 0 |
+# | token dim | width of T2T-ViT's small token transformers | — | 16 | — |
+# | $Q$, $K$, $V$ | queries, keys and values: one row per token | — | $(N + 1) \times 16$ per head | 197 × 64 per head |
+# | $h$ | attention heads per layer | — | 4 | 12 |
+# | $d_k = D/h$ | length of each head's queries and keys | — | 16 | 64 |
+# | MLP ratio | the MLP's hidden width divided by $D$ | — | 2 | 4 |
+# | $L$ | encoder blocks, one after another | — | 2 or 4 | 12 |
+# | prediction token | one extra learned token; the model's *head*, its last layer, reads the prediction from it | — | 1 | 1 |
+# | $N + 1$ | tokens with the prediction token | — | ViT: 16 or 61; T2T-ViT: 29 | 197 |
+# | $\mathbf{E}_\text{pos}$ | the position embedding: one row of length $D$ per token | — | $(N + 1) \times 64$ (none in the controls without one) | 197 × 768 |
+#
+# A few notes on the table:
+#
+# - The prediction token is ViT's *class token*, `cls_token` in code. Notebook 03 introduces it and puts it in
+#   front of the patch tokens, and notebook 07 reads the prediction from it.
+# - "Head" has two meanings: the model's head, its last layer, and an attention head, of which there are $h$.
+# - A patch grid is a sliding window with $k = s = P$ and $p = 0$. T2T-ViT's three soft splits use other windows;
+#   notebooks 02 and 08 explain them. The article series uses a token dim of 64, the default of the official T2T-ViT code.
+# - Some letters have a second meaning: $p$ is also a patch's index (patch $p$), and $L$ also a length
+#   (notebooks 02 and 05). In code, lowercase `h` and `w` are often a height and a width, as in notebook 02; in
+#   formulas, $h$ counts heads.
+# - The counting rule is in [section 4](#Counting-from-0): patches, tokens, windows, blocks and heads from 0.
+
+# %% [markdown]
 # ## Evidence: the notation sheet, checked
 #
 # The next cell checks part of the sheet against the package: for ViT-B/16 its $D$, $h$, $d_k$, MLP ratio, $L$,
 # $N$ and $P^2C$, and for the models trained here $D$, $h$, MLP ratio, $L$, $N$, $P$, $B$, the token dim, T2T's
 # windows and the shape of $E_{pos}$ (its last line lists them). The other entries follow from these by the
-# formulas in the table. You need not read its code, only run it.
+# sheet's formulas: $N = HW/P^2$, $P^2C$, $d_k = D/h$ and $N + 1$. You need not read its code, only run it.
 
 # %%
 from vitcourse import models, tokens, train
@@ -448,7 +459,8 @@ assert trained == {
     "P": [10, 20],
     "B": [128],
 }
-assert models.T2T_STAGES == ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the T2T-ViT trained here uses them too
+assert train.TrainConfig().batch_size == 64  # the runs notebooks 10 and 11 train in front of you
+assert models.T2T_STAGES == ((7, 4, 2), (3, 2, 1), (3, 2, 1))  # the package's T2T stages
 assert any(c.model == "t2t" for c in shipped.values())
 assert [tokens.count_tokens(height, width, q, q, 0).total for q in (20, 10)] == [15, 60]
 tokens_before = {}  # (model, patch size, image size) -> N, the tokens before the prediction token

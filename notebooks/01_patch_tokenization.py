@@ -16,19 +16,19 @@
 # %% [markdown]
 # # 01 · Patch tokenization
 #
-# **Time:** about 55 minutes
+# **Time:** about 60 minutes
 #
 # Before this: [notebook 00](00_start_here.ipynb), which shows the picture and the course's one counting rule.
 #
-# A transformer works on a *sequence of tokens*. A token is one vector, one item of the sequence. In a language
-# model, a token stands for a word or a piece of a word. A Vision Transformer, *ViT*, makes its tokens from an
-# image in a simple way. It cuts the image into square patches. It flattens each patch into a vector.
-# Then it projects every vector to the model width $D$, the length every token keeps inside the transformer.
+# A transformer works on a *sequence of tokens*: each token is one vector. In a language model, a token stands
+# for a word or a piece of one. A Vision Transformer, *ViT*, cuts an image into square patches, flattens each
+# patch into a vector, and projects every vector to the model width $D$, the length every token keeps inside the
+# transformer. Why patches and not pixels? A transformer compares every token with every other one (notebook
+# 04), so its work grows with the square of the number of tokens: one token per pixel would be far too many.
 #
 # By the end you can
 # 1. say how many patches an image makes, how long each token is, and what changes when the image grows,
-# 2. cut the picture into patches and flatten them in the same order as `nn.Unfold`, PyTorch's layer for cutting
-#    patches,
+# 2. cut the picture into tokens in the order of `nn.Unfold`, PyTorch's layer that cuts an image into windows,
 # 3. say where any pixel of any channel lands in a token,
 # 4. cut a whole batch into tokens with a reshape, a permute and a final reshape,
 # 5. project the tokens to width $D$, and say why that is a convolution that moves $P$ pixels at a time.
@@ -44,7 +44,7 @@ from torch import nn
 
 import vitcourse
 from vitcourse import check, load_mountains, plots, tokens, widgets
-from vitcourse.data import pale_mountain
+from vitcourse.data import dithered_rows, pale_mountain
 
 torch.manual_seed(0)
 device = vitcourse.get_device()
@@ -54,7 +54,7 @@ B, C, H, W = image.shape
 print(f"image batch: B={B}, C={C}, H={H}, W={W}")
 
 # %% [markdown]
-# ## 1. How many patches? (15 min)
+# ## 1. How many patches? (12 min)
 #
 # Cut an image of $H \times W$ pixels into square patches of $P \times P$ pixels. If $P$ divides both sides,
 # there are $H/P$ rows of patches and $W/P$ patches in each row. That makes
@@ -85,8 +85,7 @@ plots.draw_patch_grid(ax, H, W, P)
 plt.show()
 
 # %% [markdown]
-# The axes count pixels from 0. Their ticks sit on the edges between pixels, so the last tick, 60 or 100, marks
-# the far edge of the last pixel, row 59 or column 99.
+# As in notebook 00, the axes count pixels from 0 and the ticks sit on the edges between pixels.
 #
 # Patches do not overlap: every pixel belongs to exactly one patch. So a shape that crosses a border between two
 # patches is cut in two, and a shape over a corner where four patches meet is cut in four. The next cell shows it
@@ -119,8 +118,8 @@ else:
 
 # %% [markdown]
 # Two learned parts of a ViT have shapes that depend on how the image is cut. The *projection* $E$ maps every
-# token, a vector of length $P^2 C$, to a vector of length $D$ (section 6). The *position table* (the notation
-# sheet's $\mathbf{E}_\text{pos}$) holds one learned vector of length $D$ for each token position; it tells the
+# token, a vector of length $P^2 C$, to a vector of length $D$ (section 6). The *position table* (the ViT
+# paper's $\mathbf{E}_\text{pos}$) holds one learned vector of length $D$ for each token position; it tells the
 # model where a token came from (notebook 03). The ViT paper's table has one row more, for an extra prediction
 # token that notebook 03 introduces; here we count the patches' tokens only.
 
@@ -132,33 +131,34 @@ else:
 #
 # - (a) Which of the two learned parts can it keep with the shape it has? Set `answer_reusable` to `"E"`,
 #   `"position table"`, `"both"` or `"neither"`.
-# - (b) By what factor does the number of tokens grow? Set `answer_count_factor`. Your answer to (a) should
-#   follow from the same reasoning.
+# - (b) By what factor does the number of tokens grow? Set `answer_count_factor`.
+# - (c) A colleague would rather cut the 120 × 200 pictures into patches of $P = 40$, so that the number of
+#   tokens stays as it was. How long is each token then? Set `answer_token_length`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "reusable_part-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_reusable = None  # replace None with your answer to (a)
 answer_count_factor = None  # (b)
+answer_token_length = None  # (c)
 ### BEGIN SOLUTION
 # (a) E's shape depends only on a token's length, P^2 C, which is kept; the table has one row per token
 answer_reusable = "E"
 # (b) the same patches: twice as many patch rows, and twice as many patches per row
 answer_count_factor = 2 * 2
+# (c) a token holds every pixel of its patch: P^2 C = 40 * 40 * 1; E, made for length 400, no longer fits
+answer_token_length = 40 * 40 * 1
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "reusable_part-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.reusable_part(answer_reusable)
 check.count_growth(answer_count_factor)
+check.grown_token_length(answer_token_length)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "reusable_part-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "reusable_part-test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden tests run the checks above and fail if an answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.reusable_part, answer_reusable)
-### END HIDDEN TESTS
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "count_growth-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
 check.require(check.count_growth, answer_count_factor)
+check.require(check.grown_token_length, answer_token_length)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -169,7 +169,7 @@ check.require(check.count_growth, answer_count_factor)
 # model width of $D = 64$. It also tries the other choice: patches grown to 40 × 40.
 
 # %%
-D_example = 64  # a model width, for the shapes only
+D_example = 64  # a small model width, for short shapes only (ViT-B/16 uses 768, section 6)
 print(
     f"{H} x {W}, P = {P}: {N} tokens of length {P**2 * C}; E {P**2 * C} x {D_example}, table {N} x {D_example}"
 )
@@ -186,52 +186,49 @@ print(
 # %% [markdown]
 # With the same patches, the larger picture makes more tokens, not longer ones. So $E$ fits as it is, and the
 # position table needs more rows. The ViT paper does this when it moves to larger images: it keeps the patch size
-# and resizes the table (Section 3.2); notebook 12 shows how. Growing the patches instead keeps the count and
-# makes each token longer: then $E$ would no longer fit.
+# and resizes the table (Section 3.2; notebook 12 shows how), then trains the model a little more at the new
+# size. Growing the patches instead keeps the count and makes each token longer: then $E$ would no longer fit.
 
 
 # %% [markdown]
-# ## 2. One patch, one token (13 min)
+# ## 2. One patch, one token (16 min)
 #
 # We follow one patch into a token: the example of the series' ViT article (Callis, *Vision Transformers,
-# Explained*), cut out there as `mountains[40:60, 20:40]`. The article counts from 1 and calls it patch 12;
-# counted from 0 it is patch 11. On the article's picture it holds four shades; the cell finds its place in the
-# grid and counts its shades in our rendition of the picture.
+# Explained*), `mountains[40:60, 20:40]`. The article counts from 1 and calls it patch 12; counted from 0 it is
+# patch 11. The article picks it for its several shades (four in its picture). The cell finds its place in the
+# grid and counts its shades in our redrawing.
 
 # %%
 number = 11
-r, c = divmod(number, cols)  # patch row and column, counted from 0
-patch = image[0, 0, r * P : (r + 1) * P, c * P : (c + 1) * P]  # (P, P)
+patch_row, patch_col = divmod(number, cols)  # counted from 0
+patch = image[0, 0, patch_row * P : (patch_row + 1) * P, patch_col * P : (patch_col + 1) * P]  # (P, P)
 token = patch.reshape(-1)  # (P*P,): row after row of the patch
-print(f"patch {number}: patch row {r}, patch column {c}")
-print(f"pixels: rows {r * P}-{(r + 1) * P - 1}, columns {c * P}-{(c + 1) * P - 1} (both ends included)")
+print(f"patch {number}: patch row {patch_row}, patch column {patch_col}")
+print(
+    f"pixels: rows {patch_row * P}-{(patch_row + 1) * P - 1}, columns {patch_col * P}-{(patch_col + 1) * P - 1} (both ends included)"
+)
 print(f"patch shape {tuple(patch.shape)}")
-print(f"its token: shape {tuple(token.shape)}; shades in it: {len(token.unique())} (the article's has 4)")
+print(f"its token: shape {tuple(token.shape)}; shades in it: {len(token.unique())}")
 
 
 # %% mystnb={"image": {"alt": "Patch 11 as a 20 by 20 square of pixels above its token, a strip of 400 values in which each row of the patch follows the previous one"}}
 # Each of the token's entries gets exactly 2 screen pixels across, so that no entry is drawn wider than another.
-fig = plots.show_patch_and_token(patch, token, name=f"patch {number}", px=2)
-strip = fig.axes[1]  # the token
-for line in strip.lines:  # the lines between the patch's rows, in black: a colour no brightness has
-    line.set_color("black")
-strip.set_xlabel("position in the token (black lines: where each row of the patch ends)")
+# Black marks where each row of the patch ends: a colour no brightness has.
+plots.show_patch_and_token(patch, token, name=f"patch {number}", px=2, line_color="black")
 plt.show()
 
 # %% [markdown]
-# On the course's picture the count differs from the article's 4: the course draws its own pixel-art rendition of
-# the scene (notebook 00). The token is the patch read like a book, one row of $P$ pixels after another. The black
+# The token is the patch read like a book, one row of $P$ pixels after another. The black
 # lines in the strip mark where one row of the patch ends and the next begins.
 #
-# Patches need not be square: PyTorch's tools for cutting patches (section 3) also take a patch size of
-# `(height, width)`. A colleague extends `patch_of` to patches of `patch_h` rows by `patch_w` columns. The cell
-# tests it against `patch_of` on square patches.
+# PyTorch's tools for cutting patches (section 3) also take a patch size of `(height, width)`. A colleague
+# extends `patch_of` to patches of `patch_h` rows by `patch_w` columns, and tests it against `patch_of`.
 
 
 # %%
 def patch_of_rect(row: int, col: int, patch_h: int, patch_w: int) -> int:
     """The number (from 0, row by row) of the patch_h x patch_w patch that holds pixel (row, col)."""
-    per_row = W // patch_h  # patches in one row of patches
+    per_row = W // patch_h
     return (row // patch_h) * per_row + col // patch_w
 
 
@@ -241,10 +238,16 @@ print(f"patch_of_rect agrees with patch_of on all {H * W} pixels for {P} x {P} p
 # %% [markdown]
 # ### Exercise 2 (find the bug)
 #
-# `patch_of_rect` passes the test above, yet it has a bug. Find a case where it fails, find the bug, then write
-# `fixed_patch_of_rect(row, col, patch_h, patch_w)`: the number (from 0, row by row) of the patch of `patch_h` rows × `patch_w` columns of the 60 × 100 picture that holds pixel `(row, col)`.
-# Write it with integer arithmetic, as `patch_of_rect` is. The check compares it with the patches `nn.Unfold` cuts
-# (section 3), for several patch shapes and pixels.
+# `patch_of_rect` passes the test above, yet it has a bug.
+#
+# - (a) Find a case where it fails: set `answer_failing_case` to `(row, col, patch_h, patch_w)`, a pixel and a
+#   patch shape for which `patch_of_rect` gives the wrong patch number.
+# - (b) Explain with a number. For patches of 10 rows × 20 columns, for how many of the picture's 6000 pixels
+#   does `patch_of_rect` give the right patch number? Work it out from the code, then set `answer_pixels_right`.
+# - (c) Fix the bug: write `fixed_patch_of_rect(row, col, patch_h, patch_w)`, the number (from 0, row by row) of
+#   the patch of `patch_h` rows × `patch_w` columns of the 60 × 100 picture that holds pixel `(row, col)`. Use
+#   integer arithmetic, as `patch_of_rect` does. The check compares it with the patches that PyTorch cuts
+#   (section 3), for several patch shapes and pixels.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patch_number-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -255,8 +258,27 @@ def fixed_patch_of_rect(row: int, col: int, patch_h: int, patch_w: int) -> int:
     ### END SOLUTION
 
 
+answer_failing_case = None  # replace None with (row, col, patch_h, patch_w)
+answer_pixels_right = None  # (b)
+### BEGIN SOLUTION
+answer_failing_case = (45, 30, 10, 20)  # unequal sides, below the top row of patches
+# (b) only in the top row of patches (row // patch_h == 0, rows 0-9) is the wrong count of patches per row
+# multiplied by 0: 10 rows of 100 pixels
+answer_pixels_right = 10 * 100
+### END SOLUTION
+
+
 # %% nbgrader={"grade": false, "grade_id": "patch_number-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.failing_case(answer_failing_case)
+check.pixels_right(answer_pixels_right)
 check.patch_number(fixed_patch_of_rect)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "failing_case-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden tests run the checks above and fail if an answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.failing_case, answer_failing_case)
+check.require(check.pixels_right, answer_pixels_right)
+### END HIDDEN TESTS
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "patch_number-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -264,11 +286,12 @@ check.patch_number(fixed_patch_of_rect)
 check.require(check.patch_number, fixed_patch_of_rect)
 ### END HIDDEN TESTS
 
+
 # %% [markdown]
 # ### After Exercise 2
 
 # %% [markdown]
-# The cell shows where the two functions part: patches of 10 rows × 20 columns, pixel (45, 30).
+# The cell compares the two functions on patches of 10 rows × 20 columns: at pixel (45, 30), then on every pixel.
 
 # %%
 right = (45 // 10) * (W // 20) + 30 // 20  # patch row 4, W // patch_w = 5 patches a row, patch column 1
@@ -276,20 +299,28 @@ print(f"patch_of_rect: {patch_of_rect(45, 30, 10, 20)}; right: {right}")
 print(f"patches in a row of patches: W // patch_h = {W // 10}, W // patch_w = {W // 20}")
 n_rect = (H // 10) * (W // 20)  # patches of 10 x 20 in the picture
 print(f"the grid: {H // 10} x {W // 20} = {n_rect} patches, numbered 0 to {n_rect - 1}")
+ok = [
+    (r_, c_)
+    for r_ in range(H)
+    for c_ in range(W)
+    if patch_of_rect(r_, c_, 10, 20) == (r_ // 10) * (W // 20) + c_ // 20
+]
+ok_rows = sorted({r_ for r_, _ in ok})
+print(f"pixels where patch_of_rect is right: {len(ok)}, all in rows {ok_rows[0]}-{ok_rows[-1]}")
 
 # %% [markdown]
 # So `patch_of_rect` gives 41, yet the grid has only 30 patches. The test before the exercise missed the bug
 # because its patches were square: there `patch_h` equals `patch_w`, so using one where the other belongs
-# changes nothing. Only patches with unequal sides can show it.
+# changes nothing. Only patches with unequal sides can show it, and only below the top row of patches: there
+# `row // patch_h` is 0, so the wrong count of patches per row is multiplied by 0.
 
 # %% [markdown]
-# ## 3. All fifteen tokens (4 min)
+# ## 3. All fifteen tokens (8 min)
 #
-# Cut every patch the same way, in the order of their numbers, and stack the tokens. The result is the *token
-# matrix*, one row per token. We build it with a plain loop, then compare it with PyTorch's `nn.Unfold`.
-# `nn.Unfold` slides a window over the image: `kernel_size` is the window's side in pixels (here $P$), `stride`
-# how many pixels it moves each time (here also $P$, so the windows are the patches). It returns one column per
-# window, so we transpose to get one row per token.
+# Cut every patch the same way, in the order of their numbers, and stack the tokens: the *token matrix*, one row
+# per token. We build it with a loop, then compare it with `nn.Unfold`, which slides a window over the image:
+# `kernel_size` is the window's side in pixels (here $P$), `stride` how far it moves each time (also $P$, so the
+# windows are the patches). It returns one column per window; we transpose to get one row per token.
 
 # %%
 by_hand = torch.stack(
@@ -305,11 +336,42 @@ unfolded = nn.Unfold(kernel_size=P, stride=P)(image)  # (B, C*P*P, N): one colum
 print(f"nn.Unfold:       {tuple(unfolded.shape)} -> transposed {tuple(unfolded.transpose(1, 2).shape)}")
 assert torch.equal(by_hand, unfolded.transpose(1, 2))
 assert torch.equal(by_hand[0, number], token)
-assert torch.equal(tokens.patchify(image, P), by_hand)  # the package's version, used from here on
+assert torch.equal(tokens.patchify(image, P), by_hand)  # the package's version, which later notebooks use
 print("the loop, nn.Unfold and vitcourse.tokens.patchify give the same tokens (asserted)")
 
-# %% mystnb={"image": {"alt": "The token matrix: 15 rows, one per token, of 400 values each; the moon and the dithered band show as patterns along the rows"}}
+# %% [markdown]
+# Three shapes of the picture are easy to follow into the tokens: the moon's brightest pixels (1.0; its
+# slightly darker craters left out), the dithered band of notebook 00 where the mountain does not cover it, and
+# the pale mountain (0.7 or brighter, without the moon). For each, the cell lists the tokens that hold its pixels:
+# "token t: n at a-b" means n entries of token t, the first at position a, the last at b (both ends included).
+
+# %%
+mountain_mask = vitcourse.to_tensor(pale_mountain(picture).astype(float))  # (1, 1, H, W): 1 on the mountain
+band_rows = torch.zeros_like(image)  # (1, 1, H, W): 1 on the rows of the dithered band
+band_rows[..., dithered_rows(picture), :] = 1
+shapes = {  # name -> (N, C*P*P): which entries of each token belong to the shape
+    "moon": by_hand[0] == by_hand.max(),
+    "dithered band": tokens.patchify(band_rows * (1 - mountain_mask), P)[0]
+    > 0,  # where no mountain covers it
+    "pale mountain": tokens.patchify(mountain_mask, P)[0] > 0,
+}
+found = {
+    name: tokens.entries_per_token(mask) for name, mask in shapes.items()
+}  # token -> (count, first, last)
+for name, per_token in found.items():
+    print(f"{name}:")
+    print("  " + "; ".join(f"token {t}: {n} at {a}-{b}" for t, (n, a, b) in per_token.items()))
+
+# %% mystnb={"image": {"alt": "The token matrix: 15 rows, one per token, of 400 values each, with green boxes around the moon in token 2, the dithered band in tokens 7 to 9 and the mountain's peak in tokens 0 and 1"}}
 length = by_hand.shape[-1]
+
+
+def box(name: str, first: int, last: int, label: str) -> tuple[int, int, int, int, str]:
+    """A box around the entries of ``name`` in tokens ``first`` to ``last``: (tokens, positions, label)."""
+    spans = [found[name][t] for t in range(first, last + 1) if t in found[name]]
+    return first, last, min(a for _, a, _ in spans), max(b for _, _, b in spans), label
+
+
 # Each entry gets exactly 2 screen pixels across and each token 16 down: with fewer pixels than entries,
 # neighbouring entries that alternate (the dithered band) would merge into stripes that are not in the data.
 fig = plots.show_token_matrix_exact(
@@ -321,69 +383,65 @@ fig = plots.show_token_matrix_exact(
     row_px=16,
     xstep=P,
 )
-# lines between the rows of patches, in orange, a colour no brightness has
-for next_row_start in range(cols, N, cols):
+for next_row_start in range(cols, N, cols):  # orange lines between the rows of patches
     fig.axes[0].axhline(next_row_start - 0.5, color="tab:orange", lw=1.5)
+if all(found.values()):  # green boxes: a colour no brightness has
+    marks = [
+        box("moon", 2, 2, "moon"),
+        box("dithered band", 7, 9, "band"),
+        box("pale mountain", 0, 1, "peak"),
+    ]
+    plots.mark_token_spans(fig.axes[0], marks)
 plt.show()
 
 # %% [markdown]
-# Read the figure one row at a time: each row is one patch read row by row, and the orange lines part the picture's
-# rows of patches. So a shape appears once per pixel row of its patch, every 20 positions. On the course's
-# picture, token 2's white dashes are the moon, one per pixel row; its top rows span the patch, so their dashes
-# join into one run. The fine stripes of tokens 5-9 in positions 0-119 are the rows of notebook 00's dithered
-# band. The cell finds both by number.
-
-# %%
-bright = (by_hand[0] == by_hand.max()).sum(dim=1)  # (N,) brightest entries in each token
-holding = bright.nonzero().flatten().tolist()
-print("tokens holding the brightest value, and how many such entries:")
-print("  " + ", ".join(f"token {t}: {int(bright[t])}" for t in holding))
-differs = picture[:, 1:] != picture[:, :-1]  # (H, W - 1): each pixel against its right-hand neighbour
-band = (differs.mean(axis=1) > 0.5).nonzero()[0]  # rows of the dithered band
-if band.size == 0:
-    print("no row of this picture has most pixels differing from their neighbour")
-for patch_row in sorted(set((band // P).tolist())):
-    inside = band[band // P == patch_row] - patch_row * P  # the band's rows, counted inside the patch
-    first, last = inside.min() * P, (inside.max() + 1) * P - 1
-    print(
-        f"band rows {band[band // P == patch_row].min()}-{band[band // P == patch_row].max()}: tokens "
-        f"{patch_row * cols}-{(patch_row + 1) * cols - 1}, positions {first}-{last} in each"
-    )
+# Read the figure one row at a time: each row is one patch, read row by row, a new pixel row of the patch every
+# 20 positions. Orange lines separate the rows of patches. Look at the three green boxes:
+#
+# - **moon**, token 2: one white dash per pixel row of the moon. Its top rows span almost the whole patch, so
+#   their dashes nearly join, broken by the craters' slightly darker pixels. The moon also crosses two patch
+#   borders: token 1's one moon pixel is the white tick at position 19, and token 3's sits at position 0.
+# - **band**, tokens 7-9, positions 0-119: fine stripes, the band's pixel rows at the top of the second row of
+#   patches. In tokens 5 and 6 the pale mountain covers much of the band, so pale runs replace many stripes.
+# - **peak**, tokens 0 and 1, positions 280-399: the pale mountain's peak, in the last pixel rows of patches 0
+#   and 1: the shape that section 1 found cut in two by a patch border. The rest of the mountain lies in tokens
+#   5-7, 10 and 11.
 
 # %% [markdown]
-# The moon lies in patch 2, but it spills one pixel into patch 1 and one into patch 3, so tokens 1 and 3 hold one
-# brightest entry each: a shape cut by a patch border lands in several tokens.
-
-# %% [markdown]
-# ## 4. Tokens with several channels (5 min)
+# ## 4. Tokens with several channels (6 min)
 #
 # A colour image has three channels: red, green and blue. Each token then holds *all* channels of its patch.
 # `nn.Unfold` keeps the channels apart. It stores the $P^2$ values of channel 0 row by row, then those of
-# channel 1, and so on. We call this the order $(C, P, P)$. Other code may use another order. Phil Wang's
-# `vit-pytorch`, a widely read PyTorch ViT, cuts patches with einops, a library that rearranges tensor axes by
-# name: its pattern `'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'` puts the channels innermost, $(P, P, C)$.
+# channel 1, and so on. We call this the order $(C, P, P)$. Other code may put the channels innermost instead,
+# the order $(P, P, C)$, as Phil Wang's `vit-pytorch`, a widely read PyTorch ViT, does
+# ([its pattern](#Evidence:-other-code-bases)).
 #
-# Where does a pixel land? In the order $(C, P, P)$, pixel (row $r$, column $j$) of channel $c$ of a patch lands
-# at position $q = c P^2 + r P + j$ of its token: each channel fills $P^2$ positions before the next begins, and
-# each row of the patch fills $P$. In the order $(P, P, C)$ it lands at $q = (r P + j) C + c$. Read backwards, for
-# ViT-B/16, the ViT paper's base model (colour images, $P = 16$): in the order $(C, P, P)$, position $q$ holds
-# channel $q \,//\, 256$, and the rest, $q \bmod 256$, splits into a row and a column with `divmod(·, 16)`. In the order $(P, P, C)$, each pixel keeps its three channels together:
-# position $q$ holds channel $q \bmod 3$ of pixel $q \,//\, 3$, which splits into a row and a column the same way.
+# Where does a pixel land? Call the pixel's channel $c$, and its row and column inside the patch $i$ and $j$. Each
+# channel fills $P^2$ positions before the next begins, and each row of the patch fills $P$:
 #
-# The cell works this out for position 500, then checks it. It makes a colour image of 32 × 32 pixels whose every
-# value *encodes its own place*: channel × 10000 + row × 100 + column. It cuts the top-left patch into a token in
-# each order and decodes a few positions.
+# | order | pixel $(c, i, j)$ lands at position | position $q$ holds |
+# |---|---|---|
+# | $(C, P, P)$, `nn.Unfold` | $q = c P^2 + i P + j$ | $c = q \,//\, P^2$; then $(i, j)$ = `divmod(q % P**2, P)` |
+# | $(P, P, C)$, vit-pytorch | $q = (i P + j) C + c$ | $c = q \bmod C$; then $(i, j)$ = `divmod(q // C, P)` |
+#
+# Before you run the next cell, predict with the table: for ViT-B/16, the ViT paper's base model (colour images,
+# $C = 3$, $P = 16$), which channel, row and column does position 500 hold in each order?
+#
+# The cell checks it on a colour image of 32 × 32 pixels whose every value *encodes its own place*: channel ×
+# 10000 + row × 100 + column. It cuts the top-left patch in each order and decodes a few positions.
 
 # %%
 q = 500
-channel_, within = divmod(q, 16 * 16)
-by_formula = {"(C, P, P)": (channel_, *divmod(within, 16))}
-pixel_, channel_ = divmod(q, 3)
-by_formula["(P, P, C)"] = (channel_, *divmod(pixel_, 16))
+by_formula = {  # (c, i, j) from the table's last column, with C = 3 and P = 16
+    "(C, P, P)": (q // 16**2, *divmod(q % 16**2, 16)),
+    "(P, P, C)": (q % 3, *divmod(q // 3, 16)),
+}
+# three (3, 32, 32) tensors: each entry's own channel, row and column
 ch_, row_, col_ = torch.meshgrid(torch.arange(3), torch.arange(32), torch.arange(32), indexing="ij")
 codes = (ch_ * 10000 + row_ * 100 + col_).float().unsqueeze(0)  # (1, 3, 32, 32)
 orders = {
     "(C, P, P)": nn.Unfold(kernel_size=16, stride=16)(codes)[0, :, 0].long(),  # (3*16*16,): nn.Unfold
+    # permute(1, 2, 0) reorders the axes (C, P, P) -> (P, P, C); section 5 explains it
     "(P, P, C)": codes[0, :, :16, :16].permute(1, 2, 0).flatten().long(),  # (16*16*3,): vit-pytorch's order
 }
 print(f"token length {orders['(C, P, P)'].numel()}")
@@ -398,19 +456,18 @@ for order, first_token in orders.items():
 print(f"position {q} by the formulas: {by_formula}, as decoded (asserted)")
 
 # %% [markdown]
-# The same position holds different pixels in the two orders. So weights learned for one order are wrong for the
-# other: reused weights need their own order. Learned from the start, either order can express the same
-# projections, with $E$'s rows reordered.
+# The same position holds different pixels in the two orders. So weights learned in one order are wrong in the
+# other: weights loaded from elsewhere must be used in the order they were learned in.
 
 # %% [markdown]
-# ## 5. All patches at once: reshape and permute (12 min)
+# ## 5. All patches at once: reshape and permute (14 min)
 #
 # The loop in section 3 cuts one patch at a time. A reshape and a permute can cut all of them at once. A reshape
-# keeps the values in their reading order, row by row (the last axis fastest), and only regroups them: it splits
-# an axis of 6 into (2, 3) as (outer, inner), so index $i$ becomes $(i \,//\, 3, i \bmod 3)$. A permute
-# reorders the axes. The final reshape reads the values in that new order, so it must copy them into it;
-# `.view`, which never copies, would refuse. Here is the idea on a 4 × 6 grid of the numbers 0 to 23, cut into patches of
-# 2 × 2. Each number is its place in reading order. Watch where patch 0, the values 0, 1, 6, 7, ends up.
+# keeps the values in their reading order (the last axis fastest) and only regroups them: it splits an axis of 6
+# into (2, 3) as (outer, inner), so index $i$ becomes $(i \,//\, 3, i \bmod 3)$. A permute reorders the axes.
+# The final reshape reads the values in that new order, copying them. Here is the idea on a 4 × 6 grid of the
+# numbers 0 to 23, each its place in reading order, cut into patches of 2 × 2. Watch where patch 0, the values 0,
+# 1, 6, 7, ends up.
 
 # %%
 grid = torch.arange(24).reshape(4, 6)  # (rows, columns)
@@ -423,7 +480,9 @@ print(
     f"permute(0, 2, 1, 3): {tuple(patch_axes_first.shape)} = (patch row, patch column, row in patch, column in patch)"
 )
 print(f"  [0, 0] = patch 0 whole:\n{patch_axes_first[0, 0]}")
-print(f"after the permute, still in memory order (contiguous): {patch_axes_first.is_contiguous()}")
+print(
+    f"after the permute, are the values still stored in reading order (contiguous)? {patch_axes_first.is_contiguous()}"
+)
 grid_patches = patch_axes_first.reshape(6, 4)  # (patch, its 2 * 2 values row by row)
 print(f"flatten each patch: {tuple(grid_patches.shape)}, one row per patch:\n{grid_patches}")
 print(
@@ -434,19 +493,19 @@ assert torch.equal(unfold_grid[0].T.long(), grid_patches)
 print("nn.Unfold with 2 x 2 windows gives the same patches (asserted)")
 
 # %% [markdown]
-# Before the permute, index `[0, 0]` holds one row of pixels across three patches; after it, index `[0, 0]` holds
-# patch 0 whole. Without the permute, the final reshape would glue runs of the grid's own rows together, such as
-# 0, 1, 2, 3, which is not a patch. The permute brings the two patch axes to the front, so each patch's own
-# pixels end up together.
+# Before the permute, `[0, 0]` holds one row of pixels across three patches; after it, `[0, 0]` holds patch 0
+# whole. Without the permute, the final reshape glues runs of the grid's own rows together, such as 0, 1, 2, 3:
+# not a patch.
 
 # %% [markdown]
 # ### Exercise 3 (code)
 #
-# Write `my_patchify(images, P)`. It turns a whole batch of shape `(B, C, H, W)` into tokens
-# of shape `(B, N, C·P·P)`, in the same order as `nn.Unfold`. Use reshape and permute; the check refuses
-# `nn.Unfold` and the package's own `patchify`. Now a batch axis and a channel axis come along, and each token must hold its patch in the order
-# $(C, P, P)$. Write a shape comment beside each step. The check compares your function with `nn.Unfold` on four
-# shapes.
+# Write `my_patchify(images, P)`: it turns a whole batch `(B, C, H, W)` into tokens `(B, N, C·P·P)` in the same
+# order as `nn.Unfold`, each token holding its patch in the order $(C, P, P)$. The first reshape splits $H$ into
+# (patch row, row in patch) and $W$ into (patch column, column in patch): six axes. The permute must then put the
+# batch, the patch axes and the channel axis where the tokens need them. Use reshape and permute (the check
+# refuses `nn.Unfold` and the package's own `patchify`), with a shape comment beside each step. The check
+# compares your function with `nn.Unfold` on four shapes.
 
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "patchify_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
@@ -471,15 +530,14 @@ check.require(check.patchify_function, my_patchify)
 # %% [markdown]
 # ## 6. Projecting the tokens (4 min)
 #
-# A token of $P^2 C$ raw pixels is not yet what a transformer uses. A learned linear map $E$, a matrix of
-# $P^2 C$ rows and $D$ columns, projects every token to the model width $D$. ViT-B/16 uses $D = 768$ (ViT paper,
-# Table 1). The ViT paper (Eq. 1) and the lecture slides' code (`bias=False`) use no bias, $x_p E$; the
-# package's `nn.Linear` adds one, a learned vector $b$ of length $D$, so here the projected tokens are
-# $z = x_p E + b$.
+# A learned linear map $E$, a matrix of $P^2 C$ rows and $D$ columns, projects every token to the model width
+# $D$. ViT-B/16 uses $D = 768$ (ViT paper,
+# Table 1). The ViT paper (Eq. 1) writes $x_p E$, with no bias; the package's `nn.Linear` adds one, a learned
+# vector $b$ of length $D$, so here the projected tokens are $z = x_p E + b$.
 #
-# `vitcourse.tokens.PatchTokenizer` does both steps: split, then project. Here they are one at a time.
+# `vitcourse.tokens.PatchTokenizer` does both steps, split then project; here they are one at a time.
 # `nn.Linear` stores its weight $W_{\text{lin}}$ as `(out, in)`, that is $(D, P^2 C)$, and computes
-# $x W_{\text{lin}}^\top + b$. So $E$ is the transposed weight.
+# $x W_{\text{lin}}^\top + b$, so $E$ is the transposed weight.
 
 # %%
 D = 768
@@ -498,46 +556,34 @@ assert n_params == P * P * C * D + D
 
 # %% [markdown]
 # The same map is a convolution. A convolution `nn.Conv2d` slides a window over the image, like `nn.Unfold`, and
-# at each place takes $D$ weighted sums of the window's pixels, one per *filter*: a filter is one set of $C \times
-# P \times P$ weights. With `kernel_size = stride = P` (a *strided* convolution: it moves $P$ pixels at a time)
-# it looks at each patch exactly once. Filter $d$ is then column $d$ of $E$ reshaped to $(C, P, P)$, the token's
-# order, and its sum is the token's $d$-th output, $x_p E$ at column $d$, plus a bias. So the convolution gives the
-# same tokens. The lecture slides build the patch embedding this way, and
-# [the check](#Evidence:-the-patch-embedding-as-a-convolution) compares the two on the picture (the slides'
-# ViT-B/16 example there prints shapes only).
-
-# %% [markdown]
-# ## 7. Play: choose the patch size (2 min)
-#
-# Only patch sizes that divide both 60 and 100 are allowed; the cell lists them. Pick one in the drop-down and
-# watch the grid, the token count and the token matrix change (this needs a live Python session). Small patches make
-# many short tokens; large patches make few long ones. Where the panel is too narrow, each drawn cell averages a
-# few entries (the title says how many).
-# [Its text line for every size](#Evidence:-the-explorer-for-every-patch-size) is printed at the end.
-
-# %%
-sizes = widgets.valid_patch_sizes(H, W)
-print(f"patch sizes that divide {H} and {W}: {sizes}")
-
-# %% mystnb={"image": {"alt": "A drop-down of patch sizes with the picture, its patch grid and the token matrix for the chosen size"}}
-display(widgets.patch_explorer(picture))
+# at each place takes $D$ weighted sums of the window's pixels, one per *filter* of $C \times P \times P$
+# weights. With `kernel_size = stride = P` (a *strided* convolution: it moves $P$ pixels at a time) the window
+# visits each patch exactly once. If filter $d$ holds column $d$ of $E$ reshaped to $(C, P, P)$, the token's
+# order, its sum plus a bias is the token's $d$-th output. So the convolution gives the same tokens. The lecture
+# slides build the patch embedding this way; [the check](#Evidence:-the-patch-embedding-as-a-convolution)
+# compares the two on the picture and runs the slides' ViT-B/16 example.
 
 # %% [markdown]
 # ## Summary
 #
-# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches. Each patch flattens into a token of length
-#   $P^2 C$.
-# - On the picture, $P = 20$ gives 15 tokens of length 400. Projected to width 768, they form a tensor of shape
-#   `(1, 15, 768)`.
-# - A larger image with the same patches gives more tokens, not longer ones: $E$ still fits, the position table
-#   does not.
-# - `nn.Unfold` stores a token channel by channel, each channel row by row: the order $(C, P, P)$.
-# - A reshape, a permute and a final reshape cut a whole batch into patches.
-# - `nn.Unfold` + `nn.Linear` and `nn.Conv2d(kernel_size=P, stride=P)` compute the same tokens when the
-#   convolution holds the linear layer's weights reshaped to $(D, C, P, P)$, and its bias.
+# - A ViT cuts an $H \times W$ image into $N = HW/P^2$ patches, each a token of length $P^2 C$. On the picture,
+#   $P = 20$ gives 15 tokens of length 400, projected to `(1, 15, 768)`.
 # - Patches do not overlap, so a shape that crosses a patch border is cut apart.
+# - A larger image with the same patches gives more tokens, not longer ones.
+# - `nn.Unfold` writes a token in the order $(C, P, P)$; a reshape, a permute and a reshape do it for a batch.
+# - The projection is a convolution with `kernel_size = stride = P` whose filters are $E$'s columns reshaped to
+#   $(C, P, P)$.
 #
 # **Next:** [02 Soft split](02_soft_split.ipynb) lets the windows overlap, the first idea of Tokens-to-Token.
+
+# %% [markdown]
+# ## Evidence: other code bases
+#
+# - Phil Wang's `vit-pytorch` cuts patches with einops, a library that rearranges tensor axes by name. Its
+#   pattern `'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'` writes each token in the order $(P, P, C)$: `p1` (the row
+#   in the patch), then `p2` (the column), then `c`, the last and so the fastest.
+# - The lecture slides' patch embedding uses `bias=False`, as the ViT paper's $x_p E$ does; the package's
+#   `nn.Linear` keeps its bias, which adds $D$ learned numbers and changes nothing else here.
 
 # %% [markdown]
 # ## Evidence: the patch embedding as a convolution
@@ -591,9 +637,24 @@ print(
 )
 
 # %% [markdown]
+# ## Evidence: play with the patch size
+#
+# Only patch sizes that divide both 60 and 100 are allowed; the cell lists them. Pick one in the drop-down and
+# watch the grid, the token count and the token matrix change (this needs a live Python session). Small patches make
+# many short tokens; large patches make few long ones. Where the panel is too narrow, each drawn cell averages a
+# few entries (the title says how many), so fine detail such as the band's stripes in section 3's token matrix
+# blurs here: that figure draws every entry.
+# [Its text line for every size](#Evidence:-the-explorer-for-every-patch-size) is printed below.
+
+# %% mystnb={"image": {"alt": "A drop-down of patch sizes with the picture, its patch grid and the token matrix for the chosen size"}}
+sizes = widgets.valid_patch_sizes(H, W)
+print(f"patch sizes that divide {H} and {W}: {sizes}")
+display(widgets.patch_explorer(picture))
+
+# %% [markdown]
 # ## Evidence: the explorer for every patch size
 #
-# The drop-down of section 7 prints one line per choice. The cell prints that line for every allowed size, checks
+# The drop-down above prints one line per choice. The cell prints that line for every allowed size, checks
 # its count against `count_tokens`, and shows what the explorer says for a size that does not divide the picture.
 
 # %%
@@ -604,4 +665,6 @@ for size in sizes:
     assert summary.startswith(f"P = {size}: {count.rows} x {count.cols} = {count.total} tokens")
     print(summary)
 print(widgets.patch_view(picture, 7)[1])
+# doubling both the picture's sides and the patch side keeps the grid: P = 10 here makes as many tokens as
+# P = 20 on the 120 x 200 picture of Exercise 1
 assert tokens.count_tokens(H, W, 10, 10, 0) == tokens.count_tokens(2 * H, 2 * W, 20, 20, 0)

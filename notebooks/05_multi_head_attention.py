@@ -23,18 +23,17 @@
 # One head compares the tokens on all their channels at once, and gives each query one row of weights: one
 # weighted average of the values. A layer with several *heads* cuts the channels into groups, and each group
 # attends on its own, with its own row of weights: one head can follow one kind of likeness, another head
-# another. This costs no extra parameters (section 1 counts them). This notebook cuts notebook 04's layer into
-# heads, checks the package's attention three ways, and runs it on the picture.
+# another. This notebook cuts notebook 04's layer into heads, checks the package's attention three ways, and
+# runs it on the picture.
 #
 # By the end you can
 # 1. cut Q, K and V into heads and glue them back head 0 first, and find the bug in a merge that passes a
 #    shape check;
-# 2. write multi-head attention as the sources do, $\text{Concat}(\text{head}_0, \dots)\,W^O$, and name the
-#    slice of our parameters that each matrix is;
-# 3. count a layer's parameters and multiply-adds, and find from how many tokens on the $N \times N$ products cost
-#    more than the linear layers;
+# 2. write multi-head attention as the sources do, $\text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O$
+#    (they count heads from 1), and name the slice of our parameters that each matrix is;
+# 3. count a layer's parameters and multiply-adds, and say what more heads cost and what they do not;
 # 4. check the package's attention against PyTorch's, and write attention for a tokens-first layout;
-# 5. read the picture's attention maps head by head, and say why random heads stay close to uniform there.
+# 5. read the picture's attention maps head by head, and say why random heads give flat weights there.
 
 # %%
 import math
@@ -43,7 +42,6 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from matplotlib.patches import Rectangle
-from matplotlib.ticker import MaxNLocator
 from torch import nn
 
 import vitcourse
@@ -55,7 +53,7 @@ torch.manual_seed(0)
 device = vitcourse.get_device()
 
 # %% [markdown]
-# ## 1. Several heads (28 min)
+# ## 1. Several heads (35 min)
 #
 # We start again from notebook 04's walk-through: 13 items of 100 tokens of length $D$ = 64, and the same
 # layers `qkv` and `proj`, drawn with the same seeds.
@@ -69,40 +67,69 @@ nn.init.normal_(qkv.weight, std=dim**-0.5)  # drawn on the CPU, then moved: the 
 nn.init.zeros_(qkv.bias)
 qkv = qkv.to(device)
 proj = nn.Linear(dim, dim).to(device)
-show = 20  # the figures show the first 20 tokens
 print(f"x: {tuple(x.shape)}, qkv: {dim} -> {3 * dim}, proj: {dim} -> {dim}")
 
 # %% [markdown]
 # With $h$ heads, the $D$ channels of q, k and v are cut into $h$ groups of head_dim $= D / h$ channels; head
-# $i$, for $i = 0, \dots, h - 1$, takes group $i$. Each head computes its own attention weights over the same
-# tokens, with $d_k$ = head_dim in the scale. Then the
-# $h$ outputs are put side by side again, head 0's channels first, and `proj` mixes them.
+# $i$ (counted from 0) takes group $i$. Each head computes its own attention weights over the same tokens, with
+# head_dim in the scale. Then the $h$ outputs are put side by side again, head 0's first, and `proj` mixes them.
+#
+# Why bother? One head gives a query one row of weights, so every channel of its output gets the same mix of
+# the values. A small example shows what two heads add: 3 tokens of 4 channels. Query 0 asks on
+# all 4 channels; token 1's key stands out on channels 0–1, token 2's on channels 2–3; token $t$'s values
+# are all $t$.
+
+
+# %%
+def toy_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, heads: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(N, D) q, k, v -> output (N, D) and weights (heads, N, N); each head uses its own D / heads channels."""
+    n, d = q.shape
+    qh, kh, vh = (t.reshape(n, heads, d // heads).transpose(0, 1) for t in (q, k, v))  # (heads, N, head_dim)
+    weights = (qh @ kh.transpose(-2, -1) * (d // heads) ** -0.5).softmax(-1)  # (heads, N, N)
+    return (weights @ vh).transpose(0, 1).reshape(n, d), weights  # heads glued back, head 0 first
+
+
+q_toy = torch.tensor([[3.0, 3, 3, 3], [0, 0, 0, 0], [0, 0, 0, 0]])  # (3 tokens, 4 channels)
+k_toy = torch.tensor([[0.0, 0, 0, 0], [3, 3, 0, 0], [0, 0, 3, 3]])
+v_toy = torch.tensor([[0.0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2]])
+for h in (1, 2):
+    toy_out, toy_w = toy_attention(q_toy, k_toy, v_toy, h)
+    rows = "; ".join(f"head {i} " + " ".join(f"{p:.2f}" for p in toy_w[i, 0]) for i in range(h))
+    print(f"{h} head(s): query 0's weights on tokens 0-2: {rows} -> output {toy_out[0].numpy().round(2)}")
+
+# %% [markdown]
+# With one head, query 0 matches tokens 1 and 2 equally: half of each, in every channel. With two heads, head 0
+# (channels 0–1) takes token 1 and head 1 (channels 2–3) takes token 2, and the output keeps both, side by
+# side. That only works if the merge puts each head's channels back in their place.
 #
 # Notebook 04's reshape already has a head axis: `reshape(batch, n_tokens, 3, heads, head_dim)` reads a
-# token's $3D$ numbers as block (q, k or v), then head, then channel. So cutting into heads is that same
-# reshape with more than one head. Gluing the heads back is where a mistake can hide.
+# token's $3D$ numbers as block (q, k or v), then head, then channel. Cutting into heads is that reshape with
+# more than one head. Gluing the heads back is where a mistake can hide.
 
 # %% [markdown]
 # ### Exercise 1 (find the bug): a merge that mixes things up
 #
 # The heads' outputs, (B, heads, N, head_dim), must be glued back into (B, N, heads · head_dim), head 0's
 # channels first. The cell below defines a merge that passes a shape check but is wrong. Read its code and work
-# out, on paper, what it does to a small input whose entries name themselves: 2 heads, 3 tokens, 2 channels, where
-# head $g$, token $t$, channel $c$ holds $100g + 10t + c$ (so 121 is head 1, token 2, channel 1). Write down
-# output token 0's four numbers, then set `merge_bug` to the letter of the statement that says what goes wrong
-# and why. Once you have answered, the cells after the exercise run the merge on that input.
+# out on paper, without running it, what it does to a small input whose entries name themselves: 2 heads,
+# 3 tokens, 2 channels, where head $g$, token $t$, channel $c$ (each counted from 0) holds $100g + 10t + c$.
+# Write down output token 0's four numbers, then set `merge_bug` to the letter of the statement that says what
+# goes wrong and why.
 #
 # - **a.** Each token holds its own numbers, but the heads' channels are interleaved, one from each head in
 #   turn: the head axis comes last before the reshape, so it varies fastest.
 # - **b.** Output token 0 holds head 0's channels of tokens 0 and 1: a reshape keeps the reading order, and
 #   there all of head 0's tokens come before head 1's.
-# - **c.** Only the last token is wrong: the reshape runs out of numbers and wraps around.
-# - **d.** Nothing is wrong: each output token holds its own token's numbers, every one of them once.
+# - **c.** Each output token mixes numbers of different tokens: the permute moves the token axis.
+# - **d.** Each token holds its own numbers, head 0's first, but each head's channels come in reverse order:
+#   the permute reverses the last two axes.
 # - **e.** Output token 0 holds token 0 of every head, but head 1 first: the permute reverses the heads.
 #
-# Then follow the bug to full size. Take 4 heads of 16 channels, glued by this merge into tokens of 64
-# channels. `proj` expects head 2's channel 5 at output channel 37. Which output channel, counted from 0, holds
-# it after this merge? Set `head2_channel5` to it.
+# Then follow the bug to full size: 4 heads of 16 channels, glued by this merge into 64 channels. `proj`
+# expects head 2's channel 5 at output channel 37. Which output channel holds it after this merge? Set
+# `head2_channel5` to it.
 
 
 # %%
@@ -143,40 +170,26 @@ check.require(check.merge_bug_channel, head2_channel5)
 # %% [markdown]
 # ### After Exercise 1
 
-# %%
-labels = torch.tensor([[[100 * h + 10 * t + c for c in range(2)] for t in range(3)] for h in range(2)])[
-    None
-]  # (1, 2 heads, 3 tokens, 2 channels): each entry names its head, token and channel
-glued_buggy = merge_heads_buggy(labels)  # (1, 3, 4)
-print(f"input {tuple(labels.shape)} -> output {tuple(glued_buggy.shape)}: the shape is right")
-for t in range(3):
-    print(f"output token {t}: " + "  ".join(f"{value:03d}" for value in glued_buggy[0, t].tolist()))
 
-# %% [markdown]
-# A reshape only regroups numbers in their reading order (notebook 01), the last axis fastest. The buggy merge
-# puts the head axis after the channels, so the heads take turns channel by channel. The right merge,
-# `transpose(1, 2)`, puts the head axis before the channels, so each head's channels stay together.
-#
-# Both merges give the right shape, so a shape check passes. The assert below checks more: that each output
-# token holds only its own token's numbers. Both merges pass that too. Only a test that knows where each head's
-# channels belong reveals the bug: the labelled input, or a reference with the same parameters (section 2).
-#
-# When does the bug matter? Trained from scratch, this merge would do no harm: it is a fixed reordering of the
-# channels, and a `proj` whose columns are reordered the same way gives the right output (section 2 checks
-# this), so training can find such a `proj`. It matters when parameters come from another implementation: a
-# checkpoint (a trained model's saved parameters), a library, or `nn.MultiheadAttention` in section 2.
-
-
-# %%
+# %% mystnb={"image": {"alt": "Two rows of 64 output channels coloured by the head they come from: the right merge gives four solid blocks, the buggy merge thin alternating stripes"}}
 def merge_heads(o: torch.Tensor) -> torch.Tensor:
     """(B, heads, N, head_dim) -> (B, N, heads * head_dim), head 0's channels first."""
     b, h, n, d = o.shape
     return o.transpose(1, 2).reshape(b, n, h * d)  # (B, N, heads, head_dim) -> (B, N, heads * head_dim)
 
 
-glued_right = merge_heads(labels)
+labels = torch.tensor([[[100 * h + 10 * t + c for c in range(2)] for t in range(3)] for h in range(2)])[
+    None
+]  # (1, 2 heads, 3 tokens, 2 channels): each entry names its head, token and channel
+glued_buggy, glued_right = (
+    merge_heads_buggy(labels),
+    merge_heads(labels),
+)  # each (1, 3, 4): the shape is right
+print(f"input {tuple(labels.shape)} -> output {tuple(glued_buggy.shape)} with either merge")
 for t in range(3):
-    print(f"output token {t}: " + "  ".join(f"{value:03d}" for value in glued_right[0, t].tolist()))
+    buggy_row = "  ".join(f"{value:03d}" for value in glued_buggy[0, t].tolist())
+    right_row = "  ".join(f"{value:03d}" for value in glued_right[0, t].tolist())
+    print(f"output token {t}: buggy merge {buggy_row}   right merge {right_row}")
 for merge in (merge_heads_buggy, merge_heads):
     assert (merge(labels)[0] % 100 // 10 == torch.arange(3)[:, None]).all()  # token t holds only token t
 
@@ -185,13 +198,45 @@ for name, merge in (("buggy", merge_heads_buggy), ("right", merge_heads)):
     place = int((merge(head_labels)[0, 0] == 2 * 16 + 5).nonzero()[0])  # where head 2's channel 5 lands
     print(f"4 heads of 16, {name} merge: head 2's channel 5 lands at output channel {place}")
 
+head_of = torch.stack(
+    [merge(head_labels)[0, 0] // 16 for merge in (merge_heads, merge_heads_buggy)]
+)  # (2, 64)
+fig, ax = plt.subplots(figsize=(12, 1.8), layout="constrained")
+ax.imshow(
+    head_of, cmap=plt.get_cmap("tab10", 10), vmin=-0.5, vmax=9.5, aspect="auto", interpolation="nearest"
+)
+ax.axhline(0.5, color="white", lw=6)  # a gap between the two rows
+ax.set_yticks([0, 1], ["right merge", "buggy merge"])
+ax.set_xlabel("output channel of one token (0-63)")
+ax.set_title("Which head each output channel comes from: 4 heads of 16 channels")
+for g in range(4):
+    ax.plot([], [], "s", color=plt.get_cmap("tab10")(g), label=f"head {g}")
+ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+plt.show()
+
+# %% [markdown]
+# A reshape only regroups numbers in their reading order (notebook 01), the last axis fastest. The buggy merge
+# puts the head axis after the channels, so the heads take turns channel by channel. The right merge,
+# `transpose(1, 2)`, puts the head axis before the channels, so each head's channels stay together.
+#
+# Both merges give the right shape, and both keep each token's own numbers (the assert above). Only a test that
+# knows where each head's channels belong reveals the bug. The figure shows it for 4 heads of 16 channels, one
+# colour per head: the right merge gives four solid blocks, head 0's first, as `proj` expects; the buggy merge
+# gives thin stripes.
+#
+# When does the bug matter? Trained from scratch, it would do no harm: it is a fixed reordering of the channels,
+# and training can find a `proj` with its columns reordered to match (section 2 checks that this works). It
+# matters when parameters come from elsewhere: a checkpoint (a trained model's saved parameters), a library,
+# or `nn.MultiheadAttention`.
+
+
 # %% [markdown]
 # ### Four heads on the walk-through
 
 # %% [markdown]
 # With 4 heads on the walk-through, head_dim = 64 / 4 = 16:
 
-# %% mystnb={"image": {"alt": "Four heat maps of attention weights, one per head, 20 query tokens by 20 key tokens, each head with its own pattern of bright keys"}}
+# %% mystnb={"image": {"alt": "Four bar charts, one per head, of query token 0's attention weights over the 100 keys, with the uniform weight 1/100 dashed; each head has its tall bars on different keys"}}
 heads = 4
 head_dim = dim // heads
 with torch.no_grad():
@@ -208,41 +253,28 @@ print(
 )
 print(f"glued back: {tuple(glued.shape)}, projected: {tuple(out4.shape)}")
 
-fig, axes = plt.subplots(1, heads, figsize=(15, 3.5), layout="constrained")
+fig, axes = plt.subplots(heads, 1, figsize=(12, 6), sharex=True, sharey=True, layout="constrained")
 for i, ax in enumerate(axes):
-    plots.show_matrix(
-        w4[0, i, :show, :show].cpu(),
-        ax=ax,
-        title=f"head {i}: item 0, queries and keys 0-19",
-        xlabel="key token",
-        ylabel="query token",
-        cmap="magma",
-        vmin=0,
-        vmax=3 / n_tokens,  # one colour range for the four heads, up to 3 times the uniform weight
-        colorbar=False,
-        aspect="equal",
-    )
-    ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-bar = fig.colorbar(
-    axes[0].images[0], ax=axes, fraction=0.02, pad=0.02, label="attention weight (cut at 3 x uniform)"
-)
-bar.ax.axhline(1 / n_tokens, color="cyan", lw=3)  # the uniform weight 1/100
+    ax.bar(range(n_tokens), w4[0, i, 0].cpu(), width=1.0, color=f"C{i}")  # query 0's row: 100 weights
+    ax.axhline(1 / n_tokens, color="black", ls="--", lw=1)  # the uniform weight 1/100
+    ax.set_ylabel(f"head {i}")
+axes[0].set_title("Item 0, query token 0: its attention weight on each of the 100 keys, one panel per head")
+axes[-1].set_xlabel("key token")
+fig.supylabel("attention weight (dashed: uniform 1/100)")
 plt.show()
-print(
-    f"item 0, its first 20 queries and keys: largest weight {w4[0, :, :show, :show].max():.3f}, "
-    f"uniform 1/{n_tokens} = {1 / n_tokens:.2f} (the cyan line on the colour bar); "
-    f"weights above 3 x uniform, drawn at the brightest: {int((w4[0, :, :show, :show] > 3 / n_tokens).sum())} of "
-    f"{w4[0, :, :show, :show].numel()}"
-)
+for i in range(heads):
+    top = w4[0, i, 0].topk(3)
+    print(
+        f"head {i}: query 0's three largest weights on keys {top.indices.tolist()}, "
+        f"{top.values.max() * n_tokens:.1f} times uniform at most"
+    )
 
 # %% [markdown]
-# Each map shows item 0's first 20 queries (rows) and first 20 keys (columns) of one head; every row goes on
-# over 80 more keys. The colour scale stops at three times the uniform weight, so that weights near uniform
-# (purple, at the cyan mark) and the few far above it (pale yellow) both show. Follow one query, say row 0,
-# across the four maps: its bright keys sit in different places in each head, because each head computes its
-# own weights from its own channels. That is all this figure shows. The tokens and the parameters are random,
-# so the patterns are noise; what a trained head attends to is notebook 13's subject.
+# Each panel is one head's row of weights for the same query, token 0 of item 0, over all 100 keys. The dashed
+# line is the uniform weight 1/100. Look at where the tall bars are: they sit on different keys in each head
+# (the printed keys). Each head computes its own weights from its own 16 channels, so one query gets four
+# different mixes of the values. The tokens and the parameters are random, so the peaks mean nothing yet; what
+# a trained head attends to is notebook 13's subject.
 
 # %% [markdown]
 # ### The sources' notation
@@ -253,16 +285,16 @@ print(
 # $$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O, \qquad
 # \text{head}_i = \text{Attention}(QW_i^Q, KW_i^K, VW_i^V).$$
 #
-# In *self-attention*, the only kind in this course, queries, keys and values all come from the same tokens:
-# $Q$, $K$ and $V$ are all the tokens $X$. Each head has its own $D \times \text{head\_dim}$ matrices
-# $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by side, and $W^O$ is `proj`'s weight transposed,
-# `proj.weight.T`. The sources number the heads from 1; we count from 0, as Python indexes. Where are the
-# $W_i$ in our code? `nn.Linear` computes $x W^\top + b$, and `qkv.weight` has $3D$ rows: the q block, then
-# the k block, then the v block, each cut head by head. So head $i$'s $W_i^Q$ is rows $i \cdot \text{head\_dim}$ to
-# $(i + 1) \cdot \text{head\_dim} - 1$ of the q block, transposed (the Python slice
-# `i * head_dim : (i + 1) * head_dim`). The cell checks that for head 2. The formula has no biases, but our
-# layers do: the cell adds head 2's rows of the qkv bias (zeros here) to $XW_2^Q$, $XW_2^K$ and $XW_2^V$,
-# and `proj` adds its bias after $W^O$.
+# In *self-attention*, the only kind in this course, $Q$, $K$ and $V$ are all the same tokens $X$. Each head
+# has its own $D \times \text{head\_dim}$ matrices $W_i^Q$, $W_i^K$, $W_i^V$; Concat glues the heads side by
+# side, and $W^O$ is `proj.weight.T`. The sources number the heads from 1; we count from 0, as Python indexes,
+# so our $W_2^Q$ is the sources' $W_3^Q$, the third head.
+#
+# Where are the $W_i$ in our code? `nn.Linear` computes $x W^\top + b$, and `qkv.weight` has $3D$ rows: the q
+# block, then the k block, then the v block, each cut head by head. So $W_i^Q$ is rows
+# $i \cdot \text{head\_dim}$ to $(i + 1) \cdot \text{head\_dim} - 1$ of the q block, transposed (the slice
+# `i * head_dim : (i + 1) * head_dim`). The cell checks that for head 2, with head 2's rows of the qkv bias
+# (zeros here) added; the formula leaves the biases out.
 
 # %%
 i, rows = 2, slice(2 * head_dim, 3 * head_dim)  # head i = 2: its rows inside each block of qkv.weight
@@ -289,7 +321,7 @@ assert torch.allclose(head_2, o4[:, 2], atol=1e-5) and torch.equal(concat, glued
 # ### Parameters and multiply-adds
 #
 # Heads cost no extra parameters. There is one qkv layer, $3D^2 + 3D$ numbers with its bias, and one `proj`,
-# $D^2 + D$, whatever $h$ is. Only the reshape changes.
+# $D^2 + D$, whatever $h$ is. Only the reshape and the scale $1/\sqrt{\text{head\_dim}}$ change.
 
 # %%
 for h in (1, 4):
@@ -305,15 +337,88 @@ for h in (1, 4):
 # We count work in *multiply-adds*: an $a \times b$ matrix times a $b \times c$ one takes $abc$ of them, so a
 # linear layer from token length $L_\text{in}$ to length $L_\text{out}$, on $N$ tokens, takes
 # $N L_\text{in} L_\text{out}$ ([what is counted](#Evidence:-what-a-multiply-add-counts)).
+
+# %% [markdown]
+# ### Exercise 2 (predict): what more heads cost
 #
-# So one attention layer on $N$ tokens costs $3ND^2$ for qkv and $ND^2$ for `proj`. The scores $QK^\top$ cost
-# each of the $h$ heads $N \cdot N \cdot (D/h)$, so $h \cdot N^2 (D/h) = N^2 D$ over all heads: cutting into
-# heads adds no multiply-adds to the products. Weights @ V costs another $N^2D$. In total
+# The walk-through used 4 heads. Take 16 heads instead on the same layer: $D$ = 64, $N$ = 100 tokens, one
+# item. Predict before you read on.
+#
+# - (a) What grows when the layer goes from 4 heads to 16? Set `what_grows` to one letter.
+#   - **a.** the parameters of `qkv` and `proj`
+#   - **b.** the multiply-adds of the scores $QK^\top$
+#   - **c.** the number of attention weights
+#   - **d.** both b and c
+#   - **e.** none of them: only the reshape and the scale change
+# - (b) Back your choice with two counts over all 16 heads: the multiply-adds of $QK^\top$
+#   (`answer_scores_macs`) and the number of attention weights (`answer_weight_entries`). Work them out from
+#   the shapes each head multiplies, not by running a layer.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "heads_scores_macs-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+what_grows = None  # one of "a", "b", "c", "d", "e"
+answer_scores_macs = None  # replace None with a whole number
+answer_weight_entries = None  # replace None with a whole number
+### BEGIN SOLUTION
+# The parameters do not depend on the heads, and QK^T costs N^2 D in all (below): only the weights grow, 4-fold.
+what_grows = "c"
+# (a) Each head multiplies an N x head_dim matrix by a head_dim x N one: N * N * head_dim = 100 * 100 * 4. The 16
+# heads together: 16 * 100 * 100 * 4 = N^2 D, as with one head of width D.
+answer_scores_macs = 16 * 100 * 100 * 4
+# (b) Each head has its own N x N weights: 16 * 100 * 100, 16 times one head's.
+answer_weight_entries = 16 * 100 * 100
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "heads_scores_macs-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.heads_growth_choice(what_grows)
+check.heads_scores_macs(answer_scores_macs)
+check.heads_weight_entries(answer_weight_entries)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "heads_scores_macs-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.heads_growth_choice, what_grows)
+check.require(check.heads_scores_macs, answer_scores_macs)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "heads_weight_entries-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.heads_weight_entries, answer_weight_entries)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 2
+
+# %% [markdown]
+# The scores' multiply-adds and the weights, counted from the shapes the layer really makes:
+
+# %%
+for h in (
+    1,
+    4,
+    16,
+):  # the scores' multiply-adds from the shapes of q and k; the weights as the layer returns them
+    with torch.no_grad():
+        _, heads_steps = Attention(dim, num_heads=h, qkv_bias=True).steps(torch.zeros(1, n_tokens, dim))
+    _, n_heads, n_q, per_head = heads_steps.q.shape  # (1, heads, N, head_dim)
+    print(
+        f"{h:2d} head(s): QK^T {n_heads * n_q * n_q * per_head:,} multiply-adds; "
+        f"weights {tuple(heads_steps.weights.shape)}, {heads_steps.weights.numel():,} entries"
+    )
+
+# %% [markdown]
+# ### What one attention layer costs
+#
+# The *products* are the two matrix products that have no parameters: the scores $QK^\top$ and weights @ V.
+# On $N$ tokens, qkv costs $3ND^2$ and `proj` $ND^2$. The scores cost each of the $h$ heads
+# $N \cdot N \cdot (D/h)$, so $h \cdot N^2 (D/h) = N^2 D$ over all heads: cutting into heads adds no
+# multiply-adds to the products. Weights @ V costs another $N^2D$. In total
 # $3ND^2 + N^2D + N^2D + ND^2 = 4ND^2 + 2N^2D$. The scaling and the softmax are left out: they take a few
-# operations per weight, no matrix product; but there are $hN^2$ weights, $h$ times as many as with one head.
-# `vitcourse.cost.count_macs` runs a real forward pass and counts `qkv` and `proj` from the shapes that reach
-# them. It cannot watch the two products, which are no layers, so it adds $2N^2D$ from the formula. So only
-# the qkv and proj lines below are independent checks of the formula.
+# operations per weight; but there are $hN^2$ weights, $h$ times as many as with one head.
+#
+# `vitcourse.cost.count_macs` runs a forward pass and counts `qkv` and `proj` from the shapes that reach them
+# (`depth=1`: one line per layer of the model). The products are not layers, so it adds $2N^2D$ from the
+# formula: only the qkv and proj lines below are independent checks.
 
 # %%
 layer = Attention(dim, num_heads=4, qkv_bias=True)
@@ -333,150 +438,87 @@ assert counted == formula
 # Notebook 06 adds the MLP to make an encoder block, and notebook 07 counts a whole block's cost.
 
 # %% [markdown]
-# ### Exercise 2 (predict): the cost of a layer that changes the token length
-#
-# The formula above is for a layer whose output tokens have the same length $D$ as its input. T2T's first
-# *token transformer* (notebook 08) has an attention layer that changes the token length. Its soft split cuts
-# the picture into windows of 7 × 7 pixels (kernel 7, stride 4, padding 2). The layer reads each window's 49
-# pixels and gives tokens of 64 channels, with one head and no bias in qkv:
-# `Attention(49, chan=64, num_heads=1, qkv_bias=False)`, where `chan` sets the channels of q, k, v and the
-# output ([the official code's version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)).
-# The cell below counts the tokens of the picture's soft split, to place the picture afterwards; the question
-# does not depend on that count.
-#
-# Compare the multiply-adds of the two matrix products, $QK^\top$ and weights @ V, with those of the two
-# linear layers, qkv and `proj`. For this layer, what is the smallest number of tokens $N$ at which the two
-# products cost more than qkv and `proj` together? Set `threshold_tokens` to that whole number before you run
-# the count after the check.
-
-# %%
-first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)
-print(
-    f"T2T's first soft split of the 60 x 100 picture: {first_split.rows} x {first_split.cols} = "
-    f"{first_split.total} tokens of length 49"
-)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "cost_threshold_tokens-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-threshold_tokens = None  # replace None with a whole number
-### BEGIN SOLUTION
-# qkv costs 3 N L c and proj N c^2: they grow with the token count N. The products cost 2 N^2 c: they grow with
-# its square. The products cost more when 2 N^2 c > 3 N L c + N c^2, that is
-# N > (3 L + c) / 2 = (147 + 64) / 2 = 105.5.
-# The formula 4 N D^2 + 2 N^2 D of a layer that keeps the length would say N > 2 D: it does not apply here.
-threshold_tokens = math.floor((3 * 49 + 64) / 2) + 1
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "cost_threshold_tokens-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.cost_threshold_tokens(threshold_tokens)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "cost_threshold_tokens-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.cost_threshold_tokens, threshold_tokens)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 2
-
-# %% [markdown]
-# With $L$ the input length and $c$ the channels, qkv costs $3NLc$ and `proj` $Nc^2$, while the two products
-# cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. A picture twice as tall and twice
-# as wide, 120 × 200 pixels, gives about 4 times the tokens, so about 4 times the ratio. The ratio passes 1 when
-# $N > (3L + c)/2 = 105.5$, so from 106 tokens on; $N > 2D$ holds only for a layer that keeps the length.
-# Counted on the layer itself:
-
-# %%
-t2t_layer = Attention(49, chan=64, num_heads=1, qkv_bias=False)
-t2t_ratio = {}
-for height, width in ((60, 100), (120, 200)):
-    split_n = tokens.count_tokens(height, width, kernel=7, stride=4, padding=2).total
-    t2t_macs = count_macs(t2t_layer, torch.zeros(1, split_n, 49), depth=1)  # one item
-    t2t_ratio[height] = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
-    print(
-        f"{height} x {width}: {split_n:5,d} tokens; QK^T and weights @ V {t2t_macs['(model)']:13,d}, "
-        f"qkv + proj {t2t_macs['qkv'] + t2t_macs['proj']:11,d}; products / layers {t2t_ratio[height]:.3f}"
-    )
-print(f"the ratio grows {t2t_ratio[120] / t2t_ratio[60]:.2f} times")
-assert abs(t2t_ratio[120] / t2t_ratio[60] - 4) < 0.1
-for split_n in (105, 106):
-    t2t_macs = count_macs(t2t_layer, torch.zeros(1, split_n, 49), depth=1)
-    split_ratio = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
-    print(f"{split_n} tokens: products / layers {split_ratio:.3f}")
-    assert (split_ratio > 1) == (split_n == 106)
-
-# %% [markdown]
-# The picture's 375 tokens lie far past 106: for them the products already cost 3.555 times as much as qkv
-# and `proj`. The same growth at a real model's sizes, ViT-B from 224 to 384 pixels, is worked out in [the
-# Evidence](#Evidence:-the-cost-of-ViT-B-at-a-larger-image-size).
-
-# %% [markdown]
-# ## 2. The package's attention, checked three ways (16 min)
+# ## 2. The package's attention, checked three ways (15 min)
 #
 # `vitcourse.attention.Attention` has two paths. `steps(x)` returns the output and every intermediate: `q`,
 # `k`, `v`, the scaled `scores`, the `weights`, the `heads` (weights @ V) and `merged`.
 #
-# The *fused* path, `forward`, makes one call for the scores, the softmax and weights @ V:
-# `F.scaled_dot_product_attention`, PyTorch's attention function. On a GPU its fastest routines, such as
-# FlashAttention (Dao et al., 2022), work through the keys in blocks and never store the whole N × N matrix of
-# weights.
+# The *fused* path, `forward`, makes one call, PyTorch's `F.scaled_dot_product_attention`, for the scores, the
+# softmax and weights @ V. On a GPU its fastest routines, such as FlashAttention (Dao et al., 2022), never
+# store the whole N × N matrix of weights.
 #
-# We copy our parameters in and compare: the step path with our hand-built heads, the fused path with the step
-# path, and both with PyTorch's `nn.MultiheadAttention`. Last comes Exercise 1's merge: wrong with our `proj`,
-# right with `proj`'s columns reordered to match.
-#
-# `nn.MultiheadAttention` keeps the three matrices packed in one `in_proj_weight`, rows q, then k, then v: the
-# same layout as our `qkv.weight`, so the copy goes row for row. $W^O$ is its `out_proj`. Two defaults differ
-# from ours. With `batch_first=False`, the default, it expects (tokens, batch, D), so we pass
-# `batch_first=True`. And it returns the weights averaged over the heads, unless `average_attn_weights=False`.
+# We copy our parameters in and compare: the step path with our hand-built heads, the fused path with the
+# step path, and PyTorch's function with our weights @ V.
 
 # %%
 att = Attention(dim, num_heads=4, qkv_bias=True).to(device)
-mha = nn.MultiheadAttention(dim, 4, bias=True, batch_first=True).to(device)
 with torch.no_grad():
     att.qkv.load_state_dict(qkv.state_dict())
     att.proj.load_state_dict(proj.state_dict())
-    mha.in_proj_weight.copy_(qkv.weight)
-    mha.in_proj_bias.copy_(qkv.bias)
-    mha.out_proj.load_state_dict(proj.state_dict())
     step_out, steps = att.steps(x)
     fused_out = att(x)
     sdpa_heads = F.scaled_dot_product_attention(steps.q, steps.k, steps.v)  # (B, heads, N, head_dim)
-    ref, ref_weights = mha(x, x, x, average_attn_weights=False)  # (B, N, D), (B, heads, N, N)
-    _, mean_weights = mha(x, x, x)  # the default: (B, N, N), averaged over the heads
+for name, t in steps._asdict().items():
+    print(f"steps.{name:8s} {tuple(t.shape)}")
 checks = {
     "step path = our 4 heads by hand": torch.allclose(step_out, out4, atol=1e-5),
     "fused path = step path": torch.allclose(fused_out, step_out, atol=1e-5),
     "F.scaled_dot_product_attention = weights @ V": torch.allclose(sdpa_heads, steps.heads, atol=1e-5),
+}
+for name, ok in checks.items():
+    print(f"{name:46s} {ok}")
+assert all(checks.values())
+
+# %% [markdown]
+# Next, PyTorch's layer. `nn.MultiheadAttention` keeps the three matrices packed in one `in_proj_weight`, rows
+# q, then k, then v: the same layout as our `qkv.weight`, so the copy goes row for row. $W^O$ is its
+# `out_proj`. Two defaults differ from ours. With `batch_first=False`, the default, it expects
+# (tokens, batch, D), so we pass `batch_first=True`. And it returns the weights averaged over the heads,
+# unless `average_attn_weights=False`.
+
+# %%
+mha = nn.MultiheadAttention(dim, 4, bias=True, batch_first=True).to(device)
+with torch.no_grad():
+    mha.in_proj_weight.copy_(qkv.weight)
+    mha.in_proj_bias.copy_(qkv.bias)
+    mha.out_proj.load_state_dict(proj.state_dict())
+    ref, ref_weights = mha(x, x, x, average_attn_weights=False)  # (B, N, D), (B, heads, N, N)
+    _, mean_weights = mha(x, x, x)  # the default: (B, N, N), averaged over the heads
+mha_checks = {
     "nn.MultiheadAttention output = ours": torch.allclose(ref, step_out, atol=1e-5),
     "nn.MultiheadAttention weights = ours": torch.allclose(ref_weights, steps.weights, atol=1e-5),
     "its default weights = the mean over our heads": torch.allclose(
         mean_weights, steps.weights.mean(1), atol=1e-5
     ),
 }
-for name, t in steps._asdict().items():
-    print(f"steps.{name:8s} {tuple(t.shape)}")
-for name, ok in checks.items():
+for name, ok in mha_checks.items():
     print(f"{name:46s} {ok}")
-assert all(checks.values())
+assert all(mha_checks.values())
+
+# %% [markdown]
+# Last, Exercise 1's merge. With our `proj` it gives a different output from `nn.MultiheadAttention`. But it
+# only moves channels: the buggy merge puts at channel $j$ the number that the right merge puts at channel
+# `order[j]`. `proj` multiplies channel $j$ by its weight column $j$. So if we take `proj`'s columns in the
+# same order, `proj.weight[:, order]`, each number meets the column it met before, and the output is right
+# again. `F.linear(x, weight, bias)` is the product `x @ weight.T + bias` that `nn.Linear` computes.
+
+# %%
+order = merge_heads_buggy(torch.arange(dim).reshape(1, heads, 1, head_dim))[0, 0].to(device)  # (D,)
+print(f"order[:6] = {order[:6].tolist()}: the right merge's channels that the buggy merge puts at 0 to 5")
 with torch.no_grad():
     buggy_out = att.proj(merge_heads_buggy(steps.heads))  # Exercise 1's merge in place of the right one
-buggy_same = torch.allclose(ref, buggy_out, atol=1e-5)
-print(f"{'with the merge of Exercise 1: = nn.MultiheadAttention':46s} {buggy_same}")
-assert not buggy_same
-# the buggy merge puts right-merge channel order[j] at channel j: proj's columns in that order undo it
-order = merge_heads_buggy(torch.arange(dim).reshape(1, heads, 1, head_dim))[0, 0].to(device)  # (D,)
-with torch.no_grad():
     reordered_out = F.linear(merge_heads_buggy(steps.heads), att.proj.weight[:, order], att.proj.bias)
+buggy_same = torch.allclose(ref, buggy_out, atol=1e-5)
 reordered_same = torch.allclose(ref, reordered_out, atol=1e-5)
-print(f"the same, with proj's columns reordered to match: = nn.MultiheadAttention {reordered_same}")
-assert reordered_same
+print(f"buggy merge, our proj: same output as nn.MultiheadAttention? {buggy_same}")
+print(f"buggy merge, proj's columns taken in that order: same output? {reordered_same}")
+assert reordered_same and not buggy_same
 
 # %% [markdown]
 # ### Exercise 3 (code): attention with the tokens first
 #
-# Everything above keeps the heads before the tokens. Some libraries keep the tokens first: FlashAttention, a
-# library of fast GPU attention routines, documents its `flash_attn_func` as taking q, k and v of shape
-# (B, N, heads, head_dim).
+# Everything above keeps the heads before the tokens. Some libraries keep the tokens first: FlashAttention's
+# `flash_attn_func` takes q, k and v of shape (B, N, heads, head_dim).
 #
 # Write `attention_tokens_first(q, k, v)` for that layout. Each head attends over the tokens, with the scale
 # $1/\sqrt{\text{head\_dim}}$, and the result keeps the inputs' layout. Do not call
@@ -506,7 +548,7 @@ check.require(check.attention_function, attention_tokens_first)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 3. Attention on the picture (6 min)
+# ## 3. Attention on the picture (5 min)
 #
 # Now the picture's 15 patch tokens, projected to 64 channels (notebook 01) and layer-normed, go through a
 # 4-head attention with random parameters. Each heat map shows one head's 15 weights for the query patch 7, on
@@ -514,8 +556,8 @@ check.require(check.attention_function, attention_tokens_first)
 #
 # Random parameters know nothing of mountains, but the weights depend on the tokens' *content*. The picture's
 # tokens are very alike, by their mean cosine similarity (notebook 03; printed below). Alike tokens give alike
-# keys, so a query's scores differ little, and a random head's weights stay close to uniform. (The Evidence
-# compares this with random tokens.)
+# keys, so a query's scores differ little, and we expect flatter weights than on the walk-through's random
+# tokens. (The Evidence tests this on random tokens made more and more alike.)
 
 # %%
 picture = load_mountains()
@@ -535,6 +577,9 @@ print(
     f"every row of every head: weights from {vs_uniform.min():.2f} to {vs_uniform.max():.2f} times the "
     "uniform 1/15"
 )
+print(
+    f"the walk-through's random tokens, for comparison: up to {w4.max() * n_tokens:.1f} times the uniform 1/100"
+)
 assert (pic_steps.weights > 0).all() and torch.allclose(
     pic_steps.weights.sum(-1), torch.ones(1, 4, 15).to(device)
 )
@@ -548,19 +593,23 @@ print(
 
 # %% mystnb={"image": {"alt": "The picture with its 15 patches numbered 0 to 14 and patch 7 outlined, beside four 3 by 5 heat maps, one per random head, giving patch 7's attention weight on each patch, values written in"}}
 grid = pic_weights.reshape(4, 3, 5)  # (heads, patch rows, patch columns)
-fig, axes = plt.subplots(1, 5, figsize=(17, 2.9), gridspec_kw={"width_ratios": [1.25, 1, 1, 1, 1]})
-plots.show_picture(picture, ax=axes[0], title="the picture, patches 0-14", colorbar=False)
-plots.draw_patch_grid(axes[0], 60, 100, 20)
-axes[0].add_patch(Rectangle((40, 20), 20, 20, fill=False, ec="cyan", lw=2.5))  # patch 7
-for i in range(4):
+fig, axd = plt.subplot_mosaic(
+    [["pic", "h0", "h1"], ["pic", "h2", "h3"]],
+    figsize=(14, 5),
+    width_ratios=[1.6, 1, 1],
+    layout="constrained",
+)
+plots.show_picture(picture, ax=axd["pic"], title="the picture (pixels), patches 0-14", colorbar=False)
+plots.draw_patch_grid(axd["pic"], 60, 100, 20)
+axd["pic"].add_patch(Rectangle((40, 20), 20, 20, fill=False, ec="cyan", lw=2.5))  # patch 7
+head_axes = [axd[f"h{i}"] for i in range(4)]
+for i, ax in enumerate(head_axes):
     plots.show_grid_values(
-        grid[i], ax=axes[i + 1], title=f"head {i}: weights of patch 7", vmax=float(grid.max()), colorbar=False
+        grid[i], ax=ax, title=f"head {i}: weights of patch 7", vmax=float(grid.max()), colorbar=False
     )  # one colour range for the four heads
-    axes[i + 1].add_patch(
-        Rectangle((1.5, 0.5), 1, 1, fill=False, ec="cyan", lw=2.5)
-    )  # patch 7: row 1, column 2, counted from 0
-bar = fig.colorbar(axes[1].images[0], ax=axes[1:], fraction=0.02, pad=0.02, label="attention weight")
-bar.ax.axhline(1 / 15, color="cyan", lw=2)  # the uniform weight 1/15
+    ax.add_patch(Rectangle((1.5, 0.5), 1, 1, fill=False, ec="cyan", lw=2.5))  # patch 7: row 1, column 2
+bar = fig.colorbar(head_axes[0].images[0], ax=head_axes, fraction=0.04, pad=0.02, label="attention weight")
+bar.ax.axhline(1 / 15, color="cyan", lw=3)  # the uniform weight 1/15
 fig.suptitle("Random 4-head attention of patch 7 (outlined) over the 15 patches; cyan line: uniform 1/15")
 plt.show()
 print(
@@ -569,34 +618,28 @@ print(
 )
 
 # %% [markdown]
-# Read each map against the cyan line on the colour bar, the uniform $1/15 \approx 0.07$. In all four heads,
-# every weight written in the cells stays between about 0.03 and 0.12 (printed under the figure), the query
-# patch 7 (outlined; row 1, column 2, counted from 0 as on the axes) included. Head 2 is the flattest: all its
-# cells sit close to the uniform weight. No head comes near the weight 1 of a head fixed on one patch. How far
-# the weights stray from uniform depends on how alike the tokens are; without a position embedding, as here,
-# identical patches would get identical weights ([random tokens beside the picture's
-# tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). [The
-# explorer](#Evidence:-more-to-try:-the-attention-explorer) lets you change the scale, a temperature and the
-# number of heads yourself.
+# Read each map against the cyan line on the colour bar, the uniform $1/15 \approx 0.07$. Patch 7's weights
+# stay between 0.033 and 0.118 in all four heads (printed under the figure): less than twice uniform. Head 2 is
+# the flattest: all its cells sit close to 0.07. No head comes near the weight 1 of a head fixed on one patch.
+# Over every row of every head the weights stay between 0.45 and 2.32 times uniform, where the walk-through's
+# random tokens reached 70 times uniform. That fits the reason above: alike tokens, alike keys, flat weights.
+# For this one random layer, random tokens just as alike give about as flat weights ([random tokens beside the
+# picture's tokens](#Evidence:-random-tokens-beside-the-picture-tokens)). [The
+# explorer](#Evidence:-more-to-try:-the-attention-explorer) lets you change the scale, a temperature (a number
+# that divides the scores) and the number of heads yourself.
 
 # %% [markdown]
 # ## Summary
 #
-# - Several heads cut the $D$ channels of q, k and v into groups of head_dim $= D/h$; each head attends on its
-#   own, with $d_k$ = head_dim in the scale. The outputs are glued back head 0 first, and `proj` ($W^O$) mixes
-#   them. A merge in the wrong order passes a shape check; labelled entries or a reference with the same
-#   weights catch it.
-# - Heads cost no extra parameters, and no extra multiply-adds in the products. But each head has its own
-#   weights, so the weight tensor and its softmax grow $h$-fold: (13, 4, 100, 100) on the walk-through's 4
-#   heads. A layer that keeps the token length costs $4ND^2 + 2N^2D$ multiply-adds: the two $N \times N$
-#   products grow with the square of the token count and pass the linear layers beyond $2D$ tokens. For ViT-B
-#   ($D$ = 768) they stay below them at 224 × 224 and at 384 × 384 (ratios 0.13 and 0.38, in the Evidence).
+# - $h$ heads cut the $D$ channels of q, k and v into groups of head_dim $= D/h$; each head attends on its own,
+#   with head_dim in the scale. The outputs are glued back head 0 first, and `proj` ($W^O$) mixes them. A merge
+#   in the wrong order passes a shape check; labelled entries catch it.
+# - More heads cost no parameters and no multiply-adds in the products, but $h$ times as many weights. A layer
+#   that keeps the token length costs $4ND^2 + 2N^2D$ multiply-adds.
 # - The package's `Attention` gives the same numbers as the heads built by hand, as
 #   `F.scaled_dot_product_attention` and as `nn.MultiheadAttention` with the same weights.
-# - An attention map has one row per query and one column per key. Random heads on the picture stay close to
-#   uniform, and for this one random layer random tokens just as alike give weights about as flat (in the
-#   Evidence). A map of random heads tells nothing of what a model has learned. Notebook 13 reads the
-#   heads of a trained model.
+# - Random heads on the picture's alike tokens give flat weights. A map of random heads tells nothing of what a
+#   model has learned; notebook 13 reads the heads of a trained model.
 #
 # **Next:** [06 The encoder block](06_encoder_block.ipynb) puts this attention into ViT's encoder block, with a
 # layer norm and an MLP.
@@ -611,13 +654,61 @@ print(
 # out.
 
 # %% [markdown]
+# ## Evidence: a layer that changes the token length
+#
+# The formula $4ND^2 + 2N^2D$ is for a layer whose output tokens have the same length $D$ as its input. T2T's
+# first *token transformer* (notebook 08) has an attention layer that changes the token length. Its soft split
+# cuts the picture into windows of 7 × 7 pixels (kernel 7, stride 4, padding 2). The layer reads each window's
+# 49 pixels and gives tokens of 64 channels, with one head and no bias in qkv:
+# `Attention(49, chan=64, num_heads=1, qkv_bias=False)`, where `chan` sets the channels of q, k, v and the
+# output ([the official code's version](04_attention.ipynb#Evidence:-the-walk-through-and-its-sources)).
+#
+# With $L$ the input length and $c$ the channels, qkv costs $3NLc$ and `proj` $Nc^2$, while the two products
+# cost $2N^2c$. So the ratio is $2Nc / (3Lc + c^2)$: it grows as $N$ does. A picture twice as tall and twice
+# as wide, 120 × 200 pixels, gives about 4 times the tokens, so about 4 times the ratio. The ratio passes 1 when
+# $N > (3L + c)/2 = 105.5$, so from 106 tokens on. (The threshold $2D$ applies only to a layer that keeps the
+# length.)
+# Counted on the layer (`count_macs` counts qkv and `proj`, and adds the products from the formula):
+
+# %%
+first_split = tokens.count_tokens(60, 100, kernel=7, stride=4, padding=2)
+print(
+    f"T2T's first soft split of the 60 x 100 picture: {first_split.rows} x {first_split.cols} = "
+    f"{first_split.total} tokens of length 49"
+)
+
+# %%
+t2t_layer = Attention(49, chan=64, num_heads=1, qkv_bias=False)
+t2t_ratio = {}
+for height, width in ((60, 100), (120, 200)):
+    split_n = tokens.count_tokens(height, width, kernel=7, stride=4, padding=2).total
+    t2t_macs = count_macs(t2t_layer, torch.zeros(1, split_n, 49), depth=1)  # one item
+    t2t_ratio[height] = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
+    print(
+        f"{height} x {width}: {split_n:5,d} tokens; QK^T and weights @ V {t2t_macs['(model)']:13,d}, "
+        f"qkv + proj {t2t_macs['qkv'] + t2t_macs['proj']:11,d}; products / layers {t2t_ratio[height]:.3f}"
+    )
+print(f"the ratio grows {t2t_ratio[120] / t2t_ratio[60]:.2f} times")
+assert abs(t2t_ratio[120] / t2t_ratio[60] - 4) < 0.1
+for split_n in (105, 106):
+    t2t_macs = count_macs(t2t_layer, torch.zeros(1, split_n, 49), depth=1)
+    split_ratio = t2t_macs["(model)"] / (t2t_macs["qkv"] + t2t_macs["proj"])
+    print(f"{split_n} tokens: products / layers {split_ratio:.3f}")
+    assert (split_ratio > 1) == (split_n == 106)
+
+# %% [markdown]
+# The picture's 375 tokens lie far past 106: for them the products already cost 3.555 times as much as qkv
+# and `proj`. The same growth at a real model's sizes, ViT-B from 224 to 384 pixels, is worked out next.
+
+# %% [markdown]
 # ## Evidence: the cost of ViT-B at a larger image size
 #
-# The count after Exercise 2 showed how the products-to-layers ratio grows on T2T's first layer. Here is the
+# The Evidence above showed how the products-to-layers ratio grows on T2T's first layer. Here is the
 # same count at the sizes of a real model. ViT-B/16 is the ViT paper's Base model with patches of 16 × 16 pixels, and
 # notebook 07 counts its cost. It cuts a 224 × 224 image into such patches, one token each, and puts the
-# prediction token in front (notebook 06). ViT-B/16 has 12 heads and $D$ = 768. The paper's Table 5 reports
-# such models trained on 224 × 224 images and then trained further at 384 × 384 (Dosovitskiy et al., 2021).
+# prediction token in front (notebook 03 introduced it; notebook 06 builds it in). ViT-B/16 has 12 heads and
+# $D$ = 768. The paper's Table 5 reports such models trained on 224 × 224 images and then trained further at
+# 384 × 384 (Dosovitskiy et al., 2021).
 #
 # Every head compares every token with every token, so $QK^\top$ grows with the square of the token count:
 # from 197 to 577 tokens (here $N$ counts the prediction token too), that is $(577/197)^2 \approx 8.58$ times.
@@ -637,7 +728,7 @@ print(
 
 # %% [markdown]
 # The multiply-adds of one layer follow: the linear layers grow with the tokens, the products with their square,
-# so their ratio, $2N^2D / 4ND^2 = N / (2D)$, grows as the token count does, as in Exercise 2.
+# so their ratio, $2N^2D / 4ND^2 = N / (2D)$, grows as the token count does, as on T2T's layer above.
 
 # %%
 d_base = 768  # ViT-B's token length
@@ -659,7 +750,7 @@ assert all(macs[side][1] < macs[side][0] for side in (224, 384))
 # %% [markdown]
 # ## Evidence: random tokens beside the picture tokens
 #
-# Section 3 says that how far random heads' weights stray from uniform depends on how alike the tokens are.
+# Section 3 expects alike tokens to give flatter weights than tokens unlike each other. Here is the test.
 # The measure of flatness: take each of the layer's 4 heads × 15 rows, and divide its largest weight by the
 # uniform 1/15 (a uniform row gives 1). The *median row* is the median of these 60 values (the lower of the two
 # middle ones), a typical row. For
@@ -726,8 +817,8 @@ print(
 # %% [markdown]
 # On random tokens, the more alike they are, the closer to uniform the weights stay, at every level of the
 # sweep. The last line compares the picture's tokens with random tokens just as alike: their median rows are
-# almost equal. (Their largest rows, 2.32 and 3.69, do not compare: the largest of many random rows is larger
-# than the largest of the picture's few by the count alone.) So, for this one random layer, tokens as alike as
+# almost equal. (Their largest rows, 2.32 and 3.69, do not compare: one is the largest of 60 rows, the other
+# the largest of 20 draws × 60 rows.) So, for this one random layer, tokens as alike as
 # the picture's give about as flat a typical row.
 #
 # **Identical patches, identical weights.** No position embedding is added in section 3, so two identical
@@ -809,3 +900,11 @@ widgets.attention_explorer(picture)
 for setting in [{}, {"scale": "none"}, {"temperature": 0.1}, {"temperature": 10.0}, {"heads": 16}]:
     print(setting, "->", widgets.attention_view(picture, **setting)[1])
 assert widgets.attention_view(picture, temperature=0.0)[0] is None  # T must be > 0
+
+# %% [markdown]
+# Dropping the scale multiplies the scores by 4, as a temperature of 1/4 would: the mean entropy falls from 2.32
+# to 0.91 nats, towards one-hot. $T$ = 0.1 multiplies them by 10 and goes further, to 0.41. $T$ = 10 divides
+# them by 10, and the rows are almost uniform: 2.70 against 2.71. With 16 heads the entropy, 2.39, stays close
+# to the 4 heads' 2.32. Each head's score sums over 4 channels instead of 16, so its spread would shrink; the
+# scale $1/\sqrt{\text{head\_dim}}$, 1/2 instead of 1/4, makes up for it, and each head's scores keep about
+# the same spread.

@@ -20,22 +20,23 @@
 #
 # **Before this:** [notebook 05](05_multi_head_attention.ipynb), which builds multi-head attention.
 #
-# A Vision Transformer, or ViT (Dosovitskiy et al., 2021), puts the course's parts together. The article series
-# that the course follows splits it into three steps:
+# A Vision Transformer, or ViT (Dosovitskiy et al., 2021), puts the course's parts together. After the image is
+# cut into patch tokens (notebook 01), the article series that the course follows runs three steps:
 #
-# 1. **token processing**: patch tokens, a learned *prediction token* in front, the position embedding;
+# 1. **token processing**: a learned *prediction token* in front of the patch tokens, then the position
+#    embedding;
 # 2. **encoder blocks**: attention and an MLP, each after a layer norm and inside a *residual connection*,
 #    which adds a part's output to the part's own input, $\mathbf{z} + f(\mathbf{z})$, so the tokens pass
 #    through unchanged except for what the part adds;
 # 3. **prediction processing**: a final norm, then the *head*, a linear output layer (not an attention head),
 #    on the prediction token alone.
 #
-# This notebook writes the whole model down, then builds the first two steps; section 4 also runs step 3's
+# This notebook writes the whole model down, then builds the first two steps; section 3 also runs step 3's
 # final norm. [Notebook 07](07_vision_transformer.ipynb) builds the third step in
 # full, runs the whole model on the picture and counts its cost.
 #
 # By the end you can
-# 1. write ViT's four equations and point to the line of the whole model that implements each,
+# 1. write ViT's four equations and match each to its line of the whole model,
 # 2. put a prediction token in front of a batch, and say what goes wrong with one token per batch slot,
 # 3. say what LayerNorm normalises and what the MLP does,
 # 4. tell pre-norm from post-norm, find a misplaced norm in someone else's block, and say what each order does
@@ -86,11 +87,14 @@ device = vitcourse.get_device()
 # the course counts them as Python does: `model.blocks[0]` is block 0, and it computes $\mathbf{z}_1$.
 #
 # We build a small ViT for the picture: 60 × 100 pixels, one channel, 20 × 20 patches, one output. It has
-# D = 64, 4 heads, 2 blocks and ViT's MLP ratio of 4: the MLP's hidden layer is 4D wide. The diagram is drawn by
-# running the model on the `meta` device, which computes shapes but no numbers, for a batch of 13 images (the
-# batch size of section 3's walk-through). In the diagram, follow the token count, the middle number of each
-# shape: 15 patch tokens become 16 when the prediction token is prepended, the blocks keep all 16, and taking
-# token 0 leaves one row of 64 per image for the head.
+# D = 64, 4 heads, 2 blocks and ViT's MLP ratio of 4: the MLP's hidden layer is 4D wide.
+#
+# The diagram is drawn by running the model on the `meta` device, which computes shapes but no numbers. It
+# shows a batch of 13 images, the batch size of section 2's walk-through.
+#
+# In the diagram, follow the token count, the number just before the last one in the token shapes: 15 patch
+# tokens become 16 when the prediction token is prepended, the blocks keep all 16, and taking token 0 leaves
+# one row of 64 per image for the head.
 
 # %% mystnb={"image": {"alt": "Diagram of the picture's ViT: the 60 by 100 image cut into 15 patches, projected to tokens of length 64, a prediction token prepended, the position embedding added, two encoder blocks, the final norm and the head on token 0, with the tensor shape at every step"}}
 torch.manual_seed(0)
@@ -105,20 +109,7 @@ diagrams.vit_pipeline(ax=ax, batch=13, model=vit)
 plt.show()
 
 # %% [markdown]
-# ## 2. The whole ViT in one listing (5 min)
-#
-# Here is the whole model in one class of plain PyTorch, `vitcourse/vit_listing.py`. Skim it once for its
-# order: this notebook and notebook 07 then take it apart, part by part. Comments name the paper's equation
-# where a line implements one, and each reshape carries its shape. `nn.functional.gelu` is the MLP's
-# activation (section 4), and `forward`'s `p` is the patch size, the paper's $P$. The package's
-# `VisionTransformer`, used from here on, computes the same thing: [the listing against the
-# package](#Evidence:-the-listing-against-the-package).
-
-# %%
-print(inspect.getsource(vit_listing))
-
-# %% [markdown]
-# ## 3. Token processing (12 min)
+# ## 2. Token processing (12 min)
 #
 # Notebook 01 made the patch tokens $\mathbf{x}_p^i \mathbf{E}$. Equation (1) adds two things.
 #
@@ -169,12 +160,12 @@ cls_token.grad = None
 # %% [markdown]
 # ### Exercise 1 (predict)
 #
-# A model built with the slides' token for batches of 32 takes one step of gradient
-# descent on a batch of 32 different images, all with the same target.
+# A model built with the slides' token for batches of 32, with no dropout or other randomness, takes one step of
+# gradient descent on a batch of 32 different images, all with the same target.
 #
 # - (a) Afterwards, how many *different* token vectors does its parameter hold? Set `answer_distinct_tokens`.
-# - (b) The same step again from the start, but with one image copied into all 32 slots. How many different
-#   token vectors does the parameter hold then? Set `answer_one_image`.
+# - (b) The same step again from the start, but with image A copied into slots 0 to 15 and image B into slots
+#   16 to 31. How many different token vectors does the parameter hold then? Set `answer_two_images`.
 #
 # Write both numbers before you run the cells after the check.
 
@@ -193,19 +184,19 @@ class SlidesToken(nn.Module):
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "slides_token_count-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_distinct_tokens = None  # replace None with a whole number
-answer_one_image = None  # replace None with a whole number
+answer_two_images = None  # replace None with a whole number
 ### BEGIN SOLUTION
 # (a) The parameter holds one row per batch slot. Each row receives the gradient of the image in its slot, and
 # the 32 images differ, so the 32 rows, equal at the start, all move apart after one step.
 answer_distinct_tokens = 32
-# (b) The rows start equal, and with one image and one target in every slot each row gets the same gradient:
-# they stay equal. Only the images set the rows apart.
-answer_one_image = 1
+# (b) The rows start equal, and two slots that hold the same image (and the same target) give their rows the
+# same gradient: those rows stay equal. Only the images set the rows apart: one vector per image, 2.
+answer_two_images = 2
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "slides_token_count-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.slides_token_count(answer_distinct_tokens)
-check.slides_token_count_one_image(answer_one_image)
+check.slides_token_count_one_image(answer_two_images)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "slides_token_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -216,16 +207,16 @@ check.require(check.slides_token_count, answer_distinct_tokens)
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "slides_token_count_one_image-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.slides_token_count_one_image, answer_one_image)
+check.require(check.slides_token_count_one_image, answer_two_images)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ### After Exercise 1
 
 # %% [markdown]
-# The run: one step of plain gradient descent on 32 different images, then on one image in every slot, then a
-# batch of 13. A toy head reads token 0 plus the mean of the patch tokens, a stand-in for attention's mixing,
-# with the same target in every slot.
+# The cell runs one step of gradient descent (SGD, no momentum) on 32 different images, then on two images in
+# 16 slots each, then tries a batch of 13. A toy head reads token 0 plus the mean of the patch tokens, a
+# stand-in for attention's mixing. Every slot has the same target.
 
 # %%
 images_32 = torch.randn(32, n_tokens, D, generator=torch.Generator().manual_seed(2)).to(device)
@@ -244,37 +235,32 @@ def one_step(images: torch.Tensor) -> SlidesToken:
 
 
 slides = one_step(images_32)
-one_image = one_step(images_32[:1].expand(32, -1, -1))  # image 0 in all 32 slots
+two_images = one_step(images_32[[0] * 16 + [1] * 16])  # image 0 in slots 0 to 15, image 1 in 16 to 31
 
 
 def count_different(token: SlidesToken) -> int:
-    """How many different rows the parameter holds (rows closer than 1e-6 count as one)."""
-    rows = token.cls_token.detach().cpu().flatten(1)  # (32, D)
-    kept: list[torch.Tensor] = []
-    for row in rows:
-        if not any(torch.allclose(row, other, rtol=0, atol=1e-6) for other in kept):
-            kept.append(row)
-    return len(kept)
+    """How many different rows (token vectors) the parameter holds."""
+    return len(torch.unique(token.cls_token.detach().flatten(1), dim=0))  # (32, D) -> its distinct rows
 
 
-distinct, distinct_one = count_different(slides), count_different(one_image)
+distinct, distinct_two = count_different(slides), count_different(two_images)
 print(f"a parameter that learns: {slides.cls_token.requires_grad}; shape {tuple(slides.cls_token.shape)}")
 print(f"different token vectors after one step, 32 different images: {distinct}")
-print(f"different token vectors after one step, one image in every slot: {distinct_one}")
+print(f"different token vectors after one step, two images in 16 slots each: {distinct_two}")
 try:
     slides(x)  # our batch of 13
 except RuntimeError as err:
     print(f"a batch of 13: {type(err).__name__} (a token for 32 slots, tokens for 13 items)")
-assert distinct > 1 and distinct_one == 1
+assert distinct > 2 and distinct_two == 2
 
 # %% [markdown]
 # Each slot's row gets the gradient of the image in that slot. The rows start equal and the targets were equal,
-# so the images alone set the rows apart: with one image everywhere they stay equal. An image's prediction
+# so the images alone set the rows apart: slots with the same image keep equal rows. An image's prediction
 # token then depends on where in the batch it sits, and the model runs only on batches of exactly 32. Ours is
 # one vector that every item of any batch shares.
 
 # %% [markdown]
-# ## 4. The encoder block (25 min)
+# ## 3. The encoder block (25 min)
 
 # %% [markdown]
 # ### LayerNorm
@@ -327,6 +313,30 @@ assert ln_same and not bn_same
 # ReLU](#Evidence:-GELU-against-ReLU)). Attention *mixes* tokens; the MLP *transforms* each token on its own.
 
 # %% [markdown]
+# ### The block
+#
+# The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens. Each residual path leaves
+# *before* its LayerNorm, so the sum at ⊕ is never normalised. LayerNorm 1 and 2 are the block's `norm1` and
+# `norm2`; like fc1 and fc2 in the MLP, code names count a block's parts from 1, even in block 0. Under the
+# diagram the cell runs the block's whole forward pass, equations (2) and (3), in two lines.
+
+# %% mystnb={"image": {"alt": "Diagram of one pre-norm encoder block: the tokens (13, 176, 768) go through norm1, 12-head attention and a residual sum, then norm2, an MLP widening to 3072 and back, and a second residual sum"}}
+block = EncoderBlock(D, num_heads=12, mlp_ratio=4.0).to(device).eval()
+fig, ax = plt.subplots(figsize=(7.5, 8.25))
+diagrams.encoder_block(ax=ax, block=block, batch=batch, tokens=n_tokens + 1)
+plt.show()
+with torch.no_grad():
+    z = tokens_in[:2]  # (2, N + 1, D): two items of the batch
+    z = z + block.attn(block.norm1(z))  # equation (2)
+    z = z + block.mlp(block.norm2(z))  # equation (3); block.mlp: D -> 4D, GELU, 4D -> D, on each token
+    same = torch.allclose(z, block(tokens_in[:2]), atol=1e-5)  # the two lines against the package's block
+print(
+    f"block: {tuple(tokens_in[:2].shape)} -> {tuple(z.shape)}, MLP hidden width {block.mlp.fc1.out_features}"
+)
+print(f"the two lines give the package's block(...): {same}")
+assert same
+
+# %% [markdown]
 # ### Pre-norm and post-norm
 #
 # The original Transformer (Vaswani et al., 2017) normalises *after* adding the residual. That is
@@ -340,10 +350,11 @@ assert ln_same and not bn_same
 # al. showed in *On Layer Normalization in the Transformer Architecture*, ICML 2020, Sections 3 and 4; ViT and
 # notebook 10 still use one.
 #
-# The price: nothing normalises the sum itself, so its scale drifts through the blocks. The cell takes the 12
+# What pre-norm leaves open: nothing normalises the sum itself, so its scale is not fixed. The cell takes the 12
 # blocks of a fresh ViT at D = 768, blocks 0 to 11, with the package's random starting weights. It prints the
 # tokens' *overall std*, the standard deviation of all their entries together (`z.std()`), after each block,
-# then each token's own std after a final LayerNorm.
+# then each token's own std after a final LayerNorm. (`unbiased=False` divides by D, as LayerNorm's
+# $\sigma^2$ does.)
 
 # %%
 torch.manual_seed(0)
@@ -360,27 +371,16 @@ print(f"after the final LayerNorm, every token's std: {final_std.mean().item():.
 assert spread[-1] > spread[0] and bool(((final_std - 1).abs() < 1e-3).all())
 
 # %% [markdown]
-# This fresh stack grows only from 1.00 to 1.38 over its 12 blocks. What matters is the cause: nothing ever
-# rescales the running sum $\mathbf{z}$. Each block only adds its update, so the scale is whatever the input
-# and the updates make it. ViT ends with a **final** norm, equation (4) (the paper gives no reason; one is that
-# nothing else fixes the sum's scale): the head sees token 0 at mean 0
-# and std 1, before the norm's learned scale and shift, whatever the scale of $\mathbf{z}$.
-#
-# The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens. Each residual path leaves
-# *before* its LayerNorm, so the sum at ⊕ is never normalised: that is pre-norm. The same block, step by
-# step in code: [ViT's block step by step](#Evidence:-ViT's-block-step-by-step).
-
-# %% mystnb={"image": {"alt": "Diagram of one pre-norm encoder block: the tokens (13, 176, 768) go through norm1, 12-head attention and a residual sum, then norm2, an MLP widening to 3072 and back, and a second residual sum"}}
-block = EncoderBlock(D, num_heads=12, mlp_ratio=4.0).to(device).eval()
-fig, ax = plt.subplots(figsize=(7.5, 8.25))
-diagrams.encoder_block(ax=ax, block=block, batch=batch, tokens=n_tokens + 1)
-plt.show()
+# This fresh stack grows only from 1.00 to 1.38 over its 12 blocks. The growth is small; the point is its
+# cause. Nothing rescales the running sum $\mathbf{z}$: each block only adds its update, so the scale is
+# whatever the input and the updates make it. ViT ends with a **final** norm, equation (4). The paper gives no
+# reason; one is that nothing else fixes the sum's scale. The head then sees token 0 at mean 0 and std 1,
+# before the norm's learned scale and shift, whatever the scale of $\mathbf{z}$.
 
 # %% [markdown]
 # ### Exercise 2 (find the bug)
 #
-# A colleague wants the original Transformer's **post-norm** block, described
-# under "Pre-norm and post-norm" above, to compare it with ViT's. `norm1` belongs to the attention step, `norm2`
+# A colleague wants the original Transformer's **post-norm** block, to compare it with ViT's. `norm1` belongs to the attention step, `norm2`
 # to the MLP step. The function below runs and keeps every shape, but it is not a post-norm block. Write the
 # corrected version as `my_post_norm_block`.
 
@@ -413,8 +413,8 @@ check.require(check.post_norm_block_function, my_post_norm_block)
 # %% [markdown]
 # ### Exercise 3 (predict)
 #
-# Put 12 of your post-norm blocks, freshly initialised, in place of the pre-norm ones
-# in the drift cell above.
+# Run the drift cell's 12 fresh blocks again, each in the post-norm order of `my_post_norm_block` instead of
+# ViT's.
 #
 # - (a) What overall std leaves the last one, block 11: `"about 1.0"`, `"about 1.4"` or `"above 2"`? Set
 #   `answer_post_norm_std`.
@@ -457,10 +457,12 @@ check.require(check.post_norm_scaled_ratio, answer_scaled_ratio)
 # %% [markdown]
 # The drift cell again, with the same 12 fresh blocks run in the post-norm order (add, then normalise: the fix
 # of Exercise 2, written out in the cell so that it runs whatever your answer). Then once more with the tokens
-# entering block 0 ten times larger, in both orders.
+# entering block 0 ten times larger, in both orders. The chart draws each run relative to its own input's std:
+# the input at its own scale on the left, ten times larger on the right; pre-norm blue, post-norm orange. On
+# each side, compare where the two lines end.
 
 
-# %% mystnb={"image": {"alt": "Line chart: the tokens' overall std after each of blocks 0 to 11 relative to the std entering block 0, for pre-norm and post-norm, with the input at its scale and ten times larger; pre-norm at the input's scale climbs to about 1.4, ten times larger it stays near 1, post-norm stays at 1 from the input's scale and falls to a tenth from ten times larger"}}
+# %% mystnb={"image": {"alt": "Two line charts of the tokens' overall std after each of blocks 0 to 11, relative to the std entering block 0. Left, the input at its own scale: pre-norm climbs to about 1.4, post-norm stays at 1. Right, the input ten times larger: pre-norm stays near 1, post-norm falls to a tenth after block 0 and stays there"}}
 def stack_stds(z: torch.Tensor, post: bool) -> list[float]:
     """The overall std entering block 0, then after each of the 12 blocks of `deep`, pre-norm or post-norm."""
     stds = [z.std().item()]
@@ -503,40 +505,57 @@ assert all(abs(v * 10 * in_std - 1) < 1e-2 for v in spread_post_10[1:])  # whate
 assert (
     drift[False, 1][-1] > 1.2 and 1 < drift[False, 10][-1] < 1.02
 )  # pre-norm: updates of a fixed size, added
-fig, ax = plt.subplots(figsize=(7.5, 4))
-for (post, factor), stds in drift.items():  # post-norm x1 drawn wide and pale: pre-norm x10 lies on it, at 1
-    wide = post and factor == 1
-    ax.plot(
-        range(-1, 12), stds, marker="o" if factor == 1 else "s", ms=3 if factor == 1 else 5,
-        mfc="none" if factor == 10 else None, lw=5 if wide else 1.5, alpha=0.4 if wide else 1.0,
-        color="tab:orange" if post else "tab:blue", ls="-" if factor == 1 else "--",
-        label=f"{'post' if post else 'pre'}-norm, input x{factor}", zorder=1 if wide else 3,
-    )  # fmt: skip
-ax.axhline(1, color="grey", lw=0.5)
-ax.set_xticks(range(-1, 12), ["in"] + [str(k) for k in range(12)])
-ax.set_xlabel("after block (in: entering block 0)")
-ax.set_ylabel("overall std of the tokens / std entering block 0")
-ax.set_title("Std through 12 fresh blocks, relative to the input's: pre-norm adds to it, post-norm resets it")
-ax.legend(fontsize=8)
-fig.tight_layout()
+
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True, layout="constrained")
+for ax, factor in zip(axes, (1, 10), strict=True):
+    for post in (False, True):
+        ax.plot(
+            range(-1, 12), drift[post, factor], marker="o", ms=4,
+            color="tab:orange" if post else "tab:blue", label="post-norm" if post else "pre-norm",
+        )  # fmt: skip
+    ax.axhline(1, color="grey", lw=0.5)
+    ax.set_xticks(range(-1, 12), ["in"] + [str(k) for k in range(12)])
+    ax.set_xlabel("after block (in: entering block 0)")
+    ax.set_title("input at its own scale" if factor == 1 else "input x 10")
+    ax.legend(fontsize=8)
+axes[0].set_ylabel("std / std entering block 0")
+fig.suptitle(
+    "Pre-norm keeps the input's scale and adds to it; post-norm sets the std to 1 (a tenth of a x10 input)"
+)
 plt.show()
 
 # %% [markdown]
-# Each line is drawn relative to its own input's std. The blue dashed line (pre-norm, input × 10, open squares)
-# lies on the wide pale orange one (post-norm, input × 1), at 1.
-#
 # **Pre-norm (blue).** The sum is never normalised, so the input's scale passes on through the identity path.
-# Each block adds an update $f(\text{LN}(\mathbf{z}))$ whose size does not depend on that scale, because its
-# input is normalised. Roughly independent variances add. At the input's own scale (variance 1) the 12 updates
-# add the variance printed above, and the std grows by about 38 %. From ten times larger (variance 100), the
-# same amount is a small share: prediction and measurement, both printed, grow under 1 %.
+# Each block adds an update $f(\text{LN}(\mathbf{z}))$ whose input is normalised, so its size hardly depends on
+# that scale. Roughly independent variances add. At the input's own scale (variance 1) the 12 updates add
+# 0.92, and the std grows by about 38 %. From ten times larger (variance 100) the same amount is a small share:
+# prediction and measurement, both printed, grow under 1 %.
 #
-# **Post-norm (orange).** Both lines reach std 1 after block 0 and stay there; relative to their inputs that
-# is 1 and 0.1. Each post-norm block ends with a LayerNorm, and a fresh one ($\boldsymbol\gamma = 1$,
-# $\boldsymbol\beta = 0$) leaves every token at mean 0 and std 1, whatever the scale on the way in. After
-# training, the learned $\boldsymbol\gamma$ and $\boldsymbol\beta$ set that scale instead. So a post-norm
-# stack needs no final norm, and the original Transformer has none. What post-norm gives up is the identity
-# path; what that does to the gradients is Xiong et al.'s subject, not measured here.
+# **Post-norm (orange).** Each post-norm block ends with a LayerNorm, and a fresh one ($\boldsymbol\gamma = 1$,
+# $\boldsymbol\beta = 0$) leaves every token at std 1, whatever came in: relative to the inputs, 1 and 0.1.
+# After training, the learned $\boldsymbol\gamma$ and $\boldsymbol\beta$ set that scale instead. So a post-norm
+# stack needs no final norm, and the original Transformer has none.
+#
+# So the scale is not what makes pre-norm the better choice: post-norm holds it steadier. What post-norm gives
+# up is the identity path. What that does to the gradients during training, and so to the warm-up, is Xiong et
+# al.'s subject; this notebook does not measure it.
+
+# %% [markdown]
+# ## 4. The whole ViT in one listing (5 min)
+#
+# Every part is now known. Here is the whole model in one class of plain PyTorch, `vitcourse/vit_listing.py`:
+# the patch tokens, the prediction token and the position embedding (section 2), the blocks (section 3), the
+# final norm and the head on token 0. Comments name the paper's equation where a line implements one, and each
+# reshape carries its shape; `forward`'s `p` is the patch size, the paper's $P$. Check each commented line
+# against its equation in section 1. One line differs from the diagram of section 1: the listing takes token 0
+# and then normalises it, `self.norm(x[:, 0])`, where the diagram normalises all tokens first. LayerNorm works
+# on each token alone, so token 0's row comes out the same either way. The listing starts the prediction token and the table at zeros, where the
+# package draws them at random; with the same weights, the package's `VisionTransformer` computes the same
+# thing ([the listing against the package](#Evidence:-the-listing-against-the-package)).
+
+# %%
+print(inspect.getsource(vit_listing))
 
 # %% [markdown]
 # ## 5. A block's parameters (6 min)
@@ -554,7 +573,14 @@ plt.show()
 # | fc2: $4D \to D$ | $4D^2$ | $D$ | $4D^2 + D$ |
 # | **block** | | | $12D^2 + 13D$ |
 #
-# The cell checks the sum at two widths.
+# The cell first checks the sum at two widths.
+#
+# The ViT paper's Table 1 gives three sizes: Base, Large and Huge, with the number of blocks ("layers"), D, the
+# MLP's hidden width, the heads and the parameters in millions. The cell then builds each on the `meta` device,
+# free even at 632M parameters, counts it, and prints the paper's figure beside the count. ViT-B/16 is Base
+# with 16 × 16 patches. The counts are of the models as the package builds them for ImageNet, a collection of photos in 1000 classes: a
+# 224 × 224 × 3 input and a head for 1000 classes, whose $1000D + 1000$ parameters are part of the count (the
+# "output layer" column).
 
 # %%
 for width in (64, 768):
@@ -564,15 +590,6 @@ for width in (64, 768):
     print(f"one block at D = {width}: 12D² + 13D = {12 * width**2 + 13 * width:,}, counted {counted_block:,}")
     assert counted_block == 12 * width**2 + 13 * width
 
-# %% [markdown]
-# The ViT paper's Table 1 gives three sizes: Base, Large and Huge, with the number of blocks ("layers"), D, the
-# MLP's hidden width, the heads and the parameters in millions. The cell builds each on the `meta` device,
-# free even at 632M parameters, counts it, and prints the paper's figure beside the count. ViT-B/16 is Base
-# with 16 × 16 patches. The counts are of the models as the package builds them for ImageNet: a
-# 224 × 224 × 3 input and a head for 1000 classes, whose $1000D + 1000$ parameters are part of the count (the
-# "output layer" column).
-
-# %%
 paper_millions = {"ViT-B/16": 86, "ViT-L/16": 307, "ViT-H/16": 632, "ViT-H/14": 632}  # ViT paper, Table 1
 settings = {
     "ViT-B/16": ("vit_base_patch16_224", {}),
@@ -619,26 +636,24 @@ for label, layers, d_model, mlp, heads, count, millions in rows:
 # ## Summary
 #
 # - ViT is four equations: the tokens with the prediction token and positions, two pre-norm residual updates
-#   per block, and a final norm on token 0 before the head. The paper counts blocks from 1; the course, like
-#   Python, from 0.
-# - The prediction token is one parameter expanded over the batch, and its gradient sums every item's; the
-#   slides' token is a parameter of another shape, which ties the model to one batch size.
+#   per block, and a final norm on token 0 before the head. The course counts blocks from 0, the paper from 1.
+# - The prediction token is one parameter expanded over the batch; the slides' token, one per batch slot, ties
+#   the model to one batch size.
 # - LayerNorm normalises each token over its own D entries. The MLP widens each token to 4D in ViT (to 2D in
 #   the models trained from notebook 10 on) and narrows it back.
-# - Pre-norm keeps an identity path through the stack but lets the sum's scale drift, so ViT ends with a final
+# - Pre-norm keeps an identity path through the stack but lets the sum's scale drift, and ViT ends with a final
 #   norm. Post-norm normalises the sum after each part instead; Exercise 3 measures what that does to the scale.
 # - One block holds $12D^2 + 13D$ parameters at MLP ratio 4. With a 224 × 224 × 3 input and a 1000-class head,
 #   ViT-B/16, -L/16 and -H/14 hold 86.57M, 304.33M and 632.05M parameters (the paper's labels: 86M, 307M,
 #   632M), more than 98 % in their blocks.
 #
-# **Next:** [07 The whole Vision Transformer](07_vision_transformer.ipynb) builds the third step, the final
-# norm and the head, in full, runs the whole model on the picture and counts what a block costs. The sections
-# below hold the evidence behind the findings above.
+# **Next:** [07 The whole Vision Transformer](07_vision_transformer.ipynb) builds the third step in full, runs
+# the whole model on the picture and counts what a block costs. The sections below hold the evidence.
 
 # %% [markdown]
 # ## Evidence: the listing against the package
 #
-# The package's `VisionTransformer` adds input checks and tools for looking inside to the listing of section 2,
+# The package's `VisionTransformer` adds input checks and tools for looking inside to the listing of section 4,
 # but computes the same thing, with the same parameter names. The cell loads its weights into the listing for
 # the picture model and for a fresh one with MLP ratio 2, the layout of the models trained from notebook 10 on,
 # and compares the outputs on the picture.
@@ -721,7 +736,8 @@ print(f"the T2T-ViT paper's 86.8M for ViT-B/16 minus the exact count: {86.8 - ro
 assert all(count == timm_counts[label] for label, *_, count, _ in rows if label in timm_counts)
 
 # %% [markdown]
-# Base and Large equal exactly the counts timm reports (typed into the cell: timm is not needed to run the course). Table 1's figures are off by under 1 %
+# Base and Large equal the counts timm reports, as copied from timm into the cell (timm is not needed to run
+# the course). Table 1's figures are off by under 1 %
 # either way: the exact count is 0.57M *above* Base's 86M (86.57M would round to 87M) and 2.67M *below* Large's
 # 307M. The paper does not say how it counted; the exact count of the layout, ours and timm's, is the
 # reference. Huge is within 0.2M of 632M with either patch size. The two Huge counts differ little from each
@@ -760,10 +776,8 @@ plt.show()
 # ## Evidence: real weights and the lecture slides
 #
 # `vitcourse.checkpoints` loads timm's ViT checkpoints (saved weights) into our `VisionTransformer` through a
-# key map, documented in that module, from timm's parameter names to ours. For timm every name stays the same.
-# One tensor is also reshaped: the patch embedding's weight, stored as a convolution's there and as a linear
-# layer's here. The
-# next cell compares our model with timm's on the picture only where the `timm` package and its ViT-B/16
+# key map, documented in that module. For timm the map keeps every name and changes one tensor's layout: the
+# patch embedding's weight, stored as a convolution's there and as a linear layer's here. The next cell compares our model with timm's on the picture only where the `timm` package and its ViT-B/16
 # weights are already on this computer. It looks in the local Hugging Face cache and never downloads;
 # otherwise it says that the comparison was skipped, and why.
 
@@ -814,4 +828,4 @@ if max_difference is not None:  # the comparison ran: our model must agree with 
 # |---|---|
 # | `nn.Conv2d(3, 768, kernel_size=16, stride=16, bias=False)`, then flatten | `PatchTokenizer`: `nn.Unfold` + `nn.Linear`, the same numbers with the same weights and our linear layer's bias at zero, since the slides' convolution has none (notebook 01) |
 # | `nn.MultiheadAttention` | `Attention`, equal with copied weights (notebook 05) |
-# | prediction token `nn.Parameter(torch.ones(batch_size, 1, 768))`: learns, one per batch slot | `cls_token`, one learned (1, 1, 768) vector, expanded over any batch (section 3) |
+# | prediction token `nn.Parameter(torch.ones(batch_size, 1, 768))`: learns, one per batch slot | `cls_token`, one learned (1, 1, 768) vector, expanded over any batch (section 2) |

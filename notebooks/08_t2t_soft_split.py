@@ -21,28 +21,24 @@
 # Before this: [notebook 02](02_soft_split.ipynb) (the soft split) and [notebook 06](06_encoder_block.ipynb)
 # (the encoder block).
 #
-# ViT cuts the picture into patches once, as in notebook 01. T2T-ViT (Yuan et al., 2021) replaces that cut with
-# a *T2T module* that works in stages. It soft-splits the image into overlapping windows, lets a small *token
-# transformer* work on the tokens, lays the tokens back onto an image, and splits again: three splits in all
-# (the paper's Fig. 4 and Section 3.3).
+# ViT cuts the picture into patches once (notebook 01). T2T-ViT (Yuan et al., 2021) replaces that cut with a
+# *T2T module*. It soft-splits the image into overlapping windows, lets a small *token transformer* work on the
+# tokens, lays them back onto an image, and splits again: three splits in all (the paper's Fig. 4).
 #
-# Why bother? The T2T paper works with ImageNet, the standard benchmark of about 1.3 million labelled
-# photographs in 1,000 classes. Trained on ImageNet alone, ViT trails convolutional networks of the same size.
-# The paper blames in part the patch split, which it says cannot model local structure such as edges and lines
-# between neighbouring pixels. Overlapping windows keep small neighbourhoods of the image whole inside a token.
-# That is an *inductive bias* toward local structure: an assumption about images that the model holds from the
-# start instead of learning it from data. With the T2T module and a deep, narrow backbone together (encoder
-# blocks narrower than ViT's, and more of them), the paper reports T2T-ViT matching or beating ViT and ResNets
-# (a widely used family of convolutional networks) of similar size.
+# Why? Trained on ImageNet alone (notebook 07), ViT trails convolutional networks of its size. The T2T paper
+# blames in part the patch cut: it splits every neighbourhood that crosses a patch border. Overlapping windows
+# keep every small neighbourhood whole in some token. That is an *inductive bias*: an assumption about images
+# built into the model, not learned from data.
 #
 # This notebook takes the module's pieces one at a time; [notebook 09](09_tokens_to_token.ipynb) puts them
-# together.
+# together. The course builds the plain token transformer of the official `t2t_vit_t` models, not the paper's
+# faster approximation of attention, the Performer.
 #
 # **By the end you can**
 # 1. lay tokens onto their grid T2T's way, one pixel per token, and spot a reshape that scrambles them;
 # 2. follow an image's side through T2T's three soft splits, and say which sides end as the same grid;
-# 3. compare how many neighbourhoods overlapping windows and plain patches keep whole at the same token count;
-# 4. explain why a token transformer's skip connection adds $v$, and find the bug in one head of its attention.
+# 3. predict which neighbourhoods overlapping windows keep whole, against plain patches at the same token count;
+# 4. explain why a token transformer's skip adds $v$, and find the bug in one head of its attention.
 #
 # The setup cell repeats notebook 02's soft split of the picture with $k = 20$: 60 tokens of length 400 on a
 # 6 × 10 grid.
@@ -52,7 +48,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from matplotlib.colors import ListedColormap
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import PercentFormatter
 
 import vitcourse
@@ -78,12 +74,11 @@ print(f"picture: H={H}, W={W}, C={C}; (k, s, p) = ({k}, {s}, {p})")
 print(f"tokens {tuple(toks.shape)} on a {grid.rows} x {grid.cols} grid")
 
 # %% [markdown]
-# ## 1. T2T's way: one pixel per token (15 min)
+# ## 1. T2T's way: one pixel per token (13 min)
 #
-# Notebook 02 put the tokens back in place, each window onto its own pixels. Between its splits, T2T does
-# something else. The tokens sit on a grid of $n_{rows} \times n_{cols}$. T2T lays each token on its grid cell as
-# one *pixel*, whose channels are the token's entries. Token $i$ goes to row $\lfloor i / n_{cols} \rfloor$ and column $i \bmod n_{cols}$. In the
-# model, a transformer first changes the tokens; here we lay down the raw tokens to see the layout.
+# Notebook 02 put each window back onto its own pixels. Between its splits, T2T instead lays token $i$ of an
+# $h \times w$ grid (6 × 10 here) on grid row $\lfloor i / w \rfloor$, column $i \bmod w$, as one *pixel* whose
+# channels are the token's $L$ entries ($L = 400$ here). Here we lay down the raw tokens.
 #
 # A colleague writes this step as one reshape. Its output has the right shape:
 
@@ -92,8 +87,8 @@ print(f"tokens {tuple(toks.shape)} on a {grid.rows} x {grid.cols} grid")
 def plain_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
     """Tokens (B, h * w, L) laid onto an image (B, L, h, w) of h rows and w columns of tokens: token i at row
     i // w, column i % w."""
-    b, n, c = toks.shape
-    return toks.reshape(b, c, h, w)
+    b, n, length = toks.shape
+    return toks.reshape(b, length, h, w)
 
 
 print(f"{tuple(toks.shape)} -> {tuple(plain_rebuild(toks, grid.rows, grid.cols).shape)}")
@@ -101,20 +96,18 @@ print(f"{tuple(toks.shape)} -> {tuple(plain_rebuild(toks, grid.rows, grid.cols).
 # %% [markdown]
 # ### Exercise 1 (predict)
 #
-# `plain_rebuild` gives the right shape but the wrong image. Take the picture's tokens,
-# `(1, 60, 400)`, laid onto the 6 × 10 grid. Look at channel 0 of the output, at grid row 1, column 0. Which
-# token, and which entry of it, land there? Answer `(token, entry)`, both counted from 0, as `answer_channel0`.
-# Then think how you would fix it for a grid of any $h$ rows and $w$ columns. (The official T2T code rebuilds
-# correctly but takes the grid's side as a square root of the token count, so it only works for square grids;
-# notebook 09 shows what that does.)
+# `plain_rebuild` gives the right shape but the wrong image. Lay the picture's tokens, `(1, 60, 400)`, onto the
+# 6 × 10 grid with it. Which token, and which entry of it, land in channel 0 at grid row 1, column 0? Tokens,
+# entries, rows and columns all count from 0. Trace it by hand, with notebook 01's rule for how a reshape reads
+# and fills values, before you run anything. Answer `(token, entry)` as `answer_channel0`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "plain_rebuild_channel0-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_channel0 = None  # replace None with (token, entry)
 ### BEGIN SOLUTION
-# A reshape reads the (N, C) token matrix row by row, in storage order, and fills the output in that order.
-# Channel 0 is the first h * w = 60 values, the first 60 entries of token 0, filled into the grid row by row.
-# Grid row 1, column 0 is value 1 * w + 0 = 10 of channel 0, counted from 0: entry 10 of token 0. The right layout puts
-# token 10's entry 0 there. The fix moves the token axis behind the channel axis first:
+# A reshape reads the (N, L) token matrix row by row, in the order its values are stored, and fills the output
+# in that order. Channel 0 is the first h * w = 60 values: the first 60 entries of token 0, filled into the grid
+# row by row. Grid row 1, column 0 is value 1 * w + 0 = 10 of channel 0: entry 10 of token 0. The right layout
+# puts token 10's entry 0 there. The fix moves the token axis behind the channel axis first:
 # toks.transpose(1, 2).reshape(b, c, h, w).
 answer_channel0 = (0, 1 * 10 + 0)
 ### END SOLUTION
@@ -132,50 +125,23 @@ check.require(check.plain_rebuild_channel0, answer_channel0)
 # ### After Exercise 1
 
 # %% [markdown]
-# A plain reshape reads the $(N, C)$ token matrix row by row, so channel 0 gets the first $h \cdot w$ numbers of
-# that matrix. Here $h \cdot w = 60$ is less than a token's 400 entries, so all 60 are entries 0 to 59 of token 0;
-# on a larger grid, channel 0 runs on into token 1 and beyond. The token axis has to move behind the channel axis
-# before it is split into rows and columns. The cell shows it and checks the fix against the package on the picture.
-# [A grid that is not square](#Evidence:-the-fixed-rebuild-on-a-grid-that-is-not-square) gets the same check.
-
-# %%
-plain = plain_rebuild(toks, grid.rows, grid.cols)  # (1, 400, 6, 10)
-print(
-    f"plain_rebuild's channel 0 equals entries 0 to 59 of token 0: {torch.equal(plain[0, 0].flatten(), toks[0, 0, :60])}"
-)
-labels = torch.arange(toks.numel()).reshape(toks.shape)  # each entry's value: token * 400 + entry
-at_1_0 = divmod(int(plain_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks.shape[2])
-print(f"channel 0 at grid row 1, column 0 holds (token, entry) = {at_1_0}; token {grid.cols} belongs there")
-
-
-def fixed_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
-    """Tokens (B, h * w, L) laid onto an image (B, L, h, w): the token axis moved behind the channels first."""
-    b, n, c = toks.shape
-    return toks.transpose(1, 2).reshape(b, c, h, w)
-
-
-assert torch.equal(
-    fixed_rebuild(toks, grid.rows, grid.cols), tokens.rebuild_image(toks, grid.rows, grid.cols)
-)
-assert divmod(int(fixed_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks.shape[2]) == (grid.cols, 0)
-print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 10 grid")
+# A reshape reads the $(N, L)$ token matrix row by row, so channel 0 gets its first 60 numbers, all from token 0.
+# The fix moves the token axis behind the channel axis first; [the fixed rebuild](#Evidence:-the-fixed-rebuild)
+# checks it. (The official T2T code takes the grid's side as the square root of the token count: notebook 09.)
 
 # %% [markdown]
 # ### The tokens on their grid
 
 # %% [markdown]
-# Here is the package's version on the picture's tokens: a 400-channel image on the token grid. On our
-# one-channel picture, channel $j = a k + b$ holds pixel $(a, b)$ of every window, row $a$ and column $b$ inside
-# it. (A picture with $C$ colour channels puts pixel $(a, b)$ of colour channel $c$ into channel
-# $j = c k^2 + a k + b$, `nn.Unfold`'s order.) Token $(r, c)$'s window starts at picture pixel
-# $(s r - p, s c - p)$, so channel $j$ at token $(r, c)$ is picture pixel $(s r - p + a, s c - p + b)$. Each
-# channel thus samples the padded picture every $s = 10$ pixels: a small copy of the picture, shifted by the
-# pixel's place in the window. The cell draws the picture and three channels:
-# pixel (0, 0), pixel (10, 10) and pixel (19, 19) of each window. The four panels share one colour bar. Some
-# cells sample the padding and hold a zero; the cell prints which and checks them. A cell of the darkest purple
-# elsewhere is one of the picture's own darkest pixels, of value 0; the cell lists those too.
+# Each channel of the rebuilt image is the picture at a tenth of its size, shifted by a pixel's place in the
+# window. Why: channel $j = a k + b$ holds pixel $(a, b)$ of every window (`nn.Unfold`'s order, one colour
+# channel), and token $(r, c)$'s window starts at pixel $(s r - p, s c - p)$. So each channel samples the padded
+# picture every $s = 10$ pixels.
+#
+# The figure shows the picture and three channels: pixels (0, 0), (10, 10) and (19, 19) of each window. Hatched
+# cells sample the padding, which holds zeros.
 
-# %% mystnb={"image": {"alt": "The picture, then three channels of the tokens laid onto the 6 by 10 token grid, for pixels (0, 0), (10, 10) and (19, 19) of each window: three small shifted copies of the picture"}}
+# %% mystnb={"image": {"alt": "The picture, then three channels of the tokens laid onto the 6 by 10 token grid, for pixels (0, 0), (10, 10) and (19, 19) of each window: three small shifted copies of the picture, with the cells that sample the padding hatched"}}
 rebuilt = tokens.rebuild_image(toks, grid.rows, grid.cols)  # (1, C*k*k, rows, cols)
 print(f"rebuild_image: {tuple(toks.shape)} -> {tuple(rebuilt.shape)}")
 channels = [0, (k // 2) * k + k // 2, k * k - 1]  # pixels (0, 0), (10, 10), (19, 19) of each window
@@ -183,63 +149,55 @@ fig, axes = plt.subplots(1, 4, figsize=(14, 2.8))
 plots.show_picture(image[0, 0], ax=axes[0], title="the picture (60 x 100 pixels)", colorbar=False)
 axes[0].set_xticks([0, 25, 50, 75, 100])  # a few ticks, so that their labels do not run together
 for ax, ch in zip(axes[1:], channels, strict=True):
+    i, j = divmod(ch, k)  # the channel's place in the window
     plots.show_picture(
-        rebuilt[0, ch],
-        ax=ax,
-        title=f"channel {ch}:\npixel ({ch // k}, {ch % k}) of each window",
-        colorbar=False,
+        rebuilt[0, ch], ax=ax, title=f"channel {ch}:\npixel ({i}, {j}) of each window", colorbar=False
     )
+    assert torch.equal(rebuilt[0, ch], padded[0, 0, i::s, j::s][: grid.rows, : grid.cols])
+    pad_rows = [r for r, first_row in enumerate(starts_down) if not 0 <= first_row + i < H]
+    pad_cols = [c for c, first_col in enumerate(starts_across) if not 0 <= first_col + j < W]
+    assert (rebuilt[0, ch, pad_rows] == 0).all() and (rebuilt[0, ch][:, pad_cols] == 0).all()
+    for r in range(grid.rows):  # hatch the cells that sample the padding
+        for c in range(grid.cols):
+            if r in pad_rows or c in pad_cols:
+                ax.add_patch(Rectangle((c, r), 1, 1, fill=False, hatch="///", edgecolor="orange", lw=0))
     ax.set_xticks([c + 0.5 for c in range(grid.cols)], range(grid.cols))  # at the cell centres
     ax.set_yticks([r + 0.5 for r in range(grid.rows)], range(grid.rows))
     ax.set_xlabel("token column")
     ax.set_ylabel("token row")
 fig.colorbar(axes[1].images[0], ax=list(axes), fraction=0.02, pad=0.02, label="brightness")  # one for all
+hatched = Patch(facecolor="none", edgecolor="orange", hatch="///", label="samples the padding (0)")
+fig.legend(handles=[hatched], loc="lower center", bbox_to_anchor=(0.5, -0.12))
 plt.show()
-for ch in channels:
-    i, j = divmod(ch, k)  # the channel's place in the window
-    assert torch.equal(rebuilt[0, ch], padded[0, 0, i::s, j::s][: grid.rows, : grid.cols])
-    pad_rows = [r for r, first_row in enumerate(starts_down) if not 0 <= first_row + i < H]
-    pad_cols = [c for c, first_col in enumerate(starts_across) if not 0 <= first_col + j < W]
-    assert (rebuilt[0, ch, pad_rows] == 0).all() and (rebuilt[0, ch][:, pad_cols] == 0).all()
-    zeros = (rebuilt[0, ch] == 0).nonzero().tolist()  # [token row, token column] pairs
-    own = [(r, c) for r, c in zeros if r not in pad_rows and c not in pad_cols]  # the picture's own zeros
-    print(
-        f"channel {ch}: token rows {pad_rows} and token columns {pad_cols} sample the padding; "
-        f"the picture's own zeros at (token row, token column): {own}"
-    )
 centre = channels[1]  # pixel (10, 10) of each window
 one_cell = torch.equal(rebuilt[0, centre, :-1, :-1], rebuilt[0, 0, 1:, 1:])
 print(f"channel {centre} at token (r, c) equals channel 0 at token (r + 1, c + 1): {one_cell}")
 assert one_cell
 
 # %% [markdown]
-# What to look for: each channel has the shapes of the picture at a tenth of its size, one sample every 10
-# pixels. A sample every 10th pixel can miss a small shape: the moon shows in channels 0 and 210 but not in
-# channel 399, whose first samples lie below it. The three channels differ by a shift. Since $k = 2s$, pixel
-# (10, 10) of a window is pixel (0, 0) of the window one token down and one right: channel 210 is channel 0
-# moved up and left by exactly one token cell (the cell checks it). Channel 0 takes each
-# window's top-left pixel; the first windows start 5 pixels above and left of the picture, so its token row 0
-# and column 0 sample the padding. Channel 399 takes the bottom-right pixel, so its last token row and column
-# do. Channel 210, near each window's centre, never does.
+# What to look for: the same shapes, shifted. Since $k = 2s$, pixel (10, 10) of a window is pixel (0, 0) of the
+# window one token down and one right, so channel 210 is channel 0 moved by one cell (the cell checks it). A
+# sample every 10 pixels can miss a small shape: the moon shows in channels 0 and 210, not in 399. Only cells at
+# the grid's edges sample the padding, and channel 210, near each window's centre, never does.
 
 # %% [markdown]
-# ## 2. Three splits in a row (13 min)
+# ## 2. Three splits in a row (12 min)
 #
-# T2T-ViT's module splits three times. It soft-splits the image with $(k, s, p) = (7, 4, 2)$. It lays the tokens
-# onto their grid, one pixel each. It soft-splits that image with $(3, 2, 1)$, lays the tokens down again, and
-# soft-splits once more with $(3, 2, 1)$. Notebook 09 adds a small transformer before each laying-down. It changes
-# the tokens' channels, not the grid. Each soft split, with what follows it, is a *stage*, numbered 1 to 3 in
-# this course; in code, `T2T_STAGES[0]` holds stage 1's $(k, s, p)$.
+# T2T-ViT's module soft-splits the image with $(k, s, p) = (7, 4, 2)$, lays the tokens onto their grid, splits
+# with $(3, 2, 1)$, lays them down again, and splits once more with $(3, 2, 1)$. Each split, with what follows
+# it, is a *stage*, numbered 1 to 3; in code, `T2T_STAGES[0]` holds stage 1. (Notebook 09's token transformers
+# change the tokens' length, not the grid.)
 #
-# The cell runs the three splits on the picture. The channels grow, because each token of a split becomes a pixel
-# with $k^2$ times the channels it came from. Then the cell follows the side of the paper's 224 × 224 input
-# through the same three splits.
+# Each split counts its tokens along a side of $n$ as in [notebook 02](02_soft_split.ipynb) (§1, Counting the
+# tokens):
 #
-# Why split again? Each later split puts 3 × 3 neighbouring tokens into one window, so pixels that stage 1 cut
-# apart meet again in one token. Leaving the token transformers aside (their attention mixes all tokens), each
-# stage's tokens draw on a wider square of the picture and sit further apart. The cell's last lines print the
-# spacing, in input pixels, beside ViT's 16 × 16 patches on 224 × 224: stage 3 ends with ViT's grid and spacing,
-# but each token draws on a larger square (how large is notebook 09's first exercise).
+# $$n_{\text{out}} = \left\lfloor \frac{n + 2p - k}{s} \right\rfloor + 1 .$$
+#
+# Because of the floor, $s$ neighbouring sides $n$ give the same $n_{\text{out}}$.
+#
+# The cell runs the three splits on the picture; with no transformer between them, each multiplies a token's
+# length by $k^2$. Then it follows the paper's 224 × 224 input. Each later split puts 3 × 3 neighbouring tokens
+# into one window, so tokens sit further apart: the last lines print that spacing, in input pixels.
 
 # %%
 x = image  # (1, 1, H, W)
@@ -257,13 +215,8 @@ sides = [224]  # the paper's input side
 for kk, ss, pp in T2T_STAGES:
     sides.append(tokens.count_tokens(sides[-1], sides[-1], kk, ss, pp).rows)
 print("the paper's input side, split after split: " + " -> ".join(str(n) for n in sides))
-token_dim = 64  # the T2T-ViT paper's token transformers make every token 64 channels wide
 growth = [after // before for before, after in zip(lengths, lengths[1:], strict=False)]
 print(f"after the first split, token lengths (no transformers) grow {growth[0]}-fold, then {growth[1]}-fold")
-print(
-    f"in the T2T-ViT paper the later splits see {token_dim} channels, "
-    f"so their tokens have 3 x 3 x {token_dim} = {3 * 3 * token_dim} entries (notebook 09)"
-)
 stride = 1  # in input pixels: the step between neighbouring tokens
 for stage, (_, ss, _) in enumerate(T2T_STAGES, start=1):
     stride = stride * ss  # each split steps over ss tokens of the stage before
@@ -274,32 +227,39 @@ print(
 assert stride == 16 and 224 // 16 == sides[-1]
 
 # %% [markdown]
-# ### Exercise 2 (predict)
+# ### Exercise 2 (predict, on paper)
 #
-# The paper's 224 × 224 input ends as a 14 × 14 grid of tokens, as the paper says too
-# (Section 3.3). It is not the only square side that does, since every split rounds down. Which is the
-# *smallest* square side, and which the *largest*, that T2T-ViT's three splits turn into a 14 × 14 grid? Answer
-# with the pair `(smallest, largest)` as `answer_sides`. Think it through on paper before you reach for a loop.
+# The paper's 224 × 224 input ends as a 14 × 14 grid (its Section 3.3), but it is not the only square side that
+# does. Work backwards from 14, on paper, one split at a time. Give `answer_grid_sides`, four whole numbers: the
+# smallest and largest grid side after stage 1 that stages 2 and 3 turn into 14, then the smallest and largest
+# after stage 2 that stage 3 turns into 14. Give `answer_sides = (smallest, largest)`: the image sides that all
+# three splits turn into 14 × 14.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_input_sides-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_sides = None  # replace None with (smallest, largest)
+answer_grid_sides = None  # replace None with four whole numbers: stage 1's range, then stage 2's
 ### BEGIN SOLUTION
 # A split turns a side n into floor((n + 2p - k) / s) + 1 tokens, so the sides that give m tokens run from
 # (m - 1) * s + k - 2p to that plus s - 1: the floor forgives up to s - 1 extra pixels.
 # Backwards from the last split: grids of side 27 to 28 give 14; grids of side 53 to 56 give 27 to 28;
 # image sides 211 to 226 give 53 to 56.
 low, high = 14, 14
+ranges = []  # the side ranges before stage 3, before stage 2 and before stage 1
 for kk, ss, pp in reversed(((7, 4, 2), (3, 2, 1), (3, 2, 1))):
     low, high = (low - 1) * ss + kk - 2 * pp, (high - 1) * ss + kk - 2 * pp + ss - 1
+    ranges.append((low, high))
 answer_sides = (low, high)
+answer_grid_sides = (*ranges[1], *ranges[0])  # after stage 1: 53 to 56; after stage 2: 27 to 28
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "t2t_input_sides-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.t2t_grid_sides(answer_grid_sides)
 check.t2t_input_sides(answer_sides)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_input_sides-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_input_sides-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden tests run the checks above and fail if an answer is wrong.
 ### BEGIN HIDDEN TESTS
+check.require(check.t2t_grid_sides, answer_grid_sides)
 check.require(check.t2t_input_sides, answer_sides)
 ### END HIDDEN TESTS
 
@@ -307,30 +267,24 @@ check.require(check.t2t_input_sides, answer_sides)
 # ### After Exercise 2
 
 # %% [markdown]
-# The cell runs the three splits on every square side from 1 to 400 and keeps the sides that end as 14 × 14.
-
-# %%
-ends_14 = []
-for side in range(1, 401):
-    n = side
-    for kk, ss, pp in T2T_STAGES:
-        n = tokens.count_tokens(n, n, kk, ss, pp).rows if n + 2 * pp >= kk else 0
-    if n == 14:
-        ends_14.append(side)
-assert ends_14 == list(range(ends_14[0], ends_14[-1] + 1))  # one unbroken range
-print(f"square sides that end as 14 x 14: {ends_14[0]} to {ends_14[-1]}, {len(ends_14)} sides")
+# Each floor accepts $s$ neighbouring sides, and working backwards widens the range at every split.
+# [Where the windows reach the edges](#Evidence:-where-the-windows-reach-the-edges) runs the three splits on
+# every side near 224, lists those that end as 14 × 14, and prints their grids.
 
 # %% [markdown]
-# ## 3. Which neighbourhoods a soft split keeps whole (8 min)
+# ## 3. Which neighbourhoods a soft split keeps whole (13 min)
 #
-# Notebook 02 showed that a soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$
-# block of pixels whole in some window, wherever it lies. This needs windows that reach the image's edges. They
-# do on the picture, on the grids it rebuilds and on 224 × 224 images: see
-# [the edge check](#Evidence:-where-the-windows-reach-the-edges).
+# Notebook 02 showed that a soft split keeps every $(k - s + 1) \times (k - s + 1)$ block of pixels whole in some
+# window, wherever it lies, when the windows reach the image's edges, as here
+# ([the edge check](#Evidence:-where-the-windows-reach-the-edges)).
 #
-# What is new here is the comparison. The cell below tries every position of an $m \times m$ block and asks
-# whether some window holds it. It compares T2T's first split with ViT's patches of $P = 4$, a split with $s = k$
-# and $p = 0$. The two cut the picture into the same grid of tokens, so they can be compared token for token.
+# Why whole matters, in this course's reading of the paper's argument: a token's pixels enter the token
+# transformer together, so its qkv layer (section 4) sees a whole block at once. Pixels split over several
+# tokens meet only through attention, or at the next split.
+#
+# New here is a comparison at the same number of tokens. ViT's patches of $P = 4$ ($s = k = 4$, $p = 0$) cut the
+# picture into the same 15 × 25 grid as T2T's first split. The cell asks, for every position of an $m \times m$
+# block, whether some window holds it whole, and prints where stage 1's windows lie.
 
 
 # %%
@@ -362,38 +316,73 @@ for name, (hh, ww, kk, ss, pp) in splits.items():  # kk, ss, pp: the setup's k, 
     assert largest == kk - ss + 1
 t2t1, vit4 = grids["T2T stage 1"], grids["ViT, P = 4"]
 assert vit4 == t2t1  # the same token grid
+k1 = T2T_STAGES[0][0]  # stage 1's kernel
+tops = sorted({int(t) for t in tokens.window_corners(height, width, *T2T_STAGES[0])[:, 0]})  # window top rows
+print(
+    "T2T stage 1's windows cover rows (both ends included) "
+    + ", ".join(f"{t}..{t + k1 - 1}" for t in tops[:4])
+    + ", ...; the columns likewise"
+)
+
+# %% [markdown]
+# ### Exercise 3 (predict)
+#
+# Stage 1 keeps every 4 × 4 block whole. Predict what it does to 5 × 5 blocks, from the window rows printed above.
+#
+# (a) For which top rows from 0 to 11 does no window hold all 5 rows of a block? Give a list, `answer_cut_rows`.
+#
+# (b) Columns follow the same pattern. What share of the picture's 5 × 5 block positions does stage 1 keep whole
+# in some token? Give a number between 0 and 1, `answer_share5`. (The pattern runs evenly to the picture's edges.)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_cut_rows-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_cut_rows = None  # replace None with a list of top rows
+answer_share5 = None  # replace None with a number between 0 and 1
+### BEGIN SOLUTION
+# Windows hold rows -2..4, 2..8, 6..12, ...: they start every 4 rows and hold 7. A block of rows a..a + 4 fits
+# in the window starting at t when t <= a and a + 4 <= t + 6, so when a is 0, 1 or 2 rows below a window's top.
+# Top rows 1, 5, 9 are 3 rows below one, too far for the block's last row: 1 top row in 4 is cut.
+answer_cut_rows = [a for a in range(12) if a % 4 == 1]
+# A block is whole when both its rows and its columns fit, and the two patterns are independent: (3/4) ** 2.
+answer_share5 = (3 / 4) ** 2
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "t2t_cut_rows-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.t2t_cut_rows(answer_cut_rows)
+check.t2t_whole_share(answer_share5)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_cut_rows-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden tests run the checks above and fail if an answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.t2t_cut_rows, answer_cut_rows)
+check.require(check.t2t_whole_share, answer_share5)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 3
+
+# %% [markdown]
+# A 5-row block fits a 7-row window only if it starts 0, 1 or 2 rows below the window's top. Windows start every
+# 4 rows, so 1 top row in 4 is cut. Columns do the same, and a block must fit both ways: $(3/4)^2$ of the
+# positions. The figure's cell counts it on the picture.
+
+# %% [markdown]
+# ### Blocks kept whole, side by side
+
+# %% [markdown]
+# The left panel compares T2T's stage 1 with ViT's $P = 4$ patches for each block side $m$; it starts at $m = 2$,
+# since a single pixel is always whole. The right panel maps which 5 × 5 blocks stage 1 keeps whole.
+
+# %% mystnb={"image": {"alt": "Two panels. Left: the share of m by m blocks kept whole in some token, for m from 2 to 7 pixels, for T2T's first soft split and for ViT patches of 4 pixels on the same 15 by 25 token grid; T2T keeps every block up to 4 by 4 whole and a falling share of larger ones, ViT a lower share from 2 by 2 on and no block of 5 or more. Right: a map over block top rows and left columns of which 5 by 5 blocks are whole in T2T's first split, a pattern that repeats every 4 pixels with one row and one column in four cut."}}
 # [4] is m = 5 and [:4] is m = 1..4: the list counts from 0, m from 1
 assert shares["ViT, P = 4"][4] == 0 and all(v == 1 for v in shares["T2T stage 1"][:4])
 share5 = shares["T2T stage 1"][4]  # m = 5
 print(f"T2T stage 1, 5 x 5 blocks: {share5:.4f} of positions whole; (3/4)^2 = {(3 / 4) ** 2:.4f}")
 assert share5 == (3 / 4) ** 2
-k1 = T2T_STAGES[0][0]  # stage 1's kernel
-tops = sorted({int(t) for t in tokens.window_corners(height, width, *T2T_STAGES[0])[:, 0]})  # window top rows
-print("T2T stage 1's windows cover rows " + ", ".join(f"{t}..{t + k1 - 1}" for t in tops[:4]) + ", ...")
-
-# %% [markdown]
-# Why whole matters: a token's pixels enter the next layer together, so the token transformer's qkv layer
-# (section 4) sees a whole block's pixels at once. Pixels split over several tokens meet only through attention,
-# or at the next split, which puts neighbouring tokens into one window again.
-# T2T's first split keeps every 4 × 4 neighbourhood of the picture whole in some token, wherever it sits. Larger
-# blocks are whole only at some positions. The later 3 × 3 splits keep every 2 × 2 block of their grid whole,
-# counted in grid cells rather than pixels. [More splits](#Evidence:-more-splits-and-the-block-counts) counts
-# this for stage 2 on the picture; for stage 3 it follows from the rule, since stage 3's windows reach its grid's
-# edges ([the edge check](#Evidence:-where-the-windows-reach-the-edges)).
-
-
-# %% mystnb={"image": {"alt": "Two panels. Left: the share of m by m blocks kept whole in some token, for m from 2 to 7 pixels, for T2T's first soft split and for ViT patches of 4 pixels on the same 15 by 25 token grid; T2T keeps every block up to 4 by 4 whole and a falling share of larger ones, ViT a lower share from 2 by 2 on and no block of 5 or more. Right: a map over block top rows and left columns of which 5 by 5 blocks are whole in T2T's first split, a pattern that repeats every 4 pixels with one row and one column in four cut."}}
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), width_ratios=[1.0, 1.25], layout="constrained")
-fair = ("T2T stage 1", "ViT, P = 4")  # the two splits that give the same token grid, both in pixels
-for name, marker, above in zip(fair, ("o", "s"), (True, False), strict=True):
+fig, axes = plt.subplots(1, 2, figsize=(13, 4.2), width_ratios=[1.0, 1.25], layout="constrained")
+for name, marker, above in zip(("T2T stage 1", "ViT, P = 4"), ("o", "s"), (True, False), strict=True):
     _, _, kk, ss, pp = splits[name]
     values = shares[name][1:]  # m = 2..7
-    axes[0].plot(
-        block_sides[1:],
-        values,
-        marker=marker,
-        label=f"{name}: (k, s, p) = ({kk}, {ss}, {pp}), {grids[name].rows} x {grids[name].cols} tokens",
-    )
+    axes[0].plot(block_sides[1:], values, marker=marker, label=f"{name}: ({kk}, {ss}, {pp})")
     for m, v in zip(block_sides[1:], values, strict=True):  # T2T's shares above its line, ViT's below
         axes[0].annotate(
             f"{v:.0%}",
@@ -410,13 +399,17 @@ axes[0].yaxis.set_major_formatter(PercentFormatter(1.0))
 axes[0].set_xlabel("block side m (pixels)")
 axes[0].set_ylabel("m x m blocks whole in some token\n(% of positions)")
 axes[0].set_title(f"Same token grid ({t2t1.rows} x {t2t1.cols}): blocks kept whole")
-axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8)  # below: no line hidden
+axes[0].legend(
+    title="split: (k, s, p)", loc="upper right", bbox_to_anchor=(1.0, 0.88), fontsize=9
+)  # no point there
 hh, ww, kk, ss, pp = splits["T2T stage 1"]
 colours = ListedColormap(["#f4d6a0", "#2b5c8a"])  # cut, whole
 axes[1].imshow(whole_blocks(hh, ww, kk, ss, pp, 5)[:24, :40].int(), cmap=colours, vmin=0, vmax=1)
-axes[1].set_xlabel("block's left column (pixel)")
-axes[1].set_ylabel("block's top row (pixel)")
-axes[1].set_title(f"5 x 5 blocks, T2T stage 1 (k={kk}, s={ss}, p={pp}): top-left 24 x 40 positions")
+axes[1].set_xticks(range(1, 40, 4))  # the cut columns: 1, 5, 9, ...
+axes[1].set_yticks(range(1, 24, 4))  # the cut rows
+axes[1].set_xlabel("block's left column (pixel; ticks at the cut columns)")
+axes[1].set_ylabel("block's top row (pixel;\nticks at the cut rows)")
+axes[1].set_title("5 x 5 blocks, T2T stage 1: top-left 24 x 40 positions")
 axes[1].legend(
     handles=[
         Patch(color=colours(1), label="whole in some token"),
@@ -428,26 +421,19 @@ axes[1].legend(
 plt.show()
 
 # %% [markdown]
-# At the same number of tokens, ViT's $P = 4$ patches do not overlap. A block is whole only where it crosses no
-# patch border, and a block larger than the patch, 5 × 5 or more, never is: see the left panel, which starts at
-# $m = 2$ since a single pixel is always whole. Larger patches,
-# such as notebook 01's $P = 20$, keep more blocks whole but give far fewer tokens. Overlap buys whole
-# neighbourhoods at a given number of tokens, at the price of tokens about 3 times longer: 49 entries against 16.
-# The other splits and the block counts: [more splits](#Evidence:-more-splits-and-the-block-counts).
-#
-# The right panel maps the 5 × 5 blocks of T2T's first split. The windows cover rows $-2 \dots 4$, $2 \dots 8$,
-# $6 \dots 12$, and so on, every $s = 4$ pixels (the cell printed them). A block whose top row is 1, 5, 9, ... would need rows 1 to 5,
-# 5 to 9, ..., and no window holds those: 1 top row in 4, and likewise 1 left column in 4, is cut. So
-# $(3/4)^2 \approx 0.56$ of the positions are whole.
+# What to look for: T2T keeps every block up to 4 × 4 whole. ViT's patches keep a block whole only where it
+# crosses no patch border, and never one larger than the patch. Overlap buys whole neighbourhoods at a given
+# number of tokens, at the price of longer tokens: 49 entries against 16. Larger patches keep more blocks whole
+# but give far fewer tokens ([more splits](#Evidence:-more-splits-and-the-block-counts)).
 
 # %% [markdown]
 # ## 4. The token transformer (17 min)
 #
-# After the first soft split a token is a 7 × 7 window of one channel, of length 49. A *token transformer* is an
-# encoder block (notebook 06) whose attention also changes the token length, to 64. The code names the sizes so:
+# After stage 1 a token is a 7 × 7 window of one channel, of length 49. A *token transformer* is an encoder block
+# (notebook 06) whose attention also changes the token length, to 64. The code's names:
 #
-# - dim: the input token length, $C k^2$, here 49 (in notebook 04, dim was the model width $D$);
-# - chan: the output token length, T2T's `token_dim`: 64, the paper's;
+# - dim: the input token length, $C k^2$, here 49;
+# - chan: the output token length, T2T's `token_dim`, 64 as in the paper;
 # - `w_qkv`: $W_{qkv}$ as `nn.Linear` stores it, transposed, of shape (3·chan, dim), here (192, 49).
 #
 # For tokens $X$ of shape $(N, \text{dim})$ and one head:
@@ -458,56 +444,56 @@ plt.show()
 # $$Y = V + \mathrm{softmax}\!\left(Q K^\top \cdot \text{scale}\right) V\, W_{\text{proj}} + b_{\text{proj}},
 #   \qquad Z = Y + \mathrm{MLP}(\mathrm{LN}(Y)) .$$
 #
-# LN is a layer norm and MLP the encoder block's two-layer network, both from notebook 06. The softmax and the
-# scale are attention's, from notebook 04.
-#
-# **The skip.** An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$. Here $X$ itself cannot
-# be added: it has length 49 and the attention's output length 64, and tensors of different lengths cannot be
-# added; the cell below the diagram tries it. Some map from length 49 to length 64 is needed, and T2T reuses one
-# it already has: $V$, a linear function of the normalised input, of length 64. So T2T adds $V$, and the block
-# has no identity path from $X$: its first residual carries $V$, not $X$. The official T2T code has one head
-# and adds `v.squeeze(1)`; for several heads, this package first merges $V$'s heads side by side.
-#
-# The MLP keeps length 64: its hidden layer is 64 wide, an MLP ratio of 1. Its residual is the ordinary one.
-#
-# **The scale.** Notebook 04 scaled $QK^\top$ by one over the square root of the length of q and k. Here q and k
-# have 64 channels, so that rule gives $1/8$ at every stage; a bare `TokenTransformer` follows it by default. The
-# official T2T code takes the input length instead, $(\text{dim} / \text{heads})^{-1/2}$, and so does
-# `TokensToToken`: $49^{-1/2} = 1/7$ at the one-channel picture's first stage. So the cells below pass
-# `qk_scale=dim ** -0.5`. The later stages have dim = 9 · 64, and their scale is smaller still: their scores are
-# a third of notebook 04's, and the softmax flatter. The last cell prints these scales. The scale changes no
-# shape.
-#
-# The diagram uses the sizes of the walk-through at the end of this section: a batch of 13 items of 100 tokens.
-# Follow the arrow on the right: the skip leaves the qkv layer carrying $v$ and joins after proj. No arrow
-# carries the input tokens past the attention.
-
-# %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer whose output has length 64, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
-diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
-plt.show()
-
-# %%
-x_demo = torch.randn(2, 10, 49, generator=torch.Generator().manual_seed(2))  # (B, N, dim), already normalised
-no_skip = Attention(49, 64, num_heads=1, qkv_bias=False, qk_scale=49**-0.5)  # the attention alone, no skip
-with torch.no_grad():
-    out_demo = no_skip(x_demo)  # (2, 10, 64)
-    try:
-        x_demo + out_demo  # an encoder block's skip
-    except RuntimeError as err:
-        print(f"x {tuple(x_demo.shape)} + output {tuple(out_demo.shape)}: RuntimeError: {err}")
+# LN and MLP are notebook 06's (the MLP's hidden layer is 64 wide, an MLP ratio of 1), the softmax and the scale
+# notebook 04's. Two things differ from notebook 06's block: the first skip and the scale.
 
 # %% [markdown]
-# ### Exercise 3 (find the bug)
+# ### The skip
 #
-# A colleague wrote one head of a token transformer's attention, skip included.
-# It takes tokens `x` of shape (B, N, dim), already normalised, and the weights of the two linear layers as PyTorch
-# stores them. `w_qkv` has shape (3·chan, dim): the rows for $Q$, then those for $K$, then those for $V$, and no
-# bias. `w_proj` has shape (chan, chan) and `b_proj` shape (chan,). It should return $Y$ of the equation above,
-# of shape (B, N, chan). It runs on T2T's sizes and returns that shape, yet the cell below finds that it
-# disagrees with the package's attention holding the same weights.
+# An encoder block adds its input back: $X + \mathrm{Attn}(\mathrm{LN}(X))$. Here that fails: $X$ has length 49,
+# the output length 64, and tensors of different lengths cannot be added. A new learned layer from 49 to 64
+# would do, but T2T reuses one it already has: $V$, a linear function of the normalised input, of length 64. So
+# the first residual carries $V$, not $X$. (The official code has one head and adds `v.squeeze(1)`; with several
+# heads, this package merges $V$'s heads side by side first.)
+
+# %% [markdown]
+# ### The scale
 #
-# Find the bug, and write a corrected `my_token_attention` with matrix products and `torch.softmax`, not with the
-# package's `Attention`. The check also names other usual slips.
+# Notebook 04 scaled $QK^\top$ by one over the square root of q's length: $1/8$ here, a bare `TokenTransformer`'s
+# default. The official T2T code takes the input length instead, $(\text{dim} / \text{heads})^{-1/2}$, as does
+# `TokensToToken` (notebook 09). At stages 2 and 3, dim = 9 · 64 = 576: the scores shrink and the softmax
+# flattens. The cell prints the scales, and the scores' variance for unit-variance q and k (notebook 04's rule
+# keeps it at 1).
+
+# %%
+default_scale = TokenTransformer(49, 64, num_heads=1).attn.scale  # without qk_scale: notebook 04's rule
+first_scale = TokenTransformer(49, 64, num_heads=1, qk_scale=49**-0.5).attn.scale
+later_dim = 3 * 3 * 64  # stages 2 and 3: 3 x 3 windows of 64-channel tokens
+later_scale = TokenTransformer(later_dim, 64, num_heads=1, qk_scale=later_dim**-0.5).attn.scale
+print(f"a bare TokenTransformer's default scale: {default_scale:.4f} = 1/{round(default_scale**-1)}")
+print(f"stage 1, dim = 49: scale {first_scale:.4f} = 1/{round(first_scale**-1)}")
+print(
+    f"stages 2 and 3, dim = {later_dim}: scale {later_scale:.4f} = 1/{round(later_scale**-1)}, "
+    f"{default_scale / later_scale:.0f} times smaller than the default 1/8"
+)
+score_variance = 64 * later_scale**2  # q . k sums 64 products of variance 1, then is scaled
+print(f"stages 2 and 3: score variance 64 x scale^2 = {score_variance:.4f} = 1/{round(1 / score_variance)}")
+assert abs(default_scale / later_scale - 3) < 1e-9 and abs(score_variance - 1 / 9) < 1e-9
+
+# %% [markdown]
+# ### Exercise 4 (find the bug, then explain it)
+#
+# A colleague wrote one head of a token transformer's attention, skip included. It takes normalised tokens `x`
+# (B, N, dim), `w_qkv` (3·chan, dim) with the rows for $Q$, then $K$, then $V$ and no bias, `w_proj` (chan, chan)
+# and `b_proj` (chan,). It returns the right shape, yet disagrees with the package's attention holding the same
+# weights: the cell below shows it.
+#
+# (a) Find the bug, and write a corrected `my_token_attention` with matrix products and `torch.softmax`, not with
+# the package's `Attention`. The check also names other usual slips.
+#
+# (b) Explain what the bug does. The colleague's output equals an attention *without any skip* whose softmax
+# weights are replaced by another $N \times N$ matrix. What does each row of that matrix sum to? Give
+# `answer_row_sum`.
 
 
 # %%
@@ -552,91 +538,84 @@ def my_token_attention(
     ### END SOLUTION
 
 
+answer_row_sum = None  # replace None with a number
+### BEGIN SOLUTION
+# v + weights @ v = (I + weights) @ v: the identity plus the softmax, whose rows sum to 1 + 1. Then proj acts on
+# the whole mix, so nothing bypasses proj: there is no skip left.
+answer_row_sum = 2
+### END SOLUTION
+
 # %% nbgrader={"grade": false, "grade_id": "v_skip_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.v_skip_function(my_token_attention)
+check.v_skip_row_sum(answer_row_sum)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "v_skip_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+# Grading cell for nbgrader: its hidden tests run the checks above and fail if an answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.v_skip_function, my_token_attention)
+check.require(check.v_skip_row_sum, answer_row_sum)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### After Exercise 3
+# ### After Exercise 4
 
 # %% [markdown]
-# The colleague's function adds $v$ before the projection, so $v$ passes through $W_{\text{proj}}$ too. The
-# equation adds $V$ to the projected output.
-
-# %% [markdown]
-# ### The token transformer, step by step
-
-# %% [markdown]
-# **The package's version** is `vitcourse.attention.Attention(dim, chan, num_heads, qkv_bias=False,
-# qk_scale=..., v_skip=True)`, the `attn` of every `TokenTransformer`. With one head it is exactly your function.
-# Below it runs on the walk-through's sizes: a batch of 13, 100 tokens of length 49 in and 64 out, one head and
-# an MLP ratio of 1, as in the T2T module. The tokens are random normal numbers standing in for soft-split
-# windows. Each step is computed by hand from the module's own layers and compared with `TokenTransformer.forward`.
-
-# %%
-batch, n_tokens, dim, chan = 13, 100, 49, 64
-x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, 49)
-tt = TokenTransformer(dim, chan, num_heads=1, mlp_ratio=1.0, qk_scale=dim**-0.5).to(device).eval()
-with torch.no_grad():
-    h = tt.norm1(x)  # (B, N, 49)
-    attn_out, st = tt.attn.steps(h)  # every intermediate of the attention
-    print(f"input {tuple(x.shape)} -> norm1 {tuple(h.shape)}")
-    print(
-        f"q, k, v each {tuple(st.q.shape)}; scores {tuple(st.scores.shape)}; heads merged {tuple(st.merged.shape)}"
-    )
-    v_merged = st.v.transpose(1, 2).reshape(batch, n_tokens, chan)  # (B, N, 64): v with its heads merged
-    y = tt.attn.proj(st.merged) + v_merged  # (B, N, 64): the skip through v
-    print(f"proj(merged) + v -> {tuple(y.shape)}")
-    out = y + tt.mlp(tt.norm2(y))  # (B, N, 64)
-    print(f"+ MLP(norm2) -> {tuple(out.shape)}")
-    same = torch.allclose(y, attn_out, atol=1e-5) and torch.allclose(out, tt(x), atol=1e-5)
-print(f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:.4f} = 1/7")
-default_scale = TokenTransformer(dim, chan, num_heads=1).attn.scale  # without qk_scale
-print(f"a bare TokenTransformer's default scale: {default_scale:.4f} = 1/{round(default_scale**-1)}")
-later_dim = 3 * 3 * chan  # stages 2 and 3: 3 x 3 windows of 64-channel tokens
-later_scale = TokenTransformer(later_dim, chan, num_heads=1, qk_scale=later_dim**-0.5).attn.scale
-print(
-    f"stages 2 and 3, dim = {later_dim}: scale {later_scale:.4f} = 1/{round(later_scale**-1)}, "
-    f"{default_scale / later_scale:.0f} times smaller than the default 1/8"
-)
-assert abs(default_scale / later_scale - 3) < 1e-9
-assert same and out.shape == (batch, n_tokens, chan)
+# The colleague adds $v$ before the projection: $(A v + v) W_{\text{proj}} = ((A + I) v) W_{\text{proj}}$, with
+# $A$ the softmax weights and $I$ the identity. That is attention with weights $A + I$ and no skip: nothing
+# bypasses proj. [The token transformer step by step](#Evidence:-the-token-transformer-step-by-step) checks
+# each step of the right block against the package and draws it.
 
 # %% [markdown]
 # ## Summary
 #
-# - Between its splits, T2T lays each token on its grid cell as one pixel whose channels are the token's entries.
-#   A plain reshape gives the right shape and the wrong image: the token axis must move behind the channels first.
-# - Each soft split rounds down, so a whole range of input sides ends as the same grid. T2T-ViT's three splits
-#   turn the paper's 224 × 224 input into a 14 × 14 grid; each split multiplies the channels by $k^2$. Each later
-#   split joins 3 × 3 neighbouring tokens, so a token draws on a wider square of the picture.
-# - A soft split with kernel $k$ and stride $s$ keeps every $(k - s + 1) \times (k - s + 1)$ neighbourhood whole in
-#   some token, provided that its windows reach the image's edges: 4 × 4 for T2T's first split. At the same
-#   token grid, non-overlapping patches keep far fewer blocks whole.
-# - A token transformer is an encoder block whose attention changes the token length, 49 to 64 in the first
-#   stage on the one-channel picture. Its first residual adds $v$, which already has the output length. Its
-#   scale comes from the input length: $1/7$ there, where notebook 04's rule gives $1/8$.
+# - Between its splits, T2T lays each token on its grid cell as one pixel. A plain reshape scrambles the tokens:
+#   the token axis must move behind the channels first.
+# - Each split rounds down, so a range of sides ends as the same grid; 224 × 224 ends as 14 × 14.
+# - A soft split keeps every $(k - s + 1) \times (k - s + 1)$ block whole in some token, larger blocks at some
+#   positions. Patches on the same token grid keep far fewer whole.
+# - A token transformer's attention changes the token length, 49 to 64 at stage 1, so its first residual adds
+#   $v$, after proj. T2T's scale comes from the input length: $1/7$ at stage 1, not notebook 04's $1/8$.
 #
 # **Next:** [09 Tokens-to-Token](09_tokens_to_token.ipynb) puts these pieces together: the T2T module stage by
 # stage, on the picture, and T2T-ViT end to end.
 
 
 # %% [markdown]
-# ## Evidence: the fixed rebuild on a grid that is not square
+# ## Evidence: the fixed rebuild
 #
-# Section 1's fix moves the token axis behind the channels before the reshape. The cell checks it against
-# `vitcourse.tokens.rebuild_image` on random tokens laid onto a 3 × 7 grid.
+# Section 1's fix moves the token axis behind the channels before the reshape. The first cell labels every entry
+# of the picture's tokens by its (token, entry) and checks the fix against `vitcourse.tokens.rebuild_image`; the
+# second does the same on random tokens laid onto a grid that is not square, 3 × 7. The first cell answers
+# Exercise 1: do it first.
+
+# %%
+plain = plain_rebuild(toks, grid.rows, grid.cols)  # (1, 400, 6, 10)
+print(
+    f"plain_rebuild's channel 0 equals entries 0 to 59 of token 0: {torch.equal(plain[0, 0].flatten(), toks[0, 0, :60])}"
+)
+labels = torch.arange(toks.numel()).reshape(toks.shape)  # each entry's value: token * 400 + entry
+at_1_0 = divmod(int(plain_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks.shape[2])
+print(f"channel 0 at grid row 1, column 0 holds (token, entry) = {at_1_0}; token {grid.cols} belongs there")
+
+
+def fixed_rebuild(toks: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    """Tokens (B, h * w, L) laid onto an image (B, L, h, w): the token axis moved behind the channels first."""
+    b, n, length = toks.shape
+    return toks.transpose(1, 2).reshape(b, length, h, w)  # (B, N, L) -> (B, L, N) -> (B, L, h, w)
+
+
+assert torch.equal(
+    fixed_rebuild(toks, grid.rows, grid.cols), tokens.rebuild_image(toks, grid.rows, grid.cols)
+)
+assert divmod(int(fixed_rebuild(labels, grid.rows, grid.cols)[0, 0, 1, 0]), toks.shape[2]) == (grid.cols, 0)
+print("fixed_rebuild equals vitcourse.tokens.rebuild_image on the picture's 6 x 10 grid")
 
 # %%
 odd = torch.randn(2, 3 * 7, 5)  # a 3 x 7 grid of 5-channel tokens
-moved_first = odd.transpose(1, 2).reshape(2, 5, 3, 7)  # the fix: (B, N, L) -> (B, L, N) -> (B, L, 3, 7)
-assert torch.equal(moved_first, tokens.rebuild_image(odd, 3, 7))
-print("the fix equals vitcourse.tokens.rebuild_image on a 3 x 7 grid of 5-channel tokens")
+assert torch.equal(fixed_rebuild(odd, 3, 7), tokens.rebuild_image(odd, 3, 7))
+print("fixed_rebuild equals vitcourse.tokens.rebuild_image on a 3 x 7 grid of 5-channel tokens")
+
+
 # %% [markdown]
 # ## Evidence: where the windows reach the edges
 #
@@ -656,18 +635,22 @@ def last_window_end(side: int, kernel: int, stride: int, padding: int) -> int:
 
 for side, stages in ((60, T2T_STAGES), (100, T2T_STAGES), (224, T2T_STAGES), (10, T2T_STAGES[:1])):
     start, reach = side, []
-    for kk, ss, pp in stages:  # each stage splits the side the previous one produced
+    for stage, (kk, ss, pp) in enumerate(
+        stages, start=1
+    ):  # each stage splits the side the one before produced
         end = last_window_end(side, kk, ss, pp)
         reach.append(end >= side - 1)
         print(
-            f"side {side:3d}, (k, s, p) = {(kk, ss, pp)}: last window covers up to pixel {end} (the last is "
-            f"{side - 1}), reaches the edge: {end >= side - 1}"
+            f"image side {start:3d}, stage {stage} on a side of {side:3d}, (k, s, p) = {(kk, ss, pp)}: last window "
+            f"covers up to {end} (the last is {side - 1}), reaches the edge: {end >= side - 1}"
         )
         side = (side + 2 * pp - kk) // ss + 1
     assert all(reach) == (start != 10)  # only the 10-pixel side is left with pixels in no window
 
 # %%
 edge = whole_blocks(10, 10, 7, 4, 2, 1)  # single pixels of a 10 x 10 image, split with (7, 4, 2)
+edge_tops = sorted({int(t) for t in tokens.window_corners(10, 10, 7, 4, 2)[:, 0]})
+print("side of 10, (7, 4, 2): the windows cover rows " + ", ".join(f"{t}..{t + 6}" for t in edge_tops))
 print(
     f"10 x 10 image, (7, 4, 2): row 9 in some window: {edge[9].any().item()}, column 9: {edge[:, 9].any().item()}"
 )
@@ -675,7 +658,9 @@ assert not edge[9].any() and not edge[:, 9].any()
 
 # %% [markdown]
 # Along a side of $n$ pixels the last window covers up to pixel $n + p - r - 1$ (that pixel included), with $r$
-# the remainder of $(n + 2p - k) / s$. So when $r > p$ the last $r - p$ rows (and columns) fall in no window. The cell lists every square side that T2T's three
+# the remainder of $(n + 2p - k) / s$. So when $r > p$ the last $r - p$ rows (and columns) fall in no window.
+#
+# The next cell answers Exercise 2: do it first. It lists every square side that T2T's three
 # splits turn into the official 14 × 14 grid, with its three grids and the pixel rows that no stage-1 window
 # covers. On these sides stages 2 and 3 always reach their grid's edges; the cell checks it. It ends with the
 # heights and widths that give the picture's final 4 × 7 grid.
@@ -748,3 +733,43 @@ print(f"{'m':>3s} {'m x m blocks':>13s} {'whole, T2T stage 1':>19s} {'whole, ViT
 for m in block_sides[1:]:  # the picture's blocks at every position: (H - m + 1) x (W - m + 1) of them
     counts = [int(whole_blocks(*splits[name], m).sum()) for name in ("T2T stage 1", "ViT, P = 4")]
     print(f"{m:3d} {(height - m + 1) * (width - m + 1):13d} {counts[0]:19d} {counts[1]:17d}")
+
+
+# %% [markdown]
+# ## Evidence: the token transformer step by step
+#
+# `vitcourse.attention.Attention(dim, chan, num_heads, qkv_bias=False, qk_scale=..., v_skip=True)` is the `attn`
+# of every `TokenTransformer`; with one head it is exactly Exercise 4's function. The cell runs a token
+# transformer on the walk-through sizes: a batch of 13, 100 tokens of length 49 in and 64 out, one head and an
+# MLP ratio of 1, as in the T2T module. The tokens are random normal numbers standing in for soft-split windows.
+# Each step is computed by hand from the module's own layers and compared with `TokenTransformer.forward`.
+
+# %%
+batch, n_tokens, dim, chan = 13, 100, 49, 64
+x = torch.randn(batch, n_tokens, dim, generator=torch.Generator().manual_seed(1)).to(device)  # (B, N, 49)
+tt = TokenTransformer(dim, chan, num_heads=1, mlp_ratio=1.0, qk_scale=dim**-0.5).to(device).eval()
+with torch.no_grad():
+    h = tt.norm1(x)  # (B, N, 49)
+    attn_out, st = tt.attn.steps(h)  # every intermediate of the attention
+    print(f"input {tuple(x.shape)} -> norm1 {tuple(h.shape)}")
+    print(
+        f"q, k, v each {tuple(st.q.shape)}; scores {tuple(st.scores.shape)}; heads merged {tuple(st.merged.shape)}"
+    )
+    v_merged = st.v.transpose(1, 2).reshape(batch, n_tokens, chan)  # (B, N, 64): v with its heads merged
+    y = tt.attn.proj(st.merged) + v_merged  # (B, N, 64): the skip through v
+    print(f"proj(merged) + v -> {tuple(y.shape)}")
+    out = y + tt.mlp(tt.norm2(y))  # (B, N, 64)
+    print(f"+ MLP(norm2) -> {tuple(out.shape)}")
+    same = torch.allclose(y, attn_out, atol=1e-5) and torch.allclose(out, tt(x), atol=1e-5)
+print(
+    f"equals TokenTransformer.forward: {same}; scale on Q K^T: {tt.attn.scale:.4f} = 1/{round(tt.attn.scale**-1)}"
+)
+assert same and out.shape == (batch, n_tokens, chan)
+
+# %% [markdown]
+# The diagram draws the whole block on the same sizes (the 1 in (13, 1, 100, 64) is the head axis). The skip
+# carries $v$ from the qkv layer to a sum after proj; no arrow carries the input tokens past the attention.
+
+# %% mystnb={"image": {"alt": "Diagram of a token transformer on a batch of 13 images: 100 tokens of length 49 go through a layer norm and an attention layer whose output has length 64, with a skip connection that adds v, then a layer norm and an MLP with its own residual, giving 100 tokens of length 64."}}
+diagrams.token_transformer(batch=13, tokens=100, dim=49, chan=64)
+plt.show()

@@ -16,7 +16,7 @@
 # %% [markdown]
 # # 09 · Tokens-to-Token: the module and T2T-ViT
 #
-# **Time:** about 55 minutes
+# **Time:** about 58 minutes
 #
 # Before this: [notebook 08](08_t2t_soft_split.ipynb) (T2T's soft split and the token transformer).
 #
@@ -27,10 +27,10 @@
 # 3. **rebuild** an image from the tokens, one pixel per token,
 # 4. repeat, and after the last soft split project the tokens to the model's length $D$.
 #
-# T2T-ViT is this module followed by a ViT's body. The walk-through sizes come from the article *Tokens-to-Token
-# Vision Transformers, Explained* in Skylar Jean Callis's series *Vision Transformers Explained*. Where the course
-# departs from it and from the official code:
-# [the departures](#Evidence:-where-the-course-departs-from-the-articles-and-the-official-code).
+# T2T-ViT is this module followed by a ViT's body. The walk-through sizes come from Skylar Jean Callis's article
+# *Tokens-to-Token Vision Transformers, Explained*;
+# [the departures](#Evidence:-where-the-course-departs-from-the-articles-and-the-official-code) from it and from the
+# official code are listed at the end.
 #
 # **By the end you can**
 # 1. follow the T2T module stage by stage, and say which pixels one of its tokens is built from;
@@ -66,7 +66,7 @@ height, width = picture.shape
 image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 
 # %% [markdown]
-# ## 1. The T2T module, stage by stage (16 min)
+# ## 1. The T2T module, stage by stage (20 min)
 #
 # With $I_1$ the image, stages $i = 1, 2$ compute
 #
@@ -76,26 +76,24 @@ image = vitcourse.to_tensor(picture).to(device)  # (1, 1, 60, 100)
 # $\text{tokens} = \mathrm{SoftSplit}_3(I_3)\, W_{\text{proj}} + b_{\text{proj}}$, of length $D$. T2T's stages are
 # $(k, s, p) = (7, 4, 2), (3, 2, 1), (3, 2, 1)$, and the token transformers work at `token_dim` = 64.
 #
-# The diagram and the next cell follow the running example of the T2T article: a batch of 13 one-channel images
-# of 400 × 100 random numbers (the second rebuild's grid is 50 × 13, so read the batch axis by its place). The
-# module ends where the *ViT body* begins: the prediction token, the position table, the encoder blocks, the final
-# norm and the head (section 3). Between two splits, the tokens are laid back on their grid as in notebook 08;
-# what the picture's tokens look like there, before and after a token transformer, is in [the picture's tokens
-# rebuilt](#Evidence:-the-picture's-tokens-rebuilt,-before-and-after-a-token-transformer).
+# The diagram and the next cell follow the T2T article's running example: one-channel images of 400 × 100 random
+# numbers, here a batch of 2. The last layer makes tokens of length $D$ = 768, the article's choice: ViT-B's token
+# length (notebook 07). The picture's own tokens, rebuilt on their grid: [in the
+# Evidence](#Evidence:-the-picture's-tokens-rebuilt,-before-and-after-a-token-transformer).
 
-# %% mystnb={"image": {"alt": "Diagram of the T2T module on a batch of 13 one-channel images of 400 by 100: soft split 7, 4, 2 into 2500 tokens of length 49, token transformer to 64 channels, rebuild to a 100 by 25 grid, soft split 3, 2, 1 into 650 tokens of length 576, token transformer, rebuild to 50 by 13, soft split 3, 2, 1 into 175 tokens of length 576, and a linear layer to length 768."}}
-diagrams.t2t_loop(height=400, width=100, batch=13)
+# %% mystnb={"image": {"alt": "Diagram of the T2T module on a batch of 2 one-channel images of 400 by 100: soft split 7, 4, 2 into 2500 tokens of length 49, token transformer to 64 channels, rebuild to a 100 by 25 grid, soft split 3, 2, 1 into 650 tokens of length 576, token transformer, rebuild to 50 by 13, soft split 3, 2, 1 into 175 tokens of length 576, and a linear layer to length 768."}}
+diagrams.t2t_loop(height=400, width=100, batch=2)
 plt.show()
 
 # %% [markdown]
 # The same walk, run. Before each split `count_tokens` predicts the grid, and an assertion checks the shape. The
-# layers carry the official code's names, so that official checkpoints load: stage $i$ splits with
-# `soft_split{i - 1}` and continues with `attention{i}`. The last lines check the loop against the module's own
+# layers carry the official code's names: stage $i$ splits with `soft_split{i - 1}` and continues with
+# `attention{i}`. The last lines check the loop against the module's own
 # `forward`.
 
 # %%
 H, W = 400, 100
-images = torch.randn(13, 1, H, W, generator=torch.Generator().manual_seed(2)).to(device)
+images = torch.randn(2, 1, H, W, generator=torch.Generator().manual_seed(2)).to(device)
 t2t = TokensToToken((H, W), in_chans=1, embed_dim=768, token_dim=64).to(device).eval()
 print(f"stages (kernel, stride, padding): {T2T_STAGES}")
 img, channels, counts = images, 1, []
@@ -107,7 +105,7 @@ with torch.no_grad():
             f"stage {i}: predicted {grid.rows} x {grid.cols} = {grid.total} tokens of length {channels * k * k}"
         )
         toks = getattr(t2t, f"soft_split{i - 1}")(img)  # (B, N, C*k*k)
-        assert toks.shape == (13, grid.total, channels * k * k)
+        assert toks.shape == (2, grid.total, channels * k * k)
         print(f"   soft_split{i - 1} {tuple(img.shape)} -> {tuple(toks.shape)}")
         if i == len(T2T_STAGES):
             break
@@ -117,30 +115,37 @@ with torch.no_grad():
         print(f"   attention{i} (token transformer) -> {tuple(toks.shape)} -> rebuild {tuple(img.shape)}")
     final = t2t.project(toks)  # (B, N, 768)
     print(f"   project (linear) -> {tuple(final.shape)}")
-    assert torch.allclose(final[:2], t2t(images[:2]), atol=1e-4)  # two items are enough to compare
+    assert torch.allclose(final, t2t(images), atol=1e-4)
 print(" -> ".join(map(str, counts)) + " tokens; the module's own forward gives the same result")
 
 # %% [markdown]
-# ### Exercise 1 (predict, then run)
+# ### Exercise 1 (predict)
 #
-# Notebook 08 counted the blocks that *one* split keeps whole. Now follow all
-# three. One final token is a 3 × 3 window of the second rebuilt grid. Each cell of that grid is a 3 × 3 window of
-# the first rebuilt grid, and each cell of that one a 7 × 7 window of the image. Leave the token transformers aside
-# and follow only the windows: how many pixels wide is the square of the image that one final token's windows
-# cover, for a token away from the image's edges? Drawing one row of windows per stage helps.
+# Leave the token transformers aside, as notebook 08 did: only the three soft splits and the two rebuilds. A
+# final token is then built from the pixels its windows cover, and these form a square of the image. Take a
+# final token away from the image's edges.
+#
+# - (a) How many pixels wide is its square? Answer with a whole number, `answer_window_side`.
+# - (b) Take its right-hand neighbour on the same grid row. How many pixel columns do both of their squares
+#   cover? Answer with a whole number, `answer_shared_columns`.
+#
+# Drawing one row of windows per stage, on a strip of pixels, helps.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "t2t_window_side-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_window_side = None  # replace None with a number of pixels
+answer_shared_columns = None  # replace None with a number of pixel columns
 ### BEGIN SOLUTION
-side, step = 1, 1  # side: pixels one cell covers; step: pixels between neighbouring cells of the current grid
+side, step = 1, 1  # the square's width so far; pixels between neighbouring cells of the current grid
 for k, s, _ in T2T_STAGES:
-    side += (k - 1) * step  # a window of k cells adds k - 1 steps to the side of its first cell
+    side += (k - 1) * step  # a window of k cells spans k - 1 steps of the current grid
     step *= s  # the next grid's cells are s cells of this grid apart
-answer_window_side = side
+answer_window_side = side  # 1 + 6 x 1 + 2 x 4 + 2 x 8
+answer_shared_columns = side - step  # the neighbour's square starts `step` columns later
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "t2t_window_side-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.t2t_window_side(answer_window_side)
+check.t2t_shared_columns(answer_shared_columns)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_window_side-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -148,83 +153,96 @@ check.t2t_window_side(answer_window_side)
 check.require(check.t2t_window_side, answer_window_side)
 ### END HIDDEN TESTS
 
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_shared_columns-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.t2t_shared_columns, answer_shared_columns)
+### END HIDDEN TESTS
+
 # %% [markdown]
 # ### After Exercise 1
 
 # %% [markdown]
-# The cell below runs the three soft splits and the two rebuilds alone, with no token transformer between them, on
-# a blank 400 × 100 image. It takes one final token away from the edges and asks autograd which pixels the token
-# depends on. It backpropagates the sum of the token's entries to the image; a pixel the token does not use gets a
-# gradient of exactly 0. Then it asks the same of the whole module, token transformers included.
+# The cell below asks `tokens.window_reach` which pixels of a blank 400 × 100 image two neighbouring final tokens
+# use, with the three soft splits and two rebuilds alone. It backpropagates a token's sum to the image. The
+# gradient says how much that sum moves when one pixel moves, so an unused pixel gets exactly 0. Tokens are
+# numbered from 0, row by row, as everywhere in the course.
 
 # %%
-probe = torch.zeros(1, 1, H, W, requires_grad=True)  # blank: only which pixels reach the token matters
-img = probe
-for i, (k, s, p) in enumerate(T2T_STAGES, start=1):  # stages 1, 2, 3, as in section 1
-    grid = tokens.count_tokens(img.shape[2], img.shape[3], k, s, p)
-    toks = tokens.soft_split(img, k, s, p)  # (1, N, C * k * k)
-    if i < len(T2T_STAGES):  # stages 1 and 2 end with a rebuild
-        img = tokens.rebuild_image(toks, grid.rows, grid.cols)  # windows only: no token transformer
-centre = (grid.rows // 2) * grid.cols + grid.cols // 2  # a final token away from the edges
-toks[0, centre].sum().backward()
-reached = probe.grad[0, 0] != 0  # (H, W): the pixels that token's windows cover
-rows, cols = reached.any(dim=1).nonzero()[:, 0], reached.any(dim=0).nonzero()[:, 0]
-apart = 1
-for _, s, _ in T2T_STAGES:
-    apart *= s
-print(f"final grid {grid.rows} x {grid.cols}; token {centre} (row {grid.rows // 2}, column {grid.cols // 2})")
+last = t2t.grids[-1]  # the final grid of section 1's module, for 400 x 100 images
+centre = (last.rows // 2) * last.cols + last.cols // 2  # a final token away from the edges
 print(
-    f"its windows cover rows {rows.min().item()}..{rows.max().item()}, columns {cols.min().item()}..{cols.max().item()}: "
-    f"a square of {len(rows)} x {len(cols)} pixels, {int(reached.sum())} pixels in all"
+    f"token {centre}: grid row {centre // last.cols}, column {centre % last.cols} of {last.rows} x {last.cols}"
 )
-print(f"neighbouring final tokens start {apart} pixels apart (the product of the strides)")
-assert len(rows) == len(cols) and int(reached.sum()) == len(rows) * len(cols)
-assert rows.max() - rows.min() + 1 == len(rows) and cols.max() - cols.min() + 1 == len(cols)  # one square
-one = images[:1].clone().requires_grad_(True)  # (1, 1, H, W), the module's own input
-t2t(one)[0, centre].sum().backward()
-through = one.grad[0, 0] != 0
+reach = [tokens.window_reach(H, W, T2T_STAGES, t) for t in (centre, centre + 1)]  # (H, W) each: True inside
+rows, cols = reach[0].any(dim=1).nonzero()[:, 0], reach[0].any(dim=0).nonzero()[:, 0]
+cols_next = reach[1].any(dim=0).nonzero()[:, 0]
+shared = int((reach[0].any(dim=0) & reach[1].any(dim=0)).sum())
 print(
-    f"through the whole module (random weights): {through.float().mean().item():.0%} of the {H} x {W} pixels"
+    f"token {centre}: rows {rows.min()}..{rows.max()}, columns {cols.min()}..{cols.max()}, {len(rows)} x {len(cols)}"
 )
-assert through.all()
-size = one.grad[0, 0].abs()  # how strongly each pixel moves the token
-inside = size[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1].sum() / size.sum()
-print(
-    f"share of that gradient from inside the token's {len(rows)} x {len(cols)} square: {inside.item():.0%} "
-    f"(the square is {len(rows) * len(cols) / (H * W):.1%} of the image)"
-)
-assert inside > 0.5
+print(f"token {centre + 1}: columns {cols_next.min()}..{cols_next.max()}; columns both cover: {shared}")
+assert int(reach[0].sum()) == len(rows) * len(cols)  # the pixels form a full square
+assert shared == len(cols) - int(cols_next.min() - cols.min())  # its width minus the neighbour's offset
 
 # %% [markdown]
-# One final token's windows cover a square about twice as wide as the distance between neighbouring tokens, so
-# neighbouring tokens share pixels: the soft split's overlap, compounded over three splits.
+# Stage 1's window spans 7 pixels. A stage-2 window spans 3 cells of a grid whose cells lie 4 pixels apart: it
+# adds 2 steps of 4 pixels. Stage 3 adds 2 steps of 4 × 2 = 8. So the square is 7 + 2 · 4 + 2 · 8 = 31 pixels
+# wide. The neighbour's square starts 16 columns later, the product of the strides, so the two share
+# 31 − 16 = 15 columns: the soft split's overlap, compounded over three splits.
 
 # %% [markdown]
 # ### Global attention, local windows
 
 # %% [markdown]
-# Through the token transformers, though, every pixel reaches this token, since their attention is global. At
-# these random weights, on this random input, most of the gradient, 86%, still comes from inside the token's
-# square of windows, Exercise 1's square. What holds at any weights is that square itself, along the split path:
-# stage 1's windows decide which pixels enter a token
-# before any attention, and the later splits decide which of those tokens meet in a window. That is T2T's bias
-# toward local structure.
-
-# %% [markdown]
-# ## 2. A rebuild that assumes a square grid (18 min)
-#
-# A `TokensToToken` is built for one image size, given when it is made, and takes only images of that size. The
-# size can be any $H \times W$ large enough for the windows of the three splits: its rebuild lays the tokens on
-# the grid's rows and columns.
+# The token transformers were left out above. Their attention is global, so through them every pixel can reach a
+# token. The next cell asks autograd how strongly each pixel moves the first of the two tokens through the whole
+# module, at its random weights, on the first image of section 1. The figure maps that strength on a log scale.
 
 # %%
-torch.manual_seed(0)
-t2t_pic = TokensToToken(picture.shape, in_chans=1, embed_dim=768).to(device).eval()
-with torch.no_grad():
-    out_pic = t2t_pic(image)  # (1, N, 768)
-print("grids after each split:", [f"{g.rows} x {g.cols} = {g.total}" for g in t2t_pic.grids])
-print(f"picture {tuple(image.shape)} -> tokens {tuple(out_pic.shape)}")
-assert out_pic.shape[1] == t2t_pic.grids[-1].total
+last = t2t.grids[-1]  # the final grid
+centre = (last.rows // 2) * last.cols + last.cols // 2  # the first of the two tokens above
+square = tokens.window_reach(H, W, T2T_STAGES, centre)  # (H, W): its windows' pixels, as above
+rows, cols = square.any(dim=1).nonzero()[:, 0], square.any(dim=0).nonzero()[:, 0]
+one = images[:1].clone().requires_grad_(True)  # (1, 1, H, W), the module's own input
+t2t(one)[0, centre].sum().backward()
+size = one.grad[0, 0].abs().cpu()  # (H, W): how strongly each pixel moves the token
+inside = size[square].sum() / size.sum()
+print(f"pixels that reach token {centre} through the whole module: {(size > 0).float().mean():.0%}")
+print(
+    f"share of its gradient from inside its square: {inside:.0%} (the square: {square.float().mean():.1%} of the image)"
+)
+assert (size > 0).all() and inside > 0.5
+
+# %% mystnb={"image": {"alt": "A tall map of the 400 by 100 input, coloured by the log of how strongly each pixel moves one final token through the whole T2T module at random weights: every pixel has some colour, and the brightest ones fill the outlined 31 by 31 square near the middle"}}
+fig, ax = plt.subplots(figsize=(4.4, 8), layout="constrained")
+shown = ax.imshow(size.log10(), cmap="magma", vmin=-5)  # log scale, from 1e-5 up: the weak pixels still show
+box = plt.Rectangle((cols.min() - 0.5, rows.min() - 0.5), len(cols), len(rows), fill=False, ec="cyan", lw=1.5)
+ax.add_patch(box)
+title = f"what moves token {centre}\n(cyan: its {len(rows)} x {len(cols)} square)"
+ax.set(xlabel="column (pixel)", ylabel="row (pixel)", title=title)
+fig.colorbar(shown, ax=ax, label="log10 |gradient| (token's sum, per pixel)", shrink=0.8, extend="min")
+plt.show()
+
+# %% [markdown]
+# Every pixel reaches the token, since attention is global. Yet at these random weights, on this random input,
+# 86 % of the gradient comes from inside the square, which is 2.4 % of the image. So "local" needs a precise
+# meaning:
+#
+# - Only stage 1's norm1 and qkv read pixels and nothing else: one 7 × 7 window per token.
+# - Stage 2's norm1 and qkv, and `project` after stage 3, read one 3 × 3 window of tokens each. Attention has
+#   already mixed those tokens over the whole image.
+# - What the soft splits fix, at any weights, is which tokens meet in one window.
+#
+# That is T2T's "bias toward local structure": neighbours are combined first, by construction; the rest of the
+# image reaches a token only through attention.
+
+# %% [markdown]
+# ## 2. A rebuild that assumes a square grid (16 min)
+#
+# A `TokensToToken` is built for one image size, given when it is made. The size can be any $H \times W$ large
+# enough for the windows of the three splits: its rebuild lays the tokens on the grid's rows and columns, which
+# `count_tokens` gives.
 
 # %% [markdown]
 # The official T2T code rebuilds differently. Between two stages it takes the grid's side as the square root of
@@ -242,16 +260,16 @@ def official_rebuild(toks: torch.Tensor) -> torch.Tensor:
 # %% [markdown]
 # ### Exercise 2 (predict)
 #
-# What does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each
-# of these one-channel inputs? Answer each with `"works"` (every token lands in its own place), `"raises"` (the
+# Without running it: what does `official_rebuild` do after stage 1, the soft split (7, 4, 2), on each of these
+# one-channel inputs? Answer each with `"works"` (every token lands in its own place), `"raises"` (the
 # reshape fails with an error) or `"scrambles"` (it runs, but tokens land in the wrong places):
 #
 # - (a) the picture, 60 × 100;
 # - (b) an image of 60 × 62;
 # - (c) an image of 36 × 64.
 #
-# Work from the grid of tokens each input makes, and from what a reshape needs in order to run. Give also the
-# number of tokens $N$ that stage 1 makes from each input, (a), (b) and (c) in order, as `answer_sqrt_tokens`.
+# Give also the number of tokens $N$ that stage 1 makes from each input, (a), (b) and (c) in order, as
+# `answer_sqrt_tokens`.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "sqrt_rebuild_picture-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_sqrt_picture = None  # replace None with "works", "raises" or "scrambles"
@@ -303,7 +321,7 @@ check.require(check.sqrt_rebuild_token_counts, answer_sqrt_tokens)
 # ### After Exercise 2
 
 # %% [markdown]
-# The cell runs both rebuilds on each input's first-split tokens. To see where every token lands, it rebuilds the
+# The next cell runs both rebuilds on each input's first-split tokens. To see where every token lands, it rebuilds the
 # tokens' own index numbers, $0, 1, \dots, N - 1$, rather than their contents, so the comparison does not depend on
 # what the image shows.
 
@@ -321,17 +339,12 @@ for h, w in ((60, 100), (60, 62), (36, 64)):
         continue
     same = official.shape == course.shape and torch.equal(official, course)
     outcomes[h, w] = "works" if same else "scrambles"
-    # where each token sits on the rebuilt grid: (row, column) by the course's rebuild and by the official one
-    place = {int(i): divmod(int(i), grid.cols) for i in ids.flatten()}
-    official_place = {
-        int(v): (r, c)
-        for (r, c), v in zip(
-            [(r, c) for r in range(official.shape[2]) for c in range(official.shape[3])],
-            official.flatten(),
-            strict=True,
-        )
-    }
-    moved = sum(place[i] != official_place[i] for i in place)
+    token = official.flatten().long()  # (N,): the token at each place of the official layout, row by row
+    place = torch.arange(grid.total)  # (N,): those places, numbered row by row
+    side = official.shape[-1]  # the official layout's row length
+    wrong_row = place // side != token // grid.cols  # the token's row there, against its row on the grid
+    wrong_col = place % side != token % grid.cols
+    moved = int((wrong_row | wrong_col).sum())
     print(
         f"{h} x {w}: grid {grid.rows} x {grid.cols} = {grid.total} tokens; official rebuild runs, to "
         f"{official.shape[2]} x {official.shape[3]}; tokens in the wrong place: {moved} of {grid.total}"
@@ -369,45 +382,45 @@ for ax, rebuilt, title in (
         colorbar=False,
         aspect="equal",
     )
+    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))  # grid rows and columns are whole numbers
+    ax.yaxis.set_major_locator(plt.MaxNLocator(integer=True))
+axes[1].axvline(11.5, color="red", ls="--", lw=1.5)  # the official rebuild's first row ends after column 11
+axes[1].set_title(f"rebuilt on its grid, {grid.rows} x {grid.cols}\n(red: where a row of 12 tokens ends)")
+axes[2].set_xlabel("column of the 12 x 12 layout")
+axes[2].set_ylabel("row of the 12 x 12 layout")
 axes[0].set_xlabel("column (pixel)")
 axes[0].set_ylabel("row (pixel)")
 fig.colorbar(axes[0].images[0], ax=axes, label="brightness", shrink=0.9)
-fig.suptitle(
-    "Left: the input. Middle and right: channel 24 (each window's centre pixel) of its stage-1 tokens, "
-    "rebuilt two ways"
-)
+fig.suptitle("Channel 24 (each window's centre pixel) of the stage-1 tokens, rebuilt two ways")
 plt.show()
 side = official_rebuild(crop_tokens).shape[-1]  # 12 tokens per row of the square rebuild
 starts = [divmod(r * side, grid.cols) for r in range(5)]  # (grid row, grid column) of each row's first token
 print(f"rows 0 to 4 of official_rebuild start at (grid row, grid column): {starts}")
 
 # %% [markdown]
-# On the picture the reshape raises: its token count is not a square number, and the bug is found at once. On
-# 60 × 62 the image is not square but its grid is, so the square root happens to be right. On 36 × 64 the grid's
-# token count is a square, so the reshape runs, and most tokens land in the wrong place. Nothing warns: the next
-# soft split would mix windows from different parts of the image. The course's rebuild takes the grid's rows and
-# columns from `count_tokens` instead.
+# On the picture the reshape raises: 375 is not a square number. On 60 × 62 the grid is square, so the square
+# root is right. On 36 × 64 the count, 144, is a square, so the reshape runs and most tokens land in the wrong
+# place, with no warning. The course's rebuild takes the grid's rows and columns from `count_tokens` instead.
 #
-# In the figure, look where the rows wrap. A row of the square rebuild holds 12 tokens and a grid row 16, so
-# each of its rows starts 12 tokens after the row above: 12 = 16 − 4, the next grid row, 4 columns earlier. So its
-# rows start at grid columns 0, 12, 8, 4, 0, as printed.
-# The scene drifts by 4 columns from row to row, and shapes that sit one above the other in the picture land in
-# different columns of the right panel.
+# In the figure, look where the rows wrap. The official rebuild's rows hold 12 tokens, the grid's rows 16. So its
+# row 0 is grid row 0 up to the red line, and its row 1 starts with the 4 tokens right of that line. Its rows
+# start at grid columns 0, 12, 8, 4, 0, as printed: shapes that sit one above the other in the picture land in
+# different columns on the right.
 
 # %% [markdown]
-# ## 3. T2T-ViT end to end (15 min)
+# ## 3. T2T-ViT end to end (14 min)
 #
 # T2T-ViT is the T2T module followed by the ViT body of notebook 07: the prediction token $x_{\text{class}}$, a fixed
-# sinusoidal position table (notebook 03), encoder blocks without qkv bias, a final norm and the head. Its LayerNorms
-# use eps $10^{-5}$, PyTorch's default, where the course's ViT (notebook 06) used $10^{-6}$. Only the first of ViT's
-# equations changes:
+# sinusoidal position table (notebook 03), encoder blocks without qkv bias, a final norm and the head. Only the
+# first equation's input changes, T2T's tokens in place of the patches. Blocks count from 0:
 #
 # $$z_0 = [x_{\text{class}};\ \mathrm{T2T}(x)] + E_{\text{pos}}, \qquad
-#   z_\ell = \mathrm{Block}_\ell(z_{\ell-1}),\ \ell = 1, \dots, L, \qquad y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
+#   z_{\ell+1} = \mathrm{Block}_\ell(z_\ell),\ \ell = 0, \dots, L - 1, \qquad
+#   y = \mathrm{head}(\mathrm{LN}(z_L)_0).$$
 #
-# `vitcourse.models.T2TViT()` defaults to the width, depth and MLP ratio of T2T-ViT$_t$-14. In the paper's name,
-# $t$ says that the token transformers are ordinary transformer blocks, and 14 counts the encoder blocks. It
-# takes the picture, with one input channel and one output. The cell builds it and runs the picture through it.
+# `vitcourse.models.T2TViT()` defaults to the sizes of T2T-ViT$_t$-14: $t$ for ordinary transformer blocks as token
+# transformers, 14 encoder blocks. Here it reads the picture's one channel, and its head gives one number, as the
+# article series predicts (notebook 07). With random weights that number means nothing yet.
 
 # %%
 torch.manual_seed(0)
@@ -416,15 +429,6 @@ mlp_ratio = model.blocks[0].mlp.fc1.out_features / model.embed_dim
 print(
     f"T2T-ViT on the picture: D = {model.embed_dim}, encoder blocks: {len(model.blocks)}, MLP ratio {mlp_ratio:g}"
 )
-
-with torch.device("meta"):  # the course's preset, not the official code
-    eps_preset = create_model("t2t_vit_t_14").blocks[0].norm1.eps
-eps_pytorch = torch.nn.LayerNorm(1).eps
-print(
-    f"LayerNorm eps: {model.blocks[0].norm1.eps} here, {eps_preset} in the course's t2t_vit_t_14 preset, "
-    f"{eps_pytorch} PyTorch's default"
-)
-assert model.blocks[0].norm1.eps == eps_preset == eps_pytorch == 1e-5
 with torch.no_grad():
     emb = model.embed(image)
     pred = model(image)
@@ -437,20 +441,16 @@ print(
 assert torch.isfinite(pred).all()
 
 # %% [markdown]
-# At 224 × 224 × 3 with 1000 classes, the presets of sizes 14, 19 and 24 match the official models' parameter
-# counts; sizes 7, 10 and 12 exist officially only with another kind of token block, so the course's versions
-# are its own: [the official sizes](#Evidence:-the-official-sizes).
-#
-# How T2T-ViT and ViT compare once they have learned a task comes after training, in
-# [notebook 14](14_what_shapes_a_vit.ipynb).
+# The course's presets at ImageNet's size match the official parameter counts: [the official
+# sizes](#Evidence:-the-official-sizes). How T2T-ViT and ViT compare once trained: [notebook
+# 14](14_what_shapes_a_vit.ipynb).
 
 # %% [markdown]
 # **The first token transformer, counted.** T2T-ViT for ImageNet reads RGB images of 224 × 224, so one 7 × 7
-# window holds three channels: a token of length 147. The cell reads the parameters of the *first* token
-# transformer of `create_model("t2t_vit_t_14")`, the model that the paper calls T2T-ViT$_t$-14, layer by layer.
-# It is built on the *meta* device, which holds shapes but no numbers: enough to count. Each row counts one
-# layer's own parameters. A linear layer holds a weight matrix, output length by input length, plus a bias where
-# it has one. A LayerNorm holds a scale and a shift per entry of the token it normalises (notebook 06).
+# window holds three channels: a token of length 147. The cell counts the parameters of the first token
+# transformer of `create_model("t2t_vit_t_14")`, layer by layer, built on the *meta* device (shapes, no
+# numbers). A linear layer holds a weight matrix, output length by input length, plus a bias where it has one. A
+# LayerNorm holds a scale and a shift per entry of the token it normalises (notebook 06).
 
 # %%
 with torch.device("meta"):  # shapes only: enough to count
@@ -469,84 +469,86 @@ print(f"   {'in all':9s} {sum(p.numel() for p in first_rgb.parameters()):7,d}")
 # %% [markdown]
 # ### Exercise 3 (predict)
 #
-# The picture has one channel, so the first token transformer of `model`, the T2T-ViT
-# above, reads tokens of length 49, not 147. It is otherwise built like the RGB one: 64 channels, one head, no qkv
-# bias, an MLP ratio of 1. How many parameters *fewer* does it hold than the RGB one? Answer with a whole number,
-# `answer_rgb_fewer`. First decide which rows of the table depend on the incoming token's length, and why the
-# others do not.
+# Some cameras add a fourth channel to red, green and blue: each pixel's distance from the camera (a *depth*
+# channel). Build T2T-ViT$_t$-14 for such 4-channel images of 224 × 224, and its first token transformer reads one
+# 7 × 7 window of 4 channels per token. It is otherwise built like the RGB one above: 64 channels, one head, no qkv
+# bias, an MLP ratio of 1. How many parameters *more* does it hold than the RGB one? Answer with a whole number,
+# `answer_extra_parameters`, and predict it from the table above rather than by building the model.
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "rgb_fewer_parameters-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_rgb_fewer = None  # replace None with a whole number
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "depth_extra_parameters-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_extra_parameters = None  # replace None with a whole number
 ### BEGIN SOLUTION
-# Only norm1 and qkv read the incoming token. norm1 holds a scale and a shift per entry: 2 per entry fewer.
-# qkv maps each entry to 3 x 64 values, with no bias: 3 x 64 weights per entry fewer. After qkv, every layer
+# Only norm1 and qkv read the incoming token. norm1 holds a scale and a shift per entry: 2 per entry more.
+# qkv maps each entry to 3 x 64 values, with no bias: 3 x 64 weights per entry more. After qkv, every layer
 # reads and writes length 64, whatever the number of input channels.
-fewer_entries = 147 - 49
-answer_rgb_fewer = 2 * fewer_entries + 3 * 64 * fewer_entries
+extra_entries = 4 * 49 - 3 * 49  # one more channel of a 7 x 7 window
+answer_extra_parameters = 2 * extra_entries + 3 * 64 * extra_entries
 ### END SOLUTION
 
-# %% nbgrader={"grade": false, "grade_id": "rgb_fewer_parameters-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.rgb_fewer_parameters(answer_rgb_fewer)
+# %% nbgrader={"grade": false, "grade_id": "depth_extra_parameters-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.depth_extra_parameters(answer_extra_parameters)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rgb_fewer_parameters-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "depth_extra_parameters-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
-check.require(check.rgb_fewer_parameters, answer_rgb_fewer)
+check.require(check.depth_extra_parameters, answer_extra_parameters)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ### After Exercise 3
 
 # %% [markdown]
-# The one-channel block of `model` beside the RGB table, layer by layer, with each layer's parameter shapes.
+# The 4-channel model's first token transformer, built on the meta device, beside the RGB table, layer by layer,
+# with each layer's parameter shapes.
 
 # %%
-first_one = model.tokens_to_token.attention1  # the picture's T2T-ViT: one input channel
-print(f"{'layer':9s} {'one channel':>11s} {'RGB':>7s}   shapes, one channel | RGB")
-for name, layer in first_one.named_modules():
+with torch.device("meta"):  # shapes only: enough to count
+    first_four = create_model("t2t_vit_t_14", in_chans=4).tokens_to_token.attention1  # 4 input channels
+print(f"{'layer':9s} {'4 channels':>10s} {'RGB':>7s}   shapes, 4 channels | RGB")
+for name, layer in first_four.named_modules():
     n = sum(p.numel() for p in layer.parameters(recurse=False))
     if n:
         shapes = [tuple(p.shape) for p in layer.parameters(recurse=False)]
         print(
-            f"{name:9s} {n:11,d} {rgb_counts[name]:7,d}   {shapes} | {rgb_shapes[name]}"
+            f"{name:9s} {n:10,d} {rgb_counts[name]:7,d}   {shapes} | {rgb_shapes[name]}"
             f"{'   <- changes' if n != rgb_counts[name] else ''}"
         )
 changed = [
     n
-    for n, layer in first_one.named_modules()
+    for n, layer in first_four.named_modules()
     if n in rgb_counts and sum(p.numel() for p in layer.parameters(recurse=False)) != rgb_counts[n]
 ]
-fewer = sum(p.numel() for p in first_rgb.parameters()) - sum(p.numel() for p in first_one.parameters())
-print(f"changed: {changed}; the one-channel block holds {fewer:,} parameters fewer")
+extra = sum(p.numel() for p in first_four.parameters()) - sum(p.numel() for p in first_rgb.parameters())
+print(f"changed: {changed}; the 4-channel block holds {extra:,} parameters more")
 assert changed == ["norm1", "attn.qkv"]
 
 # %% [markdown]
 # Only norm1 and qkv read the incoming token. After qkv, every layer reads and writes length 64, so proj,
-# norm2 and the MLP do not depend on the number of input channels.
+# norm2 and the MLP do not depend on the number of input channels. For the picture's one channel the same two
+# layers shrink: `model`'s first token transformer reads tokens of length 49.
 
 # %% [markdown]
-# ## 4. Where the compute goes (4 min)
+# ## 4. Where the compute goes (8 min)
 #
 # The cell counts the multiply-adds of one forward pass of T2T-ViT$_t$-14 at 224 × 224 on the meta device.
 # `vitcourse.cost.count_macs` counts every linear layer by running it, and adds each attention product from its
-# shapes (notebook 05). **Published:** 6.1 G
-# multiply-adds for T2T-ViT$_t$-14 at 224 × 224 (Yuan et al., ICCV 2021, Tables 3 and 7). Its encoder blocks use
-# the preset's MLP ratio of 3, not the 4 that notebook 07's count of $12 \cdot N \cdot D^2$ assumes.
+# shapes (notebook 05). **Published:** 6.1 G multiply-adds (Yuan et al., ICCV 2021, Tables 3 and 7). Its encoder
+# blocks use the preset's MLP ratio of 3, not the 4 that notebook 07's count of $12 \cdot N \cdot D^2$ assumes.
+#
+# Before you run it, guess. Stage 1 works on many short tokens, the encoder blocks on few long ones. Which part
+# costs the most? Is the T2T module's share of the compute larger or smaller than its share of the parameters?
 
 # %%
 with torch.device("meta"):
     t2t14 = create_model("t2t_vit_t_14")
 macs = count_macs(t2t14, torch.zeros(1, 3, 224, 224, device="meta"))
-grids = t2t14.tokens_to_token.grids
-stages = [
+grids = t2t14.tokens_to_token.grids  # grids[0], [1], [2]: the token grids of stages 1, 2 and 3
+in_blocks = sum(v for k, v in macs.items() if k.startswith("blocks."))  # all encoder blocks together
+stages = [  # (part, tokens, multiply-adds)
     ("T2T stage 1 (attention1)", grids[0].total, macs["tokens_to_token.attention1"]),
     ("T2T stage 2 (attention2)", grids[1].total, macs["tokens_to_token.attention2"]),
     ("T2T stage 3 (project)", grids[2].total, macs["tokens_to_token.project"]),
-    (
-        f"encoder blocks ({len(t2t14.blocks)})",
-        grids[2].total + 1,
-        sum(v for k, v in macs.items() if k.startswith("blocks.")),
-    ),
+    (f"encoder blocks ({len(t2t14.blocks)})", grids[2].total + 1, in_blocks),
     ("head", 1, macs["head"]),
 ]
 total_macs = sum(macs.values())
@@ -589,37 +591,35 @@ for bar, (_, _, cost) in zip(bars, stages[::-1], strict=True):  # each bar's sha
     )
 ax.set_xlim(0, 1.3 * max(s[2] for s in stages) / 1e9)  # room for the longest bar's label
 ax.set_xlabel("G multiply-adds (one 224 x 224 image)")
-ax.set_ylabel("part of T2T-ViT_t-14")
-ax.set_title(f"T2T-ViT_t-14: {total_macs / 1e9:.2f} G multiply-adds per image")
+ax.set_ylabel("part of T2T-ViT$_t$-14")
+ax.set_title(f"T2T-ViT$_t$-14: {total_macs / 1e9:.2f} G multiply-adds per image")
 plt.show()
 
 # %% [markdown]
-# Most of the compute is in the encoder blocks. The T2T module takes about a quarter, though it holds under 2% of
-# the parameters. Most of that quarter is the first token transformer. There, the attention products
-# $QK^\top$ and $AV$ cost $2N^2 \cdot 64$ multiply-adds for $N = 3136$ tokens, far more than the linear layers.
-# The products grow with the square of the token count, the linear layers only in proportion to it. The token
-# length counts too: each unit of it costs another $2N^2$ multiply-adds, so a length of 64, against the encoder
-# blocks' $D = 384$, keeps the products small. The official code also offers token transformers built on
-# *Performer* (Choromanski et al., 2021), which approximates attention at a cost that grows only in proportion to
-# the token count ([the official sizes](#Evidence:-the-official-sizes)). Stage 3 has no token transformer: its
-# cost is the linear projection.
+# Three things to read in the table and the bars:
 #
-# How the stages' shares change with the image size and the strides, with an explorer to try it: [more to
-# try](#Evidence:-more-to-try).
+# - Most of the compute is in the encoder blocks. The T2T module takes about a quarter, with under 2 % of the
+#   parameters.
+# - Most of that quarter is stage 1's two attention products, $QK^\top$ and $AV$: $2N^2 \cdot 64$ multiply-adds
+#   for $N = 3136$ tokens (notebook 05). They grow with the square of the token count, the linear layers only in
+#   proportion to it.
+# - Each product costs $N^2$ times the width of q, k and v: 64 here, 6 times smaller than the encoder blocks'
+#   $D = 384$. Stage 3 has no token transformer: its cost is the linear projection.
+#
+# The stages' shares at other image sizes and strides, with an explorer: [more to try](#Evidence:-more-to-try).
 
 # %% [markdown]
 # ## Summary
 #
-# - The T2T module alternates soft split, token transformer and rebuild, and ends with a linear layer. One final
-#   token's windows cover a square of the image wider than the distance between neighbouring tokens, so
-#   neighbours share pixels. The token transformers' attention is global; the local mixing comes from the layers
-#   that read one whole window at a time, after each soft split.
+# - The T2T module alternates soft split, token transformer and rebuild, and ends with a linear layer. A final
+#   token's windows cover a square wider than the distance between neighbouring tokens, so neighbours share
+#   pixels. Attention is global; the soft splits fix which tokens meet in a window.
 # - A rebuild must take the grid's rows and columns from the token-count formula. The official square root raises
 #   where the token count is not a square number, and silently scrambles a non-square grid where it is.
-# - T2T-ViT is the T2T module followed by a ViT body. Only the layers that read the incoming token, norm1 and qkv
-#   of the first token transformer, depend on the input's channels.
-# - Most of T2T-ViT's multiply-adds are in the encoder blocks; the first T2T stage takes most of the rest, in its
-#   attention products, which grow with the square of the token count.
+# - T2T-ViT is the T2T module followed by a ViT body. Only norm1 and qkv of the first token transformer depend on
+#   the input's channels.
+# - Most of T2T-ViT's multiply-adds are in the encoder blocks; stage 1's attention products take most of the
+#   rest, and they grow with the square of the token count.
 #
 # **Next:** [10 Training](10_training.ipynb). Every model so far has had random weights. Notebook 10 teaches how
 # a model learns its weights from examples.
@@ -641,11 +641,17 @@ plt.show()
 # becomes the same vector whatever its brightness, and gets the same output. The cell checks it. Windows that hold
 # the same pattern get the same output too: the sky's dithered band shows as runs of identical cells ([counted in
 # the next section](#Evidence:-identical-windows-give-identical-outputs)).
+#
+# In the figure's top row, look for the zero borders of channels 0 and 48. In its bottom row, look at the plain
+# sky and the dark ground: flat areas share one colour in each channel, whatever their brightness. Channels 0 to 3
+# are simply the first four of the 64.
 
 # %%
 grid1 = tokens.count_tokens(height, width, *T2T_STAGES[0])
 torch.manual_seed(0)
-tt_pic = TokenTransformer(49, 64, qk_scale=49**-0.5).to(device).eval()
+tt_pic = (
+    TokenTransformer(49, 64, qk_scale=49**-0.5).to(device).eval()
+)  # the official scale (notebook 08, § 4)
 with torch.no_grad():
     toks = tokens.soft_split(image, *T2T_STAGES[0])  # (1, 375, 49)
     raw = tokens.rebuild_image(toks, grid1.rows, grid1.cols)  # (1, 49, 15, 25)
@@ -758,9 +764,11 @@ print(f"   {repeated} of the band's {len(band_rows) * grid1.cols} windows repeat
 #
 # The presets at 224 × 224 × 3 with 1000 classes, built on the meta device, beside the official code's parameter
 # counts. Sizes 14, 19 and 24 are the paper's T2T-ViT$_t$ models, with ordinary attention as built here. At sizes
-# 7, 10 and 12 the official code has only *Performer* token transformers (section 4). The course builds those
+# 7, 10 and 12 the official code has only token transformers built on *Performer* (Choromanski et al., 2021), a
+# kind of attention whose cost grows only in proportion to the token count. The course builds those
 # sizes with ordinary attention, marked * in the table. Where the reference counts come from is said below the
-# table.
+# table. The last column is the LayerNorms' eps: $10^{-5}$, PyTorch's default, where the course's ViT (notebook 06)
+# used $10^{-6}$.
 
 # %%
 official = {  # preset: (all, trainable), from the official code (see below); * = not published
@@ -773,7 +781,7 @@ official = {  # preset: (all, trainable), from the official code (see below); * 
 }
 print(
     f"{'preset':12s} {'D':>4s} {'depth':>5s} {'heads':>5s} {'MLP ratio':>9s} {'all':>12s} {'trainable':>12s} "
-    f"{'reference':>13s}"
+    f"{'reference':>13s} {'eps':>6s}"
 )
 with torch.device("meta"):
     for name, (ref_all, ref_train) in official.items():
@@ -782,9 +790,11 @@ with torch.device("meta"):
         ratio = m.blocks[0].mlp.fc1.out_features / m.embed_dim
         print(
             f"{name:12s} {m.embed_dim:4d} {len(m.blocks):5d} {m.blocks[0].attn.num_heads:5d} {ratio:9g} "
-            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}{'*' if name[-2:] in ('_7', '10', '12') else ' '}"
+            f"{n_all:12,d} {n_train:12,d} {ref_all:12,d}{'*' if name[-2:] in ('_7', '10', '12') else ' '} "
+            f"{m.blocks[0].norm1.eps:6g}"
         )
         assert (n_all, n_train) == (ref_all, ref_train)
+        assert m.blocks[0].norm1.eps == torch.nn.LayerNorm(1).eps == 1e-5  # PyTorch's default
 print("every preset matches its reference count, all and trainable")
 
 # %% [markdown]
@@ -817,8 +827,7 @@ print("every preset matches its reference count, all and trainable")
 # 224 × 224 with T2T's three stages.
 #
 # **Predict, then play.** Write down your guesses, then try them.
-# 1. Set $H$ and $W$ to 448. Every stage then makes 4 times as many tokens. Does stage 2's share of the module's
-#    multiply-adds rise, fall or stay the same?
+# 1. Set $H$ and $W$ to 448. Does stage 2's share of the module's multiply-adds rise, fall or stay the same?
 # 2. Back at 224 × 224, set stage 1's stride to 8. Does the module's total fall about 2 times, 4 times or more
 #    than 10 times? Which stage now holds the largest share?
 
@@ -860,20 +869,20 @@ assert share2["448"] < share2["224"] and growth2 < growth
 assert 12 < growth < 16 and fall > 10 and largest == 1 and not covered.all()
 by_formula = widgets.t2t_stage_macs(224, 224, T2T_STAGES, in_chans=3, token_dim=64, embed_dim=384)
 counted = [macs[f"tokens_to_token.{part}"] for part in ("attention1", "attention2", "project")]
-print(f"T2T-ViT_t-14's module at 224 x 224 x 3: formula {by_formula}, counted by hooks {counted}")
+print(f"T2T-ViT_t-14's module at 224 x 224 x 3: formula {by_formula}, counted by count_macs {counted}")
 assert by_formula == counted
 assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is None  # 1 x 1 grid, kernel 9
 
 # %% [markdown]
 # Stage 2's share falls. Both stages get 4 times the tokens, but their costs grow differently. Stage 1's cost is
-# mostly attention products (notebook 05, "Parameters and multiply-adds"), which grow with the square of the token count:
-# close to 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more. They grow only 4 times, and stage
-# 2's cost grows less than stage 1's.
+# mostly attention products (notebook 05, "Parameters and multiply-adds"), which grow with the square of the token
+# count: close to 16 times. Stage 2's tokens are 576 long, so its linear layers weigh more, and linear layers grow only in
+# proportion to the token count. So stage 2's cost grows less than stage 1's, as printed.
 #
 # A stride of 8 gives stage 1 a quarter of the tokens and makes every later grid smaller too, so the total falls more
 # than tenfold. Stage 1 still costs the most. The stride is now larger than the kernel, which leaves gaps, as notebook
-# 02 showed: the printed share of pixels falls in no window. The last lines check the explorer's formula against the
-# hooks of section 4.
+# 02 showed: the printed share of pixels falls in no window. The last lines check the explorer's formula against
+# `count_macs` of section 4.
 
 # %% [markdown]
 # ## Evidence: where the course departs from the articles and the official code
@@ -914,8 +923,8 @@ assert widgets.t2t_stages_view(8, 8, [(7, 4, 2), (3, 2, 1), (9, 2, 0)])[0] is No
 #   models whose token transformers use ordinary attention, as built here. Official checkpoints of those load
 #   into them with `vitcourse.checkpoints.load_pretrained`; this notebook downloads nothing, so the load is not
 #   run here: the course's test `tests/test_checkpoints.py` writes out the official key names and shapes and
-#   loads them. The official `t2t_vit_14` (and 7, 10, 12, 19, 24) is the Performer variant (section 4), whose
-#   token blocks have other parameters and keys (`kqv`, `w`); the course does not build it, so
+#   loads them. The official `t2t_vit_14` (and 7, 10, 12, 19, 24) is the Performer variant (the official sizes,
+#   above), whose token blocks have other parameters and keys (`kqv`, `w`); the course does not build it, so
 #   `create_model("t2t_vit_14")` is refused with a message that names `t2t_vit_t_14`, and a Performer checkpoint
 #   is refused by `load_pretrained`, saying so (last cell of this section). The official code has the sizes 7,
 #   10 and 12 only as Performer models; the course's transformer-token models of those sizes are
@@ -1021,8 +1030,13 @@ print(f"at random initial weights, the block's output changes by {change:.0%} of
 assert adds_v and change > 0.01
 
 # %% [markdown]
-# The official reshape, run on a qkv output of that size (13 × 100 tokens, $3 \cdot 64$ values each), with 1 head
-# and with 4; then `vitcourse`'s token transformer with 4 heads on the same sizes.
+# So the skip through $v$ is no detail: at these weights $v$ is about 4 times the size of the attention's output,
+# as printed, and the block's output moves by about half its size. A block without it is a different model.
+
+# %% [markdown]
+# The official reshape, run on a qkv output of the article's walk-through sizes (a batch of 13 inputs of 100
+# tokens, $3 \cdot 64$ values per token), with 1 head and with 4; then `vitcourse`'s token transformer with 4 heads
+# on the same sizes.
 
 # %%
 qkv_out = torch.zeros(13, 100, 3 * 64)  # the official qkv layer's output: 3 x 64 values per token

@@ -16,30 +16,24 @@
 # %% [markdown]
 # # 12 · Trained position tables
 #
-# **Before this:** notebook 03 (position tables: sinusoidal and learned, and how a learned one starts),
-# notebook 10 (training) and notebook 11 (training with no, a sinusoidal and a learned position embedding).
+# **Before this:** notebooks 03 (position tables), 10 (training) and 11 (training choices).
 #
-# **Time:** about 55 minutes
+# **Time:** about 60 minutes
 #
-# Notebook 03 left a learned position table at its start: small random numbers, with no pattern linking one
-# position's vector to another's. Here we read what such tables hold once small ViTs have been trained on the
-# picture's world, and how a trained table is carried to a larger image. The training words come from notebook 10:
-# a **held-out** set (scenes never used in training), **steps** and **batches**, a **seed** (which fixes a run's
-# random draws), and **fine-tuning** (training a little longer, from trained weights, on a new task or size).
+# Notebook 03 left a learned position table at its start: random numbers, with no pattern. Here we read what such
+# tables hold after training (**held-out** scenes, **seeds** and **fine-tuning** are notebook 10's words), and
+# carry one to a larger image.
 #
 # By the end you can
-# 1. say what a model without a position embedding can still read, and set a claim about a trained model against
-#    its control;
-# 2. read a trained table's similarity maps, and say what locality alone (nearby patches being alike) would
-#    give;
-# 3. carry a learned table to a larger patch grid in 2-D, and say why a stretch along the sequence goes wrong;
-# 4. design the control that shows that a carried table holds the model's sense of place.
+# 1. say what a model without a position embedding can still read (Ex. 1);
+# 2. read a trained table's similarity maps against locality alone (Ex. 2);
+# 3. carry a learned table to a larger grid in 2-D, and say why a 1-D stretch fails (Ex. 3);
+# 4. design a control that shows what a carried table holds (Ex. 4).
 #
-# A table's rows are called **slots** here (slot 0: the prediction token's; slot 1 + p: patch p's position
-# vector), so that "row" always means a patch row of the grid.
+# A table's rows are called **slots** (slot 0: the prediction token's; slot 1 + p: patch p's), so that "row"
+# always means a patch row. Patches, slots, rows and columns are counted from 0.
 #
-# The **Evidence** sections at the end hold the controls, chance levels and fits behind each claim; they are
-# optional, about 40 more minutes.
+# The optional **Evidence** sections (about 60 minutes) hold the controls, chance levels and fits.
 
 # %%
 import json
@@ -80,20 +74,14 @@ print(
 )
 
 # %% [markdown]
-# ## 1. What a trained table looks like (32 min)
+# ## 1. What a trained table looks like (30 min)
 #
-# The ViT paper reports that after training, closer patches tend to have more similar position embeddings, and
-# so do patches in one row or column (Dosovitskiy et al., 2021, Figure 7).
+# The ViT paper reports that after training, nearby patches have more similar position embeddings, and so do
+# patches in one row or column (Dosovitskiy et al., 2021, Figure 7).
 #
-# The course ships a small trained ViT, trained with the loop of notebook 10: $D$ = 64, patches of 20, an MLP
-# ratio of 2 like every trained model here. It sees random scenes of the picture's world and names the moon's
-# patch row, one of 3 (0 to 2), and patch column, one of 5 (0 to 4): its output layer gives 3 + 5 scores, and the
-# largest of the first 3 names the row, the largest of the last 5 the column. Its accuracy is held out: measured on 256
-# scenes never used in training.
-#
-# The pixels might give part of the moon's place away. So a **control** ships beside the model: the same run with
-# no position embedding. Whatever the control gets right, the pixels alone gave away. Four scenes of the task,
-# with the patch grid and each scene's answer:
+# The course ships a small ViT trained with notebook 10's loop ($D$ = 64, patches of 20). It sees random scenes
+# and names the moon's patch row (0 to 2) and column (0 to 4). Beside it ships a **control**: the same run with
+# no position embedding. What the control gets right, the pixels alone gave away. Four scenes, with their answers:
 
 # %% mystnb={"image": {"alt": "Four random scenes of the moon task, each with the 3 by 5 patch grid drawn over it and titled with the moon's patch row and column"}}
 task_scenes = scenes.make_batch("where", 4, seed=3)  # not the held-out set: seed 3
@@ -110,47 +98,32 @@ plt.show()
 # %% [markdown]
 # ### Exercise 1 (predict)
 #
-# Before the models are evaluated below.
+# Chance (a random guess) is right 1/3 of the time for the row, 1/5 for the column. Which will the control beat
+# chance by more, the moon's patch row or its column, and why? Set `answer_control` to the statement, "i" to "v",
+# whose choice and reason both hold:
 #
-# (a) Chance is the accuracy of a random guess: right 1 time in 3 for the row, 1 in 5 for the column. Which will
-# the control beat chance by more, the moon's patch row or its patch column, and why? Set `answer_control` to the
-# letter of the statement whose choice and reason both hold:
-#
-# - **a.** The row: the control still sees each patch's pixels, and what lies around the moon plausibly
+# - **(i)** The row: the control still sees each patch's pixels, and what lies around the moon plausibly
 #   changes more from top to bottom than from left to right.
-# - **b.** The row: attention still sees the order in which the patch tokens come, so the control can count
-#   down the rows.
-# - **c.** The column: the grid has 5 columns and only 3 rows, so a column holds fewer patches and is easier to
-#   pick out.
-# - **d.** Neither: a model without a position embedding is blind to where each patch lies, so it is near
-#   chance on both.
-# - **e.** The column: the ridges slope across the picture, so each patch column shows them at its own height.
-#
-# (b) Take one scene, cut it into its 15 patches and make every picture that a reordering of those patches gives
-# (15! of them, the scene itself among them). How many different predictions can the control give across all of
-# them? Set `answer_scrambles` to that number.
+# - **(ii)** The row: attention still sees the order of the tokens, so the control can count down the rows.
+# - **(iii)** The column: with 5 columns and 3 rows, a column holds fewer patches and is easier to pick out.
+# - **(iv)** Neither: without a position embedding the model is blind to where patches lie; near chance on both.
+# - **(v)** The column: the ridges slope across the picture, so each patch column shows them at its own height.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "control_axis_prediction-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_control = None  # replace None with a letter, "a" to "e"
-answer_scrambles = None  # replace None with a number
+answer_control = None  # replace None with a statement's number, "i" to "v"
 ### BEGIN SOLUTION
-# (a) Without a position embedding the model sees only the pixels of each patch, in no order. The pixels are all
-# it has, and the picture plausibly changes from top to bottom (sky, ridges, ground) more than from left to right,
-# so they can give the row away more often than the column. Which pixels do it, the exercise does not ask. (b)
-# contradicts notebook 03, section 1; (c) confuses how many classes there are with what the pixels show; (d)
-# confuses blindness to the order of the tokens with blindness to what each token shows; (e) a slope shades the
+# Without a position embedding the model sees only the pixels of each patch, in no order. The pixels are all it
+# has, and the picture plausibly changes from top to bottom (sky, ridges, ground) more than from left to right, so
+# they can give the row away more often than the column. Which pixels do it, the exercise does not ask. (ii)
+# contradicts notebook 03, section 1; (iii) confuses how many classes there are with what the pixels show; (iv)
+# confuses blindness to the order of the tokens with blindness to what each token shows; (v) a slope shades the
 # picture along both axes, while what lies behind the moon, sky or ridges or ground, changes mostly from top to
 # bottom.
-answer_control = "a"
-# (b) Notebook 03, section 1: without a position embedding a model that reads the prediction token gives the same
-# output for any order of the same patch tokens. All 15! pictures hold the same 15 tokens, so the control gives
-# one prediction for all of them: it can only read what the patches show, never where they lie.
-answer_scrambles = 1
+answer_control = "i"
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "control_axis_prediction-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
 check.control_axis_prediction(answer_control)
-check.scrambled_predictions(answer_scrambles)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "control_axis_prediction-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
@@ -158,17 +131,11 @@ check.scrambled_predictions(answer_scrambles)
 check.require(check.control_axis_prediction, answer_control)
 ### END HIDDEN TESTS
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "scrambled_predictions-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.scrambled_predictions, answer_scrambles)
-### END HIDDEN TESTS
-
 # %% [markdown]
 # ### After Exercise 1
 
 # %% [markdown]
-# The cell evaluates both models on the same 256 held-out scenes, with chance printed first.
+# Both models on the same 256 held-out scenes, with chance first:
 
 # %%
 where_models = {name: train.load_shipped(name, "cpu") for name in ("vit_where", "vit_where_nopos")}
@@ -193,24 +160,450 @@ for name, label in (
     m = held_out[name]
     print(f"{label:32s} {m['row_accuracy']:6.3f} {m['column_accuracy']:8.3f} {m['accuracy']:6.3f}")
 
-# %%
 # what the pair shows, checked: the control reads the row almost as well, the column far less well
 seeing_m, blind_m = held_out["vit_where"], held_out["vit_where_nopos"]
 assert blind_m["row_accuracy"] > 0.9 and seeing_m["row_accuracy"] - blind_m["row_accuracy"] < 0.1
 assert 1 / grid.cols < blind_m["column_accuracy"] < 0.7
 assert seeing_m["column_accuracy"] - blind_m["column_accuracy"] > 0.3
 
-# part (b), run: the control on the course picture and on 20 reorderings of its 15 patches
-control = where_models["vit_where_nopos"].model.eval()
+# %% [markdown]
+# The control still names the moon's row in almost every scene, and the column in 0.58: above chance (0.2), far
+# below the model with a position embedding. So the pixels give the row away; mainly the column needs the
+# embedding. (The control cannot see where a patch lies at all:
+# [Evidence](#Evidence:-the-control-on-reordered-patches).)
+
+# %% [markdown]
+# ### A grid of 60 patches, as in the ViT paper's Figure 7
+#
+# A 3 × 5 grid is too small to show rows and columns
+# ([Evidence](#Evidence:-the-small-grid-against-locality-and-chance)). So a second ViT ships, on 10-pixel
+# patches: **6 × 10 = 60 patches**. It names the patch of a smaller moon in nearly every held-out scene
+# ([Evidence](#Evidence:-accuracy-of-the-60-patch-models)).
+#
+# The figure shows six of the paper's maps: the cosine similarity of one patch's position vector (boxed) with
+# every patch's (red: alike, blue: unlike). The map on the right averages all 60 by **offset**: its cell $c$
+# columns right of the centre and $r$ rows below it is the mean over every pair whose second patch lies $c$ columns
+# right of and $r$ rows below the first. Its centre is a patch with itself (1); its middle row holds the pairs that share a row, its middle
+# column those that share a column. Its far corners average one pair each.
+
+# %% mystnb={"image": {"alt": "Six 6 by 10 maps of the 60-patch model's trained position table, each the cosine similarity of one patch (0, 5, 22, 37, 50 and 59, boxed) with every patch: most are brightest along the patch's own row; beside them the mean similarity by offset, 11 rows by 19 columns, brightest at the centre and stretched along the horizontal, the same-row direction"}}
+fine_grid = (6, 10)
+rows_f, cols_f = fine_grid
+fine_names = ("vit_within", "vit_within_seed1", "vit_within_seed2", "vit_within_nopos")
+fine = {name: train.load_shipped(name, "cpu") for name in fine_names}
+# (1, 61, 64): slot 0 is the prediction token's
+fine_table = fine["vit_within"].model.pos_embed.detach().cpu()
+fine_maps = position.cosine_similarity_grid(fine_table, rows_f, cols_f)  # (6, 10, 6, 10): one map per patch
+pair_sims = fine_maps.reshape(60, 60)  # (60, 60): patch by patch
+shown = (0, 5, 22, 37, 50, 59)  # corners 0, 50, 59; top edge 5; inside 22, 37
+
+patch_r, patch_c = torch.arange(60) // cols_f, torch.arange(60) % cols_f  # (60,) each: row and column
+by_offset = probes.similarity_by_offset(fine_table, rows_f, cols_f)  # (11, 19): the mean map, see its text
+in_row = (patch_r[:, None] == patch_r).fill_diagonal_(False)  # (60, 60): two different patches of one row
+in_col = (patch_c[:, None] == patch_c).fill_diagonal_(False)  # (60, 60): ... of one column
+neither = ~in_row & ~in_col & ~torch.eye(60, dtype=torch.bool)
+print(
+    f"trained table: mean similarity of two different patches in one row {pair_sims[in_row].mean():.2f}, "
+    f"in one column {pair_sims[in_col].mean():.2f}, in neither {pair_sims[neither].mean():.2f}"
+)
+
+fig = plt.figure(figsize=(15, 5.2), layout="constrained")
+layout = fig.add_gridspec(2, 4, width_ratios=(1, 1, 1, 1.5))
+for k, patch in enumerate(shown):
+    ax = fig.add_subplot(layout[k // 3, k % 3])
+    r, c = patch // cols_f, patch % cols_f
+    title = f"patch {patch} (row {r}, column {c})"
+    plots.show_matrix(
+        fine_maps[r, c],
+        ax,
+        title,
+        "patch column",
+        "patch row",
+        cmap="RdBu_r",
+        vmin=-1,
+        vmax=1,
+        colorbar=False,
+        aspect="equal",
+    )
+    ax.add_patch(plt.Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, ec="black", lw=2))
+ax = fig.add_subplot(layout[:, 3])
+plots.show_matrix(
+    by_offset,
+    ax,
+    "all 60 patches: mean similarity by offset",
+    xlabel="columns across (other patch minus this one)",
+    ylabel="rows down (other patch minus this one)",
+    cmap="RdBu_r",
+    vmin=-1,
+    vmax=1,
+    aspect="equal",
+    label="cosine similarity",
+)
+ax.set_xticks(range(0, 2 * cols_f - 1, 3), [str(c - cols_f + 1) for c in range(0, 2 * cols_f - 1, 3)])
+ax.set_yticks(range(2 * rows_f - 1), [str(r - rows_f + 1) for r in range(2 * rows_f - 1)])
+fig.suptitle("vit_within (6 x 10 patches): cosine similarity of the trained position vectors")
+plt.show()
+
+# %% [markdown]
+# Nearby patches are alike: that is **locality**. In most of the six maps the brightest band also runs along the
+# patch's own row; a band down its column is fainter. (A far bright spot, such as patch 59's, rests on one pair.) The mean map stretches along its middle row, and two patches of one row are on
+# average more alike than two of one column (printed). Is that more than locality?
+
+# %% [markdown]
+# ### Exercise 2 (predict)
+#
+# Take a table that knows only distance: the similarity of two patches falls with how far apart their centres
+# lie, the same in every direction. On this 6 × 10 grid:
+#
+# (a) Which pairs will it make more alike on average: two different patches of one row, or two of one column?
+# Set `answer_locality_pairs` to "row", "column" or "same" (neither: it has no direction).
+#
+# (b) The number behind your choice: the mean distance, in patches, between two different patches of one column
+# (each pair once). Set `column_pair_distance`.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "locality_favoured_pairs-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_locality_pairs = None  # replace None with "row", "column" or "same"
+column_pair_distance = None  # replace None with a number of patches
+### BEGIN SOLUTION
+# (b) A column holds 6 patches: 5 pairs lie 1 apart, 4 lie 2 apart, 3 lie 3, 2 lie 4 and 1 lies 5 apart, so the 15
+# pairs lie on average (5 + 8 + 9 + 8 + 5) / 15 = 35 / 15 patches apart. A row holds 10 patches: its 45 pairs lie
+# on average 165 / 45, further apart.
+column_pair_distance = 35 / 15
+# (a) The table has no direction, but the two kinds of pairs lie at different distances: a column is shorter than
+# a row, so two patches of one column are nearer on average, and locality alone makes them more alike.
+answer_locality_pairs = "column"
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "locality_favoured_pairs-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.locality_favoured_pairs(answer_locality_pairs)
+check.column_pair_distance(column_pair_distance)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "locality_favoured_pairs-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.locality_favoured_pairs, answer_locality_pairs)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "column_pair_distance-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.column_pair_distance, column_pair_distance)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 2
+
+# %% [markdown]
+# The cell measures both, with such a table (`probes.distance_only_embedding`: similarity $\exp(-d^2/2)$ at
+# distance $d$ in patches):
+
+# %%
+local = F.normalize(probes.distance_only_embedding(rows_f, cols_f, 1.0).float(), dim=-1)  # (60, 60)
+local_sims = local @ local.T  # (60, 60): distance only
+apart = torch.cdist(torch.stack([patch_r, patch_c], 1).float(), torch.stack([patch_r, patch_c], 1).float())
+print(
+    f"mean distance in patches: two patches of one row {apart[in_row].mean():.2f}, of one column {apart[in_col].mean():.2f}"
+)
+for name, sims in (("vit_within, trained", pair_sims), ("locality alone (distance only)", local_sims)):
+    print(
+        f"{name:31s}: mean similarity in one row {sims[in_row].mean():.2f}, in one column "
+        f"{sims[in_col].mean():.2f}, in neither {sims[neither].mean():.2f}"
+    )
+assert local_sims[in_col].mean() > local_sims[in_row].mean()  # locality alone: columns, being shorter, win
+
+# %% [markdown]
+# Locality alone makes two patches of one column more alike than two of one row: a column is shorter, so its
+# pairs lie closer together (printed). The trained table is the other way round: it holds more along its rows
+# than locality gives. Of three seeds, each does; one also holds more along its columns ([Evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid)).
+
+# %% [markdown]
+# ## 2. Resizing the table (27 min)
+#
+# ViT pre-trains at 224 × 224 pixels and fine-tunes at higher resolutions with the same patch size (Section 3.2).
+# A larger image has more patches than the table has slots ([an example](#Evidence:-one-table-at-two-image-sizes)),
+# so the table must be carried to the larger grid.
+
+# %% [markdown]
+# The naive way treats the table as a sequence: its patch slots (slot 0 set aside) are stretched to the new length
+# by **linear interpolation** ([an example](#Evidence:-interpolation-kernels)), then read onto the new grid patch
+# row by patch row. Count the patch slots alone, from 0, so that patch slot $j$ is patch $j$. From 15 slots to 60,
+# new patch 9, the top-right corner of the 6 × 10 grid, lands at old position
+# $(9 + 0.5) \cdot 15/60 - 0.5 = 1.875$: between old patches 1 and 2, mid-way along the old top row, far from the
+# corner. The stretch follows the sequence, not the grid.
+
+# %% [markdown]
+# ### Interpolating the table in 2-D
+#
+# The ViT paper interpolates "according to their location in the original image" (Section 3.2). Step by step,
+# for an embedding of shape (1, 1 + h·w, D):
+#
+# 1. keep slot 0, the prediction token's: it has no place on the grid;
+# 2. lay the other $h \cdot w$ slots out on the grid, patch row by patch row: an $h \times w$ image whose pixels
+#    are vectors of $D$ numbers;
+# 3. interpolate that image to the new grid $h_2 \times w_2$;
+# 4. read the new grid back patch row by patch row, and put slot 0 back in front.
+#
+# The course interpolates **bicubic**, as the timm library does: each new value comes from a smooth curve through
+# the nearest 4 × 4 old values ([Evidence](#Evidence:-interpolation-kernels)).
+
+# %% [markdown]
+# ### Exercise 3 (code)
+#
+# Write `resize_2d(table, old_grid, new_grid)` yourself, by the four steps: `table` is (1, 1 + h·w, D),
+# `old_grid` is (h, w), `new_grid` is (h2, w2); return (1, 1 + h2·w2, D). For step 3 use
+# `F.interpolate(image, size=new_grid, mode="bicubic", align_corners=False)`, which takes an image of shape
+# (1, D, h, w). Add a shape comment after each reshape. The check compares your function with the package's
+# version, which your function may not call.
+
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "resize_2d_function-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+def resize_2d(table: torch.Tensor, old_grid: tuple[int, int], new_grid: tuple[int, int]) -> torch.Tensor:
+    ### BEGIN SOLUTION
+    (h, w), (h2, w2), d = old_grid, new_grid, table.shape[-1]
+    image = table[:, 1:].reshape(1, h, w, d)  # (1, h, w, D): step 2, patch row by patch row
+    image = image.permute(0, 3, 1, 2)  # (1, D, h, w): channels first, as F.interpolate wants
+    image = F.interpolate(image, size=(h2, w2), mode="bicubic", align_corners=False)  # (1, D, h2, w2): step 3
+    patches = image.permute(0, 2, 3, 1).reshape(1, h2 * w2, d)  # (1, h2 * w2, D): step 4
+    return torch.cat([table[:, :1], patches], dim=1)  # (1, 1 + h2 * w2, D): slot 0 kept in front (step 1)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "resize_2d_function-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.resize_2d_function(resize_2d)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "resize_2d_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.resize_2d_function, resize_2d)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 3
+
+# %% [markdown]
+# The shipped 3 × 5 table carried to 6 × 10 with the package's `position.resize_position_embedding` and the naive way.
+# For each new patch, the most similar old patch; in 2-D it should be the one at the same place.
+
+# %% mystnb={"image": {"alt": "Two 6 by 10 grids of new patches, by patch row and patch column, each labelled and coloured by the old patch (0 to 14) its position vector is most like: after the 2-D resize nearly every new patch matches the old patch at its place; after the 1-D resize along the sequence most are boxed in red as misses"}}
+trained = (
+    train.load_shipped("vit_where", "cpu").model.pos_embed.detach().cpu()
+)  # (1, 16, 64): the 3 x 5 table
+old_grid, new_grid = (grid.rows, grid.cols), (2 * grid.rows, 2 * grid.cols)
+resized_2d = position.resize_position_embedding(trained, old_grid, new_grid)  # (1, 1 + 60, 64)
+stretched_1d = F.interpolate(trained[:, 1:].transpose(1, 2), size=new_grid[0] * new_grid[1], mode="linear")
+# (1, 1 + 60, 64): the naive way, slot 0 kept in front
+resized_1d = torch.cat([trained[:, :1], stretched_1d.transpose(1, 2)], dim=1)
+print(
+    f"trained {tuple(trained.shape)} on a {old_grid} grid -> {tuple(resized_2d.shape)} on a {new_grid} grid"
+)
+print(f"prediction token's slot kept as it was: {torch.equal(resized_2d[0, 0], trained[0, 0])}")
+same_grid = position.resize_position_embedding(trained, old_grid, old_grid)
+print("resized to its own grid, unchanged:", torch.allclose(same_grid, trained))
+
+old_unit = F.normalize(trained[0, 1:], dim=-1)  # (15, 64)
+new_r, new_c = torch.meshgrid(torch.arange(new_grid[0]), torch.arange(new_grid[1]), indexing="ij")
+place = (new_r * old_grid[0] // new_grid[0]) * old_grid[1] + new_c * old_grid[1] // new_grid[1]  # (6, 10)
+most_like = {}
+for name, resized in (("2-D bicubic", resized_2d), ("1-D along the sequence", resized_1d)):
+    new_unit = F.normalize(resized[0, 1:], dim=-1)  # (60, 64)
+    most_like[name] = (new_unit @ old_unit.T).argmax(1).reshape(new_grid)  # (6, 10): index of an old patch
+    hits = int((most_like[name] == place).sum())
+    row_ok = int((most_like[name] // old_grid[1] == place // old_grid[1]).sum())  # the old patch row right
+    col_ok = int((most_like[name] % old_grid[1] == place % old_grid[1]).sum())  # the old patch column right
+    print(
+        f"{name:23s}: {hits} of {place.numel()} new patches most like the old patch at their place; "
+        f"old patch row right {row_ok}, old patch column right {col_ok}"
+    )
+hits_2d, hits_1d = (int((most_like[n] == place).sum()) for n in most_like)
+assert hits_2d > hits_1d and hits_2d >= 0.9 * place.numel()
+corner = {name: int(best[0, new_grid[1] - 1]) for name, best in most_like.items()}  # old patch numbers
+print(
+    f"the new top-right patch (patch {new_grid[1] - 1}) lies over old patch {place[0, -1]}; it is most like old "
+    f"patch {corner['2-D bicubic']} after the 2-D resize and old patch {corner['1-D along the sequence']} after the 1-D one"
+)
+assert corner["1-D along the sequence"] == 2 and corner["2-D bicubic"] == grid.cols - 1
+
+plots.show_most_like_grid(most_like, place, old_grid)
+plt.show()
+
+# %% [markdown]
+# In the right panel, look at the old patch *rows*: after the 1-D stretch each new patch row holds half an old
+# row, so every new patch is most like a patch of the right old row, but mostly of the wrong column (printed).
+# The 2-D resize keeps both for nearly every patch.
+
+# %% [markdown]
+# ### Exercise 4 (design a control)
+#
+# The 60-patch model is shown scenes drawn at twice the size, a 12 × 20 grid, with its table carried there in
+# 2-D. Its labels stay those of the old 6 × 10 grid. It names the patch of many moons. Does the carried table
+# hold the model's sense of place?
+#
+# (a) Which comparison tests that claim best? Set `answer_resize_control` to its number, "i" to "v".
+#
+# - **(i)** The same model on scenes of the old size.
+# - **(ii)** The same weights, the carried table's 240 patch slots shuffled among the patches.
+# - **(iii)** The same weights with a fresh table, drawn the way the model's own table started.
+# - **(iv)** The same weights, the table stretched the naive 1-D way.
+# - **(v)** A new model trained from scratch on the larger scenes.
+#
+# (b) If the carried table is all that tells the model where each patch lies, what accuracy (row and column both
+# right) do you expect from it? Set `expected_control_accuracy`.
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "resize_control_design-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
+answer_resize_control = None  # replace None with a comparison's number, "i" to "v"
+expected_control_accuracy = None  # replace None with a number
+### BEGIN SOLUTION
+# (a) Shuffling the carried slots, (ii), keeps every number the model gets, the same values at the same scale, and
+# removes only which patch each vector sits at. A fresh table (iii) also removes the place, but it changes the
+# numbers' size and spread too (the trained table has grown from its start), so a drop could come from either.
+# (i) removes nothing from the carried table; (iv) keeps each patch's old patch row and mostly loses its column,
+# so it removes only part of the place; (v) changes every weight.
+answer_resize_control = "ii"
+# (b) The shuffled table still tells the model a place for every patch, a wrong one, so the model answers
+# confidently but is right only when the shuffle happens to give the moon's patch a vector from its own old
+# patch (each old patch's vector spread over 2 x 2 new slots): about 4 chances in 240, 1 / 60, the same as a
+# guess on the old grid's 60 labels (6 rows times 10 columns). The labels are the old grid's, not the 240
+# patches of the larger one. The pixels may lift it a little.
+expected_control_accuracy = 1 / 60
+### END SOLUTION
+
+# %% nbgrader={"grade": false, "grade_id": "resize_control_design-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
+check.resize_control_design(answer_resize_control)
+check.resize_control_accuracy(expected_control_accuracy)
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "resize_control_design-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.resize_control_design, answer_resize_control)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "resize_control_accuracy-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.resize_control_accuracy, expected_control_accuracy)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### After Exercise 4
+
+# %% [markdown]
+# Shuffling the slots, (ii), changes only where each vector sits; a fresh table, (iii), also changes the numbers'
+# size (printed below). The shuffled model is right only when the moon's patch gets a vector from its own old
+# patch, which the resize spread over about 4 of 240 slots: 4/240 = 1/60. The controls, run:
+
+# %%
+base_model = fine["vit_within"].model
+with torch.random.fork_rng(devices=[]):  # a new model draws weights, replaced at once: later draws kept
+    larger = {
+        "carried in 2-D": resolution.at_resolution(base_model, 2),
+        "slots shuffled (control)": resolution.at_resolution(base_model, 2),
+        "fresh table (control)": resolution.at_resolution(base_model, 2, resize_pos=False, seed=0),
+    }
+shuffled = larger["slots shuffled (control)"]
+shuffle = torch.randperm(shuffled.num_patches, generator=torch.Generator().manual_seed(0))
+# the carried table's patch slots in a random order; slot 0, the prediction token's, kept
+with torch.no_grad():
+    shuffled.pos_embed[:, 1:] = larger["carried in 2-D"].pos_embed[:, 1:][:, shuffle]
+before_tuning = {
+    name: train.evaluate(model, "within", block=10, **train.SHIPPED_EVAL)["accuracy"]
+    for name, model in larger.items()
+}
+print(
+    f"at 120 x 200: {larger['carried in 2-D'].num_patches} patches, table "
+    f"{tuple(larger['carried in 2-D'].pos_embed.shape)} (was {tuple(base_model.pos_embed.shape)})"
+)
+print(
+    f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes, before fine-tuning"
+)
+for name, accuracy in before_tuning.items():
+    print(f"{name:26s}{accuracy:7.3f}")
+print(f"{'chance, 1/60':26s}{1 / 60:7.3f}")
+table_size = {  # root mean square of the patch slots' entries: how large the table's numbers are
+    name: larger[name].pos_embed.detach()[0, 1:].pow(2).mean().sqrt().item()
+    for name in ("carried in 2-D", "fresh table (control)")
+}
+print(
+    f"size of the table's numbers (root mean square): carried {table_size['carried in 2-D']:.3f}, "
+    f"fresh {table_size['fresh table (control)']:.3f}"
+)
+assert table_size["carried in 2-D"] > 3 * table_size["fresh table (control)"]  # training grew the table
+assert tuple(round(a, 2) for a in before_tuning.values()) == (0.43, 0.03, 0.02)  # the numbers cited below
+
+# %% [markdown]
+# With the carried table the model names the patch of 0.43 of the moons; with the slots shuffled, 0.03; with a
+# fresh table, 0.02: near chance (0.017). So, for this model and this shuffle, the carried table holds what the
+# model learned about place. What fine-tuning adds: [Evidence](#Evidence:-the-resized-table-before-and-after-fine-tuning).
+
+# %% [markdown]
+# ## Summary
+#
+# - A claim about a trained model needs its control: the pixels alone give the moon's row away, its column far less.
+# - Trained tables show locality, and on 6 × 10 more: locality alone favours column pairs, the tables row pairs.
+# - A table is carried to another grid in 2-D, slot 0 kept; a 1-D stretch loses the columns. Shuffling the
+#   carried slots, which changes one thing only, shows that here the carried table holds the sense of place.
+#
+# **Next:** [13 Inside trained models](13_inside_trained_models.ipynb) reads a trained model's attention heads.
+
+# %% [markdown]
+# ## Evidence: accuracy of the 60-patch models
+#
+# The 60-patch model of section 1 (`vit_within`), two more seeds of the same run, and its control without a
+# position embedding, each evaluated on 256 held-out scenes, with chance printed first.
+
+# %%
+fine_cfg = fine["vit_within"].config
+print(
+    f"{fine_cfg.model}, task {fine_cfg.task!r}, patches of {fine_cfg.patch_size} (a {rows_f} x {cols_f} grid), "
+    f"D {fine_cfg.embed_dim}, {fine_cfg.depth} blocks, {fine_cfg.num_heads} heads, MLP ratio "
+    f"{fine_cfg.mlp_ratio:g}, {fine_cfg.steps} steps of {fine_cfg.batch_size} scenes; seeds "
+    f"{[fine[n].config.seed for n in fine_names[:3]]}; the control: "
+    f"pos_embed={fine['vit_within_nopos'].config.pos_embed!r}"
+)
+fine_held_out = {}
+for name, model in fine.items():
+    fine_held_out[name] = train.evaluate(
+        model.model, "within", block=fine_cfg.patch_size, **train.SHIPPED_EVAL
+    )
+    for key in ("row_accuracy", "column_accuracy"):  # the stored numbers, re-measured: the same counts of 256
+        assert round(fine_held_out[name][key] * 256) == round(model.metrics[key] * 256)
+columns = ("row_accuracy", "column_accuracy", "accuracy")
+seeded = torch.tensor([[fine_held_out[n][k] for k in columns] for n in fine_names[:3]])  # (3 seeds, 3)
+print(f"held-out accuracy on {train.SHIPPED_EVAL['size']} scenes      row   column   both")
+print(f"{'chance (a random guess)':34s} {1 / 6:6.3f} {1 / 10:8.3f} {1 / 60:6.3f}")
+for k, name in enumerate(fine_names[:3]):
+    print(f"{'learned, ' + name:34s} {seeded[k, 0]:6.3f} {seeded[k, 1]:8.3f} {seeded[k, 2]:6.3f}")
+blind_fine = [fine_held_out["vit_within_nopos"][k] for k in columns]
+print(
+    f"{'no position embedding (seed 0)':34s} {blind_fine[0]:6.3f} {blind_fine[1]:8.3f} {blind_fine[2]:6.3f}"
+)
+
+# what the pair shows, checked: with its embedding every seed names nearly every moon's patch; without it the
+# model is near chance on both axes
+assert seeded.min() > 0.9
+assert blind_fine[0] < 1 / 6 + 0.1 and blind_fine[1] < 1 / 10 + 0.05 and blind_fine[2] < 0.1
+
+# %% [markdown]
+# With a learned embedding every seed names nearly every moon's patch. Without one, in its one control run, the
+# model is close to chance on both axes: the small moon's pixels may give little of its place away, or that one
+# run failed to train; one control run cannot tell which.
+
+# %% [markdown]
+# ## Evidence: the control on reordered patches
+#
+# Notebook 03, section 1: without a position embedding, a model that reads the prediction token gives the same
+# output for any order of the same patch tokens. The cell runs the 3 × 5 control on the course picture and on 20
+# reorderings of its 15 patches (the course picture is not a scene of the task, but the argument holds for any
+# picture).
+
+# %%
+control = train.load_shipped("vit_where_nopos", "cpu").model.eval()
 patches = tokens.patchify(image, P)  # (1, 15, 400)
 reorder = torch.Generator().manual_seed(0)
-pictures = torch.cat(
-    [image]
-    + [
-        tokens.unsplit(patches[:, torch.randperm(grid.total, generator=reorder)], H, W, P, P, 0)
-        for _ in range(20)
-    ]
-)  # (21, 1, H, W)
+shuffled_pictures = [
+    tokens.unsplit(patches[:, torch.randperm(grid.total, generator=reorder)], H, W, P, P, 0)
+    for _ in range(20)
+]
+pictures = torch.cat([image, *shuffled_pictures])  # (21, 1, H, W)
 with torch.no_grad():
     guesses = train.where_predictions(control(pictures), P)  # (21, 2): each picture's (row, column)
 answers = {tuple(g.tolist()) for g in guesses}
@@ -220,34 +613,26 @@ print(
 assert len(answers) == 1
 
 # %% [markdown]
-# Without any position embedding the control still names the moon's row in almost every held-out scene. It
-# names the column in 0.58 of them: well above chance, 0.2, but far below the model with a position embedding.
-# So mainly the column needs the position embedding. Which pixels give the row away, the pair does not say.
+# One answer for all 21 pictures: the control reads what the patches show, never where they lie.
+
+# %% [markdown]
+# ## Evidence: the trained table of the 3 × 5 model
 #
-# The reorderings of part (b), run on the course picture, give the control one answer (printed): it reads what
-# the patches show, never where they lie.
-
-# %% [markdown]
-# ### The shipped model's trained table
-
-# %% [markdown]
-# Here is the shipped model's trained table, drawn like the starting table in notebook 03, section 3. Each small
+# Here is the 3 × 5 model's trained table, drawn like the starting table in notebook 03, section 3. Each small
 # map belongs to one patch (boxed) and sits at its place on the grid: red where another patch's vector is alike,
-# blue where it is unlike.
+# blue where it is unlike. Look at the cells right next to each box.
 
 # %% mystnb={"image": {"alt": "A 3 by 5 grid of small maps, one per patch, each showing the cosine similarity of that patch's trained position vector with every patch by patch row and patch column: high at the patch and its direct neighbours, negative towards the far side of the grid"}}
-shipped = train.load_shipped("vit_where", "cpu")  # the 3 x 5 model again (its control is not needed here)
+shipped = train.load_shipped("vit_where", "cpu")  # the 3 x 5 model
 trained = shipped.model.pos_embed.detach().cpu()  # (1, 16, 64): slot 0 is the prediction token's
 similarity_fig = plots.show_similarity_grid(
     position.cosine_similarity_grid(trained, grid.rows, grid.cols),
     title="shipped ViT's learned position embedding after training: cosine similarity of each patch with all",
 )
-for p, ax in enumerate(
-    similarity_fig.axes[: grid.total]
-):  # the maps, patch by patch; the colourbar comes last
-    ax.add_patch(
-        plt.Rectangle((p % grid.cols - 0.5, p // grid.cols - 0.5), 1, 1, fill=False, ec="black", lw=1.5)
-    )
+# the maps, patch by patch (the colour bar comes last): each patch boxed on its own map
+for p, ax in enumerate(similarity_fig.axes[: grid.total]):
+    box = plt.Rectangle((p % grid.cols - 0.5, p // grid.cols - 0.5), 1, 1, fill=False, ec="black", lw=1.5)
+    ax.add_patch(box)
 plt.show()
 
 
@@ -280,425 +665,11 @@ print(
 assert trained_neighbours >= 0.8 * grid.total and trained_neighbours > random_neighbours.max()
 
 # %% [markdown]
-# Training has changed the table a lot. For most patches the most alike other patch is now a direct neighbour;
-# in tables of random numbers, only for a few (printed). Pairs far apart that share neither row nor column are
-# unlike. This is **locality**: nearby patches are alike. Does the table know rows and columns as well? On a grid
-# of 3 × 5 the tests cannot say: random tables whose neighbouring vectors are alike (*smooth* random tables) pass
-# them too often by chance. See
-# [the small grid against locality and chance](#Evidence:-the-small-grid-against-locality-and-chance).
-
-# %% [markdown]
-# ### A grid of 60 patches, as in the ViT paper's Figure 7
-#
-# Figure 7 draws a grid of 7 × 7 patches (ViT-L/32 at 224 × 224). So a second ViT ships, on 10-pixel patches: **6 × 10 =
-# 60 patches**, 4 blocks, $D$ = 64, MLP ratio 2. It names the patch row and column of a smaller moon that lies
-# wholly inside one patch. Its control and two more seeds ship beside it.
-
-# %%
-fine_grid = (6, 10)
-fine_names = ("vit_within", "vit_within_seed1", "vit_within_seed2", "vit_within_nopos")
-fine = {name: train.load_shipped(name, "cpu") for name in fine_names}
-fine_cfg = fine["vit_within"].config
-print(
-    f"{fine_cfg.model}, task {fine_cfg.task!r}, patches of {fine_cfg.patch_size} (a {fine_grid[0]} x "
-    f"{fine_grid[1]} grid), D {fine_cfg.embed_dim}, {fine_cfg.depth} blocks, {fine_cfg.num_heads} heads, "
-    f"MLP ratio {fine_cfg.mlp_ratio:g}, {fine_cfg.steps} steps of {fine_cfg.batch_size} scenes; seeds "
-    f"{[fine[n].config.seed for n in fine_names[:3]]}; the control: pos_embed={fine['vit_within_nopos'].config.pos_embed!r}"
-)
-fine_held_out = {}
-for name, model in fine.items():
-    fine_held_out[name] = train.evaluate(
-        model.model, "within", block=fine_cfg.patch_size, **train.SHIPPED_EVAL
-    )
-    for key in ("row_accuracy", "column_accuracy"):  # the stored numbers, re-measured: the same counts of 256
-        assert round(fine_held_out[name][key] * 256) == round(model.metrics[key] * 256)
-seeded = torch.tensor(
-    [[fine_held_out[n][k] for k in ("row_accuracy", "column_accuracy", "accuracy")] for n in fine_names[:3]]
-)
-print(f"held-out accuracy on {train.SHIPPED_EVAL['size']} scenes      row   column   both")
-print(f"{'chance (a random guess)':34s} {1 / 6:6.3f} {1 / 10:8.3f} {1 / 60:6.3f}")
-print(
-    f"{'learned embedding, 3 seeds, mean':34s} {seeded[:, 0].mean():6.3f} {seeded[:, 1].mean():8.3f} "
-    f"{seeded[:, 2].mean():6.3f}   (standard deviation over seeds {seeded[:, 0].std():.3f}, {seeded[:, 1].std():.3f}, {seeded[:, 2].std():.3f})"
-)
-for k, name in enumerate(fine_names[:3]):
-    print(f"{'  ' + name:34s} {seeded[k, 0]:6.3f} {seeded[k, 1]:8.3f} {seeded[k, 2]:6.3f}")
-blind_fine = fine_held_out["vit_within_nopos"]
-print(
-    f"{'no position embedding (seed 0)':34s} {blind_fine['row_accuracy']:6.3f} "
-    f"{blind_fine['column_accuracy']:8.3f} {blind_fine['accuracy']:6.3f}"
-)
-
-# %%
-# what the pair shows, checked: with its embedding every seed names nearly every moon's patch; without it the
-# model is near chance on both axes
-assert seeded.min() > 0.9
-assert blind_fine["row_accuracy"] < 1 / 6 + 0.1 and blind_fine["column_accuracy"] < 1 / 10 + 0.05
-assert blind_fine["accuracy"] < 0.1
-
-# %% [markdown]
-# Here the pair is starker. With a learned embedding every seed names nearly every moon's patch. Without one, in
-# its one control run, the model is close to chance on both axes: the small moon's pixels may give little of its
-# place away, or that one run failed to train; one control run cannot tell which.
-#
-# Now the paper's figure. For each patch it draws one map: the cosine similarity of that patch's position vector
-# with every patch's, laid out on the grid. Sixty such maps are too small to read, so the figure shows six: three
-# corners (patches 0, 50 and 59), one patch of the top edge (5) and two inside the grid (22 and 37). Each patch is
-# in a black box. Beside them one map sums all 60 up: the mean similarity of two patches as a function of how far
-# apart they lie, down and across. All seven maps share one colour scale. The offset map's outer cells average
-# few pairs (its far corners one pair each), so its centre is the part to trust.
-
-# %% mystnb={"image": {"alt": "Six 6 by 10 maps of the 60-patch model's trained position table, each the cosine similarity of one patch (0, 5, 22, 37, 50 and 59, boxed) with every patch: most are brightest along the patch's own row; beside them the mean similarity by offset, 11 rows by 19 columns, brightest at the centre and stretched along the horizontal, the same-row direction"}}
-fine_table = (
-    fine["vit_within"].model.pos_embed.detach().cpu()
-)  # (1, 61, 64): slot 0 is the prediction token's
-fine_maps = position.cosine_similarity_grid(fine_table, *fine_grid)  # (6, 10, 6, 10): one map per patch
-shown = (0, 5, 22, 37, 50, 59)  # corners 0, 50, 59; top edge 5; inside 22, 37 (counted row by row from 0)
-rows_f, cols_f = fine_grid
-by_offset = torch.zeros(
-    2 * rows_f - 1, 2 * cols_f - 1
-)  # (11, 19): mean similarity per (rows down, columns across)
-count = torch.zeros_like(by_offset)
-for p in range(60):
-    for q in range(60):
-        if p != q:
-            dr, dc = q // cols_f - p // cols_f + rows_f - 1, q % cols_f - p % cols_f + cols_f - 1
-            by_offset[dr, dc] += fine_maps[p // cols_f, p % cols_f, q // cols_f, q % cols_f]
-            count[dr, dc] += 1
-by_offset = by_offset / count.clamp_min(1)
-by_offset[rows_f - 1, cols_f - 1] = 1.0  # a patch with itself
-pair_sims = fine_maps.reshape(60, 60)  # (60, 60): patch by patch
-in_row = (torch.arange(60)[:, None] // cols_f == torch.arange(60) // cols_f).fill_diagonal_(False)  # (60, 60)
-in_col = (torch.arange(60)[:, None] % cols_f == torch.arange(60) % cols_f).fill_diagonal_(False)
-print(
-    f"mean similarity of two different patches in one row {pair_sims[in_row].mean():.2f}, "
-    f"in one column {pair_sims[in_col].mean():.2f}, "
-    f"in neither {pair_sims[~in_row & ~in_col & ~torch.eye(60, dtype=torch.bool)].mean():.2f} "
-    f"(the patch itself left out)"
-)
-assert pair_sims[in_row].mean() > pair_sims[in_col].mean()
-
-fig = plt.figure(figsize=(15, 5.2), layout="constrained")
-layout = fig.add_gridspec(2, 4, width_ratios=(1, 1, 1, 1.5))
-for k, patch in enumerate(shown):
-    ax = fig.add_subplot(layout[k // 3, k % 3])
-    plots.show_matrix(
-        fine_maps[patch // cols_f, patch % cols_f],
-        ax,
-        f"patch {patch} (row {patch // cols_f}, column {patch % cols_f})",
-        "patch column",
-        "patch row",
-        "RdBu_r",
-        -1,
-        1,
-        False,
-        "equal",
-    )
-    ax.add_patch(
-        plt.Rectangle((patch % cols_f - 0.5, patch // cols_f - 0.5), 1, 1, fill=False, ec="black", lw=2)
-    )
-ax = fig.add_subplot(layout[:, 3])
-plots.show_matrix(
-    by_offset,
-    ax,
-    "all 60 patches: mean similarity by offset",
-    "columns across (other patch minus this one)",
-    "rows down (other patch minus this one)",
-    "RdBu_r",
-    -1,
-    1,
-    True,
-    "equal",
-    "cosine similarity",
-)
-ax.set_xticks(
-    range(0, 2 * cols_f - 1, 3), [str(c - cols_f + 1) for c in range(0, 2 * cols_f - 1, 3)]
-)  # -9 to 9
-ax.set_yticks(
-    range(2 * rows_f - 1), [str(r - rows_f + 1) for r in range(2 * rows_f - 1)]
-)  # every offset, -5 to 5
-fig.suptitle("vit_within (6 x 10 patches): cosine similarity of the trained position vectors")
-plt.show()
-
-# %% [markdown]
-# In several of the six maps the brightest band runs along the patch's own row; a band down its own column is
-# fainter. The mean map says the same for all 60: it stretches along the rows, and two patches of one row are on
-# average more alike than two of one column (printed). Is that more than locality? The Evidence tests each seed
-# against smooth random tables. In short: every seed holds more along its rows than locality gives; only one seed
-# of three holds more along its columns. See
-# [rows and columns on the 60-patch grid](#Evidence:-rows-and-columns-on-the-60-patch-grid).
-
-# %% [markdown]
-# ## 2. Resizing the table (20 min)
-#
-# Large models are usually **pre-trained**: trained first on a large data set. Then they are **fine-tuned**:
-# trained a little longer, from those weights, on the task that matters (both words from notebook 10). ViT pre-trains at 224 × 224 pixels and
-# fine-tunes at higher resolutions with the same patch size (Section 3.2). A larger image has more patches than
-# the learned table has slots.
-#
-# A made-up example: ViT-L/16, with $D$ = 1024 and patches of 16 × 16, pre-trained at 224 × 224 and fine-tuned on
-# images 384 pixels high and 512 wide (the paper fine-tunes on squares, such as 384 × 384):
-
-# %%
-vit_l_dim = 1024
-for height, width in ((224, 224), (384, 512)):
-    vit_l = tokens.count_tokens(height, width, 16, 16, 0)
-    print(
-        f"ViT-L/16 at {height} x {width}: {vit_l.rows} x {vit_l.cols} = {vit_l.total} patches + 1 -> table "
-        f"(1, {vit_l.total + 1}, {vit_l_dim}), {(vit_l.total + 1) * vit_l_dim:,} numbers"
-    )
-
-# %% [markdown]
-# The naive way treats the table as a sequence. Its slots, without the prediction token's, are stretched to the
-# new length by linear interpolation: each new slot takes its vector from the same fraction of the way along the
-# old sequence, measured at the slots' centres. The new slots are then read onto the new grid, patch row by patch
-# row.
-
-# %% [markdown]
-# ### Exercise 2 (predict)
-#
-# The 3 × 5 model's table of section 1 is carried this naive way to a 6 × 10 grid: its
-# 15 patch slots become 60. The new top-right patch, patch row 0 and patch column 9, lies over old patch
-# 4 in the picture. Which old patch, 0 to 14, will its vector be most like, by cosine similarity? Set
-# `answer_corner` to its number.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "stretched_corner_patch-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_corner = None  # replace None with an old patch number, 0 to 14
-### BEGIN SOLUTION
-# The corner is new patch 9 (patch row 0, patch column 9), the tenth of the 60 patch slots. Its centre lies
-# 9.5 / 60 of the way along the sequence, which is 9.5 / 60 * 15 = 2.4 old patches along: inside old patch 2, the
-# third of the top row. The stretch follows the sequence, not the grid: the new top row covers only the first 2.5 old
-# patches.
-answer_corner = 2
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "stretched_corner_patch-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.stretched_corner_patch(answer_corner)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "stretched_corner_patch-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.stretched_corner_patch, answer_corner)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 2
-
-# %% [markdown]
-# The new corner is new patch 9, the tenth of the 60 patch slots. Its centre lies 9.5/60 of the way along the
-# sequence, and 9.5/60 × 15 = 2.4 old patches along: inside old patch 2, in the top row but far from the corner's
-# place over old patch 4. A stretch along the sequence ignores the grid: the new top row takes its vectors from the
-# first 2.5 old patches only. The figure below shows it for every new patch.
-
-# %% [markdown]
-# ### Interpolating the table in 2-D
-
-# %% [markdown]
-# The ViT paper carries a learned table to a new grid by "2D interpolation of the pre-trained position
-# embeddings, according to their location in the original image". Step by step, for an embedding of shape
-# (1, 1 + h·w, D) with the prediction token's slot first:
-#
-# 1. keep slot 0, the prediction token's: it has no place on the grid;
-# 2. lay the other $h \cdot w$ slots out on the grid, patch row by patch row, as an image of $h \times w$ pixels,
-#    each pixel a vector of $D$ numbers;
-# 3. interpolate that image to the new grid $h_2 \times w_2$;
-# 4. read the new grid back patch row by patch row, $h_2 w_2$ vectors of length $D$, and put slot 0 back in front.
-#
-# The paper names no kernel. This course uses bicubic interpolation, as the timm library does: each new value
-# comes from a smooth curve through the nearest 4 × 4 old values: see
-# [interpolation kernels](#Evidence:-interpolation-kernels).
-
-# %% [markdown]
-# #### Why in 2-D: the shipped table on a larger grid
-#
-# The cell below carries the 3 × 5 model's table to a 6 × 10 grid, in 2-D and the naive way of Exercise 2. For
-# each new patch it asks which old patch's vector is the most similar: in 2-D, the old patch at the same place.
-# It also prints Exercise 2's corner both ways.
-
-# %% mystnb={"image": {"alt": "Two 6 by 10 grids of new patches, by patch row and patch column, each labelled and coloured by the old patch (0 to 14) its position vector is most like: after the 2-D resize nearly every new patch matches the old patch at its place; after the 1-D resize along the sequence most are boxed in red as misses"}}
-old_grid, new_grid = (grid.rows, grid.cols), (2 * grid.rows, 2 * grid.cols)
-resized_2d = position.resize_position_embedding(trained, old_grid, new_grid)  # (1, 1 + 60, 64)
-grid_rows_1d = F.interpolate(trained[:, 1:].transpose(1, 2), size=new_grid[0] * new_grid[1], mode="linear")
-resized_1d = torch.cat(
-    [trained[:, :1], grid_rows_1d.transpose(1, 2)], dim=1
-)  # (1, 1 + 60, 64): the naive way
-print(
-    f"trained {tuple(trained.shape)} on a {old_grid} grid -> {tuple(resized_2d.shape)} on a {new_grid} grid"
-)
-print(f"prediction token's slot kept as it was: {torch.equal(resized_2d[0, 0], trained[0, 0])}")
-print(
-    "resized to its own grid, unchanged:",
-    torch.allclose(position.resize_position_embedding(trained, old_grid, old_grid), trained),
-)
-
-old_unit = F.normalize(trained[0, 1:], dim=-1)  # (15, 64)
-new_r, new_c = torch.meshgrid(torch.arange(new_grid[0]), torch.arange(new_grid[1]), indexing="ij")
-place = (new_r * old_grid[0] // new_grid[0]) * old_grid[1] + new_c * old_grid[1] // new_grid[1]  # (6, 10)
-most_like = {}
-for name, resized in (("2-D bicubic", resized_2d), ("1-D along the sequence", resized_1d)):
-    new_unit = F.normalize(resized[0, 1:], dim=-1)  # (60, 64)
-    most_like[name] = (new_unit @ old_unit.T).argmax(1).reshape(new_grid)  # (6, 10): index of an old patch
-    hits = int((most_like[name] == place).sum())
-    row_ok = int((most_like[name] // old_grid[1] == place // old_grid[1]).sum())  # the old patch row right
-    col_ok = int((most_like[name] % old_grid[1] == place % old_grid[1]).sum())  # the old patch column right
-    print(
-        f"{name:23s}: {hits} of {place.numel()} new patches most like the old patch at their place; "
-        f"old patch row right {row_ok}, old patch column right {col_ok}"
-    )
-assert int((most_like["2-D bicubic"] == place).sum()) > int(
-    (most_like["1-D along the sequence"] == place).sum()
-)
-assert int((most_like["2-D bicubic"] == place).sum()) >= 0.9 * place.numel()
-corner = {name: int(best[0, new_grid[1] - 1]) for name, best in most_like.items()}  # old patch numbers
-print(
-    f"Exercise 2: the new top-right patch (patch row 0, patch column {new_grid[1] - 1}) is most like old patch "
-    f"{corner['2-D bicubic']} after the 2-D resize and old patch {corner['1-D along the sequence']} after the 1-D one"
-)
-assert corner["1-D along the sequence"] == 2 and corner["2-D bicubic"] == grid.cols - 1
-
-plots.show_most_like_grid(most_like, place, old_grid)
-plt.show()
-
-# %% [markdown]
-# In the right panel, look at the old patch *rows*: after the 1-D stretch each new patch row holds half an old
-# patch row, so every new patch is most like a patch of the right old patch row, but mostly of the wrong column
-# (the counts printed above). With a doubled grid the sequence stretch keeps the patch rows and loses most of the
-# columns; the 2-D resize keeps both for nearly every patch.
-
-# %% [markdown]
-# ### Exercise 3 (design a control)
-#
-# The 60-patch model is shown scenes drawn at twice the size, a 12 × 20 grid,
-# with its table carried there in 2-D. Its task, its labels and its held-out scenes stay those of the 60 × 100
-# model: the moon's patch row (0 to 5) and column (0 to 9) on the old grid. It names the patch of many of the
-# moons. Does the carried table hold the model's sense of place?
-#
-# (a) Which comparison tests that claim best? Set `answer_resize_control` to its letter.
-#
-# - **a.** The same model on scenes of the old size.
-# - **b.** The same weights with the carried table's 240 patch slots shuffled among the patches.
-# - **c.** The same weights with a freshly drawn table, drawn the way the model's own table started.
-# - **d.** The same weights with the table stretched the naive 1-D way.
-# - **e.** A new model trained from scratch on the larger scenes.
-#
-# (b) If the carried table is all that tells the model where each patch lies, what accuracy (row and column both
-# right) do you expect from your control? Set `expected_control_accuracy` to that number.
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "resize_control_design-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
-answer_resize_control = None  # replace None with a letter, "a" to "e"
-expected_control_accuracy = None  # replace None with a number
-### BEGIN SOLUTION
-# (a) Shuffling the carried slots keeps every number the model gets, the same values at the same scale, and
-# removes only which patch each vector sits at. A fresh table (c) also removes the place, but it changes the
-# numbers' size and spread too (the trained table has grown from its start), so a drop could come from either.
-# (a) removes nothing from the carried table; (d) keeps each patch's old patch row and mostly loses its column,
-# so it removes only part of the place; (e) changes every weight.
-answer_resize_control = "b"
-# (b) Chance: a random guess of one of the 60 patches of the old grid (6 rows times 10 columns), 1 / 60. The
-# labels are the old grid's, not the 240 patches of the larger one. The pixels may lift it a little, as the
-# 60-patch model without a position embedding showed in section 1.
-expected_control_accuracy = 1 / 60
-### END SOLUTION
-
-# %% nbgrader={"grade": false, "grade_id": "resize_control_design-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.resize_control_design(answer_resize_control)
-check.resize_control_accuracy(expected_control_accuracy)
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "resize_control_design-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.resize_control_design, answer_resize_control)
-### END HIDDEN TESTS
-
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "resize_control_accuracy-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.resize_control_accuracy, expected_control_accuracy)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### After Exercise 3
-
-# %% [markdown]
-# Shuffling the carried slots, (b), keeps every number the model gets, at the same scale, and removes only which
-# patch each vector sits at. A fresh table, (c), removes the place too, but also changes the numbers' size (the
-# cell below prints it), so a drop could come from either. If the table is all that says where a patch lies, the
-# shuffled model can only guess among the old grid's 60 patches: 1/60.
-
-# %% [markdown]
-# #### The control, run
-
-# %%
-# Exercise 3's control, run: the 60-patch model on the scenes at 120 x 200 (a 12 x 20 grid), before any
-# fine-tuning, with its table carried in 2-D, with the carried patch slots shuffled, and with a fresh table
-base_model = fine["vit_within"].model
-with torch.random.fork_rng(
-    devices=[]
-):  # a new model draws weights, replaced at once: later cells' draws kept
-    larger = {
-        "carried in 2-D": resolution.at_resolution(base_model, 2),
-        "slots shuffled (control)": resolution.at_resolution(base_model, 2),
-        "fresh table (control)": resolution.at_resolution(base_model, 2, resize_pos=False, seed=0),
-    }
-shuffle = torch.randperm(
-    larger["slots shuffled (control)"].num_patches, generator=torch.Generator().manual_seed(0)
-)
-with (
-    torch.no_grad()
-):  # the carried table's patch slots in a random order; slot 0, the prediction token's, kept
-    larger["slots shuffled (control)"].pos_embed[:, 1:] = larger["carried in 2-D"].pos_embed[:, 1:][
-        :, shuffle
-    ]
-before_tuning = {
-    name: train.evaluate(model, "within", block=10, **train.SHIPPED_EVAL)["accuracy"]
-    for name, model in larger.items()
-}
-print(
-    f"at 120 x 200: {larger['carried in 2-D'].num_patches} patches, table "
-    f"{tuple(larger['carried in 2-D'].pos_embed.shape)} (was {tuple(base_model.pos_embed.shape)})"
-)
-print(
-    f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes, before fine-tuning"
-)
-for name, accuracy in before_tuning.items():
-    print(f"{name:26s}{accuracy:7.3f}")
-print(f"{'chance, 1/60':26s}{1 / 60:7.3f}")
-table_size = {  # root mean square of the patch slots' entries: how large the table's numbers are
-    name: larger[name].pos_embed.detach()[0, 1:].pow(2).mean().sqrt().item()
-    for name in ("carried in 2-D", "fresh table (control)")
-}
-print(
-    f"size of the table's numbers (root mean square): carried {table_size['carried in 2-D']:.3f}, "
-    f"fresh {table_size['fresh table (control)']:.3f}"
-)
-assert table_size["carried in 2-D"] > 3 * table_size["fresh table (control)"]  # training grew the table
-assert tuple(round(a, 2) for a in before_tuning.values()) == (0.43, 0.03, 0.02)  # the numbers cited below
-
-# %% [markdown]
-# Before any fine-tuning, the model with the carried table keeps part of its skill: it names the patch of 0.43
-# of the moons. With the carried slots shuffled among the patches it scores 0.03, and with a fresh table 0.02:
-# near chance, 1/60 = 0.017. So the carried table holds what the model learned about place. The fresh table's
-# numbers are several times smaller than the carried one's (printed): a fresh-table control changes more than
-# the place. What a short fine-tune adds: see
-# [the resized table before and after fine-tuning](#Evidence:-the-resized-table-before-and-after-fine-tuning).
-
-# %% [markdown]
-# ## Summary
-#
-# - A claim about a trained model needs its control. Without a position embedding the 3 × 5 model still reads
-#   the moon's row from the pixels, since it reads what each patch shows; mainly the column needs the embedding.
-# - Training turns a random table into one where neighbouring patches are alike (locality). On 3 × 5 patches the
-#   tests here cannot show more: locality alone already favours rows and columns there.
-# - On 60 patches, every run's table holds more along its rows than locality gives. Columns stand out beyond
-#   chance in one run of three; the Evidence finds them in all three when the moon is on a plain sky and training
-#   runs longer (see [the evidence](#Evidence:-rows-and-columns-on-the-60-patch-grid)).
-# - A learned table belongs to one patch grid. For another image size it is interpolated in 2-D, keeping the
-#   prediction token's slot; on a doubled grid a stretch along the sequence keeps each patch's row but mostly
-#   loses its column. A control that changes one thing only (Exercise 3) shows that the carried table holds the
-#   model's sense of place.
-#
-# **Next:** [13 Inside trained models](13_inside_trained_models.ipynb) reads a trained model's attention heads
-# and what a trained ViT has learned.
+# Training has changed the table a lot. For 13 of the 15 patches the most alike other patch is now a direct
+# neighbour; in tables of random numbers, for about 3 (printed). Pairs far apart are unlike. This is
+# **locality**: nearby patches are alike. Does the table also know rows and columns? On a grid this small we stop
+# at locality: any test for rows and columns would have to be picked after looking at this one table, and even
+# random tables pass such tests now and then (the next section).
 
 # %% [markdown]
 # ## Evidence: the small grid against locality and chance
@@ -708,13 +679,15 @@ assert tuple(round(a, 2) for a in before_tuning.values()) == (0.43, 0.03, 0.02) 
 #
 # **A score.** `vitcourse.probes.row_column_score` measures row and column structure: for each patch, the mean
 # cosine similarity to the other patches in its row or column, minus the mean to the patches in neither, averaged
-# over the 15 patches. The same score counting only rows, or only columns, is printed beside it. Three references
-# make the numbers readable:
+# over the 15 patches. The same score counting only rows (or only columns) is printed beside it: for each patch,
+# the mean to the other patches of its row minus the mean to all patches outside its row, same-column patches
+# included. Three references make the numbers readable:
 #
 # - **the start**: the same score of the model's own position embedding before training
 #   (`train.build_model(config)` draws it from the run's seed), and its spread over 100 random starts;
 # - **a perfect grid**: a one-hot row code (zeros with a single 1 at the patch's row) next to a one-hot column
-#   code; within a row or a column the cosine is 1/2, elsewhere 0;
+#   code; within a row or a column the cosine is 1/2, elsewhere 0 (its rows-only score is below 1/2, since the
+#   patches outside a row include its own column's, at 1/2);
 # - **locality alone**: any embedding whose similarity simply falls with distance already scores above 0, since a
 #   patch's nearest neighbours share its row or column. `probes.distance_only_scores` scores position vectors
 #   whose cosine similarity is $\exp(-\text{distance}^2 / 2\sigma^2)$ (distance in patches), with no preference
@@ -780,7 +753,9 @@ assert abs(references["one-hot row + column code"]["both"] - 0.5) < 1e-6
 # patches that share neither (√2, √5, …), so a suitable function of distance can give a high score. Whether the
 # similarity falls steadily with distance, as plain locality would, the table below shows. Rows only against
 # columns only needs its references too. Locality alone scores columns well above rows here: a column has 3
-# patches, so its patches are near each other; a row has 5. The perfect grid scores rows a little higher. So the
+# patches, so its patches are near each other; a row has 5. The perfect grid scores rows a little higher, only
+# because of the definition: the 10 patches outside a row include 2 of the patch's column, while the 12 outside a
+# column include 4 of its row. So the
 # trained table's higher column score is no evidence by itself that it holds columns better than rows.
 #
 # **Similarity by distance.** `probes.similarity_by_distance` averages the cosine similarity over the pairs of
@@ -946,8 +921,8 @@ assert smoothness[0.5] < smoothness["trained"]  # the rough codes are rougher th
 #   (`probes.distance_only_embedding`, $\sigma$ = 1 and 1.5; the first is one of the fit's own curves, so its
 #   terms are 0 by construction) and one whose similarity falls as $\exp(-d)$, a shape the fit does not contain;
 # - **smooth random codes** (`probes.smooth_random_embedding`): 200 draws at each of three scales (1, 1.5 and 2
-#   patches) give the terms' spread by chance: their 95th percentile (the value 95 in 100 draws stay below) and
-#   their largest value;
+#   patches) give the terms' spread by chance: the 95th percentile of their absolute values (the size 95 in 100
+#   draws stay below) and their largest value;
 # - **a perfect grid**: a one-hot row code next to a one-hot column code: 0.5 each;
 # - **the start**: the model's own embedding before training, from its seed.
 #
@@ -1185,8 +1160,9 @@ assert abs(far_lines["vit_within_seed2"][0] - far_lines["vit_within_seed2"][2]) 
 # 9,000 steps instead of 3,000, three seeds (`datascale.load_sky`). The figure shows each seed's *terms*: how much
 # more alike two patches of one row, or of one column, are than their distance predicts (the fit above). A one-hot
 # row code beside a one-hot column code scores 0.5 on each. Dashed: chance, the level that 95 in 100 smooth random
-# tables (scales 1 to 2, the fit above) stay below. Those tables are smoother than the trained ones; the rougher
-# ones of scale 0.5 stay below the line too (printed in the fit's table). The middle bars are runs on the plain sky
+# tables (scales 1 to 2, the fit above) stay below, for each term its own, so the line differs between the two
+# panels. Those tables are about as smooth as the trained ones or smoother; the rougher ones of scale 0.5 stay
+# below the line too (printed in the fit's table). The middle bars are runs on the plain sky
 # with a 6,000-step schedule (recorded, not shipped). The bars of one seed are not one run: only a seed's two
 # plain-sky runs share a start and their batches. The table under the figure adds the fit's $R^2$: the share of the
 # similarities' variance that the fit explains (1 would be all of it). It also adds two tests that need no fit, the
@@ -1268,24 +1244,24 @@ assert all(r["accuracy"] > 0.99 for r in stored_rowcol["runs"] + stored_rowcol["
 # %% [markdown]
 # ## Evidence: the resized table before and after fine-tuning
 #
-# This section builds on the control run under "After Exercise 3": open that section and run its cells first.
+# This section builds on the control run under "After Exercise 4": open that section and run its cells first.
 #
 # The paper resizes the table so that a model can be fine-tuned at the higher resolution (Section 3.2). Does the
 # resized table carry what the model learned? The course's test: `vit_within` on the same held-out scenes drawn
 # twice as large, 120 × 200 pixels (`vitcourse.resolution.upscale` repeats each pixel 2 × 2 times). With the same
 # 10-pixel patches its grid becomes 12 × 20 = 240 patches. `resolution.at_resolution(model, 2)` copies every
-# weight and carries the table to the new grid in 2-D. Two controls, those of Exercise 3:
+# weight and carries the table to the new grid in 2-D. Two controls, those of Exercise 4:
 #
 # - the same copy with the carried table's 240 patch slots **shuffled** among the patches (the prediction
 #   token's slot kept): the same numbers at the same scale, with only their places lost;
 # - the same copy with a **freshly drawn table** (`resize_pos=False`): what the model would have if the trained
 #   table could not be carried over. It differs from the carried table in scale and spread as well as in place.
 #
-# The three models were built and measured after Exercise 3. The carried and the fresh table are measured again
+# The three models were built and measured after Exercise 4. The carried and the fresh table are measured again
 # after the same short fine-tune (its settings are printed below; `make models`, the command that trains the
 # course's shipped models, ran it, starting from `vit_within`): `vit_within_x2` with the carried table and
 # `vit_within_x2_newpos` with the fresh one. Both keep the settings of `vit_within`, an MLP ratio of 2 included.
-# The task, its labels and the held-out scenes are those of the 60 × 100 model.
+# The task, its labels and the held-out scenes are those the model was trained on at 60 × 100 pixels.
 
 # %%
 tuned = {
@@ -1300,7 +1276,7 @@ print(
 resized_accuracy = {}
 print(f"held-out accuracy (row and column both right) on {train.SHIPPED_EVAL['size']} scenes")
 print(f"{'':24s}{'before fine-tuning':>20s}{'after':>8s}")
-for name, before in before_tuning.items():  # the models of "After Exercise 3"
+for name, before in before_tuning.items():  # the models of "After Exercise 4"
     if name not in tuned:  # the shuffled control is measured before fine-tuning only
         resized_accuracy[name] = (before, None)
         print(f"{name:24s}{before:20.3f}{'-':>8s}")
@@ -1341,7 +1317,8 @@ assert carried_after > carried_before and carried_after > fresh_after
 # its value from the old patches around its centre. timm also passes `antialias=True` by default. Anti-aliasing
 # matters when a grid shrinks: each new value then averages over all the old values it covers, so that detail finer
 # than the new grid is smoothed away instead of turning into false patterns. With it, PyTorch's bicubic also
-# weights the neighbours differently, so the numbers differ a little even when enlarging:
+# weights the neighbours differently, so the numbers differ a little even when enlarging (the cell uses the tables
+# of "After Exercise 3": open that section and run its cells first):
 
 # %%
 timm_like_resize = position.resize_position_embedding(trained, old_grid, new_grid, antialias=True)
@@ -1349,6 +1326,37 @@ print(
     f"with antialias=True (timm's default): largest difference {(timm_like_resize - resized_2d).abs().max():.3f}, "
     f"against entries up to {resized_2d.abs().max():.3f}"
 )
+
+# %% [markdown]
+# The naive stretch of section 2, on a small table: 3 slots holding one number each, 0, 10 and 20,
+# stretched to 6 slots by linear interpolation. Each new slot sits at old position $(j + 0.5) \cdot 3/6 - 0.5$
+# and blends the two nearest old slots (at the ends, the end slot alone):
+
+# %%
+old_slots = torch.tensor([0.0, 10.0, 20.0])  # 3 slots, one number each
+stretched = F.interpolate(old_slots[None, None], size=6, mode="linear")[0, 0]  # (6,)
+# (3, 6): each new slot's weight on each old slot
+blend = F.interpolate(torch.eye(3)[None], size=6, mode="linear")[0]
+for j in range(6):
+    print(
+        f"new slot {j}: at old position {(j + 0.5) * 3 / 6 - 0.5:+.2f}, weights on old slots 0, 1, 2: "
+        f"{[num(w, 2) for w in blend[:, j]]}, value {stretched[j]:.1f}"
+    )
+
+# %% [markdown]
+# ## Evidence: one table at two image sizes
+#
+# A made-up example: ViT-L/16, with $D$ = 1024 and patches of 16 × 16, pre-trained at 224 × 224 and fine-tuned on
+# images 384 pixels high and 512 wide (the paper fine-tunes on squares, such as 384 × 384):
+
+# %%
+vit_l_dim = 1024
+for height, width in ((224, 224), (384, 512)):
+    vit_l = tokens.count_tokens(height, width, 16, 16, 0)
+    print(
+        f"ViT-L/16 at {height} x {width}: {vit_l.rows} x {vit_l.cols} = {vit_l.total} patches + 1 -> table "
+        f"(1, {vit_l.total + 1}, {vit_l_dim}), {(vit_l.total + 1) * vit_l_dim:,} numbers"
+    )
 
 # %% [markdown]
 # ## Evidence: details left out of the text

@@ -16,53 +16,48 @@
 # %% [markdown]
 # # 15 · Appendix: errata of the sources
 #
-# **Time:** about 55 minutes
+# **Time:** about 45 minutes
 #
 # **Before this:** notebooks 01–14, which build and train what these entries correct.
 #
-# The course grew from five pieces of teaching material: useful guides, each with slips. This appendix lists
-# each slip: what the source says, what is right, and why it matters.
+# This appendix corrects five pieces of teaching material, listed below. Each is a useful guide with slips.
 #
 # By the end you can
 #
-# - name each slip in the five sources and say what is right instead;
+# - name each slip in these five and say what is right instead;
 # - tell a slip from a deliberate difference between a source and the official code;
 # - read how each entry is checked, with a cell of a few lines, so you can check the next slip the same way.
 #
-# There are no exercises here. Read an entry when a source and the course disagree, or read them all.
-# The Evidence sections after the Summary quote each source's own lines and hold the longer checks: optional,
-# about 40 more minutes.
+# There are no exercises here. Read an entry when a source and the course disagree, or read them all. The
+# Evidence sections quote each source's own lines and hold the longer checks: optional, about 50 more minutes.
 
 # %% [markdown]
 # ## Reading this appendix (6 min)
 #
+# The five sources:
+#
 # - **The article series "Vision Transformers Explained"** by Skylar Jean Callis, four articles in *Towards Data
 #   Science*, February 2024: on ViT, attention, position embeddings and Tokens-to-Token. Each builds its model in
-#   PyTorch. Three use a 60 × 100 crop of Luis Zuno's pixel-art *Mountain at Dusk*, which the course redraws.
-# - **The lecture slides "ViT (Vision Transformer)"**. They set the ViT paper's equations beside short PyTorch
-#   snippets: `nn.Conv2d` patching, the class token, `nn.LayerNorm` and `nn.MultiheadAttention`.
-# - **Three short write-ups of the ViT paper.** The equations of *MyViT*, a small ViT simplified from timm's. Notes
-#   on the ViT preprint. Chi Yeong Heo's "Lab 5-1: Vision Transformer final-report" on timm's ViT-B/16 (timm: a
-#   PyTorch library of image models).
+#   PyTorch, mostly on a 60 × 100 crop of Luis Zuno's pixel-art *Mountain at Dusk*, which the course redraws.
+# - **The lecture slides "ViT (Vision Transformer)"**: the ViT paper's equations beside short PyTorch snippets.
+# - **Three short write-ups of the ViT paper**: the *MyViT* equations, notes on the ViT preprint, and Chi Yeong
+#   Heo's lab report on timm's ViT-B/16 (timm: a PyTorch library of image models).
 #
-# The articles and the course call the token that carries the prediction the *prediction token*; the ViT paper,
-# the slides and the lab report call it the *class token*.
+# Where they disagree with the ViT and T2T-ViT papers and their official code, the course follows the papers.
+# The articles and the course say *prediction token*; the paper, the slides and the lab report say *class token*.
 #
-# Where the sources, the papers and the official code disagree, the course follows the papers and their code.
-# The ViT paper is *An Image is Worth 16x16 Words* by Dosovitskiy et al., ICLR 2021; the articles cite its 2020
-# arXiv preprint. Its official code is `google-research/vision_transformer`. The T2T-ViT paper is
-# *Tokens-to-Token ViT: Training Vision Transformers from Scratch on ImageNet* by Yuan et al., ICCV 2021; its
-# official code is `yitu-opensource/T2T-ViT`. ImageNet is a public collection of about 1.3 million labelled photos
-# in 1,000 classes.
+# How to use it:
 #
-# Entries marked *a difference, not a slip* are code that runs but departs from the official code, which matters
-# when you compare numbers.
-#
-# Most entries have a short cell; one that meets an error catches it and prints it. A cell that runs a source's
-# line, or a stand-in for it (1.1, 1.5, 1.9, 2.3, 4.1, 4.2, 4.6, 5.4), shows what Python does with it; the
-# quotation in the entry's Evidence shows that the source holds the line.
-#
-# [Evidence: the entries ranked](#Evidence:-the-entries-ranked) sorts all 41 by kind, in a table.
+# - Each entry gives what the source says, what is right, and a short cell that shows it. The entry's Evidence
+#   quotes the source's own line.
+# - Entries are numbered in each source's order. Each is one of four kinds. *Breaks the code*: it fails, or
+#   would with other sizes. *Wrong idea*: it runs but teaches something false. *Cosmetic*: a name, a printed
+#   line or a notation. *Not a slip*: a *trap* (right, but easy to misuse) or a *difference* from the official
+#   code. Entry headings name the kind when it is not a wrong idea or a broken line.
+# - Most cosmetic entries get one row in a small table at the end of their section, which is why the numbers
+#   skip (1.3, then 1.5). Their cells are in [Evidence: the cosmetic entries](#Evidence:-the-cosmetic-entries).
+# - Read first the entries that stop a model from being built or run (1.1, 1.2, 1.5, 4.1) and those that teach
+#   a wrong idea (1.6, 3.3, 5.3). [Evidence: the entries ranked](#Evidence:-the-entries-ranked) sorts all 41.
 
 # %%
 import contextlib
@@ -101,7 +96,7 @@ def fixed(value: float, digits: int = 2) -> str:
 
 
 # %% [markdown]
-# ## 1. "Vision Transformers, Explained" (10 min)
+# ## 1. "Vision Transformers, Explained" (8 min)
 #
 # The first article builds a ViT step by step, from patch tokens to a prediction.
 
@@ -130,6 +125,8 @@ print(f"vitcourse with (H, W) = ({height}, {width}) and P = 20: {tokenizer.grid}
 
 # %% [markdown]
 # ### 1.2 The patch module's transpose
+#
+# **Source:** `x = self.split(x).transpose(1,0)` in the patch module's `forward`.
 #
 # After `nn.Unfold`, the module's `forward` swaps dimensions 1 and 0. But `nn.Unfold` returns
 # `(B, P²C, N)`: batch, token length, number of tokens. The linear layer needs the token length last, so
@@ -170,22 +167,11 @@ print(
 )
 
 # %% [markdown]
-# ### 1.4 "number of tokens: 1001"
-#
-# In section *Prediction Processing*, 176 tokens of length 768 go through a layer norm. The printed output then
-# reads "number of tokens: 1001". The right number is 176. A layer norm works on each token alone and never
-# changes how many there are. The printed line does not match its code.
-# [Evidence 1.4](#Evidence-1.4:-the-printed-1001)
-
-# %%
-x = torch.randn(1, 176, 768, generator=torch.Generator().manual_seed(0)).to(device)  # (1, 176, 768)
-normed = nn.LayerNorm(768).to(device)(x)
-print(f"before the layer norm: {tuple(x.shape)}, after: {tuple(normed.shape)}")
-
-# %% [markdown]
 # ### 1.5 The backbone reads attributes it never sets
 #
-# The class `ViT_Backbone` builds its prediction token from `self.token_len` and its position table from
+# **Source:** `nn.Parameter(torch.zeros(1, 1, self.token_len))` in `ViT_Backbone`, which never sets `token_len`.
+#
+# The class `ViT_Backbone`, the whole model apart from the patch module (prediction token, position table, encoder blocks, final norm and head), builds its prediction token from `self.token_len` and its position table from
 # `self.num_tokens`. It assigns neither, so building it stops with an `AttributeError`. It also has no argument
 # for the number of tokens, which only the tokenizer knows. In `vitcourse` the model reads that count from its
 # tokenizer. [Evidence 1.5](#Evidence-1.5:-unset-attributes)
@@ -211,7 +197,9 @@ print(f"vitcourse: {vit.num_patches} patches from the tokenizer, position table 
 # %% [markdown]
 # ### 1.6 The encoder block also adds v
 #
-# The series' one `Attention` module always adds its values $\mathbf{v}$ to its output. This skip belongs to T2T's token transformer, where the token length changes. The article's encoder
+# **Source:** the block's `x = x + self.attn(self.norm1(x))`, whose `self.attn` ends with `x = v + x`.
+#
+# The single `Attention` class the series uses everywhere always adds its values $\mathbf{v}$ to its output. This skip belongs to T2T's token transformer, where the token length changes. The article's encoder
 # block then adds its input as well. So the attention half of each block computes
 # $\mathbf{z} + \mathbf{v} + \text{attention}$, with $\mathbf{v}$ computed from $\text{LN}(\mathbf{z})$. ViT's
 # equation 2 has one residual and no $\mathbf{v}$. In `vitcourse` the skip through $\mathbf{v}$ is a switch:
@@ -239,8 +227,9 @@ print(f"vitcourse's EncoderBlock adds v: {EncoderBlock(64, num_heads=4).attn.v_s
 # The text says the prediction token starts blank, that is at zero. The walk-through builds it from zeros. The
 # backbone's code then overwrites those zeros with random draws of standard deviation 0.02. Both starts are in
 # use. ViT's official code starts at zero; T2T-ViT's official code draws at random. The token learns either
-# way. `vitcourse` draws it at random and cuts the draws at two standard deviations.
-# [Evidence 1.7](#Evidence-1.7:-the-start)
+# way. `vitcourse` draws it from a normal of standard deviation 0.02 and cuts the draws at two standard
+# deviations, ±0.04. The cell checks the cut on the token, then draws many values by the same rule: the cut
+# narrows their spread a little. [Evidence 1.7](#Evidence-1.7:-the-start)
 
 # %%
 torch.manual_seed(0)
@@ -250,54 +239,11 @@ print(
     f"vitcourse's prediction token: shape {tuple(cls_token.shape)}, all zero: {bool((cls_token == 0).all())}"
 )
 print(f"every entry within the cut, -0.04 to 0.04: {bool((cls_token.abs() <= 0.04).all())}")
-
-# %% [markdown]
-# ### 1.8 "Split connection"
-#
-# The walk-through calls the additions `y = y + x` and `z = z + y` "split connections". The right name is *skip*
-# connection, also called a residual connection. The block's input skips the layer and is added to the layer's
-# output. Nothing is split. The cell shows what the skip does: with the last layer of both branches set to zero,
-# a block hands its input on unchanged. [Evidence 1.8](#Evidence-1.8:-the-name)
-
-# %%
 torch.manual_seed(0)
-block = EncoderBlock(64, num_heads=4).to(device)
-with torch.no_grad():
-    for layer in (block.attn.proj, block.mlp.fc2):  # the last layer of each branch
-        layer.weight.zero_()
-        layer.bias.zero_()
-    block_in = torch.randn(2, 16, 64, device=device)  # (B, N, D)
-    print(
-        f"both branches silenced: the block returns its input exactly: {torch.equal(block(block_in), block_in)}"
-    )
-
-# %% [markdown]
-# ### 1.9 `Encoding_hidden_channel_mul`
-#
-# The paragraph under `ViT_Model` names a setting `Encoding_hidden_channel_mul`. The signature above it spells it
-# `Encoding_hidden_chan_mul`, and Python refuses the other name. The slip is in the prose, not in code a reader
-# runs. The setting is the MLP ratio: the MLP's hidden width as a multiple of the token length. Its default, 4,
-# is ViT's. `vitcourse` calls it `mlp_ratio`, as timm does.
-# [Evidence 1.9](#Evidence-1.9:-the-misspelt-setting)
-
-
-# %%
-def article_vit_model(
-    img_size: tuple[int, int, int] = (1, 400, 100),
-    patch_size: int = 50,
-    token_len: int = 768,
-    preds: int = 1,
-    num_heads: int = 1,
-    Encoding_hidden_chan_mul: float = 4.0,  # the article's spelling; its default ratio, ViT's
-    depth: int = 12,
-) -> None:
-    """Stands in for the article's ViT_Model constructor (its first seven parameters)."""
-
-
-try:
-    article_vit_model(Encoding_hidden_channel_mul=4.0)
-except TypeError as err:
-    print(f"TypeError: {err}")
+many = nn.init.trunc_normal_(torch.empty(100_000), std=0.02, a=-0.04, b=0.04)  # the same rule, 100,000 draws
+print(
+    f"100,000 draws by the same rule: standard deviation {many.std().item():.3f}, largest |value| {many.abs().max().item():.3f}"
+)
 
 # %% [markdown]
 # ### 1.10 "Code from this paper is not publicly available"
@@ -309,7 +255,17 @@ except TypeError as err:
 # [Evidence 1.10](#Evidence-1.10:-the-official-ViT-code) transcribes that code's encoder block into PyTorch.
 
 # %% [markdown]
-# ## 2. "Attention for Vision Transformers, Explained" (4 min)
+# **Cosmetic slips**, each a name, a printed line or a notation; the entries and their cells are in
+# [Evidence: the cosmetic entries](#Evidence:-the-cosmetic-entries).
+#
+# | entry | wrong → right |
+# |---|---|
+# | 1.4 | printed "1001" tokens → 176 |
+# | 1.8 | "split connection" → skip connection |
+# | 1.9 | `Encoding_hidden_channel_mul` → `Encoding_hidden_chan_mul` (in the prose) |
+
+# %% [markdown]
+# ## 2. "Attention for Vision Transformers, Explained" (3 min)
 #
 # The attention article walks through one module, first with one head, then with four. Its batch holds 13 items
 # of 100 tokens of length 49, projected to 64 channels.
@@ -317,8 +273,10 @@ except TypeError as err:
 # %% [markdown]
 # ### 2.1 The multi-head section uses the single-head module
 #
-# Section *Multi-Headed Attention* builds its own four-head module, `MSA`. To merge the heads of $\mathbf{v}$, it
-# reads the width from `A`, the single-head module of the section before. It should read `MSA.chan`. The line
+# **Source:** `v = v.transpose(1, 2).reshape(B, N, A.chan)` in section *Multi-Headed Attention*.
+#
+# That section builds a four-head module, `MSA`, but reads the width from `A`, the single-head module of the
+# section before. It should read `MSA.chan`. The line
 # runs only because both modules have 64 channels. Give `A` another width and the reshape fails.
 # [Evidence 2.1](#Evidence-2.1:-the-other-module)
 
@@ -337,30 +295,6 @@ except RuntimeError as err:
     print(f"merged with the other module's chan = {single.chan}: {type(err).__name__}")
 
 # %% [markdown]
-# ### 2.2 The shape comment after the heads merge
-#
-# In the class `Attention`, a comment gives the shape after the heads merge as
-# `(batch, heads, num_tokens, chan)`. But the line above it has just removed the heads axis. The shape is
-# `(batch, num_tokens, chan)`. [Evidence 2.2](#Evidence-2.2:-the-shape-comment)
-
-# %%
-torch.manual_seed(0)
-_, merge_steps = Attention(49, 64, num_heads=4).steps(torch.randn(13, 100, 49))  # the walk-through's sizes
-print(f"before the merge, weights @ v: {tuple(merge_steps.heads.shape)}")
-print(f"after the merge:               {tuple(merge_steps.merged.shape)}")
-
-# %% [markdown]
-# ### 2.3 "torch.nn.MultiheadedAttention"
-#
-# The conclusion points to PyTorch's `torch.nn.MultiheadedAttention`. The class is `torch.nn.MultiheadAttention`,
-# without "ed"; the slip is in a sentence, not in code a reader runs. It also differs from the article's module:
-# it adds no $\mathbf{v}$. [Evidence 2.3](#Evidence-2.3:-the-PyTorch-class)
-
-# %%
-print(f"torch.nn has MultiheadedAttention: {hasattr(nn, 'MultiheadedAttention')}")
-print(f"torch.nn has MultiheadAttention:   {hasattr(nn, 'MultiheadAttention')}")
-
-# %% [markdown]
 # ### 2.4 The projection's "chan²" weights
 #
 # The conclusion counts chan² weights in the final projection. That counts its weight matrix only. The
@@ -377,7 +311,16 @@ print(
 )
 
 # %% [markdown]
-# ## 3. "Position Embeddings for Vision Transformers, Explained" (8 min)
+# **Cosmetic slips**, each a name, a printed line or a notation; the entries and their cells are in
+# [Evidence: the cosmetic entries](#Evidence:-the-cosmetic-entries).
+#
+# | entry | wrong → right |
+# |---|---|
+# | 2.2 | comment `(batch, heads, num_tokens, chan)` → without heads |
+# | 2.3 | `MultiheadedAttention` → `MultiheadAttention` (in the prose) |
+
+# %% [markdown]
+# ## 3. "Position Embeddings for Vision Transformers, Explained" (7 min)
 #
 # This article shows why attention cannot see the order of tokens. Then it builds the sinusoidal table and adds
 # it to the picture's 15 patch tokens.
@@ -403,7 +346,7 @@ fig, axes = plt.subplots(
 )
 for row, (low, who) in enumerate(((0, "[0, 1] (the article's)"), (-1, "[-1, 1] (the values' own)"))):
     for ax, columns, title in (
-        (axes[row, 0], range(160), f"colour range {who}: columns 0-159, where the tokens differ"),
+        (axes[row, 0], range(160), f"colour range {who}: columns 0-159, where the tokens differ most"),
         (axes[row, 1], range(300, 320), "zoom: columns 300-319"),
     ):
         plots.show_table_columns(
@@ -418,16 +361,16 @@ for row, (low, who) in enumerate(((0, "[0, 1] (the article's)"), (-1, "[-1, 1] (
             cmap="PuOr_r",
         )
 fig.suptitle(
-    "Sinusoidal table for 15 tokens of length 400, drawn with two colour ranges (one cell per entry)"
+    "Sinusoidal table for 15 tokens of length 400, drawn with two colour ranges (one square per entry)"
 )
 plt.show()
 
 # %% [markdown]
 # **Reading the figure.** The colour bars differ: white is 0.5 in the upper panels, 0 in the lower ones. Left:
-# columns 0 to 159, where the tokens differ. Right: columns 300 to 319, nearly the same for every token. Only
+# columns 0 to 159, where the tokens differ most. Right: columns 300 to 319, nearly the same for every token. Only
 # entries below 0 darken a token, and the cell counts how few. In the upper panels they merge into one dark block at
 # the bottom left, and the zoom's sine columns, near 0, are the darkest purple; in the lower panels, those columns
-# are almost white. Even columns hold sines, odd ones cosines.
+# are almost white. Counted from 0, even columns hold sines, odd ones cosines.
 
 # %% [markdown]
 # ### 3.2 `astype(int)`, then `/ 255`
@@ -449,7 +392,8 @@ print(f"every pixel below 1 became 0: {bool((cast[below_one] == 0).all())}")
 # %% [markdown]
 # ### 3.3 "Invariant" where equivariant is meant
 #
-# The article calls attention invariant to the order of tokens. An attention layer is in fact *equivariant*:
+# The article calls attention invariant to the order of tokens: "The component of the transformer that would be
+# invariant to token order is the attention module". An attention layer is in fact *equivariant*:
 # permute its input tokens, and its output rows come out permuted in the same way. The article's own demo shows
 # exactly that. What is invariant is a prediction read from the prediction token, when the model has no
 # position table: it does not change at all. [Evidence 3.3](#Evidence-3.3:-equivariant-and-invariant) shows
@@ -471,16 +415,17 @@ print(
 )
 
 # %% [markdown]
-# ### 3.4 The permutation demo leaves out the softmax and the scale
+# ### 3.4 The permutation demo leaves out the softmax and the scale: cosmetic
 #
 # The demo draws Q, K and V as random integer matrices and swaps tokens 0 and 2 in each. Then it computes
 # $QK^\top$ and multiplies by $V$. It leaves out the scale and the softmax of the formula it has just given. The
 # conclusion holds for the full formula too, but the demo does not show it. The cell puts the scale and the
-# softmax back. [Evidence 3.4](#Evidence-3.4:-why-the-softmax-keeps-it)
+# softmax back. It draws small random values rather than integers: with entries in the hundreds every softmax row
+# would be one-hot, a hard choice rather than a weighting. It prints the largest weight to show the rows stay soft. [Evidence 3.4](#Evidence-3.4:-why-the-softmax-keeps-it)
 
 # %%
 g = torch.Generator().manual_seed(0)
-q, k, v = (torch.randint(1, 20, (4, 9), generator=g).double() for _ in range(3))  # (4, 9) each
+q, k, v = (torch.randn(4, 9, generator=g).double() for _ in range(3))  # (4, 9) each, small values
 swap = torch.tensor([2, 1, 0, 3])  # tokens 0 and 2 trade places
 
 
@@ -495,20 +440,8 @@ for name, attend in (
 ):
     rows_swapped = torch.allclose(attend(q[swap], k[swap], v[swap]), attend(q, k, v)[swap])
     print(f"{name:26s}: swapping tokens 0 and 2 swaps output rows 0 and 2: {rows_swapped}")
-
-# %% [markdown]
-# ### 3.5 "A · V = A"
-#
-# The demo writes its two products as $QK^\top = A$, then $A \cdot V = A$. Two different matrices share one name.
-# The first is $N \times N$, one score per pair of tokens. The second is $N \times d$, one output row per token.
-# Read as an equation, $A \cdot V = A$ is false: its two sides do not even have the same shape. Give the result
-# its own name, such as $Z = A \cdot V$. [Evidence 3.5](#Evidence-3.5:-two-matrices-named-A)
-
-# %%
-g = torch.Generator().manual_seed(0)
-q, k, v = (torch.randint(1, 20, (4, 9), generator=g).double() for _ in range(3))  # the demo's (4, 9) each
-scores = q @ k.T  # the first A: one score per pair of tokens
-print(f"A = Q K^T: {tuple(scores.shape)}; A V: {tuple((scores @ v).shape)}")
+weights = torch.softmax(q @ k.T / k.shape[-1] ** 0.5, dim=-1)  # (4, 4), one row per query
+print(f"largest softmax weight in any row: {fixed(weights.max().item())} (1.00 would be one-hot)")
 
 # %% [markdown]
 # ### 3.6 "Congruent with the results in [1]"
@@ -520,7 +453,15 @@ print(f"A = Q K^T: {tuple(scores.shape)}; A V: {tuple((scores @ v).shape)}")
 # [Evidence 3.6](#Evidence-3.6:-what-the-Transformer-paper-compared) quotes both papers.
 
 # %% [markdown]
-# ## 4. "Tokens-to-Token Vision Transformers, Explained" (11 min)
+# **Cosmetic slips**, each a name, a printed line or a notation; the entries and their cells are in
+# [Evidence: the cosmetic entries](#Evidence:-the-cosmetic-entries).
+#
+# | entry | wrong → right |
+# |---|---|
+# | 3.5 | $A \cdot V = A$ → $Z = A \cdot V$ |
+
+# %% [markdown]
+# ## 4. "Tokens-to-Token Vision Transformers, Explained" (9 min)
 #
 # The T2T article builds the soft split, the token transformer and the Tokens-to-Token module. It walks a batch of
 # 13 one-channel 400 × 100 images through the module. It ends with the complete T2T-ViT.
@@ -528,8 +469,10 @@ print(f"A = Q K^T: {tuple(scores.shape)}; A V: {tuple((scores @ v).shape)}")
 # %% [markdown]
 # ### 4.1 The complete model passes settings its T2T module does not accept
 #
-# The class `T2T_ViT` builds the article's `Tokens2Token` module with seven settings that the module does not
-# accept. One of them is `softsplit_kernels`. `Tokens2Token` takes only `img_size`, `token_chan` and
+# **Source:** `Tokens2Token(img_size = ..., softsplit_kernels = ..., num_heads = ..., ...)` in `T2T_ViT`.
+#
+# The class `T2T_ViT` builds the article's `Tokens2Token` module with settings that the module does not
+# accept (its Evidence lists seven). One of them is `softsplit_kernels`. `Tokens2Token` takes only `img_size`, `token_chan` and
 # `token_len`. It fixes its kernels, its heads and its MLP ratio inside. So building the model fails at once. In
 # `vitcourse` the soft splits are a setting that reaches the module: `T2TViT(stages=...)`.
 # [Evidence 4.1](#Evidence-4.1:-the-refused-settings)
@@ -565,8 +508,9 @@ except NameError as err:
 # %% [markdown]
 # ### 4.3 The undefined batch size `B`
 #
-# The walk-through's first reconstruction reshapes with `B`, which the walk-through never assigns. Its batch size
-# is called `batch`, and the second reconstruction uses that name. Read the batch size from the tensor itself,
+# **Source:** `x = x.transpose(1,2).reshape(B, T2T.token_chan, H, W)` in section *All Together*.
+#
+# The walk-through never assigns `B`. Its batch size is called `batch`, and the second reconstruction uses that name. Read the batch size from the tensor itself,
 # `x.shape[0]`, as the module's `forward` does. The cell rebuilds the walk-through's first stage this way.
 # [Evidence 4.3](#Evidence-4.3:-the-name-B)
 
@@ -619,7 +563,8 @@ fig.suptitle("The picture's first soft split (7, 4, 2) rebuilt, one value per wi
 plt.show()
 
 # %% [markdown]
-# The left panel is the picture at a quarter of its height and width. The right panel holds the same 375 values
+# The left panel is the picture at a quarter of its height and width, in flat bands because the pixel art has
+# few grey levels. The right panel holds the same 375 values
 # in the wrong places: each row of 25 windows is cut into rows of 15.
 
 # %% [markdown]
@@ -628,7 +573,7 @@ plt.show()
 # With no scale given, the article's attention multiplies the scores by $(\text{chan} / \text{heads})^{-1/2}$.
 # In the T2T module that is $1/8$ at both stages. The official T2T-ViT code uses the input token length instead,
 # $(\text{dim} / \text{heads})^{-1/2}$. For a one-channel picture that is $1/7$ at the first stage and $1/24$ at
-# the second. Both run. Only the official one reproduces the official models. `vitcourse` follows the official
+# the second. Both run. Only the official one computes what the official models compute. `vitcourse` follows the official
 # code by default and offers the other with `official_scale=False`. [Evidence 4.5](#Evidence-4.5:-the-two-scales)
 
 # %%
@@ -636,38 +581,8 @@ for official in (True, False):
     t2t = TokensToToken((height, width), official_scale=official)
     inverse = [round(getattr(t2t, f"attention{i}").attn.scale ** -1, 4) for i in (1, 2)]
     who = "official code (vitcourse's default)" if official else "article series"
+    # attention1, attention2: the T2T module's two token transformers, named after its stages, counted from 1
     print(f"{who:37s}: scale 1/{inverse[0]:g} at stage 1, 1/{inverse[1]:g} at stage 2")
-
-# %% [markdown]
-# ### 4.6 "They should be of length 3 * 3 * 64 = 576"
-#
-# In the walk-through's final soft split, the code prints `'They should be of length 3*3*64=', 3*3*64`. The
-# output shown under it reads "They should be of length 3 * 3 * 64 = 576", with spaces. Run as written, the line
-# prints no spaces inside its quotes. The number, 576, is right. But the printed line does not match its code,
-# as in 1.4. [Evidence 4.6](#Evidence-4.6:-the-printed-line)
-
-# %%
-print("They should be of length 3*3*64=", 3 * 3 * 64)  # the final soft split's line, as written
-
-# %% [markdown]
-# ### 4.7 The walk-through prints `x` where `y` is meant
-#
-# The token transformer's walk-through computes `y = TT.norm2(x)`, then `y = TT.neuralnet(y)`, then `y = y + x`.
-# After each step it prints the shape of `x`. It should print `y`: the value that changes and, at the end, the
-# module's output. The shapes come out right only because the norm and the MLP keep the shape.
-# [Evidence 4.7](#Evidence-4.7:-x-and-y)
-
-# %%
-torch.manual_seed(0)
-tt = TokenTransformer(49, 64, num_heads=4, mlp_ratio=1.5).to(device).eval()
-x_in = torch.randn(13, 100, 49, device=device)  # (batch, tokens, token length)
-with torch.no_grad():
-    x = tt.attn(tt.norm1(x_in))  # (13, 100, 64)
-    y = tt.mlp(tt.norm2(x))
-    y = y + x  # the skip connection
-    module_out = tt(x_in)
-print(f"y: {tuple(y.shape)}, the module's output: {torch.allclose(y, module_out, atol=1e-5)}")
-print(f"x: {tuple(x.shape)}, the module's output: {torch.allclose(x, module_out, atol=1e-5)}")
 
 # %% [markdown]
 # ### 4.8 A backbone "identical to" ViT's
@@ -714,22 +629,19 @@ for who, per_head in (
     print(f"{who + ',':33s} {heads} heads: {result}")
 
 # %% [markdown]
-# ## 5. The lecture slides "ViT (Vision Transformer)" (9 min)
+# **Cosmetic slips**, each a name, a printed line or a notation; the entries and their cells are in
+# [Evidence: the cosmetic entries](#Evidence:-the-cosmetic-entries).
+#
+# | entry | wrong → right |
+# |---|---|
+# | 4.6 | printed line with spaces → without |
+# | 4.7 | prints `x` → `y` |
+
+# %% [markdown]
+# ## 5. The lecture slides "ViT (Vision Transformer)" (8 min)
 #
 # The slides set the ViT paper's equations beside PyTorch snippets for ViT-B/16: ViT-Base with 16 × 16 patches,
 # on 224 × 224 colour images.
-
-# %% [markdown]
-# ### 5.1 "224 x 244 x 3"
-#
-# A slide cuts an image into 16 × 16 patches with `nn.Conv2d`. Under the code, it gives the output for a "224 x
-# 244 x 3" image as `[768, 14, 14]`. The image is 224 × 224 × 3, as the code above it sets. A 244-pixel-wide image
-# would give 15 columns of patches. [Evidence 5.1](#Evidence-5.1:-the-image-size)
-
-# %%
-conv = nn.Conv2d(3, 768, kernel_size=16, stride=16, bias=False).to(device)
-for h, w in ((224, 224), (224, 244)):
-    print(f"{h} x {w} x 3 image -> {list(conv(torch.zeros(1, 3, h, w, device=device)).shape[1:])}")
 
 # %% [markdown]
 # ### 5.2 $\mathbf{E}_{pos} \in \mathbb{R}^{P^2 \times D}$
@@ -786,8 +698,8 @@ print(f"one (1, 1, 768) token, expanded: {tuple(z0.shape)}")
 # %% [markdown]
 # ### 5.5 `MyPermute`, `block_out_permute` and tables that start from ones
 #
-# The slides use a layer `MyPermute` and a tensor `block_out_permute` that they never define, and PyTorch has
-# neither. They stand for a small module that calls `x.permute(0, 2, 1)` and for the patch embedding's output,
+# The slides use a layer `MyPermute` and a tensor `block_out_permute` that they never define. `torch.nn` has
+# neither (torchvision has a `torchvision.ops.Permute`). They stand for a small module that calls `x.permute(0, 2, 1)` and for the patch embedding's output,
 # `(B, 196, 768)`. The slides also start the class token and the position table from ones: a difference, not a
 # slip, since it runs. But all 197 rows of the table start equal, so at first it tells no position from another.
 # [Evidence 5.5](#Evidence-5.5:-the-undefined-names-and-the-ones)
@@ -852,11 +764,12 @@ print(f"y: the same for both images: {torch.allclose(*y, atol=1e-5)}")
 # %% [markdown]
 # ### 5.8 $d_q = d_k = d_v = d_{model} = 512$
 #
-# The slide that quotes the survey gives queries, keys and values the length $d_q = d_k = d_v = d_{model} = 512$.
-# Right for one head; misleading for the base Transformer of *Attention Is All You Need*, 512 wide with 8 heads,
-# where each head's queries, keys and values have length $d_{model}/h = 64$, and the scores are divided by its
-# square root. The lab report applies the same rule, $d_{model}/h = 64$, to ViT-B/16: 768 wide, 12 heads. The
-# cell computes both. [Evidence 5.8](#Evidence-5.8:-the-width-of-a-head)
+# The slide that quotes the survey gives queries, keys and values the length $d_q = d_k = d_v = d_{model} = 512$,
+# where $d_{model}$ is the token length, the course's $D$. That fits a single head. But the base Transformer of
+# *Attention Is All You Need* is 512 wide with 8 heads, so each head's queries, keys and values have length
+# $d_{model}/h = 64$, and the scores are divided by its square root. The lab report applies the same rule to
+# ViT-B/16: 768 wide, 12 heads. The cell computes both; PyTorch's own `nn.MultiheadAttention` is the independent
+# check, and the last lines show which scale the course's module uses. [Evidence 5.8](#Evidence-5.8:-the-width-of-a-head)
 
 # %%
 torch.manual_seed(0)
@@ -879,11 +792,12 @@ for d in (64, 768):
 # %% [markdown]
 # ### 5.9 `torchvision.ops.MLP` beside "two layers with a GELU": a trap, not a slip
 #
-# Two slides quote the signature of `torchvision.ops.MLP`, whose `activation_layer` defaults to `nn.ReLU`. One
+# Two slides quote the signature of `torchvision.ops.MLP` (torchvision: PyTorch's library for images), whose `activation_layer` defaults to `nn.ReLU`. One
 # adds the ViT paper's sentence: "The MLP contains two layers with a GELU non-linearity". The slides build no MLP,
 # but one built from that signature with its defaults puts a ReLU between its layers; ViT's needs
 # `activation_layer=nn.GELU`. With the same weights, the
-# two differ at every hidden value but 0, by as much at $x$ as at $-x$ (printed). The course does not install torchvision; the cell stacks its
+# two differ at every hidden value but 0, by $|x|\,\Phi(-|x|)$, as much at $x$ as at $-x$ ($\Phi$: the standard
+# normal's cumulative distribution; the cell checks it). The course does not install torchvision; the cell stacks its
 # layers, two dropouts at rate 0 included (dropout zeroes random values during training).
 # [Evidence 5.9](#Evidence-5.9:-the-MLP's-activation)
 
@@ -911,8 +825,20 @@ print(
     f"mean |ReLU - GELU| on the negative values {gap[hidden < 0].mean():.4f}, on the positive values "
     f"{gap[hidden > 0].mean():.4f}"
 )
+phi = 0.5 * (1 + torch.erf(-hidden.abs() / 2**0.5))  # the standard normal's cumulative distribution at -|x|
+print(
+    f"|ReLU - GELU| = |x| * Phi(-|x|) at every hidden value: {torch.allclose(gap, hidden.abs() * phi, atol=1e-5)}"
+)
 print(f"the same output with the same weights: {same_output}")
 print(f"vitcourse's MLP in an encoder block: {EncoderBlock(768, num_heads=12).mlp.act}")
+
+# %% [markdown]
+# **Cosmetic slips**, each a name, a printed line or a notation; the entries and their cells are in
+# [Evidence: the cosmetic entries](#Evidence:-the-cosmetic-entries).
+#
+# | entry | wrong → right |
+# |---|---|
+# | 5.1 | "224 x 244 x 3" → 224 × 224 × 3 |
 
 # %% [markdown]
 # ## 6. The MyViT equations, the preprint notes and the lab report (4 min)
@@ -921,7 +847,7 @@ print(f"vitcourse's MLP in an encoder block: {EncoderBlock(768, num_heads=12).ml
 # block, token and patch; the lab report's is in a name, "MLP head".
 
 # %% [markdown]
-# ### 6.1 MyViT's missing subscripts
+# ### 6.1 MyViT's missing subscripts: cosmetic
 #
 # The MyViT equations write $\mathbf{x}{p}$, $\mathbf{z}{0}$ and $\mathrm{SA}{1}$ for $\mathbf{x}_p$, $\mathbf{z}_0$
 # and $\mathrm{SA}_1$: without the underscore, the subscript prints beside its letter. The output,
@@ -950,7 +876,7 @@ print(
 print(f"y: {tuple(y_picture.shape)} = (D,)")
 
 # %% [markdown]
-# ### 6.2 The preprint notes: a second equation (2), and $z_0$ with two meanings
+# ### 6.2 The preprint notes: a second equation (2), and $z_0$ with two meanings: cosmetic
 #
 # The notes number the output equation, $\mathbf{y} = LN(z_0^{(L)})$, (2) again; the paper's is (4). And their
 # subscript changes meaning: in equation (1) $z_0$ is the whole input sequence, in $z_0^{(L)}$ the 0 is token 0.
@@ -975,7 +901,8 @@ print(f"the 0 of z_0^(L), token 0 of the last block's output: {tuple(z_last[0, 0
 # The lab report calls its last step "Classification using the MLP head", then describes the head of timm's
 # ViT-B/16 as "a linear transformation" from 768 to 1000 numbers. One linear layer is not a multi-layer
 # perceptron. The paper's "MLP Head" has a hidden layer during pre-training only, as the report's own section 2
-# says. The name matters when you count parameters or load weights. [Evidence 6.3](#Evidence-6.3:-the-head)
+# says. The name matters when you count parameters or load weights. The cell counts the course's ViT-B/16 head,
+# a stand-in for timm's. [Evidence 6.3](#Evidence-6.3:-the-head)
 
 # %%
 vit_b16 = VisionTransformer(224, patch_size=16, in_chans=3, depth=1, num_classes=1000)  # as in 5.2
@@ -988,16 +915,28 @@ print(
 # %% [markdown]
 # ## Summary
 #
-# Of the 41 entries, 11 break the code as written, 14 teach a wrong idea, 12 are cosmetic and 4 are not slips:
-# two traps (4.4, 5.9) and two differences from the official code (1.7, 4.5). The worst stop a model from being
-# built or run (1.1, 1.2, 1.5, 4.1) or teach a wrong idea (1.6, 3.3, 5.3).
-# [Evidence: the entries ranked](#Evidence:-the-entries-ranked) lists all 41.
+# What to remember, whatever the source:
 #
-# To check another slip, find the smallest cell that shows what the source says and what happens instead. Print
+# - The extra skip through $\mathbf{v}$ belongs only in T2T's token transformer, never in a ViT block (1.6).
+# - Attention is equivariant: permute the tokens and its output rows permute the same way. A prediction read from
+#   the prediction token, without positions, is invariant (3.3).
+# - $Z = PV$: one row of weights per query, mixing the rows of $V$ (5.3).
+# - A parameter never has a batch axis: one prediction token, expanded to each batch (5.4).
+# - Each head works on $d_k = d_{model}/h$ numbers, not $d_{model}$ (5.8).
+# - $\mathbf{E}_{pos}$ has one row per token, $N + 1$ with the prediction token (5.2).
+# - A colour range must cover the data, or the figure hides it (3.1).
+#
+# [Evidence: the entries ranked](#Evidence:-the-entries-ranked) lists every entry by kind. To check another slip, find the smallest cell that shows what the source says and what happens instead. Print
 # shapes and counts rather than trust a printed output, and compare with the paper and the official code.
 
 # %% [markdown]
 # ## Evidence: the entries ranked
+#
+# The papers the entries compare with. The ViT paper is *An Image is Worth 16x16 Words* by Dosovitskiy et al.,
+# ICLR 2021 (the articles cite its 2020 arXiv preprint); its official code is `google-research/vision_transformer`.
+# The T2T-ViT paper is *Tokens-to-Token ViT: Training Vision Transformers from Scratch on ImageNet* by Yuan et al.,
+# ICCV 2021; its official code is `yitu-opensource/T2T-ViT`. ImageNet here means ImageNet-1k, the ILSVRC-2012
+# subset of about 1.3 million labelled photos in 1,000 classes (notebook 00 sets it beside ImageNet-21k).
 #
 # The entries, by kind, the most harmful kind first. *Breaks the code*: it fails as written, or would with other sizes or once another
 # line reads it. *Wrong idea*: it runs, but teaches something false. *Cosmetic*: a name, a printed line, a
@@ -1031,7 +970,7 @@ print(
 # | 4.9 | heads "only works if =1" → any divisor of `chan` | wrong idea |
 # | 5.2 | $\mathbf{E}_{pos}$: $P^2 \times D$ → $(N+1) \times D$ | wrong idea |
 # | 2.4 | chan² weights → chan² + chan | wrong idea |
-# | 3.4 | demo without scale and softmax → with them | cosmetic |
+# | 3.4 | demo without scale and softmax → with them (a demo that stops short) | cosmetic |
 # | 1.8 | "split connection" → skip connection | cosmetic |
 # | 1.9 | `Encoding_hidden_channel_mul` → `Encoding_hidden_chan_mul` (in the prose) | cosmetic |
 # | 2.3 | `MultiheadedAttention` → `MultiheadAttention` (in the prose) | cosmetic |
@@ -1047,6 +986,155 @@ print(
 # | 5.9 | `torchvision.ops.MLP` defaults to ReLU → `activation_layer=nn.GELU` | not a slip: a trap |
 # | 1.7 | prediction token starts at zero or random: both in use | not a slip: a difference |
 # | 4.5 | scale $(\text{chan}/\text{heads})^{-1/2}$ → official $(\text{dim}/\text{heads})^{-1/2}$ | not a slip: a difference |
+
+# %% [markdown]
+# ## Evidence: the cosmetic entries
+#
+# The entries that change no idea, each with the cell that shows it. Their quotations follow in the
+# Evidence sections of their sources. Three cosmetic entries, 3.4, 6.1 and 6.2, stay in the core with their cells:
+# each corrects a demo or an equation that a reader of the source meets early.
+
+# %% [markdown]
+# ### 1.4 "number of tokens: 1001"
+#
+# In section *Prediction Processing*, 176 tokens of length 768 go through a layer norm. The printed output then
+# reads "number of tokens: 1001". The right number is 176. A layer norm works on each token alone and never
+# changes how many there are. The printed line does not match its code.
+# [Evidence 1.4](#Evidence-1.4:-the-printed-1001)
+
+# %%
+x = torch.randn(1, 176, 768, generator=torch.Generator().manual_seed(0)).to(device)  # (1, 176, 768)
+normed = nn.LayerNorm(768).to(device)(x)
+print(f"before the layer norm: {tuple(x.shape)}, after: {tuple(normed.shape)}")
+
+# %% [markdown]
+# ### 1.8 "Split connection"
+#
+# The walk-through calls the additions `y = y + x` and `z = z + y` "split connections". The right name is *skip*
+# connection, also called a residual connection. The block's input skips the layer and is added to the layer's
+# output. Nothing is split. The cell shows what the skip does: with the last layer of both branches set to zero,
+# a block hands its input on unchanged. [Evidence 1.8](#Evidence-1.8:-the-name)
+
+# %%
+torch.manual_seed(0)
+block = EncoderBlock(64, num_heads=4).to(device)
+with torch.no_grad():
+    for layer in (block.attn.proj, block.mlp.fc2):  # the last layer of each branch
+        layer.weight.zero_()
+        layer.bias.zero_()
+    block_in = torch.randn(2, 16, 64, device=device)  # (B, N, D)
+    print(
+        f"both branches silenced: the block returns its input exactly: {torch.equal(block(block_in), block_in)}"
+    )
+
+# %% [markdown]
+# ### 1.9 `Encoding_hidden_channel_mul`
+#
+# The paragraph under `ViT_Model` names a setting `Encoding_hidden_channel_mul`. The signature above it spells it
+# `Encoding_hidden_chan_mul`, and Python refuses the other name. The slip is in the prose, not in code a reader
+# runs. The setting is the MLP ratio: the MLP's hidden width as a multiple of the token length. Its default, 4,
+# is ViT's. `vitcourse` calls it `mlp_ratio`, as timm does.
+# [Evidence 1.9](#Evidence-1.9:-the-misspelt-setting)
+
+
+# %%
+def article_vit_model(
+    img_size: tuple[int, int, int] = (1, 400, 100),
+    patch_size: int = 50,
+    token_len: int = 768,
+    preds: int = 1,
+    num_heads: int = 1,
+    Encoding_hidden_chan_mul: float = 4.0,  # the article's spelling; its default ratio, ViT's
+    depth: int = 12,
+) -> None:
+    """Stands in for the article's ViT_Model constructor (its first seven parameters)."""
+
+
+try:
+    article_vit_model(Encoding_hidden_channel_mul=4.0)
+except TypeError as err:
+    print(f"TypeError: {err}")
+
+# %% [markdown]
+# ### 2.2 The shape comment after the heads merge
+#
+# In the class `Attention`, a comment gives the shape after the heads merge as
+# `(batch, heads, num_tokens, chan)`. But the line above it has just removed the heads axis. The shape is
+# `(batch, num_tokens, chan)`. [Evidence 2.2](#Evidence-2.2:-the-shape-comment)
+
+# %%
+torch.manual_seed(0)
+_, merge_steps = Attention(49, 64, num_heads=4).steps(torch.randn(13, 100, 49))  # the walk-through's sizes
+print(f"before the merge, weights @ v: {tuple(merge_steps.heads.shape)}")
+print(f"after the merge:               {tuple(merge_steps.merged.shape)}")
+
+# %% [markdown]
+# ### 2.3 "torch.nn.MultiheadedAttention"
+#
+# The conclusion points to PyTorch's `torch.nn.MultiheadedAttention`. The class is `torch.nn.MultiheadAttention`,
+# without "ed"; the slip is in a sentence, not in code a reader runs. It also differs from the article's module:
+# it adds no $\mathbf{v}$. [Evidence 2.3](#Evidence-2.3:-the-PyTorch-class)
+
+# %%
+print(f"torch.nn has MultiheadedAttention: {hasattr(nn, 'MultiheadedAttention')}")
+print(f"torch.nn has MultiheadAttention:   {hasattr(nn, 'MultiheadAttention')}")
+
+# %% [markdown]
+# ### 3.5 "A · V = A"
+#
+# The demo writes its two products as $QK^\top = A$, then $A \cdot V = A$. Two different matrices share one name.
+# The first is $N \times N$, one score per pair of tokens. The second is $N \times d$, one output row per token.
+# Read as an equation, $A \cdot V = A$ is false: its two sides do not even have the same shape. Give the result
+# its own name, such as $Z = A \cdot V$. [Evidence 3.5](#Evidence-3.5:-two-matrices-named-A)
+
+# %%
+g = torch.Generator().manual_seed(0)
+q, k, v = (torch.randint(1, 20, (4, 9), generator=g).double() for _ in range(3))  # the demo's (4, 9) each
+scores = q @ k.T  # the first A: one score per pair of tokens
+print(f"A = Q K^T: {tuple(scores.shape)}; A V: {tuple((scores @ v).shape)}")
+
+# %% [markdown]
+# ### 4.6 "They should be of length 3 * 3 * 64 = 576"
+#
+# In the walk-through's final soft split, the code prints `'They should be of length 3*3*64=', 3*3*64`. The
+# output shown under it reads "They should be of length 3 * 3 * 64 = 576", with spaces. Run as written, the line
+# prints no spaces inside its quotes. The number, 576, is right. But the printed line does not match its code,
+# as in 1.4. [Evidence 4.6](#Evidence-4.6:-the-printed-line)
+
+# %%
+print("They should be of length 3*3*64=", 3 * 3 * 64)  # the final soft split's line, as written
+
+# %% [markdown]
+# ### 4.7 The walk-through prints `x` where `y` is meant
+#
+# The token transformer's walk-through computes `y = TT.norm2(x)`, then `y = TT.neuralnet(y)`, then `y = y + x`.
+# After each step it prints the shape of `x`. It should print `y`: the value that changes and, at the end, the
+# module's output. The shapes come out right only because the norm and the MLP keep the shape.
+# [Evidence 4.7](#Evidence-4.7:-x-and-y)
+
+# %%
+torch.manual_seed(0)
+tt = TokenTransformer(49, 64, num_heads=4, mlp_ratio=1.5).to(device).eval()
+x_in = torch.randn(13, 100, 49, device=device)  # (batch, tokens, token length)
+with torch.no_grad():
+    x = tt.attn(tt.norm1(x_in))  # (13, 100, 64)
+    y = tt.mlp(tt.norm2(x))
+    y = y + x  # the skip connection
+    module_out = tt(x_in)
+print(f"y: {tuple(y.shape)}, the module's output: {torch.allclose(y, module_out, atol=1e-5)}")
+print(f"x: {tuple(x.shape)}, the module's output: {torch.allclose(x, module_out, atol=1e-5)}")
+
+# %% [markdown]
+# ### 5.1 "224 x 244 x 3"
+#
+# A slide cuts an image into 16 × 16 patches with `nn.Conv2d`. Under the code, it gives the output for a "224 x
+# 244 x 3" image as `[768, 14, 14]`. The image is 224 × 224 × 3, as the code above it sets. A 244-pixel-wide image
+# would give 15 columns of patches. [Evidence 5.1](#Evidence-5.1:-the-image-size)
+
+# %%
+conv = nn.Conv2d(3, 768, kernel_size=16, stride=16, bias=False).to(device)
+for h, w in ((224, 224), (224, 244)):
+    print(f"{h} x {w} x 3 image -> {list(conv(torch.zeros(1, 3, h, w, device=device)).shape[1:])}")
 
 # %% [markdown]
 # ## Evidence: the Vision Transformers article
@@ -1105,7 +1193,8 @@ print(
 #
 # **The comparison.** A layer norm normalises each token over its own 768 numbers, so the shape stays
 # `(1, 176, 768)`. Perhaps the line is left from a run with other sizes; the article does not say. Every stored
-# output in this course is checked by re-running the notebooks, so such a mismatch fails the tests.
+# output in this course is compared with a fresh run of its notebook by the course's tests (nbval), so such a
+# mismatch fails them.
 
 # %% [markdown]
 # ### Evidence 1.5: unset attributes
@@ -1326,7 +1415,9 @@ print(f"nn.MultiheadAttention on {tuple(z.shape)}: {tuple(mha(z, z, z)[0].shape)
 # 1/255 where a pixel was exactly 1: far too little to see beside the table's ±1. The cast and the division
 # would suit an image stored as grey levels from 0 to 255, which the article does not show. The cell does both
 # steps on the picture in use. It measures how much of the picture survives in "tokens + table", by its
-# correlation with the picture's tokens. The numbers it prints belong to the picture in use.
+# correlation with the picture's tokens: Pearson's correlation, `torch.corrcoef`, is 1 when two lists of numbers
+# rise and fall together in proportion, 0 when one says nothing linear about the other. The numbers it prints
+# belong to the picture in use.
 
 # %%
 patch_tokens = tokens.patchify(vitcourse.to_tensor(picture), 20)[0].double()  # (15, 400), values in [0, 1]
@@ -1672,7 +1763,8 @@ for name, start in (("torch.ones", from_ones), ("N(0, 0.02^2)", from_normal)):
 #
 # **The comparison.** The series' and the lab report's lines are right: the Transformer, its encoder and its
 # scaled dot-product attention come from that paper. Only the slide's "self attention was proposed" is not.
-# *Attention Is All You Need* says itself what came before. Its abstract: "The dominant
+# *Attention Is All You Need* says itself what came before. (A *transduction* model turns one sequence into
+# another, such as a sentence into its translation.) Its abstract: "The dominant
 # sequence transduction models are based on complex recurrent or convolutional neural networks that include an
 # encoder and a decoder. The best performing models also connect the encoder and decoder through an attention
 # mechanism." Its background section: "Self-attention, sometimes called intra-attention is an attention mechanism

@@ -158,6 +158,21 @@ def test_every_public_checker_is_fuzzed() -> None:
     assert public == set(ALL_CHECKS)
 
 
+def test_check_function_can_keep_the_failing_case_out_of_its_verdict(capsys) -> None:
+    """With ``show_args=False`` a wrong function's verdict names no arguments (where a failing case is itself an
+    answer to find, as in 01 Ex 2), for a known mistake, an unexplained result and an exception alike."""
+    from vitcourse.check._core import Mistake, check_function
+
+    cases = [((45, 30), 4), ((7, 11), 2)]
+    mistakes = [Mistake(lambda a, b: 0, "zero is the known mistake")]
+    for func in (lambda a, b: 0, lambda a, b: 99, lambda a, b: 1 // 0):
+        for show, named in ((True, True), (False, False)):
+            message = check_function(func, "f", cases, mistakes=mistakes, show_args=show).message
+            assert ("45, 30" in message) is named, message
+    check_core.reset_attempts()
+    capsys.readouterr()
+
+
 def test_check_function_names_a_known_mistake(capsys: pytest.CaptureFixture[str]) -> None:
     from vitcourse.check._core import Mistake, check_function
 
@@ -407,8 +422,8 @@ def test_the_choice_rule_covers_the_course() -> None:
     """The test above is not vacuous: it finds the options of the course's choice questions."""
     covered = {c.__name__ for c in _choice_checkers() if _listed_options(c) is not None}
     named = {"sqrt_rebuild_picture", "sqrt_rebuild_60x62", "sqrt_rebuild_36x64"}
-    named |= {"decay_reason", "seam_blocks_reason", "control_axis_prediction", "resize_control_design"}
-    named |= {"control_run", "control_rows_prediction"}
+    named |= {"seam_blocks_pair", "control_axis_prediction", "resize_control_design"}
+    named |= {"control_run"}
     assert named <= covered, f"choice checkers whose options were not found: {sorted(named - covered)}"
     check_core.reset_attempts()
 
@@ -529,6 +544,7 @@ def test_write_it_yourself_checks_catch_what_runs_not_only_what_is_written(capsy
         (check.single_head_function, _module_alias(F.scaled_dot_product_attention)),
         (check.single_head_function, lambda q, k, v: F.scaled_dot_product_attention(q, k, v)),
         (check.attention_function, lambda q, k, v, *rest: nb05._tokens_first(q, k, v, q.shape[-1] ** -0.5)),
+        (check.resize_2d_function, _module_alias(position.resize_position_embedding)),
     ]
     for checker, answer in refused:
         assert not checker(answer).ok, checker.__name__
@@ -559,3 +575,16 @@ def test_no_docstring_states_the_right_value(checker) -> None:
             assert not re.search(rf"(?<![\w.]){re.escape(form)}(?![\w])", text), (
                 f"{checker.__name__}: its {where} states the right value {form}"
             )
+
+
+def test_the_plateau_wait_is_graded_against_the_runs_passed_in(capsys) -> None:
+    """Exercise 11.2 grades a reading of the learner's own figure, not a number stored with the course, and its
+    statement passes only with a right reading."""
+    exits = {("sinusoidal", 0): 40, ("sinusoidal", 1): 60, ("learned", 0): 90, ("learned", 1): 30}
+    assert check.plateau_wait(25, exits=exits, warmup=15) and check.plateau_wait(27, exits=exits, warmup=15)
+    assert not check.plateau_wait(12, exits=exits, warmup=15)
+    assert "count from the end of the warm-up" in check.plateau_wait(40, exits=exits, warmup=15).message
+    assert "a learned run" in check.plateau_wait(15, exits=exits, warmup=15).message
+    assert not check.plateau_guess("B", wait=12, exits=exits, warmup=15)
+    assert not check.plateau_guess("B", wait=None, exits=exits, warmup=15)
+    assert check.plateau_guess("B", wait=25, exits=exits, warmup=15)

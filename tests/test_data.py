@@ -130,3 +130,11 @@ def test_data_imports_no_plotting() -> None:
     code = "import sys, vitcourse.data; print(any(m.startswith('matplotlib') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_dithered_rows_finds_a_checkerboard_band_and_nothing_else() -> None:
+    picture = np.zeros((8, 10))
+    picture[3:5] = np.indices((2, 10)).sum(axis=0) % 2  # rows 3 and 4: a checkerboard of 0 and 1
+    assert data.dithered_rows(picture).tolist() == [3, 4]
+    assert data.dithered_rows(np.zeros((4, 6))).size == 0
+    assert data.dithered_rows(data.load_mountains(original=False)).tolist() == list(range(20, 26))

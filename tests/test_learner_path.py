@@ -275,17 +275,11 @@ _AFTER_EXERCISE = re.compile(r"(#{1,6}) After Exercise (\d+)")
 _HEADING = re.compile(r"(#{1,6}) ")
 # Folds every cell of which shows the exercise's answer, so that none can move out: (notebook, exercise) -> cells.
 LONG_FOLDS = {
-    # Section 3's cost table is the worked answer: the table and its check give the tie N = 6D, ViT-B part by
-    # part gives the 4 % share, and the figure marks both.
-    ("07_vision_transformer", 3): 6,
     # The seams inside the patches (figure, shared patches counted), then the blind model's outputs differing
     # and a blind ViT beating chance on 10 x 10 scrambles: each shows the answer (b) or its reason (i).
     ("11_training_choices", 3): 8,
     # The control the exercise asks for, then its run (heading, what it changes, the run): each names the answer.
     ("13_inside_trained_models", 3): 5,
-    # The exercise asks which of the two compute-matched ViTs wins, before the runs: the matched settings, the
-    # runs, their seed table and its reading each show the winner.
-    ("14_what_shapes_a_vit", 3): 8,
 }
 
 

@@ -130,6 +130,28 @@ def test_similarity_by_distance_of_a_row_column_code() -> None:
     assert [c.distance for c in table] == sorted(c.distance for c in table)
 
 
+def test_similarity_by_offset_against_a_loop() -> None:
+    rows, cols = 3, 4
+    emb = torch.randn(1 + rows * cols, 5, generator=torch.Generator().manual_seed(0))
+    unit = torch.nn.functional.normalize(emb[1:].double(), dim=-1)
+    sims = unit @ unit.T
+    total = torch.zeros(2 * rows - 1, 2 * cols - 1, dtype=torch.float64)
+    count = torch.zeros_like(total)
+    for p in range(rows * cols):
+        for q in range(rows * cols):
+            dr, dc = q // cols - p // cols + rows - 1, q % cols - p % cols + cols - 1
+            total[dr, dc] += sims[p, q]
+            count[dr, dc] += 1
+    expected = total / count
+    expected[rows - 1, cols - 1] = 1.0
+    got = probes.similarity_by_offset(emb, rows, cols)
+    assert got.shape == (5, 7) and torch.allclose(got, expected)
+    code = _row_column_code(rows, cols)  # same row or column: 1/2, elsewhere 0
+    got = probes.similarity_by_offset(code, rows, cols)
+    assert torch.allclose(got[rows - 1, [0, 1, 2, 4, 5, 6]], torch.full((6,), 0.5, dtype=torch.float64))
+    assert torch.allclose(got[[0, 4], 0], torch.zeros(2, dtype=torch.float64))
+
+
 def test_distance_only_embedding_has_the_gaussian_similarity() -> None:
     sigma = 1.3
     control = probes.distance_only_embedding(3, 5, sigma)

@@ -243,3 +243,27 @@ def test_splits_refuse_other_dtypes_saying_how_to_convert(dtype: torch.dtype) ->
         TypeError, match=r"images has dtype .*: (convert it with images\.float\(\)|pass its real)"
     ):
         patchify(torch.zeros(1, 1, 8, 8, dtype=dtype), 4)
+
+
+def test_entries_per_token_counts_and_bounds_each_tokens_true_entries() -> None:
+    mask = torch.zeros(3, 10, dtype=torch.bool)
+    mask[0, [2, 5, 7]] = True
+    mask[2, 9] = True
+    assert tokens.entries_per_token(mask) == {0: (3, 2, 7), 2: (1, 9, 9)}
+    with pytest.raises(ValueError):
+        tokens.entries_per_token(torch.zeros(10, dtype=torch.bool))
+
+
+def test_window_reach_finds_each_final_tokens_square() -> None:
+    # one split (7, 4, 2): token 0's window starts 2 pixels before the image, so it holds rows and columns 0..4
+    first = tokens.window_reach(20, 20, [(7, 4, 2)], 0)
+    assert first.shape == (20, 20) and first[:5, :5].all() and int(first.sum()) == 25
+    # T2T's three splits: a final token away from the edges reaches a 31 x 31 square (side += (k - 1) * step)
+    grid = tokens.stage_grids(200, 200, tokens.T2T_STAGES)[-1]
+    centre = (grid.rows // 2) * grid.cols + grid.cols // 2
+    reach = tokens.window_reach(200, 200, tokens.T2T_STAGES, centre)
+    rows, cols = reach.any(dim=1).nonzero()[:, 0], reach.any(dim=0).nonzero()[:, 0]
+    assert len(rows) == len(cols) == 31 and int(reach.sum()) == 31 * 31
+    assert int(cols[-1] - cols[0]) == 30 and int(rows[-1] - rows[0]) == 30  # one solid square
+    with pytest.raises(ValueError, match="token"):
+        tokens.window_reach(200, 200, tokens.T2T_STAGES, grid.total)

@@ -301,3 +301,14 @@ def test_shipped_option_names_unknown_models(capsys: pytest.CaptureFixture[str])
         train.main(["--shipped", "vit_nowhere"])
     assert stop.value.code == 2
     assert "'vit_nowhere' is not a shipped model; choose from vit_where" in capsys.readouterr().err
+
+
+def test_eval_every_records_held_out_metrics_and_leaves_the_run_alone() -> None:
+    config = train.TrainConfig(steps=6, warmup=2, batch_size=8, train_scenes=64, device="cpu")
+    plain = train.train(config, progress=False, eval_size=16)
+    traced = train.train(config, progress=False, eval_size=16, eval_every=3)
+    assert traced.losses == plain.losses and plain.held_out == []
+    assert [step for step, _ in traced.held_out] == [2, 5]
+    assert traced.held_out[-1][1] == pytest.approx(traced.metrics)
+    with pytest.raises(ValueError, match="eval_every"):
+        train.train(config, progress=False, eval_every=-1)

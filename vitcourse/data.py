@@ -322,3 +322,11 @@ def summit_square(picture: np.ndarray, side: int = 10, level: float = 0.7) -> tu
         row, col = height // 2, width // 2
     top, left = min(row, height - side), min(max(col - side // 2, 0), width - side)
     return top, left, side, side
+
+
+def dithered_rows(picture: np.ndarray) -> np.ndarray:
+    """The rows of a picture's dithered band, sorted: the rows in which most pixels differ from their right-hand
+    neighbour (a checkerboard of two tones does so everywhere, a plain shade nowhere). Empty if there is none."""
+    pic = np.asarray(picture)
+    differs = pic[:, 1:] != pic[:, :-1]  # (H, W - 1): each pixel against its right-hand neighbour
+    return np.flatnonzero(differs.mean(axis=1) > 0.5)

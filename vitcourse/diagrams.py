@@ -329,6 +329,7 @@ def encoder_block(
     y_fc2 = centre_box(2.2, f"MLP: linear {hidden} → {dim}", "layer")
     plus(1.2)
     centre_box(0.0, "output", "data")
+    ax.set_ylim(-0.15, 11)  # room for the output box's rounded border, which reaches just below 0
     shape = _times(seen["block.in"])
     _arrow(ax, (cx, 10.1), (cx, y_ln1 + h), shape)
     _arrow(ax, (cx, y_ln1), (cx, y_att + h), shape)

@@ -1154,6 +1154,9 @@ def show_attention_lookup(
     ax_w.set_yticks(range(n), key_rows)
     ax_w.set_xlabel("attention weight (the weights sum to 1)")
     ax_w.set_ylabel("key j")
+    ax_w.set_xticks([0, 0.25, 0.5, 0.75, 1])  # a weight is at most 1, so its axis stops at 1;
+    ax_w.spines["bottom"].set_bounds(0, 1)  # the room to the right of 1 holds the labels
+    ax_w.spines[["top", "right"]].set_visible(False)
     scaled = r"$q \cdot k_j / \sqrt{d}$" if scale is None else rf"{factor:.3g} $q \cdot k_j$"
     ax_w.set_title(f"weights $a_j$: softmax over the keys of {scaled}")
     fig.colorbar(ax_k.images[0], ax=[ax_q, ax_k, ax_o, ax_v], fraction=0.02, pad=0.01, label="entry")
@@ -1168,10 +1171,12 @@ def _pixel_axes(fig: Figure, box: tuple[float, float, float, float]) -> Axes:
     return fig.add_axes((box[0] / fw, box[1] / fh, box[2] / fw, box[3] / fh))
 
 
-def show_patch_and_token(patch: Array, token: Array, name: str = "the patch", px: int = 2) -> Figure:
+def show_patch_and_token(
+    patch: Array, token: Array, name: str = "the patch", px: int = 2, line_color: str = "white"
+) -> Figure:
     """Multi-panel: a square patch above its token, the patch read row by row. The patch's row 0 is outlined in
-    orange in both panels, and white lines in the token mark where each row of the patch ends. Each entry of
-    the token gets exactly ``px`` screen pixels across, so that no entry is drawn wider than another."""
+    orange in both panels, and lines in ``line_color`` in the token mark where each row of the patch ends. Each
+    entry of the token gets exactly ``px`` screen pixels across, so that no entry is drawn wider than another."""
     pt = _image(patch, "patch")
     t = as_numpy(token, "token").reshape(-1)
     side = pt.shape[0]
@@ -1194,11 +1199,10 @@ def show_patch_and_token(patch: Array, token: Array, name: str = "the patch", px
     show_token_strip(
         t, ax=ax_strip, title=f"{name} flattened: a token of length {t.size} (orange: the patch's row 0)"
     )
-    ax_strip.set_ylabel("token")
-    ax_strip.set_xlabel("position in the token (white lines: where each row of the patch ends)")
+    ax_strip.set_xlabel(f"position in the token ({line_color} lines: where each row of the patch ends)")
     ax_strip.set_xticks(range(0, t.size + 1, 2 * side))
     for row in range(1, side):
-        ax_strip.axvline(row * side - 0.5, color="w", lw=0.6)
+        ax_strip.axvline(row * side - 0.5, color=line_color, lw=0.6)
     ax_strip.add_patch(Rectangle((-0.5, -0.5), side, 1, **outline))  # positions 0 to side - 1
     cax = _pixel_axes(fig, (70 + strip_w // 2 + 120, 180, 14, 200))
     fig.colorbar(ax_strip.images[0], cax=cax, label="brightness (both panels)")
@@ -1606,3 +1610,118 @@ def show_data_scale(
     )
     ax.legend(fontsize=8)
     return ax
+
+
+def show_picture_regions(
+    picture: Array, regions: dict[str, tuple[slice, slice]], title: str = "Mountain at Dusk"
+) -> Figure:
+    """Multi-panel: a (H, W) picture with each named region's box of pixels outlined in orange and labelled,
+    beside a level bar: one swatch per grey level at its value (a picture with many levels gets a plain bar) and a
+    red line at one half, with a visible gap between the line and the swatches nearest it."""
+    from matplotlib import patheffects
+
+    img = _image(picture, "picture")
+    levels = np.unique(img)
+    fig, (ax, bar) = plt.subplots(1, 2, figsize=(8, 4), width_ratios=(12, 1))
+    show_picture(img, ax=ax, title=title, colorbar=False)
+    outline = [patheffects.withStroke(linewidth=2.5, foreground="black")]  # readable on white and on purple
+    for name, (
+        rows,
+        cols,
+    ) in regions.items():  # inset a little, so that a box on the frame still reads as a box
+        ax.add_patch(
+            Rectangle(
+                (cols.start + 0.25, rows.start + 0.25),
+                cols.stop - cols.start - 0.5,
+                rows.stop - rows.start - 0.5,
+                fill=False,
+                ec="orange",
+                lw=1.5,
+            )
+        )
+        ax.text(cols.start + 1, rows.stop + 0.5, name, color="orange", fontsize=9, va="top",
+                fontweight="bold", path_effects=outline)  # fmt: skip
+    bar.set_ylim(-0.05, 1.05)
+    bar.set_xticks([])
+    if len(levels) <= 16:  # separate swatches on no background, like a legend, each with a black edge
+        bar.set_facecolor("none")
+        for spine in bar.spines.values():
+            spine.set_visible(False)
+        for level in levels:
+            bar.add_patch(
+                Rectangle((0, level - 0.03), 1, 0.06, fc=plt.get_cmap(CMAP)(level), ec="black", lw=0.8)
+            )
+        bar.set_yticks(levels, [f"{v:.2f}" for v in levels])
+    else:
+        bar.imshow(
+            np.linspace(0, 1, 256)[:, None], cmap=CMAP, aspect="auto", extent=(0, 1, 0, 1), origin="lower"
+        )
+    bar.axhline(0.5, color="red", lw=1.5, ls="--")
+    bar.yaxis.tick_right()
+    bar.set_title("red: ½", fontsize=9, color="red")
+    bar.set_ylabel("brightness (one swatch per grey level)", fontsize=9)
+    bar.yaxis.set_label_position("right")
+    return fig
+
+
+def mark_token_spans(ax: Axes, spans: Sequence[tuple[int, int, int, int, str]], color: str = "lime") -> Axes:
+    """Outline spans of a token matrix drawn by ``show_token_matrix_exact``: each span is ``(first token, last
+    token, first position, last position, label)``, both ends included; the label is written beside the box, at
+    its right (at its left where the box reaches the right edge), in ``color`` with a black outline."""
+    from matplotlib import patheffects
+
+    outline = [patheffects.withStroke(linewidth=2.5, foreground="black")]
+    right_edge = max(ax.get_xlim())
+    for t0, t1, q0, q1, label in spans:
+        ax.add_patch(Rectangle((q0 - 0.5, t0 - 0.5), q1 - q0 + 1, t1 - t0 + 1, fill=False, ec=color, lw=2,
+                               clip_on=False))  # fmt: skip
+        at_left = q1 + 0.1 * right_edge > right_edge  # no room at the right
+        ax.text(
+            q0 - 3 if at_left else q1 + 3,
+            (t0 + t1) / 2,
+            label,
+            color=color,
+            fontsize=9,
+            fontweight="bold",
+            va="center",
+            ha="right" if at_left else "left",
+            path_effects=outline,
+            clip_on=False,
+        )
+    return ax
+
+
+def show_token_steps(
+    picture: Array,
+    patches: Array,
+    steps: dict[str, tuple[Array, str]],
+    patch_size: int,
+    title: str = "",
+) -> Figure:
+    """One picture through a ViT, step by step: on top the (H, W) picture with its numbered patch grid and its
+    (N, P*P*C) flattened patches on the picture's scale; below, one panel per entry of ``steps`` (name ->
+    (tokens of shape (rows, D), the rows' label)), each on a red-blue scale centred at 0 with its own range."""
+    if not isinstance(steps, dict) or len(steps) < 2:
+        raise ValueError("steps must be a dict of two or more entries: name -> (tokens, row label)")
+    img = _image(picture, "picture")
+    flat = _matrix(patches, "patches")
+    top = ["picture"] + ["patches"] * (len(steps) - 1)  # the patches span every column but the first
+    fig, axes = plt.subplot_mosaic([top, list(steps)], figsize=(12, 6.4), layout="constrained")
+    numbers = f"patches 0-{flat.shape[0] - 1}"
+    show_picture(img, ax=axes["picture"], title=f"the picture {img.shape}, {numbers}", colorbar=False)
+    draw_patch_grid(axes["picture"], *img.shape, patch_size)  # numbered row by row, from 0
+    show_matrix(flat, ax=axes["patches"], title=f"patches {flat.shape}", xlabel="entry (pixel of the patch)",
+                ylabel="patch", vmin=0, vmax=1, label="brightness")  # fmt: skip
+    for name, (values, row_name) in steps.items():
+        m = _matrix(values, name)
+        limit = float(np.abs(m).max()) or 1.0  # each panel's own range, centred at 0
+        shown = axes[name].imshow(
+            m, aspect="auto", cmap="RdBu_r", vmin=-limit, vmax=limit, interpolation="nearest"
+        )
+        axes[name].set_title(f"{name}\n{m.shape}", fontsize=10)
+        axes[name].set(xlabel="entry", ylabel=row_name)
+        fig.colorbar(shown, ax=axes[name], fraction=0.05, label="entry value, own range")
+    for name in ["patches", *steps]:
+        axes[name].yaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.suptitle(title)
+    return fig

@@ -38,6 +38,7 @@ __all__ = [
     "row_column_score",
     "DistanceClass",
     "similarity_by_distance",
+    "similarity_by_offset",
     "distance_only_embedding",
     "distance_only_scores",
     "smooth_random_embedding",
@@ -152,6 +153,40 @@ def similarity_by_distance(embedding: torch.Tensor, rows: int, cols: int) -> lis
             if pairs.any():
                 classes.append(DistanceClass(d, line, int(pairs.sum()), sims[pairs].mean().item()))
     return classes
+
+
+def similarity_by_offset(embedding: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
+    """The mean cosine similarity of two patches' position vectors by their offset on the grid.
+
+    Entry (rows - 1 + dr, cols - 1 + dc) is the mean over every pair of different patches whose second patch lies
+    dr patch rows below and dc patch columns to the right of the first (dr, dc negative: above, to the left). The
+    centre, offset (0, 0), is a patch with itself: 1. Its middle row holds the pairs that share a patch row, its
+    middle column those that share a patch column. The far corners average one pair each.
+
+    Args:
+        embedding: (N, D) or (1, N, D); with N = rows * cols + 1 the first row (the prediction token's slot)
+            is left out.
+        rows: patch rows (at least 1).
+        cols: patch columns (at least 1).
+
+    Returns:
+        A float64 tensor of shape (2 * rows - 1, 2 * cols - 1).
+    """
+    positive_int("rows", rows)
+    positive_int("cols", cols)
+    n = rows * cols
+    sims = cosine_similarity_grid(embedding, rows, cols).cpu().double().reshape(n, n)  # (N, N)
+    r, c = torch.arange(n) // cols, torch.arange(n) % cols  # (N,) each: every patch's row and column
+    down = r[None, :] - r[:, None] + rows - 1  # (N, N): rows down from the first patch to the second, from 0
+    across = c[None, :] - c[:, None] + cols - 1  # (N, N): columns across, from 0
+    offset = (down * (2 * cols - 1) + across).flatten()  # (N * N,): one index per offset
+    sums = torch.zeros((2 * rows - 1) * (2 * cols - 1), dtype=torch.float64).index_add_(
+        0, offset, sims.flatten()
+    )
+    counts = torch.zeros_like(sums).index_add_(0, offset, torch.ones(n * n, dtype=torch.float64))
+    result = (sums / counts).reshape(2 * rows - 1, 2 * cols - 1)  # every offset has at least one pair
+    result[rows - 1, cols - 1] = 1.0  # a patch with itself
+    return result
 
 
 def distance_only_embedding(rows: int, cols: int, sigma: float = 1.0) -> torch.Tensor:

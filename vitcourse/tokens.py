@@ -58,6 +58,7 @@ __all__ = [
     "rebuild_image",
     "unsplit",
     "window_corners",
+    "window_reach",
     "check_stages",
 ]
 
@@ -427,3 +428,47 @@ def patches_meeting(square: tuple[int, int, int, int], width: int, patch_size: i
             for c in range(left, left + cols)
         }
     )
+
+
+def entries_per_token(mask: torch.Tensor) -> dict[int, tuple[int, int, int]]:
+    """Where a (N, length) boolean mask over a token matrix is True, token by token: each token that holds a
+    True entry -> (how many, first position, last position), both ends included; tokens without one are left out."""
+    if not isinstance(mask, torch.Tensor) or mask.dim() != 2:
+        raise ValueError(f"mask must be a (tokens, entries) tensor, got {type(mask).__name__}")
+    found = {}
+    for t, row in enumerate(mask.bool()):
+        where = row.nonzero().flatten()
+        if where.numel():
+            found[t] = (int(where.numel()), int(where[0]), int(where[-1]))
+    return found
+
+
+def window_reach(height: int, width: int, stages: Sequence[tuple[int, int, int]], token: int) -> torch.Tensor:
+    """Which pixels of a ``height`` x ``width`` image the windows of final token ``token`` cover.
+
+    Runs the soft splits ``stages`` ((kernel, stride, padding) each) with a rebuild between two splits and no
+    token transformer, on a blank image, and backpropagates the sum of the token's entries to the image: a pixel
+    the token's windows never hold gets a gradient of exactly 0 (every other pixel a positive count).
+
+    Args:
+        height, width: the image's size in pixels.
+        stages: the soft splits in order, such as :data:`T2T_STAGES`.
+        token: the final token's index on the last split's grid (row-major, from 0).
+
+    Returns:
+        A bool tensor of shape ``(height, width)``: True where the token's windows reach.
+    """
+    stages = check_stages(stages)
+    probe = torch.zeros(
+        1, 1, positive_int("height", height), positive_int("width", width), requires_grad=True
+    )
+    img = probe
+    for i, (k, s, p) in enumerate(stages):
+        grid = count_tokens(img.shape[2], img.shape[3], k, s, p)
+        toks = soft_split(img, k, s, p)  # (1, N, C * k * k)
+        if i < len(stages) - 1:
+            img = rebuild_image(toks, grid.rows, grid.cols)  # (1, C * k * k, rows, cols)
+    if isinstance(token, bool) or not isinstance(token, int) or not 0 <= token < toks.shape[1]:
+        raise ValueError(f"token must be a whole number from 0 to {toks.shape[1] - 1}, got {token!r}")
+    (grad,) = torch.autograd.grad(toks[0, token].sum(), probe)
+    return grad[0, 0] != 0

@@ -213,6 +213,8 @@ class TrainResult:
     lrs: list[float] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
+    #: (step, held-out metrics after that step) every ``eval_every`` steps; empty unless :func:`train` was asked
+    held_out: list[tuple[int, dict[str, float]]] = field(default_factory=list)
 
 
 def build_model(config: TrainConfig) -> nn.Module:
@@ -348,19 +350,25 @@ def _bar(step: int, total: int, loss: float, width: int = 30) -> str:
     return f"\r[{'#' * done}{'.' * (width - done)}] {step}/{total} loss {loss:.4f}"
 
 
-def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> TrainResult:
+def train(
+    config: TrainConfig, progress: bool = True, eval_size: int = 256, eval_every: int = 0
+) -> TrainResult:
     """Train a model from scratch as ``config`` says and evaluate it on a fixed held-out set.
 
     Args:
         config: the run's settings.
         progress: print a progress bar (to stdout, redrawn in place).
         eval_size: scenes in the held-out evaluation set (seed 10_000, the same for every run).
+        eval_every: if positive, also evaluate on the held-out set after every ``eval_every`` steps and record
+            it in ``held_out``; the training losses and the final model are the same either way.
 
     Returns:
         A :class:`TrainResult`; ``metrics`` holds "accuracy" (scramble) or "mae_pixels" (moon) and "loss".
     """
     instance_of("config", config, TrainConfig, "a TrainConfig")
     progress = flag("progress", progress)
+    if not isinstance(eval_every, int) or isinstance(eval_every, bool) or eval_every < 0:
+        raise ValueError(f"eval_every must be a whole number >= 0, got {eval_every!r}")
     if positive_int("eval_size", eval_size) % 2 and config.task == "scramble":
         raise ValueError(f"eval_size must be even for 'scramble', got {eval_size}")
     device = config.resolved_device()
@@ -382,6 +390,9 @@ def train(config: TrainConfig, progress: bool = True, eval_size: int = 256) -> T
         optimiser.step()
         scheduler.step()
         result.losses.append(loss.item())
+        if eval_every > 0 and (step + 1) % eval_every == 0:
+            result.held_out.append((step, evaluate(model, config.task, eval_size, block=_eval_patch(config))))
+            model.train()  # evaluate switched the model to eval mode
         if progress and (step + 1 == config.steps or step % 10 == 0):
             print(_bar(step + 1, config.steps, result.losses[-1]), end="", flush=True)
     if progress:

@@ -548,7 +548,16 @@ class SoftSplitDrawing(Drawing):
         note = _show_token_matrix(self.tokens, matrix)
         self.matrix = (count.total, length)
         self.ax_tok.set_title(f"token matrix {count.total} x {length}{note}", fontsize=10)
-        gaps = " (stride > kernel: pixels between windows belong to no token)" if stride > kernel else ""
+        ones = torch.ones(1, 1, h, w)  # fold the split of an all-ones picture: each pixel's window count
+        cover = F.fold(
+            F.unfold(ones, kernel, stride=stride, padding=padding),
+            (h, w),
+            kernel,
+            stride=stride,
+            padding=padding,
+        )
+        missed = int((cover == 0).sum())
+        gaps = f" ({_plural(missed, 'pixel')} in no window, so in no token)" if missed else ""
         return (
             f"kernel {kernel}, stride {stride}, padding {padding}: padded {ph} x {pw}, "
             f"{count.rows} x {count.cols} = {count.total} tokens of length {length} (nn.Unfold agrees){gaps}"

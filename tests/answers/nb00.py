@@ -13,7 +13,7 @@ RIGHT = {"moon", "sky below the band", "left face", "right face"}
 
 VALUE_CHECKS: dict = {
     check.bright_regions: RIGHT,
-    check.upper_sky_level: 0.45,
+    check.pixel_patch: 11,
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
@@ -23,5 +23,8 @@ MISTAKES: list = [
     (check.bright_regions, RIGHT | {"clouds"}, "not one of the regions"),
     (check.bright_regions, None, "still None"),
     (check.bright_regions, 0.3, "expected a set of region names"),
-    (check.upper_sky_level, 0.5, "not a grey level of the picture"),
+    (check.pixel_patch, 12, "counted from 1"),
+    (check.pixel_patch, 5, "column by column"),
+    (check.pixel_patch, 7, "row and column are swapped"),
+    (check.pixel_patch, 2.5, "not a whole number"),
 ]

@@ -28,6 +28,9 @@ def fixed_patch_of_rect(row: int, col: int, patch_h: int, patch_w: int) -> int:
 VALUE_CHECKS: dict = {
     check.reusable_part: "E",
     check.count_growth: 4,
+    check.grown_token_length: 1600,
+    check.failing_case: (20, 0, 5, 4),
+    check.pixels_right: 1000,
 }
 FUNCTION_CHECKS: dict = {
     check.patchify_function: written_patchify,
@@ -38,6 +41,18 @@ MISTAKES: list = [
     (check.count_growth, 1, "more of them fit"),
     (check.count_growth, 60, "a number of tokens"),
     (check.count_growth, 61 / 16, "a row for a prediction token"),
+    (check.grown_token_length, 400, "the length with P = 20"),
+    (check.grown_token_length, 800, "area, not with its side"),
+    (check.grown_token_length, 40, "the patch's side"),
+    (check.grown_token_length, 15, "the number of tokens"),
+    (check.failing_case, (45, 30, 20, 20), "gets this case right"),
+    (check.failing_case, (5, 30, 10, 20), "gets this case right"),
+    (check.pixels_right, 6000, "not square"),
+    (check.pixels_right, 5000, "where patch_of_rect is wrong"),
+    (check.pixels_right, 200, "one patch"),
+    (check.failing_case, (70, 0, 10, 20), "outside the picture"),
+    (check.failing_case, (1, 2), "four whole numbers"),
+    (check.failing_case, None, "still None"),
     (check.patch_number, lambda r, c, ph, pw: (r // ph) * (100 // ph) + c // pw, "as it was"),
     (check.patch_number, lambda r, c, ph, pw: fixed_patch_of_rect(r, c, ph, pw) + 1, "numbered from 1"),
     (check.patch_number, lambda r, c, ph, pw: (c // pw) * (60 // ph) + r // ph, "column by column"),

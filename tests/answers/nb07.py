@@ -9,8 +9,10 @@ from __future__ import annotations
 from vitcourse import check
 
 VALUE_CHECKS: dict = {
-    check.zero_token_attention: 1 / 16,  # a zero query scores 0 against all 15 patches and itself: uniform
-    check.mean_pool_factor: 15 / 16,  # (sum / 16) / (sum / 15)
+    check.constant_token_attention: 1 / 16,  # LN of ones is 0, so the query is 0: uniform over 16 keys
+    check.mean_pool_factor: 175 / 176,  # (sum / 176) / (sum / 175)
+    check.largest_token_patch: 5,  # the brightest patch, the pale mountain face: no pixel is negative
+    check.final_norm_token_size: 8.0,  # a fresh final norm gives every token entries of mean 0, spread 1: sqrt(64)
     check.attention_share_percent: 4.1,  # 12 * 2 N² D / 17.58 G = 4.1 %: N = 197 is far below the tie
     check.block_cost_tie_tokens: 4608,  # 2 N² D = 12 N D² at N = 6 D
 }
@@ -21,17 +23,22 @@ MISTAKES: list = [
     (check.attention_share_percent, 2.05, "one of the two products"),
     (check.attention_share_percent, 11.4, "include the MLP"),
     (check.attention_share_percent, 0.041, "per cent"),
-    (check.zero_token_attention, 1 / 15, "count the keys again"),
-    (check.mean_pool_factor, 16 / 15, "which of the two"),
-    (check.mean_pool_factor, 1 / 16, "divides by"),
+    (check.attention_share_percent, 100 * 2 * 197 / (12 * 768), "linear layers alone"),
+    (check.mean_pool_factor, 176 / 175, "the other way round"),
+    (check.mean_pool_factor, 1 / 176, "divides by"),
     (check.mean_pool_factor, 1.0, "differ"),
-    (check.mean_pool_factor, 14 / 15, "among the picture's 15 patches"),
-    (check.mean_pool_factor, 16 / 17, "its sum starts at token 1"),
-    (check.mean_pool_factor, 0.94, "close"),
-    (check.zero_token_attention, 1.0, "sum to 1"),
-    (check.zero_token_attention, 0.0, "never 0"),
-    (check.zero_token_attention, 0.25, "own weights"),
-    (check.zero_token_attention, 1 / 64, "length of a token"),
+    (check.mean_pool_factor, 174 / 175, "among the 175 patches"),
+    (check.mean_pool_factor, 176 / 177, "its sum starts at token 1"),
+    (check.mean_pool_factor, 0.9943, "close"),
+    (check.mean_pool_factor, 0.99, "close"),
+    (check.largest_token_patch, 6, "counts the tokens from equation (1) on"),
+    (check.final_norm_token_size, 1.0, "spread (std)"),
+    (check.final_norm_token_size, 64.0, "size squared"),
+    (check.final_norm_token_size, 0.0, "subtracts the token's mean"),
+    (check.constant_token_attention, 1.0, "sum to 1"),
+    (check.constant_token_attention, 0.0, "never 0"),
+    (check.constant_token_attention, 0.25, "own weights"),
+    (check.constant_token_attention, 1 / 64, "length of a token"),
     (check.mean_pool_function, lambda f: f[:, 1:].sum(dim=1) / f.shape[1], "the given function"),
     (check.mean_pool_function, lambda f: f.mean(dim=1), "prediction token included"),
     (check.mean_pool_function, lambda f: f[:, :-1].mean(dim=1), "token 0"),

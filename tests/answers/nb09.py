@@ -12,8 +12,9 @@ from vitcourse import check, tokens
 from vitcourse.models import T2T_STAGES
 
 
-# --- 09.1: the square one final token's windows cover, measured with autograd ---
-def window_side_by_autograd() -> int:
+# --- 09.1: the columns two neighbouring final tokens' windows share, measured with autograd ---
+def shared_columns_by_autograd() -> int:
+    """The columns two neighbouring final tokens' windows both reach, found with autograd."""
     probe = torch.zeros(1, 1, 200, 200, requires_grad=True)
     img = probe
     for i, (k, s, p) in enumerate(T2T_STAGES):
@@ -21,8 +22,24 @@ def window_side_by_autograd() -> int:
         toks = tokens.soft_split(img, k, s, p)
         if i < len(T2T_STAGES) - 1:
             img = tokens.rebuild_image(toks, grid.rows, grid.cols)
-    toks[0, (grid.rows // 2) * grid.cols + grid.cols // 2].sum().backward()
-    return int((probe.grad[0, 0] != 0).any(dim=0).sum())
+    centre = (grid.rows // 2) * grid.cols + grid.cols // 2
+    (first,) = torch.autograd.grad(toks[0, centre].sum(), probe, retain_graph=True)
+    (second,) = torch.autograd.grad(toks[0, centre + 1].sum(), probe)
+    return int(((first[0, 0] != 0).any(dim=0) & (second[0, 0] != 0).any(dim=0)).sum())
+
+
+def window_side_by_autograd() -> int:
+    """The width of one final token's square, found with autograd on a blank image."""
+    probe = torch.zeros(1, 1, 200, 200, requires_grad=True)
+    img = probe
+    for i, (k, s, p) in enumerate(T2T_STAGES):
+        grid = tokens.count_tokens(img.shape[2], img.shape[3], k, s, p)
+        toks = tokens.soft_split(img, k, s, p)
+        if i < len(T2T_STAGES) - 1:
+            img = tokens.rebuild_image(toks, grid.rows, grid.cols)
+    centre = (grid.rows // 2) * grid.cols + grid.cols // 2
+    (first,) = torch.autograd.grad(toks[0, centre].sum(), probe)
+    return int((first[0, 0] != 0).any(dim=0).sum())
 
 
 # --- 09.2: the official rebuild (reshape to sqrt(N) x sqrt(N)) run on each input, outcome observed ---
@@ -44,11 +61,13 @@ def sqrt_rebuild_observed(height: int, width: int) -> str:
 
 
 # --- 09.3: the first token transformer's parameters, counted on the layers themselves ---
-def fewer_parameters_counted() -> int:
-    from vitcourse.blocks import TokenTransformer
+def extra_parameters_counted() -> int:
+    """The 4-channel model's first token transformer minus the RGB one's, counted on the presets themselves."""
+    from vitcourse.models import create_model
 
-    one, rgb = (TokenTransformer(c * 49, 64, num_heads=1, mlp_ratio=1.0) for c in (1, 3))
-    return sum(p.numel() for p in rgb.parameters()) - sum(p.numel() for p in one.parameters())
+    with torch.device("meta"):
+        rgb, four = (create_model("t2t_vit_t_14", in_chans=c).tokens_to_token.attention1 for c in (3, 4))
+    return sum(p.numel() for p in four.parameters()) - sum(p.numel() for p in rgb.parameters())
 
 
 def stage1_tokens(height: int, width: int) -> int:
@@ -57,31 +76,45 @@ def stage1_tokens(height: int, width: int) -> int:
 
 VALUE_CHECKS: dict = {
     check.t2t_window_side: window_side_by_autograd(),
+    check.t2t_shared_columns: shared_columns_by_autograd(),
     check.sqrt_rebuild_picture: sqrt_rebuild_observed(60, 100),
     check.sqrt_rebuild_60x62: sqrt_rebuild_observed(60, 62),
     check.sqrt_rebuild_36x64: sqrt_rebuild_observed(36, 64),
     check.sqrt_rebuild_token_counts: tuple(stage1_tokens(h, w) for h, w in ((60, 100), (60, 62), (36, 64))),
-    check.rgb_fewer_parameters: fewer_parameters_counted(),
+    check.depth_extra_parameters: extra_parameters_counted(),
 }
 FUNCTION_CHECKS: dict = {}
 MISTAKES: list = [
-    (check.t2t_window_side, 7 * 3 * 3, "multiplied the kernels"),
-    (check.t2t_window_side, 7 + 2 + 2, "single pixels"),
-    (check.t2t_window_side, 7 + 2 * 4, "two soft splits"),
-    (check.t2t_window_side, 7, "first soft split's window only"),
-    (check.t2t_window_side, 7 + 2 * 4 + 2 * 4, "the first stride"),
-    (check.t2t_window_side, 7 + 2 * 4 + 2 * 2, "the last stride alone"),
-    (check.t2t_window_side, 7 + 3 * 4 + 3 * 8, "one step too many"),
-    (check.t2t_window_side, 4 * 2 * 2, "how far apart"),
+    (check.t2t_window_side, 13, "added the kernels"),
+    (check.t2t_window_side, 11, "in cells of its own grid"),
+    (check.t2t_window_side, 63, "multiplied the kernels"),
+    (check.t2t_window_side, 16, "how far apart"),
+    (check.t2t_window_side, 73, "its own stride"),
+    (check.t2t_window_side, 43, "already counted"),
+    (check.t2t_window_side, 15, "two soft splits"),
+    (check.t2t_window_side, 30, "How far apart in the image"),
+    (check.t2t_shared_columns, 31, "how wide one token's windows reach"),
+    (check.t2t_shared_columns, 16, "a distance between"),
+    (check.t2t_shared_columns, 47, "together"),
+    (check.t2t_shared_columns, 0, "do overlap"),
+    (check.t2t_shared_columns, 27, "the first stride"),
+    (check.t2t_shared_columns, 29, "the last stride alone"),
+    (check.t2t_shared_columns, 7, "two soft splits"),
+    (check.t2t_shared_columns, 20, "count the columns in both"),
     (check.sqrt_rebuild_token_counts, (14 * 24, 14 * 14, 8 * 15), "without the padding"),
     (check.sqrt_rebuild_token_counts, (416, 256, 170), "rounded up"),
     (check.sqrt_rebuild_token_counts, (8 * 14, 8 * 8, 5 * 9), "non-overlapping"),
     (check.sqrt_rebuild_token_counts, (374, 224, 143), "from 0"),
     (check.sqrt_rebuild_token_counts, 375, "three whole numbers"),
-    (check.rgb_fewer_parameters, -19012, "positive number"),
-    (check.rgb_fewer_parameters, 192 * 98, "qkv alone"),
-    (check.rgb_fewer_parameters, 192 * 98 + 98, "two numbers per entry"),
-    (check.rgb_fewer_parameters, 64 * 98 + 2 * 98, "three vectors"),
-    (check.rgb_fewer_parameters, 2 * 22114, "three copies"),
-    (check.rgb_fewer_parameters, 41126, "RGB block's whole count"),
+    (check.depth_extra_parameters, -9506, "positive number"),
+    (check.depth_extra_parameters, 192 * 49, "qkv alone"),
+    (check.depth_extra_parameters, 192 * 49 + 49, "two numbers per entry"),
+    (check.depth_extra_parameters, 64 * 49 + 2 * 49, "three vectors"),
+    (check.depth_extra_parameters, 258 * 49, "proj too"),
+    (check.depth_extra_parameters, 22114, "a whole one-channel block"),
+    (check.depth_extra_parameters, 28518, "with a one-channel one"),
+    (check.depth_extra_parameters, 19012, "what RGB adds"),
+    (check.depth_extra_parameters, 50632, "4-channel block's whole count"),
+    (check.depth_extra_parameters, 41126, "RGB block's whole count"),
+    (check.depth_extra_parameters, 9000, "Only a layer whose size depends"),
 ]

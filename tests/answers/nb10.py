@@ -10,9 +10,11 @@ from vitcourse import check
 
 VALUE_CHECKS: dict = {
     check.decay_choice: "ad",  # the two weight matrices among the five tensors
-    check.decay_reason: "i",
+    check.zero_table_accuracy: 0.5,  # a scene and its scramble get the same label: one of each pair is right
     check.schedule_bug_line: 2,  # the cosine's progress forgets to subtract the warm-up
-    check.schedule_zero_step: 185,  # progress = step / (200 - 15) reaches 1 at step 185
+    check.schedule_zero_step: 185,
+    check.stuck_learning_rate: 0.001
+    / 15,  # LambdaLR stays at step 0, factor (0 + 1) / 15  # progress = step / (200 - 15) reaches 1 at step 185
 }
 
 
@@ -30,9 +32,16 @@ def _train_step(model, optimiser, scheduler, images, labels):
 
 FUNCTION_CHECKS: dict = {check.train_step: _train_step}
 MISTAKES: list = [
-    (check.decay_choice, "a", "makes the model simpler"),
+    (check.decay_choice, "a", "multiply the input"),
     (check.decay_choice, "xyz", "not a string made of the letters"),
-    (check.decay_reason, "v", "not one of the options"),
+    (check.zero_table_accuracy, 1.0, "sees the blocks' order"),
+    (check.zero_table_accuracy, 0.96, "runs with a table"),
+    (check.zero_table_accuracy, 0.0, "answers swapped"),
+    (check.zero_table_accuracy, 0.7, "what is left"),
+    (check.stuck_learning_rate, 0.001, "peak rate"),
+    (check.stuck_learning_rate, 0.0, "no step a rate of 0"),
+    (check.stuck_learning_rate, 0.002 / 15, "count the steps from 0"),
+    (check.stuck_learning_rate, 0.5, "Which step"),
     (check.schedule_bug_line, 0, "Compare each line"),  # every wrong line (0, 1, 3) gets the same ladder
     (check.schedule_bug_line, 1, "Compare each line"),
     (check.schedule_bug_line, 3, "Compare each line"),

@@ -45,6 +45,7 @@ MATCHED_STEPS, MATCHED_BATCH = round(30 * RATIO), round(32 * RATIO)  # 14.3, for
 VALUE_CHECKS: dict = {
     check.sweep_gap_small: LEAD_SMALL,
     check.sweep_gap_large: LEAD_LARGE,
+    check.sweep_gap_reading: "a-i",
     check.vit_flat_line: "iii",
     check.vit_flat_line_floor: FLOOR,
     check.matched_compute_steps: MATCHED_STEPS,
@@ -59,6 +60,7 @@ MISTAKES: list = [
     (check.sweep_gap_large, -LEAD_LARGE, "the other way round"),
     (check.sweep_gap_large, 100 * LEAD_LARGE, "percentage points"),
     (check.vit_flat_line, "v", "not one of the options"),
+    (check.sweep_gap_reading, "a", "not one of the options"),
     (check.vit_flat_line_floor, 2.0, "base of your logarithm"),
     (check.vit_flat_line_floor, -FLOOR, "minus sign"),
     (check.vit_flat_line_floor, 0.25, "an accuracy"),
@@ -68,10 +70,10 @@ MISTAKES: list = [
     (check.matched_compute_winner, "steps", "not one of the options"),
     (check.matched_compute_steps, round(30 / RATIO), "divided by the ratio"),
     (check.matched_compute_steps, round(30 * 32 * RATIO), "counts images, not steps"),
-    (check.matched_compute_steps, MATCHED_BATCH, "the batch size"),
+    (check.matched_compute_steps, MATCHED_BATCH, "you scaled the batch"),
     (check.matched_compute_steps, round(30 * round(RATIO)), "cut the ratio short"),
     (check.matched_compute_batch, round(32 / RATIO), "divided by the ratio"),
-    (check.matched_compute_batch, MATCHED_STEPS, "the number of steps"),
+    (check.matched_compute_batch, MATCHED_STEPS, "you scaled the steps"),
     (check.matched_compute_batch, round(30 * 32 * RATIO), "the whole run"),
     (check.matched_compute_batch, round(32 * round(RATIO, 1)), "cut the ratio short"),
 ]

@@ -522,6 +522,7 @@ def check_function(
     forbidden: Sequence[str] = (),
     forbidden_objects: Sequence[object] = (),
     write_with: str = "",
+    show_args: bool = True,
 ) -> Verdict:
     """Call ``func(*args)`` for each case and compare with the expected result (tensor or plain value).
 
@@ -535,6 +536,9 @@ def check_function(
     exercise must not call: a function that is, wraps or calls one of them fails, the verdict naming what it used
     and what to write it with (``write_with``), before any case runs: read from its code (:func:`uses_any`), then
     watched while it runs on the first case (:func:`calls_any`, which also refuses any function of the package).
+
+    ``show_args=False`` keeps the failing case's arguments out of the verdict, for an exercise where a failing
+    case is itself an answer the learner is asked to find.
     """
     if func is None:
         return say(
@@ -555,6 +559,7 @@ def check_function(
         )
     for args, expected in cases:
         shown = ", ".join(describe(a) if isinstance(a, torch.Tensor) else repr(a) for a in args)
+        where = f"with ({shown})" if show_args else "on one of the test cases"
         try:
             with torch.no_grad():
                 got = func(*args)
@@ -563,7 +568,7 @@ def check_function(
         except NotImplementedError:
             return say(False, f"{what}: the function is not written yet (it raises NotImplementedError).")
         except (Exception, SystemExit) as err:  # a learner's sys.exit() must not end the checker either
-            return say(False, f"{what}: calling it with ({shown}) raised {type(err).__name__}: {err}")
+            return say(False, f"{what}: calling it {where} raised {type(err).__name__}: {err}")
         if isinstance(expected, torch.Tensor):
             ok, message = compare_tensors(got, expected, "the result")
         else:
@@ -572,8 +577,8 @@ def check_function(
         if not ok:
             hint = _diagnose(got, args, expected, mistakes)
             if hint is not None:
-                return say(False, f"{what} with ({shown}): {hint}")
-            return unexplained(what, f"with ({shown}) {message}", nudge, pointer)
+                return say(False, f"{what} {where}: {hint}")
+            return unexplained(what, f"{where}{'' if show_args else ', it'} {message}", nudge, pointer)
     _ATTEMPTS.pop(what, None)
     return say(True, f"{what}: all {len(cases)} test cases pass.")
 

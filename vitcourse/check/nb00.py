@@ -1,11 +1,12 @@
 """Exercise checker for notebook 00 start here: the warm-up that tries the exercise mechanics once.
 
 Exercise 00.1 (read a figure), in two graded parts: (a) which of six regions of the picture are brighter than one
-half (``bright_regions``), and (b) the upper sky's grey level (``upper_sky_level``), both read off the colour bar. A region's level is the median of a small box of pixels
-(``REGIONS``), computed from the picture in use (``load_mountains()``, which follows ``VITCOURSE_IMAGE``), so
-the warm-up holds for the course's picture and for the article series' crop alike. On the course's picture two
-regions lie one grey level from one half, on either side: the checker names such a slip as a colour-bar misreading, never which region,
-how many or in which direction; part (b) grades the same reading as a number.
+half (``bright_regions``), read off the colour bar, and (b) which 20 x 20 patch, counted from 0 row by row, holds
+the pixel at row 45, column 30 (``pixel_patch``). A region's level is the median of a small box of pixels
+(``REGIONS``), computed from the picture in use (``load_mountains()``, which follows ``VITCOURSE_IMAGE``), so the
+warm-up holds for the course's picture and for the article series' crop alike. A region one grey level from one
+half is named as a colour-bar misreading, never which region, how many or in which direction; a patch counted from
+1, column by column, or with the pixel's row and column swapped is named as such.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import load_mountains
-from ._core import Verdict, describe, float_answer, never_raises, reread, right, say, unexplained
+from ._core import Verdict, describe, int_answer, never_raises, reread, right, say, unexplained
 
 __all__ = [
     "bright_regions",
-    "upper_sky_level",
+    "pixel_patch",
 ]
 
 
@@ -32,8 +33,8 @@ REGIONS: dict[str, tuple[slice, slice]] = {
 }
 
 
-# A level this close to one half is hard to place on the colour bar. The course's picture has levels 0.15 apart:
-# 0.45 and 0.60 are this close, the ridges' 0.30 is not.
+# A level this close to one half is hard to place on the colour bar: on the course's picture (levels 0.15 apart)
+# one level on each side of one half is this close, and no other.
 NEAR = 0.12
 
 
@@ -92,18 +93,46 @@ def bright_regions(answer: object) -> Verdict:
     return unexplained(what, "this is not it.", nudge=BRIGHT_NUDGE, pointer=reread("The picture"))
 
 
+PATCH = 20  # the patch side of notebook 01
+
+
+#: Exercise 00.1(b)'s pixel: (row, column), counted from 0 like every index in the course.
+PIXEL = (45, 30)
+
+
+def _patch_number(pixel: tuple[int, int], shape: tuple[int, int], order: str = "rows", start: int = 0) -> int:
+    """The 20 x 20 patch that holds ``pixel`` in a picture of ``shape``, numbered row by row (or column by column)
+    from ``start``."""
+    (row, col), (height, width) = pixel, shape
+    if order == "rows":
+        return (row // PATCH) * (width // PATCH) + col // PATCH + start
+    return (col // PATCH) * (height // PATCH) + row // PATCH + start
+
+
 @never_raises
-def upper_sky_level(answer: object) -> Verdict:
-    """Exercise 00.1(b): the upper sky's grey level, read off the colour bar; right
-    within 0.04, less than half the 0.15 between two levels of the picture (one half is not within it)."""
-    level = region_levels()["upper sky"]
-    return float_answer(
+def pixel_patch(answer: object) -> Verdict:
+    """Exercise 00.1(b): the number of the 20 x 20 patch, counted from 0 row by row, that holds the pixel at
+    ``PIXEL``."""
+    shape = load_mountains().shape
+    expected = _patch_number(PIXEL, shape)
+    swapped = _patch_number(PIXEL[::-1], shape)
+    wrong = {
+        _patch_number(
+            PIXEL, shape, start=1
+        ): "the patches are counted from 1; the course counts them from 0, as Python indexes.",
+        _patch_number(
+            PIXEL, shape, order="columns"
+        ): "the patches are counted column by column; the course counts them row by row.",
+        swapped: "the pixel's row and column are swapped: a row number counts down the picture, a column number "
+        "across it.",
+    }
+    wrong.pop(expected, None)
+    return int_answer(
         answer,
-        level,
-        "the upper sky's grey level",
-        nudge="The colour bar has one swatch per grey level of the picture; find the swatch whose colour matches "
-        "the upper sky.",
-        wrong=((0.5, "one half is the line drawn on the colour bar, not a grey level of the picture."),),
-        rel=0.04 / max(level, 1e-6),
-        pointer=reread("The picture"),
+        expected,
+        "the patch that holds the pixel at row 45, column 30",
+        nudge="Find the pixel with the ticks, then the patch around it, and count the patches as the section on "
+        "counting says.",
+        wrong=wrong,
+        pointer=reread("Counting from 0"),
     )

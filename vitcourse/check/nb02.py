@@ -31,7 +31,7 @@ __all__ = [
     "pixel_in_tokens",
     "pixel_position_entry",
     "pixels_in_two_windows",
-    "unfold_count_side",
+    "split_design",
 ]
 
 
@@ -70,8 +70,8 @@ def pixels_in_two_windows(answer: object) -> Verdict:
             int((cover == 4).sum()): "that is the number of pixels in four windows, the inner block.",
             int((cover == 1).sum()): "that is the number of pixels covered by exactly one window: the corner "
             "squares.",
-            one_r * two_c: "you counted the pixels in two windows along one pair of opposite edges only.",
-            two_r * one_c: "you counted the pixels in two windows along one pair of opposite edges only.",
+            one_r * two_c: "your count leaves out some of the pixels that lie in two windows.",
+            two_r * one_c: "your count leaves out some of the pixels that lie in two windows.",
             one_r * W
             + one_c * H
             - one_r * one_c: "you counted some pixels that lie in only one window as lying in two.",
@@ -86,7 +86,7 @@ def pixels_in_two_windows(answer: object) -> Verdict:
     )
 
 
-PAPER_SPLIT = (56, 5, 1, 1)  # Exercise 02.1 (b): side, kernel, the paper's S, padding
+DESIGN = (2, 10, 17)  # Exercise 02.4: the paper's S (the overlap), token rows and columns on the picture
 
 
 def _side_count(n: int, k: int, step: int, p: int, plus_one: bool = True, ceil: bool = False) -> int:
@@ -149,46 +149,86 @@ def paper_count_fixed(func: object) -> Verdict:
         ],
         normalise=lambda got: tuple(int(v) for v in got) if isinstance(got, tuple | list) else got,
         mistakes=PAPER_MISTAKES,
-        nudge="Put the paper's S = [3, 1, 1] beside the official code's strides for the same kernels 7, 3, 3.",
+        nudge="First find how far the official windows move: the 56 x 56 in the prompt fixes it. Then compare that "
+        "distance with the kernel 7 and the paper's S = 3.",
         pointer=reread("Counting the tokens"),
-        forbidden=("Unfold", "unfold", "count_tokens", "t2t_stride_padding", "conv2d", "Conv2d"),
-        forbidden_objects=(torch.nn.Unfold, F.unfold, tokens.count_tokens),
+        forbidden=("Unfold", "unfold", "count_tokens", "t2t_stride_padding", "conv2d", "Conv2d", "pool"),
+        forbidden_objects=(
+            torch.nn.Unfold,
+            F.unfold,
+            tokens.count_tokens,
+            F.avg_pool2d,
+            F.max_pool2d,
+            F.conv2d,
+        ),
         write_with="the window-count formula",
     )
 
 
+DESIGN_NUDGE = "Section 1's count holds along each side, and Exercise 1 turns the paper's S into a stride."
+
+
+def _split_triple(answer: object) -> tuple[int, int, int] | None:
+    """A (k, s, p) of whole numbers with k >= 1, s >= 1, p >= 0, or None."""
+    if not isinstance(answer, tuple | list) or len(answer) != 3:
+        return None
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in answer):
+        return None
+    k, s, p = (int(v) for v in answer)
+    return (k, s, p) if k >= 1 and s >= 1 and p >= 0 else None
+
+
 @never_raises
-def unfold_count_side(answer: object) -> Verdict:
-    """Exercise 02.1 (b): tokens per side that ``nn.Unfold`` makes for a split given in the paper's terms as
-    kernel 5, S = 1, padding 1, on a 56 x 56 input."""
-    n, k, overlap, p = PAPER_SPLIT
-    expected = tokens.count_tokens(n, n, k, k - overlap, p).rows
-    assert expected == _side_count(n, k, k - overlap, p)
-    rule_s, _ = tokens.t2t_stride_padding(k)
-    return int_answer(
-        answer,
-        expected,
-        "the tokens per side nn.Unfold makes for kernel 5, S = 1, padding 1 on 56 x 56",
-        nudge="First turn the paper's S into the stride nn.Unfold needs.",
-        wrong={
-            _side_count(n, k, overlap, p): "you moved the windows by the paper's S, as paper_count does.",
-            _side_count(
-                n, k, rule_s, p
-            ): "you took the stride from the rule s = ceil(k/2); this split is given "
-            "by its S, and the rule need not hold for it.",
-            _side_count(
-                n, k, k - overlap, p, plus_one=False
-            ): "check the + 1 and the padding in the formula.",
-            _side_count(
-                n, k, k - overlap, p, ceil=True
-            ): "a window that does not fit is not a token: round down.",
-            _side_count(
-                n, k, k, p
-            ): "you moved the windows by k, as ViT's patches do: that leaves no overlap.",
-            expected**2: "that is the number of tokens; the question asks for the tokens per side.",
-        },
-        pointer=reread("Counting the tokens"),
-    )
+def split_design(answer: object) -> Verdict:
+    """Exercise 02.4 (design): a soft split (k, s, p) of the 60 x 100 picture whose overlap is the paper's
+    S = 2, with a 10 x 17 token grid, every pixel in some window and p < k. Any such split is right; of the two
+    with this grid, only one covers every pixel."""
+    overlap, want_rows, want_cols = DESIGN
+    what = f"a split with the paper's S = {overlap}, {want_rows} x {want_cols} tokens and every pixel covered"
+    got = _split_triple(answer)
+    if got is None:
+        return say(
+            False,
+            f"{what}: expected (k, s, p), three whole numbers with k and s at least 1 and p at least 0, "
+            f"got {describe(answer)}.",
+        )
+    k, s, p = got
+    if p >= k:
+        return say(False, f"{what}: {got} is not it: it pads by p = {p}, not less than the kernel k = {k}.")
+    if s == overlap and k - s != overlap:
+        return say(
+            False, f"{what}: {got} is not it: it moves the windows by the paper's S, as paper_count does."
+        )
+    if k - s != overlap:
+        return unexplained(
+            what,
+            f"with {got} two neighbouring windows share k - s = {k - s} pixels.",
+            nudge=DESIGN_NUDGE,
+            pointer=reread("Counting the tokens"),
+        )
+    if k > min(H, W) + 2 * p:
+        return unexplained(
+            what,
+            f"with {got} a window is larger than the padded picture.",
+            nudge=DESIGN_NUDGE,
+            pointer=reread("Counting the tokens"),
+        )
+    rows, cols = _side_count(H, k, s, p), _side_count(W, k, s, p)
+    if (rows, cols) != (want_rows, want_cols):
+        return unexplained(
+            what,
+            f"{got} makes a grid of {rows} x {cols} tokens.",
+            nudge=DESIGN_NUDGE,
+            pointer=reread("Counting the tokens"),
+        )
+    missed = int((_coverage(H, W, k, s, p) == 0).sum())
+    if missed:
+        return say(
+            False,
+            f"{what}: {got} is not it: the last windows stop more than p pixels before the end of the padded "
+            f"picture, so {missed} pixels lie in no window and unsplit cannot give them back (section 6's rule).",
+        )
+    return right(what)
 
 
 def _tokens_holding(row: int, col: int, h: int, w: int, k: int, s: int, p: int):
@@ -257,7 +297,10 @@ def pixel_in_tokens(answer: object) -> Verdict:
     if got < expected:
         return say(False, f"{what}: {sorted(got)} is not all of them: {PIXEL_NUDGE}")
     return unexplained(
-        what, f"{sorted(got)} is not it.", nudge=PIXEL_NUDGE, pointer=reread("A soft split by hand")
+        what,
+        f"{sorted(got)} is not it.",
+        nudge=PIXEL_NUDGE,
+        pointer=reread("The first token: where the padding shows"),
     )
 
 
@@ -291,5 +334,10 @@ def pixel_position_entry(answer: object) -> Verdict:
             )
     wrong.pop(expected, None)
     return int_answer(
-        answer, expected, what, nudge=PLACE_NUDGE, wrong=wrong, pointer=reread("A soft split by hand")
+        answer,
+        expected,
+        what,
+        nudge=PLACE_NUDGE,
+        wrong=wrong,
+        pointer=reread("The first token: where the padding shows"),
     )

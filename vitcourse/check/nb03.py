@@ -8,13 +8,24 @@ import torch
 import torch.nn.functional as F
 
 from .. import position
-from ._core import Mistake, Verdict, check_function, choice_answer, float_answer, never_raises, reread, say
+from ._core import (
+    Mistake,
+    Verdict,
+    _number,
+    check_function,
+    never_raises,
+    reread,
+    right,
+    say,
+    unexplained,
+    uses_any,
+)
 
 __all__ = [
     "far_slots_similarity",
-    "far_slots_value",
     "permuted_weights_function",
     "sinusoidal_function",
+    "slow_pairs_count",
 ]
 
 
@@ -44,15 +55,16 @@ def _permutation_cases() -> list[tuple[tuple, torch.Tensor]]:
 def permuted_weights_function(func: object) -> Verdict:
     """Exercise 03.1: ``func(weights, perm)`` predicts the attention weights of the permuted tokens."""
     half = (
-        "your prediction gets some entries right and others wrong. Test it on the warm-up: with tokens 0 and 2 "
-        "swapped, which old entry is A'[0, 5] on paper, and which does your function give? Then A'[5, 0]."
+        "your prediction gets some entries right and others wrong. Test it on the warm-up: with perm = [1, 2, 0, "
+        "...], which old entry is A'[0, 1] on paper, and which does your function give? Then A'[1, 0]."
     )  # one text for both halves: which half moved is for the learner to find
     mistakes = [
         Mistake(lambda a, p: a[p], half),
         Mistake(lambda a, p: a[:, p], half),
         Mistake(
             lambda a, p: a[torch.argsort(p)][:, torch.argsort(p)],
-            "you used the inverse permutation.",
+            "your rows and columns move the wrong way round: new token r is old token perm[r], not the other way. "
+            "Try the warm-up's A'[0, 1] on paper and with your function.",
         ),
         Mistake(
             lambda a, p: a[p][:, p].T,
@@ -74,79 +86,117 @@ def permuted_weights_function(func: object) -> Verdict:
     )
 
 
-#: Exercise 03.2(a)'s statements, as the notebook lists them: each says what the similarity is made of; "c" is right.
-_FAR_OPTIONS = ("a", "b", "c", "d", "e")
-
-
 def _far_similarity(n: int = 176, d: int = 768) -> float:
     """cos(PE_0, PE_(n-1)) of the (n, d) sinusoidal table."""
     table = position.sinusoidal_table(n, d)
     return F.cosine_similarity(table[:1], table[-1:], dim=-1).item()
 
 
+#: Exercise 03.2(b): an estimate from the figure and the count is accepted to within 0.1 of the true value.
+FAR_SLACK = 0.1
+
+
 @never_raises
 def far_slots_similarity(answer: object) -> Verdict:
-    """Exercise 03.2(a) (predict, from the figure): the letter of the statement, among a to e, that says what the
-    cosine similarity of slots 0 and 175 of the 176 x 768 sinusoidal table is mostly made of (the slow pairs, which
-    barely turn over 175 slots and add nearly 1 each). Wrong options get no diagnosis of their own, so that the
-    question cannot be solved by walking through the options."""
-    assert 0.3 < _far_similarity() < 0.5  # the value the right statement names
-    return choice_answer(
-        answer,
-        "c",
-        "the cosine similarity of slots 0 and 175",
-        _FAR_OPTIONS,
-        nudge="The idea is the sum of cosines, one term per pair of columns, with frequencies from fast to very "
-        "slow.",
+    """Exercise 03.2(b) (predict, from the figure): an estimate of the cosine similarity of slots 0 and 175 of the
+    176 x 768 sinusoidal table, made from the sum of cosines and the count of slow pairs (the slow pairs add
+    nearly 1 each, the fast ones mostly cancel). Accepted to within 0.1."""
+    true = _far_similarity()
+    assert 0.3 < true < 0.5
+    what = "your estimate of cos(PE_0, PE_175)"
+    value, refusal = _number(answer, what, "a number between -1 and 1")
+    if refusal is not None:
+        return refusal
+    value = float(value)
+    if abs(value - true) <= FAR_SLACK:
+        return right(what)
+    if abs(value) > 1:
+        return say(
+            False,
+            f"{what}: {value:.4g} is not it: a cosine similarity lies between -1 and 1; that looks like a count "
+            "or a dot product, not yet divided by the number of terms.",
+        )
+    if value < -0.05:
+        return say(
+            False,
+            f"{what}: {value:.4g} is not it: being at the two ends of the table does not make two rows point "
+            "opposite ways; each term depends only on how far a pair has turned.",
+        )
+    if abs(value) <= 0.05:
+        return say(
+            False,
+            f"{what}: {value:.4g} is not it: that assumes every pair's term cancels; look at how far the slowest "
+            "pairs have turned by slot 175.",
+        )
+    if value >= 0.85:
+        return say(
+            False,
+            f"{what}: {value:.4g} is not it: that assumes every pair's term stays near 1; the fast pairs have "
+            "turned many times by slot 175.",
+        )
+    if abs(value - ONE_WAVE_PAIRS / 384) <= 0.05:
+        return say(
+            False,
+            f"{what}: {value:.4g} is not it: you counted as slow the pairs whose wavelength exceeds 175 slots; "
+            "many of those have turned so far that their term is small or negative.",
+        )
+    if abs(value - SLOW_PAIRS / 768) <= 0.04:
+        return say(
+            False,
+            f"{what}: {value:.4g} is not it: you divided by the token length d; the sum has one term per pair "
+            "of columns.",
+        )
+    return unexplained(
+        what,
+        f"{value:.4g} is not it.",
+        nudge="The cosine similarity is the sum of one term cos(175 omega_m) per pair, divided by the number of "
+        "pairs. Which terms are near 1, and which average out?",
         pointer=reread("What the table offers: similarity depends on distance"),
     )
 
 
+#: Exercise 03.2(a): the pairs m of the 176 x 768 table that have turned by less than one radian at slot 175.
+_OMEGA = 10000.0 ** (-2 * torch.arange(384, dtype=torch.float64) / 768)  # (384,) the pairs' frequencies
+SLOW_PAIRS = int((175 * _OMEGA < 1).sum())  # the pairs above the wavelength panel's upper dashed line
+ONE_WAVE_PAIRS = int((175 * _OMEGA < 2 * math.pi).sum())  # turned by less than a whole wave
+#: read off a log-scale panel with a minor tick every 10 pairs: within 12 pairs of the true count
+SLOW_PAIRS_SLACK = 12
+
+
 @never_raises
-def far_slots_value(answer: object) -> Verdict:
-    """Exercise 03.2(b) (predict, from the figure): an estimate of the cosine similarity of slots 0 and 175 of the
-    176 x 768 sinusoidal table (0.377). The prompt's method counts the pairs that have turned by less than a radian
-    at slot 175 (168 of 384, read off the wavelength panel) as adding 1 each and the rest as 0, about 0.44: it
-    overestimates a little, and the panel is read to a few pairs. So the check accepts the span from 0.1 below
-    the true value to 0.06 above the method's estimate (0.28 to 0.50), centred between them."""
-    value = _far_similarity()
-    omega = 10000.0 ** (-2 * torch.arange(384, dtype=torch.float64) / 768)  # (384,) the pairs' frequencies
-    method = float((175 * omega < 1).double().mean())  # the share of pairs turned by less than a radian
-    low, high = value - 0.1, method + 0.06
-    one_wave = float((175 * omega < 2 * math.pi).double().mean())  # turned by less than a whole wave
-    if isinstance(answer, int | float) and not isinstance(answer, bool) and abs(answer - one_wave) < 0.03:
+def slow_pairs_count(answer: object) -> Verdict:
+    """Exercise 03.2(a) (read a figure): how many of the 384 pairs of the 176 x 768 sinusoidal table have turned
+    by less than one radian at slot 175 (the pairs above the wavelength panel's upper dashed line). Read off a
+    log-scale panel, so the check accepts the count to within 12 pairs."""
+    what = "your count of the pairs turned by less than one radian at slot 175"
+    value, refusal = _number(answer, what, "a whole number")
+    if refusal is not None:
+        return refusal
+    value = float(value)
+    if abs(value - SLOW_PAIRS) <= SLOW_PAIRS_SLACK:
+        return right(what)
+    if 0 < value < 1:
+        return say(
+            False, f"{what}: {value:.4g} is not it: that is a share or a similarity, not a count of pairs."
+        )
+    if abs(value - ONE_WAVE_PAIRS) <= 6:
         return say(
             False,
-            f"your estimate of the cosine similarity of slots 0 and 175: {answer:.4g} is not it: you counted the "
-            "pairs whose wavelength exceeds 175 slots: those have turned by less than one wave, not by less than "
-            "the prompt's one radian.",
+            f"{what}: {value:.4g} is not it: you counted the pairs whose wavelength exceeds 175 slots: those have "
+            "turned by less than one wave, not by less than one radian.",
         )
-    return float_answer(
-        answer,
-        (low + high) / 2,
-        "your estimate of the cosine similarity of slots 0 and 175",
-        nudge="The cosine is the mean of the pairs' terms; ask which pairs' terms are still close to 1 at slot 175, "
-        "and what share of the pairs they are.",
-        wrong=(
-            (
-                0.0,
-                "that is what two random vectors give; these rows are not random: ask which of their terms are still near 1.",
-            ),
-            (
-                1.0,
-                "that would make the two rows nearly one vector, with every pair's term close to 1.",
-            ),
-            (
-                -1.0,
-                "rows at the two ends of the table do not point opposite ways: ask which of their terms are still near 1.",
-            ),
-            (
-                -0.5,
-                "rows at the two ends of the table do not point opposite ways: ask which of their terms are still near 1.",
-            ),
-        ),
-        rel=(high - low) / (low + high),
-        pointer=reread("What the table offers: similarity depends on distance"),
+    if abs(value - (384 - SLOW_PAIRS)) <= 6:
+        return say(
+            False,
+            f"{what}: {value:.4g} is not it: that is a pair index m (or the count of the pairs below the line); "
+            "the question asks how many pairs lie above it.",
+        )
+    return unexplained(
+        what,
+        f"{value:.4g} is not it.",
+        nudge="A pair that has turned by less than one radian at slot 175 has a wavelength longer than 2 pi x 175 "
+        "slots.",
+        pointer=reread("The table, built"),
     )
 
 
@@ -176,6 +226,20 @@ def _roles_swapped(n: int, d: int) -> torch.Tensor:
     j = torch.arange(d, dtype=torch.float64)[None, :]  # (1, d)
     angle = j / 10000 ** (2 * torch.div(i, 2, rounding_mode="floor") / d)  # (n, d)
     return torch.where(i % 2 == 0, torch.sin(angle), torch.cos(angle))
+
+
+def _gives_the_table(func: object) -> bool:
+    """Whether ``func(15, 400)`` returns the right 15 x 400 table; False for anything else, an error included."""
+    try:
+        out = func(15, 400)
+        want = position.sinusoidal_table(15, 400)
+        return (
+            isinstance(out, torch.Tensor)
+            and out.shape == want.shape
+            and torch.allclose(out.double(), want.double(), atol=1e-5)
+        )
+    except Exception:  # the learner's function may raise anything; check_function reports it
+        return False
 
 
 @never_raises
@@ -226,12 +290,26 @@ def sinusoidal_function(func: object) -> Verdict:
             "wrong base: your wavelengths grow with powers of 100000, not of the formula's base.",
         ),
     ]
+    forbidden = ("sinusoidal_table", "table_by_hand", "sinusoidal_position_embedding")
+    if callable(func) and uses_any(func, forbidden, (position.sinusoidal_table,)) is None:
+        if uses_any(func, ("range",)) is not None:  # a Python loop over the entries, as table_by_hand has
+            return say(
+                False,
+                "your fixed sinusoidal table: your function loops over `range`, one entry at a time; the exercise "
+                "asks you to fix the colleague's tensor code, with no Python loop.",
+            )
+        if uses_any(func, ("omega",)) is None and _gives_the_table(func):  # right values from a rewrite
+            return say(
+                False,
+                "your fixed sinusoidal table: your function has no `omega`; the exercise asks you to fix the "
+                "colleague's code yourself, keeping its names, not to write the table anew.",
+            )
     return check_function(
         func,
         "your fixed sinusoidal table",
         cases,
         mistakes=mistakes,
-        forbidden=("sinusoidal_table", "table_by_hand", "sinusoidal_position_embedding"),
+        forbidden=forbidden,
         forbidden_objects=(position.sinusoidal_table,),
         write_with="the colleague's tensor operations, one line changed",
         nudge="The distance-only similarity rests on the two columns of a pair, a sine and a cosine, sharing "

@@ -7,8 +7,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..attention import Attention
-from ..cost import count_macs
-from ..tokens import count_tokens
 from ._core import (
     Mistake,
     Verdict,
@@ -21,7 +19,9 @@ from ._core import (
 
 __all__ = [
     "attention_function",
-    "cost_threshold_tokens",
+    "heads_growth_choice",
+    "heads_scores_macs",
+    "heads_weight_entries",
     "merge_bug_channel",
     "merge_bug_choice",
 ]
@@ -81,9 +81,9 @@ def merge_bug_channel(answer: object) -> Verdict:
     wrong = {
         right: "that is where the right merge puts it, after the earlier heads' channels; this merge orders "
         "the channels differently.",
-        channel * 2 + head: "that would hold with the small test's 2 heads; here there are 4 heads.",
-        head * heads + channel: "check, on the labelled input, which of head and channel varies fastest in "
-        "reading order.",
+        channel * 2 + head: "you counted with the small test's 2 heads; the layer asked about has 4.",
+        head * heads + channel: "you multiplied the head by the number of heads; redo the labelled input's "
+        "reading order before the reshape.",
     }
     return int_answer(
         answer,
@@ -95,41 +95,92 @@ def merge_bug_channel(answer: object) -> Verdict:
     )
 
 
-def _first_stage(scale: int = 1) -> tuple[int, int, int]:
-    """T2T's first token transformer on a (60 scale) x (100 scale) picture: (tokens, input length, channels)."""
-    kernel, stride, padding = 7, 4, 2
-    return count_tokens(60 * scale, 100 * scale, kernel, stride, padding).total, kernel * kernel, 64
+# Exercise 2 (a)'s statements about what grows from 4 to 16 heads, as the notebook lists them: a. the
+# parameters, b. QK^T's multiply-adds, c. the number of attention weights, d. b and c, e. none.
+_GROWTH_OPTIONS = ("a", "b", "c", "d", "e")
 
 
-def _cost_ratio(n: int, dim: int, chan: int) -> float:
-    """Multiply-adds of QK^T and weights @ V over those of qkv and proj, counted on the layer itself."""
-    layer = Attention(dim, chan=chan, num_heads=1, qkv_bias=False)
-    macs = count_macs(layer, torch.zeros(1, n, dim), depth=1)  # {"qkv": ..., "(model)": ..., "proj": ...}
-    return macs["(model)"] / (macs["qkv"] + macs["proj"])
+_GROWTH_RIGHT = "c"
 
 
 @never_raises
-def cost_threshold_tokens(answer: object) -> Verdict:
-    """Exercise 05.2: the smallest token count N at which the two products of T2T's first token
-    transformer (49 -> 64 channels, one head, no qkv bias) cost more multiply-adds than qkv and proj together:
-    2 N^2 c > 3 N L c + N c^2, so N > (3 L + c) / 2 = 105.5, counted on the layer itself."""
-    _, dim, chan = _first_stage(1)
-    right = next(n for n in range(1, 10 * (dim + chan)) if _cost_ratio(n, dim, chan) > 1)
+def heads_growth_choice(answer: object) -> Verdict:
+    """Exercise 05.2 (a): the letter of the statement, among a to e, that says what grows when the walk-through's
+    layer goes from 4 heads to 16 (only the number of attention weights: one N x N map per head). Graded with
+    the two counts of (b), which back the choice."""
+    return choice_answer(
+        answer,
+        _GROWTH_RIGHT,
+        "what grows with more heads",
+        _GROWTH_OPTIONS,
+        nudge="Check your letter against the two counts of (b): work out what each head multiplies, and what "
+        "the layer's parameters depend on.",
+        pointer=reread("Parameters and multiply-adds"),
+    )  # no diagnosis per wrong letter: the letters are not to be walked through one by one
+
+
+#: Exercise 05.2: the walk-through's layer (D = 64, N = 100 tokens, one item) cut into this many heads.
+HEADS_ASKED = (64, 100, 16)
+
+
+def _heads_counts(dim: int, n: int, heads: int) -> tuple[int, int]:
+    """The multiply-adds of QK^T over all heads, from the shapes of q and k, and the number of attention weights,
+    as the layer returns them, for one item of ``n`` tokens of length ``dim`` cut into ``heads`` heads."""
+    with torch.no_grad():
+        _, steps = Attention(dim, num_heads=heads, qkv_bias=True).steps(torch.zeros(1, n, dim))
+    _, h, tokens, head_dim = steps.q.shape  # (1, heads, N, head_dim)
+    return h * tokens * tokens * head_dim, steps.weights.numel()
+
+
+@never_raises
+def heads_scores_macs(answer: object) -> Verdict:
+    """Exercise 05.2 (a): the multiply-adds of QK^T over all 16 heads of the walk-through's layer (D = 64,
+    N = 100, one item): each head N * N * head_dim, so N^2 D in all, as with one head."""
+    dim, n, heads = HEADS_ASKED
+    right, _ = _heads_counts(dim, n, heads)
     wrong = {
-        2 * chan + 1: "that would hold for a layer that keeps the token length, with 64 channels in and out; "
-        "this one reads 49 and gives 64.",
-        2 * dim + 1: "that would hold for a layer that keeps the token length, with 49 channels in and out; "
-        "this one reads 49 and gives 64.",
-        right - 1: "check your count: the question asks for the first N at which the products cost more "
-        "than the layers, not the same or less.",
+        heads
+        * n
+        * n
+        * dim: "you gave each head all D channels; a head compares tokens on its own channels only.",
+        n * n * (dim // heads): "that is one head's count; the question asks for all the heads together.",
+        2 * n * n * dim: "that counts weights @ V too; the question asks for the scores QK^T alone.",
+        n
+        * dim
+        * dim: "that is the size of a D x D linear layer on N tokens; the scores compare tokens with tokens.",
     }
     return int_answer(
         answer,
         right,
-        "the token count asked for",
-        nudge="The idea is which of the layer's costs depend on its input length and which on its channels.",
+        "the multiply-adds of the 16 heads' scores",
+        nudge="The idea is what each head sees of a token, and what it compares with what.",
         wrong=wrong,
         pointer=reread("Parameters and multiply-adds"),
+    )
+
+
+@never_raises
+def heads_weight_entries(answer: object) -> Verdict:
+    """Exercise 05.2 (b): the number of attention weights of the walk-through's layer cut into 16 heads (one
+    item of N = 100 tokens): one N x N map per head."""
+    dim, n, heads = HEADS_ASKED
+    _, right = _heads_counts(dim, n, heads)
+    wrong = {
+        n * n: "that is one map of N x N; each head computes its own weights.",
+        4 * n * n: "that is the 4-head walk-through; the question asks about 16 heads.",
+        13 * heads * n * n: "that counts all 13 items of the walk-through; the question asks for one item.",
+        heads
+        * n
+        * (dim // heads): "that is the size of the heads' outputs; the weights compare every query with "
+        "every key.",
+    }
+    return int_answer(
+        answer,
+        right,
+        "the number of attention weights",
+        nudge="The idea: what one head's weights compare, and whether the heads share them.",
+        wrong=wrong,
+        pointer=reread("Four heads on the walk-through"),
     )
 
 
@@ -187,7 +238,17 @@ def attention_function(func: object) -> Verdict:
         "your attention_tokens_first",
         cases,
         mistakes=mistakes,
-        forbidden=("scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward"),
+        forbidden=(
+            "scaled_dot_product_attention",
+            "MultiheadAttention",
+            "multi_head_attention_forward",
+            # the ATen routines behind F.scaled_dot_product_attention, reachable through torch.ops.aten
+            "_scaled_dot_product_attention_math",
+            "_scaled_dot_product_flash_attention",
+            "_scaled_dot_product_efficient_attention",
+            "_scaled_dot_product_cudnn_attention",
+            "_native_multi_head_attention",
+        ),
         forbidden_objects=(F.scaled_dot_product_attention, nn.MultiheadAttention, Attention),
         write_with="matrix products and a softmax",
         nudge="The idea: in any layout, each head compares tokens with tokens, and each query's weights over the "

@@ -27,15 +27,21 @@ __all__ = [
 ]
 
 
-def slides_tokens_after_one_step(batch_size: int = 32, dim: int = 16, one_image: bool = False) -> int:
+def slides_tokens_after_one_step(
+    batch_size: int = 32, dim: int = 16, one_image: bool = False, distinct_images: int | None = None
+) -> int:
     """How many different token vectors the lecture slides' per-slot prediction token holds after one step of
     gradient descent on a batch of ``batch_size`` images with equal targets (a toy head on token 0 plus the mean
-    of the patch tokens): different images, or with ``one_image`` the same image in every slot."""
+    of the patch tokens): different images, or with ``one_image`` the same image in every slot, or with
+    ``distinct_images`` = k that many images, each copied into one k-th of the slots, in order."""
     gen = torch.Generator().manual_seed(0)
     token = nn.Parameter(torch.ones(batch_size, 1, dim))  # (batch_size, 1, D): one row per batch slot
     images = torch.randn(batch_size, 5, dim, generator=gen)  # (B, N, D)
     if one_image:
         images = images[:1].expand(batch_size, -1, -1).clone()  # (B, N, D): image 0 in every slot
+    elif distinct_images is not None:
+        which = torch.arange(batch_size) * distinct_images // batch_size  # (B,): slot s holds image which[s]
+        images = images[which].clone()  # (B, N, D)
     readout, targets = torch.randn(dim, generator=gen), torch.zeros(batch_size)  # the same target everywhere
     with torch.enable_grad():
         with_token = torch.cat([token, images], dim=1)  # (B, N + 1, D)
@@ -60,8 +66,6 @@ def slides_token_count(answer: object) -> Verdict:
         nudge="The exercise rests on the shape of the slides' parameter and on what each part of a parameter "
         "learns from.",
         wrong={
-            1: "that is what one token shared by the whole batch would give; the slides' parameter is not one "
-            "vector.",
             768: "that counts the entries of one token vector, not token vectors.",
             32 * 768: "that counts every entry of the parameter, not its token vectors.",
         },
@@ -71,17 +75,16 @@ def slides_token_count(answer: object) -> Verdict:
 
 @never_raises
 def slides_token_count_one_image(answer: object) -> Verdict:
-    """Exercise 06.1 (b): the same step, with one image copied into all 32 slots: how many different token vectors
-    then."""
-    expected = slides_tokens_after_one_step(one_image=True)
+    """Exercise 06.1 (b): the same step, with one image copied into slots 0 to 15 and a second one into slots 16
+    to 31: how many different token vectors then."""
+    expected = slides_tokens_after_one_step(distinct_images=2)
     return int_answer(
         answer,
         expected,
-        "different token vectors after one step on one image in every slot",
-        nudge="The exercise rests on what sets two rows of the parameter apart: where they start, and what each "
-        "row's gradient is computed from.",
+        "different token vectors after one step on two images, each in 16 slots",
+        nudge="The exercise rests on what sets two rows of the parameter apart.",
         wrong={
-            32: "every slot holds the same image here: what, then, could make two rows' gradients differ?",
+            16: "that counts the slots that hold one image, not different token vectors.",
             0: "a parameter of this shape holds at least one token vector.",
             768: "that counts the entries of one token vector, not token vectors.",
         },
@@ -192,8 +195,7 @@ def post_norm_drift_choice(answer: object) -> Verdict:
         expected,
         "the std that leaves block 11 of a post-norm stack",
         DRIFT_OPTIONS,
-        nudge="The exercise rests on which operation a post-norm block ends with, and what that operation does "
-        "to each token when it has just been initialised.",
+        nudge="The exercise rests on the post-norm formula and on the LayerNorm cell's printout.",
         pointer=reread("Pre-norm and post-norm"),
     )  # no diagnosis per wrong option: three options are not to be walked through; part (b) grades the reason
 
@@ -211,13 +213,11 @@ def post_norm_scaled_ratio(answer: object) -> Verdict:
         answer,
         std_out / std_in,
         "the std leaving block 11 over the std entering block 0, for an input 10 times larger",
-        nudge="The exercise rests on what the last operation of a post-norm block does to a token, whatever its "
-        "scale on the way in.",
+        nudge="The exercise rests on how a post-norm block's output depends on the scale of its input.",
         wrong=[
             (
                 1.0,
-                "that passes the input's scale through the stack unchanged, as a pre-norm stack nearly does; "
-                "look at what each post-norm block does last.",
+                "that passes the input's scale through the stack unchanged.",
             ),
             (
                 SCALE_UP,

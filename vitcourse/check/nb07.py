@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from ..data import load_mountains, to_tensor
 from ..models import VisionTransformer
 from ._core import (
     Mistake,
@@ -20,44 +21,46 @@ from ._core import (
 __all__ = [
     "attention_share_percent",
     "block_cost_tie_tokens",
+    "constant_token_attention",
+    "final_norm_token_size",
+    "largest_token_patch",
     "mean_pool_factor",
     "mean_pool_function",
-    "zero_token_attention",
 ]
 
 
-#: Exercise 07.2: the picture model (D 64, 2 blocks, 4 heads) without a position embedding, its prediction token
-#: at zero, freshly initialised; the weight that token 0 gives to token 12 (patch 11) in block 0, head 0.
-ZERO_TOKEN_KEY, ZERO_TOKEN_HEAD = 12, 0
+#: Exercise 07.3: the picture model (D 64, 2 blocks, 4 heads) without a position embedding, every entry of its
+#: prediction token set to 1, freshly initialised; the weight that token 0 gives to token 12 (patch 11) in block
+#: 0, head 0.
+CONSTANT_TOKEN_KEY, CONSTANT_TOKEN_HEAD = 12, 0
 
 
-def zero_token_weights() -> torch.Tensor:
+def constant_token_weights() -> torch.Tensor:
     """Block 0's attention weights (heads, N + 1, N + 1) of a fresh picture ViT with ``pos_embed="none"`` and a
-    zero prediction token, on a random 60 x 100 picture (the first row does not depend on the picture)."""
+    prediction token of ones, on a random 60 x 100 picture (the first row does not depend on the picture)."""
     gen = torch.Generator().manual_seed(0)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         model = VisionTransformer(embed_dim=64, depth=2, num_heads=4, pos_embed="none").eval()
     with torch.no_grad():
-        model.cls_token.zero_()
+        model.cls_token.fill_(1.0)
         image = torch.randn(1, 1, 60, 100, generator=gen)  # (1, 1, H, W)
         return model.attention_weights(image, block=0)[0]  # (heads, N + 1, N + 1)
 
 
 @never_raises
-def zero_token_attention(answer: object) -> Verdict:
-    """Exercise 07.2: block 0's weight from a zero prediction token (no position embedding) to token 12."""
-    weights = zero_token_weights()
-    expected = float(weights[ZERO_TOKEN_HEAD, 0, ZERO_TOKEN_KEY])
-    keys, heads, dim = weights.shape[-1], weights.shape[0], 64
+def constant_token_attention(answer: object) -> Verdict:
+    """Exercise 07.3: block 0's weight from a prediction token of ones (no position embedding) to token 12."""
+    weights = constant_token_weights()
+    expected = float(weights[CONSTANT_TOKEN_HEAD, 0, CONSTANT_TOKEN_KEY])
+    heads, dim = weights.shape[0], 64
     return float_answer(
         answer,
         expected,
-        "block 0's weight from the zero prediction token to token 12",
+        "block 0's weight from the prediction token of ones to token 12",
         nudge="The exercise rests on the values a fresh model's weights start from, and on what each step of "
-        "block 0 makes of a token of zeros.",
+        "block 0 makes of the prediction token.",
         wrong=[
-            (1 / (keys - 1), "count the keys again."),
             (1.0, "the weights of one query sum to 1 over all the keys; no single key takes all of it here."),
             (0.0, "a softmax weight is never 0: exp(score) > 0 for every key, whatever the score."),
             (
@@ -70,7 +73,7 @@ def zero_token_attention(answer: object) -> Verdict:
                 "D is the length of a token; the weights are spread over tokens, not over a token's entries.",
             ),
         ],
-        pointer=reread("How the weights start"),
+        pointer=reread("How a fresh ViT starts"),
     )
 
 
@@ -93,7 +96,7 @@ POOL_MISTAKES = [
     ),
     Mistake(
         lambda f: f[:, 1:].mean(dim=0),
-        "the mean runs over the batch (dim 0): each image must keep its own vector; average over the tokens.",
+        "the mean runs over the batch (dim 0): each image must keep its own vector.",
     ),
     Mistake(
         lambda f: f[:, 1:].mean(dim=-1),
@@ -120,21 +123,24 @@ def mean_pool_function(func: object) -> Verdict:
     )
 
 
-#: Exercise 07.1 (b): the picture's number of patches N; the buggy pooling divides the sum of N tokens by N + 1.
-POOL_PATCHES = 15
+#: Exercise 07.1 (b): section 1's number of patches N; the buggy pooling divides the sum of N tokens by N + 1.
+POOL_PATCHES = 175
 
 
 @never_raises
 def mean_pool_factor(answer: object) -> Verdict:
-    """Exercise 07.1 (b): buggy result divided by the right mean pooling, for the picture's N = 15 patch tokens."""
+    """Exercise 07.1 (b): buggy result divided by the right mean pooling, for section 1's N = 175 patch tokens."""
     n = POOL_PATCHES
     return float_answer(
         answer,
         n / (n + 1),
         "the factor between the buggy and the right mean pooling",
-        nudge="The exercise rests on what the buggy function sums and what it divides that sum by.",
+        nudge="The exercise rests on which tokens the features hold, and what a mean of some of them is.",
         wrong=[
-            ((n + 1) / n, "check which of the two the question divides by which."),
+            (
+                (n + 1) / n,
+                "that is the right result divided by the buggy one, the ratio the other way round.",
+            ),
             (
                 1 / (n + 1),
                 "that is what the buggy function divides by, not the factor between the two results.",
@@ -142,17 +148,18 @@ def mean_pool_factor(answer: object) -> Verdict:
             (1.0, "the two results differ for any features whose patch tokens do not sum to zero."),
             (
                 (n - 1) / n,
-                f"that counts the prediction token among the picture's {n} patches; N = {n} counts the patch "
-                "tokens alone.",
+                f"that counts the prediction token among the {n} patches; N = {n} counts the patch tokens alone.",
             ),
             (
                 (n + 1) / (n + 2),
                 "that counts the prediction token among the tokens the buggy function sums; its sum starts at "
                 "token 1.",
             ),
-            (0.94, "close: give it exactly, as a fraction or to four decimals."),  # two decimals are too few
+            (round(n / (n + 1), 2), "close: give it exactly, as a fraction."),  # rounded answers
+            (round(n / (n + 1), 3), "close: give it exactly, as a fraction."),
+            (round(n / (n + 1), 4), "close: give it exactly, as a fraction."),
         ],
-        rel=1e-3,  # (N - 1) / N and (N + 1) / (N + 2) lie within 0.5 % of the answer
+        rel=1e-5,  # (N - 1) / N and (N + 1) / (N + 2) lie within 0.004 % of the answer
         pointer=reread("Prediction processing"),
     )
 
@@ -172,16 +179,16 @@ def vit_b_attention_share() -> float:
 
 @never_raises
 def attention_share_percent(answer: object) -> Verdict:
-    """Exercise 07.3 (a): what share of ViT-B/16's 17.6 G MACs attention's two products take, in per cent (a
-    number; within 10 % of it, so that one block's share and the whole model's, a little lower, both pass)."""
+    """Exercise 07.4 (a): what share of ViT-B/16's 17.6 G MACs attention's two products take, in per cent."""
+    # rel 4 %: one block's share and the whole model's, a little lower, both pass; neighbouring mistakes do not
     share = 100 * vit_b_attention_share()
     n, d = 197, 768
     return float_answer(
         answer,
         share,
         "the share of ViT-B/16's multiply-adds in attention's two products, in per cent",
-        nudge="The exercise rests on what one block costs, part by part, at ViT-B/16's number of tokens and "
-        "width. Notebook 05 counted one attention layer; a block adds the MLP.",
+        nudge="The exercise rests on what one block costs, step by step, at ViT-B/16's number of tokens and "
+        "width.",
         wrong=[
             (100 * n * n * d / (12 * n * d * d + n * n * d), "you counted one of the two products."),
             (
@@ -189,8 +196,13 @@ def attention_share_percent(answer: object) -> Verdict:
                 "the linear layers include the MLP's two.",
             ),
             (share / 100, "give the share in per cent (a number such as 12.5), not as a fraction."),
+            (
+                100 * 2 * n / (12 * d),
+                "that divides the products by the linear layers alone; a share is of the whole block, the "
+                "products included.",
+            ),
         ],
-        rel=0.1,
+        rel=0.04,
         pointer=reread("What a block costs"),
     )
 
@@ -212,7 +224,7 @@ def block_tie_tokens(dim: int = 768, mlp_ratio: float = 4.0) -> int:
 
 @never_raises
 def block_cost_tie_tokens(answer: object) -> Verdict:
-    """Exercise 07.3 (b): at how many tokens one ViT-B block (D 768, MLP ratio 4) spends as much on attention's two
+    """Exercise 07.4 (b): at how many tokens one ViT-B block (D 768, MLP ratio 4) spends as much on attention's two
     products as on all its linear layers."""
     tie = block_tie_tokens()
     d = 768
@@ -221,7 +233,7 @@ def block_cost_tie_tokens(answer: object) -> Verdict:
         tie,
         "the number of tokens at which a ViT-B block's products cost as much as its linear layers",
         nudge="The exercise rests on which layers of an encoder block are linear, and how each one's cost grows "
-        "with the number of tokens. Notebook 05 counted one attention layer; a block adds the MLP.",
+        "with the number of tokens.",
         wrong=known_mistakes(
             [
                 (
@@ -242,4 +254,60 @@ def block_cost_tie_tokens(answer: object) -> Verdict:
             tie,
         ),
         pointer=reread("What a block costs"),
+    )
+
+
+def picture_model_sizes() -> tuple[torch.Tensor, torch.Tensor]:
+    """Notebook 07's fresh picture model (seed 0: D 64, 2 blocks, 4 heads) on the course's picture: the sizes
+    (Euclidean norms) of its 15 patch tokens x_p E, and of its 16 tokens after the blocks and the final norm."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = VisionTransformer(embed_dim=64, depth=2, num_heads=4).eval()
+    image = to_tensor(load_mountains())  # (1, 1, H, W)
+    with torch.no_grad():
+        patch_sizes = model.tokenize(image)[0].norm(dim=-1)  # (N,)
+        final_sizes = model.forward_features(image)[0].norm(dim=-1)  # (N + 1,)
+    return patch_sizes, final_sizes
+
+
+@never_raises
+def largest_token_patch(answer: object) -> Verdict:
+    """Exercise 07.2 (a): the number of the patch (0 to 14, row by row) whose patch token is the largest."""
+    patch_sizes, _ = picture_model_sizes()
+    largest = int(patch_sizes.argmax())
+    return int_answer(
+        answer,
+        largest,
+        "the patch whose token x_p E is the largest",
+        nudge="The exercise rests on what the patch embedding makes of pixels that are never negative.",
+        wrong=known_mistakes(
+            [
+                (
+                    largest + 1,
+                    "that counts the tokens from equation (1) on, with the prediction token first; the question "
+                    "asks for the patch's number in the picture panel.",
+                ),
+            ],
+            largest,
+        ),
+        pointer=reread("The whole ViT on the picture"),
+    )
+
+
+@never_raises
+def final_norm_token_size(answer: object) -> Verdict:
+    """Exercise 07.2 (b): the size (Euclidean norm) of token 0 after the blocks and a fresh final LayerNorm."""
+    _, final_sizes = picture_model_sizes()
+    return float_answer(
+        answer,
+        float(final_sizes[0]),
+        "token 0's size after the blocks and the final norm",
+        nudge="The exercise rests on what a fresh LayerNorm gives every token, whatever the token was before.",
+        wrong=[
+            (1.0, "1 is the spread (std) of one token's entries, not the size of the whole token."),
+            (64.0, "that is the size squared, the sum of the squared entries."),
+            (0.0, "the shift is 0, but the norm first subtracts the token's mean and divides by its spread."),
+        ],
+        rel=1e-3,
+        pointer=reread("The whole ViT on the picture"),
     )

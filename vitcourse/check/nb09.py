@@ -20,11 +20,12 @@ from ..tokens import count_tokens
 from ._core import Verdict, choice_answer, describe, int_answer, never_raises, reread, right, say, unexplained
 
 __all__ = [
-    "rgb_fewer_parameters",
+    "depth_extra_parameters",
     "sqrt_rebuild_36x64",
     "sqrt_rebuild_60x62",
     "sqrt_rebuild_picture",
     "sqrt_rebuild_token_counts",
+    "t2t_shared_columns",
     "t2t_window_side",
 ]
 
@@ -42,54 +43,84 @@ def _window_side(stages: Stages) -> int:
     return side
 
 
-def _window_side_one_stride(stages: Stages, which: str) -> int:
-    """A slip: each later grid's step taken as one stride (the ``"first"`` stage's, or the ``"previous"``
-    stage's) instead of the product of all the earlier strides."""
-    side = stages[0][0]
-    for i in range(1, len(stages)):
-        step = stages[0][1] if which == "first" else stages[i - 1][1]
-        side += (stages[i][0] - 1) * step
-    return side
+def _apart(stages: Stages) -> int:
+    """Pixels between the starts of neighbouring final tokens' windows: the product of the strides."""
+    apart = 1
+    for _, s, _ in stages:
+        apart *= s
+    return apart
 
 
 @never_raises
 def t2t_window_side(answer: object) -> Verdict:
-    """Exercise 09.1: pixels across the square of the image one final token's windows cover (T2T's three
+    """Exercise 09.1 (a): how many pixels wide the square is that one final token's windows cover (T2T's three
     soft splits, token transformers left aside, a token away from the edges)."""
     kernels = [k for k, _, _ in T2T_STAGES]
-    strides = 1
-    for _, s, _ in T2T_STAGES:
-        strides *= s
-    product = 1
-    for k in kernels:
-        product *= k
-    cells_as_pixels = sum(kernels) - (len(kernels) - 1)  # each later window counted as k pixels
-    whole_kernels = (
-        _window_side([(k + 1, s, p) for k, s, p in T2T_STAGES]) - 1
-    )  # k steps per window, not k - 1
+    side = _window_side(T2T_STAGES)
+    steps_unscaled = 1 + sum(k - 1 for k in kernels)  # every stage's window taken in pixels of the image
+    own_stride, step = 1, 1  # each window scaled by its own stage's stride as well
+    for k, s, _ in T2T_STAGES:
+        step *= s
+        own_stride += (k - 1) * step
+    k_steps, step = 0, 1  # k steps per window of k cells
+    for k, s, _ in T2T_STAGES:
+        k_steps += k * step
+        step *= s
     wrong = {
-        product: "you multiplied the kernels: neighbouring windows overlap, so a window of k cells is not k "
-        "whole earlier windows side by side.",
-        cells_as_pixels: "you counted each later window's cells as single pixels; a cell of a rebuilt grid "
-        "stands for a whole earlier window, and neighbouring cells start several pixels apart.",
+        sum(
+            kernels
+        ): "you added the kernels as if every window's cells were pixels; a later stage's cells lie "
+        "further apart in the image.",
+        steps_unscaled: "you added each window's span in cells of its own grid as if those cells were pixels; "
+        "a later stage's cells lie further apart in the image.",
+        math.prod(
+            kernels
+        ): "you multiplied the kernels; a window of a later stage does not hold k whole copies "
+        "of the earlier windows side by side, they overlap.",
+        _apart(T2T_STAGES): "that is how far apart neighbouring final tokens lie, not how wide one token's "
+        "square is.",
+        own_stride: "you scaled each stage's window by its own stride too; a stage's windows slide over a grid "
+        "whose cells lie only the earlier strides apart.",
+        k_steps: "you added k steps of the grid for every window of k cells; the window's first cell is already "
+        "counted by the windows before it.",
         _window_side(T2T_STAGES[:-1]): "that is after two soft splits; T2T makes three.",
-        kernels[0]: "that is the first soft split's window only; T2T makes three.",
-        _window_side_one_stride(T2T_STAGES, "first"): "you took the first stride as the distance between "
-        "neighbouring cells of the last rebuilt grid, in pixels; those cells lie further apart than that.",
-        _window_side_one_stride(T2T_STAGES, "previous"): "you took the last stride alone as the distance "
-        "between neighbouring cells of the last rebuilt grid, in pixels; those cells lie further apart than "
-        "that.",
-        whole_kernels: "you counted one step too many in each window: count the steps between its cells "
-        "again.",
-        strides: "that is how far apart neighbouring final tokens start (the product of the strides), not how "
-        "wide a square one token's windows cover.",
+    }
+    wrong.pop(side, None)
+    return int_answer(
+        answer,
+        side,
+        "the width of one final token's square, in pixels",
+        nudge="A window of a later stage holds cells of that stage's grid, not pixels. How far apart in the image "
+        "do those cells lie?",
+        wrong=wrong,
+        pointer=reread("The T2T module, stage by stage"),
+    )
+
+
+@never_raises
+def t2t_shared_columns(answer: object) -> Verdict:
+    """Exercise 09.1: how many pixel columns the windows of two neighbouring final tokens of one row both cover
+    (T2T's three soft splits, token transformers left aside, tokens away from the edges)."""
+    side, apart = _window_side(T2T_STAGES), _apart(T2T_STAGES)
+    wrong = {
+        side: "that is how wide one token's windows reach; the question asks how many of those columns its "
+        "neighbour's windows cover too.",
+        apart: "that is a distance between the two tokens' squares, not a count of the columns both cover.",
+        side + apart: "that is how wide the two tokens' windows reach together, not what they share.",
+        0: "the windows of neighbouring final tokens do overlap, as each soft split's windows do.",
+        side
+        - T2T_STAGES[0][1]: "you took the first stride as the distance between neighbouring final tokens, "
+        "in pixels; they lie further apart than that.",
+        side - T2T_STAGES[-1][1]: "you took the last stride alone as the distance between neighbouring final "
+        "tokens, in pixels; they lie further apart than that.",
+        _window_side(T2T_STAGES[:-1])
+        - _apart(T2T_STAGES[:-1]): "that is after two soft splits; T2T makes three.",
     }
     return int_answer(
         answer,
-        _window_side(T2T_STAGES),
-        "pixels across one final token's windows",
-        nudge="Each stage's window is made of cells of the grid before it, and neighbouring cells overlap: "
-        "they start closer together than they are wide.",
+        side - apart,
+        "the pixel columns two neighbouring final tokens share",
+        nudge="Write down which pixel columns each of the two squares covers, then count the columns in both.",
         wrong=wrong,
         pointer=reread("The T2T module, stage by stage"),
     )
@@ -197,6 +228,7 @@ def sqrt_rebuild_token_counts(answer: object) -> Verdict:
 
 
 RGB_CHANNELS = 3  # T2T-ViT for ImageNet reads RGB images
+DEPTH_CHANNELS = 4  # RGB plus a depth channel
 
 
 def _first_block_parameters(in_chans: int) -> int:
@@ -207,31 +239,37 @@ def _first_block_parameters(in_chans: int) -> int:
 
 
 @never_raises
-def rgb_fewer_parameters(answer: object) -> Verdict:
-    """Exercise 09.3 (predict): how many parameters fewer T2T's first token transformer holds on one-channel
-    windows (tokens of length 49) than on RGB windows (length 147), counted on the package's ``TokenTransformer``
-    (64 channels, one head, no qkv bias, MLP ratio 1)."""
-    one, rgb = _first_block_parameters(1), _first_block_parameters(RGB_CHANNELS)
+def depth_extra_parameters(answer: object) -> Verdict:
+    """Exercise 09.3 (predict): how many parameters more T2T's first token transformer holds on 4-channel windows
+    (RGB plus depth, tokens of length 196) than on RGB windows (length 147), counted on the package's
+    ``TokenTransformer`` (64 channels, one head, no qkv bias, MLP ratio 1)."""
+    one, rgb, four = (_first_block_parameters(c) for c in (1, RGB_CHANNELS, DEPTH_CHANNELS))
     kernel = T2T_STAGES[0][0]
-    extra = (RGB_CHANNELS - 1) * kernel * kernel  # entries per token that RGB adds
+    extra = (DEPTH_CHANNELS - RGB_CHANNELS) * kernel * kernel  # entries per token that the depth channel adds
     qkv_only = 3 * 64 * extra
     wrong = {
-        -(rgb - one): "the question asks how many *fewer*: give a positive number.",
+        -(four - rgb): "the question asks how many *more*: give a positive number.",
         qkv_only: "you counted qkv alone; another layer also reads the incoming token.",
         qkv_only + extra: "a LayerNorm holds two numbers per entry of the token it normalises, a scale and a "
         "shift.",
         64 * extra + 2 * extra: "qkv makes three vectors from each token, q, k and v, each of length 64.",
         qkv_only + 2 * extra + 64 * extra: "you counted proj too; proj reads the attention's output, whose "
         "length does not depend on the input's channels.",
-        (RGB_CHANNELS - 1) * one: "you took the RGB block as three copies of the one-channel one; only the "
-        "layers that read the incoming token grow.",
+        one: "you added a whole one-channel block for the new channel; only the layers that read the incoming "
+        "token grow.",
+        four
+        - one: "that compares the 4-channel block with a one-channel one; the question compares it with the "
+        "RGB block.",
+        rgb
+        - one: "that is what RGB adds to a one-channel block; the question asks what a fourth channel adds "
+        "to RGB.",
+        four: "that is the 4-channel block's whole count; the question asks for the difference.",
         rgb: "that is the RGB block's whole count; the question asks for the difference.",
-        one: "that is the one-channel block's whole count; the question asks for the difference.",
     }
     return int_answer(
         answer,
-        rgb - one,
-        "how many parameters fewer the one-channel first token transformer holds",
+        four - rgb,
+        "how many parameters more the 4-channel first token transformer holds",
         nudge="Only a layer whose size depends on the length of the token coming into the block can change.",
         wrong=wrong,
         pointer=reread("T2T-ViT end to end"),

@@ -2,8 +2,8 @@
 
 Each exercise asks for a prediction, an explanation or a bug before the cell that shows the answer; the right
 values come from the same code the notebook runs (:func:`vitcourse.train.param_groups`,
-:func:`vitcourse.train.lr_factor`) or, for the loss, from the natural logarithm. Few-option questions come with a second check (a reason among several
-statements, a prediction among several, or a count), so that a guess does not pass. Every unexplained wrong
+:func:`vitcourse.train.lr_factor`) or, for the loss, from the natural logarithm. Few-option questions come with a second check (a prediction as a number,
+or a count), so that a guess does not pass. Every unexplained wrong
 answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), then a section to reread.
 """
 
@@ -16,7 +16,7 @@ import warnings
 from .. import train
 from ._core import (
     Verdict,
-    choice_answer,
+    float_answer,
     int_answer,
     never_raises,
     reread,
@@ -27,15 +27,16 @@ from ._core import (
 
 __all__ = [
     "train_step",
+    "stuck_learning_rate",
     "schedule_zero_step",
     "decay_choice",
-    "decay_reason",
+    "zero_table_accuracy",
     "schedule_bug_line",
 ]
 
 
-#: Exercise 10.1's model: the default ViT with the fixed sinusoidal table.
-_SINUSOIDAL = train.TrainConfig(pos_embed="sinusoidal")
+#: Exercise 10.1's model: the default ViT, with its learned position table.
+_DEFAULT = train.TrainConfig()
 
 
 #: Exercise 10.1's five tensors, by letter.
@@ -50,15 +51,15 @@ _DECAY_TENSORS = {
 
 def _decayed_letters() -> str:
     """The letters of Exercise 10.1 whose tensor is in the weight-decay group of train.param_groups."""
-    model = train.build_model(_SINUSOIDAL)
-    decayed = {id(p) for p in train.param_groups(model, _SINUSOIDAL.weight_decay)[0]["params"]}
+    model = train.build_model(_DEFAULT)
+    decayed = {id(p) for p in train.param_groups(model, _DEFAULT.weight_decay)[0]["params"]}
     named = dict(model.named_parameters())
     return "".join(k for k, name in _DECAY_TENSORS.items() if id(named[name]) in decayed)
 
 
 @never_raises
 def decay_choice(answer: object) -> Verdict:
-    """Exercise 10.1, the choice: which of five tensors of the ViT with the fixed sinusoidal table AdamW should
+    """Exercise 10.1, the choice: which of five tensors of the default ViT (learned position table) AdamW should
     pull towards 0, as a string of letters such as ``"bd"`` (:func:`decay_reason` checks the reason)."""
     what = "the tensors that take weight decay"
     options = sorted(_DECAY_TENSORS)
@@ -80,23 +81,35 @@ def decay_choice(answer: object) -> Verdict:
     return unexplained(
         what,
         f"{answer!r} is not it.",
-        nudge="Ask of each tensor whether it trains at all, and whether a pull towards 0 makes the model simpler "
-        "or takes away something the model needs.",
+        nudge="Ask both questions of each tensor: does it multiply the input, and is 0 the setting it would keep "
+        "with nothing to learn? Notebook 06 says what a LayerNorm's scale and shift start as.",
         pointer=reread("The optimiser: AdamW and weight decay"),
     )
 
 
 @never_raises
-def decay_reason(answer: object) -> Verdict:
-    """Exercise 10.1, the statement (i to iv) about a LayerNorm scale that is true."""
-    return choice_answer(
+def zero_table_accuracy(answer: object) -> Verdict:
+    """Exercise 10.1, the prediction: the held-out accuracy a ViT with its position table held at zeros can reach
+    on the scramble task. A scene and its scramble then give the prediction token the same tokens in another
+    order, so the model labels both alike and is right on exactly one of each pair."""
+    return float_answer(
         answer,
-        "i",
-        "the true statement about a LayerNorm scale",
-        ("i", "ii", "iii", "iv"),
-        nudge="Test each statement against what LayerNorm computes: in which order it normalises and "
-        "scales, the value its scale starts at, what the scale does to the features, and whether the loss "
-        "depends on the scale.",
+        0.5,
+        "the held-out accuracy with a table of zeros",
+        nudge="With the table at 0, what is left that differs between a scene and its scramble? Notebook 03 "
+        "showed what the prediction token's output does when the patch tokens are reordered.",
+        wrong=(
+            (
+                1.0,
+                "that is what a model that sees the blocks' order could reach; ask what it sees without the table.",
+            ),
+            (0.96, "that is what the runs with a table reach; ask what the model sees without it."),
+            (
+                0.0,
+                "a model wrong on every image would be right on every one with its answers swapped: it would "
+                "know the task.",
+            ),
+        ),
         pointer=reread("The optimiser: AdamW and weight decay"),
     )
 
@@ -245,5 +258,34 @@ def train_step(func: object) -> Verdict:
         f"the losses of a short run differ from those of a right step from step {first} on.",
         nudge="Reread the five pieces of PyTorch listed before the exercise: each step needs all of them, in an "
         "order where each finds what it needs.",
+        pointer=reread("The schedule and the loop"),
+    )
+
+
+@never_raises
+def stuck_learning_rate(answer: object) -> Verdict:
+    """Exercise 10.2 (b): the learning rate every step of the default run uses when the loop never calls
+    ``scheduler.step()``. ``LambdaLR`` sets step 0's rate when it is made, so the rate stays at
+    ``lr * lr_factor(0)``, the warm-up's first rate."""
+    config = _DEFAULT
+    expected = config.lr * train.lr_factor(0, config.warmup, config.steps)
+    return float_answer(
+        answer,
+        expected,
+        "the learning rate of a run whose schedule never moves",
+        nudge="Which step does the schedule think it is at, if nothing moves it on? Read the schedule's formula at "
+        "that step.",
+        wrong=(
+            (
+                config.lr,
+                "that is the peak rate; the scheduler sets a rate of its own when it is made, before any step.",
+            ),
+            (0.0, "the warm-up gives no step a rate of 0; reread how the formula treats its first step."),
+            (
+                config.lr * train.lr_factor(1, config.warmup, config.steps),
+                "that is the rate of the second step; count the steps from 0.",
+            ),
+        ),
+        rel=0.02,
         pointer=reread("The schedule and the loop"),
     )

@@ -1,30 +1,37 @@
 """Exercise checkers for notebook 11, training choices: position embeddings and block size.
 
-Each exercise asks for a prediction or an explanation before the cell that shows the answer. Few-option
-questions come with a second check (a number or a reason among several statements), so that a guess does not
+Each exercise asks for a prediction or an explanation before the cell that shows the answer. The one
+few-option question grades its choice and its reason together, as one answer, so that trying options does not
 pass. Every unexplained wrong answer climbs the ladder of :mod:`vitcourse.check._core`: a nudge (which idea), then a section to reread.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+
+import numpy as np
+import torch
 
 from ._core import (
     Verdict,
     choice_answer,
+    describe,
     float_answer,
-    int_answer,
     never_raises,
     reread,
+    right,
+    say,
+    unexplained,
 )
 
 __all__ = [
-    "blind_pairs_same_answer",
-    "coin_exact_half",
+    "blind_best_accuracy",
     "no_position_batch_dip",
     "no_position_loss_floor",
-    "seam_blocks_choice",
-    "seam_blocks_reason",
+    "plateau_guess",
+    "plateau_wait",
+    "seam_blocks_pair",
 ]
 
 
@@ -38,23 +45,21 @@ def no_position_loss_floor(answer: object) -> Verdict:
         answer,
         -(third * math.log(third) + (1 - third) * math.log(1 - third)),
         "the lowest held-out loss without a position embedding",
-        nudge="Attention without a position embedding sees its tokens as a bag, order lost (notebook 03); cross-entropy "
-        "charges each image for the probability it gives the image's own label.",
+        nudge="Attention without a position embedding cannot see the order of its tokens (notebook 03); "
+        "cross-entropy charges each image for the probability it gives the image's own label.",
         wrong=[
             (
                 math.log(2),
-                "that is the floor when half of a scene's images are scrambled; here two of its three are: which "
-                "single probability of 'scrambled' suits all three images of a scene best?",
+                "that is the floor of notebook 10's held-out set, one scrambled image per intact one; this set "
+                "is built differently.",
             ),
             (
                 2 / 3,
-                "that is a probability or a share of right answers; the question asks for the loss, the mean "
-                "cross-entropy.",
+                "that is a probability or a share, not a loss; the question asks for the mean cross-entropy.",
             ),
             (
                 0.0,
-                "a loss of 0 needs a confident right answer for both images of every pair, and their labels "
-                "differ: ask whether this model can give a scene and its scrambled copy different answers.",
+                "that assumes the model can give a scene's images different answers.",
             ),
             (
                 -(third * math.log2(third) + (1 - third) * math.log2(1 - third)),
@@ -89,22 +94,18 @@ def no_position_batch_dip(answer: object) -> Verdict:
         answer,
         paired_images / _BATCH * math.log(2),
         "the lowest loss of the blind ViT on that batch",
-        nudge="Ask which images of the batch are bound to share one output with another image of the batch, "
-        "and which are free.",
+        nudge="The blind ViT's limit comes from what it receives for a scene's two images; the batch is drawn "
+        "image by image, not scene by scene.",
         wrong=[
             (math.log(2), "that applies the floor of whole pairs to every image, the single ones too."),
-            (
-                0.0,
-                "that lets the 8 scenes present with both images be fitted too: can the blind ViT answer a "
-                "scene's two images differently?",
-            ),
+            (0.0, "that fits every image, those of the 8 scenes present with both images too."),
             (
                 _PAIRED / _BATCH * math.log(2),
                 "that counts the paired scenes, not their images, in the mean over 64 images.",
             ),
             (
                 _SINGLE / _BATCH * math.log(2),
-                "check, for each kind of image in the batch, whether the model must give it the same output as another.",
+                "that swaps the batch's two kinds of image: the bound ones and the free ones.",
             ),
             (0.17, "close: give it to three decimals."),
         ],
@@ -113,92 +114,173 @@ def no_position_batch_dip(answer: object) -> Verdict:
     )
 
 
-#: Exercise 11.2: the held-out set's scenes, each once intact and once scrambled (seed 10000, 256 images).
-_HELD_OUT_SCENES = 128
-
-
 @never_raises
-def blind_pairs_same_answer(answer: object) -> Verdict:
-    """Exercise 11.2: for how many of the held-out set's scenes the ViT without a position embedding gives both
-    images (intact, scrambled) the same answer, whatever its weights."""
-    return int_answer(
-        answer,
-        _HELD_OUT_SCENES,
-        "held-out scenes whose two images the blind ViT answers alike",
-        nudge="Ask what the model without positions receives for a scene's intact image and for its scrambled "
-        "copy.",
-        wrong={
-            _HELD_OUT_SCENES
-            // 2: "that treats the model's answers for a scene's two images as independent coin tosses.",
-            0: "that assumes the model tells every scene's two images apart.",
-            _HELD_OUT_SCENES * 2: "that counts images; the question counts scenes.",
-        },
-        pointer=reread("Position embeddings: none, sinusoidal, learned"),
-    )
-
-
-#: Exercise 11.2(b): the held-out images a coin-tossing model answers, and how many of them it must get right.
-_HELD_OUT_IMAGES = 2 * _HELD_OUT_SCENES
-
-
-@never_raises
-def coin_exact_half(answer: object) -> Verdict:
-    """Exercise 11.2(b): the probability that a model answering each of the 256 held-out images by a fair coin
-    gets exactly half of them right (the binomial probability of 128 of 256)."""
-    half = _HELD_OUT_IMAGES // 2
+def blind_best_accuracy(answer: object) -> Verdict:
+    """Exercise 11.1(c): the highest held-out accuracy the ViT without a position embedding can reach, whatever its
+    weights, on the held-out set of 11.1(a): each scene once intact and twice scrambled (two different scrambles)."""
     return float_answer(
         answer,
-        math.comb(_HELD_OUT_IMAGES, half) / 2**_HELD_OUT_IMAGES,
-        "the chance that a fair coin scores exactly 0.5 on the 256 held-out images",
-        nudge="Count the ways to choose which 128 of the 256 tosses come out right, and the probability of "
-        "any one sequence of 256 tosses.",
+        2 / 3,
+        "the blind ViT's best accuracy on a set with two scrambles per scene",
+        nudge="Ask what the model without positions receives for a scene's three images, and so how many "
+        "different answers it can give them.",
         wrong=[
-            (0.5, "that is the coin's mean accuracy; the question asks how often it lands exactly on it."),
             (
-                1.0,
-                "that holds for the blind ViT, which must answer both images of a scene alike; a coin need not.",
+                0.5,
+                "that is the accuracy on notebook 10's held-out set, one scrambled image per intact one; this set "
+                "is built differently.",
             ),
-            (
-                math.comb(_HELD_OUT_SCENES, _HELD_OUT_SCENES // 2) / 2**_HELD_OUT_SCENES,
-                "that tosses once per scene; the coin answers each of the 256 images on its own.",
-            ),
-            (0.0, "a sequence of exactly 128 right answers is rare, but there are very many such sequences."),
-            (0.05, "close: give it to three significant figures."),
+            (1 / 3, "that is what answering 'intact' for every image scores."),
+            (1.0, "that needs different answers for a scene's images, which this model cannot give."),
         ],
-        rel=0.003,
+        rel=0.005,
         pointer=reread("Position embeddings: none, sinusoidal, learned"),
     )
 
 
-_SEAM_OPTIONS = ("a", "b", "c", "d")
+#: Exercise 11.2: the steps at which each run's batch loss first fell below 0.6, in the runs stored with the
+#: notebook. The notebook passes its own runs' steps (``exits=``); these are only the default for a call without.
+_STORED_EXITS = {
+    ("sinusoidal", 0): 34,
+    ("sinusoidal", 1): 32,
+    ("sinusoidal", 2): 27,
+    ("learned", 0): 59,
+    ("learned", 1): 120,
+    ("learned", 2): 23,
+}
+_WARMUP = 15  # TrainConfig()'s warm-up steps
+_READING_ERROR = 3  # steps: how far a reading off the figure may miss the triangle
+
+
+def _waits(exits: object, warmup: object, kind: str) -> list[int] | None:
+    """The steps after the warm-up at which the runs of ``kind`` left the plateau, or None if ``exits`` is not a
+    mapping of (kind, seed) to steps."""
+    if not isinstance(exits, Mapping) or isinstance(warmup, bool) or not isinstance(warmup, int):
+        return None
+    try:
+        steps = [
+            int(step) for key, step in exits.items() if isinstance(key, tuple) and key and key[0] == kind
+        ]
+    except (TypeError, ValueError):
+        return None
+    return [step - warmup for step in steps] or None
+
+
+def _wait_mistakes(sinusoidal: list[int], learned: list[int] | None, warmup: int) -> list[tuple[int, str]]:
+    """Exercise 11.2(a)'s typical misreadings, each with its diagnosis."""
+    mistakes = [
+        (
+            min(sinusoidal) + warmup,
+            "that is the step at which the run leaves; count from the end of the warm-up.",
+        ),
+        (max(sinusoidal), "that is the latest of the sinusoidal runs; the question asks about the earliest."),
+    ]
+    if learned:
+        mistakes.append(
+            (
+                min(learned),
+                "that is a green triangle, a learned run; the question asks about the sinusoidal runs.",
+            )
+        )
+    return mistakes
+
+
+_WAIT = "the earliest sinusoidal run's wait after the warm-up"
+_WAIT_NUDGE = (
+    "A triangle marks the first step whose batch loss is below the dashed line; the grey band is the warm-up. "
+    "Read the step axis at each orange triangle."
+)
+
+
+def _wait_verdict(answer: object, exits: object, warmup: object) -> tuple[bool, str | None]:
+    """Whether ``answer`` reads 11.2(a) right, and the message without its mark (None: a wrong reading that no
+    known mistake explains)."""
+    what = _WAIT
+    if exits is None:
+        exits, warmup = _STORED_EXITS, _WARMUP
+    sinusoidal = _waits(exits, warmup, "sinusoidal")
+    if sinusoidal is None:
+        return False, f"{what}: pass the notebook's exits and warm-up (exits=exits, warmup=defaults.warmup)."
+    if answer is None:
+        return False, f"{what}: the answer is still None; replace None with a whole number of steps."
+    if isinstance(answer, torch.Tensor) and answer.numel() == 1:
+        answer = answer.item()
+    if isinstance(answer, np.ndarray | np.integer | np.floating) and np.size(answer) == 1:
+        answer = answer.item()
+    if isinstance(answer, bool) or not isinstance(answer, int | float) or not math.isfinite(answer):
+        return False, f"{what}: expected a whole number of steps, got {describe(answer)}."
+    if answer != int(answer):
+        return False, f"{what}: {answer} is not a whole number of steps."
+    value, expected = int(answer), min(sinusoidal)
+    if abs(value - expected) <= _READING_ERROR:
+        return True, f"{what}: right."
+    for bad, mistake in _wait_mistakes(sinusoidal, _waits(exits, warmup, "learned"), int(warmup)):
+        if abs(value - bad) <= 1 and abs(bad - expected) > _READING_ERROR:
+            return False, f"{what}: {value} is not it: {mistake}"
+    return False, None
 
 
 @never_raises
-def seam_blocks_choice(answer: object) -> Verdict:
-    """Exercise 11.3, the choice: what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps
-    P = 20 (a letter; :func:`seam_blocks_reason` checks the reason)."""
+def plateau_wait(answer: object, exits: object = None, warmup: object = _WARMUP) -> Verdict:
+    """Exercise 11.2(a) (read a figure): of the three sinusoidal runs, the one that leaves the plateau first (its
+    batch loss first below 0.6): how many steps after the end of the warm-up it leaves. Graded against ``exits``,
+    the notebook's own runs ((kind, seed) -> step), within a reading error of 3 steps."""
+    ok, message = _wait_verdict(answer, exits, warmup)
+    if ok:
+        return right(_WAIT)
+    if message is None:
+        return unexplained(
+            _WAIT,
+            f"{answer} is not it.",
+            nudge=_WAIT_NUDGE,
+            pointer=reread("The training losses, seed by seed"),
+        )
+    return say(False, message)
+
+
+#: Exercise 11.2(b)'s statements about notebook 10's guess.
+_NOT_GIVEN = object()  # plateau_guess called without the learner's answer to (a)
+_GUESS_OPTIONS = ("A", "B", "C", "D")
+
+
+@never_raises
+def plateau_guess(
+    answer: object, wait: object = _NOT_GIVEN, exits: object = None, warmup: object = _WARMUP
+) -> Verdict:
+    """Exercise 11.2(b): which statement the sinusoidal runs' wait supports about notebook 10's guess (that the
+    learned run waits because its table starts small). Given ``wait`` (the learner's answer to 11.2(a), None
+    included) the statement passes only once that reading is right too."""
+    what = "the statement about notebook 10's guess"
+    if wait is not _NOT_GIVEN and not _wait_verdict(wait, exits, warmup)[0]:
+        return say(False, f"{what}: it is graded with your answer to (a); get (a) right first.")
     return choice_answer(
         answer,
-        "b",
-        "scrambling 10 x 10 blocks for a ViT with 20 x 20 patches",
-        _SEAM_OPTIONS,
-        nudge="Think of what goes into one patch token when a block is smaller than a patch.",
-        pointer=reread("Moving the seams"),
+        "B",
+        what,
+        _GUESS_OPTIONS,
+        nudge="Not this one. Ask what the guess predicts for a run whose table needs no growing, and compare "
+        "that with your answer to (a).",
+        pointer=reread("The training losses, seed by seed"),
     )
 
 
-_REASON_OPTIONS = ("i", "ii", "iii", "iv")
+#: Exercise 11.3's answers: a statement (a to d) and a reason (i to iv), graded together as one pair.
+_SEAM_PAIRS = tuple(f"{letter}-{reason}" for letter in "abcd" for reason in ("i", "ii", "iii", "iv"))
 
 
 @never_raises
-def seam_blocks_reason(answer: object) -> Verdict:
-    """Exercise 11.3, the reason (i to iv) behind the choice of :func:`seam_blocks_choice`."""
+def seam_blocks_pair(answer: object) -> Verdict:
+    """Exercise 11.3 (predict): what changes when the scramble shuffles 10 x 10 blocks and the ViT keeps P = 20,
+    as one answer: the statement's letter and the reason's number together ("b-i"). Graded as a pair, with one
+    feedback for every wrong pair, so trying the letters and the reasons one at a time does not finish it."""
+    if isinstance(answer, str):
+        answer = answer.replace(" ", "").replace(",", "-").replace("(", "").replace(")", "")
     return choice_answer(
         answer,
-        "i",
-        "the reason for your choice about 10 x 10 blocks",
-        _REASON_OPTIONS,
-        nudge="Recall exactly what attention without a position embedding is blind to (notebook 03), and how "
-        "the patch embedding weighs the pixels inside one patch.",
+        "b-i",
+        "the statement and reason about 10 x 10 blocks for a ViT with 20 x 20 patches",
+        _SEAM_PAIRS,
+        nudge="Not this pair. Recall exactly what attention without a position embedding is blind to "
+        "(notebook 03), and what it still receives.",
         pointer=reread("Moving the seams"),
     )

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from .. import probes, scenes
-from ..attention import ClearestColumn, ClearestRow, map_questions
-from ..data import load_mountains, to_tensor
 from ._core import (
     Verdict,
     choice_answer,
@@ -19,122 +17,73 @@ from ._core import (
     known_mistakes,
     never_raises,
     reread,
+    say,
 )
 
 __all__ = [
-    "attention_map_column",
-    "attention_map_reading",
     "control_rows_prediction",
     "control_run",
     "moon_corner_distance",
     "moon_only_head_distance",
+    "shortcut_kept_wrong",
 ]
 
 
 @functools.lru_cache(maxsize=1)
-def _shipped_vit() -> nn.Module:
-    """The course's shipped ViT (``vit_where``) on the CPU, loaded once."""
-    from ..train import load_shipped  # imported here: the training module is only needed by this checker
-
-    return load_shipped("vit_where", "cpu").model
-
-
-def _map_weights(picture: np.ndarray | torch.Tensor) -> torch.Tensor:
-    """The shipped ViT's attention weights on ``picture`` (60 x 100), every block: (blocks, heads, 16, 16)."""
-    vit = _shipped_vit()
-    image = to_tensor(picture).reshape(1, 1, *np.shape(picture)[-2:])  # (1, 1, H, W)
-    with torch.no_grad():
-        return torch.stack([vit.attention_weights(image, block=b)[0] for b in range(len(vit.blocks))])
+def _scramble_counts() -> dict[str, int]:
+    """The scramble task's held-out set (``train.evaluate``'s: 128 intact scenes, then their scrambles): how many
+    scrambles left patch 14, the bottom-right one, in place ("kept") and how many changed it ("changed")."""
+    held_out = scenes.make_batch("scramble", size=256, seed=10_000, block=20)
+    half = len(held_out.targets) // 2  # the intact scenes first, then their scrambles
+    patches = F.unfold(held_out.images, 20, stride=20).transpose(1, 2)  # (256, 15, 400)
+    kept = (patches[:half] == patches[half:]).all(-1)[:, 14]  # (128,): patch 14 left in place
+    return {"kept": int(kept.sum()), "changed": int((~kept).sum())}
 
 
-def _map_question(picture: np.ndarray | torch.Tensor) -> ClearestRow:
-    """Exercise 13.1's first question on ``picture``: the block, head and query token whose row of the shipped
-    ViT's attention map is easiest to read (see :func:`vitcourse.attention.map_questions`); token numbers, patch p
-    = token p + 1."""
-    return map_questions(_map_weights(picture), first=1)[0]
+@functools.lru_cache(maxsize=1)
+def _learned_scramble_run() -> nn.Module:
+    """Notebook 10's scramble run with a learned position embedding, seed 0, trained on the CPU."""
+    from ..train import (
+        TrainConfig,
+        train,
+    )  # imported here: the training module is only needed by this checker
 
-
-@never_raises
-def attention_map_reading(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
-    """Exercise 13.1: which token the query token asked for attends to most, in the block and head asked for, read
-    off the shipped ViT's attention maps on ``picture`` (default: the course picture). Token numbers as on the
-    map's axes: token 0 is the prediction token and token p + 1 is patch p."""
-    found = _map_question(load_mountains() if picture is None else picture)
-    wrong = known_mistakes(
-        [
-            (
-                found.column_reading,
-                "you read the column of the query token, not its row: a column shows how much every query "
-                "attends to one key. Each query's weights over the keys run along its row.",
-            ),
-            (
-                found.key - 1,
-                "that is the key's patch number; the question asks for its token number, as on the map's axes: "
-                "token 0 is the prediction token, so patch p is token p + 1.",
-            ),
-            (
-                found.key + 1,
-                "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the "
-                "number written at the tick.",
-            ),
-            (found.query, "that is the query token itself; the question asks which key it attends to most."),
-        ],
-        found.key,
-    )
-    return int_answer(
-        answer,
-        found.key,
-        "the token read off the map",
-        nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
-        wrong=wrong,
-        pointer=reread("Where a trained model's heads look"),
-    )
-
-
-def _column_question(picture: np.ndarray | torch.Tensor) -> ClearestColumn:
-    """Exercise 13.1's second question on ``picture``: in the same block and head, the token whose column (as a
-    key) is easiest to read (see :func:`vitcourse.attention.map_questions`); token numbers, patch p = token p + 1."""
-    return map_questions(_map_weights(picture), first=1)[1]
+    return train(TrainConfig(pos_embed="learned", device="cpu"), progress=False).model
 
 
 @never_raises
-def attention_map_column(answer: object, picture: np.ndarray | torch.Tensor | None = None) -> Verdict:
-    """Exercise 13.1, second part: in the same block and head, the query token (1-15, a patch) that attends most
-    to the second token asked about, read down that token's column of the shipped ViT's map on ``picture``
-    (default: the course picture)."""
-    column = _column_question(load_mountains() if picture is None else picture)
+def shortcut_kept_wrong(answer: object) -> Verdict:
+    """Exercise 13.2: how many of the held-out scrambles that left patch 14 in place a run labels wrong if it
+    decides from patch 14 alone (whether the patch in the bottom-right slot is the one that belongs there).
+    Section 4's learned run behaves so, as the notebook prints after the exercise."""
+    counts = _scramble_counts()
     wrong = known_mistakes(
         [
             (
-                column.row_reading,
-                "you read the token's row, which holds its own weights over the keys. How much every query "
-                "attends to one key runs down that key's column.",
-            ),
-            (column.key, "that is the token asked about; the question asks which query attends to it most."),
-            (
-                column.query - 1,
-                "that is the query's patch number; the question asks for its token number, as on the map's axes: "
-                "token 0 is the prediction token, so patch p is token p + 1.",
+                0,
+                "that is none of them, what a run that compares the tiles with one another could reach. This "
+                "run checks one slot: think of what it finds there in such a scramble.",
             ),
             (
-                column.query + 1,
-                "you counted the ticks from 1, but the first tick is token 0, the prediction token: read the "
-                "number written at the tick.",
+                counts["changed"],
+                "that counts the scrambles that changed patch 14; the question asks about those that left it "
+                "in place.",
             ),
         ],
-        column.query,
+        counts["kept"],
     )
     return int_answer(
         answer,
-        column.query,
-        "the query token read off the map",
-        nudge="The idea is which axis of a weight matrix holds the queries and which the keys.",
+        counts["kept"],
+        "the scrambles with patch 14 in place that a one-patch check gets wrong",
+        nudge="The exercise rests on what a shortcut is: the one thing this run checks, and what that thing "
+        "looks like in a scramble that left patch 14 where it was.",
         wrong=wrong,
-        pointer=reread("Where a trained model's heads look"),
+        pointer=reread("A shortcut"),
     )
 
 
-#: Exercise 13.2: the reference lines of the mean-attention-distance figure, on vit_within's 6 x 10 grid of
+#: Exercise 13.1: the reference lines of the mean-attention-distance figure, on vit_within's 6 x 10 grid of
 #: 10 x 10 patches.
 DISTANCE_LINES = ("itself", "nearest", "uniform", "farthest")
 
@@ -154,7 +103,7 @@ def moon_only_distance(n_scenes: int = 256, seed: int = 0) -> tuple[float, dict[
 
 @never_raises
 def moon_only_head_distance(answer: object) -> Verdict:
-    """Exercise 13.2 (a): the mean attention distance, in pixels, over many scenes, of a head whose patch queries
+    """Exercise 13.1 (a): the mean attention distance, in pixels, over many scenes, of a head whose patch queries
     attend only to the moon's patch (within about 3 pixels).
 
     The figure's four reference lines (:data:`DISTANCE_LINES`) are a few options to pick from, so, as in
@@ -166,8 +115,8 @@ def moon_only_head_distance(answer: object) -> Verdict:
         answer,
         distance,
         "a moon-only head's distance over many scenes",
-        nudge="The exercise rests on what the mean attention distance averages over: every query patch, and "
-        "every scene.",
+        nudge="The exercise rests on the definition of the mean attention distance in section 2: read what it "
+        "is averaged over.",
         wrong=[(moon_corner_distance_value(), "that is one scene's distance, with the moon in a corner.")],
         rel=3.0 / distance,
         pointer=reread("How far the heads look"),
@@ -184,7 +133,7 @@ def moon_corner_distance_value() -> float:
 
 @never_raises
 def moon_corner_distance(answer: object) -> Verdict:
-    """Exercise 13.2 (b): the mean attention distance, in pixels, of a head whose patch queries all attend only to
+    """Exercise 13.1 (b): the mean attention distance, in pixels, of a head whose patch queries all attend only to
     patch 0, on one scene of vit_within's grid."""
     expected = moon_corner_distance_value()
     bounds = probes.attention_distance_bounds(6, 10, 10)
@@ -231,19 +180,44 @@ def control_run(answer: object) -> Verdict:
     )
 
 
-_ROWS_OPTIONS = ("start", "between", "claim", "negative")
+def rows_only_scores() -> dict[str, float]:
+    """The rows-only score, mean removed, of section 4's learned position embedding (seed 0): at the start, and
+    after the run with the true labels (trained on the CPU, once)."""
+
+    def rows_only(table: torch.Tensor) -> float:
+        patches = table.detach().cpu()[0, 1:]  # (15, D): the prediction token's slot left out
+        return probes.row_column_score(patches - patches.mean(0), 3, 5, along="row")
+
+    from ..train import TrainConfig, build_model  # imported here: the training module is only needed here
+
+    start = build_model(TrainConfig(pos_embed="learned", device="cpu"))
+    return {"start": rows_only(start.pos_embed), "claim": rows_only(_learned_scramble_run().pos_embed)}
 
 
 @never_raises
 def control_rows_prediction(answer: object) -> Verdict:
-    """Exercise 13.3, the prediction: what the claim predicts for the control run's rows-only score, as one of
-    "start", "between", "claim" or "negative" (:func:`control_run` checks the choice of run)."""
-    return choice_answer(
+    """Exercise 13.3, the prediction: the rows-only score, mean removed, that the claim predicts for the control
+    run, within 0.02 (:func:`control_run` checks the choice of run)."""
+    scores = rows_only_scores()
+    what = "the claim's prediction for the control's rows-only score"
+    near_claim = (
+        isinstance(answer, int | float)
+        and not isinstance(answer, bool)
+        and abs(answer - scores["claim"]) <= 0.05
+        and abs(answer - scores["start"]) > 0.1
+    )
+    if near_claim:
+        return say(
+            False,
+            f"{what}: {float(answer):.4g} is not it: that is the score of the claim's own run, which had the "
+            "ingredient the claim credits; the prediction is for a run without it.",
+        )
+    return float_answer(
         answer,
-        "start",
-        "the claim's prediction for the control's rows-only score",
-        _ROWS_OPTIONS,
+        scores["start"],
+        what,
         nudge="A prediction follows from the claim alone: think of what the claim says the table owes to the "
         "one ingredient it credits.",
+        rel=0.02 / max(abs(scores["start"]), 1e-3),
         pointer=reread("Designing a control"),
     )

@@ -18,13 +18,23 @@ import math
 import torch
 
 from .. import cost, datascale
-from ._core import Verdict, choice_answer, float_answer, int_answer, known_mistakes, never_raises, reread
+from ._core import (
+    Verdict,
+    choice_answer,
+    float_answer,
+    int_answer,
+    known_mistakes,
+    never_raises,
+    reread,
+    say,
+)
 
 __all__ = [
     "matched_compute_batch",
     "matched_compute_steps",
     "matched_compute_winner",
     "sweep_gap_large",
+    "sweep_gap_reading",
     "sweep_gap_small",
     "vit_flat_line",
     "vit_flat_line_floor",
@@ -50,14 +60,14 @@ def _mean(model: str, size: int) -> float:
     return sum(found) / len(found)
 
 
-def cnn_lead(size: int) -> float:
+def _cnn_lead(size: int) -> float:
     """The small CNN's lead over the ViT at ``size`` training pictures: the difference of their plotted points
     (each the mean held-out accuracy of three seeds)."""
     return _mean("cnn", size) - _mean("vit", size)
 
 
 def _gap(answer: object, size: int, which: str) -> Verdict:
-    lead = cnn_lead(size)
+    lead = _cnn_lead(size)
     wrong = [
         (-lead, "you subtracted the other way round: the lead is the CNN's point minus the ViT's."),
         (100 * lead, "that is in percentage points; the figure's axis reads accuracy as a fraction, 0 to 1."),
@@ -94,18 +104,58 @@ def sweep_gap_large(answer: object) -> Verdict:
 _FLAT_OPTIONS = ("i", "ii", "iii", "iv")
 
 
+_UNSET = object()
+
+
 @never_raises
-def vit_flat_line(answer: object) -> Verdict:
-    """Exercise 14.1 (b), the choice: what a ViT whose training loss sits at the floor of (a), ln 4, at every size
-    would say about how much data it needs, as "i" to "iv"; :func:`vit_flat_line_floor` checks the number."""
+def vit_flat_line(answer: object, floor: object = _UNSET) -> Verdict:
+    """Exercise 14.1 (b), the choice: what a ViT whose training loss is 1.39 (the floor of (a), ln 4) at every
+    size would say about how much data it needs, as "i" to "iv". Given ``floor``, the learner's answer to (a),
+    (b) is graded only once that number is right (:func:`vit_flat_line_floor` grades it); the message is then the
+    same whatever (b) holds, so it says nothing about the choice."""
+    if floor is not _UNSET and not _close(floor, loss_floor(), 0.01):
+        return say(
+            False,
+            "what the ViT's flat line says: (b) reads the training loss against the floor of (a), so it is graded "
+            "once (a) is right; get (a) right first.",
+        )
     return choice_answer(
         answer,
         "iii",
         "what the ViT's flat line says",
         _FLAT_OPTIONS,
-        nudge="The exercise rests on what each statement assumes about the training pictures, and whether a loss at "
-        "the floor of (a) allows it.",
+        nudge="The exercise rests on what a training loss says about the training pictures, read beside (a).",
         pointer=reread("A ViT stuck at its start, and why"),
+    )
+
+
+def _close(answer: object, expected: float, rel: float) -> bool:
+    """Whether ``answer`` is a real number within ``rel`` of ``expected`` (False for anything else)."""
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return False
+    return abs(answer - expected) <= rel * abs(expected)
+
+
+#: Exercise 14.2 (c)'s answers: a statement's letter and a reason's number; "a-i" is right.
+_GAP_PAIRS = tuple(f"{letter}-{reason}" for letter in "abc" for reason in ("i", "ii", "iii"))
+
+
+@never_raises
+def sweep_gap_reading(answer: object) -> Verdict:
+    """Exercise 14.2 (c): what the CNN's leads on the smallest and largest training sets say about Figure 3's
+    question, and what in the training-accuracy panel allows that reading, as one answer: the statement's letter
+    and the reason's number ("a-i": the lead does not shrink within these sizes; every model fits its training
+    pictures, so the held-out gap is about new pictures). Graded as a pair, with one feedback for every wrong
+    pair, so the letters and the reasons cannot be tried one part at a time."""
+    if isinstance(answer, str):
+        answer = answer.replace(" ", "").replace(",", "-").replace("(", "").replace(")", "")
+    return choice_answer(
+        answer,
+        "a-i",
+        "what the two leads say, and why the right panel matters",
+        _GAP_PAIRS,
+        nudge="Not this pair. Compare your answers to (a) and (b), then read the right panel at every size.",
+        pointer=reread("Figure 3 at toy scale"),
     )
 
 
@@ -202,7 +252,10 @@ def matched_compute_steps(answer: object, t2t_steps: int = 30, batch: int = 32) 
                 round(t2t_steps * batch * _ratio()),
                 "that counts images, not steps: each step takes a whole batch.",
             ),
-            (round(batch * _ratio()), "that is the batch size for the same multiply-adds in the same steps."),
+            (
+                round(batch * _ratio()),
+                "you scaled the batch: (a) keeps 32 images a step and asks how many steps the ViT may take.",
+            ),
             *_rounded_first(t2t_steps),
         ],
         expected,
@@ -231,7 +284,7 @@ def matched_compute_batch(answer: object, t2t_steps: int = 30, batch: int = 32) 
             ),
             (
                 round(t2t_steps * _ratio()),
-                "that is the number of steps for the same multiply-adds at the same batch.",
+                "you scaled the steps: (b) keeps T2T-ViT's 30 steps and asks how many images each step holds.",
             ),
             (
                 round(t2t_steps * batch * _ratio()),
