@@ -459,14 +459,13 @@ assert gap < 1e-6
 #
 # Design a split of the 60 × 100 picture with overlap $k - s = 2$ (the paper's $S = 2$), $p < k$, a grid of
 # 10 × 17 tokens, and every pixel in some window, so that `unsplit` gives the picture back. Set `answer_split` to
-# its `(k, s, p)`. Test your split with this section's rule before you run the check;
-# [the Evidence](#Evidence:-when-every-pixel-is-covered) lists every split with this grid.
+# its `(k, s, p)`. Test your split with this section's rule before you run the check.
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": false, "grade_id": "split_design-answer", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["solution"]
 answer_split = None  # replace None with your answer: (k, s, p)
 ### BEGIN SOLUTION
 # s = k - 2. 10 rows: 9 steps of s fit in 60 + 2p - k, a 10th does not; 17 columns: 16 steps in 100 + 2p - k.
-# k = 8, s = 6: 54 <= 52 + 2p < 60 gives p = 1, 2 or 3; 96 <= 92 + 2p < 102 gives p = 2 or 3. Both sides
+# k = 8, s = 6: 54 <= 52 + 2p < 60 gives p = 1, 2 or 3; 96 <= 92 + 2p < 102 gives p = 2, 3 or 4. Both sides
 # hold for p = 2 and 3. Coverage: r = (60 + 2p - 8) mod 6 is 2 for p = 2 (<= p, covered) and 4 for p = 3
 # (> p: the last row lies in no window). So (8, 6, 2).
 answer_split = (8, 6, 2)

@@ -276,8 +276,7 @@ assert blind_same and not seeing_same
 #   falls from 1 for pair 0 towards $1/10000$ for the last pair.
 # - One full wave takes $2\pi/\omega_m$ slots, the pair's **wavelength**: from $2\pi$ slots towards
 #   $2\pi \times 10000$.
-# - $d$ is the token length, the $D$ of the other notebooks: the table is added to the tokens, so its rows have
-#   their length.
+# - $d$ is the length of the tokens the table is added to: $D$ in a ViT, 400 on our raw patch tokens.
 # A worked example: for tokens of length $d = 400$, pair $m = 100$ has $\omega_{100} = 10000^{-200/400} =
 # 1/100$. So column 200 holds $\sin(i/100)$ and column 201 holds $\cos(i/100)$; at slot 3, $\cos(0.03)$.
 
@@ -425,16 +424,16 @@ far_cosine = 0.4
 check.slow_pairs_count(slow_pairs)
 check.far_slots_similarity(far_cosine)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "far_slots_similarity-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
-### BEGIN HIDDEN TESTS
-check.require(check.far_slots_similarity, far_cosine)
-### END HIDDEN TESTS
-
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "slow_pairs_count-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.slow_pairs_count, slow_pairs)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "far_slots_similarity-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
+check.require(check.far_slots_similarity, far_cosine)
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -321,7 +321,7 @@ assert torch.allclose(head_2, o4[:, 2], atol=1e-5) and torch.equal(concat, glued
 # ### Parameters and multiply-adds
 #
 # Heads cost no extra parameters. There is one qkv layer, $3D^2 + 3D$ numbers with its bias, and one `proj`,
-# $D^2 + D$, whatever $h$ is. Only the reshape and the scale $1/\sqrt{\text{head\_dim}}$ change.
+# $D^2 + D$, whatever $h$ is.
 
 # %%
 for h in (1, 4):
@@ -373,10 +373,15 @@ check.heads_growth_choice(what_grows)
 check.heads_scores_macs(answer_scores_macs)
 check.heads_weight_entries(answer_weight_entries)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "heads_scores_macs-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "heads_growth_choice-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.heads_growth_choice, what_grows)
+### END HIDDEN TESTS
+
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "heads_scores_macs-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.
+### BEGIN HIDDEN TESTS
 check.require(check.heads_scores_macs, answer_scores_macs)
 ### END HIDDEN TESTS
 

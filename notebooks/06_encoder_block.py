@@ -316,7 +316,8 @@ assert ln_same and not bn_same
 # ### The block
 #
 # The diagram shows one block at ViT-Base's width: D = 768, 12 heads, 176 tokens. Each residual path leaves
-# *before* its LayerNorm, so the sum at ⊕ is never normalised. LayerNorm 1 and 2 are the block's `norm1` and
+# *before* its LayerNorm, so the stream of sums that runs from block to block is never normalised itself; each
+# LayerNorm reads a normalised copy of it. LayerNorm 1 and 2 are the block's `norm1` and
 # `norm2`; like fc1 and fc2 in the MLP, code names count a block's parts from 1, even in block 0. Under the
 # diagram the cell runs the block's whole forward pass, equations (2) and (3), in two lines.
 
@@ -526,7 +527,7 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# **Pre-norm (blue).** The sum is never normalised, so the input's scale passes on through the identity path.
+# **Pre-norm (blue).** The stream itself is never normalised, so the input's scale passes on through the identity path.
 # Each block adds an update $f(\text{LN}(\mathbf{z}))$ whose input is normalised, so its size hardly depends on
 # that scale. Roughly independent variances add. At the input's own scale (variance 1) the 12 updates add
 # 0.92, and the std grows by about 38 %. From ten times larger (variance 100) the same amount is a small share:
@@ -537,7 +538,7 @@ plt.show()
 # After training, the learned $\boldsymbol\gamma$ and $\boldsymbol\beta$ set that scale instead. So a post-norm
 # stack needs no final norm, and the original Transformer has none.
 #
-# So the scale is not what makes pre-norm the better choice: post-norm holds it steadier. What post-norm gives
+# So the scale is not what favours pre-norm: post-norm holds it steadier. What post-norm gives
 # up is the identity path. What that does to the gradients during training, and so to the warm-up, is Xiong et
 # al.'s subject; this notebook does not measure it.
 

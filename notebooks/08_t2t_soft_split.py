@@ -25,7 +25,7 @@
 # *T2T module*. It soft-splits the image into overlapping windows, lets a small *token transformer* work on the
 # tokens, lays them back onto an image, and splits again: three splits in all (the paper's Fig. 4).
 #
-# Why? Trained on ImageNet alone (notebook 07), ViT trails convolutional networks of its size. The T2T paper
+# Why? Trained on ImageNet alone (the ViT paper's finding), ViT trails convolutional networks of its size. The T2T paper
 # blames in part the patch cut: it splits every neighbourhood that crosses a patch border. Overlapping windows
 # keep every small neighbourhood whole in some token. That is an *inductive bias*: an assumption about images
 # built into the model, not learned from data.
@@ -256,7 +256,7 @@ answer_grid_sides = (*ranges[1], *ranges[0])  # after stage 1: 53 to 56; after s
 check.t2t_grid_sides(answer_grid_sides)
 check.t2t_input_sides(answer_sides)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_input_sides-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_grid_sides-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden tests run the checks above and fail if an answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.t2t_grid_sides, answer_grid_sides)
@@ -350,7 +350,7 @@ answer_share5 = (3 / 4) ** 2
 check.t2t_cut_rows(answer_cut_rows)
 check.t2t_whole_share(answer_share5)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_cut_rows-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "t2t_cut_rows-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden tests run the checks above and fail if an answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.t2t_cut_rows, answer_cut_rows)
@@ -461,23 +461,23 @@ plt.show()
 #
 # Notebook 04 scaled $QK^\top$ by one over the square root of q's length: $1/8$ here, a bare `TokenTransformer`'s
 # default. The official T2T code takes the input length instead, $(\text{dim} / \text{heads})^{-1/2}$, as does
-# `TokensToToken` (notebook 09). At stages 2 and 3, dim = 9 · 64 = 576: the scores shrink and the softmax
-# flattens. The cell prints the scales, and the scores' variance for unit-variance q and k (notebook 04's rule
-# keeps it at 1).
+# `TokensToToken` (notebook 09). At stage 2, dim = 9 · 64 = 576 (stage 3 has no token transformer, only the
+# projection to $D$): the scores shrink and the softmax flattens. The cell prints the scales, and the scores'
+# variance for unit-variance q and k (notebook 04's rule keeps it at 1).
 
 # %%
 default_scale = TokenTransformer(49, 64, num_heads=1).attn.scale  # without qk_scale: notebook 04's rule
 first_scale = TokenTransformer(49, 64, num_heads=1, qk_scale=49**-0.5).attn.scale
-later_dim = 3 * 3 * 64  # stages 2 and 3: 3 x 3 windows of 64-channel tokens
+later_dim = 3 * 3 * 64  # stage 2: 3 x 3 windows of 64-channel tokens
 later_scale = TokenTransformer(later_dim, 64, num_heads=1, qk_scale=later_dim**-0.5).attn.scale
 print(f"a bare TokenTransformer's default scale: {default_scale:.4f} = 1/{round(default_scale**-1)}")
 print(f"stage 1, dim = 49: scale {first_scale:.4f} = 1/{round(first_scale**-1)}")
 print(
-    f"stages 2 and 3, dim = {later_dim}: scale {later_scale:.4f} = 1/{round(later_scale**-1)}, "
+    f"stage 2, dim = {later_dim}: scale {later_scale:.4f} = 1/{round(later_scale**-1)}, "
     f"{default_scale / later_scale:.0f} times smaller than the default 1/8"
 )
 score_variance = 64 * later_scale**2  # q . k sums 64 products of variance 1, then is scaled
-print(f"stages 2 and 3: score variance 64 x scale^2 = {score_variance:.4f} = 1/{round(1 / score_variance)}")
+print(f"stage 2: score variance 64 x scale^2 = {score_variance:.4f} = 1/{round(1 / score_variance)}")
 assert abs(default_scale / later_scale - 3) < 1e-9 and abs(score_variance - 1 / 9) < 1e-9
 
 # %% [markdown]
@@ -549,7 +549,7 @@ answer_row_sum = 2
 check.v_skip_function(my_token_attention)
 check.v_skip_row_sum(answer_row_sum)
 
-# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "v_skip_function-test", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "v_skip_function-test", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden tests run the checks above and fail if an answer is wrong.
 ### BEGIN HIDDEN TESTS
 check.require(check.v_skip_function, my_token_attention)

@@ -326,8 +326,8 @@ answer_guess = "B"
 ### END SOLUTION
 
 # %% nbgrader={"grade": false, "grade_id": "plateau_wait-check", "locked": true, "schema_version": 3, "solution": false, "task": false}
-check.plateau_wait(answer_wait, exits=exits, warmup=warmup)
-check.plateau_guess(answer_guess, wait=answer_wait, exits=exits, warmup=warmup)
+check.plateau_wait(answer_wait, exits, warmup)
+check.plateau_guess(answer_guess, answer_wait, exits, warmup)
 
 # %% jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "plateau_wait-test", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Grading cell for nbgrader: its hidden test runs the check above and fails if the answer is wrong.

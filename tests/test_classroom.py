@@ -94,6 +94,17 @@ def test_student_copies_hold_no_solution_and_no_output(student_dir: Path) -> Non
                 assert line not in s_cell.source.splitlines(), (full.name, line)
 
 
+def _hidden_body(source: str) -> list[str]:
+    """The lines strictly between BEGIN and END HIDDEN TESTS markers."""
+    body, inside = [], False
+    for line in source.splitlines():
+        if line.strip() in (classroom.BEGIN_HIDDEN, classroom.END_HIDDEN):
+            inside = line.strip() == classroom.BEGIN_HIDDEN
+        elif inside and line.strip():
+            body.append(line.strip())
+    return body
+
+
 def _solution_body(source: str) -> list[str]:
     """The lines strictly between BEGIN and END SOLUTION markers."""
     body, inside = [], False
@@ -139,16 +150,24 @@ def test_every_exercise_carries_nbgrader_metadata(path: Path) -> None:
             assert check_cell.metadata.get("nbgrader", {}).get("locked") is True, (
                 f"{where}: check not read-only"
             )
-            for offset, (name, args) in enumerate(calls, start=2):  # then one grading cell per check call
+            # Then the grading cells: together they require every check call once, in order. Each grading cell
+            # takes one or more consecutive calls (parts graded together share a cell, all or nothing), is named
+            # after its first, and is worth a point per call (two for a "_function" check).
+            offset, todo = 2, list(calls)
+            while todo:
                 grading = cells[index + offset]
                 g_meta = grading.metadata.get("nbgrader", {})
+                name = todo[0][0]
                 assert g_meta.get("grade") and g_meta.get("locked"), f"{where}: no grading cell for {name}"
-                assert g_meta["points"] == (2 if name.endswith("_function") else 1), f"{where}: {name}"
-                assert g_meta["grade_id"] == f"{name}-test"
-                hidden = "\n".join(
-                    [classroom.BEGIN_HIDDEN, f"check.require(check.{name}, {args})", classroom.END_HIDDEN]
-                )
-                assert hidden in grading.source, f"{where}: the grading cell for {name} does not require it"
+                assert g_meta["grade_id"] == f"{name}-test", f"{where}: {g_meta['grade_id']} for {name}"
+                body = _hidden_body(grading.source)
+                assert body, f"{where}: the grading cell for {name} holds no hidden test"
+                taken = todo[: len(body)]
+                expected = [f"check.require(check.{n}, {a})" for n, a in taken]
+                assert body == expected, f"{where}: the grading cell for {name} does not require {expected}"
+                points = sum(2 if n.endswith("_function") else 1 for n, _ in taken)
+                assert g_meta["points"] == points, f"{where}: {name}"
+                todo, offset = todo[len(body) :], offset + 1
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -31,7 +31,6 @@ MISTAKES: list = [
     (check.mean_pool_factor, 176 / 177, "its sum starts at token 1"),
     (check.mean_pool_factor, 0.9943, "close"),
     (check.mean_pool_factor, 0.99, "close"),
-    (check.largest_token_patch, 6, "counts the tokens from equation (1) on"),
     (check.final_norm_token_size, 1.0, "spread (std)"),
     (check.final_norm_token_size, 64.0, "size squared"),
     (check.final_norm_token_size, 0.0, "subtracts the token's mean"),

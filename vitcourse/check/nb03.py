@@ -80,8 +80,8 @@ def permuted_weights_function(func: object) -> Verdict:
         "your predicted weights",
         _permutation_cases(),
         mistakes=mistakes,
-        nudge="An attention weight is computed from one query and one key, and nothing else; ask which tokens "
-        "the query and the key of a new entry belong to.",
+        nudge="Reordering moves every query and every key to a new slot together; ask which tokens the query and "
+        "the key of a new entry belong to.",
         pointer=reread("Attention in one paragraph"),
     )
 

@@ -280,16 +280,6 @@ def largest_token_patch(answer: object) -> Verdict:
         largest,
         "the patch whose token x_p E is the largest",
         nudge="The exercise rests on what the patch embedding makes of pixels that are never negative.",
-        wrong=known_mistakes(
-            [
-                (
-                    largest + 1,
-                    "that counts the tokens from equation (1) on, with the prediction token first; the question "
-                    "asks for the patch's number in the picture panel.",
-                ),
-            ],
-            largest,
-        ),
         pointer=reread("The whole ViT on the picture"),
     )
 

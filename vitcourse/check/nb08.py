@@ -487,7 +487,7 @@ def t2t_whole_share(answer: object) -> Verdict:
         1 - len(_cut_rows(kernel, stride, padding, top=stride - 1)) / stride
     )  # rows that fit, per period
     expected = per_side**2
-    if abs(value - expected) < 1e-3:
+    if abs(value - expected) < 5e-3:  # two decimals are enough: 0.56 passes
         return right(what)
     if 1 < value <= 100 and abs(value / 100 - expected) < 1e-3:
         return say(False, f"{what}: give a share between 0 and 1, not a percentage.")
