@@ -12,9 +12,10 @@ from vitcourse import check, tokens
 from vitcourse.models import T2T_STAGES
 
 
-# --- 09.1: the columns two neighbouring final tokens' windows share, measured with autograd ---
-def shared_columns_by_autograd() -> int:
-    """The columns two neighbouring final tokens' windows both reach, found with autograd."""
+# --- 09.1: one final token's square and the columns two neighbours share, measured with autograd ---
+def _columns_reached_by_autograd() -> tuple[torch.Tensor, torch.Tensor]:
+    """The pixel columns that the centre final token and its right-hand neighbour reach on a blank 200 x 200
+    image, found with autograd through the three soft splits: two (200,) boolean masks."""
     probe = torch.zeros(1, 1, 200, 200, requires_grad=True)
     img = probe
     for i, (k, s, p) in enumerate(T2T_STAGES):
@@ -25,21 +26,19 @@ def shared_columns_by_autograd() -> int:
     centre = (grid.rows // 2) * grid.cols + grid.cols // 2
     (first,) = torch.autograd.grad(toks[0, centre].sum(), probe, retain_graph=True)
     (second,) = torch.autograd.grad(toks[0, centre + 1].sum(), probe)
-    return int(((first[0, 0] != 0).any(dim=0) & (second[0, 0] != 0).any(dim=0)).sum())
+    return (first[0, 0] != 0).any(dim=0), (second[0, 0] != 0).any(dim=0)
+
+
+def shared_columns_by_autograd() -> int:
+    """The columns two neighbouring final tokens' windows both reach."""
+    first, second = _columns_reached_by_autograd()
+    return int((first & second).sum())
 
 
 def window_side_by_autograd() -> int:
-    """The width of one final token's square, found with autograd on a blank image."""
-    probe = torch.zeros(1, 1, 200, 200, requires_grad=True)
-    img = probe
-    for i, (k, s, p) in enumerate(T2T_STAGES):
-        grid = tokens.count_tokens(img.shape[2], img.shape[3], k, s, p)
-        toks = tokens.soft_split(img, k, s, p)
-        if i < len(T2T_STAGES) - 1:
-            img = tokens.rebuild_image(toks, grid.rows, grid.cols)
-    centre = (grid.rows // 2) * grid.cols + grid.cols // 2
-    (first,) = torch.autograd.grad(toks[0, centre].sum(), probe)
-    return int((first[0, 0] != 0).any(dim=0).sum())
+    """The width of one final token's square."""
+    first, _ = _columns_reached_by_autograd()
+    return int(first.sum())
 
 
 # --- 09.2: the official rebuild (reshape to sqrt(N) x sqrt(N)) run on each input, outcome observed ---
